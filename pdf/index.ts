@@ -1,0 +1,41 @@
+/** Public API of Mohar's PDF reader: a pure library over bytes (no I/O, no HTTP). */
+export { inspectPdf, type PdfInfo, type PageGeometry } from './inspect.js';
+export { DEFAULT_PDF_LIMITS, resolveLimits, type PdfLimits } from './limits.js';
+export { PdfReader } from './document.js';
+export { getPages, readBox, normalizeRotation, type PageInfo, type Box, type Rotation } from './pages.js';
+export {
+  visibleBox,
+  visiblePageSize,
+  viewRectToUserSpace,
+  userSpaceRectToView,
+  viewToUser,
+  userToView,
+  rectFitsPage,
+  type Rect,
+  type PageBoxes,
+} from './geometry.js';
+export {
+  listSignatureFields,
+  docMdpPermission,
+  type SignatureFieldInfo,
+  type SignatureWidgetInfo,
+  type ObjectId,
+} from './acroform.js';
+export {
+  PdfName,
+  PdfRef,
+  PdfString,
+  PdfArray,
+  PdfDict,
+  PdfStream,
+  asDict,
+  isName,
+  isInteger,
+  type PdfObject,
+  type IndirectObject,
+} from './objects.js';
+export { Lexer, type Token } from './lexer.js';
+export { Parser, type ParserOptions } from './parser.js';
+export { decodeFilters, filterSpecs, applyPredictor, inflate, type FilterSpec, type OutputLimit } from './filters.js';
+export type { XrefEntry, XrefInfo, XrefKind, XrefSection } from './xref.js';
+export type { RevisionMark } from './xref-repair.js';
