@@ -1,0 +1,33 @@
+import type { Config } from '../server/config.js';
+import { startServer } from '../server/start.js';
+import { connectStorage } from '../server/storage/connect.js';
+import { migrateToLatest } from '../server/storage/migrations/index.js';
+
+export async function serveCommand(config: Config): Promise<void> {
+  const server = await startServer(config);
+  const out = process.stdout;
+  if (server.bootstrap) {
+    out.write(`\nFirst start: created the default account. api_admin login: ${server.bootstrap.email}\n`);
+    if (server.bootstrap.generatedPassword) {
+      out.write(`Generated password (shown once, not stored in clear): ${server.bootstrap.generatedPassword}\n`);
+    }
+  }
+  out.write(`\nMohar office server on ${server.url} (${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`})\n`);
+  out.write(`API docs: ${server.url}/backend/api/v1/docs and ${server.url}/backend/othercompanyapi/docs\n\n`);
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+export async function migrateCommand(config: Config): Promise<void> {
+  const storage = connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const report = await migrateToLatest(storage.db);
+    process.stdout.write(report.applied.length ? `applied: ${report.applied.join(', ')}\n` : 'schema is up to date\n');
+  } finally {
+    await storage.close();
+  }
+}

@@ -1,0 +1,34 @@
+// ESLint: TypeScript rules plus import boundaries that mirror the architecture (docs/architecture.md):
+// main -> server, native, pdf; server -> pdf; pdf and native know nothing of HTTP, Electron or the DB;
+// renderer imports no Node module; common/ is a leaf everyone may use.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const NODE_BUILTINS = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'worker_threads', 'net', 'http', 'https', 'stream', 'zlib'];
+const SERVER_LIBS = ['fastify', '@fastify/*', 'kysely', 'pg', 'better-sqlite3', 'nodemailer', 'pino'];
+
+function forbid(groups, message) {
+  return ['error', { patterns: [{ group: groups, message }] }];
+}
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'renderer/dist/**', 'coverage/**', 'test-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Settings are read once in server/config.ts (parseConfig); pass a Config instead.' }],
+    },
+  },
+  { files: ['common/**'], rules: { 'no-restricted-imports': forbid(['../*', ...SERVER_LIBS, 'electron'], 'common/ is a leaf: it imports nothing of Mohar.') } },
+  { files: ['pdf/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/native/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'pdf/ is a pure library: no HTTP, Electron, database or token code.') } },
+  { files: ['native/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/pdf/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'native/ is PKCS#11 token access and nothing else.') } },
+  { files: ['server/**'], rules: { 'no-restricted-imports': forbid(['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron'], 'server/ depends on pdf/ and common/ only.') } },
+  { files: ['renderer/**'], rules: { 'no-restricted-imports': forbid([...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'], 'renderer/ is browser code: no Node modules.') } },
+  // Only the settings parser, the CLI entry and test/bench harnesses may look at the environment.
+  { files: ['server/config.ts', 'cli/**', 'test/**', 'bench/**', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+);

@@ -1,0 +1,85 @@
+/**
+ * Builds the Fastify application: problem+json errors, two API scopes with their OpenAPI
+ * documents, and the routes. Nothing here opens databases or reads settings: see server/start.ts.
+ */
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import type { Context } from './domain/context.js';
+import { registerOpenApi } from './http/openapi.js';
+import { installProblemHandlers } from './http/problem.js';
+import { apiKeyRoutes } from './routes/legacy/api-keys.js';
+import { authRoutes } from './routes/legacy/auth.js';
+import { landingRoutes } from './routes/landing.js';
+import type { App } from './routes/types.js';
+import { documentRoutes } from './routes/v1/documents.js';
+import { envelopeRoutes } from './routes/v1/envelopes.js';
+
+export const API_BASE = '/backend/api/v1';
+export const LEGACY_BASE = '/backend/othercompanyapi';
+export const VERSION = '0.1.0';
+
+/** Secrets that must never reach a log line. */
+export const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.pin',
+  '*.api_key',
+  '*.access_token',
+  '*.refresh_token',
+  '*.webhook_secret',
+];
+
+export interface AppOptions {
+  /** A pino destination for tests; default stdout. */
+  readonly logStream?: NodeJS.WritableStream;
+}
+
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: {
+      level: ctx.config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
+    bodyLimit: 2 * 1024 * 1024,
+    ajv: { customOptions: { allErrors: true, formats: { binary: true } } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('apiKey', null);
+  app.decorateRequest('user', null);
+  installProblemHandlers(app);
+  // Multipart bodies are streamed by the handlers; give the schema an object to check so routes can document the parts.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.isMultipart()) request.body = {};
+  });
+  await app.register(multipart, { limits: { fileSize: ctx.config.maxPdfBytes, files: 1, fields: 20, parts: 25 } });
+
+  await app.register(async (v1: App) => {
+    await registerOpenApi(v1, {
+      title: 'Mohar envelope API v1',
+      description: 'Envelopes, documents, fields and recipients. Authenticate with the X-Api-Key header. Errors are application/problem+json; see docs/errors.md.',
+      serverUrl: `${ctx.config.baseUrl}${API_BASE}`,
+      version: VERSION,
+    });
+    envelopeRoutes(v1, ctx);
+    documentRoutes(v1, ctx);
+  }, { prefix: API_BASE });
+
+  await app.register(async (legacy: App) => {
+    await registerOpenApi(legacy, {
+      title: 'Mohar legacy API',
+      description: 'Account management (login, API keys) and the document-id based calls. Paths end in a slash.',
+      serverUrl: `${ctx.config.baseUrl}${LEGACY_BASE}`,
+      version: VERSION,
+    });
+    authRoutes(legacy, ctx);
+    apiKeyRoutes(legacy, ctx);
+  }, { prefix: LEGACY_BASE });
+
+  landingRoutes(app);
+  return app;
+}

@@ -1,0 +1,113 @@
+/**
+ * Settings are read from the environment exactly once, here, at start-up. Nothing else in Mohar
+ * reads process.env: everything receives a Config. A bad setting stops start-up with one line
+ * naming it (ConfigError).
+ */
+import { resolve } from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** undefined = SQLite file `mohar.sqlite` in dataDir; otherwise a postgres:// URL. */
+  readonly databaseUrl: string | undefined;
+  readonly baseUrl: string;
+  readonly maxPdfBytes: number;
+  readonly maxPdfPages: number;
+  readonly adminEmail: string | undefined;
+  readonly adminPassword: string | undefined;
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly setting: string, problem: string) {
+    super(`invalid setting ${setting}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, kb: 1000, mib: 1024 ** 2, mb: 1000 ** 2, gib: 1024 ** 3, gb: 1000 ** 3 };
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be from ${min} to ${max} (got ${raw})`);
+  return value;
+}
+
+/** Accepts "52428800", "50MiB", "50 MB", "1GiB". */
+function byteSize(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(raw);
+  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
+  if (!match || unit === undefined) throw new ConfigError(name, `must be a size such as 52428800, 50MiB or 1GiB (got "${raw}")`);
+  const value = Number(match[1]) * unit;
+  if (value < 1024) throw new ConfigError(name, `must be at least 1 KiB (got "${raw}")`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL (got "${redactUrl(raw)}")`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${parsed.protocol}//…")`);
+  }
+  return raw;
+}
+
+/** Database URLs carry passwords: never echo them back. */
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
+  const host = text(env, 'MOHAR_HOST') ?? '127.0.0.1';
+  if (!/^[\w.:-]+$/.test(host)) throw new ConfigError('MOHAR_HOST', `must be a host name or IP address (got "${host}")`);
+  const port = integer(env, 'MOHAR_PORT', 8080, 0, 65535);
+  const databaseUrl = url(env, 'MOHAR_DATABASE_URL', ['postgres:', 'postgresql:']);
+  const baseUrlRaw = url(env, 'MOHAR_BASE_URL', ['http:', 'https:']);
+  const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  const baseUrl = (baseUrlRaw ?? `http://${displayHost}:${port}`).replace(/\/+$/, '');
+  const adminEmail = text(env, 'MOHAR_ADMIN_EMAIL');
+  if (adminEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) {
+    throw new ConfigError('MOHAR_ADMIN_EMAIL', `must be an e-mail address (got "${adminEmail}")`);
+  }
+  const adminPassword = text(env, 'MOHAR_ADMIN_PASSWORD');
+  if (adminPassword !== undefined && adminPassword.length < 12) {
+    throw new ConfigError('MOHAR_ADMIN_PASSWORD', 'must be at least 12 characters long');
+  }
+  const logLevel = (text(env, 'MOHAR_LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('MOHAR_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    host,
+    port,
+    dataDir: resolve(cwd, text(env, 'MOHAR_DATA_DIR') ?? './data'),
+    databaseUrl,
+    baseUrl,
+    maxPdfBytes: byteSize(env, 'MOHAR_MAX_PDF_BYTES', 50 * 1024 * 1024),
+    maxPdfPages: integer(env, 'MOHAR_MAX_PDF_PAGES', 10_000, 1, 1_000_000),
+    adminEmail,
+    adminPassword,
+    logLevel,
+  };
+}

@@ -1,0 +1,20 @@
+/** What every domain operation receives: storage, blob store, settings and a clock (tests move time). */
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { BlobStore } from '../storage/blobs.js';
+import type { DialectName } from '../storage/connect.js';
+import type { Database } from '../storage/schema.js';
+import type { PdfInspector } from './documents/pdf-inspector.js';
+
+export interface Context {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  readonly blobs: BlobStore;
+  readonly config: Config;
+  readonly pdf: PdfInspector;
+  readonly now: () => Date;
+}
+
+export function iso(date: Date): string {
+  return date.toISOString();
+}

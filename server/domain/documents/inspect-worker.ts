@@ -1,0 +1,21 @@
+/** Worker side of pdf-inspector.ts: one message in, one message out, errors as codes. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { isMoharError } from '../../../common/errors.js';
+import { inspectPdf, type PdfLimits } from '../../../pdf/index.js';
+
+const limits = (workerData as { limits: Partial<PdfLimits> }).limits;
+
+parentPort!.on('message', (message: { id: number; bytes: Uint8Array }) => {
+  try {
+    parentPort!.postMessage({ id: message.id, ok: true, info: inspectPdf(message.bytes, limits) });
+  } catch (error) {
+    if (isMoharError(error)) {
+      parentPort!.postMessage({ id: message.id, ok: false, code: error.code, message: error.message });
+    } else if (error instanceof RangeError) {
+      // Stack or buffer exhaustion inside the parser means the file is beyond what we accept.
+      parentPort!.postMessage({ id: message.id, ok: false, code: 'pdf_too_complex', message: `the PDF exceeds the processing limits (${error.message})` });
+    } else {
+      parentPort!.postMessage({ id: message.id, ok: false, code: 'invalid_pdf', message: `the PDF could not be read: ${(error as Error).message}` });
+    }
+  }
+});

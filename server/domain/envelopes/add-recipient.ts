@@ -1,0 +1,22 @@
+/** POST /envelopes/{id}/recipients: one more recipient on a draft. */
+import { iso, type Context } from '../context.js';
+import { checkDscLimits } from './dsc-rules.js';
+import { findDraftEnvelope } from './find-envelope.js';
+import type { RecipientInput, RoutingOrder } from './model.js';
+import { normalizeRecipient } from './recipients.js';
+import { recipientView, type RecipientView } from './views.js';
+
+export async function addRecipient(ctx: Context, accountId: string, envelopeId: string, input: RecipientInput): Promise<RecipientView> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const envelope = await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+    const existing = await trx.selectFrom('recipients').select(['role', 'signature_method', 'sequence', 'position']).where('envelope_id', '=', envelopeId).execute();
+    const documents = await trx.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', envelopeId).execute();
+    const at = iso(ctx.now());
+    const position = existing.reduce((max, r) => Math.max(max, r.position), 0) + 1;
+    const row = normalizeRecipient(input, envelope.routing_order as RoutingOrder, existing, envelopeId, position, at);
+    checkDscLimits({ recipients: [...existing, row], documentCount: documents.length });
+    await trx.insertInto('recipients').values(row).execute();
+    await trx.updateTable('envelopes').set({ updated_at: at }).where('id', '=', envelopeId).execute();
+    return recipientView(row);
+  });
+}

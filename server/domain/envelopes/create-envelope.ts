@@ -1,0 +1,62 @@
+/** POST /envelopes: a draft with optional recipients, in one transaction. */
+import { randomUUID } from 'node:crypto';
+import { MoharError } from '../../../common/errors.js';
+import { isUniqueViolation } from '../../storage/connect.js';
+import type { RecipientsTable } from '../../storage/schema.js';
+import { iso, type Context } from '../context.js';
+import { checkDscLimits } from './dsc-rules.js';
+import type { EnvelopeInput } from './model.js';
+import { normalizeRecipient } from './recipients.js';
+import { loadEnvelopeView, type EnvelopeView } from './views.js';
+
+export const MAX_METADATA_BYTES = 16 * 1024;
+
+export function checkRedirectUrl(url: string | undefined, path: string): void {
+  if (url === undefined) return;
+  const protocol = URL.canParse(url) ? new URL(url).protocol : '';
+  if (protocol !== 'https:' && protocol !== 'http:') {
+    throw new MoharError('validation_failed', `${path} must be an http(s) URL`, { errors: [{ path, message: 'must be an http(s) URL' }] });
+  }
+}
+
+export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput): Promise<EnvelopeView> {
+  checkRedirectUrl(input.redirect_url, '/redirect_url');
+  const metadata = input.metadata === undefined ? null : JSON.stringify(input.metadata);
+  if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
+    throw new MoharError('validation_failed', `metadata is larger than ${MAX_METADATA_BYTES} bytes`, { errors: [{ path: '/metadata', message: 'too large' }] });
+  }
+  const id = randomUUID();
+  const at = iso(ctx.now());
+  const routing = input.routing_order ?? 'sequential';
+  const recipients: RecipientsTable[] = [];
+  (input.recipients ?? []).forEach((r, index) => recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)));
+  checkDscLimits({ recipients, documentCount: 0 });
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('envelopes')
+        .values({
+          id,
+          account_id: accountId,
+          title: input.title.trim(),
+          status: 'draft',
+          external_id: input.external_id ?? null,
+          routing_order: routing,
+          message: input.message ?? null,
+          expire_in_days: input.expire_in_days ?? null,
+          redirect_url: input.redirect_url ?? null,
+          metadata,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new MoharError('external_id_conflict', `an envelope with external_id "${input.external_id}" exists already in this account`);
+    }
+    throw error;
+  }
+  return loadEnvelopeView(ctx.db, id);
+}

@@ -1,0 +1,30 @@
+/** Envelope vocabulary shared by the envelope operations. */
+export const ROUTING_ORDERS = ['parallel', 'sequential'] as const;
+export const ROLES = ['signer', 'reviewer', 'approver', 'cc'] as const;
+export const SIGNATURE_METHODS = ['electronic', 'aadhaar', 'dsc', 'review'] as const;
+
+export type RoutingOrder = (typeof ROUTING_ORDERS)[number];
+export type Role = (typeof ROLES)[number];
+export type SignatureMethod = (typeof SIGNATURE_METHODS)[number];
+
+/** Draft recipients are `created`; the workflow moves them on once the envelope is sent. */
+export const DRAFT_RECIPIENT_STATUS = 'created';
+
+export interface RecipientInput {
+  name: string;
+  email: string;
+  role?: Role;
+  signature_method?: SignatureMethod;
+  sequence?: number;
+}
+
+export interface EnvelopeInput {
+  title: string;
+  external_id?: string;
+  routing_order?: RoutingOrder;
+  message?: string;
+  expire_in_days?: number;
+  redirect_url?: string;
+  metadata?: Record<string, unknown>;
+  recipients?: RecipientInput[];
+}

@@ -1,0 +1,58 @@
+/** PUT /envelopes/{id}/documents/{document_id}/fields: replace the whole layout of one document on a draft. */
+import { randomUUID } from 'node:crypto';
+import { MoharError } from '../../../common/errors.js';
+import { iso, type Context } from '../context.js';
+import { storedInfo } from '../documents/documents.js';
+import { findDraftEnvelope } from './find-envelope.js';
+import { validateFieldLayout, type FieldInput } from './field-layout.js';
+import { fieldView, type FieldView } from './views.js';
+
+export interface ReplacedFields {
+  envelope_id: string;
+  document_id: string;
+  fields: FieldView[];
+}
+
+export async function replaceFields(ctx: Context, accountId: string, envelopeId: string, documentId: string, fields: FieldInput[]): Promise<ReplacedFields> {
+  return ctx.db.transaction().execute(async (trx) => {
+    await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+    const document = await trx
+      .selectFrom('envelope_documents')
+      .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+      .select(['documents.id', 'documents.info'])
+      .where('envelope_documents.envelope_id', '=', envelopeId)
+      .where('envelope_documents.document_id', '=', documentId)
+      .executeTakeFirst();
+    if (!document) throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
+    const recipients = await trx.selectFrom('recipients').select(['id', 'role', 'signature_method', 'name']).where('envelope_id', '=', envelopeId).execute();
+    const info = storedInfo(document);
+    const result = validateFieldLayout(fields, recipients, info);
+    if (!result.ok) {
+      const first = result.errors[0]!;
+      const where = first.index === undefined ? '' : `field ${first.index}: `;
+      throw new MoharError('invalid_field_layout', `${result.errors.length} problem(s) in the field layout; ${where}${first.message}`, { errors: result.errors });
+    }
+    await trx.deleteFrom('fields').where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).execute();
+    const rows = result.fields.map((f, position) => ({
+      id: randomUUID(),
+      envelope_id: envelopeId,
+      document_id: documentId,
+      recipient_id: f.recipient_id,
+      position,
+      field_type: f.field_type,
+      page_number: f.page_number,
+      x: f.rect.x,
+      y: f.rect.y,
+      width: f.rect.width,
+      height: f.rect.height,
+      label: f.label,
+      value: f.value,
+      options: f.options === null ? null : JSON.stringify(f.options),
+      pdf_signature_field: f.pdf_signature_field,
+      required: f.required ? 1 : 0,
+    }));
+    if (rows.length > 0) await trx.insertInto('fields').values(rows).execute();
+    await trx.updateTable('envelopes').set({ updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
+    return { envelope_id: envelopeId, document_id: documentId, fields: rows.map(fieldView) };
+  });
+}

@@ -1,0 +1,103 @@
+/** The JSON shapes of envelopes, recipients and fields as the API returns them. */
+import type { Kysely } from 'kysely';
+import type { Database, FieldsTable, RecipientsTable } from '../../storage/schema.js';
+import { documentView, type DocumentView } from '../documents/documents.js';
+
+export interface RecipientView {
+  recipient_id: string;
+  name: string;
+  email: string;
+  role: string;
+  signature_method: string;
+  sequence: number;
+  status: string;
+}
+
+export interface FieldView {
+  field_id: string;
+  recipient_id: string;
+  field_type: number;
+  page_number: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  label: string | null;
+  value: string | null;
+  options: string[] | null;
+  pdf_signature_field: string | null;
+  required: boolean;
+}
+
+export interface EnvelopeDocumentView extends DocumentView {
+  fields: FieldView[];
+}
+
+export interface EnvelopeView {
+  id: string;
+  title: string;
+  status: string;
+  external_id: string | null;
+  routing_order: string;
+  message: string | null;
+  expire_in_days: number | null;
+  redirect_url: string | null;
+  metadata: Record<string, unknown> | null;
+  recipients: RecipientView[];
+  documents: EnvelopeDocumentView[];
+  created_at: string;
+  updated_at: string;
+}
+
+export function recipientView(r: Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'>): RecipientView {
+  return { recipient_id: r.id, name: r.name, email: r.email, role: r.role, signature_method: r.signature_method, sequence: r.sequence, status: r.status };
+}
+
+export function fieldView(f: FieldsTable): FieldView {
+  return {
+    field_id: f.id,
+    recipient_id: f.recipient_id,
+    field_type: f.field_type,
+    page_number: f.page_number,
+    x: f.x,
+    y: f.y,
+    width: f.width,
+    height: f.height,
+    label: f.label,
+    value: f.value,
+    options: f.options === null ? null : (JSON.parse(f.options) as string[]),
+    pdf_signature_field: f.pdf_signature_field,
+    required: f.required === 1,
+  };
+}
+
+/** Loads the full view of an envelope already known to belong to the caller's account. */
+export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string): Promise<EnvelopeView> {
+  const [envelope, recipients, documents, fields] = await Promise.all([
+    db.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow(),
+    db.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    db
+      .selectFrom('envelope_documents')
+      .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+      .select(['documents.id', 'documents.filename', 'documents.sha256', 'documents.size', 'documents.page_count', 'documents.info', 'documents.created_at'])
+      .where('envelope_documents.envelope_id', '=', envelopeId)
+      .orderBy('envelope_documents.position')
+      .execute(),
+    db.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+  ]);
+  return {
+    id: envelope.id,
+    title: envelope.title,
+    status: envelope.status,
+    external_id: envelope.external_id,
+    routing_order: envelope.routing_order,
+    message: envelope.message,
+    expire_in_days: envelope.expire_in_days,
+    redirect_url: envelope.redirect_url,
+    metadata: envelope.metadata === null ? null : (JSON.parse(envelope.metadata) as Record<string, unknown>),
+    recipients: recipients.map(recipientView),
+    documents: documents.map((d) => ({ ...documentView(d), fields: fields.filter((f) => f.document_id === d.id).map(fieldView) })),
+    created_at: envelope.created_at,
+    updated_at: envelope.updated_at,
+  };
+}

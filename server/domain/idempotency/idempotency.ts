@@ -1,0 +1,94 @@
+/**
+ * Idempotency keys with Stripe's semantics, per account, kept 24 hours:
+ * the same key with the same request replays the first response; with a different request it is
+ * idempotency_conflict; while the first is still running it is idempotency_in_progress. A failed
+ * first attempt releases the key so the client can retry. The primary key (account_id, key)
+ * makes concurrent first attempts race safely on both databases: exactly one insert wins.
+ */
+import { createHash } from 'node:crypto';
+import { MoharError } from '../../../common/errors.js';
+import { iso, type Context } from '../context.js';
+
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+export const MAX_KEY_LENGTH = 255;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export type Begin = { kind: 'first' } | { kind: 'replay'; response: StoredResponse };
+
+/** Canonical JSON (sorted keys) so that key order does not make "the same body" different. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestFingerprint(method: string, route: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${route}\n${canonical(body)}`).digest('hex');
+}
+
+export function checkIdempotencyKey(key: string): void {
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(key)) {
+    throw new MoharError('validation_failed', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`, {
+      errors: [{ path: 'headers/idempotency-key', message: 'invalid idempotency key' }],
+    });
+  }
+}
+
+export async function beginIdempotent(ctx: Context, accountId: string, key: string, fingerprint: string): Promise<Begin> {
+  checkIdempotencyKey(key);
+  const now = ctx.now();
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const inserted = await ctx.db
+      .insertInto('idempotency_keys')
+      .values({
+        account_id: accountId,
+        key,
+        request_hash: fingerprint,
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        created_at: iso(now),
+        expires_at: iso(new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000)),
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (inserted) return { kind: 'first' };
+    const row = await ctx.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+    if (!row) continue; // released between our insert and select: try once more
+    if (row.expires_at <= iso(now)) {
+      await ctx.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '=', row.expires_at).execute();
+      continue;
+    }
+    if (row.request_hash !== fingerprint) {
+      throw new MoharError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key for a new request');
+    }
+    if (row.state !== 'done' || row.response_status === null) {
+      throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly', { retryAfterSeconds: 1 });
+    }
+    return { kind: 'replay', response: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null') } };
+  }
+  throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is changing state; retry shortly', { retryAfterSeconds: 1 });
+}
+
+export async function completeIdempotent(ctx: Context, accountId: string, key: string, response: StoredResponse): Promise<void> {
+  await ctx.db
+    .updateTable('idempotency_keys')
+    .set({ state: 'done', response_status: response.status, response_body: JSON.stringify(response.body) })
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .execute();
+}
+
+export async function releaseIdempotent(ctx: Context, accountId: string, key: string): Promise<void> {
+  await ctx.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('state', '=', 'in_flight').execute();
+}

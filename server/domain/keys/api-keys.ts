@@ -1,0 +1,97 @@
+/**
+ * Account API keys: `qsk_live_…` / `qsk_test_…`, 43 random url-safe characters after the mode.
+ * Only the SHA-256 is stored; the full key is returned once. One active key per mode: generating
+ * again rotates, and the old key stops working at once.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { MoharError } from '../../../common/errors.js';
+import { iso, type Context } from '../context.js';
+
+export type KeyMode = 'live' | 'test';
+
+export interface GeneratedKey {
+  api_key: string;
+  api_key_prefix: string;
+  mode: KeyMode;
+  created_at: string;
+}
+
+export interface KeyMetadata {
+  api_key_prefix: string;
+  mode: KeyMode;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface KeyIdentity {
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly mode: KeyMode;
+  readonly prefix: string;
+  readonly testMode: boolean;
+  readonly suspended: boolean;
+}
+
+const PREFIX_RANDOM_CHARS = 8;
+/** last_used_at is written at most this often per key, to keep a write off every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export async function generateApiKey(ctx: Context, accountId: string, mode: KeyMode): Promise<GeneratedKey> {
+  const account = await ctx.db.selectFrom('accounts').select(['test_mode']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  if (mode === 'test' && account.test_mode !== 1) {
+    throw new MoharError('test_mode_not_enabled', 'test keys are only issued to accounts enabled for test mode (mohar admin create --test-mode)');
+  }
+  const random = randomBytes(32).toString('base64url');
+  const apiKey = `qsk_${mode}_${random}`;
+  const prefix = `qsk_${mode}_${random.slice(0, PREFIX_RANDOM_CHARS)}`;
+  const at = iso(ctx.now());
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('api_keys').set({ revoked_at: at }).where('account_id', '=', accountId).where('mode', '=', mode).where('revoked_at', 'is', null).execute();
+    await trx
+      .insertInto('api_keys')
+      .values({ id: randomUUID(), account_id: accountId, mode, prefix, key_hash: hashApiKey(apiKey), created_at: at, last_used_at: null, revoked_at: null })
+      .execute();
+  });
+  return { api_key: apiKey, api_key_prefix: prefix, mode, created_at: at };
+}
+
+export async function listActiveKeys(ctx: Context, accountId: string): Promise<KeyMetadata[]> {
+  const rows = await ctx.db
+    .selectFrom('api_keys')
+    .select(['prefix', 'mode', 'created_at', 'last_used_at'])
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .orderBy('mode')
+    .execute();
+  return rows.map((r) => ({ api_key_prefix: r.prefix, mode: r.mode, created_at: r.created_at, last_used_at: r.last_used_at }));
+}
+
+const lastUsedWritten = new Map<string, number>();
+
+export async function authenticateApiKey(ctx: Context, presented: string | undefined): Promise<KeyIdentity> {
+  if (!presented) throw new MoharError('invalid_api_key', 'send the account API key in the X-Api-Key header');
+  const row = await ctx.db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .select(['api_keys.id', 'api_keys.account_id', 'api_keys.mode', 'api_keys.prefix', 'accounts.test_mode', 'accounts.suspended'])
+    .where('api_keys.key_hash', '=', hashApiKey(presented))
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw new MoharError('invalid_api_key', 'the API key is not valid (unknown, mistyped or rotated)');
+  const now = ctx.now();
+  const last = lastUsedWritten.get(row.id) ?? 0;
+  if (now.getTime() - last >= LAST_USED_RESOLUTION_MS) {
+    lastUsedWritten.set(row.id, now.getTime());
+    await ctx.db.updateTable('api_keys').set({ last_used_at: iso(now) }).where('id', '=', row.id).execute();
+  }
+  return { keyId: row.id, accountId: row.account_id, mode: row.mode, prefix: row.prefix, testMode: row.test_mode === 1, suspended: row.suspended === 1 };
+}
+
+export async function keyMetadata(ctx: Context, keyId: string): Promise<KeyMetadata> {
+  const r = await ctx.db.selectFrom('api_keys').select(['prefix', 'mode', 'created_at', 'last_used_at']).where('id', '=', keyId).executeTakeFirstOrThrow();
+  return { api_key_prefix: r.prefix, mode: r.mode, created_at: r.created_at, last_used_at: r.last_used_at };
+}

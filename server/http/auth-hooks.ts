@@ -1,0 +1,56 @@
+/**
+ * Authentication as route hooks. Envelope-API calls carry the account key in X-Api-Key;
+ * account management carries the api_admin login token as Authorization: Bearer.
+ */
+import type { FastifyRequest } from 'fastify';
+import { MoharError } from '../../common/errors.js';
+import { authenticateAccessToken, type UserIdentity } from '../domain/auth/tokens.js';
+import type { Context } from '../domain/context.js';
+import { authenticateApiKey, type KeyIdentity } from '../domain/keys/api-keys.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: KeyIdentity | null;
+    user: UserIdentity | null;
+  }
+}
+
+export function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(header(request, 'authorization') ?? '');
+  return match?.[1];
+}
+
+export function requireApiKey(ctx: Context) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.apiKey = await authenticateApiKey(ctx, header(request, 'x-api-key'));
+  };
+}
+
+export function requireAdminLogin(ctx: Context) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const token = bearerToken(request);
+    if (!token) throw new MoharError('invalid_token', 'send the api_admin login token as Authorization: Bearer <token> (POST /auth/login/)');
+    const user = await authenticateAccessToken(ctx, token);
+    if (user.role !== 'api_admin') throw new MoharError('insufficient_role', `the ${user.role} login cannot manage the account; use the api_admin login`);
+    request.user = user;
+  };
+}
+
+/** Either credential: a login token when Authorization is present, else the API key. */
+export function requireKeyOrLogin(ctx: Context) {
+  const byLogin = requireAdminLogin(ctx);
+  const byKey = requireApiKey(ctx);
+  return (request: FastifyRequest): Promise<void> => (header(request, 'authorization') ? byLogin(request) : byKey(request));
+}
+
+/** The account the authenticated caller acts for. */
+export function accountOf(request: FastifyRequest): string {
+  const accountId = request.apiKey?.accountId ?? request.user?.accountId;
+  if (!accountId) throw new MoharError('invalid_api_key', 'not authenticated');
+  return accountId;
+}

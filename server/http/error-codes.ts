@@ -1,0 +1,58 @@
+/**
+ * The one table that maps Mohar's stable error codes to HTTP. Every MoharError code thrown
+ * anywhere (server/, pdf/, native/) must be listed here and in docs/errors.md; a test enforces it.
+ */
+export interface ErrorCodeInfo {
+  readonly status: number;
+  readonly title: string;
+}
+
+export const ERROR_CODES = {
+  // Request shape
+  validation_failed: { status: 422, title: 'The request is not valid' },
+  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  unsupported_media_type: { status: 415, title: 'Unsupported content type' },
+  body_too_large: { status: 413, title: 'The request body is too large' },
+  missing_file: { status: 422, title: 'A file part is required' },
+  route_not_found: { status: 404, title: 'No such route' },
+  bad_request: { status: 400, title: 'Bad request' },
+
+  // Authentication and accounts
+  invalid_api_key: { status: 401, title: 'Missing or invalid API key' },
+  invalid_credentials: { status: 401, title: 'Wrong e-mail or password' },
+  invalid_token: { status: 401, title: 'Missing, invalid or expired login token' },
+  insufficient_role: { status: 403, title: 'This login may not do that' },
+  account_locked: { status: 429, title: 'Too many failed logins' },
+  test_mode_not_enabled: { status: 403, title: 'Test mode is not enabled for this account' },
+
+  // Idempotency
+  idempotency_conflict: { status: 409, title: 'Idempotency key reused with a different request' },
+  idempotency_in_progress: { status: 409, title: 'A request with this idempotency key is still in progress' },
+
+  // Envelopes and documents
+  envelope_not_found: { status: 404, title: 'Envelope not found' },
+  document_not_found: { status: 404, title: 'Document not found' },
+  recipient_not_found: { status: 404, title: 'Recipient not found' },
+  envelope_not_draft: { status: 409, title: 'The envelope is no longer a draft' },
+  external_id_conflict: { status: 409, title: 'An envelope with this external_id exists' },
+  document_already_attached: { status: 409, title: 'The document is already attached to this envelope' },
+  invalid_field_layout: { status: 422, title: 'The field layout is not valid' },
+  dsc_single_document: { status: 422, title: 'A DSC envelope holds exactly one PDF' },
+  dsc_single_signer: { status: 422, title: 'A DSC envelope has one DSC signing recipient' },
+
+  // PDFs
+  invalid_pdf: { status: 422, title: 'The file is not a readable PDF' },
+  pdf_encrypted: { status: 422, title: 'The PDF is password-protected' },
+  pdf_too_complex: { status: 422, title: 'The PDF exceeds the processing limits' },
+  file_too_large: { status: 413, title: 'The file is too large' },
+
+  // Server side
+  blob_missing: { status: 500, title: 'Stored bytes are missing' },
+  internal_error: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function errorCodeInfo(code: string): ErrorCodeInfo | undefined {
+  return Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as ErrorCode] : undefined;
+}

@@ -1,0 +1,19 @@
+/** Reads the single `file` part of a multipart upload, bounded by MOHAR_MAX_PDF_BYTES. */
+import type { FastifyRequest } from 'fastify';
+import { MoharError } from '../../common/errors.js';
+
+export interface UploadedFile {
+  readonly filename: string | undefined;
+  readonly bytes: Buffer;
+}
+
+export async function readFilePart(request: FastifyRequest): Promise<UploadedFile> {
+  for await (const part of request.parts()) {
+    if (part.type === 'file' && part.fieldname === 'file') {
+      // toBuffer() throws FST_REQ_FILE_TOO_LARGE past the limit; the problem handler maps it to file_too_large.
+      return { filename: part.filename, bytes: await part.toBuffer() };
+    }
+    if (part.type === 'file') await part.toBuffer();
+  }
+  throw new MoharError('missing_file', 'send the PDF as a multipart/form-data part named "file"');
+}

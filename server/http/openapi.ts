@@ -1,0 +1,38 @@
+/**
+ * One OpenAPI 3.1 document per API surface, generated from the route schemas of that scope:
+ * {api_base}/openapi.json and {legacy_base}/openapi.json, each with a browsable page at …/docs.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { App } from '../routes/types.js';
+
+export interface OpenApiScope {
+  readonly title: string;
+  readonly description: string;
+  readonly serverUrl: string;
+  readonly version: string;
+}
+
+export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: scope.title, description: scope.description, version: scope.version },
+      servers: [{ url: scope.serverUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'account API key (qsk_live_… / qsk_test_…); keep it on your server' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'access token of the api_admin login (POST {legacy_base}/auth/login/)' },
+        },
+      },
+    },
+    // Paths in the document are relative to the scope's server URL.
+    transform: ({ schema, url }) => ({ schema, url: url.startsWith(prefixOf(scope.serverUrl)) ? url.slice(prefixOf(scope.serverUrl).length) || '/' : url }),
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: true } });
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+}
+
+function prefixOf(serverUrl: string): string {
+  return new URL(serverUrl).pathname.replace(/\/$/, '');
+}

@@ -1,0 +1,43 @@
+/** Building blocks of the route schemas (TypeBox): the single source of validation, types and OpenAPI. */
+import { Type, type TSchema } from 'typebox';
+
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Uuid = Type.String({ format: 'uuid', description: 'a UUID' });
+
+export const ProblemItem = Type.Object({
+  path: Type.Optional(Type.String()),
+  index: Type.Optional(Type.Integer()),
+  code: Type.Optional(Type.String()),
+  message: Type.String(),
+});
+
+export const Problem = Type.Object(
+  {
+    type: Type.String({ description: 'urn:mohar:problem:<code>' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'stable error code; see docs/errors.md' }),
+    errors: Type.Optional(Type.Array(ProblemItem)),
+  },
+  { additionalProperties: true, description: 'RFC 9457 problem document (application/problem+json)' },
+);
+
+/** Error responses of a route, for OpenAPI: every status the route can answer with a problem. */
+export function problems(...statuses: number[]): Record<number, typeof Problem> {
+  return Object.fromEntries(statuses.map((s) => [s, Problem]));
+}
+
+export const ApiKeyHeader = Type.Object({
+  'x-api-key': Type.Optional(Type.String({ description: 'the account API key (qsk_live_… or qsk_test_…)' })),
+});
+
+export const IdempotentHeaders = Type.Object({
+  'x-api-key': Type.Optional(Type.String({ description: 'the account API key' })),
+  'idempotency-key': Type.Optional(Type.String({ maxLength: 255, description: 'repeat a request safely: same key and body replay the first response for 24 hours' })),
+});

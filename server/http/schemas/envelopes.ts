@@ -1,0 +1,76 @@
+import { Type, type Static } from 'typebox';
+import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
+import { Nullable, StringEnum, Uuid } from './common.js';
+import { DocumentBody } from './documents.js';
+
+export const RecipientBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.String({ format: 'email', maxLength: 320 }),
+  role: Type.Optional(StringEnum(ROLES, { description: 'default signer' })),
+  signature_method: Type.Optional(StringEnum(SIGNATURE_METHODS, { description: 'default electronic for signers, review for others' })),
+  sequence: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'routing step; equal numbers act in parallel' })),
+});
+
+export const EnvelopeCreateBody = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 500 }),
+  external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'your reference; unique per account' })),
+  routing_order: Type.Optional(StringEnum(ROUTING_ORDERS, { description: 'default sequential' })),
+  message: Type.Optional(Type.String({ maxLength: 10_000 })),
+  expire_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+  redirect_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+  metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'free-form JSON object, at most 16 KiB' })),
+  recipients: Type.Optional(Type.Array(RecipientBody, { maxItems: 100 })),
+});
+export type EnvelopeCreateBody = Static<typeof EnvelopeCreateBody>;
+
+export const RecipientResponse = Type.Object({
+  recipient_id: Uuid,
+  name: Type.String(),
+  email: Type.String(),
+  role: Type.String(),
+  signature_method: Type.String(),
+  sequence: Type.Integer(),
+  status: Type.String({ description: 'created while the envelope is a draft' }),
+});
+
+export const FieldResponse = Type.Object({
+  field_id: Uuid,
+  recipient_id: Uuid,
+  field_type: Type.Integer(),
+  page_number: Type.Integer(),
+  x: Type.Number(),
+  y: Type.Number(),
+  width: Type.Number(),
+  height: Type.Number(),
+  label: Nullable(Type.String()),
+  value: Nullable(Type.String()),
+  options: Nullable(Type.Array(Type.String())),
+  pdf_signature_field: Nullable(Type.String()),
+  required: Type.Boolean(),
+});
+
+export const EnvelopeResponse = Type.Object({
+  id: Uuid,
+  title: Type.String(),
+  status: Type.String({ description: 'draft until sent' }),
+  external_id: Nullable(Type.String()),
+  routing_order: Type.String(),
+  message: Nullable(Type.String()),
+  expire_in_days: Nullable(Type.Integer()),
+  redirect_url: Nullable(Type.String()),
+  metadata: Nullable(Type.Object({}, { additionalProperties: true })),
+  recipients: Type.Array(RecipientResponse),
+  documents: Type.Array(Type.Intersect([DocumentBody, Type.Object({ fields: Type.Array(FieldResponse) })])),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const EnvelopeStatusResponse = Type.Object({
+  envelope_id: Uuid,
+  status: Type.String(),
+  recipients: Type.Array(RecipientResponse),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const EnvelopeParams = Type.Object({ id: Uuid });
+export const EnvelopeDocumentParams = Type.Object({ id: Uuid, document_id: Uuid });

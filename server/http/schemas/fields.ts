@@ -1,0 +1,28 @@
+import { Type, type Static } from 'typebox';
+import { Uuid } from './common.js';
+import { FieldResponse } from './envelopes.js';
+
+/** Types only: the layout rules themselves are checked by the domain, which reports every bad field at once. */
+export const FieldBody = Type.Object({
+  recipient_id: Type.String({ description: 'recipient the field belongs to' }),
+  field_type: Type.Integer({ description: '1 Signature; 2 Initial (not for USB DSC); 3 Date Signed; 4 Full Name; 5 First Name; 6 Last Name; 7 Email; 8 Text; 9 Checkbox; 10 Number; 11 Date; 12 Dropdown; 13 Radio' }),
+  page_number: Type.Optional(Type.Integer({ description: 'starts at 1' })),
+  x: Type.Optional(Type.Number({ description: 'points from the left edge of the page as displayed' })),
+  y: Type.Optional(Type.Number({ description: 'points from the top edge of the page as displayed' })),
+  width: Type.Optional(Type.Number()),
+  height: Type.Optional(Type.Number()),
+  x1: Type.Optional(Type.Number()),
+  y1: Type.Optional(Type.Number()),
+  x2: Type.Optional(Type.Number()),
+  y2: Type.Optional(Type.Number()),
+  label: Type.Optional(Type.String({ maxLength: 500 })),
+  value: Type.Optional(Type.String({ maxLength: 10_000 })),
+  options: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { description: 'Dropdown and Radio choices' })),
+  pdf_signature_field: Type.Optional(Type.String({ maxLength: 1000, description: 'USB DSC Signature only: fully qualified name of an empty signature field of the PDF' })),
+  required: Type.Optional(Type.Boolean({ description: 'default true, false for Checkbox' })),
+});
+
+export const FieldsBody = Type.Object({ fields: Type.Array(FieldBody, { maxItems: 1000 }) });
+export type FieldsBody = Static<typeof FieldsBody>;
+
+export const FieldsResponse = Type.Object({ envelope_id: Uuid, document_id: Uuid, fields: Type.Array(FieldResponse) });

@@ -1,0 +1,30 @@
+/** Login of the api_admin user: short-lived access token, revocable rotating refresh token. */
+import { Type } from 'typebox';
+import { login } from '../../domain/auth/login.js';
+import { logout, refreshTokens } from '../../domain/auth/tokens.js';
+import type { Context } from '../../domain/context.js';
+import { problems } from '../../http/schemas/common.js';
+import { LoginBody, RefreshBody, TokenPairResponse } from '../../http/schemas/auth.js';
+import type { App } from '../types.js';
+
+export function authRoutes(app: App, ctx: Context): void {
+  app.post('/auth/login/', {
+    schema: {
+      tags: ['auth'],
+      summary: 'Log in (api_admin); 5 failures in 15 minutes lock the login for 15 minutes',
+      body: LoginBody,
+      response: { 200: TokenPairResponse, ...problems(401, 422, 429) },
+    },
+  }, (request) => login(ctx, request.body.email, request.body.password));
+
+  app.post('/auth/refresh/', {
+    schema: { tags: ['auth'], summary: 'Exchange a refresh token for a new token pair (the old one stops working)', body: RefreshBody, response: { 200: TokenPairResponse, ...problems(401, 422) } },
+  }, (request) => refreshTokens(ctx, request.body.refresh_token));
+
+  app.post('/auth/logout/', {
+    schema: { tags: ['auth'], summary: 'Revoke a refresh token and its access tokens', body: RefreshBody, response: { 204: Type.Null(), ...problems(401, 422) } },
+  }, async (request, reply) => {
+    await logout(ctx, request.body.refresh_token);
+    return reply.code(204).send(null);
+  });
+}

@@ -1,0 +1,57 @@
+/** Workspace documents: upload once, attach to envelopes by document_id. */
+import { documentView, findDocument, uploadDocument } from '../../domain/documents/documents.js';
+import type { Context } from '../../domain/context.js';
+import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { readFilePart } from '../../http/multipart.js';
+import { ApiKeyHeader, problems } from '../../http/schemas/common.js';
+import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
+import { Type } from 'typebox';
+import type { App } from '../types.js';
+
+const security = [{ apiKey: [] }];
+
+export function documentRoutes(app: App, ctx: Context): void {
+  const onRequest = requireApiKey(ctx);
+
+  app.post('/documents', {
+    onRequest,
+    schema: {
+      tags: ['documents'],
+      summary: 'Upload a PDF to the workspace',
+      security,
+      headers: ApiKeyHeader,
+      consumes: ['multipart/form-data'],
+      body: { content: { 'multipart/form-data': { schema: MultipartFile } } },
+      response: { 201: DocumentBody, ...problems(401, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    if (!request.isMultipart()) throw Object.assign(new Error('expected multipart/form-data'), { code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
+    const file = await readFilePart(request);
+    return reply.code(201).send(await uploadDocument(ctx, accountOf(request), file.filename, file.bytes));
+  });
+
+  app.get('/documents/:document_id', {
+    onRequest,
+    schema: { tags: ['documents'], summary: 'Get a workspace document', security, headers: ApiKeyHeader, params: DocumentParams, response: { 200: DocumentBody, ...problems(401, 404) } },
+  }, async (request) => documentView(await findDocument(ctx, accountOf(request), request.params.document_id)));
+
+  app.get('/documents/:document_id/content', {
+    onRequest,
+    schema: {
+      tags: ['documents'],
+      summary: 'The uploaded PDF bytes, exactly as stored',
+      security,
+      headers: ApiKeyHeader,
+      params: DocumentParams,
+      response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404) },
+    },
+  }, async (request, reply) => {
+    const document = await findDocument(ctx, accountOf(request), request.params.document_id);
+    const bytes = await ctx.blobs.get(document.sha256);
+    return reply
+      .type('application/pdf')
+      .header('ETag', `"${document.sha256}"`)
+      .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
+      .send(bytes);
+  });
+}

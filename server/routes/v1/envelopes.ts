@@ -1,0 +1,120 @@
+/** Envelope drafts: create, read, status, recipients, documents, fields. Handlers stay thin. */
+import { MoharError } from '../../../common/errors.js';
+import { addRecipient } from '../../domain/envelopes/add-recipient.js';
+import { attachDocument } from '../../domain/envelopes/attach-document.js';
+import { createEnvelope } from '../../domain/envelopes/create-envelope.js';
+import { envelopeStatus } from '../../domain/envelopes/envelope-status.js';
+import { findEnvelope } from '../../domain/envelopes/find-envelope.js';
+import { replaceFields } from '../../domain/envelopes/replace-fields.js';
+import { loadEnvelopeView } from '../../domain/envelopes/views.js';
+import type { Context } from '../../domain/context.js';
+import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { idempotent } from '../../http/idempotency.js';
+import { readFilePart } from '../../http/multipart.js';
+import { ApiKeyHeader, IdempotentHeaders, problems } from '../../http/schemas/common.js';
+import { AttachDocumentJson, DocumentBody, MultipartFile } from '../../http/schemas/documents.js';
+import { EnvelopeCreateBody, EnvelopeDocumentParams, EnvelopeParams, EnvelopeResponse, EnvelopeStatusResponse, RecipientBody, RecipientResponse } from '../../http/schemas/envelopes.js';
+import { FieldsBody, FieldsResponse } from '../../http/schemas/fields.js';
+import type { App } from '../types.js';
+
+const security = [{ apiKey: [] }];
+
+export function envelopeRoutes(app: App, ctx: Context): void {
+  const onRequest = requireApiKey(ctx);
+
+  app.post('/envelopes', {
+    onRequest,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'Create a draft envelope',
+      security,
+      headers: IdempotentHeaders,
+      body: EnvelopeCreateBody,
+      response: { 201: EnvelopeResponse, ...problems(401, 409, 422) },
+    },
+  }, async (request, reply) => {
+    await idempotent(ctx, request, reply, 201, () => createEnvelope(ctx, accountOf(request), request.body));
+  });
+
+  app.get('/envelopes/:id', {
+    onRequest,
+    schema: { tags: ['envelopes'], summary: 'Get an envelope', security, headers: ApiKeyHeader, params: EnvelopeParams, response: { 200: EnvelopeResponse, ...problems(401, 404) } },
+  }, async (request) => {
+    await findEnvelope(ctx, accountOf(request), request.params.id);
+    return loadEnvelopeView(ctx.db, request.params.id);
+  });
+
+  app.get('/envelopes/:id/status', {
+    onRequest,
+    schema: { tags: ['envelopes'], summary: 'Recipient status of an envelope', security, headers: ApiKeyHeader, params: EnvelopeParams, response: { 200: EnvelopeStatusResponse, ...problems(401, 404) } },
+  }, (request) => envelopeStatus(ctx, accountOf(request), request.params.id));
+
+  app.post('/envelopes/:id/recipients', {
+    onRequest,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'Add a recipient to a draft',
+      security,
+      headers: ApiKeyHeader,
+      params: EnvelopeParams,
+      body: RecipientBody,
+      response: { 201: RecipientResponse, ...problems(401, 404, 409, 422) },
+    },
+  }, async (request, reply) => reply.code(201).send(await addRecipient(ctx, accountOf(request), request.params.id, request.body)));
+
+  app.post('/envelopes/:id/documents', {
+    onRequest,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'Attach a PDF to a draft: upload one (multipart "file") or name a workspace document (JSON document_id)',
+      security,
+      headers: ApiKeyHeader,
+      params: EnvelopeParams,
+      body: {
+        content: {
+          'application/json': { schema: AttachDocumentJson },
+          // Not validated by schema (the multipart stream is read by the handler); documented here.
+          'multipart/form-data': { schema: MultipartFile },
+        },
+      },
+      response: { 201: DocumentBody, ...problems(401, 404, 409, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    const accountId = accountOf(request);
+    const source = request.isMultipart()
+      ? { kind: 'upload' as const, ...(await readFilePart(request)) }
+      : { kind: 'workspace' as const, documentId: (request.body as { document_id: string }).document_id };
+    return reply.code(201).send(await attachDocument(ctx, accountId, request.params.id, source));
+  });
+
+  app.put('/envelopes/:id/documents/:document_id/fields', {
+    onRequest,
+    attachValidation: true,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'Replace all fields of a document on a draft envelope',
+      security,
+      headers: ApiKeyHeader,
+      params: EnvelopeDocumentParams,
+      body: FieldsBody,
+      response: { 200: FieldsResponse, ...problems(401, 404, 409, 422) },
+    },
+  }, async (request) => {
+    if (request.validationError) throw fieldSchemaError(request.validationError);
+    return replaceFields(ctx, accountOf(request), request.params.id, request.params.document_id, request.body.fields);
+  });
+}
+
+/** Schema errors inside /fields/N are layout errors too: report them the same way, by index. */
+function fieldSchemaError(error: { validation?: { instancePath: string; message?: string; params?: unknown }[]; validationContext?: string }): MoharError {
+  const items = (error.validation ?? []).map((v) => {
+    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const path = `${v.instancePath}${missing ? `/${missing}` : ''}`;
+    const index = /^\/fields\/(\d+)/.exec(path)?.[1];
+    return { path: path || '/', message: v.message ?? 'is not valid', ...(index === undefined ? {} : { index: Number(index) }) };
+  });
+  if (error.validationContext !== 'body' || items.some((i) => i.index === undefined)) {
+    return new MoharError('validation_failed', items.map((i) => `${i.path} ${i.message}`).join('; '), { errors: items });
+  }
+  return new MoharError('invalid_field_layout', `${items.length} problem(s) in the field layout; field ${items[0]!.index}: ${items[0]!.path} ${items[0]!.message}`, { errors: items });
+}

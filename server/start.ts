@@ -1,0 +1,61 @@
+/** Wires settings to storage, blob store and PDF inspector; runs migrations; starts listening. */
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { buildApp } from './app.js';
+import { bootstrapFirstAccount, type BootstrapResult } from './domain/accounts/bootstrap.js';
+import type { Context } from './domain/context.js';
+import { createPdfInspector } from './domain/documents/pdf-inspector.js';
+import { DatabaseBlobStore, FileBlobStore } from './storage/blobs.js';
+import { connectStorage } from './storage/connect.js';
+import { migrateToLatest } from './storage/migrations/index.js';
+import type { App } from './routes/types.js';
+
+export interface Runtime {
+  readonly ctx: Context;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, now: () => Date = () => new Date()): Promise<Runtime> {
+  const storage = connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateToLatest(storage.db);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  const blobs = storage.dialect === 'postgres' ? new DatabaseBlobStore(storage.db) : new FileBlobStore(join(config.dataDir, 'blobs'));
+  const pdf = createPdfInspector({ limits: { maxPages: config.maxPdfPages } });
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, blobs, config, pdf, now };
+  return {
+    ctx,
+    async close() {
+      await pdf.close();
+      await storage.close();
+    },
+  };
+}
+
+export interface RunningServer {
+  readonly app: App;
+  readonly url: string;
+  readonly bootstrap: BootstrapResult | undefined;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const runtime = await openRuntime(config);
+  const bootstrap = await bootstrapFirstAccount(runtime.ctx);
+  const app = await buildApp(runtime.ctx);
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    app,
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    bootstrap,
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}

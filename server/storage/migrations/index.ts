@@ -1,0 +1,31 @@
+/**
+ * The numbered migrations, listed statically so they work from TypeScript sources and from the
+ * compiled build alike. Append new ones; never edit a released one.
+ */
+import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_blobs.js';
+
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001_initial': m0001,
+  '0002_blobs': m0002,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
+
+export interface MigrationReport {
+  readonly applied: readonly string[];
+}
+
+/** Brings the schema to the latest version. Safe to run on every start, also by several instances. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationReport> {
+  const migrator = new Migrator({ db: db as unknown as Kysely<unknown>, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+export function migrator(db: Kysely<Database>): Migrator {
+  return new Migrator({ db: db as unknown as Kysely<unknown>, provider });
+}

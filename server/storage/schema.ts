@@ -1,0 +1,154 @@
+/**
+ * Table shapes as Kysely sees them. Portable across SQLite and PostgreSQL on purpose:
+ * times are ISO-8601 UTC strings (fixed width, so they sort as text), booleans are 0/1 integers,
+ * JSON is stored as text. The blob table exists on PostgreSQL only (SQLite keeps files on disk).
+ */
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  test_mode: number;
+  suspended: number;
+  monthly_call_limit: number | null;
+  /** JSON object: allowed_origins and later account settings. */
+  settings: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  password_hash: string;
+  role: string;
+  locked_until: string | null;
+  created_at: string;
+}
+
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  user_id: string;
+  failed_at: string;
+}
+
+export interface AuthTokensTable {
+  token_hash: string;
+  user_id: string;
+  kind: 'access' | 'refresh';
+  /** For access tokens: the refresh token that minted them, so logout revokes both. */
+  refresh_hash: string | null;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  mode: 'live' | 'test';
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface DocumentsTable {
+  id: string;
+  account_id: string;
+  filename: string;
+  sha256: string;
+  size: number;
+  page_count: number;
+  /** JSON: page geometry and signature fields found at upload (see pdf/inspect). */
+  info: string;
+  created_at: string;
+}
+
+export interface EnvelopesTable {
+  id: string;
+  account_id: string;
+  title: string;
+  status: string;
+  external_id: string | null;
+  routing_order: string;
+  message: string | null;
+  expire_in_days: number | null;
+  redirect_url: string | null;
+  metadata: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecipientsTable {
+  id: string;
+  envelope_id: string;
+  name: string;
+  email: string;
+  role: string;
+  signature_method: string;
+  sequence: number;
+  status: string;
+  position: number;
+  created_at: string;
+}
+
+export interface EnvelopeDocumentsTable {
+  envelope_id: string;
+  document_id: string;
+  position: number;
+  created_at: string;
+}
+
+export interface FieldsTable {
+  id: string;
+  envelope_id: string;
+  document_id: string;
+  recipient_id: string;
+  position: number;
+  field_type: number;
+  page_number: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  label: string | null;
+  value: string | null;
+  options: string | null;
+  pdf_signature_field: string | null;
+  required: number;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface BlobsTable {
+  sha256: string;
+  size: number;
+  data: Uint8Array;
+  created_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  users: UsersTable;
+  login_failures: LoginFailuresTable;
+  auth_tokens: AuthTokensTable;
+  api_keys: ApiKeysTable;
+  documents: DocumentsTable;
+  envelopes: EnvelopesTable;
+  recipients: RecipientsTable;
+  envelope_documents: EnvelopeDocumentsTable;
+  fields: FieldsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  blobs: BlobsTable;
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, parseConfig } from '../../server/config.js';
+
+describe('parseConfig', () => {
+  test('defaults: loopback, port 8080, ./data, SQLite, 50 MiB', () => {
+    const config = parseConfig({}, '/srv/mohar');
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8080);
+    assert.equal(config.dataDir, '/srv/mohar/data');
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.baseUrl, 'http://127.0.0.1:8080');
+    assert.equal(config.maxPdfBytes, 50 * 1024 * 1024);
+  });
+
+  test('reads every documented setting', () => {
+    const config = parseConfig({
+      MOHAR_HOST: '0.0.0.0',
+      MOHAR_PORT: '9000',
+      MOHAR_DATA_DIR: '/var/lib/mohar',
+      MOHAR_DATABASE_URL: 'postgres://u:p@db:5432/mohar',
+      MOHAR_BASE_URL: 'https://sign.example.com/',
+      MOHAR_MAX_PDF_BYTES: '10MiB',
+      MOHAR_ADMIN_EMAIL: 'Boss@Example.com',
+      MOHAR_ADMIN_PASSWORD: 'a long enough password',
+    });
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.port, 9000);
+    assert.equal(config.dataDir, '/var/lib/mohar');
+    assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/mohar');
+    assert.equal(config.baseUrl, 'https://sign.example.com');
+    assert.equal(config.maxPdfBytes, 10 * 1024 * 1024);
+    assert.equal(config.adminEmail, 'Boss@Example.com');
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['MOHAR_PORT', 'eighty', /MOHAR_PORT: must be a whole number/],
+    ['MOHAR_PORT', '70000', /MOHAR_PORT: must be from 0 to 65535/],
+    ['MOHAR_DATABASE_URL', 'mysql://x', /MOHAR_DATABASE_URL: must start with postgres:\/\//],
+    ['MOHAR_DATABASE_URL', 'not a url', /MOHAR_DATABASE_URL: must be a URL/],
+    ['MOHAR_BASE_URL', 'ftp://x', /MOHAR_BASE_URL: must start with http:\/\//],
+    ['MOHAR_MAX_PDF_BYTES', 'lots', /MOHAR_MAX_PDF_BYTES: must be a size/],
+    ['MOHAR_ADMIN_EMAIL', 'nobody', /MOHAR_ADMIN_EMAIL: must be an e-mail/],
+    ['MOHAR_ADMIN_PASSWORD', 'short', /MOHAR_ADMIN_PASSWORD: must be at least 12/],
+    ['MOHAR_LOG_LEVEL', 'loud', /MOHAR_LOG_LEVEL: must be one of/],
+    ['MOHAR_HOST', 'bad host!', /MOHAR_HOST/],
+  ];
+  for (const [name, value, message] of bad) {
+    test(`${name}=${value} stops start-up with one line naming it`, () => {
+      assert.throws(() => parseConfig({ [name]: value }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.setting, name);
+        assert.match(error.message, message);
+        assert.ok(!error.message.includes('\n'));
+        return true;
+      });
+    });
+  }
+
+  test('a database URL with a password is never echoed back', () => {
+    assert.throws(() => parseConfig({ MOHAR_DATABASE_URL: 'mysql://user:secret@host/db' }), (error: Error) => !error.message.includes('secret'));
+  });
+});

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { connectStorage, type Storage } from '../../../server/storage/connect.js';
+import { MIGRATIONS, migrateToLatest, migrator } from '../../../server/storage/migrations/index.js';
+import { createTestDatabase, DATABASES, type TestDatabase } from '../../support/databases.js';
+
+async function tableNames(storage: Storage): Promise<string[]> {
+  const tables = await storage.db.introspection.getTables();
+  return tables.map((t) => t.name).sort();
+}
+
+for (const kind of DATABASES) {
+  describe(`migrations on ${kind}`, () => {
+    let database: TestDatabase;
+    let storage: Storage;
+    before(async () => {
+      database = await createTestDatabase(kind);
+      storage = connectStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+    });
+    after(async () => {
+      await storage.close();
+      await database.drop();
+    });
+
+    test('migrations are numbered and applied in order', async () => {
+      const names = Object.keys(MIGRATIONS);
+      assert.deepEqual(names, [...names].sort());
+      names.forEach((name, i) => assert.match(name, new RegExp(`^${String(i + 1).padStart(4, '0')}_`)));
+      const report = await migrateToLatest(storage.db);
+      assert.deepEqual(report.applied, names);
+    });
+
+    test('running again applies nothing', async () => {
+      assert.deepEqual((await migrateToLatest(storage.db)).applied, []);
+    });
+
+    test('0001_initial creates the account, key and envelope tables with their constraints', async () => {
+      const tables = await tableNames(storage);
+      for (const table of ['accounts', 'users', 'api_keys', 'auth_tokens', 'login_failures', 'documents', 'envelopes', 'recipients', 'envelope_documents', 'fields', 'idempotency_keys']) {
+        assert.ok(tables.includes(table), `${table} exists`);
+      }
+      const at = new Date().toISOString();
+      await storage.db.insertInto('accounts').values({ id: 'a1', name: 'A', test_mode: 0, suspended: 0, monthly_call_limit: null, settings: '{}', created_at: at }).execute();
+      const envelope = { account_id: 'a1', title: 't', status: 'draft', routing_order: 'sequential', message: null, expire_in_days: null, redirect_url: null, metadata: null, created_at: at, updated_at: at };
+      await storage.db.insertInto('envelopes').values({ ...envelope, id: 'e1', external_id: 'x' }).execute();
+      await storage.db.insertInto('envelopes').values({ ...envelope, id: 'e2', external_id: null }).execute();
+      await storage.db.insertInto('envelopes').values({ ...envelope, id: 'e3', external_id: null }).execute();
+      await assert.rejects(storage.db.insertInto('envelopes').values({ ...envelope, id: 'e4', external_id: 'x' }).execute(), 'external_id is unique per account');
+    });
+
+    test('0002_blobs stores bytes exactly', async () => {
+      const bytes = new Uint8Array([0, 1, 2, 255, 0x25, 0x50]);
+      await storage.db.insertInto('blobs').values({ sha256: 'f'.repeat(64), size: bytes.length, data: bytes, created_at: new Date().toISOString() }).execute();
+      const row = await storage.db.selectFrom('blobs').select('data').executeTakeFirstOrThrow();
+      assert.deepEqual(Buffer.from(row.data), Buffer.from(bytes));
+    });
+
+    test('every migration can be rolled back and re-applied', async () => {
+      const m = migrator(storage.db);
+      for (let i = 0; i < Object.keys(MIGRATIONS).length; i++) {
+        const { error } = await m.migrateDown();
+        assert.equal(error, undefined);
+      }
+      const left = (await tableNames(storage)).filter((t) => !t.startsWith('kysely_'));
+      assert.deepEqual(left, []);
+      await migrateToLatest(storage.db);
+      const count = await sql<{ n: number }>`select count(*) as n from accounts`.execute(storage.db);
+      assert.equal(Number(count.rows[0]!.n), 0);
+    });
+  });
+}
