@@ -193,12 +193,12 @@ export class PdfReader {
   /** The object `ref` points at, or null when it does not exist (ISO 32000-1 7.3.10). */
   getObject(ref: PdfRef): PdfObject {
     const { num, gen } = ref;
-    const cached = this.cache.get(num);
-    if (cached !== undefined) return cached;
     const entry = this.xrefInfo.entries.get(num);
     if (!entry || entry.type === 'free') return null;
     if (entry.type === 'offset' && entry.gen !== gen) return null;
     if (entry.type === 'compressed' && gen !== 0) return null;
+    const cached = this.cache.get(num);
+    if (cached !== undefined) return cached;
     if (this.loading.has(num)) return null; // an object that needs itself to load: treat as missing
     if (this.loading.size >= MAX_LOAD_NESTING) throw tooComplex('references nested too deeply');
     this.loading.add(num);
