@@ -3,7 +3,7 @@
  * (deep nesting, decompression bombs, huge page trees) costs one worker at most and the event
  * loop keeps serving other requests. A worker that times out or runs out of memory is replaced.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { MoharError } from '../../../common/errors.js';
 import type { PdfInfo, PdfLimits } from '../../../pdf/index.js';
 
@@ -28,8 +28,16 @@ interface Job {
 
 type WorkerReply = { id: number; ok: true; info: PdfInfo } | { id: number; ok: false; code: string; message: string };
 
-// Under tsx (tests, dev) the sources are .ts; the build ships .js beside this file.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './inspect-worker.ts' : './inspect-worker.js', import.meta.url);
+/**
+ * The build ships inspect-worker.js beside this file. From TypeScript sources (tests, dev) Node 20
+ * does not apply the parent's tsx loader to a worker's entry point, so the worker registers tsx
+ * itself before importing the .ts entry.
+ */
+function newWorker(options: WorkerOptions): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./inspect-worker.js', import.meta.url), options);
+  const entry = JSON.stringify(new URL('./inspect-worker.ts', import.meta.url).href);
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); })`, { ...options, eval: true });
+}
 
 class Slot {
   worker: Worker | undefined;
@@ -46,7 +54,7 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
   let closed = false;
 
   function spawn(slot: Slot): Worker {
-    const worker = new Worker(WORKER_URL, {
+    const worker = newWorker({
       workerData: { limits: options.limits ?? {} },
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
     });
