@@ -53,7 +53,9 @@ export function listSignatureFields(reader: PdfReader, pages: readonly PageInfo[
   const stack: Frame[] = fields.items.map((node) => ({ node, parentName: '', fieldType: undefined, depth: 0 })).reverse();
   let visited = 0;
   while (stack.length > 0) {
-    const { node, parentName, fieldType, depth } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { parentName, fieldType, depth } = frame;
+    const node = lastRef(reader, frame.node);
     if (++visited > reader.limits.maxObjects) throw tooComplex('too many form fields');
     if (depth > reader.limits.maxDepth) throw tooComplex(`form fields nested deeper than ${reader.limits.maxDepth} levels`);
     const dict = reader.resolve(node);
@@ -70,7 +72,7 @@ export function listSignatureFields(reader: PdfReader, pages: readonly PageInfo[
     for (const kid of kids) {
       const k = reader.resolve(kid);
       if (!(k instanceof PdfDict)) continue;
-      if (!k.has('T') && !k.has('Kids') && isWidget(reader, k)) widgets.push(kid);
+      if (!k.has('T') && !k.has('Kids') && isWidget(reader, k)) widgets.push(lastRef(reader, kid));
       else childFields.push(kid);
     }
     for (let i = childFields.length - 1; i >= 0; i--) {
@@ -88,6 +90,17 @@ export function listSignatureFields(reader: PdfReader, pages: readonly PageInfo[
     });
   }
   return out;
+}
+
+/** The reference that points at the object itself (a reference may point at another reference). */
+function lastRef(reader: PdfReader, obj: PdfObject): PdfObject {
+  let current = obj;
+  for (let hops = 0; hops < 32 && current instanceof PdfRef; hops++) {
+    const next = reader.getObject(current);
+    if (!(next instanceof PdfRef)) return current;
+    current = next;
+  }
+  return current;
 }
 
 function isWidget(reader: PdfReader, dict: PdfDict): boolean {
