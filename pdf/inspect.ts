@@ -7,7 +7,7 @@ import { MoharError } from '../common/errors.js';
 import { docMdpPermission, listSignatureFields, type SignatureFieldInfo } from './acroform.js';
 import { PdfReader } from './document.js';
 import { visiblePageSize } from './geometry.js';
-import { invalidPdf, type PdfLimits } from './limits.js';
+import { invalidPdf, resolveLimits, type PdfLimits } from './limits.js';
 import { PdfName } from './objects.js';
 import { getPages, type Box, type Rotation } from './pages.js';
 import type { XrefKind } from './xref.js';
@@ -42,8 +42,9 @@ export interface PdfInfo {
 }
 
 export function inspectPdf(bytes: Uint8Array, limits?: Partial<PdfLimits>): PdfInfo {
+  const resolved = resolveLimits(limits); // a bad limit is the caller's bug: TypeError, not invalid_pdf
   try {
-    const reader = PdfReader.open(bytes, limits);
+    const reader = PdfReader.open(bytes, resolved);
     const pages = getPages(reader);
     return {
       pdfVersion: pdfVersion(reader),

@@ -92,7 +92,7 @@ describe('broken files: invalid_pdf', () => {
 
   test('an object stream with an unsupported filter holding the catalog', () => {
     const os = objectStream(4, [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' }]);
-    const bad = { ...os, dict: (os as { dict: string }).dict.replace('/FlateDecode', '/JBIG2Decode') } as typeof os;
+    const bad = { ...os, dict: os.dict.replace('/FlateDecode', '/JBIG2Decode') };
     const pdf = buildPdf([bad, { num: 2, body: '<< /Type /Pages /Kids [] /Count 0 >>' }], '/Root 1 0 R');
     rejects(pdf, 'invalid_pdf');
   });

@@ -22,9 +22,8 @@ import { deflateRawSync, deflateSync, constants as zlibConstants } from 'node:zl
 export type FixtureBox = [number, number, number, number];
 
 /** One indirect object: `body` is its PDF text, or `dict` (inside << >>, no /Length) + `stream` data. */
-export type FixtureObject =
-  | { num: number; gen?: number; body: string }
-  | { num: number; gen?: number; dict: string; stream: Buffer | string };
+export type FixtureObject = { num: number; gen?: number; body: string } | FixtureStreamObject;
+export type FixtureStreamObject = { num: number; gen?: number; dict: string; stream: Buffer | string };
 
 export interface PageSpec {
   /** Default [0 0 612 792] unless `inheritedMediaBox` is set on the document. */
@@ -266,7 +265,7 @@ export function appendUpdate(pdf: Buffer, objects: FixtureObject[], trailerExtra
 }
 
 /** An object stream (/Type /ObjStm) holding the given objects (bodies only, no streams). */
-export function objectStream(num: number, members: { num: number; body: string }[]): FixtureObject {
+export function objectStream(num: number, members: { num: number; body: string }[]): FixtureStreamObject {
   let header = '';
   let body = '';
   for (const m of members) {
@@ -278,7 +277,7 @@ export function objectStream(num: number, members: { num: number; body: string }
 }
 
 /** An xref stream object with /W [1 4 2]; rows are [type, field2, field3] for objects from 0 up. */
-export function xrefStreamObject(num: number, rows: Map<number, [number, number, number]>, dictExtra: string): FixtureObject {
+export function xrefStreamObject(num: number, rows: Map<number, [number, number, number]>, dictExtra: string): FixtureStreamObject {
   const nums = [...rows.keys()].sort((a, b) => a - b);
   const index: number[] = [];
   const chunks: Buffer[] = [];
@@ -384,10 +383,10 @@ export function qpdfPageCount(pdf: Buffer): number | undefined {
   return (r.status === 0 || r.status === 3) && Number.isInteger(n) ? n : undefined;
 }
 
-/** `qpdf --check`: ok means no errors and no warnings. */
-export function qpdfCheck(pdf: Buffer): { ok: boolean; output: string } {
+/** `qpdf --check`: ok = no errors and no warnings; readable = at most warnings (exit code 3). */
+export function qpdfCheck(pdf: Buffer): { ok: boolean; readable: boolean; output: string } {
   const r = runOnFile('qpdf', ['--check'], pdf);
-  return { ok: r.status === 0, output: r.stdout + r.stderr };
+  return { ok: r.status === 0, readable: r.status === 0 || r.status === 3, output: r.stdout + r.stderr };
 }
 
 export interface PdfinfoPage {
