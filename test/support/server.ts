@@ -1,5 +1,6 @@
 /** Starts a real Mohar app on a fresh database for one test suite; requests go through app.inject. */
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../server/app.js';
@@ -134,4 +135,18 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
       await database.drop();
     },
   };
+}
+
+/**
+ * Registers before/after hooks in the current describe(): a test server on a fresh database and
+ * one account with a live key. Read them from the returned holder inside tests.
+ */
+export function useTestServer(kind: DatabaseKind, env: Record<string, string> = {}): { server: TestServer; account: TestAccount } {
+  const holder = {} as { server: TestServer; account: TestAccount };
+  before(async () => {
+    holder.server = await startTestServer(kind, env);
+    holder.account = await holder.server.newAccount();
+  });
+  after(() => holder.server?.close());
+  return holder;
 }

@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { encrypt, hasTool, hostile, makePdf } from '../../support/pdf-fixtures.js';
-import { API, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
+import { API, useTestServer } from '../../support/server.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 for (const kind of DATABASES) {
   describe(`documents on ${kind}`, () => {
-    let server: TestServer;
-    let account: TestAccount;
-    before(async () => {
-      server = await startTestServer(kind, { MOHAR_MAX_PDF_BYTES: '12MiB' });
-      account = await server.newAccount();
-    });
-    after(() => server.close());
+    const t = useTestServer(kind, { MOHAR_MAX_PDF_BYTES: '12MiB' });
 
-    const upload = (bytes: Uint8Array, filename = 'contract.pdf') => server.request('POST', `${API}/documents`, { key: account.key, file: { bytes, filename } });
+    const upload = (bytes: Uint8Array, filename = 'contract.pdf') => t.server.request('POST', `${API}/documents`, { key: t.account.key, file: { bytes, filename } });
 
     test('upload returns id, name, pages, size and SHA-256; the stored bytes come back identical', async () => {
       const pdf = makePdf({ pages: [{ text: 'one' }, { mediaBox: [0, 0, 842, 595] }, { rotate: 90 }] });
@@ -29,9 +23,9 @@ for (const kind of DATABASES) {
       assert.equal(document.size, pdf.length);
       assert.equal(document.sha256, sha256(pdf));
       assert.deepEqual(document.pages.map((p: { width: number; height: number }) => [p.width, p.height]), [[612, 792], [842, 595], [792, 612]]);
-      const fetched = await server.request('GET', `${API}/documents/${document.document_id}`, { key: account.key });
+      const fetched = await t.server.request('GET', `${API}/documents/${document.document_id}`, { key: t.account.key });
       assert.deepEqual(fetched.json(), document);
-      const content = await server.request('GET', `${API}/documents/${document.document_id}/content`, { key: account.key });
+      const content = await t.server.request('GET', `${API}/documents/${document.document_id}/content`, { key: t.account.key });
       assert.equal(content.headers['content-type'], 'application/pdf');
       assert.equal(content.headers.etag, `"${sha256(pdf)}"`);
       assert.ok(content.rawPayload.equals(pdf), 'bytes returned are the bytes stored');
@@ -73,78 +67,72 @@ for (const kind of DATABASES) {
       const bomb = upload(hostile.inflateBomb(3));
       let bombDone = false;
       void bomb.then(() => (bombDone = true));
-      const served = await server.request('GET', `${API}/documents/00000000-0000-4000-8000-000000000000`, { key: account.key });
+      const served = await t.server.request('GET', `${API}/documents/00000000-0000-4000-8000-000000000000`, { key: t.account.key });
       assert.equal(served.statusCode, 404);
       assert.equal(bombDone, false, 'the other request was answered before the bomb finished');
       assert.equal((await bomb).json().code, 'pdf_too_complex');
     });
 
     test('uploads need a multipart part named file', async () => {
-      const wrongPart = await server.request('POST', `${API}/documents`, { key: account.key, file: { bytes: makePdf(), field: 'document' } });
+      const wrongPart = await t.server.request('POST', `${API}/documents`, { key: t.account.key, file: { bytes: makePdf(), field: 'document' } });
       assert.equal(wrongPart.statusCode, 422);
       assert.equal(wrongPart.json().code, 'missing_file');
-      const json = await server.request('POST', `${API}/documents`, { key: account.key, json: { file: 'x' } });
+      const json = await t.server.request('POST', `${API}/documents`, { key: t.account.key, json: { file: 'x' } });
       assert.equal(json.statusCode, 415);
     });
   });
 
   describe(`attaching documents on ${kind}`, () => {
-    let server: TestServer;
-    let account: TestAccount;
-    before(async () => {
-      server = await startTestServer(kind);
-      account = await server.newAccount();
-    });
-    after(() => server.close());
+    const t = useTestServer(kind);
 
-    const envelope = async (recipients: unknown[] = []) => (await server.request('POST', `${API}/envelopes`, { key: account.key, json: { title: 'attach', recipients } })).json();
+    const envelope = async (recipients: unknown[] = []) => (await t.server.request('POST', `${API}/envelopes`, { key: t.account.key, json: { title: 'attach', recipients } })).json();
 
     test('upload into a draft, or attach a workspace document by id', async () => {
       const draft = await envelope();
-      const uploaded = await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, file: { bytes: makePdf({ pages: 2 }) } });
+      const uploaded = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages: 2 }) } });
       assert.equal(uploaded.statusCode, 201);
-      const workspace = (await server.request('POST', `${API}/documents`, { key: account.key, file: { bytes: makePdf({ pages: 1 }) } })).json();
-      const attached = await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, json: { document_id: workspace.document_id } });
+      const workspace = (await t.server.request('POST', `${API}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages: 1 }) } })).json();
+      const attached = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, json: { document_id: workspace.document_id } });
       assert.equal(attached.statusCode, 201);
       assert.equal(attached.json().document_id, workspace.document_id);
-      const view = (await server.request('GET', `${API}/envelopes/${draft.id}`, { key: account.key })).json();
+      const view = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
       assert.deepEqual(view.documents.map((d: { document_id: string; page_count: number }) => d.page_count), [2, 1]);
       assert.deepEqual(view.documents[1].fields, []);
-      const twice = await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, json: { document_id: workspace.document_id } });
+      const twice = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, json: { document_id: workspace.document_id } });
       assert.equal(twice.statusCode, 409);
       assert.equal(twice.json().code, 'document_already_attached');
     });
 
     test('a DSC envelope holds exactly one PDF', async () => {
       const draft = await envelope([{ name: 'Token holder', email: 't@example.com', signature_method: 'dsc' }]);
-      assert.equal((await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, file: { bytes: makePdf() } })).statusCode, 201);
-      const second = await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, file: { bytes: makePdf({ pages: 2 }) } });
+      assert.equal((await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, file: { bytes: makePdf() } })).statusCode, 201);
+      const second = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages: 2 }) } });
       assert.equal(second.statusCode, 422);
       assert.equal(second.json().code, 'dsc_single_document');
       const withTwoDocs = await envelope();
-      for (const pages of [1, 2]) await server.request('POST', `${API}/envelopes/${withTwoDocs.id}/documents`, { key: account.key, file: { bytes: makePdf({ pages }) } });
-      const dscSigner = await server.request('POST', `${API}/envelopes/${withTwoDocs.id}/recipients`, { key: account.key, json: { name: 'T', email: 't@example.com', signature_method: 'dsc' } });
+      for (const pages of [1, 2]) await t.server.request('POST', `${API}/envelopes/${withTwoDocs.id}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages }) } });
+      const dscSigner = await t.server.request('POST', `${API}/envelopes/${withTwoDocs.id}/recipients`, { key: t.account.key, json: { name: 'T', email: 't@example.com', signature_method: 'dsc' } });
       assert.equal(dscSigner.statusCode, 422);
       assert.equal(dscSigner.json().code, 'dsc_single_document');
     });
 
     test('a bad JSON document_id is a validation error, an unknown one 404', async () => {
       const draft = await envelope();
-      assert.equal((await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, json: { document_id: 'nope' } })).statusCode, 422);
-      const unknown = await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, json: { document_id: '00000000-0000-4000-8000-000000000000' } });
+      assert.equal((await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, json: { document_id: 'nope' } })).statusCode, 422);
+      const unknown = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, json: { document_id: '00000000-0000-4000-8000-000000000000' } });
       assert.equal(unknown.statusCode, 404);
       assert.equal(unknown.json().code, 'document_not_found');
     });
 
     test('a sent envelope takes no documents, recipients or fields (409 envelope_not_draft)', async () => {
       const draft = await envelope([{ name: 'A', email: 'a@example.com' }]);
-      const document = (await server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, file: { bytes: makePdf() } })).json();
+      const document = (await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, file: { bytes: makePdf() } })).json();
       // The send operation belongs to the workflow; here the state is set directly.
-      await server.ctx.db.updateTable('envelopes').set({ status: 'sent' }).where('id', '=', draft.id).execute();
+      await t.server.ctx.db.updateTable('envelopes').set({ status: 'sent' }).where('id', '=', draft.id).execute();
       const calls = [
-        server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: account.key, file: { bytes: makePdf({ pages: 2 }) } }),
-        server.request('POST', `${API}/envelopes/${draft.id}/recipients`, { key: account.key, json: { name: 'B', email: 'b@example.com' } }),
-        server.request('PUT', `${API}/envelopes/${draft.id}/documents/${document.document_id}/fields`, { key: account.key, json: { fields: [] } }),
+        t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages: 2 }) } }),
+        t.server.request('POST', `${API}/envelopes/${draft.id}/recipients`, { key: t.account.key, json: { name: 'B', email: 'b@example.com' } }),
+        t.server.request('PUT', `${API}/envelopes/${draft.id}/documents/${document.document_id}/fields`, { key: t.account.key, json: { fields: [] } }),
       ];
       for (const response of await Promise.all(calls)) {
         assert.equal(response.statusCode, 409);

@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
-import { API, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
+import { API, useTestServer } from '../../support/server.js';
 
 for (const kind of DATABASES) {
   describe(`envelope drafts on ${kind}`, () => {
-    let server: TestServer;
-    let account: TestAccount;
-    before(async () => {
-      server = await startTestServer(kind);
-      account = await server.newAccount();
-    });
-    after(() => server.close());
+    const t = useTestServer(kind);
 
-    const create = (json: unknown, headers: Record<string, string> = {}) => server.request('POST', `${API}/envelopes`, { key: account.key, json, headers });
+    const create = (json: unknown, headers: Record<string, string> = {}) => t.server.request('POST', `${API}/envelopes`, { key: t.account.key, json, headers });
 
     test('creates a draft with documented defaults', async () => {
       const response = await create({ title: 'NDA', recipients: [{ name: 'Asha', email: 'Asha@Example.com' }, { name: 'Ravi', email: 'ravi@example.com', role: 'approver' }] });
@@ -38,7 +32,7 @@ for (const kind of DATABASES) {
       for (const key of ['title', 'external_id', 'routing_order', 'message', 'expire_in_days', 'redirect_url', 'metadata'] as const) assert.deepEqual(envelope[key], json[key]);
       assert.equal(envelope.recipients[0].sequence, 3);
       assert.equal(envelope.recipients[0].signature_method, 'dsc');
-      const fetched = await server.request('GET', `${API}/envelopes/${envelope.id}`, { key: account.key });
+      const fetched = await t.server.request('GET', `${API}/envelopes/${envelope.id}`, { key: t.account.key });
       assert.equal(fetched.statusCode, 200);
       assert.deepEqual(fetched.json(), envelope);
     });
@@ -56,7 +50,7 @@ for (const kind of DATABASES) {
       const missing = await create({});
       assert.equal(missing.statusCode, 422);
       assert.match(missing.json().errors[0].path, /title/);
-      const broken = await server.app.inject({ method: 'POST', url: `${API}/envelopes`, headers: { 'x-api-key': account.key, 'content-type': 'application/json' }, payload: '{"title": ' });
+      const broken = await t.server.app.inject({ method: 'POST', url: `${API}/envelopes`, headers: { 'x-api-key': t.account.key, 'content-type': 'application/json' }, payload: '{"title": ' });
       assert.equal(broken.statusCode, 400);
       assert.equal(broken.json().code, 'malformed_json');
     });
@@ -71,13 +65,13 @@ for (const kind of DATABASES) {
       const second = await create({ title: 'two', external_id: 'dup-1' });
       assert.equal(second.statusCode, 409);
       assert.equal(second.json().code, 'external_id_conflict');
-      const other = await server.newAccount();
-      assert.equal((await server.request('POST', `${API}/envelopes`, { key: other.key, json: { title: 'three', external_id: 'dup-1' } })).statusCode, 201);
+      const other = await t.server.newAccount();
+      assert.equal((await t.server.request('POST', `${API}/envelopes`, { key: other.key, json: { title: 'three', external_id: 'dup-1' } })).statusCode, 201);
     });
 
     test('status lists the envelope and recipient states', async () => {
       const envelope = (await create({ title: 'status', recipients: [{ name: 'A', email: 'a@example.com' }] })).json();
-      const response = await server.request('GET', `${API}/envelopes/${envelope.id}/status`, { key: account.key });
+      const response = await t.server.request('GET', `${API}/envelopes/${envelope.id}/status`, { key: t.account.key });
       assert.equal(response.statusCode, 200);
       const status = response.json();
       assert.equal(status.envelope_id, envelope.id);
@@ -87,31 +81,25 @@ for (const kind of DATABASES) {
 
     test('recipients can be added to a draft; DSC signers are limited to one', async () => {
       const envelope = (await create({ title: 'add', routing_order: 'sequential', recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc' }] })).json();
-      const added = await server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, { key: account.key, json: { name: 'B', email: 'b@example.com', role: 'cc' } });
+      const added = await t.server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, { key: t.account.key, json: { name: 'B', email: 'b@example.com', role: 'cc' } });
       assert.equal(added.statusCode, 201);
       assert.equal(added.json().role, 'cc');
       assert.equal(added.json().sequence, 2);
-      const second = await server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, { key: account.key, json: { name: 'C', email: 'c@example.com', signature_method: 'dsc' } });
+      const second = await t.server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, { key: t.account.key, json: { name: 'C', email: 'c@example.com', signature_method: 'dsc' } });
       assert.equal(second.statusCode, 422);
       assert.equal(second.json().code, 'dsc_single_signer');
       const both = await create({ title: 'x', recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc' }, { name: 'B', email: 'b@example.com', signature_method: 'dsc' }] });
       assert.equal(both.json().code, 'dsc_single_signer');
-      const view = (await server.request('GET', `${API}/envelopes/${envelope.id}`, { key: account.key })).json();
+      const view = (await t.server.request('GET', `${API}/envelopes/${envelope.id}`, { key: t.account.key })).json();
       assert.equal(view.recipients.length, 2, 'the refused recipient was not added');
     });
   });
 
   describe(`idempotency on ${kind}`, () => {
-    let server: TestServer;
-    let account: TestAccount;
-    before(async () => {
-      server = await startTestServer(kind);
-      account = await server.newAccount();
-    });
-    after(() => server.close());
+    const t = useTestServer(kind);
 
-    const create = (json: unknown, key: string, apiKey = account.key) => server.request('POST', `${API}/envelopes`, { key: apiKey, json, headers: { 'idempotency-key': key } });
-    const count = async () => Number((await server.ctx.db.selectFrom('envelopes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', account.accountId).executeTakeFirstOrThrow()).n);
+    const create = (json: unknown, key: string, apiKey = t.account.key) => t.server.request('POST', `${API}/envelopes`, { key: apiKey, json, headers: { 'idempotency-key': key } });
+    const count = async () => Number((await t.server.ctx.db.selectFrom('envelopes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', t.account.accountId).executeTakeFirstOrThrow()).n);
 
     test('same key and body replays the first response with Idempotent-Replayed', async () => {
       const first = await create({ title: 'once', recipients: [{ name: 'A', email: 'a@example.com' }] }, 'key-1');
@@ -133,7 +121,7 @@ for (const kind of DATABASES) {
     });
 
     test('keys are per account', async () => {
-      const other = await server.newAccount();
+      const other = await t.server.newAccount();
       const mine = await create({ title: 'shared' }, 'key-3');
       const theirs = await create({ title: 'shared' }, 'key-3', other.key);
       assert.equal(theirs.statusCode, 201);
@@ -143,9 +131,9 @@ for (const kind of DATABASES) {
 
     test('keys are kept 24 hours', async () => {
       const first = (await create({ title: 'day' }, 'key-4')).json();
-      server.clock.advance(23 * 3600);
+      t.server.clock.advance(23 * 3600);
       assert.equal((await create({ title: 'day' }, 'key-4')).json().id, first.id);
-      server.clock.advance(2 * 3600);
+      t.server.clock.advance(2 * 3600);
       const later = await create({ title: 'day' }, 'key-4');
       assert.equal(later.statusCode, 201);
       assert.notEqual(later.json().id, first.id);
@@ -161,14 +149,14 @@ for (const kind of DATABASES) {
     });
 
     test('a key still in flight is 409 idempotency_in_progress', async () => {
-      await server.ctx.db
+      await t.server.ctx.db
         .insertInto('idempotency_keys')
-        .values({ account_id: account.accountId, key: 'key-6', request_hash: 'x', state: 'in_flight', response_status: null, response_body: null, created_at: server.clock.now().toISOString(), expires_at: new Date(server.clock.now().getTime() + 3_600_000).toISOString() })
+        .values({ account_id: t.account.accountId, key: 'key-6', request_hash: 'x', state: 'in_flight', response_status: null, response_body: null, created_at: t.server.clock.now().toISOString(), expires_at: new Date(t.server.clock.now().getTime() + 3_600_000).toISOString() })
         .execute();
       // Fingerprints differ here, so make the stored one match the request first.
       const { requestFingerprint } = await import('../../../server/domain/idempotency/idempotency.js');
       const fingerprint = requestFingerprint('POST', '/backend/api/v1/envelopes', { params: {}, body: { title: 'slow' } });
-      await server.ctx.db.updateTable('idempotency_keys').set({ request_hash: fingerprint }).where('key', '=', 'key-6').execute();
+      await t.server.ctx.db.updateTable('idempotency_keys').set({ request_hash: fingerprint }).where('key', '=', 'key-6').execute();
       const response = await create({ title: 'slow' }, 'key-6');
       assert.equal(response.statusCode, 409);
       assert.equal(response.json().code, 'idempotency_in_progress');

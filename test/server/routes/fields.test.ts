@@ -1,24 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
-import { API, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
+import { API, useTestServer } from '../../support/server.js';
 
 for (const kind of DATABASES) {
   describe(`fields on ${kind}`, () => {
-    let server: TestServer;
-    let account: TestAccount;
-    before(async () => {
-      server = await startTestServer(kind);
-      account = await server.newAccount();
-    });
-    after(() => server.close());
+    const t = useTestServer(kind);
 
     async function draftWith(pdf: Buffer, recipients: unknown[]) {
-      const envelope = (await server.request('POST', `${API}/envelopes`, { key: account.key, json: { title: 'fields', recipients } })).json();
-      const document = (await server.request('POST', `${API}/envelopes/${envelope.id}/documents`, { key: account.key, file: { bytes: pdf } })).json();
+      const envelope = (await t.server.request('POST', `${API}/envelopes`, { key: t.account.key, json: { title: 'fields', recipients } })).json();
+      const document = (await t.server.request('POST', `${API}/envelopes/${envelope.id}/documents`, { key: t.account.key, file: { bytes: pdf } })).json();
       const ids = envelope.recipients.map((r: { recipient_id: string }) => r.recipient_id) as string[];
-      const put = (fields: unknown[]) => server.request('PUT', `${API}/envelopes/${envelope.id}/documents/${document.document_id}/fields`, { key: account.key, json: { fields } });
+      const put = (fields: unknown[]) => t.server.request('PUT', `${API}/envelopes/${envelope.id}/documents/${document.document_id}/fields`, { key: t.account.key, json: { fields } });
       return { envelope, document, ids, put };
     }
 
@@ -43,7 +37,7 @@ for (const kind of DATABASES) {
       assert.deepEqual(first.json().fields[11].options, ['Yes', 'No']);
       const replaced = await put([{ recipient_id: ids[0], field_type: 1, page_number: 2, x: 100, y: 600, width: 150, height: 50 }]);
       assert.equal(replaced.statusCode, 200);
-      const view = (await server.request('GET', `${API}/envelopes/${envelope.id}`, { key: account.key })).json();
+      const view = (await t.server.request('GET', `${API}/envelopes/${envelope.id}`, { key: t.account.key })).json();
       assert.equal(view.documents[0].fields.length, 1, 'the call replaces, it does not append');
       assert.equal(view.documents[0].fields[0].field_id, replaced.json().fields[0].field_id);
     });
@@ -97,7 +91,7 @@ for (const kind of DATABASES) {
     test('a document of another envelope is not found', async () => {
       const one = await draftWith(makePdf(), [{ name: 'A', email: 'a@example.com' }]);
       const two = await draftWith(makePdf(), [{ name: 'B', email: 'b@example.com' }]);
-      const response = await server.request('PUT', `${API}/envelopes/${one.envelope.id}/documents/${two.document.document_id}/fields`, { key: account.key, json: { fields: [] } });
+      const response = await t.server.request('PUT', `${API}/envelopes/${one.envelope.id}/documents/${two.document.document_id}/fields`, { key: t.account.key, json: { fields: [] } });
       assert.equal(response.statusCode, 404);
       assert.equal(response.json().code, 'document_not_found');
     });
