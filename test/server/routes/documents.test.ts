@@ -109,6 +109,9 @@ for (const kind of DATABASES) {
       const second = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages: 2 }) } });
       assert.equal(second.statusCode, 422);
       assert.equal(second.json().code, 'dsc_single_document');
+      const documents = await t.server.ctx.db.selectFrom('documents').select('id').where('account_id', '=', t.account.accountId).execute();
+      const refusedUploadsKept = documents.length - (await t.server.ctx.db.selectFrom('envelope_documents').select('document_id').execute()).length;
+      assert.equal(refusedUploadsKept, 0, 'a refused upload leaves no workspace document behind');
       const withTwoDocs = await envelope();
       for (const pages of [1, 2]) await t.server.request('POST', `${API}/envelopes/${withTwoDocs.id}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages }) } });
       const dscSigner = await t.server.request('POST', `${API}/envelopes/${withTwoDocs.id}/recipients`, { key: t.account.key, json: { name: 'T', email: 't@example.com', signature_method: 'dsc' } });
