@@ -4,11 +4,13 @@
  * facts an incremental writer needs: trailer, /Size, xref kind, startxref, object offsets, revisions.
  */
 import { MoharError } from '../common/errors.js';
-import { decodeFilters, filterSpecs, type OutputLimit } from './filters.js';
+import { decodeFilters, filterSpecs } from './filters.js';
 import { Lexer } from './lexer.js';
 import { invalidPdf, isFatal, resolveLimits, tooComplex, type PdfLimits } from './limits.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from './objects.js';
-import { Parser, type ParserOptions } from './parser.js';
+import { indexObjectStream, objectStreamMember, type ObjectStreamData } from './object-streams.js';
+import { DecodeBudget } from './output-limit.js';
+import { Parser, endstreamFinder, type ParserOptions } from './parser.js';
 import { findRevisions, scanObjects, type RevisionMark } from './xref-repair.js';
 import { findStartxref, readXrefChain, type XrefContext, type XrefEntry, type XrefInfo, type XrefKind } from './xref.js';
 
@@ -16,13 +18,6 @@ import { findStartxref, readXrefChain, type XrefContext, type XrefEntry, type Xr
 const MAX_LOAD_NESTING = 64;
 /** Most hops of a reference that points at another reference. */
 const MAX_REF_CHAIN = 32;
-
-interface ObjectStreamData {
-  readonly data: Uint8Array;
-  readonly first: number;
-  /** [objectNumber, offsetFromFirst] pairs in stream order. */
-  readonly pairs: readonly (readonly [number, number])[];
-}
 
 export class PdfReader {
   readonly limits: PdfLimits;
@@ -36,8 +31,7 @@ export class PdfReader {
   private readonly cache = new Map<number, PdfObject>();
   private readonly loading = new Set<number>();
   private readonly objectStreams = new Map<number, ObjectStreamData | null>();
-  private decodedTotal = 0;
-  private endstreams: number[] | undefined;
+  private readonly budget: DecodeBudget;
   /** Options for parsing before the xref exists: stream lengths must then be direct. */
   private readonly plainParser: ParserOptions;
   private readonly parser: ParserOptions;
@@ -53,8 +47,8 @@ export class PdfReader {
     const m = /^%PDF-(\d+\.\d+)/.exec(head.toString('latin1', this.headerOffset, this.headerOffset + 16));
     this.headerVersion = m?.[1] ?? '1.0';
     this.revisions = findRevisions(bytes);
-    const findEndstream = (from: number): number => this.findEndstream(from);
-    this.plainParser = { maxDepth: limits.maxDepth, findEndstream };
+    this.budget = new DecodeBudget(limits);
+    this.plainParser = { maxDepth: limits.maxDepth, findEndstream: endstreamFinder(bytes) };
     this.parser = { ...this.plainParser, resolveLength: (ref) => this.resolveLength(ref) };
   }
 
@@ -123,8 +117,8 @@ export class PdfReader {
       bytes: this.bytes,
       limits: this.limits,
       parser: this.plainParser,
-      decodeLimit: () => this.decodeLimit(),
-      chargeDecoded: (n) => this.chargeDecoded(n),
+      decodeLimit: () => this.budget.next(),
+      chargeDecoded: (n) => this.budget.charge(n),
     };
   }
 
@@ -239,17 +233,7 @@ export class PdfReader {
 
   private parseCompressed(num: number, streamNum: number, index: number): PdfObject | undefined {
     const os = this.objectStream(streamNum);
-    if (!os) return undefined;
-    let pair = os.pairs[index];
-    if (!pair || pair[0] !== num) pair = os.pairs.find(([n]) => n === num);
-    if (!pair) return undefined;
-    try {
-      const value = new Parser(os.data, os.first + pair[1], this.plainParser).parseObject();
-      return value instanceof PdfStream ? null : value; // streams cannot live in object streams
-    } catch (err) {
-      if (isFatal(err)) throw err;
-      return undefined;
-    }
+    return os ? objectStreamMember(os, num, index, this.plainParser) : undefined;
   }
 
   /** Decodes an object stream (/Type /ObjStm) once and indexes its header. */
@@ -264,16 +248,7 @@ export class PdfReader {
       const first = this.resolve(stream.dict.get('First'));
       if (typeof n === 'number' && typeof first === 'number' && n >= 0 && first >= 0) {
         if (n > this.limits.maxObjects) throw tooComplex(`more than ${this.limits.maxObjects} objects`);
-        const data = this.decodeStream(stream);
-        const lexer = new Lexer(data, 0, Math.min(first, data.length));
-        const pairs: [number, number][] = [];
-        for (let i = 0; i < n; i++) {
-          const a = lexer.next();
-          const b = lexer.next();
-          if (a.type !== 'number' || b.type !== 'number') break;
-          pairs.push([a.value, b.value]);
-        }
-        result = { data, first, pairs };
+        result = indexObjectStream(this.decodeStream(stream), n, first);
       }
     }
     this.objectStreams.set(streamNum, result);
@@ -283,48 +258,14 @@ export class PdfReader {
   /** The decoded data of a stream, counted against the document's decoding budget. */
   decodeStream(stream: PdfStream): Uint8Array {
     const filters = filterSpecs(stream.dict, (o) => this.resolve(o));
-    const data = decodeFilters(stream.raw(), filters, this.decodeLimit());
-    this.chargeDecoded(data.length);
+    const data = decodeFilters(stream.raw(), filters, this.budget.next());
+    this.budget.charge(data.length);
     return data;
-  }
-
-  private decodeLimit(): OutputLimit {
-    const left = this.limits.maxTotalDecodedBytes - this.decodedTotal;
-    if (left < this.limits.maxInflateBytes) {
-      return { maxBytes: Math.max(0, left), what: `decoded streams exceed the total budget of ${this.limits.maxTotalDecodedBytes} bytes` };
-    }
-    return { maxBytes: this.limits.maxInflateBytes, what: `a stream decodes to more than ${this.limits.maxInflateBytes} bytes` };
-  }
-
-  private chargeDecoded(n: number): void {
-    this.decodedTotal += n;
-    if (this.decodedTotal > this.limits.maxTotalDecodedBytes) {
-      throw tooComplex(`decoded streams exceed the total budget of ${this.limits.maxTotalDecodedBytes} bytes`);
-    }
   }
 
   private resolveLength(ref: PdfRef): number | undefined {
     const v = this.getObject(ref);
     return typeof v === 'number' ? v : undefined;
-  }
-
-  /** First "endstream" at or after `from`; the file is indexed once so repeated searches stay cheap. */
-  private findEndstream(from: number): number {
-    if (!this.endstreams) {
-      const buf = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-      const found: number[] = [];
-      for (let i = buf.indexOf('endstream'); i >= 0; i = buf.indexOf('endstream', i + 9)) found.push(i);
-      this.endstreams = found;
-    }
-    const list = this.endstreams;
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[mid]! < from) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < list.length ? list[lo]! : -1;
   }
 
   /** True when the file starts with a linearization dictionary whose /L matches the file length. */

@@ -1,23 +1,20 @@
 /**
  * Stream filters (ISO 32000-1 7.4) needed to read the file structure: FlateDecode (with PNG/TIFF
  * predictors, as used by xref streams), LZWDecode, ASCIIHexDecode, ASCII85Decode, RunLengthDecode.
- * Every decoder is told the most bytes it may produce, so a "zip bomb" stops at the limit instead
- * of filling memory. Image-only filters are refused, but only when someone asks to decode them.
+ * Every decoder is told the most bytes it may produce (output-limit.ts), so a "zip bomb" stops at
+ * the limit instead of filling memory. Image-only filters are refused, but only when someone asks to decode them.
  */
 import { inflateRawSync, inflateSync, constants as zlibConstants } from 'node:zlib';
 import { invalidPdf, tooComplex } from './limits.js';
+import { lzwDecode } from './lzw.js';
+import { LimitedBuffer, type OutputLimit } from './output-limit.js';
+import { applyPredictor } from './predictors.js';
 import { PdfArray, PdfDict, PdfName, type PdfObject } from './objects.js';
 
 export interface FilterSpec {
   readonly name: string;
   /** The filter's /DecodeParms entry, already resolved. */
   readonly parms: PdfDict | undefined;
-}
-
-/** Thrown (as pdf_too_complex) when a decoder would exceed `maxBytes`; `what` names the limit. */
-export interface OutputLimit {
-  readonly maxBytes: number;
-  readonly what: string;
 }
 
 /** The /Filter and /DecodeParms of a stream dictionary as a list (either may be an array or single). */
@@ -108,64 +105,6 @@ export function inflate(data: Uint8Array, limit: OutputLimit): Uint8Array {
   return best;
 }
 
-function lzwDecode(data: Uint8Array, earlyChange: boolean, limit: OutputLimit): Uint8Array {
-  const out = new Growable(limit);
-  const prefix = new Int32Array(4096);
-  const suffix = new Uint8Array(4096);
-  const lengths = new Uint16Array(4096);
-  for (let i = 0; i < 256; i++) {
-    suffix[i] = i;
-    lengths[i] = 1;
-  }
-  let next = 258;
-  let width = 9;
-  let prev = -1;
-  let bitBuf = 0;
-  let bits = 0;
-  const entry = new Uint8Array(4096);
-  const emit = (code: number): number => {
-    const len = lengths[code]!;
-    for (let i = len - 1, c = code; i >= 0; i--, c = prefix[c]!) entry[i] = suffix[c]!;
-    out.push(entry, len);
-    return entry[0]!;
-  };
-  for (const byte of data) {
-    bitBuf = (bitBuf << 8) | byte;
-    bits += 8;
-    while (bits >= width) {
-      const code = (bitBuf >>> (bits - width)) & ((1 << width) - 1);
-      bits -= width;
-      if (code === 256) {
-        next = 258;
-        width = 9;
-        prev = -1;
-        continue;
-      }
-      if (code === 257) return out.result();
-      let first: number;
-      if (code < next) first = emit(code);
-      else if (code === next && prev >= 0) {
-        // KwKwK case: the code being defined is prev + first byte of prev
-        const len = lengths[prev]!;
-        for (let i = len - 1, c = prev; i >= 0; i--, c = prefix[c]!) entry[i] = suffix[c]!;
-        entry[len] = entry[0]!;
-        out.push(entry, len + 1);
-        first = entry[0]!;
-      } else return out.result(); // corrupt: stop like viewers do
-      if (prev >= 0 && next < 4096) {
-        prefix[next] = prev;
-        suffix[next] = first;
-        lengths[next] = lengths[prev]! + 1;
-        next++;
-      }
-      prev = code;
-      const threshold = next + (earlyChange ? 1 : 0);
-      width = threshold >= 2048 ? 12 : threshold >= 1024 ? 11 : threshold >= 512 ? 10 : 9;
-    }
-  }
-  return out.result();
-}
-
 function asciiHexDecode(data: Uint8Array): Uint8Array {
   const out = new Uint8Array((data.length >>> 1) + 1);
   let n = 0;
@@ -185,7 +124,7 @@ function asciiHexDecode(data: Uint8Array): Uint8Array {
 }
 
 function ascii85Decode(data: Uint8Array, limit: OutputLimit): Uint8Array {
-  const out = new Growable(limit);
+  const out = new LimitedBuffer(limit);
   const group = new Uint8Array(4);
   let value = 0;
   let count = 0;
@@ -213,7 +152,7 @@ function ascii85Decode(data: Uint8Array, limit: OutputLimit): Uint8Array {
 }
 
 function runLengthDecode(data: Uint8Array, limit: OutputLimit): Uint8Array {
-  const out = new Growable(limit);
+  const out = new LimitedBuffer(limit);
   let i = 0;
   while (i < data.length) {
     const n = data[i++]!;
@@ -228,101 +167,5 @@ function runLengthDecode(data: Uint8Array, limit: OutputLimit): Uint8Array {
   return out.result();
 }
 
-/** PNG (10..15) and TIFF (2) predictors; other values mean "no predictor". */
-export function applyPredictor(data: Uint8Array, parms: PdfDict | undefined): Uint8Array {
-  const predictor = parms?.getNumber('Predictor') ?? 1;
-  if (predictor < 2) return data;
-  const colors = clampInt(parms?.getNumber('Colors'), 1, 1, 32);
-  const bpc = clampInt(parms?.getNumber('BitsPerComponent'), 8, 1, 16);
-  const columns = clampInt(parms?.getNumber('Columns'), 1, 1, 1 << 24);
-  const bpp = Math.max(1, Math.ceil((colors * bpc) / 8));
-  const rowBytes = Math.ceil((colors * bpc * columns) / 8);
-  if (predictor === 2) return tiffPredictor(data, rowBytes, colors, bpc);
-  if (predictor < 10) return data;
-  const rows = Math.ceil(data.length / (rowBytes + 1));
-  const out = new Uint8Array(rows * rowBytes);
-  let prev = new Uint8Array(rowBytes);
-  let o = 0;
-  for (let r = 0, i = 0; r < rows; r++) {
-    const type = data[i++]!;
-    const row = out.subarray(o, o + rowBytes);
-    row.set(data.subarray(i, i + rowBytes));
-    i += rowBytes;
-    for (let x = 0; x < rowBytes; x++) {
-      const left = x >= bpp ? row[x - bpp]! : 0;
-      const up = prev[x]!;
-      const upLeft = x >= bpp ? prev[x - bpp]! : 0;
-      if (type === 1) row[x] = row[x]! + left;
-      else if (type === 2) row[x] = row[x]! + up;
-      else if (type === 3) row[x] = row[x]! + ((left + up) >>> 1);
-      else if (type === 4) row[x] = row[x]! + paeth(left, up, upLeft);
-    }
-    prev = row;
-    o += rowBytes;
-  }
-  // A short final row (truncated data) only contributes the bytes it had.
-  const lastRow = data.length % (rowBytes + 1);
-  return lastRow === 0 ? out : out.subarray(0, out.length - rowBytes + Math.max(0, lastRow - 1));
-}
-
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a);
-  const pb = Math.abs(p - b);
-  const pc = Math.abs(p - c);
-  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-}
-
-function tiffPredictor(data: Uint8Array, rowBytes: number, colors: number, bpc: number): Uint8Array {
-  const out = Uint8Array.from(data);
-  for (let start = 0; start < out.length; start += rowBytes) {
-    const end = Math.min(out.length, start + rowBytes);
-    if (bpc === 8) {
-      for (let x = start + colors; x < end; x++) out[x] = out[x]! + out[x - colors]!;
-    } else if (bpc === 16) {
-      for (let x = start + 2 * colors; x + 1 < end; x += 2) {
-        const v = ((out[x]! << 8) | out[x + 1]!) + ((out[x - 2 * colors]! << 8) | out[x - 2 * colors + 1]!);
-        out[x] = (v >>> 8) & 0xff;
-        out[x + 1] = v & 0xff;
-      }
-    } else {
-      // 1, 2 or 4 bits per component: add component-wise along the row
-      const mask = (1 << bpc) - 1;
-      const count = Math.floor(((end - start) * 8) / bpc);
-      const get = (k: number): number => (out[start + ((k * bpc) >>> 3)]! >>> (8 - bpc - ((k * bpc) & 7))) & mask;
-      for (let k = colors; k < count; k++) {
-        const v = (get(k) + get(k - colors)) & mask;
-        const byte = start + ((k * bpc) >>> 3);
-        const shift = 8 - bpc - ((k * bpc) & 7);
-        out[byte] = (out[byte]! & ~(mask << shift)) | (v << shift);
-      }
-    }
-  }
-  return out;
-}
-
-function clampInt(v: number | undefined, dflt: number, min: number, max: number): number {
-  if (v === undefined || !Number.isInteger(v)) return dflt;
-  return Math.min(max, Math.max(min, v));
-}
-
-/** A byte buffer that grows by doubling and refuses to pass the output limit. */
-class Growable {
-  private buf = new Uint8Array(1024);
-  private len = 0;
-  constructor(private readonly limit: OutputLimit) {}
-  push(bytes: Uint8Array, count: number): void {
-    const need = this.len + count;
-    if (need > this.limit.maxBytes) throw tooComplex(this.limit.what);
-    if (need > this.buf.length) {
-      const bigger = new Uint8Array(Math.min(Math.max(need, this.buf.length * 2), this.limit.maxBytes));
-      bigger.set(this.buf.subarray(0, this.len));
-      this.buf = bigger;
-    }
-    this.buf.set(bytes.subarray(0, count), this.len);
-    this.len = need;
-  }
-  result(): Uint8Array {
-    return this.buf.subarray(0, this.len);
-  }
-}
+export { applyPredictor } from './predictors.js';
+export type { OutputLimit } from './output-limit.js';

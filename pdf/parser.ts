@@ -240,3 +240,26 @@ export function startsWith(buf: Uint8Array, pos: number, needle: Uint8Array): bo
 export function indexOf(buf: Uint8Array, needle: Uint8Array, from: number): number {
   return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).indexOf(needle, from);
 }
+
+/**
+ * A finder for "endstream" that indexes the buffer on first use, so that many streams with a
+ * wrong /Length cost one pass over the file instead of one pass each.
+ */
+export function endstreamFinder(buf: Uint8Array): (from: number) => number {
+  let positions: number[] | undefined;
+  return (from) => {
+    if (!positions) {
+      positions = [];
+      const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+      for (let i = b.indexOf(ENDSTREAM); i >= 0; i = b.indexOf(ENDSTREAM, i + ENDSTREAM.length)) positions.push(i);
+    }
+    let lo = 0;
+    let hi = positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (positions[mid]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < positions.length ? positions[lo]! : -1;
+  };
+}

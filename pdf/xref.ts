@@ -65,7 +65,7 @@ export function findStartxref(bytes: Uint8Array): number | undefined {
 
 /** Reads the section at `startxref` and every /Prev before it. Throws on any damage. */
 export function readXrefChain(ctx: XrefContext, startxref: number, shift: number): XrefInfo {
-  const entries = new Map<number, XrefEntry>();
+  let entries = new Map<number, XrefEntry>();
   const sections: XrefSection[] = [];
   const visited = new Set<number>();
   let next: number | undefined = startxref;
@@ -75,7 +75,8 @@ export function readXrefChain(ctx: XrefContext, startxref: number, shift: number
     const { section, sectionEntries } = readSection(ctx, next, shift);
     sections.push(section);
     // Newest section first, so an object keeps the first definition seen (free entries included).
-    for (const [num, e] of sectionEntries) if (!entries.has(num)) entries.set(num, e);
+    if (sections.length === 1) entries = sectionEntries;
+    else for (const [num, e] of sectionEntries) if (!entries.has(num)) entries.set(num, e);
     if (entries.size > ctx.limits.maxObjects) throw tooComplex(`more than ${ctx.limits.maxObjects} objects`);
     const prev = section.trailer.get('Prev');
     next = typeof prev === 'number' && Number.isInteger(prev) && prev >= 0 ? prev : undefined;
@@ -153,6 +154,17 @@ function readTable(ctx: XrefContext, pos: number): { entries: Map<number, XrefEn
     const count = readInt();
     if (first < 0 || count < 0) break;
     for (let i = 0; i < count; i++) {
+      skipWs();
+      if (isStandardEntry(buf, p)) {
+        // Fast path for the standard 20-byte line "oooooooooo ggggg n".
+        const offset = digitsAt(buf, p, 10);
+        const gen = digitsAt(buf, p + 11, 5);
+        const inUse = buf[p + 17] === 0x6e;
+        p += 18;
+        if (entries.size >= ctx.limits.maxObjects) throw tooComplex(`more than ${ctx.limits.maxObjects} objects`);
+        entries.set(first + i, inUse && offset > 0 ? { type: 'offset', offset, gen } : { type: 'free', gen });
+        continue;
+      }
       const offset = readInt();
       const gen = readInt();
       skipWs();
@@ -164,6 +176,24 @@ function readTable(ctx: XrefContext, pos: number): { entries: Map<number, XrefEn
     }
   }
   throw invalidPdf('xref table without trailer');
+}
+
+function isStandardEntry(buf: Uint8Array, p: number): boolean {
+  if (p + 18 > buf.length || buf[p + 10] !== 0x20 || buf[p + 16] !== 0x20) return false;
+  const kind = buf[p + 17];
+  if (kind !== 0x6e && kind !== 0x66) return false;
+  for (let i = 0; i < 16; i++) {
+    if (i === 10) continue;
+    const c = buf[p + i]!;
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+function digitsAt(buf: Uint8Array, p: number, n: number): number {
+  let v = 0;
+  for (let i = 0; i < n; i++) v = v * 10 + buf[p + i]! - 0x30;
+  return v;
 }
 
 /** An xref stream (7.5.8): /W field widths, /Index subsections, decoded with predictors. */
