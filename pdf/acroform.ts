@@ -117,8 +117,10 @@ function pageLocator(reader: PdfReader, pages: readonly PageInfo[]): Locator {
   return (widget, dict) => {
     if (!byAnnot) {
       byAnnot = new Map();
+      let seen = 0;
       for (const p of pages) {
         for (const a of reader.getArray(p.dict, 'Annots')?.items ?? []) {
+          if (++seen > reader.limits.maxObjects) throw tooComplex('too many annotations');
           if (a instanceof PdfRef && !byAnnot.has(a.key)) byAnnot.set(a.key, p);
         }
       }

@@ -48,7 +48,7 @@ export class PdfReader {
     this.headerVersion = m?.[1] ?? '1.0';
     this.revisions = findRevisions(bytes);
     this.budget = new DecodeBudget(limits);
-    this.plainParser = { maxDepth: limits.maxDepth, findEndstream: endstreamFinder(bytes) };
+    this.plainParser = { maxDepth: limits.maxDepth, maxItems: limits.maxObjects, findEndstream: endstreamFinder(bytes) };
     this.parser = { ...this.plainParser, resolveLength: (ref) => this.resolveLength(ref) };
   }
 

@@ -130,7 +130,7 @@ export class Lexer {
   private readName(): string {
     const { buf, end } = this;
     let p = this.pos + 1;
-    const bytes: number[] = [];
+    const bytes = new ByteSink();
     while (p < end) {
       const c = buf[p]!;
       if (CLASS[c] !== 0) break;
@@ -147,7 +147,7 @@ export class Lexer {
       p++;
     }
     this.pos = p;
-    return bytesToLatin1(bytes);
+    return Buffer.from(bytes.result()).toString('latin1');
   }
 
   /** Literal string with balanced parentheses and escapes; nesting is counted, not recursed. */
@@ -166,7 +166,7 @@ export class Lexer {
       }
     }
     depth = 1;
-    const out: number[] = [];
+    const out = new ByteSink();
     while (p < end) {
       let c = buf[p++]!;
       if (c === 0x28) depth++;
@@ -202,14 +202,14 @@ export class Lexer {
       out.push(c);
     }
     this.pos = p;
-    return Uint8Array.from(out);
+    return out.result();
   }
 
   /** Hex string: whitespace and junk ignored, an odd final digit is padded with 0. */
   private readHexString(): Uint8Array {
     const { buf, end } = this;
     let p = this.pos + 1;
-    const out: number[] = [];
+    const out = new ByteSink();
     let high = -1;
     while (p < end) {
       const c = buf[p++]!;
@@ -224,7 +224,7 @@ export class Lexer {
     }
     if (high >= 0) out.push(high * 16);
     this.pos = p;
-    return Uint8Array.from(out);
+    return out.result();
   }
 }
 
@@ -232,6 +232,19 @@ export function latin1(buf: Uint8Array, start: number, end: number): string {
   return Buffer.from(buf.buffer, buf.byteOffset + start, Math.max(0, end - start)).toString('latin1');
 }
 
-function bytesToLatin1(bytes: number[]): string {
-  return Buffer.from(bytes).toString('latin1');
+/** Collects bytes in a doubling Uint8Array: a huge string in a hostile file costs its size, not 8x. */
+class ByteSink {
+  private buf = new Uint8Array(32);
+  private len = 0;
+  push(byte: number): void {
+    if (this.len === this.buf.length) {
+      const bigger = new Uint8Array(this.buf.length * 2);
+      bigger.set(this.buf);
+      this.buf = bigger;
+    }
+    this.buf[this.len++] = byte;
+  }
+  result(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
 }

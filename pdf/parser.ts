@@ -20,6 +20,8 @@ import {
 
 export interface ParserOptions {
   readonly maxDepth: number;
+  /** Most entries in one array or dictionary (a hostile file can hold millions of tiny ones). */
+  readonly maxItems?: number;
   /** Resolves an indirect stream /Length; undefined when it cannot be known. */
   readonly resolveLength?: (ref: PdfRef) => number | undefined;
   /** Offset of the first "endstream" at or after `from`, or -1. Lets a reader index the file once. */
@@ -55,6 +57,7 @@ export class Parser {
   /** Parses one direct object; an "N G R" reference at top level is recognised by look-ahead. */
   parseObject(): PdfObject {
     const lexer = this.lexer;
+    const maxItems = this.options.maxItems ?? Infinity;
     const stack: Frame[] = [];
     for (;;) {
       const tok = lexer.next();
@@ -105,7 +108,9 @@ export class Parser {
           break;
       }
       if (stack.length === 0) return value;
-      stack[stack.length - 1]!.items.push(value);
+      const items = stack[stack.length - 1]!.items;
+      if (items.length >= maxItems) throw tooComplex(`an array or dictionary with more than ${maxItems} entries`);
+      items.push(value);
     }
   }
 
