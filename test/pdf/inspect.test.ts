@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspectPdf, DEFAULT_PDF_LIMITS } from '../../pdf/index.js';
 import { isMoharError } from '../../common/errors.js';
-import { makePdf, makeHybridPdf, appendUpdate, withObjectStreams, linearize } from '../support/pdf-fixtures.js';
+import { makePdf, makeHybridPdf, appendUpdate, withObjectStreams, linearize, samples } from '../support/pdf-fixtures.js';
 
 describe('inspectPdf', () => {
   test('the whole answer for a simple file', () => {
@@ -73,5 +73,21 @@ describe('inspectPdf', () => {
     assert.throws(() => inspectPdf(makePdf({ pages: 3 }), { maxPages: 2 }), (e) => isMoharError(e, 'pdf_too_complex'));
     assert.equal(inspectPdf(makePdf({ pages: 3 }), { maxPages: 3, maxDepth: undefined }).pageCount, 3);
     assert.throws(() => inspectPdf(makePdf(), { maxPages: -1 }), TypeError);
+  });
+});
+
+describe('fixture samples for other test suites', () => {
+  test('each sample is what its name says', () => {
+    const empty = inspectPdf(samples.emptySignatureField());
+    assert.deepEqual(empty.signatureFields.map((f) => [f.name, f.signed, f.pageNumber, f.rect]), [['Signature1', false, 1, { x: 72, y: 670, width: 200, height: 50 }]]);
+    assert.deepEqual(inspectPdf(samples.signedField()).signatureFields.map((f) => [f.name, f.signed]), [['Signer1', true], ['Signer2', false]]);
+    assert.equal(inspectPdf(samples.certified()).docMdpPermission, 1);
+    assert.equal(inspectPdf(samples.certified(3)).docMdpPermission, 3);
+    assert.equal(inspectPdf(samples.incrementallyUpdated()).revisions, 2);
+    assert.deepEqual(inspectPdf(samples.mixedGeometry()).pages.map((p) => [p.width, p.height]), [[612, 792], [842, 595], [800, 553], [792, 612]]);
+    assert.equal(inspectPdf(samples.objectStreams()).xrefKind, 'stream');
+    assert.equal(inspectPdf(samples.linearized()).linearized, true);
+    assert.equal(inspectPdf(samples.hybrid()).xrefKind, 'hybrid');
+    assert.throws(() => inspectPdf(samples.encrypted()), (e) => isMoharError(e, 'pdf_encrypted'));
   });
 });

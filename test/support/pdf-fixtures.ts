@@ -1,6 +1,7 @@
 /**
  * Test PDFs, built in memory. Reusable by any test (pdf/, server/):
  *
+ *   samples.*                ready-made documents (empty or signed field, certified, updated, ...)
  *   makePdf(opts)            a valid classic-xref PDF: pages with chosen boxes/rotation, signature
  *                            fields (empty or signed-looking), DocMDP certification, big page trees
  *   buildPdf(objects, ...)   low level: writes the given objects with a correct xref table
@@ -76,7 +77,10 @@ export interface PdfFixtureOptions {
 
 const LETTER: FixtureBox = [0, 0, 612, 792];
 
-/** A complete, valid PDF with a classic xref table. Object 1 is the catalog, 2 the root /Pages. */
+/**
+ * A complete, valid PDF with a classic xref table. Object 1 is the catalog, 2 the root /Pages,
+ * pages are objects 3, 4, ... in page order; fields, widgets and contents come after them.
+ */
 export function makePdf(opts: PdfFixtureOptions = {}): Buffer {
   const specs: PageSpec[] = typeof opts.pages === 'number' || opts.pages === undefined
     ? Array.from({ length: opts.pages ?? 1 }, () => ({}))
@@ -208,7 +212,8 @@ export function buildPdf(objects: FixtureObject[], trailer: string, opts: { vers
     parts.push(b);
     pos += b.length;
   }
-  const size = Math.max(0, ...offsets.keys()) + 1;
+  let size = 1;
+  for (const n of offsets.keys()) size = Math.max(size, n + 1);
   parts.push(Buffer.from(xrefTable(offsets, true) + `trailer\n<< /Size ${size} ${trailer} >>\nstartxref\n${pos}\n%%EOF\n`, 'latin1'));
   return Buffer.concat(parts);
 }
@@ -334,6 +339,44 @@ export function makeHybridPdf(pageCount = 3): Buffer {
   parts.push(Buffer.from(xrefTable(offsets, true) + `trailer\n<< /Size ${size} /Root 1 0 R /XRefStm ${xrefStmOffset} >>\nstartxref\n${pos}\n%%EOF\n`, 'latin1'));
   return Buffer.concat(parts);
 }
+
+/** Ready-made documents for tests anywhere (pdf/, server/, cli/). Each call builds a fresh Buffer. */
+export const samples = {
+  /** 2 Letter pages; an empty signature field "Signature1" on page 1 at user [72 72 272 122]. */
+  emptySignatureField: (): Buffer =>
+    makePdf({ pages: 2, signatureFields: [{ name: 'Signature1', page: 1, rect: [72, 72, 272, 122] }] }),
+  /** 1 page; "Signer1" already signed (has /V, fake CMS) and "Signer2" still empty. */
+  signedField: (): Buffer =>
+    makePdf({
+      signatureFields: [
+        { name: 'Signer1', rect: [72, 72, 272, 122], signed: true },
+        { name: 'Signer2', rect: [300, 72, 500, 122] },
+      ],
+    }),
+  /** Certified with DocMDP level `p` (1 forbids any further signature). */
+  certified: (p: 1 | 2 | 3 = 1): Buffer => makePdf({ docMdp: p, signatureFields: [{ name: 'Certification', signed: true }] }),
+  /** 2 pages plus one incremental update that rotates page 1 by 90 degrees: 2 revisions. */
+  incrementallyUpdated: (): Buffer =>
+    appendUpdate(makePdf({ pages: 2 }), [{ num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 >>' }]),
+  /** 4 pages: Letter, A4 rotated 90, landscape rotated 180 with a CropBox, offset MediaBox rotated 270. */
+  mixedGeometry: (): Buffer =>
+    makePdf({
+      pages: [
+        { text: 'Letter' },
+        { mediaBox: [0, 0, 595, 842], rotate: 90, text: 'A4 rotated 90' },
+        { mediaBox: [0, 0, 842, 595], cropBox: [21, 21, 821, 574], rotate: 180, text: 'cropped' },
+        { mediaBox: [-100, -100, 512, 692], rotate: 270, text: 'offset' },
+      ],
+    }),
+  /** 3 pages, everything in object streams, xref stream (needs qpdf). */
+  objectStreams: (): Buffer => withObjectStreams(makePdf({ pages: 3 })),
+  /** 3 pages, linearized (needs qpdf). */
+  linearized: (): Buffer => linearize(makePdf({ pages: 3 })),
+  /** Classic table plus /XRefStm, 3 pages. */
+  hybrid: (): Buffer => makeHybridPdf(3),
+  /** AES-256 with user password "user" (needs qpdf). */
+  encrypted: (): Buffer => encrypt(makePdf({ pages: 1 })),
+};
 
 // ---------------------------------------------------------------- reference tools (qpdf, poppler, gs)
 
