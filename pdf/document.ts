@@ -194,7 +194,7 @@ export class PdfReader {
     const cached = this.cache.get(num);
     if (cached !== undefined) return cached;
     if (this.loading.has(num)) return null; // an object that needs itself to load: treat as missing
-    if (this.loading.size >= MAX_LOAD_NESTING) throw tooComplex('references nested too deeply');
+    if (this.loading.size >= MAX_LOAD_NESTING) throw tooComplex(`references nested more than ${MAX_LOAD_NESTING} deep`);
     this.loading.add(num);
     let value: PdfObject | undefined;
     try {

@@ -58,7 +58,7 @@ export function getPages(reader: PdfReader): PageInfo[] {
   const stack: Frame[] = [{ node: rootRef, inherited: {}, depth: 0 }];
   while (stack.length > 0) {
     const { node, inherited, depth } = stack.pop()!;
-    if (++nodes > maxNodes) throw tooComplex(`page tree has more than ${maxNodes} nodes`);
+    if (++nodes > maxNodes) throw tooComplex(`page tree has more than ${maxNodes} nodes (limit: ${maxPages} pages)`);
     if (depth > maxDepth) throw tooComplex(`page tree nested deeper than ${maxDepth} levels`);
     const dict = reader.resolve(node);
     if (!(dict instanceof PdfDict)) throw invalidPdf('the page tree refers to a page that does not exist');
@@ -75,7 +75,7 @@ export function getPages(reader: PdfReader): PageInfo[] {
       if (seenTreeNodes.has(key)) throw invalidPdf('the page tree contains a cycle');
       seenTreeNodes.add(key);
       const items = kids?.items ?? [];
-      if (stack.length + items.length > maxNodes) throw tooComplex(`page tree has more than ${maxNodes} nodes`);
+      if (stack.length + items.length > maxNodes) throw tooComplex(`page tree has more than ${maxNodes} nodes (limit: ${maxPages} pages)`);
       for (let i = items.length - 1; i >= 0; i--) stack.push({ node: items[i]!, inherited: here, depth: depth + 1 });
       continue;
     }

@@ -52,6 +52,28 @@ describe('classic xref tables', () => {
   });
 });
 
+describe('line endings and trailing bytes', () => {
+  test('CR-only line endings (old Mac writers)', () => {
+    const pdf = Buffer.from(makePdf({ pages: 3, signatureFields: [{ name: 'S', rect: [1, 2, 3, 4] }] }).toString('latin1').replace(/\n/g, '\r'), 'latin1');
+    const r = PdfReader.open(pdf);
+    assert.equal(r.xref.reconstructed, false);
+    assert.equal(getPages(r).length, 3);
+  });
+
+  test('junk after the last %%EOF (padding, mail footers)', () => {
+    const pdf = Buffer.concat([makePdf({ pages: 2 }), Buffer.alloc(3000), Buffer.from('\n-- \nsent from my phone\n')]);
+    const r = PdfReader.open(pdf);
+    assert.equal(r.xref.reconstructed, false);
+    assert.equal(r.revisions.length, 1);
+    assert.equal(getPages(r).length, 2);
+  });
+
+  test('startxref beyond the end of the file', () => {
+    const pdf = makePdf({ pages: 2 }).toString('latin1').replace(/startxref\s+\d+/, 'startxref\n99999999');
+    assert.equal(getPages(PdfReader.open(Buffer.from(pdf, 'latin1'))).length, 2);
+  });
+});
+
 describe('incremental updates', () => {
   test('later sections win, /Prev is followed, each revision is listed', () => {
     const base = makePdf({ pages: 2 });
