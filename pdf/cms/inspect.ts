@@ -31,7 +31,7 @@ export interface CmsInspection {
   readonly messageDigest: Uint8Array | null;
   /** Whether messageDigest equals the digest of the given content; null when no content was given. */
   readonly messageDigestMatches: boolean | null;
-  /** A CMS signing-time attribute is present (not allowed in PAdES baseline). */
+  /** A CMS signing-time attribute is present (not allowed in PAdES baseline signatures; reported as a problem for id-data content only). */
   readonly hasSigningTime: boolean;
   readonly signingTime: Date | null;
   /** ESS signing-certificate(-v2) attribute: its version and whether it names the signer certificate. */
@@ -99,8 +99,9 @@ export function inspectCms(der: Uint8Array, options: InspectCmsOptions = {}): Cm
     messageDigestMatches = !!expected && !!si.messageDigest && equalBytes(expected, si.messageDigest);
     if (!messageDigestMatches) problems.push(si.digestName ? 'the message digest does not match the signed content' : `unsupported digest algorithm ${si.digestAlgorithm}`);
   }
-  if (si.hasSigningTimeAttribute) problems.push('a CMS signing-time attribute is present (not allowed in PAdES)');
-  if (!si.ess) problems.push('no ESS signing-certificate-v2 attribute');
+  // PAdES baseline rules for signatures over data (a timestamp token, e.g. a document timestamp, may carry signing-time).
+  if (si.hasSigningTimeAttribute && eContentType === OID.data) problems.push('a CMS signing-time attribute is present (not allowed in PAdES)');
+  if (!si.ess) problems.push('no ESS signing-certificate(-v2) attribute');
   else if (si.ess.matchesSigner === false) problems.push('the ESS signing-certificate attribute does not name the signer certificate');
 
   const timestamps: TimestampTokenCheck[] = [];
