@@ -1,7 +1,7 @@
 /**
  * Small DER toolkit used where byte-exactness matters more than convenience: walking TLVs by offset
  * (to splice an unsigned attribute into a CMS without re-encoding anything else), encoding a few
- * primitives, sorting SET OF members, PEM <-> DER. Everything else goes through asn1js/pkijs.
+ * primitives, sorting SET OF members, PEM to DER. Everything else goes through asn1js/pkijs.
  */
 import { MoharError } from '../../common/errors.js';
 
@@ -58,7 +58,7 @@ export function childrenOf(buf: Uint8Array, parent: Tlv, code = 'invalid_signatu
   return out;
 }
 
-export function encodeLength(length: number): Uint8Array {
+function encodeLength(length: number): Uint8Array {
   if (length < 0x80) return Uint8Array.of(length);
   const bytes: number[] = [];
   for (let n = length; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
@@ -152,11 +152,6 @@ export function pemBlocks(text: string, label?: string): Uint8Array[] {
   return out;
 }
 
-export function derToPem(der: Uint8Array, label: string): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n$/, '');
-  return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
-}
-
 /** DER certificate(s) from DER bytes or PEM text/bytes. */
 export function certificatesFrom(input: Uint8Array | string): Uint8Array[] {
   if (typeof input === 'string') return pemBlocks(input, 'CERTIFICATE');
@@ -164,15 +159,7 @@ export function certificatesFrom(input: Uint8Array | string): Uint8Array[] {
   return [input];
 }
 
+/** PEM text (possibly after openssl's "Bag Attributes" preamble) rather than DER (which starts with a SEQUENCE). */
 export function looksLikePem(bytes: Uint8Array): boolean {
-  return Buffer.from(bytes.subarray(0, 64)).toString('latin1').includes('-----BEGIN ');
-}
-
-/** Strips the zero padding a PDF /Contents placeholder leaves after the DER, rejects other trailing bytes. */
-export function trimDerPadding(der: Uint8Array, code = 'invalid_signature_data'): Uint8Array {
-  const top = readTlv(der, 0, code);
-  for (let i = top.end; i < der.length; i++) {
-    if (der[i] !== 0) throw new MoharError(code, 'unexpected bytes after the DER structure');
-  }
-  return der.subarray(0, top.end);
+  return bytes[0] !== 0x30 && Buffer.from(bytes.subarray(0, 65536)).toString('latin1').includes('-----BEGIN ');
 }

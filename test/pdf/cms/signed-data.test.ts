@@ -125,6 +125,16 @@ describe('createSignedData (PAdES B-B)', () => {
     assert.throws(() => buildSignedAttributes({ messageDigest: DIGEST.subarray(0, 20), certificate: pki.rsaSigner.der }), RangeError);
   });
 
+  test('an ESS signing-certificate-v2 naming another certificate is reported', () => {
+    const signedAttributes = buildSignedAttributes({ messageDigest: DIGEST, certificate: pki.ecSigner.der });
+    const signature = nodeSign('sha256', signedAttributes, createPrivateKey(pki.rsaSigner.keyPem));
+    const cms = assembleSignedData({ signedAttributes, signature, certificate: pki.rsaSigner.der });
+    const info = inspectCms(cms, { contentDigest: DIGEST });
+    assert.equal(info.signatureValid, true);
+    assert.deepEqual(info.signingCertificate, { version: 2, hashAlgorithm: 'sha256', matchesSigner: false });
+    assert.ok(info.problems.some((p) => /ESS/.test(p)));
+  });
+
   test('tampering is detected by inspectCms and openssl', async () => {
     const cms = await createSignedData({ messageDigest: DIGEST, signer: await signerFor(pki.rsaSigner) });
     const bad = Uint8Array.from(cms);

@@ -4,7 +4,7 @@
  *
  *   root (RSA, self-signed)                         — served at rootServer: /root.cer, CRL, OCSP (signed by the root itself)
  *   └─ intermediate (RSA; AIA OCSP + caIssuers + CRL DP → rootServer)
- *      ├─ rsaSigner, ecSigner (P-256), revokedSigner (P-256; revoked)
+ *      ├─ rsaSigner, ecSigner (P-256), revokedSigner (P-256; revoked), unknownSigner (P-256; not in the index)
  *      │      AIA OCSP + caIssuers + CRL DP → intServer
  *      ├─ tsa (P-256, critical EKU timeStamping; CRL DP + caIssuers only, no OCSP)
  *      └─ ocspResponder (P-256, EKU OCSPSigning, ocsp-nocheck): signs intServer's OCSP answers
@@ -32,6 +32,8 @@ export interface TestPki {
   readonly rsaSigner: TestCert;
   readonly ecSigner: TestCert;
   readonly revokedSigner: TestCert;
+  /** Issued by the intermediate but missing from its index: OCSP answers "unknown", the CRL does not list it. */
+  readonly unknownSigner: TestCert;
   readonly tsa: TestCert;
   readonly ocspResponder: TestCert;
   readonly rootServer: OcspResponder;
@@ -102,10 +104,11 @@ export async function createTestPki(): Promise<TestPki> {
     ...extra,
   ];
   const signerExt = leafExt(['keyUsage = critical, digitalSignature, nonRepudiation', `authorityInfoAccess = OCSP;URI:${intServer.url}, caIssuers;URI:${intCer}`]);
-  const [rsaSigner, ecSigner, revokedSigner, tsa] = await Promise.all([
+  const [rsaSigner, ecSigner, revokedSigner, unknownSigner, tsa] = await Promise.all([
     issue(dir, 'rsa-signer', 'Asha Rao (RSA)', 'rsa', signerExt, intermediate),
     issue(dir, 'ec-signer', 'Vikram Iyer (P-256)', 'ec', signerExt, intermediate),
     issue(dir, 'revoked-signer', 'Revoked Signer', 'ec', signerExt, intermediate),
+    issue(dir, 'unknown-signer', 'Unregistered Signer', 'ec', signerExt, intermediate),
     issue(dir, 'tsa', 'Mohar Test TSA', 'ec', leafExt(['keyUsage = critical, digitalSignature', 'extendedKeyUsage = critical, timeStamping', `authorityInfoAccess = caIssuers;URI:${intCer}`]), intermediate),
   ]);
   for (const c of [rsaSigner, ecSigner, revokedSigner, tsa, ocspResponder]) intServer.register(c.certPem);
@@ -118,6 +121,7 @@ export async function createTestPki(): Promise<TestPki> {
     rsaSigner,
     ecSigner,
     revokedSigner,
+    unknownSigner,
     tsa,
     ocspResponder,
     rootServer,

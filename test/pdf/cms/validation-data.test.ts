@@ -117,6 +117,17 @@ describe('gatherValidationData', () => {
     assert.match(verify(pki.ecSigner).out, /: OK/);
   });
 
+  test('OCSP "unknown" falls back to the CRL, the OCSP problem is kept in the note', async () => {
+    const data = await gatherValidationData({ chain: [pki.unknownSigner.der, pki.intermediate.der, pki.root.der], transport: loopbackTransport() });
+    const note = noteOf(data, pki.unknownSigner);
+    assert.equal(note.source, 'crl');
+    assert.equal(note.status, 'good');
+    assert.ok(note.problems.some((p) => /does not know the certificate/.test(p)), note.problems.join('; '));
+    const leaf = certInfo(pki.unknownSigner.der);
+    const issuer = certInfo(pki.intermediate.der);
+    assert.ok(data.ocsps.every((o) => checkOcspResponse(o, leaf, issuer).status === null), 'the "unknown" answer is not kept when the CRL answered');
+  });
+
   test('nothing reachable → validation_data_unavailable; with requireAll false, "unavailable" notes', async () => {
     await pki.intServer.setFailing('down');
     const e = await rejectsWithCode(gatherValidationData({ chain: [pki.ecSigner.der, pki.intermediate.der], transport: loopbackTransport() }), 'validation_data_unavailable');
