@@ -65,7 +65,7 @@ async function issue(dir: string, name: string, cn: string, key: KeySpec, extens
 const CA_EXT = ['keyUsage = critical, keyCertSign, cRLSign', 'subjectKeyIdentifier = hash'];
 
 export async function createTestPki(): Promise<TestPki> {
-  const dir = mkdtempSync(join(tmpdir(), 'mohar-pki-'));
+  const dir = mkdtempSync(join(tmpdir(), 'mohar-cms-pki-'));
   const root = await issue(dir, 'root', 'Mohar Test Root', 'rsa', ['basicConstraints = critical, CA:true', ...CA_EXT]);
   const rootServer = await startOcspResponder({ caCert: root.certPem, caKey: root.keyPem, responderCert: root.certPem, responderKey: root.keyPem });
   const rootCer = rootServer.serve('/root.cer', root.der);
