@@ -46,6 +46,12 @@ export const ERROR_CODES = {
   pdf_too_complex: { status: 422, title: 'The PDF exceeds the processing limits' },
   file_too_large: { status: 413, title: 'The file is too large' },
 
+  // Signing (pdf/, native/)
+  invalid_signature_data: { status: 422, title: 'The signature data is malformed' },
+  signing_key_invalid: { status: 422, title: 'The signing key cannot be used' },
+  tsa_unavailable: { status: 503, title: 'No trusted timestamp could be obtained' },
+  validation_data_unavailable: { status: 503, title: 'Revocation data for a certificate could not be obtained' },
+
   // Server side
   blob_missing: { status: 500, title: 'Stored bytes are missing' },
   internal_error: { status: 500, title: 'Internal error' },
