@@ -39,3 +39,7 @@ export { Parser, type ParserOptions } from './parser.js';
 export { decodeFilters, filterSpecs, applyPredictor, inflate, type FilterSpec, type OutputLimit } from './filters.js';
 export type { XrefEntry, XrefInfo, XrefKind, XrefSection } from './xref.js';
 export type { RevisionMark } from './xref-repair.js';
+export { IncrementalUpdate, assertPrefix, type UpdateResult, type SectionKind } from './write/incremental.js';
+export { serializeObject, formatNumber, formatName, makeStream } from './write/serialize.js';
+export { textString, pdfDate, toWinAnsi, transliterateDevanagari } from './write/text.js';
+export { imageXObject, type ImageXObject } from './write/image.js';
