@@ -4,7 +4,7 @@
  * SafeNet / Gemalto eToken and IDPrime, OpenSC), plus paths the caller adds (settings, command line).
  * native/ never reads the environment: the caller passes extra paths in.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 
 export type ModulePlatform = 'win32' | 'linux' | 'darwin';
 
@@ -29,6 +29,11 @@ export interface FindModulesOptions {
   readonly extraPaths?: readonly string[];
   /** File existence check; default fs.existsSync. */
   readonly exists?: (path: string) => boolean;
+  /**
+   * Canonical path, so one library reachable through symlinks (e.g. .../pkcs11/opensc-pkcs11.so) is offered
+   * once. Default fs.realpathSync when `exists` is not given, else the path itself.
+   */
+  readonly realpath?: (path: string) => string;
 }
 
 const WIN_SYSTEM32 = 'C:\\Windows\\System32';
@@ -83,18 +88,26 @@ export function knownModules(platform: string): readonly KnownModule[] {
  */
 export function findModules(options: FindModulesOptions): ModuleCandidate[] {
   const exists = options.exists ?? existsSync;
+  const canonical = options.realpath ?? (options.exists ? (path: string) => path : realpathSync);
   const seen = new Set<string>();
   const out: ModuleCandidate[] = [];
-  const key = (path: string): string => (modulePlatform(options.platform) === 'win32' ? path.toLowerCase() : path);
-  for (const path of options.extraPaths ?? []) {
-    if (path.length === 0 || seen.has(key(path))) continue;
-    seen.add(key(path));
-    if (exists(path)) out.push({ path, vendor: null, product: null, source: 'extra' });
-  }
-  for (const known of knownModules(options.platform)) {
-    if (seen.has(key(known.path))) continue;
-    seen.add(key(known.path));
-    if (exists(known.path)) out.push({ path: known.path, vendor: known.vendor, product: known.product, source: 'known' });
-  }
+  const key = (path: string): string => {
+    let real = path;
+    try {
+      real = canonical(path);
+    } catch {
+      // keep the path as given
+    }
+    return modulePlatform(options.platform) === 'win32' ? real.toLowerCase() : real;
+  };
+  const consider = (path: string, candidate: ModuleCandidate): void => {
+    if (path.length === 0 || !exists(path)) return;
+    const k = key(path);
+    if (seen.has(k)) return;
+    seen.add(k);
+    out.push(candidate);
+  };
+  for (const path of options.extraPaths ?? []) consider(path, { path, vendor: null, product: null, source: 'extra' });
+  for (const known of knownModules(options.platform)) consider(known.path, { path: known.path, vendor: known.vendor, product: known.product, source: 'known' });
   return out;
 }

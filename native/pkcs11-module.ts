@@ -62,8 +62,11 @@ export interface KeyReference {
   /**
    * 'privateKey': the private key object itself was seen. 'publicKey': only its public key object was
    * (private keys are usually CKA_PRIVATE and hidden until C_Login; pass a PIN to listCertificates to check).
+   * 'unverified': nothing but the certificate is visible without login (no private key and no public key
+   * object in sight); an end-entity certificate is then offered on trust, and signing (or listing with the
+   * PIN) finds out. id / label are the certificate's then.
    */
-  readonly evidence: 'privateKey' | 'publicKey';
+  readonly evidence: 'privateKey' | 'publicKey' | 'unverified';
 }
 
 export interface TokenCertificate extends CertificateInfo {
@@ -120,6 +123,8 @@ interface LoadedLibrary {
 }
 
 const LIBRARIES = new Map<string, LoadedLibrary>();
+/** Libraries whose last handle was closed and whose C_Finalize has not run yet. */
+const CLOSING = new Map<string, Promise<void>>();
 
 /** Token strings are blank padded (and NUL padded by some writers, e.g. pkcs11js C_InitToken). */
 function clean(text: string): string {
@@ -368,6 +373,9 @@ export class Pkcs11Module {
    */
   static async open(path: string): Promise<Pkcs11Module> {
     const key = libraryKey(path);
+    // The OS shares one loaded copy: let a pending C_Finalize finish before initialising it again.
+    const closing = CLOSING.get(key);
+    if (closing) await closing;
     const existing = LIBRARIES.get(key);
     if (existing) {
       existing.refs += 1;
@@ -547,9 +555,14 @@ export class Pkcs11Module {
           await nextTurn();
         }
         const { certs, privateKeys, publicKeys } = this.readObjects(p, session, token);
+        // Without login and without any private key in sight, the keys are hidden rather than absent.
+        const keysHidden = !loggedIn && options.pin === undefined && privateKeys.length === 0;
         const out: TokenCertificate[] = [];
         for (const cert of certs) {
-          const privateKey = keyReference(matchKey(cert, privateKeys, publicKeys));
+          let privateKey = keyReference(matchKey(cert, privateKeys, publicKeys));
+          if (!privateKey && keysHidden && !cert.info.isCa) {
+            privateKey = { id: cert.id ? toHex(cert.id) : null, label: cert.label, matchedBy: 'id', evidence: 'unverified' };
+          }
           if (!privateKey && !options.includeWithoutKey) continue;
           out.push({ ...cert.info, token, certId: cert.id ? toHex(cert.id) : null, label: cert.label, privateKey });
         }
@@ -691,7 +704,7 @@ export class Pkcs11Module {
     library.refs -= 1;
     if (library.refs > 0) return;
     LIBRARIES.delete(library.key);
-    await library.queue.run(() => {
+    const finalized = library.queue.run(() => {
       library.initialized = false;
       try {
         library.pkcs11.C_Finalize();
@@ -704,6 +717,12 @@ export class Pkcs11Module {
         // nothing more to release
       }
     });
+    CLOSING.set(library.key, finalized);
+    try {
+      await finalized;
+    } finally {
+      if (CLOSING.get(library.key) === finalized) CLOSING.delete(library.key);
+    }
   }
 }
 

@@ -77,7 +77,10 @@ export async function tokenSigner(options: TokenSignerOptions): Promise<TokenSig
   const all = await module.listCertificates(token, { includeWithoutKey: true });
   const matching = all.filter((c) => (certId === undefined || c.certId === certId) && (fingerprint === undefined || c.fingerprintSha256 === fingerprint));
   const at = now();
-  const info = matching.filter((c) => c.privateKey !== null).sort((a, b) => Number(b.notBefore <= at && at <= b.notAfter) - Number(a.notBefore <= at && at <= a.notAfter))[0];
+  // Prefer a certificate valid now, then the strongest evidence of its key.
+  const rank = (c: TokenCertificate): number =>
+    (c.notBefore <= at && at <= c.notAfter ? 10 : 0) + (c.privateKey?.evidence === 'privateKey' ? 2 : c.privateKey?.evidence === 'publicKey' ? 1 : 0);
+  const info = matching.filter((c) => c.privateKey !== null).sort((a, b) => rank(b) - rank(a))[0];
   if (!info) {
     throw new MoharError('key_not_found', `no certificate with a key for ${certId !== undefined ? `CKA_ID ${certId}` : `fingerprint ${fingerprint}`} on the token`, {
       extra: { certId: certId ?? null, certFingerprint: fingerprint ?? null },
@@ -93,6 +96,8 @@ export async function tokenSigner(options: TokenSignerOptions): Promise<TokenSig
     chain,
     keyType: info.keyType,
     async sign(data: Uint8Array): Promise<Uint8Array> {
+      const signingTime = now();
+      assertCertificateValid(info, signingTime); // refused here, before the token or the PIN is involved
       const source = pin;
       if (typeof source === 'string') pin = undefined; // one use
       if (source === undefined) {
@@ -105,7 +110,7 @@ export async function tokenSigner(options: TokenSignerOptions): Promise<TokenSig
         pin: value,
         data,
         rsaMechanism: options.rsaMechanism,
-        now: now(),
+        now: signingTime,
       });
       return result.signature;
     },
