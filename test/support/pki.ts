@@ -63,6 +63,8 @@ export interface SubjectOptions {
   commonName: string;
   /** Put into the subject (emailAddress) and the subjectAltName (rfc822Name). */
   email?: string;
+  /** False: the e-mail goes into the subjectAltName only (default true: subject and SAN). */
+  emailInSubject?: boolean;
   organization?: string;
   /** Two-letter country code; default IN. */
   country?: string;
@@ -166,7 +168,7 @@ function escapeRdn(value: string): string {
 /** Country first, as CCA-issued DSCs encode it: /C=IN/O=.../CN=...[/emailAddress=...]. */
 function subjectOf(options: SubjectOptions): string {
   let s = `/C=${escapeRdn(options.country ?? 'IN')}/O=${escapeRdn(options.organization ?? 'Mohar Test')}/CN=${escapeRdn(options.commonName)}`;
-  if (options.email) s += `/emailAddress=${escapeRdn(options.email)}`;
+  if (options.email && options.emailInSubject !== false) s += `/emailAddress=${escapeRdn(options.email)}`;
   return s;
 }
 
@@ -219,8 +221,16 @@ function revocationExtensions(options: { crlUrl?: string; ocspUrl?: string; caIs
  * Creates the root and intermediate CAs in a new temp dir. Call cleanup() when done (an `after` hook).
  */
 export function createTestPki(options: TestPkiOptions = {}): TestPki {
-  const name = options.name ?? 'Mohar Test';
   const dir = mkdtempSync(join(options.baseDir ?? tmpdir(), 'mohar-pki-'));
+  try {
+    return buildTestPki(dir, options.name ?? 'Mohar Test');
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function buildTestPki(dir: string, name: string): TestPki {
   let counter = 0;
   const fileBase = (label: string): string => join(dir, `${String(++counter).padStart(3, '0')}-${label.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`);
 

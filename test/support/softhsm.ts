@@ -27,6 +27,7 @@
  *   - C_WaitForSlotEvent is not implemented (CKR_FUNCTION_NOT_SUPPORTED).
  */
 import { execFileSync } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,8 @@ export interface TokenKeySpec {
   id: string;
   label: string;
   type: 'rsa' | 'ec';
+  /** EC only: P-256 (default) or P-384. */
+  curve?: 'P-256' | 'P-384';
   commonName: string;
   email?: string;
   policies?: readonly string[];
@@ -160,11 +163,39 @@ function findTokenFlagsOffset(file: Buffer): number {
   throw new Error('SoftHSM token flags not found');
 }
 
+/** SubjectPublicKeyInfo DER of the EC public key with CKA_ID `id`, from `pkcs11-tool --list-objects` output. */
+function ecPublicKeyFromListing(listing: string, id: string, curve: 'P-256' | 'P-384'): Uint8Array {
+  for (const block of listing.split(/\n(?=Public Key Object)/)) {
+    const idMatch = /\n\s*ID:\s*([0-9a-f]+)/i.exec(block);
+    const point = /EC_POINT:\s*([0-9a-f]+)/i.exec(block);
+    if (!idMatch || !point || idMatch[1]!.toLowerCase() !== id) continue;
+    let bytes = Buffer.from(point[1]!, 'hex');
+    // CKA_EC_POINT is a DER OCTET STRING around 04||X||Y.
+    if (bytes[0] === 0x04 && bytes[1] === bytes.length - 2) bytes = bytes.subarray(2);
+    else if (bytes[0] === 0x04 && bytes[1] === 0x81 && bytes[2] === bytes.length - 3) bytes = bytes.subarray(3);
+    const size = (bytes.length - 1) / 2;
+    const jwk = { kty: 'EC', crv: curve, x: bytes.subarray(1, 1 + size).toString('base64url'), y: bytes.subarray(1 + size).toString('base64url') };
+    return new Uint8Array(createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'der' }));
+  }
+  throw new Error(`no EC public key with id ${id} on the token`);
+}
+
 /**
  * Makes the token. Takes ~1-2 s (two RSA-2048 key generations dominate). Call before loading the module.
  */
 export function createSoftHsm(options: SoftHsmOptions = {}): SoftHsm {
   const root = mkdtempSync(join(tmpdir(), 'mohar-softhsm-'));
+  const pki = options.pki ?? createTestPki();
+  try {
+    return buildSoftHsm(root, pki, options);
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    if (options.pki === undefined) pki.cleanup();
+    throw error;
+  }
+}
+
+function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): SoftHsm {
   const tokenDir = join(root, 'tokens');
   mkdirSync(tokenDir);
   const confPath = join(root, 'softhsm2.conf');
@@ -176,7 +207,6 @@ export function createSoftHsm(options: SoftHsmOptions = {}): SoftHsm {
   const pin = options.pin ?? '123456';
   const soPin = options.soPin ?? '87654321';
   const ownPki = options.pki === undefined;
-  const pki = options.pki ?? createTestPki();
   const modulePath = SOFTHSM_MODULE;
 
   const util = (args: readonly string[]): string => run('softhsm2-util', args, env);
@@ -207,15 +237,22 @@ export function createSoftHsm(options: SoftHsmOptions = {}): SoftHsm {
     let certificate: IssuedCertificate | null = null;
     let publicKeyDer: Uint8Array;
     if (spec.expired) {
+      if (spec.curve === 'P-384') throw new Error('expired keys are RSA-2048 or P-256');
       const credential = pki.issueExpired({ commonName: spec.commonName, email: spec.email, keyType: spec.type, policies: spec.policies });
       writeFileSync(`${base}.p8.der`, credential.keyDer);
       onToken(['--write-object', `${base}.p8.der`, '--type', 'privkey', '--id', id, '--label', spec.label, '--usage-sign']);
       publicKeyDer = new Uint8Array(execFileSync('openssl', ['pkey', '-in', credential.keyPath, '-pubout', '-outform', 'DER']));
       certificate = credential;
     } else {
-      onToken(['--keypairgen', '--key-type', spec.type === 'rsa' ? 'rsa:2048' : 'EC:prime256v1', '--id', id, '--label', spec.label, '--usage-sign']);
-      tool(tokenLabel, ['--read-object', '--type', 'pubkey', '--id', id, '-o', `${base}.pub.der`]);
-      publicKeyDer = new Uint8Array(readFileSync(`${base}.pub.der`));
+      const keyType = spec.type === 'rsa' ? 'rsa:2048' : spec.curve === 'P-384' ? 'EC:secp384r1' : 'EC:prime256v1';
+      onToken(['--keypairgen', '--key-type', keyType, '--id', id, '--label', spec.label, '--usage-sign']);
+      if (spec.type === 'rsa') {
+        tool(tokenLabel, ['--read-object', '--type', 'pubkey', '--id', id, '-o', `${base}.pub.der`]);
+        publicKeyDer = new Uint8Array(readFileSync(`${base}.pub.der`));
+      } else {
+        // pkcs11-tool --read-object cannot export P-384 keys ("cannot create EVP_PKEY"): take the point.
+        publicKeyDer = ecPublicKeyFromListing(tool(tokenLabel, ['--list-objects', '--type', 'pubkey']), id, spec.curve ?? 'P-256');
+      }
       if (certificateId !== null) {
         certificate = pki.issueSigner({
           publicKey: publicKeyDer, commonName: spec.commonName, email: spec.email, policies: spec.policies,
