@@ -52,6 +52,19 @@ export const ERROR_CODES = {
   tsa_unavailable: { status: 503, title: 'No trusted timestamp could be obtained' },
   validation_data_unavailable: { status: 503, title: 'Revocation data for a certificate could not be obtained' },
 
+  // USB tokens (native/)
+  module_load_failed: { status: 500, title: 'A PKCS#11 module could not be loaded' },
+  token_not_present: { status: 409, title: 'The token is not present' },
+  token_removed: { status: 409, title: 'The token was removed' },
+  pin_incorrect: { status: 403, title: 'The PIN is incorrect' },
+  pin_locked: { status: 423, title: 'The PIN is locked' },
+  pin_expired: { status: 403, title: 'The PIN has expired' },
+  key_not_found: { status: 404, title: 'No private key for that certificate on the token' },
+  mechanism_not_supported: { status: 422, title: 'The token cannot sign with the required mechanism' },
+  certificate_expired: { status: 422, title: 'The certificate is not valid now' },
+  invalid_certificate: { status: 422, title: 'The certificate cannot be read' },
+  pkcs11_error: { status: 500, title: 'The token reported an error' },
+
   // Server side
   blob_missing: { status: 500, title: 'Stored bytes are missing' },
   internal_error: { status: 500, title: 'Internal error' },
