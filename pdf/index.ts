@@ -43,3 +43,20 @@ export { IncrementalUpdate, assertPrefix, type UpdateResult, type SectionKind } 
 export { serializeObject, formatNumber, formatName, makeStream } from './write/serialize.js';
 export { textString, pdfDate, toWinAnsi, transliterateDevanagari } from './write/text.js';
 export { imageXObject, type ImageXObject } from './write/image.js';
+export {
+  prepareSignature,
+  prepareDocumentTimestamp,
+  embedSignature,
+  byteRangeDigest,
+  byteRangeData,
+  RESERVE_DEFAULT,
+  RESERVE_WITH_TIMESTAMP,
+  RESERVE_DOC_TIMESTAMP,
+  type PrepareOptions,
+  type DocumentTimestampOptions,
+  type PreparedSignature,
+  type SignatureFieldChoice,
+} from './sign/prepare.js';
+export { signPdf, timestampPdf, type SignCallback, type SignedPdf } from './sign/sign-pdf.js';
+export { checkSignable } from './sign/checks.js';
+export type { SignatureAppearance } from './sign/appearance.js';

@@ -600,3 +600,45 @@ export const hostile = {
     return Buffer.from('PK\x03\x04 this is a zip file, not a PDF\n'.repeat(20), 'latin1');
   },
 };
+
+/**
+ * A hybrid-reference file like makeHybridPdf, with an AcroForm and one empty signature field
+ * `fieldName` on page 1 (user rect `rect`): catalog, field and page tree root in the classic
+ * table, the pages (whose /Annots list the field) only in the /XRefStm stream.
+ */
+export function makeHybridPdfWithSignatureField(pageCount = 3, fieldName = 'Witness', rect: FixtureBox = [300, 100, 500, 150]): Buffer {
+  const fieldNum = 20;
+  const pages = Array.from({ length: pageCount }, (_, i) => ({
+    num: 10 + i,
+    body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842]${i === 0 ? ` /Annots [${fieldNum} 0 R]` : ''} >>`,
+  }));
+  const head = Buffer.from('%PDF-1.5\n%\xe2\xe3\xcf\xd3\n', 'latin1');
+  const direct: FixtureObject[] = [
+    { num: 1, body: `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fieldNum} 0 R] /SigFlags 1 >> >>` },
+    { num: 2, body: `<< /Type /Pages /Kids [${pages.map((p) => `${p.num} 0 R`).join(' ')}] /Count ${pageCount} >>` },
+    objectStream(3, pages),
+    { num: fieldNum, body: `<< /FT /Sig /T (${fieldName}) /Type /Annot /Subtype /Widget /Rect [${rect.join(' ')}] /F 4 /P 10 0 R >>` },
+  ];
+  const parts: Buffer[] = [head];
+  let pos = head.length;
+  const offsets = new Map<number, [number, number]>();
+  for (const o of direct) {
+    offsets.set(o.num, [pos, 0]);
+    const b = objectBytes(o);
+    parts.push(b);
+    pos += b.length;
+  }
+  const xrefNum = fieldNum + 1;
+  const size = xrefNum + 1;
+  const rows = new Map<number, [number, number, number]>();
+  for (const [n, [off]] of offsets) rows.set(n, [1, off, 0]);
+  pages.forEach((p, i) => rows.set(p.num, [2, 3, i]));
+  rows.set(xrefNum, [1, pos, 0]);
+  const xrefStmOffset = pos;
+  const xs = objectBytes(xrefStreamObject(xrefNum, rows, `/Size ${size}`));
+  parts.push(xs);
+  pos += xs.length;
+  offsets.set(xrefNum, [xrefStmOffset, 0]);
+  parts.push(Buffer.from(xrefTable(offsets, true) + `trailer\n<< /Size ${size} /Root 1 0 R /XRefStm ${xrefStmOffset} >>\nstartxref\n${pos}\n%%EOF\n`, 'latin1'));
+  return Buffer.concat(parts);
+}

@@ -1,0 +1,364 @@
+/**
+ * Signing in two steps around the key (a USB token, Aadhaar eSign, a seal key):
+ *
+ *   prepareSignature(bytes, options)  -> one incremental revision with the signature field, its
+ *                                        widget and appearance, and a signature dictionary whose
+ *                                        /Contents is a zero-filled hex placeholder; /ByteRange is
+ *                                        already final (it is covered by the digest, so it cannot
+ *                                        wait for the CMS); plus the SHA-256 digest of the ByteRange.
+ *   embedSignature(prepared, cmsDer)  -> the same bytes with the CMS hex written into /Contents;
+ *                                        nothing else changes, so the digest stays valid.
+ *
+ * Everything that can refuse (encrypted file, DocMDP P=1, unknown or already signed field, bad
+ * rectangle) refuses in prepare, before the key is touched.
+ */
+import { createHash } from 'node:crypto';
+import { MoharError } from '../../common/errors.js';
+import { listSignatureFields, type SignatureFieldInfo } from '../acroform.js';
+import { PdfReader } from '../document.js';
+import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
+import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
+import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
+import { viewSize } from '../write/appearance.js';
+import { addAnnotation, addSigFlags, editAcroForm, editFields, readFormTree } from '../write/form.js';
+import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
+import { dict, name } from '../write/serialize.js';
+import { pdfDate, textString } from '../write/text.js';
+import { addEmptyAppearance, addSignatureAppearance, type SignatureAppearance } from './appearance.js';
+import { assertActAllowed } from './checks.js';
+
+/** Raw bytes reserved for the CMS when it will carry an RFC 3161 timestamp (and maybe revocation data). */
+export const RESERVE_WITH_TIMESTAMP = 32 * 1024;
+/** Raw bytes reserved for a plain CMS (signer certificate and chain). */
+export const RESERVE_DEFAULT = 16 * 1024;
+/** Raw bytes reserved for a document timestamp token. */
+export const RESERVE_DOC_TIMESTAMP = 16 * 1024;
+
+/** Where to sign. */
+export type SignatureFieldChoice =
+  /** An existing EMPTY signature field, by fully qualified name. */
+  | { readonly name: string }
+  /** A new visible field: `rect` in Mohar's view coordinates (points from the top-left of the displayed page). */
+  | { readonly page: number; readonly rect: Rect; readonly name?: string }
+  /** A new invisible field (/Rect [0 0 0 0], on page 1). */
+  | { readonly invisible: true; readonly name?: string };
+
+export interface PrepareOptions {
+  readonly field: SignatureFieldChoice;
+  /** Visible appearance (ignored for invisible fields); default text lines when omitted. */
+  readonly appearance?: SignatureAppearance;
+  /** Raw bytes reserved for the CMS. Default: 32 KiB with `timestamp`, else 16 KiB. */
+  readonly reserve?: number;
+  /** The CMS will embed a signature timestamp (sizes the default reserve). */
+  readonly timestamp?: boolean;
+  /** The claimed signing time, written as /M (PAdES: not as a CMS signing-time attribute). */
+  readonly signingTime: Date;
+  /** UTC offset for /M and the appearance, in minutes east of UTC (e.g. 330 for IST). Default 0. */
+  readonly timeZoneOffsetMinutes?: number;
+  /** /Name: the signer's name as shown (normally the certificate's common name). */
+  readonly name?: string;
+  readonly reason?: string;
+  readonly location?: string;
+  readonly contactInfo?: string;
+}
+
+export interface DocumentTimestampOptions {
+  readonly reserve?: number;
+  /** Name of the new invisible field (default "DocTimeStamp1", "DocTimeStamp2", ...). */
+  readonly fieldName?: string;
+}
+
+export interface PreparedSignature {
+  /** The whole file with the new revision; /Contents still zeros. */
+  readonly bytes: Buffer;
+  /** [0, a, b, c]: the signed bytes are [0, a) and [b, b + c); the gap is "<hex>" of /Contents. */
+  readonly byteRange: readonly [number, number, number, number];
+  /** Offset of the first hex digit of /Contents (just after "<"). */
+  readonly contentsOffset: number;
+  /** Number of hex digits available (2 x the reserved raw bytes). */
+  readonly contentsLength: number;
+  /** SHA-256 of the ByteRange bytes: what the CMS message-digest attribute (or TSA imprint) must hold. */
+  readonly digest: Uint8Array;
+  /** Fully qualified name of the signature field. */
+  readonly fieldName: string;
+  /** Length of the input: the prefix that must stay identical. */
+  readonly previousLength: number;
+}
+
+const BYTE_RANGE_PLACEHOLDER = '**********';
+
+interface Target {
+  readonly fieldName: string;
+  /** Sets /V on the field and makes the widget(s); called once the signature dictionary exists. */
+  readonly attach: (sigRef: PdfRef) => void;
+}
+
+function checkReserve(reserve: number): void {
+  if (!Number.isInteger(reserve) || reserve < 1024 || reserve > 4 * 1024 * 1024) {
+    throw new MoharError('invalid_request', `The signature reserve must be a whole number of bytes from 1024 to 4 MiB; got ${reserve}.`);
+  }
+}
+
+/** Prepares a PAdES signature (/SubFilter /ETSI.CAdES.detached). See the module comment. */
+export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): PreparedSignature {
+  const reserve = options.reserve ?? (options.timestamp ? RESERVE_WITH_TIMESTAMP : RESERVE_DEFAULT);
+  checkReserve(reserve);
+  if (!(options.signingTime instanceof Date) || Number.isNaN(options.signingTime.getTime())) {
+    throw new MoharError('invalid_request', 'signingTime must be a valid Date.');
+  }
+  const reader = PdfReader.open(bytes);
+  assertActAllowed(reader, 'sign');
+  const update = new IncrementalUpdate(reader);
+  const pages = getPages(reader);
+  const offset = options.timeZoneOffsetMinutes ?? 0;
+
+  const sig = dict({
+    Type: name('Sig'),
+    Filter: name('Adobe.PPKLite'),
+    SubFilter: name('ETSI.CAdES.detached'),
+  });
+  const target = chooseTarget(reader, update, pages, options.field, 'Signature', (box) =>
+    addSignatureAppearance(update, box, options.appearance ?? {}, {
+      name: options.name,
+      reason: options.reason,
+      location: options.location,
+      signingTime: options.signingTime,
+      timeZoneOffsetMinutes: offset,
+    }),
+  );
+  const placeholders = addPlaceholders(update, sig, reserve);
+  sig.set('M', new PdfString(Buffer.from(pdfDate(options.signingTime, offset), 'latin1'), false));
+  if (options.name) sig.set('Name', textString(options.name));
+  if (options.reason) sig.set('Reason', textString(options.reason));
+  if (options.location) sig.set('Location', textString(options.location));
+  if (options.contactInfo) sig.set('ContactInfo', textString(options.contactInfo));
+  sig.set('Prop_Build', dict({ App: dict({ Name: name('Mohar') }) }));
+  return finish(update, sig, placeholders, target, 3);
+}
+
+/**
+ * Prepares a document timestamp (/Type /DocTimeStamp, /SubFilter /ETSI.RFC3161) in a new
+ * invisible field, for PAdES B-LTA. The digest goes to the TSA as the message imprint; the
+ * TimeStampToken (DER ContentInfo) is then embedded with embedSignature.
+ */
+export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTimestampOptions = {}): PreparedSignature {
+  const reserve = options.reserve ?? RESERVE_DOC_TIMESTAMP;
+  checkReserve(reserve);
+  const reader = PdfReader.open(bytes);
+  assertActAllowed(reader, 'timestamp');
+  const update = new IncrementalUpdate(reader);
+  const pages = getPages(reader);
+  const sig = dict({
+    Type: name('DocTimeStamp'),
+    Filter: name('Adobe.PPKLite'),
+    SubFilter: name('ETSI.RFC3161'),
+  });
+  const field: SignatureFieldChoice = options.fieldName ? { invisible: true, name: options.fieldName } : { invisible: true };
+  const target = chooseTarget(reader, update, pages, field, 'DocTimeStamp', () => addEmptyAppearance(update));
+  const placeholders = addPlaceholders(update, sig, reserve);
+  return finish(update, sig, placeholders, target, 3);
+}
+
+interface Placeholders {
+  readonly byteRange: PdfArray;
+  readonly contents: PdfString;
+}
+
+/** /ByteRange and /Contents go first, so nothing before them in the object can look like them. */
+function addPlaceholders(update: IncrementalUpdate, sig: PdfDict, reserve: number): Placeholders {
+  const byteRange = new PdfArray([0, new PdfName(BYTE_RANGE_PLACEHOLDER), new PdfName(BYTE_RANGE_PLACEHOLDER), new PdfName(BYTE_RANGE_PLACEHOLDER)]);
+  const contents = new PdfString(new Uint8Array(reserve), true);
+  sig.set('ByteRange', byteRange);
+  sig.set('Contents', contents);
+  update.track(byteRange);
+  update.track(contents);
+  return { byteRange, contents };
+}
+
+function finish(update: IncrementalUpdate, sig: PdfDict, ph: Placeholders, target: Target, sigFlags: number): PreparedSignature {
+  const sigRef = update.add(sig);
+  target.attach(sigRef);
+  addSigFlags(update, sigFlags);
+  const result = update.write();
+  const out = result.bytes;
+  const br = result.spans.get(ph.byteRange);
+  const ct = result.spans.get(ph.contents);
+  if (!br || !ct) throw new MoharError('pdf_write_failed', 'Could not write the PDF update: the signature placeholders were not written.');
+  // The gap is the whole "<...>" string.
+  const a = ct.start;
+  const b = ct.end;
+  const byteRange: [number, number, number, number] = [0, a, b, out.length - b];
+  let text = `[${byteRange.join(' ')}`;
+  const width = br.end - br.start;
+  if (text.length + 1 > width) throw new MoharError('pdf_write_failed', 'Could not write the PDF update: the /ByteRange placeholder is too small.');
+  text = text.padEnd(width - 1, ' ') + ']';
+  out.write(text, br.start, 'latin1');
+  if (out[a] !== 0x3c || out[b - 1] !== 0x3e) throw new MoharError('pdf_write_failed', 'Could not write the PDF update: /Contents is not where it was written.');
+  const digest = byteRangeDigest(out, byteRange);
+  assertPrefix(update.reader.bytes, out);
+  return { bytes: out, byteRange, contentsOffset: a + 1, contentsLength: b - a - 2, digest, fieldName: target.fieldName, previousLength: result.previousLength };
+}
+
+/** SHA-256 over the two ByteRange segments. */
+export function byteRangeDigest(bytes: Uint8Array, byteRange: readonly [number, number, number, number]): Uint8Array {
+  const [o1, l1, o2, l2] = byteRange;
+  return createHash('sha256').update(bytes.subarray(o1, o1 + l1)).update(bytes.subarray(o2, o2 + l2)).digest();
+}
+
+/** The signed bytes themselves (the two ByteRange segments), e.g. for a signer that hashes on its own. */
+export function byteRangeData(prepared: Pick<PreparedSignature, 'bytes' | 'byteRange'>): Buffer {
+  const [o1, l1, o2, l2] = prepared.byteRange;
+  return Buffer.concat([prepared.bytes.subarray(o1, o1 + l1), prepared.bytes.subarray(o2, o2 + l2)]);
+}
+
+/**
+ * Writes the DER CMS (or timestamp token) into the /Contents placeholder. Throws
+ * signature_too_large, before writing anything, when it does not fit the reserve.
+ */
+export function embedSignature(prepared: PreparedSignature, cmsDer: Uint8Array): Buffer {
+  const { bytes, contentsOffset, contentsLength } = prepared;
+  if (cmsDer.length === 0) throw new MoharError('invalid_signature', 'The signature to embed is empty.');
+  if (cmsDer.length * 2 > contentsLength) {
+    throw new MoharError(
+      'signature_too_large',
+      `The signature is ${cmsDer.length} bytes but only ${contentsLength / 2} bytes were reserved in the PDF; prepare again with a larger reserve (at least ${cmsDer.length}).`,
+      { extra: { signatureBytes: cmsDer.length, reservedBytes: contentsLength / 2 } },
+    );
+  }
+  if (bytes[contentsOffset - 1] !== 0x3c || bytes[contentsOffset + contentsLength] !== 0x3e) {
+    throw new MoharError('pdf_write_failed', 'Could not embed the signature: the prepared bytes do not have /Contents where expected.');
+  }
+  const current = Buffer.from(bytes.buffer, bytes.byteOffset + contentsOffset, contentsLength);
+  for (const c of current) {
+    if (c !== 0x30) throw new MoharError('pdf_write_failed', 'Could not embed the signature: the /Contents placeholder is not empty (already signed?).');
+  }
+  if (!Buffer.from(byteRangeDigest(bytes, prepared.byteRange)).equals(Buffer.from(prepared.digest))) {
+    throw new MoharError('pdf_write_failed', 'Could not embed the signature: the prepared bytes changed after their digest was taken.');
+  }
+  const out = Buffer.from(bytes);
+  out.write(Buffer.from(cmsDer).toString('hex').toUpperCase(), contentsOffset, 'latin1');
+  return out;
+}
+
+// ---------------------------------------------------------------- the field
+
+function chooseTarget(
+  reader: PdfReader,
+  update: IncrementalUpdate,
+  pages: readonly PageInfo[],
+  choice: SignatureFieldChoice,
+  defaultPrefix: string,
+  makeAppearance: (box: { width: number; height: number; rotation: Rotation }) => PdfRef,
+): Target {
+  if ('page' in choice || 'invisible' in choice) return newField(update, pages, choice, defaultPrefix, makeAppearance);
+  return existingField(reader, update, pages, choice.name, makeAppearance);
+}
+
+function existingField(
+  reader: PdfReader,
+  update: IncrementalUpdate,
+  pages: readonly PageInfo[],
+  fieldName: string,
+  makeAppearance: (box: { width: number; height: number; rotation: Rotation }) => PdfRef,
+): Target {
+  const fields = listSignatureFields(reader, pages);
+  const empty = fields.filter((f) => !f.signed).map((f) => f.name);
+  const list = empty.length > 0 ? empty.map((n) => `"${n}"`).join(', ') : 'none';
+  const field: SignatureFieldInfo | undefined = fields.find((f) => f.name === fieldName);
+  if (!field) {
+    throw new MoharError('signature_field_not_found', `The PDF has no signature field "${fieldName}". Empty signature fields: ${list}.`, { extra: { emptyFields: empty } });
+  }
+  if (field.signed) {
+    throw new MoharError('signature_field_signed', `The signature field "${fieldName}" is already signed. Empty signature fields: ${list}.`, { extra: { emptyFields: empty } });
+  }
+  if (!field.ref) throw new MoharError('pdf_unsupported', `The signature field "${fieldName}" is not an object of its own and cannot be signed into.`);
+  const fieldRef = new PdfRef(field.ref.num, field.ref.gen);
+  return {
+    fieldName,
+    attach: (sigRef) => {
+      const fd = update.editDict(fieldRef);
+      fd.set('V', sigRef);
+      for (const w of field.widgets) {
+        if (!w.ref || !w.userRect) continue;
+        const wd = w.ref.num === fieldRef.num ? fd : update.editDict(new PdfRef(w.ref.num, w.ref.gen));
+        const [x0, y0, x1, y1] = w.userRect;
+        if (x1 - x0 < 1 || y1 - y0 < 1) continue; // invisible: keep what it has
+        const page = w.pageNumber ? pages[w.pageNumber - 1] : undefined;
+        const mk = update.resolve(wd.get('MK'));
+        const mkR = mk instanceof PdfDict ? update.resolve(mk.get('R')) : null;
+        const rotation = mkR !== null ? normalizeRotation(mkR) : (page?.rotate ?? 0);
+        const size = viewSize(w.userRect, rotation);
+        const ap = makeAppearance({ ...size, rotation });
+        wd.set('AP', dict({ N: ap }));
+      }
+    },
+  };
+}
+
+function newField(
+  update: IncrementalUpdate,
+  pages: readonly PageInfo[],
+  choice: { readonly page: number; readonly rect: Rect; readonly name?: string } | { readonly invisible: true; readonly name?: string },
+  defaultPrefix: string,
+  makeAppearance: (box: { width: number; height: number; rotation: Rotation }) => PdfRef,
+): Target {
+  const tree = readFormTree(update);
+  let fieldName = choice.name;
+  if (fieldName !== undefined) {
+    if (fieldName === '' || fieldName.includes('.')) {
+      throw new MoharError('invalid_request', `A new signature field needs a name without dots; got "${fieldName}".`);
+    }
+    if (tree.nodes.has(fieldName)) throw new MoharError('field_name_taken', `The PDF already has a form field named "${fieldName}".`);
+  } else {
+    for (let i = 1; ; i++) {
+      if (!tree.nodes.has(`${defaultPrefix}${i}`)) {
+        fieldName = `${defaultPrefix}${i}`;
+        break;
+      }
+    }
+  }
+  const name_ = fieldName;
+  let page: PageInfo;
+  let userRect: [number, number, number, number];
+  let visible: boolean;
+  if ('page' in choice) {
+    const p = pages[choice.page - 1];
+    if (!Number.isInteger(choice.page) || !p) {
+      throw new MoharError('page_out_of_range', `Page ${choice.page} is outside the document (pages 1 to ${pages.length}).`);
+    }
+    const r = choice.rect;
+    if (!(r.width > 0 && r.height > 0)) throw new MoharError('empty_rectangle', 'The signature rectangle needs a width and a height greater than 0.');
+    if (!rectFitsPage(p, r)) {
+      throw new MoharError('outside_page', `The rectangle (x ${r.x}, y ${r.y}, width ${r.width}, height ${r.height}) is not inside page ${choice.page}.`);
+    }
+    page = p;
+    userRect = [...viewRectToUserSpace(p, r)] as [number, number, number, number];
+    visible = true;
+  } else {
+    page = pages[0]!;
+    userRect = [0, 0, 0, 0];
+    visible = false;
+  }
+  return {
+    fieldName: name_,
+    attach: (sigRef) => {
+      const rotation = page.rotate;
+      const ap = visible ? makeAppearance({ ...viewSize(userRect, rotation), rotation }) : addEmptyAppearance(update);
+      const widget = dict({
+        Type: name('Annot'),
+        Subtype: name('Widget'),
+        FT: name('Sig'),
+        T: textString(name_),
+        V: sigRef,
+        F: visible ? 4 : 132, // Print; invisible: Print + Locked, as Acrobat writes it
+        Rect: new PdfArray(userRect.map((n) => Math.round(n * 1000) / 1000)),
+        P: page.ref,
+        AP: dict({ N: ap }),
+      });
+      if (visible && rotation !== 0) widget.set('MK', dict({ R: rotation }));
+      const ref = update.add(widget);
+      editFields(update, editAcroForm(update)).items.push(ref);
+      addAnnotation(update, page.ref, ref);
+    },
+  };
+}
