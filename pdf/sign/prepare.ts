@@ -95,7 +95,7 @@ interface Target {
 
 function checkReserve(reserve: number): void {
   if (!Number.isInteger(reserve) || reserve < 1024 || reserve > 4 * 1024 * 1024) {
-    throw new MoharError('invalid_request', `The signature reserve must be a whole number of bytes from 1024 to 4 MiB; got ${reserve}.`);
+    throw new MoharError('bad_request', `The signature reserve must be a whole number of bytes from 1024 to 4 MiB; got ${reserve}.`);
   }
 }
 
@@ -104,7 +104,7 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
   const reserve = options.reserve ?? (options.timestamp ? RESERVE_WITH_TIMESTAMP : RESERVE_DEFAULT);
   checkReserve(reserve);
   if (!(options.signingTime instanceof Date) || Number.isNaN(options.signingTime.getTime())) {
-    throw new MoharError('invalid_request', 'signingTime must be a valid Date.');
+    throw new MoharError('bad_request', 'signingTime must be a valid Date.');
   }
   const reader = PdfReader.open(bytes);
   assertActAllowed(reader, 'sign');
@@ -217,7 +217,7 @@ export function byteRangeData(prepared: Pick<PreparedSignature, 'bytes' | 'byteR
  */
 export function embedSignature(prepared: PreparedSignature, cmsDer: Uint8Array): Buffer {
   const { bytes, contentsOffset, contentsLength } = prepared;
-  if (cmsDer.length === 0) throw new MoharError('invalid_signature', 'The signature to embed is empty.');
+  if (cmsDer.length === 0) throw new MoharError('invalid_signature_data', 'The signature to embed is empty.');
   if (cmsDer.length * 2 > contentsLength) {
     throw new MoharError(
       'signature_too_large',
@@ -306,7 +306,7 @@ function newField(
   let fieldName = choice.name;
   if (fieldName !== undefined) {
     if (fieldName === '' || fieldName.includes('.')) {
-      throw new MoharError('invalid_request', `A new signature field needs a name without dots; got "${fieldName}".`);
+      throw new MoharError('bad_request', `A new signature field needs a name without dots; got "${fieldName}".`);
     }
     if (tree.nodes.has(fieldName)) throw new MoharError('field_name_taken', `The PDF already has a form field named "${fieldName}".`);
   } else {

@@ -146,7 +146,7 @@ describe('the signature dictionary', () => {
     assert.equal(p.contentsLength, 2 * RESERVE_WITH_TIMESTAMP);
     const q = prepareSignature(makePdf(), { field: { invisible: true }, signingTime: new Date(), reserve: 4000 });
     assert.equal(q.contentsLength, 8000);
-    assert.throws(() => prepareSignature(makePdf(), { field: { invisible: true }, signingTime: new Date(), reserve: 10 }), (e) => isMoharError(e, 'invalid_request'));
+    assert.throws(() => prepareSignature(makePdf(), { field: { invisible: true }, signingTime: new Date(), reserve: 10 }), (e) => isMoharError(e, 'bad_request'));
   });
 
   test('signature_too_large when the CMS does not fit, and nothing is written', { skip }, async () => {
