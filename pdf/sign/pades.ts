@@ -1,0 +1,68 @@
+/**
+ * One PAdES signing act from B-B to B-LTA, over the ports: the key signs (SignatureProvider), the
+ * TSA and revocation services are reached through the caller's HttpTransport.
+ *   B-B   one revision: the signature (CAdES detached, no signing-time; time in /M)
+ *   B-T   + a signature timestamp inside the CMS (still one revision)
+ *   B-LT  + one revision with /DSS: certificates, OCSP responses and CRLs for signer and TSA chains
+ *   B-LTA + one revision with a document timestamp over all of that
+ * A TSA that is down or answers wrongly fails the act with tsa_unavailable: no time is ever made up.
+ */
+import { MoharError } from '../../common/errors.js';
+import { addSignatureTimestamp, createSignedData, gatherValidationData, inspectCms, requestDocumentTimestamp } from '../cms/index.js';
+import { appendDss } from './dss.js';
+import type { HttpTransport, SignatureProvider } from './ports.js';
+import type { PrepareOptions } from './prepare.js';
+import { signPdf, timestampPdf } from './sign-pdf.js';
+
+export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type PadesTarget = (typeof PADES_LEVELS)[number];
+
+export interface PadesOptions extends Omit<PrepareOptions, 'timestamp'> {
+  readonly level: PadesTarget;
+  /** RFC 3161 TSA; required from B-T up. */
+  readonly tsaUrl?: string;
+  /** Reaches the TSA, OCSP responders, CRL and caIssuers URLs; required from B-T up. */
+  readonly transport?: HttpTransport;
+  /** Validation data the caller already has (e.g. fetched earlier, or from the token vendor). */
+  readonly validationData?: { certs?: Uint8Array[]; ocsps?: Uint8Array[]; crls?: Uint8Array[] };
+}
+
+export interface PadesResult {
+  readonly bytes: Buffer;
+  readonly fieldName: string;
+  readonly level: PadesTarget;
+  /** Revisions appended: 1 for B-B/B-T, 2 for B-LT, 3 for B-LTA. */
+  readonly revisionsAdded: number;
+}
+
+function needTsa(options: PadesOptions): { url: string; transport: HttpTransport } {
+  if (!options.tsaUrl || !options.transport) {
+    throw new MoharError('tsa_unavailable', `PAdES ${options.level} needs a timestamp authority; none is configured`);
+  }
+  return { url: options.tsaUrl, transport: options.transport };
+}
+
+export async function signPades(bytes: Uint8Array, signer: SignatureProvider, options: PadesOptions): Promise<PadesResult> {
+  const level = options.level;
+  const tsa = level === 'B-B' ? undefined : needTsa(options);
+  let cmsDer: Uint8Array | undefined;
+  const signed = await signPdf(bytes, { ...options, timestamp: tsa !== undefined }, async (digest) => {
+    const cms = await createSignedData({ messageDigest: digest, signer });
+    cmsDer = tsa ? await addSignatureTimestamp(cms, tsa.transport, tsa.url) : cms;
+    return cmsDer;
+  });
+  if (level === 'B-B' || level === 'B-T') return { bytes: signed.bytes, fieldName: signed.fieldName, level, revisionsAdded: 1 };
+
+  const tsaChain = inspectCms(cmsDer!).timestamp?.certificates ?? [];
+  const data = await gatherValidationData({
+    chain: [signer.certificate, ...signer.chain],
+    tsaChain,
+    transport: tsa!.transport,
+    ...(options.validationData ? { extra: options.validationData } : {}),
+  });
+  const withDss = appendDss(signed.bytes, { certs: data.certs, ocsps: data.ocsps, crls: data.crls, vri: [{ field: signed.fieldName, certs: data.certs, ocsps: data.ocsps, crls: data.crls }] });
+  if (level === 'B-LT') return { bytes: withDss.bytes, fieldName: signed.fieldName, level, revisionsAdded: 2 };
+
+  const archived = await timestampPdf(withDss.bytes, async (digest) => (await requestDocumentTimestamp(tsa!.transport, tsa!.url, digest)).tokenDer);
+  return { bytes: archived.bytes, fieldName: signed.fieldName, level, revisionsAdded: 3 };
+}

@@ -1,0 +1,28 @@
+/** A human-readable rendering of a VerifyReport, for `mohar verify`. */
+import type { VerifyReport } from './verify.js';
+
+const CHANGES: Record<string, string> = {
+  none: 'nothing',
+  dss_and_timestamps: 'validation data (DSS) and timestamps only',
+  form_fill_and_signatures: 'form filling and signatures only',
+  other: 'OTHER CHANGES',
+};
+
+export function formatReport(report: VerifyReport): string {
+  const lines = [`File: ${report.size} bytes, ${report.revisions} revision(s), SHA-256 ${report.sha256}`];
+  if (report.signatures.length === 0) lines.push('No signatures.');
+  for (const s of report.signatures) {
+    lines.push('');
+    lines.push(`Signature ${s.index} (${s.kind === 'document_timestamp' ? 'document timestamp' : 'signature'}) in field "${s.field}": ${s.valid ? 'VALID' : 'INVALID'}`);
+    if (s.signer) lines.push(`  Signer: ${s.signer.subject}${s.signer.email ? ` <${s.signer.email}>` : ''}`, `  Issuer: ${s.signer.issuer}`);
+    if (s.signingTime) lines.push(`  Signing time claimed (/M): ${s.signingTime}`);
+    if (s.timestamp) lines.push(`  Timestamp: ${s.timestamp.genTime} (${s.timestamp.valid ? 'valid' : 'INVALID'})`);
+    lines.push(`  Covers: revision ${s.revision ?? '?'}${s.coversWholeDocument ? ' (the whole document)' : ''}; byte range ${s.byteRange.join(' ')}`);
+    lines.push(`  Digest: ${s.digestValid ? 'matches' : 'DOES NOT MATCH'}; signature: ${s.signatureValid ? 'verifies' : 'DOES NOT VERIFY'}`);
+    lines.push(`  Changed after it: ${CHANGES[s.changesAfter]}`);
+    if (s.padesLevel) lines.push(`  PAdES level: ${s.padesLevel}`);
+    for (const problem of s.problems) lines.push(`  Problem: ${problem}`);
+  }
+  lines.push('', report.valid ? 'All signatures are valid.' : 'NOT all signatures are valid.');
+  return lines.join('\n');
+}
