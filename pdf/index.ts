@@ -61,3 +61,14 @@ export { signPdf, timestampPdf, type SignCallback, type SignedPdf } from './sign
 export { checkSignable } from './sign/checks.js';
 export type { SignatureAppearance } from './sign/appearance.js';
 export { appendDss, vriKey, type DssInput, type DssResult, type ValidationData, type VriEntry } from './sign/dss.js';
+export {
+  prepareForm,
+  moharFieldName,
+  sanitizePartialName,
+  radioLayout,
+  FIELD_TYPES,
+  type FormFieldLayout,
+  type PreparedForm,
+  type PreparedFormField,
+} from './prepare/prepare-form.js';
+export { fillForm, type FormValues } from './prepare/fill-form.js';
