@@ -5,9 +5,11 @@
  * - is an xref stream when the previous (last) section is one, a classic table otherwise;
  * - for a hybrid file (last section = table + /XRefStm) is a classic table WITHOUT /XRefStm. Our
  *   objects are never compressed, so a table describes them completely. A PDF 1.5+ reader follows
- *   /Prev to the hybrid section and reads its /XRefStm there (7.5.8.4 lets each section carry its
- *   own); a PDF 1.4 reader sees what it saw before plus our objects. pyHanko does the same (it
- *   writes a stream only when the file's sections are streams), and no hidden stream is needed.
+ *   /Prev to the hybrid section and reads its /XRefStm there (ISO 32000-1 7.5.8.4: the hidden
+ *   stream belongs to the section whose trailer names it); a PDF 1.4 reader sees what it saw before
+ *   plus our objects. pyHanko does the same: its reader sets has_xref_stream only for real xref-
+ *   stream sections (not for a table's /XRefStm), its incremental writer writes a table then, and
+ *   its trailer model treats /XRefStm as a per-section key that is never carried forward.
  * - has /Prev = the previous startxref, numbers new objects from the trailer /Size up, and a
  *   trailer that keeps every entry of the previous one (7.5.6: /Root, /Info, /ID, custom keys)
  *   except the section-structure keys; /ID keeps its first element, the second is renewed.

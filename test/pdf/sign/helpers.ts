@@ -170,3 +170,20 @@ export function signingToolsAvailable(): boolean {
   const ok = (cmd: string, args: string[]): boolean => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
   return ok('qpdf', ['--version']) && ok('pdfsig', ['-v']) && ok('pdftoppm', ['-v']) && ok('openssl', ['version']);
 }
+
+/** Renders one page with ghostscript (a second, independent renderer) at 72 dpi, 8-bit gray, CropBox. */
+export function renderPageGrayGs(pdf: Uint8Array, page = 1): { width: number; height: number; pixels: Uint8Array } {
+  const dir = mkdtempSync(join(tmpdir(), 'mohar-gs-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pgmraw', '-r72', '-dUseCropBox', `-dFirstPage=${page}`, `-dLastPage=${page}`, `-sOutputFile=${join(dir, 'out.pgm')}`, join(dir, 'in.pdf')], { stdio: 'ignore' });
+    const pgm = readFileSync(join(dir, 'out.pgm'));
+    const m = /^P5\s+(?:#[^\n]*\n\s*)*(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString('latin1', 0, 200));
+    if (!m) throw new Error('ghostscript did not write a PGM');
+    const width = Number(m[1]);
+    const height = Number(m[2]);
+    return { width, height, pixels: pgm.subarray(m[0].length, m[0].length + width * height) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
