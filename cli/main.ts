@@ -5,6 +5,9 @@ import { parseConfig, ConfigError, type Config } from '../server/config.js';
 import { isMoharError } from '../common/errors.js';
 import { adminCommands } from './admin.js';
 import { serveCommand, migrateCommand } from './serve.js';
+import { signCommand, type SignOptions } from './sign.js';
+import { tokensCommand } from './tokens.js';
+import { verifyCommand } from './verify.js';
 
 function loadConfig(): Config {
   try {
@@ -22,6 +25,33 @@ const program = new Command('mohar').description('Mohar: USB-token signer and e-
 program.command('serve').description('run the office server (default 127.0.0.1:8080)').action(() => serveCommand(loadConfig()));
 program.command('migrate').description('bring the database schema up to date').action(() => migrateCommand(loadConfig()));
 adminCommands(program, loadConfig);
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+program
+  .command('tokens')
+  .description('list USB tokens and their certificates (known vendor modules, MOHAR_PKCS11_MODULES, or --module)')
+  .option('--module <path>', 'PKCS#11 module to use (repeatable)', collect)
+  .action((options: { module?: string[] }) => tokensCommand(loadConfig(), options));
+program
+  .command('sign <in> <out>')
+  .description('sign a PDF with a USB token (--module) or a PKCS#12 file (--p12); the PIN is read from a prompt or stdin')
+  .option('--module <path>', 'PKCS#11 module of the token')
+  .option('--token <label>', 'token label (default: the only or first token)')
+  .option('--cert-id <hex>', 'CKA_ID of the certificate (default: the only one with a key)')
+  .option('--p12 <file>', 'PKCS#12 file with key and certificate')
+  .option('--field <name>', 'sign this existing empty signature field (fully qualified name)')
+  .option('--page <n>', 'page of a new visible signature')
+  .option('--rect <x1,y1,x2,y2>', 'rectangle of a new visible signature, points from the top-left of the page')
+  .option('--reason <text>', 'reason for signing')
+  .option('--location <text>', 'where the signature was made')
+  .option('--level <level>', 'PAdES level: B-B, B-T, B-LT or B-LTA', 'B-B')
+  .option('--tsa <url>', 'RFC 3161 timestamp authority (default MOHAR_TSA_URL)')
+  .action((input: string, output: string, options: SignOptions) => signCommand(loadConfig(), input, output, options));
+program
+  .command('verify <file>')
+  .description('verify every signature of a PDF; exits 1 when any is invalid')
+  .option('--json', 'print the report as JSON')
+  .action((file: string, options: { json?: boolean }) => verifyCommand(file, options));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`mohar: ${isMoharError(error) ? error.message : error instanceof Error ? error.message : String(error)}\n`);

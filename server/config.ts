@@ -3,7 +3,7 @@
  * reads process.env: everything receives a Config. A bad setting stops start-up with one line
  * naming it (ConfigError).
  */
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -19,6 +19,10 @@ export interface Config {
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
   readonly logLevel: LogLevel;
+  /** Extra PKCS#11 module paths (MOHAR_PKCS11_MODULES, separated like PATH). */
+  readonly pkcs11Modules: readonly string[];
+  /** RFC 3161 timestamp authority for B-T and above. */
+  readonly tsaUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -109,5 +113,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     adminEmail,
     adminPassword,
     logLevel,
+    pkcs11Modules: (text(env, 'MOHAR_PKCS11_MODULES') ?? '').split(delimiter).map((p) => p.trim()).filter((p) => p !== ''),
+    tsaUrl: url(env, 'MOHAR_TSA_URL', ['http:', 'https:']),
   };
 }
