@@ -33,6 +33,13 @@ describe('parseConfig', () => {
     assert.equal(config.adminEmail, 'Boss@Example.com');
   });
 
+  test('token modules are a PATH-like list; the TSA is a URL', () => {
+    const config = parseConfig({ MOHAR_PKCS11_MODULES: '/usr/lib/libcastle.so.1.0.0::/opt/eToken/libeTPkcs11.so', MOHAR_TSA_URL: 'http://tsa.example.com/tsr' });
+    assert.deepEqual(config.pkcs11Modules, ['/usr/lib/libcastle.so.1.0.0', '/opt/eToken/libeTPkcs11.so']);
+    assert.equal(config.tsaUrl, 'http://tsa.example.com/tsr');
+    assert.throws(() => parseConfig({ MOHAR_TSA_URL: 'tsa.example.com' }), /MOHAR_TSA_URL: must be a URL/);
+  });
+
   const bad: [string, string, RegExp][] = [
     ['MOHAR_PORT', 'eighty', /MOHAR_PORT: must be a whole number/],
     ['MOHAR_PORT', '70000', /MOHAR_PORT: must be from 0 to 65535/],
