@@ -54,6 +54,7 @@ const KINDS: Record<string, () => Buffer> = {
   hybrid: () => makeHybridPdfWithSignatureField(3, 'Witness'),
   'rotated page': () => withWitness({ pages: [{ mediaBox: [0, 0, 595, 842], rotate: 90 }] }),
   'offset MediaBox': () => withWitness({ pages: [{ mediaBox: [-100, -100, 512, 692], cropBox: [-50, -50, 500, 650], rotate: 270 }] }),
+  'junk after %%EOF': () => Buffer.concat([withWitness(), Buffer.from('\r\n<html>mail gateway junk</html>\n\0\0', 'latin1')]),
   'classic without EOL at the end': () => {
     const pdf = withWitness();
     return pdf.subarray(0, pdf.length - 1);
