@@ -60,7 +60,7 @@ export {
 export { signPdf, timestampPdf, type SignCallback, type SignedPdf } from './sign/sign-pdf.js';
 export { checkSignable } from './sign/checks.js';
 export type { SignatureAppearance } from './sign/appearance.js';
-export { appendDss, vriKey, type DssInput, type DssResult, type ValidationData, type VriEntry } from './sign/dss.js';
+export { appendDss, vriKey, type DssInput, type DssResult, type DssValidationData, type VriEntry } from './sign/dss.js';
 export {
   prepareForm,
   moharFieldName,

@@ -23,7 +23,7 @@ import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
 import { cloneDict, dict, makeStream, name } from '../write/serialize.js';
 import { assertActAllowed } from './checks.js';
 
-export interface ValidationData {
+export interface DssValidationData {
   /** DER X.509 certificates (signer, chain, TSA chain, OCSP responder certificates). */
   readonly certs?: readonly Uint8Array[];
   /** DER OCSPResponse structures. */
@@ -32,14 +32,14 @@ export interface ValidationData {
   readonly crls?: readonly Uint8Array[];
 }
 
-export interface VriEntry extends ValidationData {
+export interface VriEntry extends DssValidationData {
   /** The signature this data validates, by its field's fully qualified name... */
   readonly field?: string;
   /** ...or by the raw bytes of its /Contents (as stored, padding included). */
   readonly contents?: Uint8Array;
 }
 
-export interface DssInput extends ValidationData {
+export interface DssInput extends DssValidationData {
   /** Per-signature validation data (also added to the document-wide arrays). */
   readonly vri?: readonly VriEntry[];
 }
