@@ -149,7 +149,7 @@ describe('misuse is refused', () => {
   test('assertPrefix notices a changed byte', () => {
     const pdf = makePdf();
     const changed = Buffer.from(touchCatalog(pdf).bytes);
-    changed[10] ^= 1;
+    changed[10] = changed[10]! ^ 1;
     assert.throws(() => assertPrefix(pdf, changed), (e) => isMoharError(e, 'pdf_write_failed'));
     assert.throws(() => assertPrefix(pdf, pdf.subarray(0, 5)), (e) => isMoharError(e, 'pdf_write_failed'));
   });
