@@ -52,6 +52,21 @@ export const ERROR_CODES = {
   tsa_unavailable: { status: 503, title: 'No trusted timestamp could be obtained' },
   validation_data_unavailable: { status: 503, title: 'Revocation data for a certificate could not be obtained' },
 
+  // PDF writing and signing (pdf/write, pdf/sign, pdf/prepare)
+  document_locked: { status: 409, title: 'The document is certified against further changes' },
+  signature_field_not_found: { status: 422, title: 'No such signature field' },
+  signature_field_signed: { status: 409, title: 'The signature field is already signed' },
+  field_name_taken: { status: 409, title: 'A form field of that name exists' },
+  form_field_not_found: { status: 422, title: 'No such form field' },
+  form_value_invalid: { status: 422, title: 'The value does not fit the form field' },
+  page_out_of_range: { status: 422, title: 'No such page' },
+  outside_page: { status: 422, title: 'The rectangle is not inside the page' },
+  empty_rectangle: { status: 422, title: 'The rectangle is empty' },
+  signature_too_large: { status: 422, title: 'The signature does not fit its reserved space' },
+  image_invalid: { status: 422, title: 'The signature image cannot be used' },
+  pdf_unsupported: { status: 422, title: 'The PDF uses a feature Mohar cannot sign' },
+  pdf_write_failed: { status: 500, title: 'Writing the PDF revision failed' },
+
   // USB tokens (native/)
   module_load_failed: { status: 500, title: 'A PKCS#11 module could not be loaded' },
   token_not_present: { status: 409, title: 'The token is not present' },
