@@ -1,0 +1,66 @@
+/**
+ * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N]`
+ *
+ * Runs the benchmark sections (all by default; today only `server`), prints their tables, writes
+ * bench/results/<section>-<date>.json, and exits 1 only when a run had errors (2 when the
+ * benchmark itself broke). Missed targets are printed as MISSED but do not fail the run, so the
+ * numbers can still be recorded. See docs/performance.md.
+ */
+import { machineBusyCores } from './cpu.js';
+import { printServerApi, runServerApi, TARGETS } from './server-api.js';
+import { machineInfo, parseBenchOptions, writeResults, type BenchOptions } from './support.js';
+
+interface Section {
+  readonly description: string;
+  /** Runs, prints, and returns the JSON to record plus whether every run was free of errors. */
+  run(options: BenchOptions): Promise<{ ok: boolean; data: unknown }>;
+}
+
+const SECTIONS: Record<string, Section> = {
+  server: {
+    description: 'office server HTTP API: baseline route, envelope status, envelope create',
+    async run(options) {
+      const report = await runServerApi(options);
+      printServerApi(report);
+      return { ok: report.ok, data: { targets: TARGETS, ...report } };
+    },
+  },
+};
+
+async function main(): Promise<number> {
+  const options = parseBenchOptions(process.argv.slice(2));
+  const unknown = options.sections.filter((s) => !(s in SECTIONS));
+  if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  const names = options.sections.length > 0 ? options.sections : Object.keys(SECTIONS);
+  const machine = machineInfo();
+  console.log(`Mohar benchmarks on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node} ${machine.platform}`);
+  console.log(`autocannon: ${options.connections} connections, ${options.warmup}s warm-up, ${options.duration}s measured per route`);
+  const busyBefore = await machineBusyCores();
+  if (busyBefore !== undefined && busyBefore > 0.2) {
+    console.log(`WARNING: the machine was already keeping ${busyBefore} of ${machine.cores} cores busy before starting; other processes compete with the benchmark, so numbers will be low and noisy (see the "others" column)`);
+  }
+  let ok = true;
+  for (const name of names) {
+    const section = SECTIONS[name]!;
+    console.log(`\n== ${name}: ${section.description}`);
+    const startedAt = new Date().toISOString();
+    const result = await section.run(options);
+    const file = await writeResults(name, { section: name, startedAt, machine: { ...machine, busyCoresBefore: busyBefore }, options, ...(result.data as object) });
+    console.log(`\nresults: ${file}`);
+    if (!result.ok) {
+      console.log(`${name}: FAILED (a run had errors or non-2xx responses)`);
+      ok = false;
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 2;
+  },
+);
