@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { Context } from './domain/context.js';
 import { registerOpenApi } from './http/openapi.js';
+import { trackHandlers, type InFlight } from './http/in-flight.js';
 import { installProblemHandlers } from './http/problem.js';
 import { apiKeyRoutes } from './routes/legacy/api-keys.js';
 import { authRoutes } from './routes/legacy/auth.js';
@@ -37,7 +38,18 @@ export interface AppOptions {
   readonly logStream?: NodeJS.WritableStream;
 }
 
+export interface BuiltApp {
+  readonly app: App;
+  /** Handlers still running; wait for them before closing storage. */
+  readonly inFlight: InFlight;
+}
+
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
+  return (await buildServerApp(ctx, options)).app;
+}
+
+/** The app and its in-flight handler count (shutdown waits on it after app.close()). */
+export async function buildServerApp(ctx: Context, options: AppOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     logger: {
       level: ctx.config.logLevel,
@@ -49,6 +61,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const inFlight = trackHandlers(app);
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
   installProblemHandlers(app);
@@ -81,5 +94,5 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   }, { prefix: LEGACY_BASE });
 
   landingRoutes(app);
-  return app;
+  return { app, inFlight };
 }

@@ -1,7 +1,7 @@
 /** Wires settings to storage, blob store and PDF inspector; runs migrations; starts listening. */
 import { join } from 'node:path';
 import type { Config } from './config.js';
-import { buildApp } from './app.js';
+import { buildServerApp } from './app.js';
 import { bootstrapFirstAccount, type BootstrapResult } from './domain/accounts/bootstrap.js';
 import type { Context } from './domain/context.js';
 import { createPdfInspector } from './domain/documents/pdf-inspector.js';
@@ -9,6 +9,11 @@ import { DatabaseBlobStore, FileBlobStore } from './storage/blobs.js';
 import { connectStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import type { App } from './routes/types.js';
+import type { KeyIdentity } from './domain/keys/api-keys.js';
+import { TtlCache } from './domain/ttl-cache.js';
+
+/** How long an authenticated API key is trusted without asking the database (SQLite only). */
+const KEY_CACHE_MS = 5_000;
 
 export interface Runtime {
   readonly ctx: Context;
@@ -25,7 +30,10 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   }
   const blobs = storage.dialect === 'postgres' ? new DatabaseBlobStore(storage.db) : new FileBlobStore(join(config.dataDir, 'blobs'));
   const pdf = createPdfInspector({ limits: { maxPages: config.maxPdfPages } });
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, blobs, config, pdf, now };
+  // One SQLite file has one server process, so a cached key identity can be dropped at once on rotation.
+  // Several PostgreSQL instances could not tell each other, so there the cache is off.
+  const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, blobs, config, pdf, now, keyCache };
   return {
     ctx,
     async close() {
@@ -45,7 +53,7 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const runtime = await openRuntime(config);
   const bootstrap = await bootstrapFirstAccount(runtime.ctx);
-  const app = await buildApp(runtime.ctx);
+  const { app, inFlight } = await buildServerApp(runtime.ctx);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -55,6 +63,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     bootstrap,
     async close() {
       await app.close();
+      await inFlight.drain();
       await runtime.close();
     },
   };

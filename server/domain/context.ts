@@ -5,6 +5,8 @@ import type { BlobStore } from '../storage/blobs.js';
 import type { DialectName } from '../storage/connect.js';
 import type { Database } from '../storage/schema.js';
 import type { PdfInspector } from './documents/pdf-inspector.js';
+import type { KeyIdentity } from './keys/api-keys.js';
+import type { TtlCache } from './ttl-cache.js';
 
 export interface Context {
   readonly db: Kysely<Database>;
@@ -13,6 +15,8 @@ export interface Context {
   readonly config: Config;
   readonly pdf: PdfInspector;
   readonly now: () => Date;
+  /** Authenticated API keys by SHA-256, briefly (see docs/decisions.md); cleared on rotation. */
+  readonly keyCache: TtlCache<string, KeyIdentity>;
 }
 
 export function iso(date: Date): string {

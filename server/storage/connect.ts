@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -39,8 +39,31 @@ export function connectStorage(options: ConnectOptions): Storage {
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement anew on every query, which costs about a third of a
+ * simple request. better-sqlite3 runs statements synchronously and Kysely never iterates a statement
+ * lazily here, so a prepared statement can be reused safely: keep the most recent ones by SQL text.
+ */
+function withStatementCache(file: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => file.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement === undefined || statement.busy) {
+        statement = file.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 /** True when a write failed on a UNIQUE or PRIMARY KEY constraint, on either database. */

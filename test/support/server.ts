@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before } from 'node:test';
 import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../server/app.js';
+import { buildServerApp } from '../../server/app.js';
 import { parseConfig } from '../../server/config.js';
 import { bootstrapFirstAccount } from '../../server/domain/accounts/bootstrap.js';
 import { createAccount } from '../../server/domain/accounts/create-account.js';
@@ -81,7 +81,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
   await bootstrapFirstAccount(runtime.ctx);
   const logs: string[] = [];
   const logStream = new Writable({ write(chunk: Buffer, _encoding, done) { logs.push(chunk.toString()); done(); } });
-  const app = await buildApp(runtime.ctx, { logStream });
+  const { app, inFlight } = await buildServerApp(runtime.ctx, { logStream });
   await app.ready();
 
   async function request(method: string, url: string, options: RequestOptions = {}): Promise<LightMyRequestResponse> {
@@ -131,6 +131,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     },
     async close() {
       await app.close();
+      await inFlight.drain();
       await runtime.close();
       await database.drop();
     },

@@ -2,12 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
-import type { RecipientsTable } from '../../storage/schema.js';
+import type { EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
 import { iso, type Context } from '../context.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
-import { loadEnvelopeView, type EnvelopeView } from './views.js';
+import { envelopeView, recipientView, type EnvelopeView } from './views.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -31,25 +31,23 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
   const recipients: RecipientsTable[] = [];
   (input.recipients ?? []).forEach((r, index) => recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)));
   checkDscLimits({ recipients, documentCount: 0 });
+  const envelope: EnvelopesTable = {
+    id,
+    account_id: accountId,
+    title: input.title.trim(),
+    status: 'draft',
+    external_id: input.external_id ?? null,
+    routing_order: routing,
+    message: input.message ?? null,
+    expire_in_days: input.expire_in_days ?? null,
+    redirect_url: input.redirect_url ?? null,
+    metadata,
+    created_at: at,
+    updated_at: at,
+  };
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('envelopes')
-        .values({
-          id,
-          account_id: accountId,
-          title: input.title.trim(),
-          status: 'draft',
-          external_id: input.external_id ?? null,
-          routing_order: routing,
-          message: input.message ?? null,
-          expire_in_days: input.expire_in_days ?? null,
-          redirect_url: input.redirect_url ?? null,
-          metadata,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
+      await trx.insertInto('envelopes').values(envelope).execute();
       if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
     });
   } catch (error) {
@@ -58,5 +56,6 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     }
     throw error;
   }
-  return loadEnvelopeView(ctx.db, id);
+  // A new draft has no documents or fields yet: its view comes from the rows just written.
+  return envelopeView(envelope, recipients.map(recipientView), []);
 }

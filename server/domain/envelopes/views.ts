@@ -1,6 +1,6 @@
 /** The JSON shapes of envelopes, recipients and fields as the API returns them. */
 import type { Kysely } from 'kysely';
-import type { Database, FieldsTable, RecipientsTable } from '../../storage/schema.js';
+import type { Database, EnvelopesTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { documentView, type DocumentView } from '../documents/documents.js';
 
 export interface RecipientView {
@@ -85,6 +85,14 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
       .execute(),
     db.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
   ]);
+  return envelopeView(
+    envelope,
+    recipients.map(recipientView),
+    documents.map((d) => ({ ...documentView(d), fields: fields.filter((f) => f.document_id === d.id).map(fieldView) })),
+  );
+}
+
+export function envelopeView(envelope: EnvelopesTable, recipients: RecipientView[], documents: EnvelopeDocumentView[]): EnvelopeView {
   return {
     id: envelope.id,
     title: envelope.title,
@@ -95,8 +103,8 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
     expire_in_days: envelope.expire_in_days,
     redirect_url: envelope.redirect_url,
     metadata: envelope.metadata === null ? null : (JSON.parse(envelope.metadata) as Record<string, unknown>),
-    recipients: recipients.map(recipientView),
-    documents: documents.map((d) => ({ ...documentView(d), fields: fields.filter((f) => f.document_id === d.id).map(fieldView) })),
+    recipients,
+    documents,
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,
   };

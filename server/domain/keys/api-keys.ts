@@ -56,6 +56,7 @@ export async function generateApiKey(ctx: Context, accountId: string, mode: KeyM
       .values({ id: randomUUID(), account_id: accountId, mode, prefix, key_hash: hashApiKey(apiKey), created_at: at, last_used_at: null, revoked_at: null })
       .execute();
   });
+  forgetAccountKeys(ctx, accountId);
   return { api_key: apiKey, api_key_prefix: prefix, mode, created_at: at };
 }
 
@@ -70,25 +71,42 @@ export async function listActiveKeys(ctx: Context, accountId: string): Promise<K
   return rows.map((r) => ({ api_key_prefix: r.prefix, mode: r.mode, created_at: r.created_at, last_used_at: r.last_used_at }));
 }
 
+/** Whether last_used_at was written for this key within the resolution (per process). */
 const lastUsedWritten = new Map<string, number>();
+
+async function touchLastUsed(ctx: Context, keyId: string, now: Date): Promise<void> {
+  const last = lastUsedWritten.get(keyId) ?? 0;
+  if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
+  lastUsedWritten.set(keyId, now.getTime());
+  await ctx.db.updateTable('api_keys').set({ last_used_at: iso(now) }).where('id', '=', keyId).execute();
+}
 
 export async function authenticateApiKey(ctx: Context, presented: string | undefined): Promise<KeyIdentity> {
   if (!presented) throw new MoharError('invalid_api_key', 'send the account API key in the X-Api-Key header');
+  const hash = hashApiKey(presented);
+  const now = ctx.now();
+  const cached = ctx.keyCache.get(hash, now.getTime());
+  if (cached) {
+    await touchLastUsed(ctx, cached.keyId, now);
+    return cached;
+  }
   const row = await ctx.db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select(['api_keys.id', 'api_keys.account_id', 'api_keys.mode', 'api_keys.prefix', 'accounts.test_mode', 'accounts.suspended'])
-    .where('api_keys.key_hash', '=', hashApiKey(presented))
+    .where('api_keys.key_hash', '=', hash)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) throw new MoharError('invalid_api_key', 'the API key is not valid (unknown, mistyped or rotated)');
-  const now = ctx.now();
-  const last = lastUsedWritten.get(row.id) ?? 0;
-  if (now.getTime() - last >= LAST_USED_RESOLUTION_MS) {
-    lastUsedWritten.set(row.id, now.getTime());
-    await ctx.db.updateTable('api_keys').set({ last_used_at: iso(now) }).where('id', '=', row.id).execute();
-  }
-  return { keyId: row.id, accountId: row.account_id, mode: row.mode, prefix: row.prefix, testMode: row.test_mode === 1, suspended: row.suspended === 1 };
+  const identity: KeyIdentity = { keyId: row.id, accountId: row.account_id, mode: row.mode, prefix: row.prefix, testMode: row.test_mode === 1, suspended: row.suspended === 1 };
+  ctx.keyCache.set(hash, identity, now.getTime());
+  await touchLastUsed(ctx, row.id, now);
+  return identity;
+}
+
+/** Forget cached identities of an account's keys: after rotation, revocation or a change of the account. */
+export function forgetAccountKeys(ctx: Context, accountId: string): void {
+  ctx.keyCache.deleteWhere((identity) => identity.accountId === accountId);
 }
 
 export async function keyMetadata(ctx: Context, keyId: string): Promise<KeyMetadata> {

@@ -3,7 +3,7 @@ import { documentView, findDocument, uploadDocument } from '../../domain/documen
 import type { Context } from '../../domain/context.js';
 import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
 import { readFilePart } from '../../http/multipart.js';
-import { ApiKeyHeader, problems } from '../../http/schemas/common.js';
+import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
@@ -19,7 +19,7 @@ export function documentRoutes(app: App, ctx: Context): void {
       tags: ['documents'],
       summary: 'Upload a PDF to the workspace',
       security,
-      headers: ApiKeyHeader,
+     
       consumes: ['multipart/form-data'],
       body: { content: { 'multipart/form-data': { schema: MultipartFile } } },
       response: { 201: DocumentBody, ...problems(401, 413, 415, 422) },
@@ -32,7 +32,7 @@ export function documentRoutes(app: App, ctx: Context): void {
 
   app.get('/documents/:document_id', {
     onRequest,
-    schema: { tags: ['documents'], summary: 'Get a workspace document', security, headers: ApiKeyHeader, params: DocumentParams, response: { 200: DocumentBody, ...problems(401, 404) } },
+    schema: { tags: ['documents'], summary: 'Get a workspace document', security, params: DocumentParams, response: { 200: DocumentBody, ...problems(401, 404) } },
   }, async (request) => documentView(await findDocument(ctx, accountOf(request), request.params.document_id)));
 
   app.get('/documents/:document_id/content', {
@@ -41,7 +41,7 @@ export function documentRoutes(app: App, ctx: Context): void {
       tags: ['documents'],
       summary: 'The uploaded PDF bytes, exactly as stored',
       security,
-      headers: ApiKeyHeader,
+     
       params: DocumentParams,
       response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404) },
     },

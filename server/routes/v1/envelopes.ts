@@ -11,7 +11,7 @@ import type { Context } from '../../domain/context.js';
 import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotent } from '../../http/idempotency.js';
 import { readFilePart } from '../../http/multipart.js';
-import { ApiKeyHeader, IdempotentHeaders, problems } from '../../http/schemas/common.js';
+import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { AttachDocumentJson, DocumentBody, MultipartFile } from '../../http/schemas/documents.js';
 import { EnvelopeCreateBody, EnvelopeDocumentParams, EnvelopeParams, EnvelopeResponse, EnvelopeStatusResponse, RecipientBody, RecipientResponse } from '../../http/schemas/envelopes.js';
 import { FieldsBody, FieldsResponse } from '../../http/schemas/fields.js';
@@ -38,7 +38,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
 
   app.get('/envelopes/:id', {
     onRequest,
-    schema: { tags: ['envelopes'], summary: 'Get an envelope', security, headers: ApiKeyHeader, params: EnvelopeParams, response: { 200: EnvelopeResponse, ...problems(401, 404) } },
+    schema: { tags: ['envelopes'], summary: 'Get an envelope', security, params: EnvelopeParams, response: { 200: EnvelopeResponse, ...problems(401, 404) } },
   }, async (request) => {
     await findEnvelope(ctx, accountOf(request), request.params.id);
     return loadEnvelopeView(ctx.db, request.params.id);
@@ -46,7 +46,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
 
   app.get('/envelopes/:id/status', {
     onRequest,
-    schema: { tags: ['envelopes'], summary: 'Recipient status of an envelope', security, headers: ApiKeyHeader, params: EnvelopeParams, response: { 200: EnvelopeStatusResponse, ...problems(401, 404) } },
+    schema: { tags: ['envelopes'], summary: 'Recipient status of an envelope', security, params: EnvelopeParams, response: { 200: EnvelopeStatusResponse, ...problems(401, 404) } },
   }, (request) => envelopeStatus(ctx, accountOf(request), request.params.id));
 
   app.post('/envelopes/:id/recipients', {
@@ -55,7 +55,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       tags: ['envelopes'],
       summary: 'Add a recipient to a draft',
       security,
-      headers: ApiKeyHeader,
+     
       params: EnvelopeParams,
       body: RecipientBody,
       response: { 201: RecipientResponse, ...problems(401, 404, 409, 422) },
@@ -68,7 +68,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       tags: ['envelopes'],
       summary: 'Attach a PDF to a draft: upload one (multipart "file") or name a workspace document (JSON document_id)',
       security,
-      headers: ApiKeyHeader,
+     
       params: EnvelopeParams,
       body: {
         content: {
@@ -94,7 +94,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       tags: ['envelopes'],
       summary: 'Replace all fields of a document on a draft envelope',
       security,
-      headers: ApiKeyHeader,
+     
       params: EnvelopeDocumentParams,
       body: FieldsBody,
       response: { 200: FieldsResponse, ...problems(401, 404, 409, 422) },
