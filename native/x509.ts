@@ -172,8 +172,21 @@ export function ccaClassOf(policies: readonly string[]): CcaClass | null {
 
 const CURVES: Readonly<Record<string, EcCurve>> = { prime256v1: 'P-256', 'P-256': 'P-256', secp384r1: 'P-384', 'P-384': 'P-384', secp521r1: 'P-521', 'P-521': 'P-521' };
 
-/** Parses a DER certificate. Throws MoharError 'invalid_certificate' when it is not one. */
+/** Parsed certificates by DER (hex): a token's certificates are read and parsed twice per signature. */
+const PARSED = new Map<string, CertificateInfo>();
+
+/** Parses a DER certificate (memoised by its bytes). Throws MoharError 'invalid_certificate' when it is not one. */
 export function parseCertificate(der: Uint8Array): CertificateInfo {
+  const key = Buffer.from(der.buffer, der.byteOffset, der.byteLength).toString('hex');
+  const hit = PARSED.get(key);
+  if (hit) return hit;
+  const info = parseCertificateUncached(der);
+  if (PARSED.size >= 256) PARSED.delete(PARSED.keys().next().value!);
+  PARSED.set(key, info);
+  return info;
+}
+
+function parseCertificateUncached(der: Uint8Array): CertificateInfo {
   let cert: Certificate;
   let nodeCert: X509Certificate;
   try {

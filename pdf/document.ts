@@ -25,8 +25,7 @@ export class PdfReader {
   readonly headerOffset: number;
   /** Version from the header, e.g. "1.7". */
   readonly headerVersion: string;
-  /** Every update section's end, oldest first (see findRevisions). */
-  readonly revisions: readonly RevisionMark[];
+  private revisionMarks: readonly RevisionMark[] | undefined;
   private xrefInfo!: XrefInfo;
   private readonly cache = new Map<number, PdfObject>();
   private readonly loading = new Set<number>();
@@ -46,7 +45,6 @@ export class PdfReader {
     if (this.headerOffset < 0) throw invalidPdf('no %PDF- header in the first 1024 bytes');
     const m = /^%PDF-(\d+\.\d+)/.exec(head.toString('latin1', this.headerOffset, this.headerOffset + 16));
     this.headerVersion = m?.[1] ?? '1.0';
-    this.revisions = findRevisions(bytes);
     this.budget = new DecodeBudget(limits);
     this.plainParser = { maxDepth: limits.maxDepth, maxItems: limits.maxObjects, findEndstream: endstreamFinder(bytes) };
     this.parser = { ...this.plainParser, resolveLength: (ref) => this.resolveLength(ref) };
@@ -57,6 +55,11 @@ export class PdfReader {
     const reader = new PdfReader(bytes, resolveLimits(limits));
     reader.load();
     return reader;
+  }
+
+  /** Every update section's end, oldest first (see findRevisions); found on first use (a scan of the whole file). */
+  get revisions(): readonly RevisionMark[] {
+    return (this.revisionMarks ??= findRevisions(this.bytes));
   }
 
   get xref(): XrefInfo {

@@ -21,7 +21,7 @@ import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
 import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
 import { viewSize } from '../write/appearance.js';
 import { addAnnotation, addSigFlags, editAcroForm, editFields, readFormTree } from '../write/form.js';
-import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
+import { IncrementalUpdate } from '../write/incremental.js';
 import { dict, name } from '../write/serialize.js';
 import { pdfDate, textString } from '../write/text.js';
 import { addEmptyAppearance, addSignatureAppearance, type SignatureAppearance } from './appearance.js';
@@ -194,8 +194,12 @@ function finish(update: IncrementalUpdate, sig: PdfDict, ph: Placeholders, targe
   text = text.padEnd(width - 1, ' ') + ']';
   out.write(text, br.start, 'latin1');
   if (out[a] !== 0x3c || out[b - 1] !== 0x3e) throw new MoharError('pdf_write_failed', 'Could not write the PDF update: /Contents is not where it was written.');
+  // write() returned the old bytes followed by the new revision; the only writes since are the
+  // /ByteRange text, and /Contents later, both inside the new revision: no need to compare the file again.
+  if (br.start < result.previousLength || a < result.previousLength) {
+    throw new MoharError('pdf_write_failed', 'Could not write the PDF update: the signature placeholders are not in the new revision.');
+  }
   const digest = byteRangeDigest(out, byteRange);
-  assertPrefix(update.reader.bytes, out);
   return { bytes: out, byteRange, contentsOffset: a + 1, contentsLength: b - a - 2, digest, fieldName: target.fieldName, previousLength: result.previousLength };
 }
 
@@ -212,10 +216,24 @@ export function byteRangeData(prepared: Pick<PreparedSignature, 'bytes' | 'byteR
 }
 
 /**
- * Writes the DER CMS (or timestamp token) into the /Contents placeholder. Throws
- * signature_too_large, before writing anything, when it does not fit the reserve.
+ * Writes the DER CMS (or timestamp token) into the /Contents placeholder of a copy of the prepared
+ * bytes, after checking that they still have the digest taken in prepare (for the two-step flow, where
+ * the prepared bytes were held elsewhere meanwhile). Throws signature_too_large, before writing
+ * anything, when it does not fit the reserve.
  */
 export function embedSignature(prepared: PreparedSignature, cmsDer: Uint8Array): Buffer {
+  return writeContents(prepared, cmsDer, true);
+}
+
+/**
+ * embedSignature for signPdf / timestampPdf, whose prepared bytes never leave the call: writes into
+ * prepared.bytes themselves (no copy of the file) and does not hash the ByteRange a second time.
+ */
+export function embedSignatureInPlace(prepared: PreparedSignature, cmsDer: Uint8Array): Buffer {
+  return writeContents(prepared, cmsDer, false);
+}
+
+function writeContents(prepared: PreparedSignature, cmsDer: Uint8Array, standalone: boolean): Buffer {
   const { bytes, contentsOffset, contentsLength } = prepared;
   if (cmsDer.length === 0) throw new MoharError('invalid_signature_data', 'The signature to embed is empty.');
   if (cmsDer.length * 2 > contentsLength) {
@@ -232,10 +250,10 @@ export function embedSignature(prepared: PreparedSignature, cmsDer: Uint8Array):
   for (const c of current) {
     if (c !== 0x30) throw new MoharError('pdf_write_failed', 'Could not embed the signature: the /Contents placeholder is not empty (already signed?).');
   }
-  if (!Buffer.from(byteRangeDigest(bytes, prepared.byteRange)).equals(Buffer.from(prepared.digest))) {
+  if (standalone && !Buffer.from(byteRangeDigest(bytes, prepared.byteRange)).equals(Buffer.from(prepared.digest))) {
     throw new MoharError('pdf_write_failed', 'Could not embed the signature: the prepared bytes changed after their digest was taken.');
   }
-  const out = Buffer.from(bytes);
+  const out = standalone ? Buffer.from(bytes) : bytes;
   out.write(Buffer.from(cmsDer).toString('hex').toUpperCase(), contentsOffset, 'latin1');
   return out;
 }

@@ -6,7 +6,7 @@
  * timestampPdf does the same for a document timestamp (the callback returns a TimeStampToken).
  */
 import { assertPrefix } from '../write/incremental.js';
-import { embedSignature, prepareDocumentTimestamp, prepareSignature, type DocumentTimestampOptions, type PrepareOptions, type PreparedSignature } from './prepare.js';
+import { embedSignatureInPlace, prepareDocumentTimestamp, prepareSignature, type DocumentTimestampOptions, type PrepareOptions, type PreparedSignature } from './prepare.js';
 
 export type SignCallback = (digest: Uint8Array, prepared: PreparedSignature) => Promise<Uint8Array>;
 
@@ -30,7 +30,7 @@ export async function timestampPdf(bytes: Uint8Array, stamp: SignCallback, optio
 }
 
 function complete(original: Uint8Array, prepared: PreparedSignature, der: Uint8Array): SignedPdf {
-  const signed = embedSignature(prepared, der);
+  const signed = embedSignatureInPlace(prepared, der);
   assertPrefix(original, signed);
   return { bytes: signed, fieldName: prepared.fieldName, byteRange: prepared.byteRange, digest: prepared.digest };
 }
