@@ -1,12 +1,14 @@
 /**
  * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N]`
  *
- * Runs the benchmark sections (all by default; today only `server`), prints their tables, writes
+ * Runs the benchmark sections (all by default: `server`, `signing`), prints their tables, writes
  * bench/results/<section>-<date>.json, and exits 1 only when a run had errors (2 when the
  * benchmark itself broke). Missed targets are printed as MISSED but do not fail the run, so the
  * numbers can still be recorded. See docs/performance.md.
  */
 import { machineBusyCores } from './cpu.js';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { printServerApi, runServerApi, TARGETS } from './server-api.js';
 import { machineInfo, parseBenchOptions, writeResults, type BenchOptions } from './support.js';
 
@@ -16,6 +18,14 @@ interface Section {
   run(options: BenchOptions): Promise<{ ok: boolean; data: unknown }>;
 }
 
+/** The signing benchmark runs in its own process (it measures that process's peak memory and owns a SoftHSM token). */
+function runSigningBench(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./signing.ts', import.meta.url))], { stdio: 'inherit' });
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
 const SECTIONS: Record<string, Section> = {
   server: {
     description: 'office server HTTP API: baseline route, envelope status, envelope create',
@@ -23,6 +33,12 @@ const SECTIONS: Record<string, Section> = {
       const report = await runServerApi(options);
       printServerApi(report);
       return { ok: report.ok, data: { targets: TARGETS, ...report } };
+    },
+  },
+  signing: {
+    description: 'signing engine on SoftHSM: 1-page overhead, 50 MB file (time vs SHA-256, peak RSS), 200-page chain (results in bench/results/signing-*.json)',
+    async run() {
+      return { ok: await runSigningBench(), data: { see: 'bench/results/signing-*.json' } };
     },
   },
 };
