@@ -1,22 +1,18 @@
-/** The interface's field types (Document field.field_type). */
-export const FIELD_TYPES = {
-  SIGNATURE: 1,
-  INITIAL: 2,
-  DATE_SIGNED: 3,
-  FULL_NAME: 4,
-  FIRST_NAME: 5,
-  LAST_NAME: 6,
-  EMAIL: 7,
-  TEXT: 8,
-  CHECKBOX: 9,
-  NUMBER: 10,
-  DATE: 11,
-  DROPDOWN: 12,
-  RADIO: 13,
-} as const;
+/** Groups of the interface's field types (FIELD_TYPES itself lives in pdf/, which turns them into AcroForm fields). */
+import { FIELD_TYPES } from '../../../pdf/index.js';
 
-/** Filled from the signer's details or the act itself: a pre-assigned value makes no sense. */
-export const AUTO_FILLED_TYPES: ReadonlySet<number> = new Set([1, 2, 3, 4, 5, 6, 7]);
-export const SIGNATURE_TYPES: ReadonlySet<number> = new Set([1, 2]);
-export const CHOICE_TYPES: ReadonlySet<number> = new Set([12, 13]);
+export { FIELD_TYPES };
+
+/** Filled from the signer's details or the signing act itself: a pre-assigned value makes no sense. */
+export const AUTO_FILLED_TYPES: ReadonlySet<number> = new Set([
+  FIELD_TYPES.SIGNATURE,
+  FIELD_TYPES.INITIAL,
+  FIELD_TYPES.DATE_SIGNED,
+  FIELD_TYPES.FULL_NAME,
+  FIELD_TYPES.FIRST_NAME,
+  FIELD_TYPES.LAST_NAME,
+  FIELD_TYPES.EMAIL,
+]);
+export const SIGNATURE_TYPES: ReadonlySet<number> = new Set([FIELD_TYPES.SIGNATURE, FIELD_TYPES.INITIAL]);
+export const CHOICE_TYPES: ReadonlySet<number> = new Set([FIELD_TYPES.DROPDOWN, FIELD_TYPES.RADIO]);
 export const MAX_OPTIONS = 200;
