@@ -23,6 +23,15 @@ export interface Config {
   readonly pkcs11Modules: readonly string[];
   /** RFC 3161 timestamp authority for B-T and above. */
   readonly tsaUrl: string | undefined;
+  /** SMTP server for mail (smtp:// or smtps://); unset: mail is kept in the database outbox. */
+  readonly smtpUrl: string | undefined;
+  /** From: address of Mohar's mail. */
+  readonly mailFrom: string;
+  /** Master key material that encrypts secrets at rest (the seal key); unset: a 0600 key file in the data dir. */
+  readonly secretKey: string | undefined;
+  /** A PKCS#12 file with the seal key and certificate, instead of the generated installation seal. */
+  readonly sealP12: string | undefined;
+  readonly sealP12Passphrase: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -115,5 +124,25 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel,
     pkcs11Modules: (text(env, 'MOHAR_PKCS11_MODULES') ?? '').split(delimiter).map((p) => p.trim()).filter((p) => p !== ''),
     tsaUrl: url(env, 'MOHAR_TSA_URL', ['http:', 'https:']),
+    smtpUrl: url(env, 'MOHAR_SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: mailFrom(env),
+    secretKey: secretKey(env),
+    sealP12: text(env, 'MOHAR_SEAL_P12') === undefined ? undefined : resolve(cwd, text(env, 'MOHAR_SEAL_P12')!),
+    sealP12Passphrase: env.MOHAR_SEAL_P12_PASSPHRASE,
   };
+}
+
+function mailFrom(env: Env): string {
+  const value = text(env, 'MOHAR_MAIL_FROM') ?? 'Mohar <mohar@localhost>';
+  if (!/^([^<>@]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(value)) {
+    throw new ConfigError('MOHAR_MAIL_FROM', `must be an address such as "Mohar <sign@example.com>" (got "${value}")`);
+  }
+  return value;
+}
+
+function secretKey(env: Env): string | undefined {
+  const value = env.MOHAR_SECRET_KEY;
+  if (value === undefined || value === '') return undefined;
+  if (value.length < 32) throw new ConfigError('MOHAR_SECRET_KEY', 'must be at least 32 characters of random material (e.g. openssl rand -base64 32)');
+  return value;
 }

@@ -33,6 +33,18 @@ describe('parseConfig', () => {
     assert.equal(config.adminEmail, 'Boss@Example.com');
   });
 
+  test('mail and secrets: SMTP URL, From address, a long enough secret key', () => {
+    const config = parseConfig({ MOHAR_SMTP_URL: 'smtp://u:p@mail.example.com:587', MOHAR_MAIL_FROM: 'Office <sign@example.com>', MOHAR_SECRET_KEY: 'k'.repeat(32) });
+    assert.equal(config.smtpUrl, 'smtp://u:p@mail.example.com:587');
+    assert.equal(config.mailFrom, 'Office <sign@example.com>');
+    assert.equal(config.secretKey, 'k'.repeat(32));
+    assert.equal(parseConfig({}).mailFrom, 'Mohar <mohar@localhost>');
+    assert.throws(() => parseConfig({ MOHAR_SMTP_URL: 'http://mail' }), /MOHAR_SMTP_URL: must start with smtp:\/\//);
+    assert.throws(() => parseConfig({ MOHAR_SECRET_KEY: 'short' }), /MOHAR_SECRET_KEY: must be at least 32/);
+    assert.throws(() => parseConfig({ MOHAR_MAIL_FROM: 'nobody' }), /MOHAR_MAIL_FROM/);
+    assert.throws(() => parseConfig({ MOHAR_SMTP_URL: 'smtp://user:hunter2@x' , MOHAR_MAIL_FROM: 'bad' }), (e: Error) => !e.message.includes('hunter2'));
+  });
+
   test('token modules are a PATH-like list; the TSA is a URL', () => {
     const config = parseConfig({ MOHAR_PKCS11_MODULES: '/usr/lib/libcastle.so.1.0.0::/opt/eToken/libeTPkcs11.so', MOHAR_TSA_URL: 'http://tsa.example.com/tsr' });
     assert.deepEqual(config.pkcs11Modules, ['/usr/lib/libcastle.so.1.0.0', '/opt/eToken/libeTPkcs11.so']);
