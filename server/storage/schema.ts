@@ -138,6 +138,20 @@ export interface BlobsTable {
   created_at: string;
 }
 
+/** The installation's seal key (server/seal). At most one active row per kind (partial unique index). */
+export interface SealKeysTable {
+  id: string;
+  kind: 'installation';
+  /** Base64 DER of the seal certificate. */
+  certificate: string;
+  /** JSON array of base64 DER certificates above the seal (the installation CA). */
+  chain: string;
+  /** PKCS#8 DER of the private key, encrypted with the secret box (server/seal/secret-box.ts). */
+  private_key: string;
+  created_at: string;
+  active: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -151,4 +165,5 @@ export interface Database {
   fields: FieldsTable;
   idempotency_keys: IdempotencyKeysTable;
   blobs: BlobsTable;
+  seal_keys: SealKeysTable;
 }

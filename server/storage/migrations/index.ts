@@ -6,10 +6,12 @@ import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'k
 import type { Database } from '../schema.js';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_blobs.js';
+import * as m0005 from './0005_seal.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
   '0002_blobs': m0002,
+  '0005_seal': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
