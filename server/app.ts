@@ -15,6 +15,7 @@ import { landingRoutes } from './routes/landing.js';
 import type { App } from './routes/types.js';
 import { documentRoutes } from './routes/v1/documents.js';
 import { envelopeRoutes } from './routes/v1/envelopes.js';
+import { workflowRoutes } from './routes/v1/workflow.js';
 
 export const API_BASE = '/backend/api/v1';
 export const LEGACY_BASE = '/backend/othercompanyapi';
@@ -79,6 +80,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
       version: VERSION,
     });
     envelopeRoutes(v1, ctx);
+    workflowRoutes(v1, ctx);
     documentRoutes(v1, ctx);
   }, { prefix: API_BASE });
 

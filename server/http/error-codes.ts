@@ -39,6 +39,9 @@ export const ERROR_CODES = {
   invalid_field_layout: { status: 422, title: 'The field layout is not valid' },
   dsc_single_document: { status: 422, title: 'A DSC envelope holds exactly one PDF' },
   dsc_single_signer: { status: 422, title: 'A DSC envelope has one DSC signing recipient' },
+  envelope_incomplete: { status: 422, title: 'The envelope cannot be sent yet' },
+  aadhaar_not_configured: { status: 422, title: 'Aadhaar eSign is not configured on this server' },
+  envelope_finished: { status: 409, title: 'The envelope is finished' },
 
   // PDFs
   invalid_pdf: { status: 422, title: 'The file is not a readable PDF' },

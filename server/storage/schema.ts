@@ -79,6 +79,15 @@ export interface EnvelopesTable {
   metadata: string | null;
   created_at: string;
   updated_at: string;
+  sent_at: string | null;
+  completed_at: string | null;
+  expires_at: string | null;
+  /** Why it was voided or declined. */
+  status_reason: string | null;
+  /** PAdES level reached by the final document (B-B … B-LTA). */
+  pades_level: string | null;
+  /** Sequence number of the last event recorded for this envelope. */
+  events_seq: Generated<number>;
 }
 
 export interface RecipientsTable {
@@ -92,12 +101,54 @@ export interface RecipientsTable {
   status: string;
   position: number;
   created_at: string;
+  viewed_at: string | null;
+  acted_at: string | null;
+  decline_reason: string | null;
+  /** JSON: consent, IP, user agent, method, certificate of the act. */
+  act_details: string | null;
+  reminded_at: string | null;
 }
 
 export interface EnvelopeDocumentsTable {
   envelope_id: string;
   document_id: string;
   position: number;
+  created_at: string;
+  /** SHA-256 of the latest revision once sent (null while a draft). */
+  current_sha256: string | null;
+}
+
+export interface DocumentRevisionsTable {
+  envelope_id: string;
+  document_id: string;
+  seq: number;
+  sha256: string;
+  size: number;
+  /** prepared | signed | approved | sealed | timestamp */
+  act: string;
+  recipient_id: string | null;
+  created_at: string;
+}
+
+export interface SigningSessionsTable {
+  token_hash: string;
+  envelope_id: string;
+  recipient_id: string;
+  mode: string;
+  origin: string | null;
+  return_url: string | null;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  envelope_id: string | null;
+  type: string;
+  /** Increases per envelope, so receivers can order events. */
+  sequence: number;
+  payload: string;
   created_at: string;
 }
 
@@ -165,5 +216,8 @@ export interface Database {
   fields: FieldsTable;
   idempotency_keys: IdempotencyKeysTable;
   blobs: BlobsTable;
+  document_revisions: DocumentRevisionsTable;
+  signing_sessions: SigningSessionsTable;
+  events: EventsTable;
   seal_keys: SealKeysTable;
 }

@@ -31,7 +31,7 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
   const recipients: RecipientsTable[] = [];
   (input.recipients ?? []).forEach((r, index) => recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)));
   checkDscLimits({ recipients, documentCount: 0 });
-  const envelope: EnvelopesTable = {
+  const envelope: Omit<EnvelopesTable, 'events_seq'> = {
     id,
     account_id: accountId,
     title: input.title.trim(),
@@ -44,6 +44,11 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     metadata,
     created_at: at,
     updated_at: at,
+    sent_at: null,
+    completed_at: null,
+    expires_at: null,
+    status_reason: null,
+    pades_level: null,
   };
   try {
     await ctx.db.transaction().execute(async (trx) => {

@@ -40,5 +40,10 @@ export function normalizeRecipient(
     status: DRAFT_RECIPIENT_STATUS,
     position,
     created_at: createdAt,
+    viewed_at: null,
+    acted_at: null,
+    decline_reason: null,
+    act_details: null,
+    reminded_at: null,
   };
 }

@@ -92,7 +92,9 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
   );
 }
 
-export function envelopeView(envelope: EnvelopesTable, recipients: RecipientView[], documents: EnvelopeDocumentView[]): EnvelopeView {
+export type EnvelopeRow = Omit<EnvelopesTable, 'events_seq'>;
+
+export function envelopeView(envelope: EnvelopeRow, recipients: RecipientView[], documents: EnvelopeDocumentView[]): EnvelopeView {
   return {
     id: envelope.id,
     title: envelope.title,

@@ -1,0 +1,55 @@
+/** Shared checks and bookkeeping of every signer act: who may act, and what follows an act. */
+import type { Kysely } from 'kysely';
+import { MoharError } from '../../../common/errors.js';
+import type { Database, EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
+import { recordEvent, type EventType } from './events.js';
+import { currentTurn, everyActorFinished } from './routing.js';
+import { envelopeSummary, recipientSummary } from './summaries.js';
+import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
+
+export interface ClientInfo {
+  readonly ip: string;
+  readonly userAgent: string;
+}
+
+type Envelope = Omit<EnvelopesTable, 'events_seq'> & { events_seq: number };
+
+/** Loads the envelope and recipient of a session and refuses acts that are not theirs to make now. */
+export async function loadActors(db: Kysely<Database>, envelopeId: string, recipientId: string): Promise<{ envelope: Envelope; recipient: RecipientsTable; recipients: RecipientsTable[] }> {
+  const envelope = await db.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  if (FINISHED_ENVELOPE_STATUSES.has(envelope.status)) {
+    throw new MoharError('envelope_closed', `the envelope is ${envelope.status}: nobody can act on it any more`, { extra: { envelope_status: envelope.status } });
+  }
+  const recipients = await db.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute();
+  const recipient = recipients.find((r) => r.id === recipientId)!;
+  if (recipient.status === 'waiting') throw new MoharError('recipient_not_active', 'it is not your turn yet: earlier recipients must act first', { extra: { recipient_status: recipient.status } });
+  if (recipient.status !== 'active' && recipient.status !== 'viewed') {
+    throw new MoharError('recipient_not_active', `you have already acted on this envelope (${recipient.status})`, { extra: { recipient_status: recipient.status } });
+  }
+  return { envelope, recipient, recipients };
+}
+
+/**
+ * Records a finished act inside the caller's transaction: the recipient's new status and details, the event,
+ * the end of their signing links, and the next routing step. Returns true when every actor has finished.
+ */
+export async function recordAct(
+  trx: Kysely<Database>,
+  envelope: Envelope,
+  recipients: RecipientsTable[],
+  recipient: RecipientsTable,
+  status: 'signed' | 'approved' | 'reviewed',
+  details: Record<string, unknown>,
+  at: string,
+): Promise<boolean> {
+  const moved = await trx.updateTable('recipients').set({ status, acted_at: at, act_details: JSON.stringify(details) }).where('id', '=', recipient.id).where('status', 'in', ['active', 'viewed']).executeTakeFirst();
+  if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('recipient_not_active', 'this act was already made (a second submission?)');
+  await trx.deleteFrom('signing_sessions').where('recipient_id', '=', recipient.id).execute();
+  const event: EventType = status === 'signed' ? 'recipient.signed' : status === 'approved' ? 'recipient.approved' : 'recipient.reviewed';
+  await recordEvent(trx, envelope.account_id, envelope.id, event, { envelope: envelopeSummary(envelope), recipient: recipientSummary({ ...recipient, status }) }, at);
+  const after = recipients.map((r) => (r.id === recipient.id ? { ...r, status } : r));
+  for (const id of currentTurn(after, envelope.routing_order)) {
+    await trx.updateTable('recipients').set({ status: 'active' }).where('id', '=', id).where('status', '=', 'waiting').execute();
+  }
+  return everyActorFinished(after);
+}

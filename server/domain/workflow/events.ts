@@ -1,0 +1,48 @@
+/**
+ * The event outbox: every state change writes its event in the same transaction, with a sequence that
+ * increases per envelope so receivers can order them. The webhook worker delivers them later.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.js';
+
+export const EVENT_TYPES = [
+  'envelope.sent',
+  'recipient.viewed',
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.reviewed',
+  'recipient.declined',
+  'envelope.completed',
+  'envelope.declined',
+  'envelope.voided',
+  'envelope.expired',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface EventData {
+  envelope: Record<string, unknown>;
+  recipient?: Record<string, unknown>;
+  [more: string]: unknown;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  account_id: string;
+  sequence: number;
+  data: EventData;
+}
+
+export async function recordEvent(trx: Kysely<Database>, accountId: string, envelopeId: string, type: EventType, data: EventData, at: string): Promise<RecordedEvent> {
+  const { events_seq: sequence } = await trx
+    .updateTable('envelopes')
+    .set((eb) => ({ events_seq: eb('events_seq', '+', 1) }))
+    .where('id', '=', envelopeId)
+    .returning('events_seq')
+    .executeTakeFirstOrThrow();
+  const event: RecordedEvent = { id: randomUUID(), type, created_at: at, account_id: accountId, sequence, data };
+  await trx.insertInto('events').values({ id: event.id, account_id: accountId, envelope_id: envelopeId, type, sequence, payload: JSON.stringify(event), created_at: at }).execute();
+  return event;
+}

@@ -1,0 +1,78 @@
+/**
+ * POST /envelopes/{id}/send: checks the draft, turns every document's field layout into real AcroForm
+ * fields (one incremental revision over the uploaded bytes, which stay its prefix), and starts routing.
+ * The PDF work happens before the transaction; the transaction re-checks the draft and switches state.
+ */
+import { MoharError, type ErrorItem } from '../../../common/errors.js';
+import { prepareForm, type FormFieldLayout } from '../../../pdf/index.js';
+import { iso, type Context } from '../context.js';
+import { checkDscLimits } from '../envelopes/dsc-rules.js';
+import { findDraftEnvelope } from '../envelopes/find-envelope.js';
+import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-status.js';
+import { recordEvent } from './events.js';
+import { currentTurn, isActor } from './routing.js';
+import { envelopeSummary } from './summaries.js';
+
+export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: string): Promise<EnvelopeStatusView> {
+  const envelope = await findDraftEnvelope(ctx, accountId, envelopeId);
+  const [recipients, documents, fields] = await Promise.all([
+    ctx.db.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    ctx.db.selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id').select(['documents.id', 'documents.sha256']).where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+  ]);
+
+  const problems: ErrorItem[] = [];
+  if (documents.length === 0) problems.push({ path: '/documents', code: 'no_document', message: 'attach a PDF first' });
+  if (!recipients.some(isActor)) problems.push({ path: '/recipients', code: 'no_actor', message: 'add at least one signer, reviewer or approver' });
+  for (const r of recipients.filter((x) => x.role === 'signer')) {
+    if (!fields.some((f) => f.recipient_id === r.id && f.field_type === FIELD_TYPES.SIGNATURE)) {
+      problems.push({ path: '/fields', code: 'signature_field_missing', message: `signer ${r.name} <${r.email}> has no Signature field (field_type 1)` });
+    }
+  }
+  if (problems.length > 0) throw new MoharError('envelope_incomplete', `the envelope cannot be sent: ${problems.map((p) => p.message).join('; ')}`, { errors: problems });
+  const aadhaar = recipients.find((r) => r.signature_method === 'aadhaar');
+  if (aadhaar) throw new MoharError('aadhaar_not_configured', `recipient ${aadhaar.name} signs by Aadhaar eSign, but no eSign service provider is configured on this server`);
+  checkDscLimits({ recipients, documentCount: documents.length });
+
+  // Prepare every document outside the transaction: CPU-bound PDF work.
+  const prepared: { documentId: string; originalSha: string; originalSize: number; sha256: string; size: number; changed: boolean }[] = [];
+  for (const document of documents) {
+    const layout: FormFieldLayout[] = fields
+      .filter((f) => f.document_id === document.id && f.pdf_signature_field === null)
+      .map((f) => ({
+        type: f.field_type,
+        page: f.page_number,
+        rect: { x: f.x, y: f.y, width: f.width, height: f.height },
+        recipientId: f.recipient_id,
+        id: f.id,
+        ...(f.label === null ? {} : { label: f.label }),
+        ...(f.value === null ? {} : { value: f.value }),
+        ...(f.options === null ? {} : { options: JSON.parse(f.options) as string[] }),
+        required: f.required === 1,
+      }));
+    const original = await ctx.blobs.get(document.sha256);
+    const bytes = layout.length > 0 ? prepareForm(original, layout).bytes : original;
+    prepared.push({ documentId: document.id, originalSha: document.sha256, originalSize: original.length, sha256: await ctx.blobs.put(bytes), size: bytes.length, changed: layout.length > 0 });
+  }
+
+  const now = ctx.now();
+  const at = iso(now);
+  await ctx.db.transaction().execute(async (trx) => {
+    const moved = await trx.updateTable('envelopes')
+      .set({ status: 'sent', sent_at: at, updated_at: at, expires_at: envelope.expire_in_days === null ? null : iso(new Date(now.getTime() + envelope.expire_in_days * 86_400_000)) })
+      .where('id', '=', envelopeId).where('status', '=', 'draft').executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('envelope_not_draft', 'the envelope was sent or changed meanwhile');
+    for (const p of prepared) {
+      await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: 1, sha256: p.originalSha, size: p.originalSize, act: 'uploaded', recipient_id: null, created_at: at }).execute();
+      if (p.changed) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: 2, sha256: p.sha256, size: p.size, act: 'prepared', recipient_id: null, created_at: at }).execute();
+      await trx.updateTable('envelope_documents').set({ current_sha256: p.sha256 }).where('envelope_id', '=', envelopeId).where('document_id', '=', p.documentId).execute();
+    }
+    const turn = new Set(currentTurn(recipients.map((r) => ({ ...r, status: 'waiting' })), envelope.routing_order));
+    for (const r of recipients) {
+      await trx.updateTable('recipients').set({ status: turn.has(r.id) ? 'active' : 'waiting' }).where('id', '=', r.id).execute();
+    }
+    await recordEvent(trx, accountId, envelopeId, 'envelope.sent', { envelope: envelopeSummary({ ...envelope, status: 'sent' }) }, at);
+  });
+  return envelopeStatus(ctx, accountId, envelopeId);
+}

@@ -1,0 +1,91 @@
+/**
+ * Signing sessions: a short-lived link bound to one recipient. Only the SHA-256 of the token is stored.
+ * signing_url = {MOHAR_BASE_URL}/sign/{token}, valid 15 minutes.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { MoharError } from '../../../common/errors.js';
+import { iso, type Context } from '../context.js';
+import { findEnvelope } from '../envelopes/find-envelope.js';
+import { allowedOrigins } from '../accounts/settings.js';
+import { ACTIVE_STATUSES } from './routing.js';
+
+export const SESSION_SECONDS = 15 * 60;
+
+export interface SessionRequest {
+  recipient_id: string;
+  mode?: 'redirect' | 'embedded';
+  origin?: string;
+  return_url?: string;
+}
+
+export interface SessionView {
+  signing_url: string;
+  expires_at: string;
+  recipient_id: string;
+  mode: 'redirect' | 'embedded';
+  origin: string | null;
+}
+
+export function hashSessionToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** An origin is scheme://host[:port], nothing else. */
+export function normalizeOrigin(value: string): string | undefined {
+  if (!URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  return url.origin;
+}
+
+export async function createSigningSession(ctx: Context, accountId: string, envelopeId: string, input: SessionRequest): Promise<SessionView> {
+  const envelope = await findEnvelope(ctx, accountId, envelopeId);
+  const recipient = await ctx.db.selectFrom('recipients').selectAll().where('id', '=', input.recipient_id).where('envelope_id', '=', envelopeId).executeTakeFirst();
+  if (!recipient) throw new MoharError('recipient_not_found', `recipient ${input.recipient_id} is not on envelope ${envelopeId}`);
+  if (envelope.status !== 'sent' || !ACTIVE_STATUSES.has(recipient.status)) {
+    throw new MoharError('recipient_not_active', `recipient ${recipient.name} cannot act now (envelope ${envelope.status}, recipient ${recipient.status})`, { extra: { envelope_status: envelope.status, recipient_status: recipient.status } });
+  }
+  const mode = input.mode ?? 'embedded';
+  let origin: string | null = null;
+  if (mode === 'embedded') {
+    if (!input.origin) throw new MoharError('validation_failed', 'origin is required in embedded mode', { errors: [{ path: '/origin', message: 'required when mode is embedded' }] });
+    origin = normalizeOrigin(input.origin) ?? null;
+    if (!origin) throw new MoharError('validation_failed', 'origin must be scheme://host[:port]', { errors: [{ path: '/origin', message: 'not an origin' }] });
+    if (!(await allowedOrigins(ctx, accountId)).includes(origin)) {
+      throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT /backend/othercompanyapi/account/settings/)`);
+    }
+  }
+  const token = randomBytes(32).toString('base64url');
+  const now = ctx.now();
+  const expiresAt = iso(new Date(now.getTime() + SESSION_SECONDS * 1000));
+  await ctx.db
+    .insertInto('signing_sessions')
+    .values({ token_hash: hashSessionToken(token), envelope_id: envelopeId, recipient_id: recipient.id, mode, origin, return_url: input.return_url ?? null, expires_at: expiresAt, created_at: iso(now) })
+    .execute();
+  return { signing_url: `${ctx.config.baseUrl}/sign/${token}`, expires_at: expiresAt, recipient_id: recipient.id, mode, origin };
+}
+
+export interface ResolvedSession {
+  readonly tokenHash: string;
+  readonly envelopeId: string;
+  readonly recipientId: string;
+  readonly accountId: string;
+  readonly mode: string;
+  readonly origin: string | null;
+  readonly returnUrl: string | null;
+  readonly expiresAt: string;
+}
+
+/** The session behind a token, or signing_session_expired (also for unknown and used tokens: no oracle). */
+export async function resolveSession(ctx: Context, token: string): Promise<ResolvedSession> {
+  const row = await ctx.db
+    .selectFrom('signing_sessions')
+    .innerJoin('envelopes', 'envelopes.id', 'signing_sessions.envelope_id')
+    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'envelopes.account_id'])
+    .where('signing_sessions.token_hash', '=', hashSessionToken(token))
+    .executeTakeFirst();
+  if (!row || row.expires_at <= iso(ctx.now())) {
+    throw new MoharError('signing_session_expired', 'this signing link has expired or was already used; ask the sender for a new one');
+  }
+  return { tokenHash: row.token_hash, envelopeId: row.envelope_id, recipientId: row.recipient_id, accountId: row.account_id, mode: row.mode, origin: row.origin, returnUrl: row.return_url, expiresAt: row.expires_at };
+}

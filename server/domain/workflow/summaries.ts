@@ -1,0 +1,10 @@
+/** The small envelope and recipient shapes carried in events and audit entries. */
+import type { EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
+
+export function envelopeSummary(e: Pick<EnvelopesTable, 'id' | 'title' | 'status' | 'external_id' | 'metadata'>): Record<string, unknown> {
+  return { id: e.id, title: e.title, status: e.status, external_id: e.external_id, metadata: e.metadata === null ? null : (JSON.parse(e.metadata) as unknown) };
+}
+
+export function recipientSummary(r: Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'>): Record<string, unknown> {
+  return { recipient_id: r.id, name: r.name, email: r.email, role: r.role, signature_method: r.signature_method, sequence: r.sequence, status: r.status };
+}

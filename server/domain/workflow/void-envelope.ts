@@ -1,0 +1,24 @@
+/** POST /envelopes/{id}/void: stops a draft or an envelope in progress; nobody can act on it afterwards. */
+import { MoharError } from '../../../common/errors.js';
+import { iso, type Context } from '../context.js';
+import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-status.js';
+import { findEnvelope } from '../envelopes/find-envelope.js';
+import { recordEvent } from './events.js';
+import { envelopeSummary } from './summaries.js';
+
+export const FINISHED_ENVELOPE_STATUSES: ReadonlySet<string> = new Set(['completed', 'declined', 'voided', 'expired']);
+
+export async function voidEnvelope(ctx: Context, accountId: string, envelopeId: string, reason: string): Promise<EnvelopeStatusView> {
+  const at = iso(ctx.now());
+  await ctx.db.transaction().execute(async (trx) => {
+    const envelope = await findEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+    if (FINISHED_ENVELOPE_STATUSES.has(envelope.status)) {
+      throw new MoharError('envelope_finished', `the envelope is ${envelope.status} already`, { extra: { envelope_status: envelope.status } });
+    }
+    const moved = await trx.updateTable('envelopes').set({ status: 'voided', status_reason: reason, updated_at: at }).where('id', '=', envelopeId).where('status', '=', envelope.status).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('envelope_finished', 'the envelope changed meanwhile; fetch it and try again');
+    await trx.deleteFrom('signing_sessions').where('envelope_id', '=', envelopeId).execute();
+    await recordEvent(trx, accountId, envelopeId, 'envelope.voided', { envelope: envelopeSummary({ ...envelope, status: 'voided' }), reason }, at);
+  });
+  return envelopeStatus(ctx, accountId, envelopeId);
+}
