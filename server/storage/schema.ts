@@ -220,4 +220,24 @@ export interface Database {
   signing_sessions: SigningSessionsTable;
   events: EventsTable;
   seal_keys: SealKeysTable;
+  audit_events: AuditEventsTable;
+}
+
+/** The envelope audit trail (server/audit): append-only, one SHA-256 hash chain per envelope. */
+export interface AuditEventsTable {
+  envelope_id: string;
+  /** 1, 2, 3... per envelope, without gaps. */
+  seq: number;
+  account_id: string;
+  at: string;
+  actor_type: 'api_key' | 'recipient' | 'system' | 'admin';
+  actor_id: string | null;
+  /** e.g. envelope.created, recipient.signed, document.sealed. */
+  action: string;
+  /** JSON object (canonical: sorted keys, no spaces). */
+  details: string;
+  /** `hash` of the previous row; 64 zeros for seq 1. */
+  prev_hash: string;
+  /** SHA-256 (hex) of the canonical JSON of every other column (server/audit/chain.ts). */
+  hash: string;
 }
