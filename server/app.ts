@@ -16,6 +16,9 @@ import type { App } from './routes/types.js';
 import { documentRoutes } from './routes/v1/documents.js';
 import { envelopeRoutes } from './routes/v1/envelopes.js';
 import { workflowRoutes } from './routes/v1/workflow.js';
+import { signingSessionRoutes } from './routes/v1/signing-sessions.js';
+import { signerRoutes } from './routes/v1/signer.js';
+import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 
 export const API_BASE = '/backend/api/v1';
 export const LEGACY_BASE = '/backend/othercompanyapi';
@@ -81,6 +84,8 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     });
     envelopeRoutes(v1, ctx);
     workflowRoutes(v1, ctx);
+    signingSessionRoutes(v1, ctx);
+    signerRoutes(v1, ctx);
     documentRoutes(v1, ctx);
   }, { prefix: API_BASE });
 
@@ -93,6 +98,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     });
     authRoutes(legacy, ctx);
     apiKeyRoutes(legacy, ctx);
+    accountSettingsRoutes(legacy, ctx);
   }, { prefix: LEGACY_BASE });
 
   landingRoutes(app);

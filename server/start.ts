@@ -11,6 +11,7 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import type { App } from './routes/types.js';
 import type { KeyIdentity } from './domain/keys/api-keys.js';
 import { TtlCache } from './domain/ttl-cache.js';
+import { sealSource } from './seal/load-seal.js';
 
 /** How long an authenticated API key is trusted without asking the database (SQLite only). */
 const KEY_CACHE_MS = 5_000;
@@ -33,7 +34,8 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   // One SQLite file has one server process, so a cached key identity can be dropped at once on rotation.
   // Several PostgreSQL instances could not tell each other, so there the cache is off.
   const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, blobs, config, pdf, now, keyCache };
+  const seal = sealSource({ db: storage.db, config, now });
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, blobs, config, pdf, now, keyCache, seal };
   return {
     ctx,
     async close() {

@@ -29,6 +29,17 @@ export function fillForm(bytes: Uint8Array, values: FormValues): Buffer {
   const reader = PdfReader.open(bytes);
   assertActAllowed(reader, 'fill');
   const update = new IncrementalUpdate(reader);
+  applyFormValues(update, reader, values);
+  const out = update.write().bytes;
+  assertPrefix(bytes, out);
+  return out;
+}
+
+/**
+ * Sets field values and regenerates their appearances inside an update the caller writes: fillForm's own
+ * revision, or a signature's revision that fills the signer's fields and signs in one step.
+ */
+export function applyFormValues(update: IncrementalUpdate, reader: PdfReader, values: FormValues): void {
   const tree = readFormTree(update);
   const byName = new Map(tree.fields.map((f) => [f.name, f]));
   const entries = Object.entries(values);
@@ -89,9 +100,6 @@ export function fillForm(bytes: Uint8Array, values: FormValues): Buffer {
   if (errors.length > 0) {
     throw new MoharError('form_value_invalid', `${errors.map((e) => e.message).join('; ')}.`, { errors });
   }
-  const out = update.write().bytes;
-  assertPrefix(bytes, out);
-  return out;
 }
 
 const PUSHBUTTON = 1 << 16;

@@ -7,6 +7,7 @@ import type { Database } from '../storage/schema.js';
 import type { PdfInspector } from './documents/pdf-inspector.js';
 import type { KeyIdentity } from './keys/api-keys.js';
 import type { TtlCache } from './ttl-cache.js';
+import type { SignatureProvider } from '../../pdf/sign/ports.js';
 
 export interface Context {
   readonly db: Kysely<Database>;
@@ -17,6 +18,8 @@ export interface Context {
   readonly now: () => Date;
   /** Authenticated API keys by SHA-256, briefly (see docs/decisions.md); cleared on rotation. */
   readonly keyCache: TtlCache<string, KeyIdentity>;
+  /** The installation's seal key (or the configured PKCS#12), loaded on first use. */
+  readonly seal: () => Promise<SignatureProvider>;
 }
 
 export function iso(date: Date): string {

@@ -42,6 +42,16 @@ export const ERROR_CODES = {
   envelope_incomplete: { status: 422, title: 'The envelope cannot be sent yet' },
   aadhaar_not_configured: { status: 422, title: 'Aadhaar eSign is not configured on this server' },
   envelope_finished: { status: 409, title: 'The envelope is finished' },
+  envelope_closed: { status: 410, title: 'Nobody can act on this envelope any more' },
+  recipient_not_active: { status: 409, title: 'This recipient cannot act now' },
+  origin_not_allowed: { status: 403, title: 'The origin is not allowed on this account' },
+  signing_session_expired: { status: 410, title: 'The signing link has expired or was used' },
+  action_not_allowed: { status: 422, title: 'This recipient cannot do that' },
+  consent_required: { status: 422, title: 'Consent is required' },
+  invalid_field_values: { status: 422, title: 'Field values are missing or wrong' },
+  dsc_signing_required: { status: 422, title: 'A USB DSC signer signs with the token' },
+  concurrent_update: { status: 409, title: 'The document changed meanwhile' },
+  document_not_ready: { status: 409, title: 'The signed document is not ready' },
 
   // PDFs
   invalid_pdf: { status: 422, title: 'The file is not a readable PDF' },

@@ -1,0 +1,58 @@
+import { Type } from 'typebox';
+import { Nullable, StringEnum, Uuid } from './common.js';
+import { FieldResponse } from './envelopes.js';
+
+export const SigningSessionBody = Type.Object({
+  recipient_id: Uuid,
+  mode: Type.Optional(StringEnum(['redirect', 'embedded'] as const, { description: 'default embedded' })),
+  origin: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'required in embedded mode; must be allowed on the account' })),
+  return_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+});
+
+export const SigningSessionResponse = Type.Object({
+  signing_url: Type.String({ description: '{MOHAR_BASE_URL}/sign/{token}; expires 15 minutes after creation' }),
+  expires_at: Type.String({ format: 'date-time' }),
+  recipient_id: Uuid,
+  mode: StringEnum(['redirect', 'embedded'] as const),
+  origin: Nullable(Type.String()),
+});
+
+export const TokenParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100 }) });
+export const TokenDocumentParams = Type.Object({ token: Type.String({ minLength: 20, maxLength: 100 }), document_id: Uuid });
+
+const SignerField = Type.Intersect([FieldResponse, Type.Object({ document_id: Uuid })]);
+
+export const SignerViewResponse = Type.Object({
+  envelope: Type.Object({ id: Uuid, title: Type.String(), message: Nullable(Type.String()), status: Type.String(), redirect_url: Nullable(Type.String()) }),
+  recipient: Type.Object({ recipient_id: Uuid, name: Type.String(), email: Type.String(), role: Type.String(), signature_method: Type.String(), status: Type.String() }),
+  action: StringEnum(['sign', 'review', 'approve', 'wait', 'done', 'closed'] as const, { description: 'what this recipient can do now' }),
+  fields: Type.Array(SignerField, { description: "this recipient's fields" }),
+  other_fields: Type.Array(SignerField, { description: "other recipients' filled values, read-only" }),
+  documents: Type.Array(Type.Object({
+    document_id: Uuid,
+    filename: Type.String(),
+    sha256: Type.String({ description: 'SHA-256 of the current revision' }),
+    pages: Type.Array(Type.Object({ page_number: Type.Integer(), width: Type.Number(), height: Type.Number(), rotate: Type.Integer() })),
+  })),
+  session: Type.Object({ expires_at: Type.String({ format: 'date-time' }), mode: Type.String(), origin: Nullable(Type.String()), return_url: Nullable(Type.String()) }),
+});
+
+export const ActBody = Type.Object({
+  action: StringEnum(['sign', 'review', 'approve', 'decline'] as const),
+  fields: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()]), { description: 'values by field_id' })),
+  signature: Type.Optional(Type.Object({
+    kind: StringEnum(['drawn', 'typed'] as const),
+    image_png: Type.Optional(Type.String({ maxLength: 2_000_000, description: 'base64 PNG of the drawn signature' })),
+    text: Type.Optional(Type.String({ maxLength: 200, description: 'the typed signature' })),
+  })),
+  consent: Type.Optional(Type.Boolean({ description: 'the consent statement was accepted; required to sign, review or approve' })),
+  decline_reason: Type.Optional(Type.String({ maxLength: 2000 })),
+});
+
+export const ActResponse = Type.Object({
+  recipient_status: Type.String(),
+  envelope_status: Type.String(),
+  redirect_url: Nullable(Type.String({ description: 'where to send the signer now (return_url or the envelope redirect_url)' })),
+});
+
+export const AccountSettingsBody = Type.Object({ allowed_origins: Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description: 'origins (scheme://host[:port]) allowed to embed the signing page' }) });

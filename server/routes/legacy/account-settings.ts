@@ -1,0 +1,21 @@
+/** Account settings for the api_admin login: the origins allowed to embed the signing page. */
+import { readSettings, writeSettings } from '../../domain/accounts/settings.js';
+import type { Context } from '../../domain/context.js';
+import { normalizeOrigin } from '../../domain/workflow/sessions.js';
+import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
+import { problems } from '../../http/schemas/common.js';
+import { AccountSettingsBody } from '../../http/schemas/signing.js';
+import type { App } from '../types.js';
+
+export function accountSettingsRoutes(app: App, ctx: Context): void {
+  const onRequest = requireAdminLogin(ctx);
+  const security = [{ bearer: [] }];
+  app.get('/account/settings/', {
+    onRequest,
+    schema: { tags: ['account'], summary: 'Account settings', security, response: { 200: AccountSettingsBody, ...problems(401, 403) } },
+  }, (request) => readSettings(ctx, accountOf(request)));
+  app.put('/account/settings/', {
+    onRequest,
+    schema: { tags: ['account'], summary: 'Replace the account settings', security, body: AccountSettingsBody, response: { 200: AccountSettingsBody, ...problems(401, 403, 422) } },
+  }, (request) => writeSettings(ctx, accountOf(request), request.body, normalizeOrigin));
+}

@@ -1,0 +1,56 @@
+/**
+ * The signer API under {api_base}/signing/{token}: used by the hosted signing page and by integrators who
+ * build their own. The token in the path is the credential; it is bound to one recipient.
+ */
+import type { FastifyRequest } from 'fastify';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../../domain/context.js';
+import { completeEnvelope } from '../../domain/workflow/complete-envelope.js';
+import { approveOrReview, decline, type DecisionResult } from '../../domain/workflow/decide-act.js';
+import { resolveSession } from '../../domain/workflow/sessions.js';
+import { signerView } from '../../domain/workflow/signer-view.js';
+import { problems } from '../../http/schemas/common.js';
+import { ActBody, ActResponse, SignerViewResponse, TokenDocumentParams, TokenParams } from '../../http/schemas/signing.js';
+import { Type } from 'typebox';
+import type { App } from '../types.js';
+import { signElectronically } from '../../domain/workflow/electronic-act.js';
+
+function clientOf(request: FastifyRequest) {
+  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) };
+}
+
+export function signerRoutes(app: App, ctx: Context): void {
+  app.get('/signing/:token', {
+    schema: { tags: ['signer'], summary: 'What this recipient sees and may do', params: TokenParams, response: { 200: SignerViewResponse, ...problems(410) } },
+  }, async (request) => signerView(ctx, await resolveSession(ctx, request.params.token)));
+
+  app.get('/signing/:token/documents/:document_id', {
+    schema: { tags: ['signer'], summary: 'The current bytes of a document', params: TokenDocumentParams, response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), ...problems(404, 410) } },
+  }, async (request, reply) => {
+    const session = await resolveSession(ctx, request.params.token);
+    const row = await ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', session.envelopeId).where('document_id', '=', request.params.document_id).executeTakeFirst();
+    if (!row?.current_sha256) throw new MoharError('document_not_found', `no document ${request.params.document_id} in this envelope`);
+    return reply.type('application/pdf').header('ETag', `"${row.current_sha256}"`).send(await ctx.blobs.get(row.current_sha256));
+  });
+
+  app.post('/signing/:token', {
+    schema: {
+      tags: ['signer'],
+      summary: 'Act: sign, review, approve or decline',
+      params: TokenParams,
+      body: ActBody,
+      response: { 200: ActResponse, ...problems(409, 410, 422) },
+    },
+  }, async (request) => {
+    const session = await resolveSession(ctx, request.params.token);
+    const body = request.body;
+    const client = clientOf(request);
+    let result: DecisionResult;
+    if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
+    else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
+    else result = await approveOrReview(ctx, session, body.action, body.consent === true, client);
+    if (result.envelopeFinished && result.status !== 'declined') await completeEnvelope(ctx, session.envelopeId);
+    const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
+    return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
+  });
+}

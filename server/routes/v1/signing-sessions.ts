@@ -1,0 +1,47 @@
+/** Signing sessions and the final download, for the account (X-Api-Key). */
+import type { Context } from '../../domain/context.js';
+import { finalDocument } from '../../domain/workflow/download.js';
+import { createSigningSession } from '../../domain/workflow/sessions.js';
+import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { problems } from '../../http/schemas/common.js';
+import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envelopes.js';
+import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
+import { Type } from 'typebox';
+import type { App } from '../types.js';
+
+const security = [{ apiKey: [] }];
+
+export function signingSessionRoutes(app: App, ctx: Context): void {
+  const onRequest = requireApiKey(ctx);
+
+  app.post('/envelopes/:id/signing-sessions', {
+    onRequest,
+    schema: {
+      tags: ['signing'],
+      summary: 'A short-lived signing URL (15 minutes) for one active recipient',
+      security,
+      params: EnvelopeParams,
+      body: SigningSessionBody,
+      response: { 201: SigningSessionResponse, ...problems(401, 403, 404, 409, 422) },
+    },
+  }, async (request, reply) => reply.code(201).send(await createSigningSession(ctx, accountOf(request), request.params.id, request.body)));
+
+  app.get('/envelopes/:id/documents/:document_id/download', {
+    onRequest,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'The exact signed PDF bytes, once the envelope is completed',
+      security,
+      params: EnvelopeDocumentParams,
+      response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf; ETag and Repr-Digest carry the SHA-256' }), ...problems(401, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const document = await finalDocument(ctx, accountOf(request), request.params.id, request.params.document_id);
+    return reply
+      .type('application/pdf')
+      .header('ETag', `"${document.sha256}"`)
+      .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
+      .header('Content-Disposition', `attachment; filename="${document.filename.replace(/["\\\r\n]/g, '_')}"`)
+      .send(document.bytes);
+  });
+}
