@@ -219,6 +219,8 @@ export interface Database {
   document_revisions: DocumentRevisionsTable;
   signing_sessions: SigningSessionsTable;
   events: EventsTable;
+  jobs: JobsTable;
+  outbox_mail: OutboxMailTable;
   seal_keys: SealKeysTable;
   audit_events: AuditEventsTable;
 }
@@ -240,4 +242,57 @@ export interface AuditEventsTable {
   prev_hash: string;
   /** SHA-256 (hex) of the canonical JSON of every other column (server/audit/chain.ts). */
   hash: string;
+}
+
+export type JobState = 'queued' | 'running' | 'done' | 'dead';
+
+/** Durable background work (server/jobs): claimed with a lease, retried with backoff, dead letters kept. */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  /** JSON: the handler's input. */
+  payload: string;
+  state: JobState;
+  /** Attempts started so far (counted when claimed). */
+  attempts: number;
+  max_attempts: number;
+  /** Not run before this time. */
+  run_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  /** Unique when not null: the same logical job is enqueued once. */
+  dedupe_key: string | null;
+  /** The account the job works for (jobs listing); null for installation jobs. */
+  account_id: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export type MailKind = 'invitation' | 'your_turn' | 'reminder' | 'completion' | 'declined' | 'voided' | 'other';
+export type MailStatus = 'queued' | 'sent' | 'failed' | 'kept';
+
+/** Every mail Mohar sends (server/mail), written before it is sent; kept when no SMTP server is set. */
+export interface OutboxMailTable {
+  id: string;
+  account_id: string;
+  to_address: string;
+  to_name: string | null;
+  subject: string;
+  text: string;
+  html: string | null;
+  /** JSON list of {filename, content_type, sha256, size}: the bytes are in the blob store. */
+  attachments: string;
+  kind: MailKind;
+  envelope_id: string | null;
+  recipient_id: string | null;
+  status: MailStatus;
+  attempts: number;
+  last_error: string | null;
+  /** The Message-ID header sent (stable across retries of one mail). */
+  message_id: string | null;
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
 }

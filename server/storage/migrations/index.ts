@@ -6,6 +6,7 @@ import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'k
 import type { Database } from '../schema.js';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_blobs.js';
+import * as m0003 from './0003_jobs_mail.js';
 import * as m0004 from './0004_audit.js';
 import * as m0005 from './0005_seal.js';
 import * as m0006 from './0006_workflow.js';
@@ -13,6 +14,7 @@ import * as m0006 from './0006_workflow.js';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
   '0002_blobs': m0002,
+  '0003_jobs_mail': m0003,
   '0004_audit': m0004,
   '0005_seal': m0005,
   '0006_workflow': m0006,
