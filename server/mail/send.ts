@@ -1,0 +1,95 @@
+/**
+ * The `mail.send` job: sends one outbox row over SMTP (config.smtpUrl, From: config.mailFrom) and
+ * marks it `sent`. A failed send records attempts and last_error on the row and throws, so the job
+ * table retries it with backoff; after the last attempt the row is `failed` (and the job dead).
+ * Without MOHAR_SMTP_URL the row becomes `kept`: nothing is lost, it stays in the outbox listing.
+ *
+ * At least once: the Message-ID is derived from the outbox id, so if a crash between the SMTP
+ * server's acceptance and the `sent` mark makes the job run again, the second copy carries the
+ * same Message-ID and mail clients can fold the two.
+ */
+import nodemailer from 'nodemailer';
+import type { Context } from '../domain/context.js';
+import { describeError } from '../jobs/queue.js';
+import { PermanentJobError, type JobHandlers, type JobRunInfo } from '../jobs/runner.js';
+import { MAIL_SEND_JOB, parseAttachments } from './outbox.js';
+
+export type MailContext = Pick<Context, 'db' | 'blobs' | 'config' | 'now'>;
+
+export interface MailTransportTimeouts {
+  /** TCP connect; default 30 s. */
+  readonly connectionTimeoutMs?: number;
+  /** Waiting for the server greeting; default 30 s. */
+  readonly greetingTimeoutMs?: number;
+  /** Socket inactivity; default 60 s. */
+  readonly socketTimeoutMs?: number;
+}
+
+function messageIdDomain(mailFrom: string): string {
+  const address = /<([^<>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom;
+  const domain = address.split('@')[1]?.trim();
+  return domain && /^[A-Za-z0-9.-]+$/.test(domain) ? domain : 'mohar.invalid';
+}
+
+/** The `mail.send` handler for a JobRunner: `new JobRunner({ handlers: { ...mailJobHandlers(ctx) } })`. */
+export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeouts = {}): JobHandlers {
+  const smtpUrl = ctx.config.smtpUrl;
+  // One transport per runner; not pooled, so nothing stays open between mails.
+  const transport = smtpUrl
+    ? nodemailer.createTransport({
+        url: smtpUrl,
+        connectionTimeout: timeouts.connectionTimeoutMs ?? 30_000,
+        greetingTimeout: timeouts.greetingTimeoutMs ?? 30_000,
+        socketTimeout: timeouts.socketTimeoutMs ?? 60_000,
+      })
+    : undefined;
+  const domain = messageIdDomain(ctx.config.mailFrom);
+
+  async function send(payload: unknown, info: JobRunInfo): Promise<void> {
+    const mailId = (payload as { mail_id?: unknown } | null)?.mail_id;
+    if (typeof mailId !== 'string') throw new PermanentJobError('mail.send payload has no mail_id');
+    const row = await ctx.db.selectFrom('outbox_mail').selectAll().where('id', '=', mailId).executeTakeFirst();
+    if (!row) throw new PermanentJobError(`outbox mail ${mailId} does not exist`);
+    // Already settled (a repeated run after a crash, or a kept mail): nothing to do.
+    if (row.status === 'sent' || row.status === 'kept') return;
+
+    if (!transport) {
+      const at = ctx.now().toISOString();
+      await ctx.db.updateTable('outbox_mail').set({ status: 'kept', updated_at: at }).where('id', '=', mailId).where('status', 'in', ['queued', 'failed']).execute();
+      return;
+    }
+
+    const messageId = `<${mailId}@${domain}>`;
+    try {
+      const attachments = await Promise.all(
+        parseAttachments(row.attachments).map(async (a) => ({ filename: a.filename, contentType: a.content_type, content: await ctx.blobs.get(a.sha256) })),
+      );
+      await transport.sendMail({
+        from: ctx.config.mailFrom,
+        to: row.to_name ? { name: row.to_name, address: row.to_address } : row.to_address,
+        subject: row.subject,
+        text: row.text,
+        ...(row.html === null ? {} : { html: row.html }),
+        attachments,
+        messageId,
+        headers: { 'Auto-Submitted': 'auto-generated' },
+      });
+    } catch (error) {
+      const at = ctx.now().toISOString();
+      await ctx.db
+        .updateTable('outbox_mail')
+        .set({ attempts: info.attempt, last_error: describeError(error), status: info.final ? 'failed' : 'queued', updated_at: at })
+        .where('id', '=', mailId)
+        .execute();
+      throw error;
+    }
+    const at = ctx.now().toISOString();
+    await ctx.db
+      .updateTable('outbox_mail')
+      .set({ status: 'sent', attempts: info.attempt, sent_at: at, updated_at: at, message_id: messageId })
+      .where('id', '=', mailId)
+      .execute();
+  }
+
+  return { [MAIL_SEND_JOB]: send };
+}
