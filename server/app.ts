@@ -73,6 +73,8 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.isMultipart()) request.body = {};
   });
+  // Signed PDFs uploaded by Mohar Desktop (USB DSC) arrive as raw application/pdf bodies.
+  app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: ctx.config.maxPdfBytes }, (_request, body, done) => done(null, body));
   await app.register(multipart, { limits: { fileSize: ctx.config.maxPdfBytes, files: 1, fields: 20, parts: 25 } });
 
   await app.register(async (v1: App) => {

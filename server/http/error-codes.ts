@@ -52,6 +52,7 @@ export const ERROR_CODES = {
   dsc_signing_required: { status: 422, title: 'A USB DSC signer signs with the token' },
   concurrent_update: { status: 409, title: 'The document changed meanwhile' },
   document_not_ready: { status: 409, title: 'The signed document is not ready' },
+  invalid_signed_document: { status: 422, title: 'The signed document was not accepted' },
 
   // PDFs
   invalid_pdf: { status: 422, title: 'The file is not a readable PDF' },
@@ -92,6 +93,10 @@ export const ERROR_CODES = {
   certificate_expired: { status: 422, title: 'The certificate is not valid now' },
   invalid_certificate: { status: 422, title: 'The certificate cannot be read' },
   pkcs11_error: { status: 500, title: 'The token reported an error' },
+
+  // The installation's seal
+  seal_key_unreadable: { status: 503, title: 'The seal key cannot be read' },
+  seal_expired: { status: 503, title: 'The seal certificate is not valid now' },
 
   // Server side
   blob_missing: { status: 500, title: 'Stored bytes are missing' },

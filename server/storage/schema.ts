@@ -107,6 +107,8 @@ export interface RecipientsTable {
   /** JSON: consent, IP, user agent, method, certificate of the act. */
   act_details: string | null;
   reminded_at: string | null;
+  /** USB DSC: SHA-256 of the bytes handed out to be signed by the token. */
+  prepared_sha256: string | null;
 }
 
 export interface EnvelopeDocumentsTable {

@@ -45,5 +45,6 @@ export function normalizeRecipient(
     decline_reason: null,
     act_details: null,
     reminded_at: null,
+    prepared_sha256: null,
   };
 }

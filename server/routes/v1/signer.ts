@@ -14,6 +14,7 @@ import { ActBody, ActResponse, SignerViewResponse, TokenDocumentParams, TokenPar
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { signElectronically } from '../../domain/workflow/electronic-act.js';
+import { acceptTokenSignature, prepareForToken } from '../../domain/workflow/dsc-act.js';
 
 function clientOf(request: FastifyRequest) {
   return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) };
@@ -50,6 +51,41 @@ export function signerRoutes(app: App, ctx: Context): void {
     else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
     else result = await approveOrReview(ctx, session, body.action, body.consent === true, client);
     if (result.envelopeFinished && result.status !== 'declined') await completeEnvelope(ctx, session.envelopeId);
+    const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
+    return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
+  });
+
+  // USB DSC: the desktop signs the prepared bytes with the token and uploads the result.
+  const preparedSchema = {
+    tags: ['signer'],
+    params: TokenDocumentParams,
+    response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf; X-Mohar-Signature-Field names the field to sign' }), ...problems(404, 409, 410, 422) },
+  };
+  const sendPrepared = async (token: string, documentId: string, fields: Record<string, string | boolean> | undefined, reply: import('fastify').FastifyReply) => {
+    const prepared = await prepareForToken(ctx, await resolveSession(ctx, token), documentId, fields);
+    return reply.type('application/pdf').header('X-Mohar-Signature-Field', encodeURIComponent(prepared.fieldName)).send(prepared.bytes);
+  };
+  app.get('/signing/:token/documents/:document_id/prepared', {
+    schema: { ...preparedSchema, summary: 'USB DSC: the bytes the token signs over (your values filled)' },
+  }, (request, reply) => sendPrepared(request.params.token, request.params.document_id, undefined, reply));
+  app.post('/signing/:token/documents/:document_id/prepared', {
+    schema: { ...preparedSchema, summary: 'USB DSC: as GET, with values for your text fields', body: Type.Object({ fields: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()])) }) },
+  }, (request, reply) => sendPrepared(request.params.token, request.params.document_id, request.body.fields, reply));
+
+  app.put('/signing/:token/documents/:document_id/signed', {
+    schema: {
+      tags: ['signer'],
+      summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
+      params: TokenDocumentParams,
+      // Documented, not validated by schema: the raw bytes are checked by the act itself.
+      body: { content: { 'application/pdf': { schema: Type.Unsafe({ format: 'binary', description: 'the signed PDF' }) } } },
+      response: { 200: ActResponse, ...problems(409, 410, 413, 415, 422) },
+    },
+  }, async (request) => {
+    if (!Buffer.isBuffer(request.body)) throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
+    const session = await resolveSession(ctx, request.params.token);
+    const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request));
+    if (result.envelopeFinished) await completeEnvelope(ctx, session.envelopeId);
     const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
     return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
   });

@@ -1,0 +1,135 @@
+/**
+ * The USB DSC act. The desktop fetches the prepared bytes (the current revision with this signer's values
+ * filled), signs them with the token (one incremental revision), and uploads the result. The server
+ * accepts it only if the prepared bytes are an exact prefix, the appended revision adds exactly one valid
+ * signature on this recipient's Signature field and nothing else, and the certificate was valid at
+ * signing time with digitalSignature or nonRepudiation. Otherwise nothing changes.
+ */
+import { MoharError } from '../../../common/errors.js';
+import { fillForm } from '../../../pdf/index.js';
+import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
+import { verifyPdf } from '../../../pdf/verify/index.js';
+import { iso, type Context } from '../context.js';
+import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { loadActors, recordAct, type ClientInfo } from './act-context.js';
+import type { DecisionResult } from './decide-act.js';
+import { pdfFieldName } from './field-names.js';
+import { fillValues } from './field-values.js';
+import type { ResolvedSession } from './sessions.js';
+
+export interface PreparedForToken {
+  readonly bytes: Buffer;
+  readonly fieldName: string;
+}
+
+function refuse(reason: string): MoharError {
+  return new MoharError('invalid_signed_document', `the signed document was not accepted: ${reason}`);
+}
+
+async function dscContext(ctx: Context, session: ResolvedSession, documentId: string) {
+  const { recipient } = await loadActors(ctx.db, session.envelopeId, session.recipientId);
+  if (recipient.role !== 'signer' || recipient.signature_method !== 'dsc') throw new MoharError('action_not_allowed', 'only a USB DSC signer signs with a token');
+  const fields = await ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', session.envelopeId).where('recipient_id', '=', recipient.id).where('document_id', '=', documentId).orderBy('position').execute();
+  const signatureField = fields.find((f) => f.field_type === FIELD_TYPES.SIGNATURE);
+  if (!signatureField) throw new MoharError('document_not_found', `you have no Signature field in document ${documentId}`);
+  const document = await ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', session.envelopeId).where('document_id', '=', documentId).executeTakeFirstOrThrow();
+  return { recipient, fields, signatureField, currentSha: document.current_sha256! };
+}
+
+/** GET/POST …/documents/{id}/prepared: the bytes the token signs over; remembered for the upload check. */
+export async function prepareForToken(ctx: Context, session: ResolvedSession, documentId: string, given: Record<string, string | boolean> = {}): Promise<PreparedForToken> {
+  const { recipient, fields, signatureField, currentSha } = await dscContext(ctx, session, documentId);
+  const values = fillValues(fields, recipient, given, iso(ctx.now()).slice(0, 10));
+  const current = await ctx.blobs.get(currentSha);
+  const bytes = Object.keys(values.pdf).length > 0 ? fillForm(current, values.pdf) : current;
+  const sha256 = await ctx.blobs.put(bytes);
+  await ctx.db.updateTable('recipients').set({ prepared_sha256: sha256, act_details: JSON.stringify({ prepared_from: currentSha, values: Object.fromEntries(values.stored) }) }).where('id', '=', recipient.id).execute();
+  return { bytes, fieldName: pdfFieldName(signatureField) };
+}
+
+/** PUT …/documents/{id}/signed: check the upload strictly, then record the act. */
+export async function acceptTokenSignature(ctx: Context, session: ResolvedSession, documentId: string, uploaded: Buffer, client: ClientInfo): Promise<DecisionResult> {
+  const { recipient, signatureField, currentSha } = await dscContext(ctx, session, documentId);
+  if (!recipient.prepared_sha256) throw refuse('fetch the prepared document first (GET …/prepared)');
+  const prepared = await ctx.blobs.get(recipient.prepared_sha256);
+  const preparedFrom = (JSON.parse(recipient.act_details ?? '{}') as { prepared_from?: string; values?: Record<string, string> });
+  if (preparedFrom.prepared_from !== currentSha) throw refuse('the document changed since it was prepared; fetch the prepared document again');
+  if (uploaded.length <= prepared.length || !uploaded.subarray(0, prepared.length).equals(prepared)) throw refuse('it does not extend the prepared bytes exactly (earlier bytes changed)');
+
+  let report;
+  try {
+    report = verifyPdf(uploaded);
+  } catch (error) {
+    throw refuse(`it cannot be read (${(error as Error).message})`);
+  }
+  const before = verifyPdf(prepared).signatures.length;
+  const added = report.signatures.slice(before);
+  if (added.length !== 1) throw refuse(`it must add exactly one signature; it adds ${added.length}`);
+  const signature = added[0]!;
+  if (signature.kind !== 'signature') throw refuse('the added signature is a document timestamp');
+  if (signature.field !== pdfFieldName(signatureField)) throw refuse(`the signature is in field "${signature.field}", not in your field "${pdfFieldName(signatureField)}"`);
+  if (!signature.coversWholeDocument) throw refuse('something was appended after the signature');
+  if (!signature.digestValid || !signature.signatureValid) throw refuse(`the signature is not valid: ${signature.problems.join('; ') || 'digest or signature check failed'}`);
+  if (report.revisions !== verifyPdf(prepared).revisions + 1) throw refuse('it must append exactly one revision');
+  const earlier = report.signatures.slice(0, before);
+  if (earlier.some((s) => !s.valid)) throw refuse('an earlier signature is no longer valid');
+  const foreign = earlier.flatMap((s) => s.changedObjects).filter((o) => o.kind === 'other');
+  if (foreign.length > 0) throw refuse(`it changes more than the signature: ${foreign.map((o) => o.what).join(', ')}`);
+
+  const cms = signerCertificateOf(uploaded, signature.byteRange);
+  const signer = signature.signer;
+  const signedAt = signature.timestamp ? new Date(signature.timestamp.genTime) : ctx.now();
+  const { x509 } = certInfo(cms);
+  if (signedAt < new Date(x509.validFrom) || signedAt > new Date(x509.validTo)) throw refuse(`the certificate of ${signer?.subject ?? 'the signer'} was not valid at signing time (${signedAt.toISOString()})`);
+  if (!keyUsageAllowsSigning(cms)) throw refuse('the certificate is not for signing (keyUsage has neither digitalSignature nor nonRepudiation)');
+
+  const sha256 = await ctx.blobs.put(uploaded);
+  const at = iso(ctx.now());
+  const finished = await ctx.db.transaction().execute(async (trx) => {
+    const actors = await loadActors(trx, session.envelopeId, session.recipientId);
+    const moved = await trx.updateTable('envelope_documents').set({ current_sha256: sha256 }).where('envelope_id', '=', session.envelopeId).where('document_id', '=', documentId).where('current_sha256', '=', currentSha).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) throw refuse('the document changed while it was being signed; fetch the prepared document again');
+    const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', session.envelopeId).where('document_id', '=', documentId).executeTakeFirstOrThrow();
+    if (prepared.length !== (await ctx.blobs.get(currentSha)).length) {
+      await trx.insertInto('document_revisions').values({ envelope_id: session.envelopeId, document_id: documentId, seq: Number(seq ?? 0) + 1, sha256: recipient.prepared_sha256!, size: prepared.length, act: 'filled', recipient_id: recipient.id, created_at: at }).execute();
+    }
+    await trx.insertInto('document_revisions').values({ envelope_id: session.envelopeId, document_id: documentId, seq: Number(seq ?? 0) + 2, sha256, size: uploaded.length, act: 'signed', recipient_id: recipient.id, created_at: at }).execute();
+    for (const [fieldId, value] of Object.entries(preparedFrom.values ?? {})) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
+    return recordAct(trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {
+      method: 'dsc',
+      ip: client.ip,
+      user_agent: client.userAgent,
+      certificate: { subject: signer?.subject ?? null, issuer: signer?.issuer ?? null, serial: signer?.serialNumber ?? null, email: signer?.email ?? null, cca_class: ccaClass(cms) },
+      signing_time: signature.signingTime,
+    }, at);
+  });
+  return { status: 'signed', envelopeFinished: finished };
+}
+
+/** The signer certificate of the signature whose /Contents lies in the gap of `byteRange`. */
+function signerCertificateOf(pdf: Buffer, byteRange: readonly number[]): Uint8Array {
+  const [, a = 0, b = 0] = byteRange;
+  const contents = Buffer.from(pdf.subarray(a + 1, b - 1).toString('latin1'), 'hex');
+  const certificate = inspectCms(contents).signerCertificate;
+  if (!certificate) throw refuse('the signature carries no signer certificate');
+  return certificate;
+}
+
+/** The first value byte of an extension whose value is a BIT STRING (03 len unused-bits value…). */
+function bitStringFirstByte(extnValue: Uint8Array): number {
+  return extnValue[0] === 0x03 && extnValue.length > 3 ? extnValue[3]! : 0;
+}
+
+/** keyUsage allows signing documents: digitalSignature (0x80) or nonRepudiation (0x40); no extension: any use. */
+function keyUsageAllowsSigning(der: Uint8Array): boolean {
+  const extension = certInfo(der).cert.extensions?.find((e) => e.extnID === '2.5.29.15');
+  return !extension || (bitStringFirstByte(new Uint8Array(extension.extnValue.valueBlock.valueHexView)) & 0xc0) !== 0;
+}
+
+/** CCA India class from certificate policies: OID 2.16.356.100.2.N is DER 06 06 60 82 64 64 02 0N. */
+function ccaClass(der: Uint8Array): string | null {
+  const policies = certInfo(der).cert.extensions?.find((e) => e.extnID === '2.5.29.32');
+  if (!policies) return null;
+  const match = /060660826464020([1-9])/.exec(Buffer.from(policies.extnValue.valueBlock.valueHexView).toString('hex'));
+  return match ? `Class ${match[1]}` : null;
+}
