@@ -223,9 +223,9 @@ for (const kind of DATABASES) {
       const k = freshKind('long');
       const id = await enqueueJob(db(), { kind: k, payload: {}, now: clock.now() });
       const runs: string[] = [];
-      const handler = (name: string) => async () => { runs.push(name); await sleep(700); };
-      const a = runner({ [k]: handler('a') }, { leaseMs: 200, owner: 'long-a' });
-      const b = runner({ [k]: handler('b') }, { leaseMs: 200, owner: 'long-b' });
+      const handler = (name: string) => async () => { runs.push(name); await sleep(1500); };
+      const a = runner({ [k]: handler('a') }, { leaseMs: 500, owner: 'long-a' });
+      const b = runner({ [k]: handler('b') }, { leaseMs: 500, owner: 'long-b' });
       a.start();
       await waitUntil(() => runs.length === 1, 5000, 'the first run');
       b.start();
@@ -262,11 +262,12 @@ for (const kind of DATABASES) {
       await waitUntil(() => finished.includes(woken), 2000, 'a poked job despite a one-minute poll interval');
 
       const slow = freshKind('slow');
+      let slowStarted = false;
       let slowDone = false;
-      r.register(slow, async () => { await sleep(150); slowDone = true; });
+      r.register(slow, async () => { slowStarted = true; await sleep(150); slowDone = true; });
       const slowId = await enqueueJob(db(), { kind: slow, payload: {}, now: clock.now() });
       r.poke();
-      await waitUntil(() => r.running === 1, 2000, 'the slow job to start');
+      await waitUntil(() => slowStarted, 2000, 'the slow job to start');
       await r.stop();
       assert.ok(slowDone, 'stop() waited');
       assert.equal((await row(slowId)).state, 'done');
