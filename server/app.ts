@@ -19,6 +19,8 @@ import { workflowRoutes } from './routes/v1/workflow.js';
 import { signingSessionRoutes } from './routes/v1/signing-sessions.js';
 import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
+import { jobRoutes } from './routes/legacy/jobs.js';
+import { mailRoutes } from './routes/legacy/mail.js';
 
 export const API_BASE = '/backend/api/v1';
 export const LEGACY_BASE = '/backend/othercompanyapi';
@@ -101,6 +103,8 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     authRoutes(legacy, ctx);
     apiKeyRoutes(legacy, ctx);
     accountSettingsRoutes(legacy, ctx);
+    mailRoutes(legacy, ctx);
+    jobRoutes(legacy, ctx);
   }, { prefix: LEGACY_BASE });
 
   landingRoutes(app);

@@ -12,6 +12,9 @@ import type { App } from './routes/types.js';
 import type { KeyIdentity } from './domain/keys/api-keys.js';
 import { TtlCache } from './domain/ttl-cache.js';
 import { sealSource } from './seal/load-seal.js';
+import { JobRunner, type JobLogger } from './jobs/runner.js';
+import { mailJobHandlers } from './mail/send.js';
+import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
 
 /** How long an authenticated API key is trusted without asking the database (SQLite only). */
 const KEY_CACHE_MS = 5_000;
@@ -52,10 +55,25 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The job runner with every handler the server knows (mail, completion, expiry). */
+export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; logger?: JobLogger } = {}): JobRunner {
+  return new JobRunner({
+    db: ctx.db,
+    dialect: ctx.dialect,
+    handlers: { ...mailJobHandlers(ctx), ...workflowJobHandlers(ctx) },
+    now: ctx.now,
+    ...options,
+  });
+}
+
 export async function startServer(config: Config): Promise<RunningServer> {
   const runtime = await openRuntime(config);
   const bootstrap = await bootstrapFirstAccount(runtime.ctx);
+  // Create the installation seal now: a wrong secret key should fail at start, not at the first completion.
+  await runtime.ctx.seal();
   const { app, inFlight } = await buildServerApp(runtime.ctx);
+  const runner = jobRunnerFor(runtime.ctx, { logger: app.log });
+  runner.start();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -66,6 +84,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     async close() {
       await app.close();
       await inFlight.drain();
+      await runner.stop({ timeoutMs: 30_000 });
       await runtime.close();
     },
   };

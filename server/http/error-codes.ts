@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   envelope_incomplete: { status: 422, title: 'The envelope cannot be sent yet' },
   aadhaar_not_configured: { status: 422, title: 'Aadhaar eSign is not configured on this server' },
   envelope_finished: { status: 409, title: 'The envelope is finished' },
+  envelope_not_in_progress: { status: 409, title: 'The envelope is not in progress' },
   envelope_closed: { status: 410, title: 'Nobody can act on this envelope any more' },
   recipient_not_active: { status: 409, title: 'This recipient cannot act now' },
   origin_not_allowed: { status: 403, title: 'The origin is not allowed on this account' },
@@ -97,6 +98,9 @@ export const ERROR_CODES = {
   // The installation's seal
   seal_key_unreadable: { status: 503, title: 'The seal key cannot be read' },
   seal_expired: { status: 503, title: 'The seal certificate is not valid now' },
+
+  // Audit trail
+  audit_chain_broken: { status: 500, title: 'The envelope audit trail does not verify' },
 
   // Server side
   blob_missing: { status: 500, title: 'Stored bytes are missing' },

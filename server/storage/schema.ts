@@ -86,6 +86,8 @@ export interface EnvelopesTable {
   status_reason: string | null;
   /** PAdES level reached by the final document (B-B … B-LTA). */
   pades_level: string | null;
+  /** The sealed certificate of completion (a separate PDF), once issued. */
+  certificate_sha256: string | null;
   /** Sequence number of the last event recorded for this envelope. */
   events_seq: Generated<number>;
 }

@@ -9,7 +9,7 @@ import { bootstrapFirstAccount } from '../../server/domain/accounts/bootstrap.js
 import { createAccount } from '../../server/domain/accounts/create-account.js';
 import type { Context } from '../../server/domain/context.js';
 import type { App } from '../../server/routes/types.js';
-import { openRuntime } from '../../server/start.js';
+import { jobRunnerFor, openRuntime } from '../../server/start.js';
 import { createTestDatabase, type DatabaseKind } from './databases.js';
 
 export const ADMIN_EMAIL = 'admin@test.local';
@@ -51,6 +51,8 @@ export interface TestServer {
   login(email?: string, password?: string): Promise<string>;
   /** A fresh account with its api_admin login and a live key (and a test key when testMode). */
   newAccount(options?: { testMode?: boolean }): Promise<TestAccount & { testKey?: string }>;
+  /** Runs every due job once (mail, completion, expiry); returns how many ran. */
+  runJobs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,8 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
   const logStream = new Writable({ write(chunk: Buffer, _encoding, done) { logs.push(chunk.toString()); done(); } });
   const { app, inFlight } = await buildServerApp(runtime.ctx, { logStream });
   await app.ready();
+  // Jobs (mail, completion, expiry) run when a test asks: runJobs() makes their timing deterministic.
+  const runner = jobRunnerFor(runtime.ctx, { pollIntervalMs: 3_600_000 });
 
   async function request(method: string, url: string, options: RequestOptions = {}): Promise<LightMyRequestResponse> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -129,9 +133,11 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
       const testKey = options.testMode ? await generateKey(token, 'test') : undefined;
       return { accountId: created.accountId, email, password, token, key, ...(testKey ? { testKey } : {}) };
     },
+    runJobs: () => runner.runDueJobs(),
     async close() {
       await app.close();
       await inFlight.drain();
+      await runner.stop({ timeoutMs: 10_000 });
       await runtime.close();
       await database.drop();
     },

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
 import type { EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
+import { appendAudit } from '../../audit/index.js';
 import { iso, type Context } from '../context.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
@@ -49,11 +50,13 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     expires_at: null,
     status_reason: null,
     pades_level: null,
+    certificate_sha256: null,
   };
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('envelopes').values(envelope).execute();
       if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
+      await appendAudit(trx, { envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length }, at });
     });
   } catch (error) {
     if (isUniqueViolation(error)) {

@@ -5,6 +5,10 @@ import type { Database, EnvelopesTable, RecipientsTable } from '../../storage/sc
 import { recordEvent, type EventType } from './events.js';
 import { currentTurn, everyActorFinished } from './routing.js';
 import { envelopeSummary, recipientSummary } from './summaries.js';
+import type { Context } from '../context.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { COMPLETE_JOB } from './job-kinds.js';
+import { mailTurn } from './notify.js';
 import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
 
 export interface ClientInfo {
@@ -34,6 +38,7 @@ export async function loadActors(db: Kysely<Database>, envelopeId: string, recip
  * the end of their signing links, and the next routing step. Returns true when every actor has finished.
  */
 export async function recordAct(
+  ctx: Context,
   trx: Kysely<Database>,
   envelope: Envelope,
   recipients: RecipientsTable[],
@@ -46,10 +51,18 @@ export async function recordAct(
   if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('recipient_not_active', 'this act was already made (a second submission?)');
   await trx.deleteFrom('signing_sessions').where('recipient_id', '=', recipient.id).execute();
   const event: EventType = status === 'signed' ? 'recipient.signed' : status === 'approved' ? 'recipient.approved' : 'recipient.reviewed';
-  await recordEvent(trx, envelope.account_id, envelope.id, event, { envelope: envelopeSummary(envelope), recipient: recipientSummary({ ...recipient, status }) }, at);
+  await recordEvent(trx, envelope.account_id, envelope.id, event, { envelope: envelopeSummary(envelope), recipient: recipientSummary({ ...recipient, status }) }, at, {
+    type: 'recipient',
+    id: recipient.id,
+    details: { recipient_id: recipient.id, role: recipient.role, order: recipient.sequence, ...details },
+  });
   const after = recipients.map((r) => (r.id === recipient.id ? { ...r, status } : r));
-  for (const id of currentTurn(after, envelope.routing_order)) {
-    await trx.updateTable('recipients').set({ status: 'active' }).where('id', '=', id).where('status', '=', 'waiting').execute();
-  }
-  return everyActorFinished(after);
+  const turn = new Set(currentTurn(after, envelope.routing_order));
+  const newlyActive = after.filter((r) => turn.has(r.id) && r.status === 'waiting');
+  for (const r of newlyActive) await trx.updateTable('recipients').set({ status: 'active' }).where('id', '=', r.id).where('status', '=', 'waiting').execute();
+  await mailTurn(trx, ctx, envelope, newlyActive, 'your_turn');
+  const finished = everyActorFinished(after);
+  // Completion is a durable job: it is also tried at once after this commit, and retried if that fails.
+  if (finished) await enqueueJob(trx, { kind: COMPLETE_JOB, payload: { envelope_id: envelope.id }, dedupeKey: `complete:${envelope.id}`, accountId: envelope.account_id, now: new Date(at) });
+  return finished;
 }

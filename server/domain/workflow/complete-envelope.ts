@@ -1,12 +1,18 @@
 /**
- * Completion, after the last required act: the final bytes of every document are fixed (SHA-256 and PAdES
- * level recorded), cc recipients are done, and envelope.completed is written with where to download.
- * Long-term validation (DSS + document timestamp when a TSA is configured) is not done yet: see the
- * workflow issue's note.
+ * Completion, after the last required act, in two idempotent steps (the `envelope.complete` job retries
+ * whichever has not happened):
+ *  1. the final bytes of every document are fixed (SHA-256 and PAdES level recorded), cc recipients are
+ *     done, envelope.completed is written with where to download, and the completion mail (documents
+ *     attached) is queued for every recipient, all in one transaction;
+ *  2. the certificate of completion: a separate PDF of the audit trail, sealed, stored content-addressed.
+ * Long-term validation of the documents (DSS + document timestamp with a TSA) is not done yet.
  */
+import { createCompletionCertificate, loadCertificateInput, appendAudit } from '../../audit/index.js';
 import { verifyPdf, type PadesLevel } from '../../../pdf/verify/index.js';
+import { fetchTransport } from '../../net/http-transport.js';
 import { iso, type Context } from '../context.js';
 import { recordEvent } from './events.js';
+import { mailCompletion } from './notify.js';
 import { envelopeSummary } from './summaries.js';
 
 const LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
@@ -19,23 +25,52 @@ function lowestLevel(levels: (PadesLevel | null)[]): PadesLevel | null {
 }
 
 export async function completeEnvelope(ctx: Context, envelopeId: string): Promise<void> {
-  const documents = await ctx.db.selectFrom('envelope_documents').select(['document_id', 'current_sha256']).where('envelope_id', '=', envelopeId).orderBy('position').execute();
+  await finalizeDocuments(ctx, envelopeId);
+  await issueCertificate(ctx, envelopeId);
+}
+
+async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void> {
+  const documents = await ctx.db
+    .selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+    .select(['envelope_documents.document_id', 'envelope_documents.current_sha256', 'documents.filename'])
+    .where('envelope_id', '=', envelopeId).orderBy('envelope_documents.position').execute();
   const levels: (PadesLevel | null)[] = [];
+  const sizes = new Map<string, number>();
   for (const document of documents) {
-    const report = verifyPdf(await ctx.blobs.get(document.current_sha256!));
-    levels.push(...report.signatures.filter((s) => s.kind === 'signature').map((s) => s.padesLevel));
+    const bytes = await ctx.blobs.get(document.current_sha256!);
+    sizes.set(document.document_id, bytes.length);
+    levels.push(...verifyPdf(bytes).signatures.filter((s) => s.kind === 'signature').map((s) => s.padesLevel));
   }
+  const level = lowestLevel(levels);
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
     const envelope = await trx.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
-    const moved = await trx.updateTable('envelopes').set({ status: 'completed', completed_at: at, updated_at: at, pades_level: lowestLevel(levels) }).where('id', '=', envelopeId).where('status', '=', 'sent').executeTakeFirst();
+    const moved = await trx.updateTable('envelopes').set({ status: 'completed', completed_at: at, updated_at: at, pades_level: level }).where('id', '=', envelopeId).where('status', '=', 'sent').executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return;
     await trx.updateTable('recipients').set({ status: 'completed' }).where('envelope_id', '=', envelopeId).where('role', '=', 'cc').execute();
     const base = `${ctx.config.baseUrl}/backend/api/v1/envelopes/${envelopeId}/documents`;
-    await recordEvent(trx, envelope.account_id, envelopeId, 'envelope.completed', {
-      envelope: envelopeSummary({ ...envelope, status: 'completed' }),
-      documents: documents.map((d) => ({ document_id: d.document_id, sha256: d.current_sha256, download_url: `${base}/${d.document_id}/download` })),
-      pades_level: lowestLevel(levels),
-    }, at);
+    const finals = documents.map((d) => ({ document_id: d.document_id, sha256: d.current_sha256, download_url: `${base}/${d.document_id}/download` }));
+    await recordEvent(trx, envelope.account_id, envelopeId, 'envelope.completed', { envelope: envelopeSummary({ ...envelope, status: 'completed' }), documents: finals, pades_level: level }, at, {
+      type: 'system',
+      details: { documents: finals.map(({ document_id, sha256 }) => ({ document_id, sha256 })), pades_level: level },
+    });
+    const recipients = await trx.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute();
+    const attachments = documents.map((d) => ({ filename: d.filename, content_type: 'application/pdf', sha256: d.current_sha256!, size: sizes.get(d.document_id)! }));
+    await mailCompletion(trx, ctx, envelope, recipients, attachments);
+  });
+}
+
+async function issueCertificate(ctx: Context, envelopeId: string): Promise<void> {
+  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'certificate_sha256', 'account_id']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  if (envelope.status !== 'completed' || envelope.certificate_sha256 !== null) return;
+  const input = await loadCertificateInput(ctx.db, envelopeId);
+  const certificate = await createCompletionCertificate(input, await ctx.seal(), {
+    signingTime: ctx.now(),
+    ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
+  });
+  const sha256 = await ctx.blobs.put(certificate.bytes);
+  await ctx.db.transaction().execute(async (trx) => {
+    const moved = await trx.updateTable('envelopes').set({ certificate_sha256: sha256 }).where('id', '=', envelopeId).where('certificate_sha256', 'is', null).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) === 1) await appendAudit(trx, { envelopeId, accountId: envelope.account_id, actorType: 'system', action: 'certificate.issued', details: { sha256 }, at: iso(ctx.now()) });
   });
 }

@@ -95,7 +95,7 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
     }
     await trx.insertInto('document_revisions').values({ envelope_id: session.envelopeId, document_id: documentId, seq: Number(seq ?? 0) + 2, sha256, size: uploaded.length, act: 'signed', recipient_id: recipient.id, created_at: at }).execute();
     for (const [fieldId, value] of Object.entries(preparedFrom.values ?? {})) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-    return recordAct(trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {
+    return recordAct(ctx, trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {
       method: 'dsc',
       ip: client.ip,
       user_agent: client.userAgent,

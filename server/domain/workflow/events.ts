@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
+import { appendAudit } from '../../audit/index.js';
 
 export const EVENT_TYPES = [
   'envelope.sent',
@@ -35,7 +36,18 @@ export interface RecordedEvent {
   data: EventData;
 }
 
-export async function recordEvent(trx: Kysely<Database>, accountId: string, envelopeId: string, type: EventType, data: EventData, at: string): Promise<RecordedEvent> {
+/** Who caused a state change, for the audit trail written with the event. */
+export interface Actor {
+  readonly type: 'api_key' | 'recipient' | 'system' | 'admin';
+  readonly id?: string | null;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Writes the event and the matching hash-chained audit row in the caller's transaction: one place, so no
+ * state change has one without the other.
+ */
+export async function recordEvent(trx: Kysely<Database>, accountId: string, envelopeId: string, type: EventType, data: EventData, at: string, actor: Actor = { type: 'system' }): Promise<RecordedEvent> {
   const { events_seq: sequence } = await trx
     .updateTable('envelopes')
     .set((eb) => ({ events_seq: eb('events_seq', '+', 1) }))
@@ -44,5 +56,6 @@ export async function recordEvent(trx: Kysely<Database>, accountId: string, enve
     .executeTakeFirstOrThrow();
   const event: RecordedEvent = { id: randomUUID(), type, created_at: at, account_id: accountId, sequence, data };
   await trx.insertInto('events').values({ id: event.id, account_id: accountId, envelope_id: envelopeId, type, sequence, payload: JSON.stringify(event), created_at: at }).execute();
+  await appendAudit(trx, { envelopeId, accountId, actorType: actor.type, actorId: actor.id ?? null, action: type, details: { event_id: event.id, ...(actor.details ?? {}) }, at });
   return event;
 }

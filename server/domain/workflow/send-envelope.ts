@@ -13,6 +13,9 @@ import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-s
 import { recordEvent } from './events.js';
 import { currentTurn, isActor } from './routing.js';
 import { envelopeSummary } from './summaries.js';
+import { mailTurn } from './notify.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { EXPIRE_JOB } from './job-kinds.js';
 
 export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: string): Promise<EnvelopeStatusView> {
   const envelope = await findDraftEnvelope(ctx, accountId, envelopeId);
@@ -72,7 +75,15 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
     for (const r of recipients) {
       await trx.updateTable('recipients').set({ status: turn.has(r.id) ? 'active' : 'waiting' }).where('id', '=', r.id).execute();
     }
-    await recordEvent(trx, accountId, envelopeId, 'envelope.sent', { envelope: envelopeSummary({ ...envelope, status: 'sent' }) }, at);
+    const sent = await trx.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
+    await mailTurn(trx, ctx, sent, recipients.filter((r) => turn.has(r.id)), 'invitation');
+    if (sent.expires_at) {
+      await enqueueJob(trx, { kind: EXPIRE_JOB, payload: { envelope_id: envelopeId }, runAt: new Date(sent.expires_at), dedupeKey: `expire:${envelopeId}`, accountId, now });
+    }
+    await recordEvent(trx, accountId, envelopeId, 'envelope.sent', { envelope: envelopeSummary({ ...envelope, status: 'sent' }) }, at, {
+      type: 'api_key',
+      details: { documents: prepared.map((p) => ({ document_id: p.documentId, uploaded_sha256: p.originalSha, prepared_sha256: p.sha256 })) },
+    });
   });
   return envelopeStatus(ctx, accountId, envelopeId);
 }

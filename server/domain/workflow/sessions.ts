@@ -4,6 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.js';
 import { iso, type Context } from '../context.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { allowedOrigins } from '../accounts/settings.js';
@@ -55,14 +57,24 @@ export async function createSigningSession(ctx: Context, accountId: string, enve
       throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT /backend/othercompanyapi/account/settings/)`);
     }
   }
-  const token = randomBytes(32).toString('base64url');
   const now = ctx.now();
-  const expiresAt = iso(new Date(now.getTime() + SESSION_SECONDS * 1000));
-  await ctx.db
+  const expiresAt = new Date(now.getTime() + SESSION_SECONDS * 1000);
+  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl: input.return_url ?? null, expiresAt, now });
+  return { signing_url: url, expires_at: iso(expiresAt), recipient_id: recipient.id, mode, origin };
+}
+
+/** Writes a session (only the token's hash) and returns its signing URL. */
+export async function insertSession(
+  db: Kysely<Database>,
+  baseUrl: string,
+  s: { envelopeId: string; recipientId: string; mode: string; origin: string | null; returnUrl: string | null; expiresAt: Date; now: Date },
+): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await db
     .insertInto('signing_sessions')
-    .values({ token_hash: hashSessionToken(token), envelope_id: envelopeId, recipient_id: recipient.id, mode, origin, return_url: input.return_url ?? null, expires_at: expiresAt, created_at: iso(now) })
+    .values({ token_hash: hashSessionToken(token), envelope_id: s.envelopeId, recipient_id: s.recipientId, mode: s.mode, origin: s.origin, return_url: s.returnUrl, expires_at: iso(s.expiresAt), created_at: iso(s.now) })
     .execute();
-  return { signing_url: `${ctx.config.baseUrl}/sign/${token}`, expires_at: expiresAt, recipient_id: recipient.id, mode, origin };
+  return `${baseUrl}/sign/${token}`;
 }
 
 export interface ResolvedSession {

@@ -37,7 +37,7 @@ export async function signerView(ctx: Context, session: ResolvedSession): Promis
     await ctx.db.transaction().execute(async (trx) => {
       const moved = await trx.updateTable('recipients').set({ status: 'viewed', viewed_at: at }).where('id', '=', recipient.id).where('status', '=', 'active').executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 1) {
-        await recordEvent(trx, envelope.account_id, envelope.id, 'recipient.viewed', { envelope: envelopeSummary(envelope), recipient: recipientSummary({ ...recipient, status: 'viewed' }) }, at);
+        await recordEvent(trx, envelope.account_id, envelope.id, 'recipient.viewed', { envelope: envelopeSummary(envelope), recipient: recipientSummary({ ...recipient, status: 'viewed' }) }, at, { type: 'recipient', id: recipient.id, details: { recipient_id: recipient.id } });
       }
     });
     recipient = { ...recipient, status: 'viewed', viewed_at: at };

@@ -5,6 +5,7 @@ import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-s
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { recordEvent } from './events.js';
 import { envelopeSummary } from './summaries.js';
+import { mailStopped } from './notify.js';
 
 export const FINISHED_ENVELOPE_STATUSES: ReadonlySet<string> = new Set(['completed', 'declined', 'voided', 'expired']);
 
@@ -18,7 +19,11 @@ export async function voidEnvelope(ctx: Context, accountId: string, envelopeId: 
     const moved = await trx.updateTable('envelopes').set({ status: 'voided', status_reason: reason, updated_at: at }).where('id', '=', envelopeId).where('status', '=', envelope.status).executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('envelope_finished', 'the envelope changed meanwhile; fetch it and try again');
     await trx.deleteFrom('signing_sessions').where('envelope_id', '=', envelopeId).execute();
-    await recordEvent(trx, accountId, envelopeId, 'envelope.voided', { envelope: envelopeSummary({ ...envelope, status: 'voided' }), reason }, at);
+    if (envelope.status === 'sent') {
+      const recipients = await trx.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).execute();
+      await mailStopped(trx, ctx, envelope, recipients, { kind: 'voided', reason });
+    }
+    await recordEvent(trx, accountId, envelopeId, 'envelope.voided', { envelope: envelopeSummary({ ...envelope, status: 'voided' }), reason }, at, { type: 'api_key', details: { reason } });
   });
   return envelopeStatus(ctx, accountId, envelopeId);
 }

@@ -3,6 +3,10 @@ import { Type } from 'typebox';
 import type { Context } from '../../domain/context.js';
 import { sendEnvelope } from '../../domain/workflow/send-envelope.js';
 import { voidEnvelope } from '../../domain/workflow/void-envelope.js';
+import { remindRecipients } from '../../domain/workflow/remind.js';
+import { findEnvelope } from '../../domain/envelopes/find-envelope.js';
+import { auditEventView, listAudit, verifyAuditChain } from '../../audit/index.js';
+import { MoharError } from '../../../common/errors.js';
 import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
@@ -23,6 +27,54 @@ export function workflowRoutes(app: App, ctx: Context): void {
       response: { 200: EnvelopeStatusResponse, ...problems(401, 404, 409, 422) },
     },
   }, (request) => sendEnvelope(ctx, accountOf(request), request.params.id));
+
+  app.post('/envelopes/:id/remind', {
+    onRequest,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'Mail active recipients again (at most once per recipient per hour)',
+      security,
+      params: EnvelopeParams,
+      response: {
+        200: Type.Object({
+          reminded: Type.Array(Type.Object({ recipient_id: Type.String(), email: Type.String() })),
+          skipped: Type.Array(Type.Object({ recipient_id: Type.String(), email: Type.String(), reason: Type.String(), next_reminder_at: Type.String({ format: 'date-time' }) })),
+        }),
+        ...problems(401, 404, 409),
+      },
+    },
+  }, (request) => remindRecipients(ctx, accountOf(request), request.params.id));
+
+  app.get('/envelopes/:id/audit-trail', {
+    onRequest,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'The hash-chained audit trail (JSON), with the result of checking the chain',
+      security,
+      params: EnvelopeParams,
+      response: { 200: Type.Object({ envelope_id: Type.String(), chain: Type.Object({ ok: Type.Boolean(), count: Type.Integer(), head_hash: Type.Union([Type.String(), Type.Null()]) }), events: Type.Array(Type.Object({}, { additionalProperties: true })) }), ...problems(401, 404) },
+    },
+  }, async (request) => {
+    await findEnvelope(ctx, accountOf(request), request.params.id);
+    const rows = await listAudit(ctx.db, request.params.id);
+    const chain = verifyAuditChain(rows);
+    return { envelope_id: request.params.id, chain: { ok: chain.ok, count: chain.count, head_hash: chain.headHash ?? null }, events: rows.map(auditEventView) };
+  });
+
+  app.get('/envelopes/:id/audit-trail/certificate', {
+    onRequest,
+    schema: {
+      tags: ['envelopes'],
+      summary: 'The certificate of completion: a separate, sealed PDF of the audit trail',
+      security,
+      params: EnvelopeParams,
+      response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const envelope = await findEnvelope(ctx, accountOf(request), request.params.id);
+    if (!envelope.certificate_sha256) throw new MoharError('document_not_ready', 'the certificate of completion is issued when the envelope is completed', { extra: { envelope_status: envelope.status } });
+    return reply.type('application/pdf').header('ETag', `"${envelope.certificate_sha256}"`).header('Content-Disposition', `attachment; filename="certificate-of-completion-${envelope.id}.pdf"`).send(await ctx.blobs.get(envelope.certificate_sha256));
+  });
 
   app.post('/envelopes/:id/void', {
     onRequest,

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
  * sessions (stored by token hash), and the event outbox written in the same transaction as each state change.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const [column, type] of [['sent_at', 'text'], ['completed_at', 'text'], ['expires_at', 'text'], ['status_reason', 'text'], ['pades_level', 'text'], ['events_seq', 'integer']] as const) {
+  for (const [column, type] of [['sent_at', 'text'], ['completed_at', 'text'], ['expires_at', 'text'], ['status_reason', 'text'], ['pades_level', 'text'], ['certificate_sha256', 'text'], ['events_seq', 'integer']] as const) {
     await db.schema.alterTable('envelopes').addColumn(column, type, (c) => (column === 'events_seq' ? c.notNull().defaultTo(0) : c)).execute();
   }
   for (const column of ['viewed_at', 'acted_at', 'decline_reason', 'act_details', 'reminded_at', 'prepared_sha256']) {
@@ -58,5 +58,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of ['events', 'signing_sessions', 'document_revisions']) await db.schema.dropTable(table).execute();
   await db.schema.alterTable('envelope_documents').dropColumn('current_sha256').execute();
   for (const column of ['viewed_at', 'acted_at', 'decline_reason', 'act_details', 'reminded_at', 'prepared_sha256']) await db.schema.alterTable('recipients').dropColumn(column).execute();
-  for (const column of ['sent_at', 'completed_at', 'expires_at', 'status_reason', 'pades_level', 'events_seq']) await db.schema.alterTable('envelopes').dropColumn(column).execute();
+  for (const column of ['sent_at', 'completed_at', 'expires_at', 'status_reason', 'pades_level', 'certificate_sha256', 'events_seq']) await db.schema.alterTable('envelopes').dropColumn(column).execute();
 }

@@ -1,0 +1,57 @@
+/**
+ * Mail at each step of the workflow, queued in the state change's own transaction (the job runner sends
+ * it later; a mail failure never blocks an act). Invitation links are signing sessions that live until the
+ * envelope expires (30 days when it does not): mail is read later than 15 minutes after it is sent.
+ */
+import type { Kysely } from 'kysely';
+import type { Database, EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
+import { queueMail, type MailAttachment } from '../../mail/outbox.js';
+import { completionMail, declinedMail, invitationMail, reminderMail, voidedMail, yourTurnMail, type RecipientAction } from '../../mail/templates.js';
+import type { Context } from '../context.js';
+import { insertSession } from './sessions.js';
+
+const MAIL_LINK_DAYS = 30;
+
+type Envelope = Pick<EnvelopesTable, 'id' | 'account_id' | 'title' | 'message' | 'expires_at' | 'sent_at'>;
+type Recipient = Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role'>;
+
+async function senderName(trx: Kysely<Database>, accountId: string): Promise<string> {
+  return (await trx.selectFrom('accounts').select('name').where('id', '=', accountId).executeTakeFirstOrThrow()).name;
+}
+
+function actionOf(role: string): RecipientAction {
+  return role === 'approver' ? 'approve' : role === 'reviewer' ? 'review' : 'sign';
+}
+
+/** Invitation (first turn), your-turn (later turns) or reminder mail with a personal signing link. */
+export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], kind: 'invitation' | 'your_turn' | 'reminder'): Promise<void> {
+  if (recipients.length === 0) return;
+  const now = ctx.now();
+  const sender = await senderName(trx, envelope.account_id);
+  const expiresAt = envelope.expires_at ? new Date(envelope.expires_at) : new Date(now.getTime() + MAIL_LINK_DAYS * 86_400_000);
+  for (const r of recipients) {
+    const signingUrl = await insertSession(trx, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId: r.id, mode: 'email', origin: null, returnUrl: null, expiresAt, now });
+    const data = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, signingUrl, action: actionOf(r.role), message: envelope.message, expiresAt: envelope.expires_at };
+    const content = kind === 'invitation' ? invitationMail(data) : kind === 'your_turn' ? yourTurnMail(data) : reminderMail({ ...data, sentAt: envelope.sent_at });
+    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind, envelopeId: envelope.id, recipientId: r.id, ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }) }, now);
+  }
+}
+
+/** The completed documents, attached, to every recipient including cc. */
+export async function mailCompletion(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], attachments: readonly MailAttachment[]): Promise<void> {
+  const sender = await senderName(trx, envelope.account_id);
+  for (const r of recipients) {
+    const content = completionMail({ envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, attachmentNames: attachments.map((a) => a.filename) });
+    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind: 'completion', envelopeId: envelope.id, recipientId: r.id, attachments, dedupeKey: `completion:${r.id}` }, ctx.now());
+  }
+}
+
+/** A decline or a void, told to everyone else on the envelope. */
+export async function mailStopped(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], how: { kind: 'declined'; by: string; reason: string } | { kind: 'voided'; reason: string }): Promise<void> {
+  const sender = await senderName(trx, envelope.account_id);
+  for (const r of recipients) {
+    const base = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender };
+    const content = how.kind === 'declined' ? declinedMail({ ...base, declinedBy: how.by, reason: how.reason }) : voidedMail({ ...base, reason: how.reason });
+    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind: how.kind, envelopeId: envelope.id, recipientId: r.id, dedupeKey: `${how.kind}:${r.id}` }, ctx.now());
+  }
+}
