@@ -32,6 +32,8 @@ export interface Config {
   /** A PKCS#12 file with the seal key and certificate, instead of the generated installation seal. */
   readonly sealP12: string | undefined;
   readonly sealP12Passphrase: string | undefined;
+  /** Allow fetches for untrusted URLs (revocation data, later document URLs) to reach private and loopback addresses. */
+  readonly fetchAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -129,7 +131,15 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     secretKey: secretKey(env),
     sealP12: text(env, 'MOHAR_SEAL_P12') === undefined ? undefined : resolve(cwd, text(env, 'MOHAR_SEAL_P12')!),
     sealP12Passphrase: env.MOHAR_SEAL_P12_PASSPHRASE,
+    fetchAllowPrivate: flag(env, 'MOHAR_FETCH_ALLOW_PRIVATE'),
   };
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(name, `must be 1 or 0 (got "${raw}")`);
 }
 
 function mailFrom(env: Env): string {

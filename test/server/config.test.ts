@@ -45,6 +45,12 @@ describe('parseConfig', () => {
     assert.throws(() => parseConfig({ MOHAR_SMTP_URL: 'smtp://user:hunter2@x' , MOHAR_MAIL_FROM: 'bad' }), (e: Error) => !e.message.includes('hunter2'));
   });
 
+  test('MOHAR_FETCH_ALLOW_PRIVATE is 1 or 0', () => {
+    assert.equal(parseConfig({}).fetchAllowPrivate, false);
+    assert.equal(parseConfig({ MOHAR_FETCH_ALLOW_PRIVATE: '1' }).fetchAllowPrivate, true);
+    assert.throws(() => parseConfig({ MOHAR_FETCH_ALLOW_PRIVATE: 'yes please' }), /MOHAR_FETCH_ALLOW_PRIVATE: must be 1 or 0/);
+  });
+
   test('token modules are a PATH-like list; the TSA is a URL', () => {
     const config = parseConfig({ MOHAR_PKCS11_MODULES: '/usr/lib/libcastle.so.1.0.0::/opt/eToken/libeTPkcs11.so', MOHAR_TSA_URL: 'http://tsa.example.com/tsr' });
     assert.deepEqual(config.pkcs11Modules, ['/usr/lib/libcastle.so.1.0.0', '/opt/eToken/libeTPkcs11.so']);

@@ -5,7 +5,8 @@
  *     done, envelope.completed is written with where to download, and the completion mail (documents
  *     attached) is queued for every recipient, all in one transaction;
  *  2. the certificate of completion: a separate PDF of the audit trail, sealed, stored content-addressed.
- * Long-term validation of the documents (DSS + document timestamp with a TSA) is not done yet.
+ * With a TSA configured, step 1 first appends long-term validation data and a document timestamp to every
+ * document (B-LT, B-LTA; see archive.ts); a TSA that is down fails the step, and the job retries it.
  */
 import { createCompletionCertificate, loadCertificateInput, appendAudit } from '../../audit/index.js';
 import { verifyPdf, type PadesLevel } from '../../../pdf/verify/index.js';
@@ -14,6 +15,7 @@ import { iso, type Context } from '../context.js';
 import { recordEvent } from './events.js';
 import { mailCompletion } from './notify.js';
 import { envelopeSummary } from './summaries.js';
+import { archiveDocument } from './archive.js';
 
 const LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
 
@@ -30,14 +32,26 @@ export async function completeEnvelope(ctx: Context, envelopeId: string): Promis
 }
 
 async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void> {
+  const state = await ctx.db.selectFrom('envelopes').select('status').where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  if (state.status !== 'sent') return; // done already (a retried job), or stopped
   const documents = await ctx.db
     .selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
     .select(['envelope_documents.document_id', 'envelope_documents.current_sha256', 'documents.filename'])
     .where('envelope_id', '=', envelopeId).orderBy('envelope_documents.position').execute();
   const levels: (PadesLevel | null)[] = [];
   const sizes = new Map<string, number>();
+  const archived = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
   for (const document of documents) {
-    const bytes = await ctx.blobs.get(document.current_sha256!);
+    let bytes = await ctx.blobs.get(document.current_sha256!);
+    if (ctx.config.tsaUrl) {
+      const revisions = [];
+      for (const revision of await archiveDocument(ctx, bytes, ctx.config.tsaUrl)) {
+        revisions.push({ sha256: await ctx.blobs.put(revision.bytes), size: revision.bytes.length, act: revision.act });
+        bytes = revision.bytes;
+      }
+      if (revisions.length > 0) archived.set(document.document_id, { from: document.current_sha256!, revisions });
+      document.current_sha256 = revisions.at(-1)?.sha256 ?? document.current_sha256;
+    }
     sizes.set(document.document_id, bytes.length);
     levels.push(...verifyPdf(bytes).signatures.filter((s) => s.kind === 'signature').map((s) => s.padesLevel));
   }
@@ -47,6 +61,13 @@ async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void
     const envelope = await trx.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
     const moved = await trx.updateTable('envelopes').set({ status: 'completed', completed_at: at, updated_at: at, pades_level: level }).where('id', '=', envelopeId).where('status', '=', 'sent').executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return;
+    for (const [documentId, { from, revisions }] of archived) {
+      const current = await trx.updateTable('envelope_documents').set({ current_sha256: revisions.at(-1)!.sha256 }).where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).where('current_sha256', '=', from).executeTakeFirst();
+      if (Number(current.numUpdatedRows) !== 1) throw new Error(`document ${documentId} changed during completion`);
+      const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).executeTakeFirstOrThrow();
+      let next = Number(seq ?? 0);
+      for (const r of revisions) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: documentId, seq: ++next, sha256: r.sha256, size: r.size, act: r.act, recipient_id: null, created_at: at }).execute();
+    }
     await trx.updateTable('recipients').set({ status: 'completed' }).where('envelope_id', '=', envelopeId).where('role', '=', 'cc').execute();
     const base = `${ctx.config.baseUrl}/backend/api/v1/envelopes/${envelopeId}/documents`;
     const finals = documents.map((d) => ({ document_id: d.document_id, sha256: d.current_sha256, download_url: `${base}/${d.document_id}/download` }));

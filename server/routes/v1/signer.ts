@@ -20,6 +20,18 @@ function clientOf(request: FastifyRequest) {
   return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) };
 }
 
+/**
+ * Completion is tried right after the last act, so the answer can say `completed`. It is also a durable job
+ * (enqueued with the act): if it fails here (a TSA down, say), the act still stands and the job retries.
+ */
+async function completeNow(ctx: Context, envelopeId: string, request: FastifyRequest): Promise<void> {
+  try {
+    await completeEnvelope(ctx, envelopeId);
+  } catch (error) {
+    request.log.warn({ err: error, envelopeId }, 'completion failed; the envelope.complete job will retry it');
+  }
+}
+
 export function signerRoutes(app: App, ctx: Context): void {
   app.get('/signing/:token', {
     schema: { tags: ['signer'], summary: 'What this recipient sees and may do', params: TokenParams, response: { 200: SignerViewResponse, ...problems(410) } },
@@ -50,7 +62,7 @@ export function signerRoutes(app: App, ctx: Context): void {
     if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
     else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
     else result = await approveOrReview(ctx, session, body.action, body.consent === true, client);
-    if (result.envelopeFinished && result.status !== 'declined') await completeEnvelope(ctx, session.envelopeId);
+    if (result.envelopeFinished && result.status !== 'declined') await completeNow(ctx, session.envelopeId, request);
     const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
     return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
   });
@@ -85,7 +97,7 @@ export function signerRoutes(app: App, ctx: Context): void {
     if (!Buffer.isBuffer(request.body)) throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
     const session = await resolveSession(ctx, request.params.token);
     const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request));
-    if (result.envelopeFinished) await completeEnvelope(ctx, session.envelopeId);
+    if (result.envelopeFinished) await completeNow(ctx, session.envelopeId, request);
     const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
     return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
   });
