@@ -40,7 +40,7 @@ async function call(url: string, method: string, path: string, options: { key?: 
   const headers: Record<string, string> = {};
   if (options.key) headers['x-api-key'] = options.key;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: BodyInit | undefined;
+  let body: string | Buffer | undefined;
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.json);

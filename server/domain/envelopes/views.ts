@@ -45,6 +45,13 @@ export interface EnvelopeView {
   metadata: Record<string, unknown> | null;
   recipients: RecipientView[];
   documents: EnvelopeDocumentView[];
+  sent_at: string | null;
+  completed_at: string | null;
+  expires_at: string | null;
+  /** Why it was voided or declined. */
+  status_reason: string | null;
+  /** The PAdES level the completed documents reached (the weakest of their signatures). */
+  pades_level: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -107,6 +114,11 @@ export function envelopeView(envelope: EnvelopeRow, recipients: RecipientView[],
     metadata: envelope.metadata === null ? null : (JSON.parse(envelope.metadata) as Record<string, unknown>),
     recipients,
     documents,
+    sent_at: envelope.sent_at,
+    completed_at: envelope.completed_at,
+    expires_at: envelope.expires_at,
+    status_reason: envelope.status_reason,
+    pades_level: envelope.pades_level,
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,
   };

@@ -52,7 +52,7 @@ export const FieldResponse = Type.Object({
 export const EnvelopeResponse = Type.Object({
   id: Uuid,
   title: Type.String(),
-  status: Type.String({ description: 'draft until sent' }),
+  status: Type.String({ description: 'draft, sent, completed, declined, voided or expired' }),
   external_id: Nullable(Type.String()),
   routing_order: Type.String(),
   message: Nullable(Type.String()),
@@ -61,6 +61,11 @@ export const EnvelopeResponse = Type.Object({
   metadata: Nullable(Type.Object({}, { additionalProperties: true })),
   recipients: Type.Array(RecipientResponse),
   documents: Type.Array(Type.Intersect([DocumentBody, Type.Object({ fields: Type.Array(FieldResponse) })])),
+  sent_at: Nullable(Type.String({ format: 'date-time' })),
+  completed_at: Nullable(Type.String({ format: 'date-time' })),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+  status_reason: Nullable(Type.String({ description: 'why it was voided or declined' })),
+  pades_level: Nullable(Type.String({ description: 'B-B, B-T, B-LT or B-LTA: the weakest signature of the completed documents' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

@@ -55,8 +55,10 @@ for (const kind of DATABASES) {
       const report = verifyPdf(final);
       assert.equal(report.valid, true, JSON.stringify(report.signatures.map((s) => s.problems)));
       assert.deepEqual(report.signatures.map((s) => [s.kind, s.padesLevel]), [['signature', 'B-LTA'], ['document_timestamp', null]]);
-      const envelope = await server.ctx.db.selectFrom('envelopes').select('pades_level').where('id', '=', draft.id).executeTakeFirstOrThrow();
+      const envelope = (await server.request('GET', `${API}/envelopes/${draft.id}`, { key: account.key })).json();
       assert.equal(envelope.pades_level, 'B-LTA');
+      assert.equal(envelope.status, 'completed');
+      assert.ok(envelope.sent_at && envelope.completed_at);
       assert.ok(qpdfCheck(final).ok);
       assert.equal(pdfsigVerdicts(final).valid[0], true);
     });
