@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N]`
  *
- * Runs the benchmark sections (all by default: `server`, `signing`), prints their tables, writes
+ * Runs the benchmark sections (all by default: `server`, `workflow`, `signing`), prints their tables, writes
  * bench/results/<section>-<date>.json, and exits 1 only when a run had errors (2 when the
  * benchmark itself broke). Missed targets are printed as MISSED but do not fail the run, so the
  * numbers can still be recorded. See docs/performance.md.
@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { printServerApi, runServerApi, TARGETS } from './server-api.js';
 import { machineInfo, parseBenchOptions, writeResults, type BenchOptions } from './support.js';
+import { printWorkflow, runWorkflow, WORKFLOW_TARGETS } from './workflow.js';
 
 interface Section {
   readonly description: string;
@@ -33,6 +34,14 @@ const SECTIONS: Record<string, Section> = {
       const report = await runServerApi(options);
       printServerApi(report);
       return { ok: report.ok, data: { targets: TARGETS, ...report } };
+    },
+  },
+  workflow: {
+    description: 'one-signer electronic envelopes end to end over HTTP (create, upload, field, send, session, sign), 10 at a time, job runner on',
+    async run(options) {
+      const report = await runWorkflow(options);
+      printWorkflow(report);
+      return { ok: report.ok, data: { targets: WORKFLOW_TARGETS, ...report } };
     },
   },
   signing: {
