@@ -9,7 +9,7 @@
  * document (B-LT, B-LTA; see archive.ts); a TSA that is down fails the step, and the job retries it.
  */
 import { createCompletionCertificate, loadCertificateInput, appendAudit } from '../../audit/index.js';
-import { verifyPdf, type PadesLevel } from '../../../pdf/verify/index.js';
+import type { PadesLevel } from '../../../pdf/verify/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import { iso, type Context } from '../context.js';
 import { recordEvent } from './events.js';
@@ -26,19 +26,32 @@ function lowestLevel(levels: (PadesLevel | null)[]): PadesLevel | null {
   return known.reduce((a, b) => (LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b));
 }
 
+/** Both steps: what the envelope.complete job runs. */
 export async function completeEnvelope(ctx: Context, envelopeId: string): Promise<void> {
   await finalizeDocuments(ctx, envelopeId);
   await issueCertificate(ctx, envelopeId);
 }
 
-async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void> {
+/**
+ * The PAdES level each signer's act reached, recorded with the act (no re-verification of the PDF). After
+ * long-term validation a B-T signature becomes B-LTA; B-B stays B-B (there is no timestamp to build on).
+ */
+async function signatureLevels(ctx: Context, envelopeId: string, archived: boolean): Promise<(PadesLevel | null)[]> {
+  const acts = await ctx.db.selectFrom('recipients').select('act_details').where('envelope_id', '=', envelopeId).where('status', '=', 'signed').execute();
+  return acts.map((a) => {
+    const level = (JSON.parse(a.act_details ?? '{}') as { pades_level?: PadesLevel | null }).pades_level ?? null;
+    return archived && level === 'B-T' ? 'B-LTA' : level;
+  });
+}
+
+/** Step 1 alone: what the act's request tries at once (the certificate follows in the job). */
+export async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void> {
   const state = await ctx.db.selectFrom('envelopes').select('status').where('id', '=', envelopeId).executeTakeFirstOrThrow();
   if (state.status !== 'sent') return; // done already (a retried job), or stopped
   const documents = await ctx.db
     .selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
     .select(['envelope_documents.document_id', 'envelope_documents.current_sha256', 'documents.filename'])
     .where('envelope_id', '=', envelopeId).orderBy('envelope_documents.position').execute();
-  const levels: (PadesLevel | null)[] = [];
   const sizes = new Map<string, number>();
   const archived = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
   for (const document of documents) {
@@ -53,9 +66,8 @@ async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void
       document.current_sha256 = revisions.at(-1)?.sha256 ?? document.current_sha256;
     }
     sizes.set(document.document_id, bytes.length);
-    levels.push(...verifyPdf(bytes).signatures.filter((s) => s.kind === 'signature').map((s) => s.padesLevel));
   }
-  const level = lowestLevel(levels);
+  const level = lowestLevel(await signatureLevels(ctx, envelopeId, archived.size > 0));
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
     const envelope = await trx.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();

@@ -101,6 +101,7 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
       user_agent: client.userAgent,
       certificate: { subject: signer?.subject ?? null, issuer: signer?.issuer ?? null, serial: signer?.serialNumber ?? null, email: signer?.email ?? null, cca_class: ccaClass(cms) },
       signing_time: signature.signingTime,
+      pades_level: signature.padesLevel,
     }, at);
   });
   return { status: 'signed', envelopeFinished: finished };

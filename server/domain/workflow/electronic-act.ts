@@ -81,7 +81,7 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
         await trx.insertInto('document_revisions').values({ envelope_id: envelope.id, document_id: r.documentId, seq: Number(seq ?? 0) + 1, sha256: r.after, size: r.size, act: 'signed', recipient_id: recipient.id, created_at: at }).execute();
       }
       for (const [fieldId, value] of values.stored) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-      return recordAct(ctx, trx, envelope, recipients, recipient, 'signed', { method: 'electronic', consent_at: at, ip: client.ip, user_agent: client.userAgent, signature: input.signature!.kind, seal_subject: null }, at);
+      return recordAct(ctx, trx, envelope, recipients, recipient, 'signed', { method: 'electronic', consent_at: at, ip: client.ip, user_agent: client.userAgent, signature: input.signature!.kind, pades_level: level }, at);
     });
     if (outcome !== 'stale') return { status: 'signed', envelopeFinished: outcome };
     if (attempt >= ATTEMPTS) throw new MoharError('concurrent_update', 'the document changed while signing; try again');

@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../../domain/context.js';
-import { completeEnvelope } from '../../domain/workflow/complete-envelope.js';
+import { finalizeDocuments } from '../../domain/workflow/complete-envelope.js';
 import { approveOrReview, decline, type DecisionResult } from '../../domain/workflow/decide-act.js';
 import { resolveSession } from '../../domain/workflow/sessions.js';
 import { signerView } from '../../domain/workflow/signer-view.js';
@@ -22,11 +22,12 @@ function clientOf(request: FastifyRequest) {
 
 /**
  * Completion is tried right after the last act, so the answer can say `completed`. It is also a durable job
- * (enqueued with the act): if it fails here (a TSA down, say), the act still stands and the job retries.
+ * (enqueued with the act): if it fails here (a TSA down, say), the act still stands and the job retries; the
+ * job also issues the certificate of completion, outside the signer's request.
  */
 async function completeNow(ctx: Context, envelopeId: string, request: FastifyRequest): Promise<void> {
   try {
-    await completeEnvelope(ctx, envelopeId);
+    await finalizeDocuments(ctx, envelopeId);
   } catch (error) {
     request.log.warn({ err: error, envelopeId }, 'completion failed; the envelope.complete job will retry it');
   }

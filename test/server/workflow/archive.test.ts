@@ -82,7 +82,7 @@ for (const kind of DATABASES) {
       } finally {
         await tsa.setFailing('none');
       }
-      const jobs = await server.ctx.db.selectFrom('jobs').selectAll().where('kind', '=', 'envelope.complete').where('state', '=', 'queued').execute();
+      const jobs = await server.ctx.db.selectFrom('jobs').selectAll().where('dedupe_key', '=', `complete:${draft.id}`).where('state', '=', 'queued').execute();
       assert.equal(jobs.length, 1);
       assert.match(jobs[0]!.last_error ?? '', /tsa|timestamp/i);
       server.clock.advance(3600); // past the retry backoff
