@@ -36,7 +36,7 @@ export async function loadSealSigner(ctx: SealContext, options: LoadSealOptions 
     config.sealP12 !== undefined
       ? await pkcs12Seal(config.sealP12, config.sealP12Passphrase)
       : (await loadInstallationSeal(ctx.db, await openSecretBox(config), { ...options, now: ctx.now })).signer;
-  checkValidity(signer.certificate, ctx.now(), config.sealP12 ?? 'the installation seal');
+  checkValidity(validityOf(signer.certificate), ctx.now(), config.sealP12 ?? 'the installation seal');
   return signer;
 }
 
@@ -45,18 +45,30 @@ export async function loadSealSigner(ctx: SealContext, options: LoadSealOptions 
  * call tries again (e.g. after the operator fixed the file). The validity period is checked on every call.
  */
 export function sealSource(ctx: SealContext, options: LoadSealOptions = {}): SealSource {
-  let loading: Promise<SignatureProvider> | undefined;
+  let loading: Promise<{ signer: SignatureProvider; validity: Validity }> | undefined;
   return async () => {
     if (!loading) {
-      loading = loadSealSigner(ctx, options);
+      loading = loadSealSigner(ctx, options).then((signer) => ({ signer, validity: validityOf(signer.certificate) }));
       loading.catch(() => {
         loading = undefined;
       });
     }
-    const signer = await loading;
-    checkValidity(signer.certificate, ctx.now(), ctx.config.sealP12 ?? 'the installation seal');
+    const { signer, validity } = await loading;
+    // The dates were read once, at load: this runs on every signature.
+    checkValidity(validity, ctx.now(), ctx.config.sealP12 ?? 'the installation seal');
     return signer;
   };
+}
+
+interface Validity {
+  readonly from: Date;
+  readonly to: Date;
+  readonly subject: string;
+}
+
+function validityOf(der: Uint8Array): Validity {
+  const cert = new X509Certificate(der);
+  return { from: new Date(cert.validFrom), to: new Date(cert.validTo), subject: cert.subject.replace(/\n/g, ', ') };
 }
 
 async function pkcs12Seal(path: string, passphrase: string | undefined): Promise<SignatureProvider> {
@@ -75,11 +87,8 @@ async function pkcs12Seal(path: string, passphrase: string | undefined): Promise
   }
 }
 
-function checkValidity(der: Uint8Array, now: Date, what: string): void {
-  const cert = new X509Certificate(der);
-  const from = new Date(cert.validFrom);
-  const to = new Date(cert.validTo);
+function checkValidity({ from, to, subject }: Validity, now: Date, what: string): void {
   if (now < from || now > to) {
-    throw new MoharError('seal_expired', `the seal certificate of ${what} (${cert.subject.replace(/\n/g, ', ')}) is valid from ${from.toISOString()} to ${to.toISOString()}, not at ${now.toISOString()}; seal renewal is not automatic yet`);
+    throw new MoharError('seal_expired', `the seal certificate of ${what} (${subject}) is valid from ${from.toISOString()} to ${to.toISOString()}, not at ${now.toISOString()}; seal renewal is not automatic yet`);
   }
 }

@@ -55,16 +55,20 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
   const sizes = new Map<string, number>();
   const archived = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
   for (const document of documents) {
-    let bytes = await ctx.blobs.get(document.current_sha256!);
-    if (ctx.config.tsaUrl) {
-      const revisions = [];
-      for (const revision of await archiveDocument(ctx, bytes, ctx.config.tsaUrl)) {
-        revisions.push({ sha256: await ctx.blobs.put(revision.bytes), size: revision.bytes.length, act: revision.act });
-        bytes = revision.bytes;
-      }
-      if (revisions.length > 0) archived.set(document.document_id, { from: document.current_sha256!, revisions });
-      document.current_sha256 = revisions.at(-1)?.sha256 ?? document.current_sha256;
+    if (!ctx.config.tsaUrl) {
+      // Nothing to append: the size of the current revision is known without reading the file.
+      const revision = await ctx.db.selectFrom('document_revisions').select('size').where('envelope_id', '=', envelopeId).where('document_id', '=', document.document_id).where('sha256', '=', document.current_sha256!).executeTakeFirstOrThrow();
+      sizes.set(document.document_id, Number(revision.size));
+      continue;
     }
+    let bytes = await ctx.blobs.get(document.current_sha256!);
+    const revisions = [];
+    for (const revision of await archiveDocument(ctx, bytes, ctx.config.tsaUrl)) {
+      revisions.push({ sha256: await ctx.blobs.put(revision.bytes), size: revision.bytes.length, act: revision.act });
+      bytes = revision.bytes;
+    }
+    if (revisions.length > 0) archived.set(document.document_id, { from: document.current_sha256!, revisions });
+    document.current_sha256 = revisions.at(-1)?.sha256 ?? document.current_sha256;
     sizes.set(document.document_id, bytes.length);
   }
   const level = lowestLevel(await signatureLevels(ctx, envelopeId, archived.size > 0));
