@@ -1,10 +1,12 @@
 import type { Config } from '../server/config.js';
 import { startServer } from '../server/start.js';
+import { hsmSeal } from './hsm-seal.js';
 import { connectStorage } from '../server/storage/connect.js';
 import { migrateToLatest } from '../server/storage/migrations/index.js';
 
 export async function serveCommand(config: Config): Promise<void> {
-  const server = await startServer(config);
+  const hsm = config.sealPkcs11 ? await hsmSeal(config.sealPkcs11) : undefined;
+  const server = await startServer(config, hsm ? { seal: hsm.seal } : {});
   const out = process.stdout;
   if (server.bootstrap) {
     out.write(`\nFirst start: created the default account. api_admin login: ${server.bootstrap.email}\n`);
@@ -16,6 +18,7 @@ export async function serveCommand(config: Config): Promise<void> {
   out.write(`API docs: ${server.url}/backend/api/v1/docs and ${server.url}/backend/othercompanyapi/docs\n\n`);
   const stop = async () => {
     await server.close();
+    await hsm?.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

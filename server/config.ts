@@ -32,6 +32,8 @@ export interface Config {
   /** A PKCS#12 file with the seal key and certificate, instead of the generated installation seal. */
   readonly sealP12: string | undefined;
   readonly sealP12Passphrase: string | undefined;
+  /** A seal key on a PKCS#11 token or HSM, instead of the installation seal or a PKCS#12 file. */
+  readonly sealPkcs11: { readonly module: string; readonly token: string | undefined; readonly certId: string; readonly pin: string } | undefined;
   /** Allow fetches for untrusted URLs (revocation data, later document URLs) to reach private and loopback addresses. */
   readonly fetchAllowPrivate: boolean;
 }
@@ -132,7 +134,19 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     sealP12: text(env, 'MOHAR_SEAL_P12') === undefined ? undefined : resolve(cwd, text(env, 'MOHAR_SEAL_P12')!),
     sealP12Passphrase: env.MOHAR_SEAL_P12_PASSPHRASE,
     fetchAllowPrivate: flag(env, 'MOHAR_FETCH_ALLOW_PRIVATE'),
+    sealPkcs11: sealPkcs11(env, cwd),
   };
+}
+
+function sealPkcs11(env: Env, cwd: string): Config['sealPkcs11'] {
+  const module = text(env, 'MOHAR_SEAL_PKCS11_MODULE');
+  if (module === undefined) return undefined;
+  if (text(env, 'MOHAR_SEAL_P12') !== undefined) throw new ConfigError('MOHAR_SEAL_PKCS11_MODULE', 'set either MOHAR_SEAL_P12 or MOHAR_SEAL_PKCS11_MODULE, not both');
+  const certId = text(env, 'MOHAR_SEAL_PKCS11_CERT_ID');
+  if (certId === undefined || !/^[0-9a-fA-F:]+$/.test(certId)) throw new ConfigError('MOHAR_SEAL_PKCS11_CERT_ID', 'must be the hex CKA_ID of the seal certificate on the token');
+  const pin = env.MOHAR_SEAL_PKCS11_PIN;
+  if (pin === undefined || pin === '') throw new ConfigError('MOHAR_SEAL_PKCS11_PIN', 'the token PIN is needed for an unattended seal');
+  return { module: resolve(cwd, module), token: text(env, 'MOHAR_SEAL_PKCS11_TOKEN'), certId, pin };
 }
 
 function flag(env: Env, name: string): boolean {

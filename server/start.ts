@@ -11,7 +11,7 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import type { App } from './routes/types.js';
 import type { KeyIdentity } from './domain/keys/api-keys.js';
 import { TtlCache } from './domain/ttl-cache.js';
-import { sealSource } from './seal/load-seal.js';
+import { sealSource, type SealSource } from './seal/load-seal.js';
 import { JobRunner, type JobLogger } from './jobs/runner.js';
 import { mailJobHandlers } from './mail/send.js';
 import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
@@ -24,7 +24,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, now: () => Date = () => new Date()): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** Another seal than the installation seal or PKCS#12 (e.g. a PKCS#11 key, which the CLI opens through native/). */
+  readonly seal?: SealSource;
+}
+
+export async function openRuntime(config: Config, now: () => Date = () => new Date(), options: RuntimeOptions = {}): Promise<Runtime> {
   const storage = connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(storage.db);
@@ -37,7 +42,7 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   // One SQLite file has one server process, so a cached key identity can be dropped at once on rotation.
   // Several PostgreSQL instances could not tell each other, so there the cache is off.
   const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
-  const seal = sealSource({ db: storage.db, config, now });
+  const seal = options.seal ?? sealSource({ db: storage.db, config, now });
   const ctx: Context = { db: storage.db, dialect: storage.dialect, blobs, config, pdf, now, keyCache, seal };
   return {
     ctx,
@@ -66,8 +71,8 @@ export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; l
   });
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
-  const runtime = await openRuntime(config);
+export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
+  const runtime = await openRuntime(config, () => new Date(), options);
   const bootstrap = await bootstrapFirstAccount(runtime.ctx);
   // Create the installation seal now: a wrong secret key should fail at start, not at the first completion.
   await runtime.ctx.seal();

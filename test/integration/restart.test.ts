@@ -3,55 +3,17 @@
  * the first signature, the routing state and the pending jobs survive; the second act completes the envelope.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { verifyPdf } from '../../pdf/verify/index.js';
 import { createTestDatabase, DATABASES, type TestDatabase } from '../support/databases.js';
 import { makePdf } from '../support/pdf-fixtures.js';
 import { multipartBody } from '../support/server.js';
+import { call, serveProcess } from '../support/process-server.js';
 import { pdfsigVerdicts } from '../support/validators.js';
 
-const root = new URL('../../', import.meta.url).pathname;
 const API = '/backend/api/v1';
 const LEGACY = '/backend/othercompanyapi';
-
-function serve(database: TestDatabase): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_ADMIN_EMAIL: 'admin@restart.test', MOHAR_ADMIN_PASSWORD: 'restart password 123', MOHAR_LOG_LEVEL: 'warn' },
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Mohar office server on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]! });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${output}`)));
-  });
-}
-
-async function call(url: string, method: string, path: string, options: { key?: string; token?: string; json?: unknown; body?: Buffer; contentType?: string } = {}) {
-  const headers: Record<string, string> = {};
-  if (options.key) headers['x-api-key'] = options.key;
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: string | Buffer | undefined;
-  if (options.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  } else if (options.body) {
-    headers['content-type'] = options.contentType!;
-    body = options.body;
-  }
-  const response = await fetch(`${url}${path}`, { method, headers, ...(body ? { body } : {}) });
-  const bytes = Buffer.from(await response.arrayBuffer());
-  return { status: response.status, bytes, json: () => JSON.parse(bytes.toString()) };
-}
 
 describe('SIGKILL between two acts', () => {
   const databases: TestDatabase[] = [];
@@ -65,7 +27,7 @@ describe('SIGKILL between two acts', () => {
     test(`on ${kind}: the envelope continues after a restart`, async () => {
       const database = await createTestDatabase(kind);
       databases.push(database);
-      let server = await serve(database);
+      let server = await serveProcess(database, { MOHAR_ADMIN_EMAIL: 'admin@restart.test', MOHAR_ADMIN_PASSWORD: 'restart password 123' });
       children.push(server.child);
       const token = (await call(server.url, 'POST', `${LEGACY}/auth/login/`, { json: { email: 'admin@restart.test', password: 'restart password 123' } })).json().access_token;
       const key = (await call(server.url, 'POST', `${LEGACY}/apikey/generate/`, { token })).json().api_key;
@@ -84,7 +46,7 @@ describe('SIGKILL between two acts', () => {
 
       server.child.kill('SIGKILL');
       await new Promise((resolve) => server.child.once('exit', resolve));
-      server = await serve(database);
+      server = await serveProcess(database, { MOHAR_ADMIN_EMAIL: 'admin@restart.test', MOHAR_ADMIN_PASSWORD: 'restart password 123' });
       children.push(server.child);
 
       const status = (await call(server.url, 'GET', `${API}/envelopes/${envelope.id}/status`, { key })).json();

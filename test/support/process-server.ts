@@ -1,0 +1,46 @@
+/** A Mohar server as a separate process (`mohar serve`), for tests that kill, restart or configure it like an operator. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { TestDatabase } from './databases.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+/** Starts `mohar serve` as its own process on a test database; resolves with its URL once it listens. */
+export function serveProcess(database: TestDatabase, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', ...env },
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Mohar office server on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1]! });
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${output}`)));
+  });
+}
+
+/** One HTTP request to a process server (JSON or raw body). */
+export async function call(url: string, method: string, path: string, options: { key?: string; token?: string; json?: unknown; body?: Buffer; contentType?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (options.key) headers['x-api-key'] = options.key;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | Buffer | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.body) {
+    headers['content-type'] = options.contentType!;
+    body = options.body;
+  }
+  const response = await fetch(`${url}${path}`, { method, headers, ...(body ? { body } : {}) });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  return { status: response.status, bytes, json: () => JSON.parse(bytes.toString()) };
+}
+
