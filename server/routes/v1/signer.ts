@@ -91,7 +91,7 @@ export function signerRoutes(app: App, ctx: Context): void {
       summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
       params: TokenDocumentParams,
       // Documented, not validated by schema: the raw bytes are checked by the act itself.
-      body: { content: { 'application/pdf': { schema: Type.Unsafe({ format: 'binary', description: 'the signed PDF' }) } } },
+      body: { content: { 'application/pdf': { schema: Type.Unsafe({ description: 'the signed PDF, as raw bytes' }) } } },
       response: { 200: ActResponse, ...problems(409, 410, 413, 415, 422) },
     },
   }, async (request) => {
