@@ -14,7 +14,7 @@ const root = new URL('../../', import.meta.url).pathname;
 function run(t: AuditTestDb, args: string[]) {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_LOG_LEVEL: 'warn', MOHAR_DATA_DIR: t.database.dataDir };
   if (t.database.databaseUrl) env.MOHAR_DATABASE_URL = t.database.databaseUrl;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'test/cli/audit-runner.ts', 'audit', 'verify', ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'audit', 'verify', ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
 }
 
 async function withEvents(t: AuditTestDb, n: number): Promise<string> {

@@ -1,8 +1,9 @@
 /** The `mohar` command as a newcomer runs it: serve, migrate, admin create; settings errors. */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { createTestDatabase, DATABASES, type TestDatabase } from '../support/databases.js';
+import { serveProcess } from '../support/process-server.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const CLI = ['--import', 'tsx', 'cli/main.ts'];
@@ -15,25 +16,6 @@ function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
 
 function run(args: string[], env: Record<string, string | undefined>, input?: string) {
   return spawnSync(process.execPath, [...CLI, ...args], { cwd: root, env: baseEnv(env), input, encoding: 'utf8', timeout: 60_000 });
-}
-
-/** Starts `mohar serve` and resolves once it prints its address. */
-function serve(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; url: string; output: string }> {
-  const child = spawn(process.execPath, [...CLI, 'serve'], { cwd: root, env: baseEnv({ MOHAR_PORT: '0', ...env }) });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Mohar office server on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, output });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${output}`)));
-  });
 }
 
 describe('mohar CLI', () => {
@@ -61,7 +43,7 @@ describe('mohar CLI', () => {
       assert.match(run(['migrate'], env).stdout, /schema is up to date/);
 
       // First start on an empty database: the default account and a generated password, printed once.
-      const first = await serve(env);
+      const first = await serveProcess(database);
       try {
         const password = /Generated password \(shown once, not stored in clear\): (\S+)/.exec(first.output)?.[1];
         assert.ok(password, first.output);
@@ -84,7 +66,7 @@ describe('mohar CLI', () => {
       assert.match(weak.stderr, /at least 12 characters/);
 
       // Second start: no new password; the created login works and may issue test keys.
-      const second = await serve(env);
+      const second = await serveProcess(database);
       try {
         assert.ok(!/Generated password/.test(second.output));
         const login = await fetch(`${second.url}/backend/othercompanyapi/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'office@example.com', password: 'a strong passphrase here' }) });

@@ -5,7 +5,7 @@ import type { TestDatabase } from './databases.js';
 const root = new URL('../../', import.meta.url).pathname;
 
 /** Starts `mohar serve` as its own process on a test database; resolves with its URL once it listens. */
-export function serveProcess(database: TestDatabase, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+export function serveProcess(database: TestDatabase, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', ...env },
@@ -18,7 +18,7 @@ export function serveProcess(database: TestDatabase, env: Record<string, string>
       const match = /Mohar office server on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1]! });
+        resolve({ child, url: match[1]!, output });
       }
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

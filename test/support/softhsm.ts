@@ -31,6 +31,8 @@ import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { Pkcs11Module } from '../../native/index.js';
 import { CCA_CLASS_2_POLICY, createTestPki, type IssuedCertificate, type TestPki } from './pki.js';
 
 export const SOFTHSM_MODULE = process.env.MOHAR_TEST_SOFTHSM_MODULE ?? '/usr/lib/softhsm/libsofthsm2.so';
@@ -308,4 +310,21 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
       if (ownPki) pki.cleanup();
     },
   };
+}
+
+/**
+ * Registers before/after hooks at the top of a test file: one fresh SoftHSM2 token and its module opened
+ * through native/, for tests that sign with the token. Read them from the holder inside tests.
+ */
+export function useSoftHsmModule(): { hsm: SoftHsm; module: Pkcs11Module } {
+  const holder = {} as { hsm: SoftHsm; module: Pkcs11Module };
+  before(async () => {
+    holder.hsm = createSoftHsm();
+    holder.module = await Pkcs11Module.open(holder.hsm.modulePath);
+  });
+  after(async () => {
+    await holder.module?.close();
+    holder.hsm?.cleanup();
+  });
+  return holder;
 }

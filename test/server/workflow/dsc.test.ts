@@ -4,29 +4,20 @@
  * recipient's field. Every rejection leaves the envelope unchanged.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { Pkcs11Module, tokenSigner } from '../../../native/index.js';
+import { describe, test } from 'node:test';
+import { tokenSigner } from '../../../native/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import { softwareSigner } from '../../../pdf/cms/index.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
-import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
+import { useSoftHsmModule } from '../../support/softhsm.js';
 import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 
-let hsm: SoftHsm;
-let module: Pkcs11Module;
-before(async () => {
-  hsm = createSoftHsm();
-  module = await Pkcs11Module.open(hsm.modulePath);
-});
-after(async () => {
-  await module?.close();
-  hsm?.cleanup();
-});
+const softHsm = useSoftHsmModule();
 
-const tokenKey = (type: 'RSA' | 'EC') => tokenSigner({ module, token: { serial: hsm.tokenSerial }, certId: hsm.keys.find((k) => k.type === type)!.certificateId!, pin: hsm.pin });
+const tokenKey = (type: 'RSA' | 'EC') => tokenSigner({ module: softHsm.module, token: { serial: softHsm.hsm.tokenSerial }, certId: softHsm.hsm.keys.find((k) => k.type === type)!.certificateId!, pin: softHsm.hsm.pin });
 
 for (const kind of DATABASES) {
   describe(`USB DSC signing on ${kind}`, () => {
@@ -66,7 +57,7 @@ for (const kind of DATABASES) {
       assert.ok(final.subarray(0, draft.pdf.length).equals(draft.pdf));
       const poppler = pdfsigVerdicts(final);
       assert.deepEqual(poppler.valid, [true]);
-      const subject = hsm.keys.find((k) => k.type === 'RSA')!.certificate!.subject.split('CN=')[1]!.split('/')[0]!;
+      const subject = softHsm.hsm.keys.find((k) => k.type === 'RSA')!.certificate!.subject.split('CN=')[1]!.split('/')[0]!;
       assert.match(poppler.output, new RegExp(subject));
       const recipient = await t.server.ctx.db.selectFrom('recipients').select('act_details').where('id', '=', draft.recipientIds[0]!).executeTakeFirstOrThrow();
       const details = JSON.parse(recipient.act_details!);
@@ -93,8 +84,8 @@ for (const kind of DATABASES) {
         }, /exactly one signature/],
         ['nothing signed', async () => Buffer.concat([bytes, Buffer.from('\n% junk\n')]), /exactly one signature/],
         ['an expired certificate', async () => {
-          const expired = hsm.pki.issueExpired({ commonName: 'Expired Signer', keyType: 'ec' });
-          const signer = await softwareSigner({ keyPem: expired.keyPem, certificate: expired.certDer, chain: [...hsm.chainDer] });
+          const expired = softHsm.hsm.pki.issueExpired({ commonName: 'Expired Signer', keyType: 'ec' });
+          const signer = await softwareSigner({ keyPem: expired.keyPem, certificate: expired.certDer, chain: [...softHsm.hsm.chainDer] });
           return (await signPades(bytes, signer, { level: 'B-B', field: { name: field }, signingTime: new Date() })).bytes;
         }, /not valid at signing time/],
       ];

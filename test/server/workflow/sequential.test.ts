@@ -8,8 +8,8 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { Pkcs11Module, tokenSigner } from '../../../native/index.js';
+import { describe, test } from 'node:test';
+import { tokenSigner } from '../../../native/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { makePng } from '../../pdf/sign/helpers.js';
@@ -17,19 +17,10 @@ import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
-import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
+import { useSoftHsmModule } from '../../support/softhsm.js';
 import { opensslCmsVerify, pdfsigVerdicts, signedParts } from '../../support/validators.js';
 
-let hsm: SoftHsm;
-let module: Pkcs11Module;
-before(async () => {
-  hsm = createSoftHsm();
-  module = await Pkcs11Module.open(hsm.modulePath);
-});
-after(async () => {
-  await module?.close();
-  hsm?.cleanup();
-});
+const softHsm = useSoftHsmModule();
 
 for (const kind of DATABASES) {
   describe(`a sequential envelope with every act on ${kind}`, () => {
@@ -63,7 +54,7 @@ for (const kind of DATABASES) {
       const holderToken = await link(holder);
       const prepared = await t.server.request('GET', `${API}/signing/${holderToken}/documents/${draft.documentId}/prepared`);
       const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
-      const tokenKey = await tokenSigner({ module, token: { serial: hsm.tokenSerial }, certId: hsm.keys.find((k) => k.type === 'EC')!.certificateId!, pin: hsm.pin });
+      const tokenKey = await tokenSigner({ module: softHsm.module, token: { serial: softHsm.hsm.tokenSerial }, certId: softHsm.hsm.keys.find((k) => k.type === 'EC')!.certificateId!, pin: softHsm.hsm.pin });
       const byToken = await signPades(prepared.rawPayload, tokenKey, { level: 'B-B', field: { name: field }, signingTime: new Date() });
       const uploaded = await t.server.app.inject({ method: 'PUT', url: `${API}/signing/${holderToken}/documents/${draft.documentId}/signed`, headers: { 'content-type': 'application/pdf' }, payload: byToken.bytes });
       assert.equal(uploaded.statusCode, 200, uploaded.body);
@@ -87,7 +78,7 @@ for (const kind of DATABASES) {
       writeFileSync(sealCa, new X509Certificate(Buffer.from(seal.chain.at(-1)!)).toString());
       for (const signature of report.signatures) {
         const { data, cms } = signedParts(final, signature.byteRange);
-        const verdict = opensslCmsVerify(cms, data, signature.index === 1 ? sealCa : hsm.pki.root.certPath);
+        const verdict = opensslCmsVerify(cms, data, signature.index === 1 ? sealCa : softHsm.hsm.pki.root.certPath);
         assert.ok(verdict.ok, `openssl cms -verify, signature ${signature.index}: ${verdict.output}`);
       }
       const status = (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json();
