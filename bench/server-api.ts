@@ -3,16 +3,14 @@
  * autocannon on a worker thread. Measures a bare Fastify route (the baseline), the envelope
  * status poll and envelope creation, and checks the ratios against the targets.
  */
-import { sql } from 'kysely';
 import { API_BASE, buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
-import type { Context } from '../server/domain/context.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';
 import { openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { DISTURBED_CORES } from './cpu.js';
-import { disturbed, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+import { backendPids, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
 
 /** Minimum throughput as a fraction of the baseline route's. Binding on SQLite; PostgreSQL is reported against the same numbers. */
 export const TARGETS = { status: 0.5, create: 0.25 } as const;
@@ -59,21 +57,6 @@ function cpuRatio(baseline: LoadResult, route: LoadResult): number {
   return cost(baseline) / cost(route);
 }
 
-/** PostgreSQL backends serving this database: their CPU is part of the server's cost. */
-async function backendPids(ctx: Context): Promise<number[]> {
-  if (ctx.dialect !== 'postgres') return [];
-  const r = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(ctx.db);
-  return r.rows.map((row) => row.pid);
-}
-
-async function engineVersion(ctx: Context): Promise<string> {
-  if (ctx.dialect === 'postgres') {
-    const r = await sql<{ v: string }>`select current_setting('server_version') as v`.execute(ctx.db);
-    return `PostgreSQL ${r.rows[0]?.v ?? '?'}`;
-  }
-  const r = await sql<{ v: string }>`select sqlite_version() as v`.execute(ctx.db);
-  return `SQLite ${r.rows[0]?.v ?? '?'}`;
-}
 
 async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promise<DatabaseRun> {
   const database = await createTestDatabase(kind);

@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import type { Context } from '../server/domain/context.js';
 import { DISTURBED_CORES, startCpuAccount, waitForQuiet, type CpuAccount } from './cpu.js';
 
 export const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'results');
@@ -184,4 +186,20 @@ export async function writeResults(section: string, data: unknown): Promise<stri
   const file = join(RESULTS_DIR, `${section}-${stamp}.json`);
   await writeFile(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;
+}
+
+/** PostgreSQL backends serving this database: their CPU is part of the server's cost. */
+export async function backendPids(ctx: Context): Promise<number[]> {
+  if (ctx.dialect !== 'postgres') return [];
+  const r = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(ctx.db);
+  return r.rows.map((row) => row.pid);
+}
+
+export async function engineVersion(ctx: Context): Promise<string> {
+  if (ctx.dialect === 'postgres') {
+    const r = await sql<{ v: string }>`select current_setting('server_version') as v`.execute(ctx.db);
+    return `PostgreSQL ${r.rows[0]?.v ?? '?'}`;
+  }
+  const r = await sql<{ v: string }>`select sqlite_version() as v`.execute(ctx.db);
+  return `SQLite ${r.rows[0]?.v ?? '?'}`;
 }

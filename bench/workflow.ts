@@ -22,7 +22,7 @@ import { generateApiKey } from '../server/domain/keys/api-keys.js';
 import { jobRunnerFor, openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { startCpuAccount } from './cpu.js';
-import { fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
+import { backendPids, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
 import { startLoadClient, STEPS, type EnvelopeFailure, type LoadResult, type Step } from './workflow-load.js';
 
 /** The issue's targets: binding on SQLite, PostgreSQL reported against the same numbers. */
@@ -93,20 +93,6 @@ export function latencyStats(values: readonly number[]): LatencyStats {
   return { count: sorted.length, meanMs: round(mean), p50Ms: round(at(50)), p90Ms: round(at(90)), p99Ms: round(at(99)), maxMs: round(at(100)) };
 }
 
-async function backendPids(ctx: Context): Promise<number[]> {
-  if (ctx.dialect !== 'postgres') return [];
-  const r = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(ctx.db);
-  return r.rows.map((row) => row.pid);
-}
-
-async function engineVersion(ctx: Context): Promise<string> {
-  if (ctx.dialect === 'postgres') {
-    const r = await sql<{ v: string }>`select current_setting('server_version') as v`.execute(ctx.db);
-    return `PostgreSQL ${r.rows[0]?.v ?? '?'}`;
-  }
-  const r = await sql<{ v: string }>`select sqlite_version() as v`.execute(ctx.db);
-  return `SQLite ${r.rows[0]?.v ?? '?'}`;
-}
 
 async function countBy(ctx: Context, table: 'envelopes' | 'outbox_mail' | 'jobs', column: 'status' | 'state', extra?: 'kind'): Promise<Record<string, number>> {
   const rows = await sql<{ k: string; n: number | string }>`select ${sql.ref(column)}${extra ? sql` || ':' || ${sql.ref(extra)}` : sql``} as k, count(*) as n from ${sql.table(table)} group by 1 order by 1`.execute(ctx.db);
