@@ -35,7 +35,7 @@ export async function loadActors(db: Kysely<Database>, envelopeId: string, recip
 
 /**
  * Records a finished act inside the caller's transaction: the recipient's new status and details, the event,
- * the end of their signing links, and the next routing step. Returns true when every actor has finished.
+ * and the next routing step. Their signing links end with the new status (resolveSession refuses them). Returns true when every actor has finished.
  */
 export async function recordAct(
   ctx: Context,
@@ -49,7 +49,6 @@ export async function recordAct(
 ): Promise<boolean> {
   const moved = await trx.updateTable('recipients').set({ status, acted_at: at, act_details: JSON.stringify(details) }).where('id', '=', recipient.id).where('status', 'in', ['active', 'viewed']).executeTakeFirst();
   if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('recipient_not_active', 'this act was already made (a second submission?)');
-  await trx.deleteFrom('signing_sessions').where('recipient_id', '=', recipient.id).execute();
   const event: EventType = status === 'signed' ? 'recipient.signed' : status === 'approved' ? 'recipient.approved' : 'recipient.reviewed';
   await recordEvent(trx, envelope.account_id, envelope.id, event, { envelope: envelopeSummary(envelope), recipient: recipientSummary({ ...recipient, status }) }, at, {
     type: 'recipient',

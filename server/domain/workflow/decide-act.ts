@@ -39,7 +39,6 @@ export async function decline(ctx: Context, session: ResolvedSession, reason: st
     const { envelope, recipient, recipients } = await loadActors(trx, session.envelopeId, session.recipientId);
     await trx.updateTable('recipients').set({ status: 'declined', acted_at: at, decline_reason: reason, act_details: JSON.stringify({ ip: client.ip, user_agent: client.userAgent }) }).where('id', '=', recipient.id).execute();
     await trx.updateTable('envelopes').set({ status: 'declined', status_reason: reason, updated_at: at }).where('id', '=', envelope.id).where('status', '=', 'sent').execute();
-    await trx.deleteFrom('signing_sessions').where('envelope_id', '=', envelope.id).execute();
     const declined = recipientSummary({ ...recipient, status: 'declined' });
     const actor = { type: 'recipient' as const, id: recipient.id, details: { recipient_id: recipient.id, reason, ip: client.ip, user_agent: client.userAgent } };
     await recordEvent(trx, envelope.account_id, envelope.id, 'recipient.declined', { envelope: envelopeSummary(envelope), recipient: declined, reason }, at, actor);

@@ -19,15 +19,20 @@ import type { ResolvedSession } from './sessions.js';
 export interface SignInput {
   consent?: boolean;
   fields?: Record<string, string | boolean>;
-  signature?: { kind: 'drawn' | 'typed'; image_png?: string; text?: string };
+  signature?: { kind: 'drawn' | 'typed' | 'uploaded'; image_png?: string; text?: string };
 }
 
 const ATTEMPTS = 3;
 
+/**
+ * The image shown in the signature's appearance: required for drawn and uploaded signatures; a typed one may
+ * bring the text as the page rendered it (in its handwriting font), else the text itself is shown.
+ */
 function signatureImage(input: SignInput): Uint8Array | undefined {
-  if (input.signature?.kind !== 'drawn') return undefined;
-  const png = Buffer.from(input.signature.image_png ?? '', 'base64');
-  if (png.length < 8 || png.readUInt32BE(0) !== 0x89504e47) throw new MoharError('image_invalid', 'signature.image_png must be a base64 PNG of the drawn signature');
+  const signature = input.signature;
+  if (!signature || (signature.kind === 'typed' && signature.image_png === undefined)) return undefined;
+  const png = Buffer.from(signature.image_png ?? '', 'base64');
+  if (png.length < 8 || png.readUInt32BE(0) !== 0x89504e47) throw new MoharError('image_invalid', `signature.image_png must be a base64 PNG of the ${signature.kind} signature`);
   return png;
 }
 
@@ -81,7 +86,7 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
         await trx.insertInto('document_revisions').values({ envelope_id: envelope.id, document_id: r.documentId, seq: Number(seq ?? 0) + 1, sha256: r.after, size: r.size, act: 'signed', recipient_id: recipient.id, created_at: at }).execute();
       }
       for (const [fieldId, value] of values.stored) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-      return recordAct(ctx, trx, envelope, recipients, recipient, 'signed', { method: 'electronic', consent_at: at, ip: client.ip, user_agent: client.userAgent, signature: input.signature!.kind, pades_level: level }, at);
+      return recordAct(ctx, trx, envelope, recipients, recipient, 'signed', { method: 'electronic', consent_at: at, ip: client.ip, user_agent: client.userAgent, signature: input.signature!.kind, ...(input.signature!.kind === 'typed' ? { signature_text: input.signature!.text } : {}), pades_level: level }, at);
     });
     if (outcome !== 'stale') return { status: 'signed', envelopeFinished: outcome };
     if (attempt >= ATTEMPTS) throw new MoharError('concurrent_update', 'the document changed while signing; try again');

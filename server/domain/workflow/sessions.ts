@@ -10,6 +10,10 @@ import { iso, type Context } from '../context.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { allowedOrigins } from '../accounts/settings.js';
 import { ACTIVE_STATUSES } from './routing.js';
+import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
+
+/** A recipient in one of these has acted: their links are used up. */
+const USED_RECIPIENT_STATUSES: ReadonlySet<string> = new Set(['signed', 'approved', 'reviewed', 'declined', 'completed']);
 
 export const SESSION_SECONDS = 15 * 60;
 
@@ -88,16 +92,37 @@ export interface ResolvedSession {
   readonly expiresAt: string;
 }
 
-/** The session behind a token, or signing_session_expired (also for unknown and used tokens: no oracle). */
-export async function resolveSession(ctx: Context, token: string): Promise<ResolvedSession> {
+/**
+ * The session behind a token, refused with the reason a person can act on:
+ * - unknown, or past its expiry: signing_session_expired (no oracle for tokens that never existed);
+ * - the envelope is finished (voided, declined, expired, completed): envelope_closed with envelope_status;
+ * - this recipient has acted: signing_link_used with recipient_status.
+ * Links are not deleted when someone acts: these checks end them, and the signing page can say why.
+ * `purpose: 'download'` (the recipient's copy of the final documents) also accepts used links and a completed envelope.
+ */
+export async function resolveSession(ctx: Context, token: string, purpose: 'act' | 'download' = 'act'): Promise<ResolvedSession> {
   const row = await ctx.db
     .selectFrom('signing_sessions')
     .innerJoin('envelopes', 'envelopes.id', 'signing_sessions.envelope_id')
-    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'envelopes.account_id'])
+    .innerJoin('recipients', 'recipients.id', 'signing_sessions.recipient_id')
+    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'envelopes.account_id', 'envelopes.status as envelope_status', 'recipients.status as recipient_status'])
     .where('signing_sessions.token_hash', '=', hashSessionToken(token))
     .executeTakeFirst();
   if (!row || row.expires_at <= iso(ctx.now())) {
-    throw new MoharError('signing_session_expired', 'this signing link has expired or was already used; ask the sender for a new one');
+    throw new MoharError('signing_session_expired', 'this signing link has expired; ask the sender for a new one');
+  }
+  const download = purpose === 'download';
+  if (FINISHED_ENVELOPE_STATUSES.has(row.envelope_status) && !(download && row.envelope_status === 'completed')) {
+    throw new MoharError('envelope_closed', `the envelope is ${row.envelope_status}: nobody can act on it any more`, { extra: { envelope_status: row.envelope_status } });
+  }
+  if (USED_RECIPIENT_STATUSES.has(row.recipient_status) && !download) {
+    throw new MoharError('signing_link_used', `you have already acted on this envelope (${row.recipient_status})`, { extra: { recipient_status: row.recipient_status } });
   }
   return { tokenHash: row.token_hash, envelopeId: row.envelope_id, recipientId: row.recipient_id, accountId: row.account_id, mode: row.mode, origin: row.origin, returnUrl: row.return_url, expiresAt: row.expires_at };
+}
+
+/** The origin allowed to frame the signing page of this token (embedded sessions), whatever the session's state. */
+export async function embeddingOrigin(ctx: Context, token: string): Promise<string | null> {
+  const row = await ctx.db.selectFrom('signing_sessions').select(['mode', 'origin']).where('token_hash', '=', hashSessionToken(token)).executeTakeFirst();
+  return row?.mode === 'embedded' ? row.origin : null;
 }

@@ -18,7 +18,6 @@ export async function voidEnvelope(ctx: Context, accountId: string, envelopeId: 
     }
     const moved = await trx.updateTable('envelopes').set({ status: 'voided', status_reason: reason, updated_at: at }).where('id', '=', envelopeId).where('status', '=', envelope.status).executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('envelope_finished', 'the envelope changed meanwhile; fetch it and try again');
-    await trx.deleteFrom('signing_sessions').where('envelope_id', '=', envelopeId).execute();
     if (envelope.status === 'sent') {
       const recipients = await trx.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).execute();
       await mailStopped(trx, ctx, envelope, recipients, { kind: 'voided', reason });

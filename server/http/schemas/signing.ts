@@ -41,9 +41,9 @@ export const ActBody = Type.Object({
   action: StringEnum(['sign', 'review', 'approve', 'decline'] as const),
   fields: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()]), { description: 'values by field_id' })),
   signature: Type.Optional(Type.Object({
-    kind: StringEnum(['drawn', 'typed'] as const),
-    image_png: Type.Optional(Type.String({ maxLength: 2_000_000, description: 'base64 PNG of the drawn signature' })),
-    text: Type.Optional(Type.String({ maxLength: 200, description: 'the typed signature' })),
+    kind: StringEnum(['drawn', 'typed', 'uploaded'] as const, { description: 'drawn by hand, typed, or an uploaded image' }),
+    image_png: Type.Optional(Type.String({ maxLength: 2_000_000, description: 'base64 PNG of the signature: required for drawn and uploaded; for typed, the text as rendered by the page (optional)' })),
+    text: Type.Optional(Type.String({ maxLength: 200, description: 'the typed signature (required for typed)' })),
   })),
   consent: Type.Optional(Type.Boolean({ description: 'the consent statement was accepted; required to sign, review or approve' })),
   decline_reason: Type.Optional(Type.String({ maxLength: 2000 })),

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../../domain/context.js';
 import { finalizeDocuments } from '../../domain/workflow/complete-envelope.js';
+import { finalDocument } from '../../domain/workflow/download.js';
 import { approveOrReview, decline, type DecisionResult } from '../../domain/workflow/decide-act.js';
 import { resolveSession } from '../../domain/workflow/sessions.js';
 import { signerView } from '../../domain/workflow/signer-view.js';
@@ -45,6 +46,21 @@ export function signerRoutes(app: App, ctx: Context): void {
     const row = await ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', session.envelopeId).where('document_id', '=', request.params.document_id).executeTakeFirst();
     if (!row?.current_sha256) throw new MoharError('document_not_found', `no document ${request.params.document_id} in this envelope`);
     return reply.type('application/pdf').header('ETag', `"${row.current_sha256}"`).send(await ctx.blobs.get(row.current_sha256));
+  });
+
+  // The recipient's own copy of the final documents: the same bytes as the completion mail attaches.
+  app.get('/signing/:token/documents/:document_id/download', {
+    schema: { tags: ['signer'], summary: 'The final signed PDF, once the envelope is completed (also after this recipient acted)', params: TokenDocumentParams, response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf; ETag and Repr-Digest carry the SHA-256' }), ...problems(404, 409, 410) } },
+  }, async (request, reply) => {
+    const session = await resolveSession(ctx, request.params.token, 'download');
+    const document = await finalDocument(ctx, session.accountId, session.envelopeId, request.params.document_id);
+    return reply
+      .type('application/pdf')
+      .header('ETag', `"${document.sha256}"`)
+      .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
+      .header('Content-Disposition', `attachment; filename="${document.filename.replace(/["\\\r\n]/g, '_')}"`)
+      .header('Cache-Control', 'private, no-store')
+      .send(document.bytes);
   });
 
   app.post('/signing/:token', {
