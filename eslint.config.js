@@ -27,6 +27,8 @@ export default tseslint.config(
   { files: ['pdf/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/native/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'pdf/ is a pure library: no HTTP, Electron, database or token code.') } },
   { files: ['native/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/pdf/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'native/ is PKCS#11 token access and nothing else.') } },
   { files: ['server/**'], rules: { 'no-restricted-imports': forbid(['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron'], 'server/ depends on pdf/ and common/ only.') } },
+  { files: ['main/signer/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/cli/**', '**/renderer/**', '**/electron/**', '../electron', ...SERVER_LIBS, 'electron', 'electron/*'], 'main/signer is Electron-free: it imports native/, pdf/ and common/ only.') } },
+  { files: ['main/electron/**'], rules: { 'no-restricted-imports': forbid(['**/renderer/**', '**/cli/**'], 'main/electron is the thin shell: it wires main/signer, server/, native/ and common/.') } },
   { files: ['renderer/**'], rules: { 'no-restricted-imports': forbid([...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'], 'renderer/ is browser code: no Node modules.') } },
   // Only the settings parser, the CLI entry and test/bench harnesses may look at the environment.
   { files: ['server/config.ts', 'cli/**', 'test/**', 'bench/**', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },

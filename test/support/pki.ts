@@ -81,6 +81,8 @@ export interface SignerProfileOptions extends SubjectOptions {
   caIssuersUrl?: string;
   /** Validity in days from now; default 365. */
   days?: number;
+  /** keyUsage bits (openssl names); default "digitalSignature, nonRepudiation". */
+  keyUsage?: string;
 }
 
 export interface SignerOptions extends SignerProfileOptions {
@@ -197,7 +199,7 @@ function opensslTime(date: Date): string {
 function signerExtensions(options: SignerProfileOptions): string[] {
   const lines = [
     'basicConstraints = critical, CA:FALSE',
-    'keyUsage = critical, digitalSignature, nonRepudiation',
+    `keyUsage = critical, ${options.keyUsage ?? 'digitalSignature, nonRepudiation'}`,
     'subjectKeyIdentifier = hash',
     'authorityKeyIdentifier = keyid:always',
   ];

@@ -48,6 +48,8 @@ export interface TokenKeySpec {
   commonName: string;
   email?: string;
   policies?: readonly string[];
+  /** keyUsage of the certificate (openssl names); default "digitalSignature, nonRepudiation". */
+  keyUsage?: string;
   crlUrl?: string;
   ocspUrl?: string;
   /**
@@ -257,7 +259,7 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
       }
       if (certificateId !== null) {
         certificate = pki.issueSigner({
-          publicKey: publicKeyDer, commonName: spec.commonName, email: spec.email, policies: spec.policies,
+          publicKey: publicKeyDer, commonName: spec.commonName, email: spec.email, policies: spec.policies, keyUsage: spec.keyUsage,
           crlUrl: spec.crlUrl, ocspUrl: spec.ocspUrl,
         });
       }
