@@ -19,6 +19,8 @@ export const DESKTOP_BRIDGE_GLOBAL = 'moharDesktop' as const;
 export const DESKTOP_BRIDGE_CHANNELS = {
   listTokens: 'mohar:tokens:list',
   tokensChanged: 'mohar:tokens:changed',
+  /** Preload -> main: true starts token watching for this page, false stops it (tokensChanged then flows). */
+  watchTokens: 'mohar:tokens:watch',
   signPrepared: 'mohar:sign:prepared',
 } as const;
 

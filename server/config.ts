@@ -21,6 +21,10 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Extra PKCS#11 module paths (MOHAR_PKCS11_MODULES, separated like PATH). */
   readonly pkcs11Modules: readonly string[];
+  /** Mohar Desktop: the hosted Mohar server it opens (MOHAR_DESKTOP_SERVER_URL); unset: it runs the embedded server. */
+  readonly desktopServerUrl: string | undefined;
+  /** Mohar Desktop: further origins whose signing pages may use the token bridge and mohar:// links. */
+  readonly desktopTrustedOrigins: readonly string[];
   /** RFC 3161 timestamp authority for B-T and above. */
   readonly tsaUrl: string | undefined;
   /** SMTP server for mail (smtp:// or smtps://); unset: mail is kept in the database outbox. */
@@ -127,6 +131,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     adminPassword,
     logLevel,
     pkcs11Modules: (text(env, 'MOHAR_PKCS11_MODULES') ?? '').split(delimiter).map((p) => p.trim()).filter((p) => p !== ''),
+    desktopServerUrl: desktopServerUrl(env),
+    desktopTrustedOrigins: desktopTrustedOrigins(env),
     tsaUrl: url(env, 'MOHAR_TSA_URL', ['http:', 'https:']),
     smtpUrl: url(env, 'MOHAR_SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env),
@@ -169,4 +175,37 @@ function secretKey(env: Env): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (value.length < 32) throw new ConfigError('MOHAR_SECRET_KEY', 'must be at least 32 characters of random material (e.g. openssl rand -base64 32)');
   return value;
+}
+
+const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
+
+/** A URL the desktop may trust with the token bridge: https, or http on loopback; no credentials. */
+function desktopUrl(name: string, raw: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL (got "${raw}")`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(name, 'must not contain a user name or password');
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && LOOPBACK_HOSTS.includes(parsed.hostname))) {
+    throw new ConfigError(name, `must be https (http only on 127.0.0.1, [::1] or localhost) (got "${raw}")`);
+  }
+  return parsed;
+}
+
+function desktopServerUrl(env: Env): string | undefined {
+  const raw = text(env, 'MOHAR_DESKTOP_SERVER_URL');
+  return raw === undefined ? undefined : desktopUrl('MOHAR_DESKTOP_SERVER_URL', raw).href.replace(/\/+$/, '');
+}
+
+/** Comma-separated origins (scheme, host and port only). */
+function desktopTrustedOrigins(env: Env): string[] {
+  const raw = text(env, 'MOHAR_DESKTOP_TRUSTED_ORIGINS');
+  if (raw === undefined) return [];
+  return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
+    const parsed = desktopUrl('MOHAR_DESKTOP_TRUSTED_ORIGINS', entry);
+    if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') throw new ConfigError('MOHAR_DESKTOP_TRUSTED_ORIGINS', `must list origins only, such as https://sign.example.com (got "${entry}")`);
+    return parsed.origin;
+  });
 }

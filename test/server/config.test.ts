@@ -86,3 +86,30 @@ describe('parseConfig', () => {
     assert.throws(() => parseConfig({ MOHAR_DATABASE_URL: 'mysql://user:secret@host/db' }), (error: Error) => !error.message.includes('secret'));
   });
 });
+
+describe('parseConfig: Mohar Desktop settings', () => {
+  test('unset: the embedded server and no extra origins', () => {
+    const config = parseConfig({});
+    assert.equal(config.desktopServerUrl, undefined);
+    assert.deepEqual(config.desktopTrustedOrigins, []);
+  });
+
+  test('a hosted server (https, or http on loopback) and extra origins as origins', () => {
+    const config = parseConfig({ MOHAR_DESKTOP_SERVER_URL: 'https://sign.example.com/esign/', MOHAR_DESKTOP_TRUSTED_ORIGINS: 'https://a.example.com, https://b.example.com:8443/ ,' });
+    assert.equal(config.desktopServerUrl, 'https://sign.example.com/esign');
+    assert.deepEqual(config.desktopTrustedOrigins, ['https://a.example.com', 'https://b.example.com:8443']);
+    assert.equal(parseConfig({ MOHAR_DESKTOP_SERVER_URL: 'http://127.0.0.1:8080' }).desktopServerUrl, 'http://127.0.0.1:8080');
+  });
+
+  for (const [name, value, message] of [
+    ['MOHAR_DESKTOP_SERVER_URL', 'http://sign.example.com', /must be https/],
+    ['MOHAR_DESKTOP_SERVER_URL', 'https://user:pw@sign.example.com', /user name or password/],
+    ['MOHAR_DESKTOP_SERVER_URL', 'sign.example.com', /must be a URL/],
+    ['MOHAR_DESKTOP_TRUSTED_ORIGINS', 'https://a.example.com/path', /origins only/],
+    ['MOHAR_DESKTOP_TRUSTED_ORIGINS', 'https://a.example.com,http://b.example.com', /must be https/],
+  ] as const) {
+    test(`${name}=${value} is refused`, () => {
+      assert.throws(() => parseConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.setting === name && message.test(error.message));
+    });
+  }
+});
