@@ -112,7 +112,7 @@ async function waitForJobs(ctx: Context, limitMs: number): Promise<number | unde
 async function benchDatabase(kind: DatabaseChoice, concurrency: number): Promise<WorkflowRun> {
   const database = await createTestDatabase(kind);
   try {
-    const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_HOST: '127.0.0.1', MOHAR_PORT: '0', MOHAR_LOG_LEVEL: 'warn' });
+    const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_HOST: '127.0.0.1', MOHAR_PORT: '0', MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000' });
     const runtime = await openRuntime(config);
     const { ctx } = runtime;
     try {

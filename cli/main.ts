@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { parseConfig, ConfigError, type Config } from '../server/config.js';
 import { isMoharError } from '../common/errors.js';
+import { accountCommands } from './account.js';
 import { adminCommands } from './admin.js';
 import { auditCommands } from './audit.js';
 import { serveCommand, migrateCommand } from './serve.js';
@@ -26,6 +27,7 @@ const program = new Command('mohar').description('Mohar: USB-token signer and e-
 program.command('serve').description('run the office server (default 127.0.0.1:8080)').action(() => serveCommand(loadConfig()));
 program.command('migrate').description('bring the database schema up to date').action(() => migrateCommand(loadConfig()));
 adminCommands(program, loadConfig);
+accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -21,6 +21,9 @@ import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 import { jobRoutes } from './routes/legacy/jobs.js';
 import { mailRoutes } from './routes/legacy/mail.js';
+import { legacyDocumentRoutes } from './routes/legacy/documents.js';
+import { usageRoutes } from './routes/legacy/usage.js';
+import { installRateLimit } from './http/rate-limit.js';
 
 export const API_BASE = '/backend/api/v1';
 export const LEGACY_BASE = '/backend/othercompanyapi';
@@ -71,6 +74,8 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
   installProblemHandlers(app);
+  // The per-key burst limit, for both API scopes (after the routes' authentication, before body parsing).
+  installRateLimit(app, ctx);
   // Multipart bodies are streamed by the handlers; give the schema an object to check so routes can document the parts.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.isMultipart()) request.body = {};
@@ -105,6 +110,8 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     accountSettingsRoutes(legacy, ctx);
     mailRoutes(legacy, ctx);
     jobRoutes(legacy, ctx);
+    legacyDocumentRoutes(legacy, ctx, LEGACY_BASE);
+    usageRoutes(legacy, ctx);
   }, { prefix: LEGACY_BASE });
 
   landingRoutes(app);

@@ -40,6 +40,8 @@ export interface Config {
   readonly sealPkcs11: { readonly module: string; readonly token: string | undefined; readonly certId: string; readonly pin: string } | undefined;
   /** Allow fetches for untrusted URLs (revocation data, later document URLs) to reach private and loopback addresses. */
   readonly fetchAllowPrivate: boolean;
+  /** Requests per minute per API key (burst limit, both APIs); 0 turns the limit off. */
+  readonly rateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -141,6 +143,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     sealP12Passphrase: env.MOHAR_SEAL_P12_PASSPHRASE,
     fetchAllowPrivate: flag(env, 'MOHAR_FETCH_ALLOW_PRIVATE'),
     sealPkcs11: sealPkcs11(env, cwd),
+    rateLimitPerMinute: integer(env, 'MOHAR_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
   };
 }
 

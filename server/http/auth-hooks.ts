@@ -27,7 +27,10 @@ function bearerToken(request: FastifyRequest): string | undefined {
 
 export function requireApiKey(ctx: Context) {
   return async (request: FastifyRequest): Promise<void> => {
-    request.apiKey = await authenticateApiKey(ctx, header(request, 'x-api-key'));
+    const identity = await authenticateApiKey(ctx, header(request, 'x-api-key'));
+    // A suspended account's keys stay valid but do nothing (mohar account suspend|resume).
+    if (identity.suspended) throw new MoharError('account_suspended', 'this account is suspended; ask the operator of this Mohar server to resume it');
+    request.apiKey = identity;
   };
 }
 

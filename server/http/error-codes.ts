@@ -56,6 +56,15 @@ export const ERROR_CODES = {
   document_not_ready: { status: 409, title: 'The signed document is not ready' },
   invalid_signed_document: { status: 422, title: 'The signed document was not accepted' },
 
+  // Legacy document API, rate limits and quota
+  account_suspended: { status: 403, title: 'The account is suspended' },
+  rate_limited: { status: 429, title: 'Too many requests for this API key' },
+  monthly_quota_exceeded: { status: 429, title: 'The monthly call quota is spent' },
+  document_not_owned: { status: 403, title: 'The document belongs to another account' },
+  doc_url_not_allowed: { status: 422, title: 'The document URL may not be fetched' },
+  doc_url_fetch_failed: { status: 422, title: 'The document URL could not be fetched' },
+  download_link_expired: { status: 410, title: 'The download link has expired or is not valid' },
+
   // PDFs
   invalid_pdf: { status: 422, title: 'The file is not a readable PDF' },
   pdf_encrypted: { status: 422, title: 'The PDF is password-protected' },

@@ -227,6 +227,40 @@ export interface Database {
   outbox_mail: OutboxMailTable;
   seal_keys: SealKeysTable;
   audit_events: AuditEventsTable;
+  legacy_documents: LegacyDocumentsTable;
+  usage_counters: UsageCountersTable;
+  rate_limit_counters: RateLimitCountersTable;
+}
+
+/** An envelope made through the legacy document API, by its integer document id (migration 0008). */
+export interface LegacyDocumentsTable {
+  id: Generated<number>;
+  account_id: string;
+  /** Null only while the create call is building the envelope. */
+  envelope_id: string | null;
+  /** 0: headless (is_mail_required false) or a test key: recipients get no mail. */
+  send_mail: number;
+  /** 1: made with a qsk_test_ key (no quota used, no mail). */
+  test: number;
+  created_at: string;
+}
+
+/** Legacy create calls per account and calendar month (UTC): the monthly quota. */
+export interface UsageCountersTable {
+  account_id: string;
+  /** YYYY-MM (UTC). */
+  period: string;
+  calls: number;
+  /** Calls made with test keys: counted, never against the quota. */
+  test_calls: number;
+}
+
+/** Per-key request counts per one-minute window, shared across instances on PostgreSQL. */
+export interface RateLimitCountersTable {
+  key_id: string;
+  /** Minutes since the Unix epoch. */
+  minute: number;
+  count: number;
 }
 
 /** The envelope audit trail (server/audit): append-only, one SHA-256 hash chain per envelope. */

@@ -9,6 +9,7 @@ import { queueMail, type MailAttachment } from '../../mail/outbox.js';
 import { completionMail, declinedMail, invitationMail, reminderMail, voidedMail, yourTurnMail, type RecipientAction } from '../../mail/templates.js';
 import type { Context } from '../context.js';
 import { insertSession } from './sessions.js';
+import { recipientMailAllowed } from '../legacy/mail-policy.js';
 
 const MAIL_LINK_DAYS = 30;
 
@@ -25,7 +26,7 @@ function actionOf(role: string): RecipientAction {
 
 /** Invitation (first turn), your-turn (later turns) or reminder mail with a personal signing link. */
 export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], kind: 'invitation' | 'your_turn' | 'reminder'): Promise<void> {
-  if (recipients.length === 0) return;
+  if (recipients.length === 0 || !(await recipientMailAllowed(trx, envelope.id))) return;
   const now = ctx.now();
   const sender = await senderName(trx, envelope.account_id);
   const expiresAt = envelope.expires_at ? new Date(envelope.expires_at) : new Date(now.getTime() + MAIL_LINK_DAYS * 86_400_000);
@@ -39,6 +40,7 @@ export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: En
 
 /** The completed documents, attached, to every recipient including cc. */
 export async function mailCompletion(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], attachments: readonly MailAttachment[]): Promise<void> {
+  if (!(await recipientMailAllowed(trx, envelope.id))) return;
   const sender = await senderName(trx, envelope.account_id);
   for (const r of recipients) {
     const content = completionMail({ envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, attachmentNames: attachments.map((a) => a.filename) });
@@ -48,6 +50,7 @@ export async function mailCompletion(trx: Kysely<Database>, ctx: Context, envelo
 
 /** A decline or a void, told to everyone else on the envelope. */
 export async function mailStopped(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], how: { kind: 'declined'; by: string; reason: string } | { kind: 'voided'; reason: string }): Promise<void> {
+  if (!(await recipientMailAllowed(trx, envelope.id))) return;
   const sender = await senderName(trx, envelope.account_id);
   for (const r of recipients) {
     const base = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender };

@@ -1,0 +1,48 @@
+/**
+ * Per-recipient signing links of a legacy document: in the headless create response (signing_info) and from
+ * POST /document/signing-links/. They stand in for the invitation mail, so they live as long as invitation
+ * links do: until the envelope expires, else LINK_DAYS. A link of a recipient whose turn has not come yet
+ * works once it has (the signer view says "wait" until then). Only the token's hash is stored.
+ */
+import type { Context } from '../context.js';
+import { FINISHED_STATUSES, isActor } from '../workflow/routing.js';
+import { insertSession } from '../workflow/sessions.js';
+import { findLegacyDocument } from './legacy-documents.js';
+
+export const LINK_DAYS = 30;
+
+export interface SigningLink {
+  name: string;
+  email: string;
+  sequence: number;
+  role: string;
+  status: string;
+  signing_url: string;
+  expires_at: string;
+}
+
+/** Fresh links for every recipient of a sent envelope who still has to act (none once it is finished). */
+export async function issueSigningLinks(ctx: Context, envelopeId: string): Promise<SigningLink[]> {
+  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'expires_at']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  if (envelope.status !== 'sent') return [];
+  const recipients = await ctx.db
+    .selectFrom('recipients')
+    .select(['id', 'name', 'email', 'sequence', 'role', 'status'])
+    .where('envelope_id', '=', envelopeId)
+    .orderBy('position')
+    .execute();
+  const now = ctx.now();
+  const expiresAt = envelope.expires_at ? new Date(envelope.expires_at) : new Date(now.getTime() + LINK_DAYS * 86_400_000);
+  const links: SigningLink[] = [];
+  for (const r of recipients) {
+    if (!isActor(r) || FINISHED_STATUSES.has(r.status) || r.status === 'declined') continue;
+    const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: r.id, mode: 'redirect', origin: null, returnUrl: null, expiresAt, now });
+    links.push({ name: r.name, email: r.email, sequence: r.sequence, role: r.role, status: r.status, signing_url: url, expires_at: expiresAt.toISOString() });
+  }
+  return links;
+}
+
+export async function signingLinksOf(ctx: Context, accountId: string, documentId: number): Promise<{ status: 'success'; document_id: number; signing_links: SigningLink[] }> {
+  const document = await findLegacyDocument(ctx, accountId, documentId);
+  return { status: 'success', document_id: documentId, signing_links: await issueSigningLinks(ctx, document.envelopeId) };
+}

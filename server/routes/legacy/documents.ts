@@ -1,0 +1,113 @@
+/** The legacy document API (docs/legacy-api.md): integer document ids over Mohar envelopes. Handlers stay thin. */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../../domain/context.js';
+import { createLegacyDocument } from '../../domain/legacy/create-document.js';
+import { appSignStatus, downloadByLink, downloadFinal, signStatus } from '../../domain/legacy/document-status.js';
+import { signingLinksOf } from '../../domain/legacy/signing-links.js';
+import type { FinalDocument } from '../../domain/workflow/download.js';
+import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
+import { idempotent } from '../../http/idempotency.js';
+import { ApiKeyHeader, IdempotentHeaders, problems } from '../../http/schemas/common.js';
+import { AppSignStatusResponse, DocIdParams, DocIdQuery, LegacyCreateBody, LegacyCreateResponse, SignStatusResponse, SigningLinksBody, SigningLinksResponse, TokenParams } from '../../http/schemas/legacy.js';
+import type { App } from '../types.js';
+
+const security = [{ apiKey: [] }];
+const Pdf = Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' });
+
+/** The key in the body must be the key in X-Api-Key (which authenticated the call). */
+function checkBodyKey(request: FastifyRequest, bodyKey: string): void {
+  const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+  if (!timingSafeEqual(digest(bodyKey), digest(header(request, 'x-api-key') ?? ''))) {
+    throw new MoharError('invalid_api_key', 'companyDetails.api_key must be the same key as the X-Api-Key header', { errors: [{ path: '/companyDetails/api_key', message: 'does not match X-Api-Key' }] });
+  }
+}
+
+function sendPdf(reply: FastifyReply, pdf: FinalDocument): FastifyReply {
+  const name = pdf.filename.replace(/["\\\r\n]/g, '_');
+  return reply.type('application/pdf').header('Cache-Control', 'private, no-store').header('ETag', `"${pdf.sha256}"`).header('Content-Disposition', `attachment; filename="${name}"`).send(pdf.bytes);
+}
+
+export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string): void {
+  const onRequest = requireApiKey(ctx);
+  const linkFor = (token: string): string => `${ctx.config.baseUrl}${legacyBase}/document/signed/${token}/`;
+
+  app.post('/document/recipients/create/', {
+    onRequest,
+    schema: {
+      tags: ['documents'],
+      summary: 'Create a document from a PDF URL with its recipients, and send it (headless with is_mail_required: false)',
+      description: 'The API key goes in X-Api-Key and in companyDetails.api_key. Counts against the monthly call quota (not with test keys). A repeated Idempotency-Key replays the first response for 24 hours.',
+      security,
+      headers: IdempotentHeaders,
+      body: LegacyCreateBody,
+      response: { 200: LegacyCreateResponse, ...problems(401, 403, 409, 413, 422, 429) },
+    },
+  }, async (request, reply) => {
+    checkBodyKey(request, request.body.companyDetails.api_key);
+    const key = request.apiKey!;
+    await idempotent(ctx, request, reply, 200, () => createLegacyDocument(ctx, key, request.body));
+  });
+
+  app.post('/document/signing-links/', {
+    onRequest,
+    schema: {
+      tags: ['documents'],
+      summary: 'Fresh signing links for the recipients who still have to act',
+      security,
+      headers: ApiKeyHeader,
+      body: SigningLinksBody,
+      response: { 200: SigningLinksResponse, ...problems(401, 403, 404, 422) },
+    },
+  }, async (request) => {
+    checkBodyKey(request, request.body.companyDetails.api_key);
+    return signingLinksOf(ctx, accountOf(request), request.body.document_id);
+  });
+
+  app.get('/document/app/sign/status/:doc_id/', {
+    onRequest,
+    schema: {
+      tags: ['documents'],
+      summary: 'Per-recipient status; signed_doc_url once everyone has signed',
+      security,
+      headers: ApiKeyHeader,
+      params: DocIdParams,
+      response: { 200: AppSignStatusResponse, ...problems(401, 403, 404) },
+    },
+  }, (request) => appSignStatus(ctx, accountOf(request), request.params.doc_id, linkFor));
+
+  app.get('/document/sign/status/', {
+    onRequest,
+    schema: {
+      tags: ['documents'],
+      summary: 'Status word of a document: Uploaded, Sent, Partially signed, Fully signed, Rejected or Cancelled',
+      security,
+      headers: ApiKeyHeader,
+      querystring: DocIdQuery,
+      response: { 200: SignStatusResponse, ...problems(401, 403, 404) },
+    },
+  }, (request) => signStatus(ctx, accountOf(request), request.query.doc_id));
+
+  app.get('/document/download/', {
+    onRequest,
+    schema: {
+      tags: ['documents'],
+      summary: 'The final signed PDF (after every recipient has signed)',
+      security,
+      headers: ApiKeyHeader,
+      querystring: DocIdQuery,
+      response: { 200: Pdf, ...problems(401, 403, 404, 409) },
+    },
+  }, async (request, reply) => sendPdf(reply, await downloadFinal(ctx, accountOf(request), request.query.doc_id)));
+
+  app.get('/document/signed/:token/', {
+    schema: {
+      tags: ['documents'],
+      summary: 'signed_doc_url: the final PDF without a key (the link is the credential; it expires)',
+      params: TokenParams,
+      response: { 200: Pdf, ...problems(409, 410) },
+    },
+  }, async (request, reply) => sendPdf(reply, await downloadByLink(ctx, request.params.token)));
+}
