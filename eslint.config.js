@@ -12,7 +12,7 @@ function forbid(groups, message) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'renderer/dist/**', 'coverage/**', 'test-results/**'] },
+  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'data/**', 'renderer/dist/**', 'coverage/**', 'test-results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -30,7 +30,7 @@ export default tseslint.config(
   { files: ['main/signer/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/cli/**', '**/renderer/**', '**/electron/**', '../electron', ...SERVER_LIBS, 'electron', 'electron/*'], 'main/signer is Electron-free: it imports native/, pdf/ and common/ only.') } },
   { files: ['main/electron/**'], rules: { 'no-restricted-imports': forbid(['**/renderer/**', '**/cli/**'], 'main/electron is the thin shell: it wires main/signer, server/, native/ and common/.') } },
   { files: ['renderer/**'], rules: { 'no-restricted-imports': forbid([...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'], 'renderer/ is browser code: no Node modules.') } },
-  // Only the settings parser, the CLI entry and test/bench harnesses may look at the environment.
-  { files: ['server/config.ts', 'cli/**', 'test/**', 'bench/**', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
+  // Only the settings parser, the CLI and desktop entries and test/bench harnesses may look at the environment.
+  { files: ['server/config.ts', 'cli/**', 'main/electron/main.ts', 'test/**', 'bench/**', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );
