@@ -2,10 +2,8 @@
  * The signer API under {api_base}/signing/{token}: used by the hosted signing page and by integrators who
  * build their own. The token in the path is the credential; it is bound to one recipient.
  */
-import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../../domain/context.js';
-import { finalizeDocuments } from '../../domain/workflow/complete-envelope.js';
 import { finalDocument } from '../../domain/workflow/download.js';
 import { approveOrReview, decline, type DecisionResult } from '../../domain/workflow/decide-act.js';
 import { resolveSession } from '../../domain/workflow/sessions.js';
@@ -14,25 +12,9 @@ import { problems } from '../../http/schemas/common.js';
 import { ActBody, ActResponse, SignerViewResponse, TokenDocumentParams, TokenParams } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
+import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { signElectronically } from '../../domain/workflow/electronic-act.js';
 import { acceptTokenSignature, prepareForToken } from '../../domain/workflow/dsc-act.js';
-
-function clientOf(request: FastifyRequest) {
-  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) };
-}
-
-/**
- * Completion is tried right after the last act, so the answer can say `completed`. It is also a durable job
- * (enqueued with the act): if it fails here (a TSA down, say), the act still stands and the job retries; the
- * job also issues the certificate of completion, outside the signer's request.
- */
-async function completeNow(ctx: Context, envelopeId: string, request: FastifyRequest): Promise<void> {
-  try {
-    await finalizeDocuments(ctx, envelopeId);
-  } catch (error) {
-    request.log.warn({ err: error, envelopeId }, 'completion failed; the envelope.complete job will retry it');
-  }
-}
 
 export function signerRoutes(app: App, ctx: Context): void {
   app.get('/signing/:token', {
@@ -79,9 +61,7 @@ export function signerRoutes(app: App, ctx: Context): void {
     if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
     else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
     else result = await approveOrReview(ctx, session, body.action, body.consent === true, client);
-    if (result.envelopeFinished && result.status !== 'declined') await completeNow(ctx, session.envelopeId, request);
-    const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
-    return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
+    return completeAndAnswer(ctx, session, result, request);
   });
 
   // USB DSC: the desktop signs the prepared bytes with the token and uploads the result.
@@ -114,8 +94,6 @@ export function signerRoutes(app: App, ctx: Context): void {
     if (!Buffer.isBuffer(request.body)) throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
     const session = await resolveSession(ctx, request.params.token);
     const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request));
-    if (result.envelopeFinished) await completeNow(ctx, session.envelopeId, request);
-    const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
-    return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
+    return completeAndAnswer(ctx, session, result, request);
   });
 }
