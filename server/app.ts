@@ -21,6 +21,8 @@ import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 import { jobRoutes } from './routes/legacy/jobs.js';
 import { mailRoutes } from './routes/legacy/mail.js';
+import { webhookRoutes } from './routes/legacy/webhooks.js';
+import { webhookOpenApi } from './http/schemas/webhooks.js';
 import { legacyDocumentRoutes } from './routes/legacy/documents.js';
 import { usageRoutes } from './routes/legacy/usage.js';
 import { installRateLimit } from './http/rate-limit.js';
@@ -90,6 +92,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
       description: 'Envelopes, documents, fields and recipients. Authenticate with the X-Api-Key header. Errors are application/problem+json; see docs/errors.md.',
       serverUrl: `${ctx.config.baseUrl}${API_BASE}`,
       version: VERSION,
+      webhooks: webhookOpenApi(),
     });
     envelopeRoutes(v1, ctx);
     workflowRoutes(v1, ctx);
@@ -104,12 +107,14 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
       description: 'Account management (login, API keys) and the document-id based calls. Paths end in a slash.',
       serverUrl: `${ctx.config.baseUrl}${LEGACY_BASE}`,
       version: VERSION,
+      webhooks: webhookOpenApi(),
     });
     authRoutes(legacy, ctx);
     apiKeyRoutes(legacy, ctx);
     accountSettingsRoutes(legacy, ctx);
     mailRoutes(legacy, ctx);
     jobRoutes(legacy, ctx);
+    webhookRoutes(legacy, ctx);
     legacyDocumentRoutes(legacy, ctx, LEGACY_BASE);
     usageRoutes(legacy, ctx);
   }, { prefix: LEGACY_BASE });

@@ -40,6 +40,10 @@ export interface Config {
   readonly sealPkcs11: { readonly module: string; readonly token: string | undefined; readonly certId: string; readonly pin: string } | undefined;
   /** Allow fetches for untrusted URLs (revocation data, later document URLs) to reach private and loopback addresses. */
   readonly fetchAllowPrivate: boolean;
+  /** Allow webhook URLs on private and loopback addresses, and plain http (LANs, tests). */
+  readonly webhookAllowPrivate: boolean;
+  /** After a webhook secret rotation the old secret keeps signing alongside the new one this long. */
+  readonly webhookSecretOverlapHours: number;
   /** Requests per minute per API key (burst limit, both APIs); 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
 }
@@ -142,6 +146,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     sealP12: text(env, 'MOHAR_SEAL_P12') === undefined ? undefined : resolve(cwd, text(env, 'MOHAR_SEAL_P12')!),
     sealP12Passphrase: env.MOHAR_SEAL_P12_PASSPHRASE,
     fetchAllowPrivate: flag(env, 'MOHAR_FETCH_ALLOW_PRIVATE'),
+    webhookAllowPrivate: flag(env, 'MOHAR_WEBHOOK_ALLOW_PRIVATE'),
+    webhookSecretOverlapHours: integer(env, 'MOHAR_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 720),
     sealPkcs11: sealPkcs11(env, cwd),
     rateLimitPerMinute: integer(env, 'MOHAR_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
   };

@@ -15,6 +15,7 @@ import { sealSource, type SealSource } from './seal/load-seal.js';
 import { JobRunner, type JobLogger } from './jobs/runner.js';
 import { mailJobHandlers } from './mail/send.js';
 import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
+import { webhookWorkerFor } from './webhooks/worker.js';
 
 /** How long an authenticated API key is trusted without asking the database (SQLite only). */
 const KEY_CACHE_MS = 5_000;
@@ -79,6 +80,9 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   const { app, inFlight } = await buildServerApp(runtime.ctx);
   const runner = jobRunnerFor(runtime.ctx, { logger: app.log });
   runner.start();
+  // Webhooks have their own worker: deliveries never wait behind mail or completion jobs.
+  const webhooks = webhookWorkerFor(runtime.ctx, { logger: app.log });
+  webhooks.start();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -90,6 +94,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
       await app.close();
       await inFlight.drain();
       await runner.stop({ timeoutMs: 30_000 });
+      await webhooks.stop({ timeoutMs: 15_000 });
       await runtime.close();
     },
   };

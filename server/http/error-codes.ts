@@ -109,6 +109,13 @@ export const ERROR_CODES = {
   seal_key_unreadable: { status: 503, title: 'The seal key cannot be read' },
   seal_expired: { status: 503, title: 'The seal certificate is not valid now' },
 
+  // Webhooks
+  invalid_webhook_url: { status: 422, title: 'The webhook URL cannot be used' },
+  webhook_not_registered: { status: 404, title: 'No webhook is registered' },
+  webhook_disabled: { status: 409, title: 'The webhook is disabled' },
+  webhook_delivery_not_found: { status: 404, title: 'Webhook delivery not found' },
+  webhook_delivery_in_progress: { status: 409, title: 'An attempt of this delivery is in flight' },
+
   // Audit trail
   audit_chain_broken: { status: 500, title: 'The envelope audit trail does not verify' },
 

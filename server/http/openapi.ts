@@ -11,6 +11,8 @@ export interface OpenApiScope {
   readonly description: string;
   readonly serverUrl: string;
   readonly version: string;
+  /** OpenAPI 3.1 `webhooks`: the requests Mohar sends to the integrator's receiver. */
+  readonly webhooks?: Record<string, unknown>;
 }
 
 export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<void> {
@@ -19,6 +21,7 @@ export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<vo
       openapi: '3.1.0',
       info: { title: scope.title, description: scope.description, version: scope.version },
       servers: [{ url: scope.serverUrl }],
+      ...(scope.webhooks ? { webhooks: scope.webhooks } : {}),
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'account API key (qsk_live_… / qsk_test_…); keep it on your server' },

@@ -7,35 +7,90 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import type { HttpTransport } from '../../pdf/sign/ports.js';
-import { isPublicAddress } from './address-policy.js';
+import { classifyAddress, isPublicAddress } from './address-policy.js';
 
 export interface GuardedTransportOptions {
   readonly allowPrivate?: boolean;
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
+  /** Name resolution (default: the system resolver); tests inject names that resolve to chosen addresses. */
+  readonly resolve?: Resolver;
 }
 
 export class OutboundRefused extends Error {}
 
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+/** Every address a host name resolves to. */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+/** Which addresses may be connected to. */
+export type AddressPolicy = (address: string) => boolean;
+
+export const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) => dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+
+/** Public addresses only, or (operator's setting for LANs and tests) any address. */
+export function addressPolicy(allowPrivate: boolean): AddressPolicy {
+  return allowPrivate ? () => true : isPublicAddress;
+}
+
+function refusal(hostname: string, address: string): OutboundRefused {
+  const category = classifyAddress(address) ?? 'refused by policy';
+  return new OutboundRefused(hostname === address ? `${address} is not a public address (${category})` : `${hostname} resolves to ${address}, which is not a public address (${category})`);
+}
+
+/**
+ * A socket lookup that refuses names resolving to any address the policy refuses: the address the socket
+ * then connects to is one this check passed, so DNS cannot change between check and connect.
+ */
+export function guardedLookup(policy: AddressPolicy, resolve: Resolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const list = addresses as LookupAddress[];
-      const refused = list.find((a) => !allowPrivate && !isPublicAddress(a.address));
-      if (refused || list.length === 0) return callback(new OutboundRefused(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-      return callback(null, list[0]!.address, list[0]!.family);
-    });
+    resolve(hostname).then(
+      (list) => {
+        const family = (options as { family?: number | string }).family;
+        const wanted = family === 4 || family === 6 ? list.filter((a) => a.family === family) : list;
+        const refused = wanted.find((a) => !policy(a.address));
+        if (refused) return callback(refusal(hostname, refused.address), '', 0);
+        if (wanted.length === 0) return callback(new OutboundRefused(`${hostname} resolves to no address`), '', 0);
+        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
+        return callback(null, wanted[0]!.address, wanted[0]!.family);
+      },
+      (error: Error) => callback(error as NodeJS.ErrnoException, '', 0),
+    );
   };
+}
+
+/** A URL host that is an IP literal (no DNS happens for it, so the lookup above never sees it), unbracketed. */
+export function literalAddress(hostname: string): string | undefined {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  return isIP(bare) === 0 ? undefined : bare;
+}
+
+/** The refusal for an IP-literal host the policy does not allow, checked before connecting. */
+export function refuseLiteral(hostname: string, policy: AddressPolicy): OutboundRefused | undefined {
+  const literal = literalAddress(hostname);
+  return literal !== undefined && !policy(literal) ? refusal(literal, literal) : undefined;
+}
+
+/**
+ * Checks the address a socket is (or gets) connected to: covers IP literals, which skip the lookup, and
+ * is a second look at the address actually reached. Destroys the socket when the policy refuses it.
+ */
+export function guardSocket(socket: Socket, policy: AddressPolicy): void {
+  const check = (): void => {
+    const address = socket.remoteAddress;
+    if (address !== undefined && !policy(address)) socket.destroy(refusal(address, address));
+  };
+  if (socket.remoteAddress !== undefined) check();
+  else socket.once('connect', check);
 }
 
 export function guardedTransport(options: GuardedTransportOptions = {}): HttpTransport {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
-  const lookup = guardedLookup(options.allowPrivate ?? false);
+  const policy = addressPolicy(options.allowPrivate ?? false);
+  const lookup = guardedLookup(policy, options.resolve);
   return ({ url, body, contentType, accept }) =>
     new Promise<Uint8Array>((resolve, reject) => {
       const target = new URL(url);
@@ -67,6 +122,7 @@ export function guardedTransport(options: GuardedTransportOptions = {}): HttpTra
         response.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
         response.on('error', reject);
       });
+      request.on('socket', (socket) => guardSocket(socket, policy));
       request.on('timeout', () => request.destroy(new Error(`${url} did not answer within ${timeoutMs} ms`)));
       request.on('error', reject);
       request.end(body ? Buffer.from(body) : undefined);

@@ -227,6 +227,10 @@ export interface Database {
   outbox_mail: OutboxMailTable;
   seal_keys: SealKeysTable;
   audit_events: AuditEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_bindings: WebhookBindingsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   legacy_documents: LegacyDocumentsTable;
   usage_counters: UsageCountersTable;
   rate_limit_counters: RateLimitCountersTable;
@@ -333,4 +337,79 @@ export interface OutboxMailTable {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+}
+
+export type WebhookEndpointKind = 'account' | 'sandbox';
+export type WebhookEndpointStatus = 'active' | 'disabled';
+
+/** A webhook receiver (server/webhooks): the account's registered one, or a sandbox request's own. */
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  kind: WebhookEndpointKind;
+  url: string;
+  /** The signing secret, encrypted with the secret box (server/seal/secret-box.ts). */
+  secret: string;
+  /** After a rotation: the old secret (encrypted), signing alongside until previous_secret_expires_at. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  status: WebhookEndpointStatus;
+  /** Why it was disabled (e.g. the receiver answered 410 Gone). */
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Sends an envelope's events of one type ('*' = all) to an endpoint besides the account's own. */
+export interface WebhookBindingsTable {
+  envelope_id: string;
+  endpoint_id: string;
+  event_type: string;
+  created_at: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'dead' | 'paused';
+
+/** One event to one endpoint: claimed with a lease, retried on a schedule, dead after the last attempt. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  account_id: string;
+  envelope_id: string | null;
+  /** The event's per-envelope sequence (deliveries of one envelope go out in this order). */
+  sequence: number;
+  event_type: string;
+  status: WebhookDeliveryStatus;
+  /** Attempts started so far (counted when claimed). */
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+/** The delivery log: one row per HTTP attempt. */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  account_id: string;
+  url: string;
+  attempt: number;
+  /** null when no HTTP answer came (refused address, timeout, connection error). */
+  status_code: number | null;
+  success: number;
+  duration_ms: number;
+  error: string | null;
+  started_at: string;
+  finished_at: string;
 }

@@ -1,11 +1,13 @@
 /**
  * The event outbox: every state change writes its event in the same transaction, with a sequence that
- * increases per envelope so receivers can order them. The webhook worker delivers them later.
+ * increases per envelope so receivers can order them. The webhook deliveries are queued with the event
+ * (server/webhooks/fan-out.ts) and the webhook worker sends them.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { appendAudit } from '../../audit/index.js';
+import { queueDeliveries } from '../../webhooks/fan-out.js';
 
 export const EVENT_TYPES = [
   'envelope.sent',
@@ -56,6 +58,8 @@ export async function recordEvent(trx: Kysely<Database>, accountId: string, enve
     .executeTakeFirstOrThrow();
   const event: RecordedEvent = { id: randomUUID(), type, created_at: at, account_id: accountId, sequence, data };
   await trx.insertInto('events').values({ id: event.id, account_id: accountId, envelope_id: envelopeId, type, sequence, payload: JSON.stringify(event), created_at: at }).execute();
+  // The webhook deliveries of the event, in the same transaction: a committed event is always queued.
+  await queueDeliveries(trx, { id: event.id, account_id: accountId, envelope_id: envelopeId, type, sequence, created_at: at });
   await appendAudit(trx, { envelopeId, accountId, actorType: actor.type, actorId: actor.id ?? null, action: type, details: { event_id: event.id, ...(actor.details ?? {}) }, at });
   return event;
 }

@@ -10,6 +10,7 @@ import * as m0003 from './0003_jobs_mail.js';
 import * as m0004 from './0004_audit.js';
 import * as m0005 from './0005_seal.js';
 import * as m0006 from './0006_workflow.js';
+import * as m0007 from './0007_webhooks.js';
 import * as m0008 from './0008_legacy.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -19,6 +20,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004_audit': m0004,
   '0005_seal': m0005,
   '0006_workflow': m0006,
+  '0007_webhooks': m0007,
   '0008_legacy': m0008,
 };
 
