@@ -1,0 +1,91 @@
+/** The signer API ({api_base}/signing/{token}): the only server the page talks to. */
+import type { ActResult, FieldValue, SignerView } from './types';
+
+export const API_BASE = '/backend/api/v1';
+
+/** A problem+json answer: `code` is the stable reason (docs/errors.md). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly problem: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** Field ids named by an invalid_field_values answer (paths like /fields/{id}). */
+  fieldIds(): string[] {
+    const errors = Array.isArray(this.problem.errors) ? (this.problem.errors as { path?: string }[]) : [];
+    return errors.map((e) => /^\/fields\/(.+)$/.exec(e.path ?? '')?.[1]).filter((id): id is string => id !== undefined);
+  }
+}
+
+async function check(response: Response): Promise<Response> {
+  if (response.ok) return response;
+  let problem: Record<string, unknown> = {};
+  try {
+    problem = (await response.json()) as Record<string, unknown>;
+  } catch {
+    // not JSON: a proxy or network failure page
+  }
+  const code = typeof problem.code === 'string' ? problem.code : 'http_error';
+  const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${response.status}`;
+  throw new ApiError(response.status, code, detail, problem);
+}
+
+async function request(url: string, init: RequestInit = {}): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url, { credentials: 'omit', cache: 'no-store', ...init });
+  } catch (error) {
+    throw new ApiError(0, 'network_error', error instanceof Error ? error.message : String(error));
+  }
+  return check(response);
+}
+
+export interface SignBody {
+  action: 'sign' | 'review' | 'approve' | 'decline';
+  consent?: boolean;
+  fields?: Record<string, FieldValue>;
+  signature?: { kind: 'drawn' | 'typed' | 'uploaded'; image_png?: string; text?: string };
+  decline_reason?: string;
+}
+
+export interface SignerApi {
+  view(): Promise<SignerView>;
+  documentBytes(documentId: string): Promise<Uint8Array>;
+  act(body: SignBody): Promise<ActResult>;
+  prepared(documentId: string, fields: Record<string, FieldValue>): Promise<{ bytes: Uint8Array; fieldName: string }>;
+  uploadSigned(documentId: string, bytes: Uint8Array): Promise<ActResult>;
+  downloadUrl(documentId: string): string;
+}
+
+export function signerApi(token: string): SignerApi {
+  const base = `${API_BASE}/signing/${encodeURIComponent(token)}`;
+  const json = { 'content-type': 'application/json' };
+  return {
+    async view() {
+      return (await (await request(base)).json()) as SignerView;
+    },
+    async documentBytes(documentId) {
+      return new Uint8Array(await (await request(`${base}/documents/${documentId}`)).arrayBuffer());
+    },
+    async act(body) {
+      return (await (await request(base, { method: 'POST', headers: json, body: JSON.stringify(body) })).json()) as ActResult;
+    },
+    async prepared(documentId, fields) {
+      const url = `${base}/documents/${documentId}/prepared`;
+      const response = Object.keys(fields).length > 0 ? await request(url, { method: 'POST', headers: json, body: JSON.stringify({ fields }) }) : await request(url);
+      return { bytes: new Uint8Array(await response.arrayBuffer()), fieldName: decodeURIComponent(response.headers.get('x-mohar-signature-field') ?? '') };
+    },
+    async uploadSigned(documentId, bytes) {
+      const body = new Blob([bytes as BlobPart], { type: 'application/pdf' });
+      return (await (await request(`${base}/documents/${documentId}/signed`, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body })).json()) as ActResult;
+    },
+    downloadUrl(documentId) {
+      return `${base}/documents/${documentId}/download`;
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * pdf.js, loaded on demand (the link-state pages never need it). The worker is its own hashed asset; eval is
+ * off so the page's CSP needs no 'unsafe-eval'.
+ */
+import { AnnotationMode, getDocument, GlobalWorkerOptions, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist';
+import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+
+GlobalWorkerOptions.workerSrc = workerUrl;
+
+export type { PDFDocumentProxy, PDFPageProxy };
+
+export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+  return getDocument({ data: bytes, isEvalSupported: false, enableXfa: false, stopAtErrors: false }).promise;
+}
+
+/**
+ * Draws a page at `scale` CSS pixels per PDF point into the canvas, sharp on high-density screens. Annotations
+ * are drawn too (AnnotationMode.ENABLE): earlier signatures and filled form fields show as the PDF has them.
+ */
+export function renderPage(page: PDFPageProxy, canvas: HTMLCanvasElement, scale: number): { promise: Promise<void>; cancel(): void } {
+  const ratio = Math.min(window.devicePixelRatio || 1, 3);
+  const viewport = page.getViewport({ scale: scale * ratio });
+  canvas.width = Math.floor(viewport.width);
+  canvas.height = Math.floor(viewport.height);
+  const task = page.render({ canvas, viewport, annotationMode: AnnotationMode.ENABLE });
+  return { promise: task.promise, cancel: () => task.cancel() };
+}

@@ -1,0 +1,139 @@
+/**
+ * The hosted signing page (renderer/, built by Vite into renderer/dist): GET /sign/{token} answers its
+ * index.html, GET /sign/assets/{file} its hashed assets (cached for a year; the pdf.js worker is one of them).
+ *
+ * Headers: the page's own Content-Security-Policy, and frame-ancestors from the link's signing session: the
+ * allowed origin of an embedded session, 'none' for every other link. The same origin is written into the
+ * HTML (meta mohar-embed-origin) so the page posts its messages to that origin only. The token is in the
+ * URL, so nothing is cached and no Referer leaves the page.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import type { FastifyReply } from 'fastify';
+import type { Context } from '../domain/context.js';
+import { embeddingOrigin } from '../domain/workflow/sessions.js';
+import type { App } from './types.js';
+
+/** renderer/dist of this installation: the folder beside package.json, from source (tsx) or from dist/. */
+export function defaultSigningPageDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'renderer', 'dist');
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.wasm': 'application/wasm',
+};
+const gzip = promisify(gzipCallback);
+const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.svg']);
+const ASSET_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
+
+/** The page's policy: its own scripts, styles, fonts and worker; images from data:/blob: (signatures, pdf.js). */
+export function signingPagePolicy(frameOrigin: string | null): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "worker-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${frameOrigin ?? "'none'"}`,
+  ].join('; ');
+}
+
+const MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing page not built</title></head>
+<body style="font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<h1>The signing page has not been built</h1>
+<p>This server has no <code>renderer/dist</code>. Build it with <code>npm run build</code> (or <code>npx vite build renderer</code>) and reload.</p>
+</body></html>`;
+
+interface Asset {
+  readonly body: Buffer;
+  readonly gzip: Buffer | null;
+  readonly type: string;
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function signingPageRoutes(app: App, ctx: Context, options: { dir?: string } = {}): void {
+  const dir = options.dir ?? defaultSigningPageDir();
+  let index: string | null = null;
+  const assets = new Map<string, Promise<Asset | null>>();
+  let warned = false;
+
+  async function loadIndex(): Promise<string | null> {
+    if (index !== null) return index;
+    try {
+      index = await readFile(join(dir, 'index.html'), 'utf8');
+    } catch {
+      if (!warned) app.log.warn({ dir }, 'the signing page is not built: /sign/{token} answers 503 until renderer/dist exists (npm run build)');
+      warned = true;
+    }
+    return index;
+  }
+
+  function loadAsset(name: string): Promise<Asset | null> {
+    let pending = assets.get(name);
+    if (!pending) {
+      pending = readFile(join(dir, 'assets', name)).then(
+        async (body) => ({ body, type: TYPES[extname(name)] ?? 'application/octet-stream', gzip: COMPRESSIBLE.has(extname(name)) ? await gzip(body, { level: 9 }) : null }),
+        () => null,
+      );
+      // Only found files stay cached: a later build may add the missing one.
+      void pending.then((asset) => asset ?? assets.delete(name));
+      assets.set(name, pending);
+    }
+    return pending;
+  }
+
+  const pageHeaders = (reply: FastifyReply, frameOrigin: string | null) => {
+    reply
+      .header('Content-Security-Policy', signingPagePolicy(frameOrigin))
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Referrer-Policy', 'no-referrer')
+      .header('Cache-Control', 'no-store')
+      .header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()');
+    if (!frameOrigin) reply.header('X-Frame-Options', 'DENY');
+  };
+
+  app.get<{ Params: { token: string } }>('/sign/:token', { schema: { hide: true } }, async (request, reply) => {
+    const frameOrigin = TOKEN.test(request.params.token) ? await embeddingOrigin(ctx, request.params.token) : null;
+    pageHeaders(reply, frameOrigin);
+    const html = await loadIndex();
+    if (html === null) return reply.code(503).type('text/html; charset=utf-8').send(MISSING);
+    const meta = frameOrigin ? `<meta name="mohar-embed-origin" content="${escapeAttribute(frameOrigin)}" />\n  ` : '';
+    return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}</head>`));
+  });
+
+  app.get<{ Params: { file: string } }>('/sign/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const name = request.params.file;
+    const asset = ASSET_NAME.test(name) && !name.startsWith('.') ? await loadAsset(name) : null;
+    if (!asset) return reply.callNotFound();
+    const gzipped = asset.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+    reply
+      .type(asset.type)
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Cross-Origin-Resource-Policy', 'same-origin');
+    if (asset.gzip) reply.header('Vary', 'Accept-Encoding');
+    if (gzipped) reply.header('Content-Encoding', 'gzip');
+    return reply.send(gzipped ? asset.gzip : asset.body);
+  });
+}

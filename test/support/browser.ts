@@ -1,0 +1,73 @@
+/**
+ * End-to-end helpers: Debian's Chromium through playwright-core (one browser per test file), a test server
+ * listening on loopback, screenshots kept under test-results/e2e/, and tiny parent pages on other ports for
+ * the embedding tests.
+ *
+ *   const browser = await launchChromium();
+ *   const origin = await listenOnLoopback(server);       // http://127.0.0.1:PORT
+ *   await page.goto(onServer(origin, signing_url));       // signing_url carries MOHAR_BASE_URL's origin
+ *   await shots.take(page, 'filled');                     // test-results/e2e/<suite>/01-filled.png
+ */
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { TestServer } from './server.js';
+
+export const CHROMIUM = process.env.MOHAR_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const RESULTS = new URL('../../test-results/e2e/', import.meta.url).pathname;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** Makes the test server's app listen on 127.0.0.1 (a free port); returns its origin. Closed by server.close(). */
+export async function listenOnLoopback(server: TestServer): Promise<string> {
+  await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.app.server.address() as AddressInfo;
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** The same path on the listening server (links are built with the configured MOHAR_BASE_URL). */
+export function onServer(origin: string, url: string): string {
+  const parsed = new URL(url);
+  return `${origin}${parsed.pathname}${parsed.search}`;
+}
+
+/** Numbered screenshots of one suite's steps. */
+export function screenshots(suite: string) {
+  const dir = join(RESULTS, suite);
+  mkdirSync(dir, { recursive: true });
+  let n = 0;
+  return {
+    dir,
+    async take(page: Page, step: string, fullPage = false): Promise<string> {
+      const file = join(dir, `${String(++n).padStart(2, '0')}-${step}.png`);
+      await page.screenshot({ path: file, fullPage });
+      return file;
+    },
+  };
+}
+
+/** A one-page HTTP server (a parent page that embeds the signing page); its origin differs by port. */
+export async function servePage(html: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Failures the page logged: console errors and uncaught exceptions (CSP violations show up here). */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
