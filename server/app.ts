@@ -12,6 +12,7 @@ import { installProblemHandlers } from './http/problem.js';
 import { apiKeyRoutes } from './routes/legacy/api-keys.js';
 import { authRoutes } from './routes/legacy/auth.js';
 import { landingRoutes } from './routes/landing.js';
+import { signingPageRoutes } from './routes/signing-page.js';
 import type { App } from './routes/types.js';
 import { documentRoutes } from './routes/v1/documents.js';
 import { envelopeRoutes } from './routes/v1/envelopes.js';
@@ -120,5 +121,6 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   }, { prefix: LEGACY_BASE });
 
   landingRoutes(app);
+  signingPageRoutes(app, ctx);
   return { app, inFlight };
 }
