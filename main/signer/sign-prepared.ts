@@ -34,6 +34,8 @@ function stillInserted(tokens: FoundToken[], wanted: FoundToken): FoundToken | u
 export async function signPrepared(settings: SigningSettings, request: unknown): Promise<BridgeResult<SignPreparedResult>> {
   let phase: SigningPhase = 'before-pin';
   let busyKey: string | undefined;
+  // The PIN's only home: handed to signSha256 once, dropped in `finally` whatever happens.
+  let secret: string | null | undefined;
   try {
     const valid = validateRequest(request, settings.maxPdfBytes);
     const found = await settings.tokens.find(valid.slotId);
@@ -49,7 +51,7 @@ export async function signPrepared(settings: SigningSettings, request: unknown):
     if (!chosen.view.usableForSigning) throw new DesktopFailure('certificate_not_usable', `This certificate cannot sign: ${chosen.view.problems.join(' ')}`);
     if (found.token.flags.pinLocked) throw new DesktopFailure('pin_locked', 'The token PIN is locked. Unblock it with the token vendor\'s tool (SO PIN); nothing was signed.');
 
-    const pin = await settings.pinPrompt.askPin({
+    secret = await settings.pinPrompt.askPin({
       token: { label: found.token.label, serialNumber: found.token.serial, moduleName: found.moduleName },
       certificate: { subject: chosen.view.subject, issuer: chosen.view.issuer, notAfter: chosen.view.notAfter },
       documentName: valid.documentName,
@@ -57,12 +59,11 @@ export async function signPrepared(settings: SigningSettings, request: unknown):
       finalTry: found.token.flags.pinFinalTry,
     });
     phase = 'after-pin';
-    if (pin === null) throw new DesktopFailure('pin_cancelled', 'Signing was cancelled; nothing was signed.');
+    if (secret === null) throw new DesktopFailure('pin_cancelled', 'Signing was cancelled; nothing was signed.');
     const present = stillInserted(await settings.tokens.tokens(), found);
     if (!present) throw new DesktopFailure('token_removed', 'The token was removed before signing finished. Insert it and sign again; nothing was signed.');
 
     const certificate = chosen.native;
-    let secret: string | undefined = pin;
     const provider: SignatureProvider = {
       certificate: certificate.der,
       chain: buildChain(certificate.der, all.filter((c) => c.fingerprintSha256 !== certificate.fingerprintSha256).map((c) => c.der)),
@@ -70,33 +71,30 @@ export async function signPrepared(settings: SigningSettings, request: unknown):
       async sign(data) {
         const once = secret;
         secret = undefined;
-        if (once === undefined) throw new DesktopFailure('signing_failed', 'The PIN was asked for one signature only.');
+        if (typeof once !== 'string') throw new DesktopFailure('signing_failed', 'The PIN was asked for one signature only.');
         const result = await present.module.signSha256({ token: selectorOf(present.token), certFingerprint: certificate.fingerprintSha256, pin: once, data, now: settings.now() });
         return result.signature;
       },
     };
     const signingTime = settings.now();
-    try {
-      const signed = await signPades(valid.pdf, provider, {
-        level: settings.level,
-        field: { name: valid.fieldName },
-        signingTime,
-        timeZoneOffsetMinutes: -signingTime.getTimezoneOffset(),
-        name: certificate.subjectCommonName ?? certificate.subject,
-        ...(valid.reason ? { reason: valid.reason } : {}),
-        ...(valid.location ? { location: valid.location } : {}),
-        ...(settings.timestamp ? { tsaUrl: settings.timestamp.tsaUrl, transport: settings.timestamp.transport } : {}),
-      });
-      if (!signed.bytes.subarray(0, valid.pdf.length).equals(valid.pdf)) throw new DesktopFailure('signing_failed', 'The signed PDF does not keep the prepared bytes intact.');
-      return ok({ pdfBase64: signed.bytes.toString('base64'), signerSubject: certificate.subject, signedAt: signingTime.toISOString() });
-    } finally {
-      secret = undefined;
-    }
+    const signed = await signPades(valid.pdf, provider, {
+      level: settings.level,
+      field: { name: valid.fieldName },
+      signingTime,
+      timeZoneOffsetMinutes: -signingTime.getTimezoneOffset(),
+      name: certificate.subjectCommonName ?? certificate.subject,
+      ...(valid.reason ? { reason: valid.reason } : {}),
+      ...(valid.location ? { location: valid.location } : {}),
+      ...(settings.timestamp ? { tsaUrl: settings.timestamp.tsaUrl, transport: settings.timestamp.transport } : {}),
+    });
+    if (!signed.bytes.subarray(0, valid.pdf.length).equals(valid.pdf)) throw new DesktopFailure('signing_failed', 'The signed PDF does not keep the prepared bytes intact.');
+    return ok({ pdfBase64: signed.bytes.toString('base64'), signerSubject: certificate.subject, signedAt: signingTime.toISOString() });
   } catch (error) {
     const desktop = toDesktopError(error, phase);
     if (desktop.code === 'pin_incorrect' && busyKey !== undefined) return pinIncorrect(settings, busyKey, desktop.triesLeft ?? null);
     return failed(desktop.code, desktop.message, desktop.triesLeft);
   } finally {
+    secret = undefined;
     if (busyKey !== undefined) settings.busy.delete(busyKey);
   }
 }
