@@ -24,7 +24,6 @@ export interface TestReceiver {
 export async function startReceiver(host = '127.0.0.1'): Promise<TestReceiver> {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
-  let server: Server;
   let requests = 0;
   const receiver: TestReceiver = {
     url: '',
@@ -43,7 +42,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<TestReceiver> {
       server.close(() => resolve());
     }),
   };
-  server = createServer((request, response) => {
+  const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', () => {
