@@ -44,7 +44,7 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   // Several PostgreSQL instances could not tell each other, so there the cache is off.
   const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
   const seal = options.seal ?? sealSource({ db: storage.db, config, now });
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, blobs, config, pdf, now, keyCache, seal };
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), blobs, config, pdf, now, keyCache, seal };
   return {
     ctx,
     async close() {

@@ -47,19 +47,24 @@ export function canonicalJson(value: unknown): string {
   return writeCanonical(JSON.parse(text));
 }
 
-/** The exact text that is hashed for a row (every column except `hash`). */
+/** The columns that are hashed (every one but `hash`), in canonical (sorted) order. */
+const HASHED_COLUMNS = ['account_id', 'action', 'actor_id', 'actor_type', 'at', 'details', 'envelope_id', 'prev_hash', 'seq'] as const;
+
+/**
+ * The exact text that is hashed for a row (every column except `hash`): canonicalJson of those columns.
+ * Every create writes a row, so the usual case (strings, numbers, null) is written directly, which gives
+ * the same text without canonicalJson's JSON round trip; anything else takes canonicalJson itself.
+ */
 export function hashInput(row: Omit<AuditRow, 'hash'>): string {
-  return canonicalJson({
-    account_id: row.account_id,
-    action: row.action,
-    actor_id: row.actor_id,
-    actor_type: row.actor_type,
-    at: row.at,
-    details: row.details,
-    envelope_id: row.envelope_id,
-    prev_hash: row.prev_hash,
-    seq: row.seq,
-  });
+  let text = '{';
+  for (const column of HASHED_COLUMNS) {
+    const value: unknown = row[column];
+    if (value !== null && typeof value !== 'string' && typeof value !== 'number') {
+      return canonicalJson(Object.fromEntries(HASHED_COLUMNS.map((c) => [c, row[c]])));
+    }
+    text += `${text.length === 1 ? '' : ','}"${column}":${JSON.stringify(value)}`;
+  }
+  return `${text}}`;
 }
 
 export function hashAuditRow(row: Omit<AuditRow, 'hash'>): string {

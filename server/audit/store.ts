@@ -117,6 +117,28 @@ async function appendIn(trx: Kysely<Database>, p: Prepared): Promise<AuditRow> {
   return row;
 }
 
+/**
+ * The first row of a new envelope's chain (seq 1, after the genesis hash), for the transaction that
+ * inserts the envelope: no one else can append to an envelope that is not committed yet, so this needs
+ * neither the lock nor the read of the last row that appendAudit makes. The caller inserts the row.
+ * Throws internal_error for a malformed entry, as appendAudit does.
+ */
+export function firstAuditRow(entry: AuditEntry & { readonly accountId: string }): AuditRow {
+  const p = prepare(entry);
+  const unhashed: Omit<AuditRow, 'hash'> = {
+    envelope_id: p.envelopeId,
+    seq: 1,
+    account_id: entry.accountId,
+    at: p.at,
+    actor_type: p.actorType,
+    actor_id: p.actorId,
+    action: p.action,
+    details: p.details,
+    prev_hash: GENESIS_HASH,
+  };
+  return { ...unhashed, hash: hashAuditRow(unhashed) };
+}
+
 function isRace(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return isUniqueViolation(error) || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'));

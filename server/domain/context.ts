@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blobs.js';
 import type { DialectName } from '../storage/connect.js';
+import type { SqliteFastPath } from '../storage/sqlite-fast-path.js';
 import type { Database } from '../storage/schema.js';
 import type { PdfInspector } from './documents/pdf-inspector.js';
 import type { KeyIdentity } from './keys/api-keys.js';
@@ -12,6 +13,8 @@ import type { SignatureProvider } from '../../pdf/sign/ports.js';
 export interface Context {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
+  /** SQLite only: prepared statements and group commit for the hottest calls (storage/sqlite-fast-path.ts). */
+  readonly sqlite?: SqliteFastPath;
   readonly blobs: BlobStore;
   readonly config: Config;
   readonly pdf: PdfInspector;

@@ -8,12 +8,15 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { SqliteFastPath } from './sqlite-fast-path.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 export interface Storage {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
+  /** Prepared statements and group commit on the SQLite connection (sqlite-fast-path.ts); none on PostgreSQL. */
+  readonly sqlite?: SqliteFastPath;
   close(): Promise<void>;
 }
 
@@ -40,7 +43,7 @@ export function connectStorage(options: ConnectOptions): Storage {
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', sqlite: new SqliteFastPath(file, db), close: () => db.destroy() };
 }
 
 const STATEMENT_CACHE_SIZE = 500;

@@ -1,9 +1,13 @@
-/** POST /envelopes: a draft with optional recipients, in one transaction. */
+/**
+ * POST /envelopes: a draft with optional recipients and the first row of its audit trail, in one
+ * transaction. On SQLite the same rows go through the fast path (storage/sqlite-fast-path.ts): prepared
+ * statements, and one commit shared with the other creates of the same moment (group commit).
+ */
 import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
 import type { EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
-import { appendAudit } from '../../audit/index.js';
+import { firstAuditRow } from '../../audit/index.js';
 import { iso, type Context } from '../context.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
@@ -52,12 +56,22 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     pades_level: null,
     certificate_sha256: null,
   };
+  const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length }, at });
   try {
-    await ctx.db.transaction().execute(async (trx) => {
-      await trx.insertInto('envelopes').values(envelope).execute();
-      if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
-      await appendAudit(trx, { envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length }, at });
-    });
+    const fast = ctx.sqlite;
+    if (fast) {
+      await fast.write(() => {
+        fast.insert('envelopes', envelope);
+        for (const recipient of recipients) fast.insert('recipients', recipient);
+        fast.insert('audit_events', audit);
+      });
+    } else {
+      await ctx.db.transaction().execute(async (trx) => {
+        await trx.insertInto('envelopes').values(envelope).execute();
+        if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
+        await trx.insertInto('audit_events').values(audit).execute();
+      });
+    }
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new MoharError('external_id_conflict', `an envelope with external_id "${input.external_id}" exists already in this account`);

@@ -48,6 +48,22 @@ describe('row hash', () => {
     assert.equal(hashInput(row), text);
     assert.equal(row.hash, createHash('sha256').update(text).digest('hex'));
   });
+  test('is canonicalJson of the hashed columns, also for strings JSON must escape and for odd values', () => {
+    const canonical = (row: Omit<AuditRow, 'hash'>): string =>
+      canonicalJson({ account_id: row.account_id, action: row.action, actor_id: row.actor_id, actor_type: row.actor_type, at: row.at, details: row.details, envelope_id: row.envelope_id, prev_hash: row.prev_hash, seq: row.seq });
+    const base = chain(1)[0]!;
+    const odd = ['"quoted" \\ back', 'line\nbreak\ttab\u0000nul', 'राम 😀', '\ud800 lone surrogate', '\u2028\u2029', ''];
+    for (const text of odd) {
+      for (const row of [{ ...base, account_id: text }, { ...base, actor_id: text }, { ...base, details: canonicalJson({ reason: text }) }]) {
+        assert.equal(hashInput(row), canonical(row));
+      }
+    }
+    // Values a database never returns take canonicalJson itself (undefined dropped, a bigint refused).
+    for (const row of [{ ...base, actor_id: undefined }, { ...base, seq: -0 }, { ...base, seq: Number.NaN }]) {
+      assert.equal(hashInput(row as unknown as AuditRow), canonical(row as unknown as AuditRow));
+    }
+    assert.throws(() => hashInput({ ...base, seq: 1n } as unknown as AuditRow), (e) => isMoharError(e, 'internal_error'));
+  });
   test('extra properties on a row (a future column, a driver field) do not change the hash', () => {
     const row = chain(1)[0]!;
     assert.equal(hashAuditRow({ ...row, extra: 1 } as AuditRow), row.hash);

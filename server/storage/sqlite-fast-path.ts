@@ -1,0 +1,189 @@
+/**
+ * The SQLite fast path for the hottest API calls (envelope creation, status polls). See docs/decisions.md.
+ *
+ * Kysely stays the storage layer: the statements run here are SQL that Kysely compiled from the typed
+ * schema. This file only skips Kysely's per-call work (building and compiling the query, the promise hops
+ * of its connection mutex) by running a prepared statement directly on the one better-sqlite3 connection,
+ * and it lets several writes share one commit (group commit):
+ *
+ * - `write(work)`: `work` runs synchronously in its own savepoint of a transaction shared with the other
+ *   writes queued in the same turn of the event loop. Its promise settles only after that transaction
+ *   committed, so nothing is acknowledged before it is as durable as any other commit (WAL,
+ *   synchronous=NORMAL). A write that throws is rolled back to its savepoint and rejected; the others
+ *   still commit. The batch runs from BEGIN to COMMIT in one synchronous stretch while holding Kysely's
+ *   connection, so it never mixes with a Kysely transaction and nobody sees it half done.
+ * - `readNow(query)`: runs a read at once when no transaction is open on the connection. While a Kysely
+ *   transaction is open (its uncommitted rows are visible on this same connection) it returns undefined
+ *   and the caller takes the ordinary Kysely path, which waits for that transaction to end.
+ *
+ * Only for SQLite: PostgreSQL has real connections and a pool, and keeps the ordinary Kysely path.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { CompiledQuery, Insertable, Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Writes in one transaction at most; more wait for the next commit. Bounds a batch's latency. */
+const MAX_BATCH = 64;
+
+interface QueuedWrite {
+  readonly work: () => unknown;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  result?: unknown;
+}
+
+type Value = string | number | bigint | null | Buffer;
+
+export class SqliteFastPath {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly insertSql = new Map<string, string>();
+  private queue: QueuedWrite[] = [];
+  private flushScheduled = false;
+  /** Commits made and writes they carried (for tests and measurements). */
+  readonly stats = { commits: 0, writes: 0 };
+
+  constructor(
+    private readonly file: BetterSqlite3.Database,
+    private readonly db: Kysely<Database>,
+  ) {}
+
+  private statement(sql: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.file.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * Inserts one row, as Kysely's `insertInto(table).values(row)` would (same SQL, same parameters:
+   * columns in the row's key order, undefined members left out). Values must be plain: no expressions.
+   * Only inside `write()`.
+   */
+  insert<T extends keyof Database & string>(table: T, row: Insertable<Database[T]>): void {
+    const record = row as Record<string, Value | undefined>;
+    const columns = Object.keys(record).filter((column) => record[column] !== undefined);
+    const key = `${table}(${columns.join(',')})`;
+    let sql = this.insertSql.get(key);
+    if (sql === undefined) {
+      const placeholders = Object.fromEntries(columns.map((column) => [column, null]));
+      sql = this.db.insertInto(table).values(placeholders as Insertable<Database[T]>).compile().sql;
+      this.insertSql.set(key, sql);
+    }
+    this.statement(sql).run(columns.map((column) => record[column]));
+  }
+
+  /** Runs any statement Kysely compiled (`query.compile()`, with its parameters). Only inside `write()`. */
+  run(query: CompiledQuery): void {
+    this.statement(query.sql).run(query.parameters as Value[]);
+  }
+
+  /** Runs a compiled read now, or returns undefined while a transaction is open (use Kysely then). */
+  readNow<R>(query: CompiledQuery<R>): R[] | undefined {
+    if (this.file.inTransaction) return undefined;
+    return this.statement(query.sql).all(query.parameters as Value[]) as R[];
+  }
+
+  /** Runs `work` (synchronous; it may call `insert`) in the next group commit; settles after the commit. */
+  write<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // Requests whose bodies arrived in this turn of the event loop run their handlers before the
+        // check phase, so they all join this batch.
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      await this.db.connection().execute(async () => {
+        // Taken only now: writes queued while waiting for the connection join too.
+        const batch = this.queue.splice(0, MAX_BATCH);
+        this.flushScheduled = false;
+        this.commitBatch(batch);
+      });
+    } catch (error) {
+      // The connection could not be had (storage closed): nothing was written.
+      this.flushScheduled = false;
+      for (const write of this.queue.splice(0)) write.reject(error);
+    }
+    if (this.queue.length > 0 && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => void this.flush());
+    }
+  }
+
+  /**
+   * BEGIN, each write in a savepoint, COMMIT, then settle: all synchronous. Every write of the batch is
+   * settled exactly once: resolved after the commit, or rejected.
+   */
+  private commitBatch(batch: QueuedWrite[]): void {
+    let pending = batch;
+    while (pending.length > 0) {
+      if (this.file.inTransaction) {
+        // Kysely's connection is ours, so only a bug elsewhere leaves a transaction open here.
+        failAll(pending, new Error('a transaction was left open on the SQLite connection'));
+        return;
+      }
+      try {
+        this.statement('BEGIN IMMEDIATE').run();
+      } catch (error) {
+        failAll(pending, error); // another process holds the write lock beyond busy_timeout
+        return;
+      }
+      const done: QueuedWrite[] = [];
+      let next = 0;
+      try {
+        for (; next < pending.length; next++) {
+          const write = pending[next]!;
+          this.statement('SAVEPOINT fast_write').run();
+          try {
+            write.result = write.work();
+          } catch (error) {
+            if (!this.file.inTransaction) throw error;
+            this.statement('ROLLBACK TO fast_write').run();
+            this.statement('RELEASE fast_write').run();
+            write.reject(error);
+            continue;
+          }
+          this.statement('RELEASE fast_write').run();
+          done.push(write);
+        }
+        this.statement('COMMIT').run();
+      } catch (error) {
+        this.rollbackQuietly();
+        if (next < pending.length) {
+          // A write (or its savepoint) failed so that SQLite ended the whole transaction (disk full, I/O
+          // error): the writes before it are gone too. None was acknowledged, so reject only that one and
+          // run the others again in a new transaction. Each round drops one write, so this ends.
+          pending[next]!.reject(error);
+          pending = [...done, ...pending.slice(next + 1)];
+          continue;
+        }
+        failAll(done, error); // COMMIT failed: nothing of this batch was written
+        return;
+      }
+      this.stats.commits++;
+      this.stats.writes += done.length;
+      for (const write of done) write.resolve(write.result);
+      return;
+    }
+  }
+
+  private rollbackQuietly(): void {
+    if (!this.file.inTransaction) return;
+    try {
+      this.statement('ROLLBACK').run();
+    } catch {
+      // The error that brought us here is what the writers hear about.
+    }
+  }
+}
+
+function failAll(writes: readonly QueuedWrite[], error: unknown): void {
+  for (const write of writes) write.reject(error);
+}
