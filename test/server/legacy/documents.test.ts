@@ -258,6 +258,18 @@ for (const kind of DATABASES) {
       assert.equal(fields[0].width, 112);
     });
 
+    test('the legacy OpenAPI document lists the document calls', async () => {
+      const doc = (await t.server.request('GET', `${LEGACY}/openapi.json`)).json();
+      for (const path of ['/document/recipients/create/', '/document/signing-links/', '/document/app/sign/status/{doc_id}/', '/document/sign/status/', '/document/download/', '/usage/summary/']) {
+        assert.ok(doc.paths[path], `${path} documented`);
+      }
+      const create = doc.paths['/document/recipients/create/'].post;
+      assert.deepEqual(create.security, [{ apiKey: [] }]);
+      assert.ok(create.responses['429'] && create.responses['403'] && create.responses['200']);
+      assert.ok(create.parameters.some((p: { name: string }) => p.name === 'idempotency-key'));
+      assert.deepEqual(create.requestBody.content['application/json'].schema.properties.recipientDetail.items.properties.typeOfSignature.enum, ['E-Signature', 'aadhaar_digital_signature', 'Approver', 'Reviewer']);
+    });
+
     test('doc_url problems: not a PDF, a 404, too many redirects, a redirect to ftp', async () => {
       const account = await t.server.newAccount();
       const expectCode = async (path: string, status: number, code: string) => {
