@@ -6,9 +6,11 @@
  *   const browser = await launchChromium();
  *   const origin = await listenOnLoopback(server);       // http://127.0.0.1:PORT
  *   await page.goto(onServer(origin, signing_url));       // signing_url carries MOHAR_BASE_URL's origin
- *   await shots.take(page, 'filled');                     // test-results/e2e/<suite>/01-filled.png
+ *   const shots = screenshots('suite');
+ *   await shots.take(page, 'filled');                     // test-results/e2e/suite/01-filled.png
+ *   const parent = await servePage(); parent.html = '…';  // another origin (another port) on loopback
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -36,9 +38,10 @@ export function onServer(origin: string, url: string): string {
   return `${origin}${parsed.pathname}${parsed.search}`;
 }
 
-/** Numbered screenshots of one suite's steps. */
+/** Numbered screenshots of one suite's steps (the suite's folder starts empty on every run). */
 export function screenshots(suite: string) {
   const dir = join(RESULTS, suite);
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   let n = 0;
   return {
@@ -51,15 +54,17 @@ export function screenshots(suite: string) {
   };
 }
 
-/** A one-page HTTP server (a parent page that embeds the signing page); its origin differs by port. */
-export async function servePage(html: string): Promise<{ origin: string; close(): Promise<void> }> {
+/** A one-page HTTP server (a parent page that embeds the signing page); its origin differs by port. Set `html` before loading it. */
+export async function servePage(): Promise<{ origin: string; html: string; close(): Promise<void> }> {
+  const page = { origin: '', html: '<!doctype html><title>empty</title>', close: () => Promise.resolve() };
   const server: Server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(html);
+    response.end(page.html);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  page.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  page.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return page;
 }
 
 /** Failures the page logged: console errors and uncaught exceptions (CSP violations show up here). */
