@@ -14,6 +14,8 @@ export interface TestReceiver {
   readonly url: string;
   readonly port: number;
   readonly received: Received[];
+  /** TCP connections accepted (a refused delivery must not even connect). */
+  readonly connections: number;
   /** Decides each answer (default 200); the argument is the 0-based index of the request. */
   respond: (index: number, request: { headers: IncomingHttpHeaders; rawBody: Buffer; path: string }) => number | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
   /** Resolves once `count` requests have come in (rejects after timeoutMs). */
@@ -25,12 +27,13 @@ export async function startReceiver(host = '127.0.0.1'): Promise<TestReceiver> {
   const received: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   let requests = 0;
-  const receiver: TestReceiver = {
+  const receiver = {
     url: '',
     port: 0,
+    connections: 0,
     received,
     respond: () => 200,
-    waitFor(count, timeoutMs = 20_000) {
+    waitFor(count: number, timeoutMs = 20_000) {
       if (received.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`the receiver got ${received.length} of ${count} requests within ${timeoutMs} ms`)), timeoutMs);
@@ -41,7 +44,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<TestReceiver> {
       server.closeAllConnections();
       server.close(() => resolve());
     }),
-  };
+  } as TestReceiver & { connections: number };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
@@ -63,6 +66,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<TestReceiver> {
       else send();
     });
   });
+  server.on('connection', () => receiver.connections++);
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as { port: number }).port;
   return Object.assign(receiver, { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/hooks`, port });
