@@ -236,6 +236,21 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
     }
   });
 
+  test('a certificate whose key is not on the token: offered before the PIN (keys are hidden until login), refused after it', async () => {
+    const foreign = hsm.pki.issueSoftwareSigner({ commonName: 'Foreign Signer' });
+    const file = join(hsm.tokenDir, '..', 'foreign.der');
+    writeFileSync(file, foreign.certDer);
+    hsm.pkcs11Tool(['--login', '--pin', hsm.pin, '--write-object', file, '--type', 'cert', '--id', 'dd', '--label', 'foreign']);
+    const listed = valueOf(await signer.listTokens())[0]!.certificates.find((c) => c.id === 'dd');
+    assert.ok(listed, 'the new certificate is listed');
+    assert.equal(listed.commonName, 'Foreign Signer');
+    assert.equal(listed.usableForSigning, true, 'without the PIN its missing key cannot be seen');
+    prompt.answer(hsm.pin);
+    const error = errorOf(await signer.signPrepared(request({ certificateId: 'dd' })));
+    assert.equal(error.code, 'certificate_not_usable');
+    assert.match(error.message, /no private key/);
+  });
+
   // Last: the token is gone afterwards.
   test('the token removed while the PIN window is open: token_removed, nothing signed', async () => {
     prompt.answer(async () => {
