@@ -14,7 +14,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import type { TestServer } from './server.js';
 
 export const CHROMIUM = process.env.MOHAR_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -23,6 +23,16 @@ const RESULTS = new URL('../../test-results/e2e/', import.meta.url).pathname;
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/**
+ * A browser context whose pages accept functions from tests compiled by tsx: esbuild names inner functions
+ * with a __name() helper that page.evaluate() would otherwise not find.
+ */
+export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await context.addInitScript({ content: 'globalThis.__name = (f) => f;' });
+  return context;
 }
 
 /** Makes the test server's app listen on 127.0.0.1 (a free port); returns its origin. Closed by server.close(). */

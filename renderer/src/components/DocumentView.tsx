@@ -19,6 +19,8 @@ interface Props {
   view: SignerView;
   api: SignerApi;
   scale: number;
+  /** The scale is final (the width is measured): pages may be drawn. */
+  measured: boolean;
   fields: readonly SignerField[];
   values: Readonly<Record<string, FieldValue>>;
   onChange: (fieldId: string, value: FieldValue) => void;
@@ -82,22 +84,22 @@ export function DocumentView(props: Props) {
     return () => observer.disconnect();
   }, [onAvailableWidth]);
 
-  // The most visible page is the current one; pages coming into view are drawn first.
+  // The page taking most of the screen's height is the current one; pages coming into view are drawn first.
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const ratios = new Map<number, number>();
+    const shown = new Map<number, number>();
     const observer = new IntersectionObserver((entries) => {
       for (const entry of entries) {
         const index = Number((entry.target as HTMLElement).id.slice('page-'.length));
-        ratios.set(index, entry.isIntersecting ? entry.intersectionRatio : 0);
+        shown.set(index, entry.isIntersecting ? entry.intersectionRect.height : 0);
         if (entry.isIntersecting) queue.hurry((entry.target as HTMLElement).dataset.pageKey ?? '');
       }
       let best = 0;
-      let bestRatio = 0;
-      for (const [index, ratio] of ratios) if (ratio > bestRatio) [best, bestRatio] = [index, ratio];
+      let bestHeight = 0;
+      for (const [index, height] of shown) if (height > bestHeight) [best, bestHeight] = [index, height];
       if (best > 0) onCurrentPage(best);
-    }, { threshold: [0, 0.25, 0.5, 0.75, 1] });
+    }, { threshold: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] });
     element.querySelectorAll('.page').forEach((page) => observer.observe(page));
     return () => observer.disconnect();
   }, [pages, queue, onCurrentPage]);
@@ -115,7 +117,7 @@ export function DocumentView(props: Props) {
             label={t('doc.page', { page: size.page_number, pages: document.pages.length, filename: document.filename })}
             size={size}
             scale={scale}
-            pdf={pdfs[document.document_id] ?? null}
+            pdf={props.measured ? (pdfs[document.document_id] ?? null) : null}
             render={pdfModule?.renderPage ?? null}
             queue={queue}
             onRendered={onRendered}

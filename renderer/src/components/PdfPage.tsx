@@ -47,6 +47,7 @@ export function PdfPage({ pageKey, index, label, size, scale, pdf, render, queue
           target.width = offscreen.width;
           target.height = offscreen.height;
           target.getContext('2d')!.drawImage(offscreen, 0, 0);
+          target.dataset.renderedScale = String(scale);
           setFailed(false);
           onRendered(pageKey);
         } catch (error) {
@@ -66,6 +67,7 @@ export function PdfPage({ pageKey, index, label, size, scale, pdf, render, queue
       className="page"
       id={`page-${index}`}
       data-page-key={pageKey}
+      data-scale={scale}
       aria-label={label}
       style={{ width: `${size.width * scale}px`, height: `${size.height * scale}px` }}
     >

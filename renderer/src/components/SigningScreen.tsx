@@ -137,6 +137,7 @@ export function SigningScreen({ view, api, onFinished }: Props) {
           view={view}
           api={api}
           scale={zoom.scale}
+          measured={zoom.measured}
           fields={fields}
           values={values}
           onChange={change}
