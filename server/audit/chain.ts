@@ -12,7 +12,7 @@
  * So a changed, deleted, inserted or moved row breaks the chain from that row on; only rows cut from
  * the END of a chain leave no trace inside it (pass an anchor, e.g. from a certificate of completion).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { MoharError } from '../../common/errors.js';
 import type { AuditEventsTable } from '../storage/schema.js';
 
@@ -68,7 +68,7 @@ export function hashInput(row: Omit<AuditRow, 'hash'>): string {
 }
 
 export function hashAuditRow(row: Omit<AuditRow, 'hash'>): string {
-  return createHash('sha256').update(hashInput(row), 'utf8').digest('hex');
+  return hash('sha256', hashInput(row), 'hex');
 }
 
 /** Why a chain is broken, at `firstBadSeq`. */
