@@ -54,6 +54,11 @@ export const ERROR_CODES = {
   dsc_signing_required: { status: 422, title: 'A USB DSC signer signs with the token' },
   concurrent_update: { status: 409, title: 'The document changed meanwhile' },
   document_not_ready: { status: 409, title: 'The signed document is not ready' },
+
+  // Sandbox (mock USB DSC)
+  mock_signing_not_enabled: { status: 403, title: 'Mock DSC signing is not enabled for this key' },
+  mock_request_not_found: { status: 404, title: 'No such mock DSC request' },
+  signing_not_completed: { status: 409, title: 'The mock request is not signed yet' },
   invalid_signed_document: { status: 422, title: 'The signed document was not accepted' },
 
   // Legacy document API, rate limits and quota

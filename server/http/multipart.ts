@@ -17,3 +17,24 @@ export async function readFilePart(request: FastifyRequest): Promise<UploadedFil
   }
   throw new MoharError('missing_file', 'send the PDF as a multipart/form-data part named "file"');
 }
+
+export interface MultipartForm {
+  readonly file: UploadedFile | undefined;
+  /** Text parts by name (the last one wins when a name repeats). */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** Reads a form with one `file` part and text parts; text parts are capped by @fastify/multipart's fieldSize. */
+export async function readMultipartForm(request: FastifyRequest): Promise<MultipartForm> {
+  let file: UploadedFile | undefined;
+  const fields: Record<string, string> = {};
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      const bytes = await part.toBuffer();
+      if (part.fieldname === 'file' && !file) file = { filename: part.filename, bytes };
+    } else if (typeof part.value === 'string') {
+      fields[part.fieldname] = part.value;
+    }
+  }
+  return { file, fields };
+}

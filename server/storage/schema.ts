@@ -234,6 +234,7 @@ export interface Database {
   legacy_documents: LegacyDocumentsTable;
   usage_counters: UsageCountersTable;
   rate_limit_counters: RateLimitCountersTable;
+  sandbox_requests: SandboxRequestsTable;
 }
 
 /** An envelope made through the legacy document API, by its integer document id (migration 0008). */
@@ -412,4 +413,21 @@ export interface WebhookAttemptsTable {
   error: string | null;
   started_at: string;
   finished_at: string;
+}
+
+/** A mock USB DSC request of the sandbox (server/domain/sandbox): one envelope with one DSC signer. */
+export interface SandboxRequestsTable {
+  public_id: string;
+  account_id: string;
+  envelope_id: string;
+  document_id: string;
+  recipient_id: string;
+  /** The request's own webhook endpoint (kind 'sandbox') when a webhook_url was given. */
+  webhook_endpoint_id: string | null;
+  /** JSON summary of the ephemeral test certificate, once signed. */
+  certificate: string | null;
+  created_at: string;
+  /** When the signing link ends (24 hours after creation). */
+  expires_at: string;
+  signed_at: string | null;
 }

@@ -20,6 +20,8 @@ export interface SignerView {
   other_fields: (FieldView & { document_id: string })[];
   documents: { document_id: string; filename: string; sha256: string; pages: { page_number: number; width: number; height: number; rotate: number }[] }[];
   session: { expires_at: string; mode: string; origin: string | null; return_url: string | null };
+  /** A mock DSC request of the sandbox: the page offers "Sign with a test certificate" (POST …/mock-dsc). */
+  sandbox: boolean;
 }
 
 export function actionFor(envelopeStatus: string, recipient: { role: string; status: string }): SignerAction {
@@ -42,11 +44,12 @@ export async function signerView(ctx: Context, session: ResolvedSession): Promis
     });
     recipient = { ...recipient, status: 'viewed', viewed_at: at };
   }
-  const [documents, fields] = await Promise.all([
+  const [documents, fields, mock] = await Promise.all([
     ctx.db.selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
       .select(['documents.id', 'documents.filename', 'documents.info', 'envelope_documents.current_sha256', 'documents.sha256'])
       .where('envelope_documents.envelope_id', '=', envelope.id).orderBy('envelope_documents.position').execute(),
     ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', envelope.id).orderBy('position').execute(),
+    ctx.db.selectFrom('sandbox_requests').select('recipient_id').where('envelope_id', '=', envelope.id).executeTakeFirst(),
   ]);
   const withDocument = (f: (typeof fields)[number]) => ({ ...fieldView(f), document_id: f.document_id });
   return {
@@ -62,5 +65,6 @@ export async function signerView(ctx: Context, session: ResolvedSession): Promis
       pages: storedInfo(d).pages.map((p, i) => ({ page_number: i + 1, width: p.width, height: p.height, rotate: p.rotate })),
     })),
     session: { expires_at: session.expiresAt, mode: session.mode, origin: session.origin, return_url: session.returnUrl },
+    sandbox: mock?.recipient_id === recipient.id,
   };
 }

@@ -35,6 +35,7 @@ export const SignerViewResponse = Type.Object({
     pages: Type.Array(Type.Object({ page_number: Type.Integer(), width: Type.Number(), height: Type.Number(), rotate: Type.Integer() })),
   })),
   session: Type.Object({ expires_at: Type.String({ format: 'date-time' }), mode: Type.String(), origin: Nullable(Type.String()), return_url: Nullable(Type.String()) }),
+  sandbox: Type.Boolean({ description: 'a mock DSC request of the sandbox: sign with POST {api_base}/signing/{token}/mock-dsc ("Sign with a test certificate")' }),
 });
 
 export const ActBody = Type.Object({

@@ -12,6 +12,7 @@ import * as m0005 from './0005_seal.js';
 import * as m0006 from './0006_workflow.js';
 import * as m0007 from './0007_webhooks.js';
 import * as m0008 from './0008_legacy.js';
+import * as m0009 from './0009_sandbox.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -22,6 +23,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006_workflow': m0006,
   '0007_webhooks': m0007,
   '0008_legacy': m0008,
+  '0009_sandbox': m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

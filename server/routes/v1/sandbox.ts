@@ -1,0 +1,64 @@
+/** The sandbox: mock USB DSC requests for test-mode accounts, signed with an ephemeral test certificate. */
+import { Type } from 'typebox';
+import type { Context } from '../../domain/context.js';
+import { createMockRequest } from '../../domain/sandbox/create-request.js';
+import { downloadMockRequest, findMockRequest } from '../../domain/sandbox/find-request.js';
+import { signWithTestCertificate } from '../../domain/sandbox/mock-sign.js';
+import { resolveSession } from '../../domain/workflow/sessions.js';
+import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { readMultipartForm } from '../../http/multipart.js';
+import { problems } from '../../http/schemas/common.js';
+import { MockRequestCreated, MockRequestForm, MockRequestParams, MockRequestView } from '../../http/schemas/sandbox.js';
+import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
+import type { App } from '../types.js';
+import { completeAndAnswer } from './signer-answer.js';
+
+const security = [{ apiKey: [] }];
+
+export function sandboxRoutes(app: App, ctx: Context): void {
+  const onRequest = requireApiKey(ctx);
+
+  app.post('/sandbox/mock-dsc/requests', {
+    onRequest,
+    schema: {
+      tags: ['sandbox'],
+      summary: 'Create a mock USB DSC request (test key of a test-mode account only)',
+      security,
+      consumes: ['multipart/form-data'],
+      body: { content: { 'multipart/form-data': { schema: MockRequestForm } } },
+      response: { 201: MockRequestCreated, ...problems(401, 403, 409, 413, 415, 422) },
+    },
+  }, async (request, reply) => {
+    if (!request.isMultipart()) throw Object.assign(new Error('expected multipart/form-data'), { code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
+    const form = await readMultipartForm(request);
+    return reply.code(201).send(await createMockRequest(ctx, request.apiKey, { file: form.file, ...form.fields }));
+  });
+
+  app.get('/sandbox/mock-dsc/requests/:public_id', {
+    onRequest,
+    schema: { tags: ['sandbox'], summary: 'A mock request: pending, completed or expired, with the test certificate once signed', security, params: MockRequestParams, response: { 200: MockRequestView, ...problems(401, 404) } },
+  }, async (request) => findMockRequest(ctx, accountOf(request), request.params.public_id));
+
+  app.get('/sandbox/mock-dsc/requests/:public_id/download', {
+    onRequest,
+    schema: {
+      tags: ['sandbox'],
+      summary: 'The PDF signed with the self-signed test certificate; 409 signing_not_completed before',
+      security,
+      params: MockRequestParams,
+      response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const document = await downloadMockRequest(ctx, accountOf(request), request.params.public_id);
+    return reply.type('application/pdf').header('ETag', `"${document.sha256}"`).header('Content-Disposition', `attachment; filename="${document.filename.replace(/["\\\r\n]/g, '_')}"`).send(document.bytes);
+  });
+
+  // The signing page's "Sign with a test certificate": the session token is the credential, as for every signer act.
+  app.post('/signing/:token/mock-dsc', {
+    schema: { tags: ['signer'], summary: 'Sandbox: sign a mock DSC request with an ephemeral self-signed test certificate', params: TokenParams, response: { 200: ActResponse, ...problems(403, 409, 410, 422) } },
+  }, async (request) => {
+    const session = await resolveSession(ctx, request.params.token);
+    const result = await signWithTestCertificate(ctx, session, { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
+    return completeAndAnswer(ctx, session, result, request);
+  });
+}
