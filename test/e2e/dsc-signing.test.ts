@@ -54,7 +54,7 @@ async function withDesktopBridge(context: BrowserContext): Promise<() => void> {
     })();`,
   });
   return signer.watchTokens((tokens) => {
-    for (const page of context.pages()) void page.evaluate((list) => (window as unknown as { __moharTokensChanged(t: unknown): void }).__moharTokensChanged(list), tokens).catch(() => undefined);
+    for (const page of context.pages()) void page.evaluate((list) => (globalThis as unknown as { __moharTokensChanged(t: unknown): void }).__moharTokensChanged(list), tokens).catch(() => undefined);
   });
 }
 

@@ -57,14 +57,22 @@ function testPdf(): Buffer {
 
 /** Waits until every page is drawn at the scale it is laid out at. */
 async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() => [...document.querySelectorAll<HTMLElement>('section.page')].every((s) => s.querySelector('canvas')?.dataset.renderedScale === s.dataset.scale));
+  const deadline = Date.now() + 30_000;
+  const drawn = () => page.locator('body').evaluate((body) => [...body.querySelectorAll('section.page')].every((s) => s.querySelector('canvas')?.dataset.renderedScale === s.dataset.scale));
+  while (!(await drawn())) {
+    if (Date.now() > deadline) throw new Error('the pages were not drawn at their scale within 30 s');
+    await page.waitForTimeout(50);
+  }
 }
 
-/** Overlay boxes and canvas samples, measured in the page. */
+/**
+ * Overlay boxes and canvas samples, measured in the page. (The test program has no DOM types: the page's
+ * objects are reached from the element Playwright hands over.)
+ */
 async function measure(page: Page, fieldIds: string[]) {
-  return page.evaluate((ids) => ids.map((id) => {
-    const overlay = document.querySelector<HTMLElement>(`[data-field-id="${id}"]`)!;
-    const section = overlay.closest<HTMLElement>('section.page')!;
+  return page.locator('body').evaluate((body, ids) => ids.map((id) => {
+    const overlay = body.querySelector(`[data-field-id="${id}"]`)!;
+    const section = overlay.closest('section.page')!;
     const canvas = section.querySelector('canvas')!;
     const o = overlay.getBoundingClientRect();
     const p = section.getBoundingClientRect();
@@ -73,7 +81,7 @@ async function measure(page: Page, fieldIds: string[]) {
       const [r, g, b] = canvas.getContext('2d')!.getImageData(Math.floor(((cssX - c.left) * canvas.width) / c.width), Math.floor(((cssY - c.top) * canvas.height) / c.height), 1, 1).data;
       return r! + g! + b! < 200;
     };
-    const s = Number(section.dataset.scale); // CSS pixels per point
+    const s = Number((section as unknown as { dataset: { scale: string } }).dataset.scale); // CSS pixels per point
     return {
       overlay: { x: o.left - p.left, y: o.top - p.top, width: o.width, height: o.height },
       page: { width: p.width, height: p.height },

@@ -35,7 +35,8 @@ describe('declining, dead links and embedding in Chromium', () => {
     assert.equal(session.statusCode, 201, session.body);
     return onServer(origin, session.json().signing_url);
   }
-  const heading = async () => (await page.getByRole('heading', { level: 1 }).textContent())?.trim();
+  /** The page's main heading, once the page has loaded the link's state. */
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
 
   test('decline with a reason; the link then says the document was declined', async () => {
     const draft = await envelope();
@@ -65,14 +66,14 @@ describe('declining, dead links and embedding in Chromium', () => {
     // Headless integrations hand out every recipient's link at once; the second recipient opens theirs early.
     const early = onServer(origin, await insertSession(t.server.ctx.db, t.server.ctx.config.baseUrl, { envelopeId: draft.id, recipientId: draft.recipientIds[1]!, mode: 'redirect', origin: null, returnUrl: null, expiresAt: new Date(t.server.clock.now().getTime() + 600_000), now: t.server.clock.now() }));
     await page.goto(early);
-    assert.equal(await heading(), 'It is not your turn yet');
+    await heading('It is not your turn yet');
     await shots.take(page, 'not-your-turn');
 
     const first = await link(draft.id, draft.recipientIds[0]!);
     const act = await t.server.request('POST', `${API}/signing/${new URL(first).pathname.split('/').pop()}`, { json: { action: 'sign', consent: true, signature: { kind: 'typed', text: 'Asha Rao' } } });
     assert.equal(act.statusCode, 200, act.body);
     await page.goto(first);
-    assert.equal(await heading(), 'This link was already used');
+    await heading('This link was already used');
     assert.match(await page.textContent('main') ?? '', /You have already signed this document/);
     await shots.take(page, 'used');
 
@@ -87,7 +88,7 @@ describe('declining, dead links and embedding in Chromium', () => {
     const voided = await link(draft.id, draft.recipientIds[0]!);
     assert.equal((await t.server.request('POST', `${API}/envelopes/${draft.id}/void`, { key: t.account.key, json: { reason: 'wrong file' } })).statusCode, 200);
     await page.goto(voided);
-    assert.equal(await heading(), 'The sender cancelled this document');
+    await heading('The sender cancelled this document');
     await shots.take(page, 'voided');
 
     const other = await envelope([{ name: 'Asha Rao', email: 'asha@example.com' }]);
@@ -95,9 +96,9 @@ describe('declining, dead links and embedding in Chromium', () => {
     const expiring = await link(other.id, other.recipientIds[0]!);
     t.server.clock.advance(15 * 60 + 1);
     await page.goto(expiring);
-    assert.equal(await heading(), 'This link has expired');
+    await heading('This link has expired');
     await page.getByRole('combobox', { name: 'Language' }).selectOption('hi');
-    assert.equal(await heading(), 'इस लिंक की समय-सीमा समाप्त हो गई है');
+    await heading('इस लिंक की समय-सीमा समाप्त हो गई है');
     assert.equal(await page.getAttribute('html', 'lang'), 'hi');
     await shots.take(page, 'expired-hindi');
     await page.getByRole('combobox', { name: 'भाषा' }).selectOption('en');
@@ -130,8 +131,8 @@ describe('declining, dead links and embedding in Chromium', () => {
       await shots.take(host, 'embedded-ready');
       await frame.getByRole('button', { name: 'Sign', exact: true }).click();
       await frame.getByRole('heading', { name: 'You have signed' }).waitFor();
-      await host.waitForFunction(() => (window as unknown as { received: unknown[] }).received.length > 0);
-      const received = await host.evaluate(() => (window as unknown as { received: unknown[] }).received);
+      await host.waitForFunction(() => (globalThis as unknown as { received: unknown[] }).received.length > 0);
+      const received = await host.evaluate(() => (globalThis as unknown as { received: unknown[] }).received);
       assert.deepEqual(received, [{ origin, data: { type: 'mohar.signing', event: 'signed' } }]);
       await shots.take(host, 'embedded-signed');
       assert.deepEqual(errors, []);
@@ -144,7 +145,7 @@ describe('declining, dead links and embedding in Chromium', () => {
       const child = strangerPage.frames().find((f) => f !== strangerPage.mainFrame())!;
       assert.ok(!child.url().startsWith(origin) || (await child.locator('#root').count()) === 0, 'the signing page did not load in the stranger\'s frame');
       assert.ok(refused.some((text) => /frame-ancestors/.test(text)), `Chromium names the CSP rule: ${refused.join(' | ')}`);
-      assert.deepEqual(await strangerPage.evaluate(() => (window as unknown as { received: unknown[] }).received), []);
+      assert.deepEqual(await strangerPage.evaluate(() => (globalThis as unknown as { received: unknown[] }).received), []);
       await shots.take(strangerPage, 'stranger-refused');
       await context.close();
     } finally {
