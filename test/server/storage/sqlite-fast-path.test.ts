@@ -157,6 +157,13 @@ describe('SQLite fast path', () => {
     assert.equal(await visible(row.id), true);
   });
 
+  test('the connection keeps savepoint journals in memory and checkpoints every 4000 WAL pages', async () => {
+    const pragma = async (name: string) => Object.values((await sql.raw(`PRAGMA ${name}`).execute(storage.db)).rows[0] as object)[0] as unknown;
+    assert.equal(await pragma('temp_store'), 2, 'MEMORY');
+    assert.equal(await pragma('wal_autocheckpoint'), 4000);
+    assert.equal(await pragma('journal_mode'), 'wal');
+  });
+
   test('insert runs the SQL Kysely compiles for the same row', async () => {
     const row = envelope();
     await fast.write(() => fast.insert('envelopes', row));
