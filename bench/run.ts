@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N]`
  *
- * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `signing`), prints their tables, writes
+ * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `webhooks`, `signing`), prints their tables, writes
  * bench/results/<section>-<date>.json, and exits 1 only when a run had errors (2 when the
  * benchmark itself broke). Missed targets are printed as MISSED but do not fail the run, so the
  * numbers can still be recorded. See docs/performance.md.
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { printServerApi, runServerApi, TARGETS } from './server-api.js';
 import { machineInfo, parseBenchOptions, writeResults, type BenchOptions } from './support.js';
 import { printWorkflow, runWorkflow, WORKFLOW_TARGETS } from './workflow.js';
+import { printWebhooks, runWebhooks, WEBHOOK_TARGETS } from './webhooks.js';
 import { LEGACY_TARGETS, printLegacy, runLegacy } from './legacy.js';
 
 interface Section {
@@ -51,6 +52,14 @@ const SECTIONS: Record<string, Section> = {
       const report = await runLegacy(options);
       printLegacy(report);
       return { ok: report.ok, data: { targets: LEGACY_TARGETS, ...report } };
+    },
+  },
+  webhooks: {
+    description: 'webhook deliveries to a local receiver: 10,000 queued events drained (deliveries/s), then 10,000 at 200 events/s (event-to-delivery latency)',
+    async run(options) {
+      const report = await runWebhooks(options);
+      printWebhooks(report);
+      return { ok: report.ok, data: { targets: WEBHOOK_TARGETS, ...report } };
     },
   },
   signing: {

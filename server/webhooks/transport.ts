@@ -55,7 +55,8 @@ export function webhookTransport(options: WebhookTransportOptions): WebhookTrans
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy = options.policy ?? addressPolicy(options.allowPrivate);
   const lookup = guardedLookup(policy, options.resolve);
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, maxFreeSockets: 16, scheduling: 'lifo' as const };
+  const sockets = options.maxSockets ?? 64;
+  const agentOptions = { keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, scheduling: 'lifo' as const };
   const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
 
   function post(request: WebhookRequest): Promise<WebhookResponse> {

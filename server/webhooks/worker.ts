@@ -1,14 +1,8 @@
 /**
- * The delivery worker: claims due deliveries with a lease, POSTs them (transport.ts), and records each
- * attempt. 2xx: succeeded. 410 Gone: the endpoint is disabled with the reason, its queued deliveries paused.
- * Anything else, or no answer: retried on the schedule (schedule.ts) until the last attempt, then dead.
- *
- * Claiming is one statement per batch, as in server/jobs: on PostgreSQL `UPDATE … WHERE id IN (SELECT …
- * FOR UPDATE SKIP LOCKED LIMIT n)`, so several server instances never take the same delivery; on SQLite
- * (one process) the due ids are read, then updated only while still pending. A claim skips a delivery while
- * an earlier event of the same envelope to the same endpoint is in flight or not tried yet, so a receiver
- * gets an envelope's events in order as long as nothing fails (after a failure, later events go ahead:
- * order by `sequence`).
+ * The delivery worker: claims due deliveries with a lease (claim.ts), POSTs them (transport.ts), and records
+ * each attempt (record.ts). 2xx: succeeded. 410 Gone: the endpoint is disabled with the reason, its queued
+ * deliveries paused. Anything else, or no answer: retried on the schedule (schedule.ts) until the last
+ * attempt, then dead.
  *
  * Outcomes are written in batches (one transaction for all attempts that finished meanwhile), which keeps
  * the database cost per delivery small. A worker that dies mid-attempt leaves the lease; once it expires
@@ -19,22 +13,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Context } from '../domain/context.js';
 import type { SecretBox } from '../seal/secret-box.js';
-import type { Database, WebhookDeliveriesTable } from '../storage/schema.js';
-import { retryDelayMs } from './schedule.js';
+import type { Database } from '../storage/schema.js';
+import { claimDeliveries, type DeliveryRow } from './claim.js';
+import { reapExpiredLeases, recordOutcomes, type Outcome } from './record.js';
 import { signingSecrets, webhookSecretBox } from './secrets.js';
 import { onDeliveriesQueued, WEBHOOK_CHANNEL } from './signal.js';
-import { webhookTransport, type WebhookResponse, type WebhookTransport } from './transport.js';
+import { webhookTransport, type WebhookTransport } from './transport.js';
 import { EVENT_ID_HEADER, signatureHeader, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './verify.js';
 
-/** Error text kept per attempt. */
-export const MAX_ERROR_CHARS = 1000;
 const REAP_EVERY_MS = 5_000;
 const LISTEN_RETRY_MS = 5_000;
-const INTERRUPTED = 'the attempt was interrupted (the server stopped or crashed before the answer was recorded)';
 
 /** pino-compatible (app.log fits). */
 export interface WorkerLogger {
@@ -59,8 +51,6 @@ export interface WebhookWorkerOptions {
   readonly listen?: boolean;
 }
 
-type DeliveryRow = Selectable<WebhookDeliveriesTable>;
-
 interface Claimed {
   readonly row: DeliveryRow;
   readonly url: string;
@@ -68,26 +58,7 @@ interface Claimed {
   readonly secrets: string[] | Error;
 }
 
-interface Outcome {
-  readonly claimed: Claimed;
-  readonly startedAt: string;
-  readonly finishedAt: Date;
-  readonly response: WebhookResponse;
-}
-
 const consoleLogger: WorkerLogger = { warn: () => undefined, error: (object, message) => console.error(message, object) };
-
-function truncate(text: string): string {
-  return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS - 1)}…`;
-}
-
-/** The log line of an attempt that did not succeed. */
-function describeFailure(response: WebhookResponse): string {
-  if (response.statusCode === null) return truncate(response.error ?? 'no answer');
-  const redirect = response.statusCode >= 300 && response.statusCode < 400 ? ` (redirect${response.location ? ` to ${response.location}` : ''}: redirects are not followed)` : '';
-  const body = response.excerpt.trim().replace(/\s+/g, ' ');
-  return truncate(`HTTP ${response.statusCode}${redirect}${body ? `: ${body}` : ''}`);
-}
 
 export class WebhookWorker {
   readonly owner: string;
@@ -262,50 +233,11 @@ export class WebhookWorker {
     }
   }
 
-  /** Claims up to `limit` due deliveries of active endpoints, each the next of its envelope to that endpoint. */
+  /** Claims up to `limit` due deliveries (claim.ts) and prepares them. */
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.ctx.now();
-    const at = now.toISOString();
-    const claimedColumns = { status: 'delivering' as const, lease_owner: this.owner, lease_expires_at: new Date(now.getTime() + this.leaseMs).toISOString(), updated_at: at };
-    const due = this.db
-      .selectFrom('webhook_deliveries as d')
-      .select('d.id')
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', at)
-      .where(({ exists, selectFrom }) => exists(selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.status', '=', 'active')))
-      .where(({ exists, not, selectFrom }) =>
-        not(exists(
-          selectFrom('webhook_deliveries as p')
-            .select('p.id')
-            .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
-            .whereRef('p.envelope_id', '=', 'd.envelope_id')
-            .whereRef('p.sequence', '<', 'd.sequence')
-            .where((eb) => eb.or([eb('p.status', '=', 'delivering'), eb.and([eb('p.status', '=', 'pending'), eb('p.attempts', '=', 0)])])),
-        )))
-      .orderBy('d.next_attempt_at')
-      .orderBy('d.sequence')
-      .limit(limit);
-    let rows: DeliveryRow[];
-    if (this.ctx.dialect === 'postgres') {
-      rows = await this.db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ ...claimedColumns, attempts: eb('attempts', '+', 1) }))
-        .where('id', 'in', due.forUpdate().skipLocked())
-        .returningAll()
-        .execute();
-    } else {
-      const ids = (await due.execute()).map((r) => r.id);
-      if (ids.length === 0) return [];
-      rows = await this.db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ ...claimedColumns, attempts: eb('attempts', '+', 1) }))
-        .where('id', 'in', ids)
-        .where('status', '=', 'pending')
-        .returningAll()
-        .execute();
-    }
-    if (rows.length === 0) return [];
-    return this.prepare(rows, now);
+    const rows = await claimDeliveries(this.db, this.ctx.dialect, { limit, owner: this.owner, now, leaseMs: this.leaseMs });
+    return rows.length === 0 ? [] : this.prepare(rows, now);
   }
 
   /** Payloads, current URLs and signing secrets of the claimed deliveries. */
@@ -335,18 +267,16 @@ export class WebhookWorker {
       }
       byEndpoint.set(endpoint.id, { url: endpoint.url, secrets });
     }
-    return rows
-      .sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : Number(a.sequence) - Number(b.sequence)))
-      .map((row) => {
-        const endpoint = byEndpoint.get(row.endpoint_id);
-        return { row, url: endpoint?.url ?? '', payload: payloads.get(row.event_id), secrets: endpoint?.secrets ?? new Error('the endpoint is gone') };
-      });
+    return rows.map((row) => {
+      const endpoint = byEndpoint.get(row.endpoint_id);
+      return { row, url: endpoint?.url ?? '', payload: payloads.get(row.event_id), secrets: endpoint?.secrets ?? new Error('the endpoint is gone') };
+    });
   }
 
   /** One HTTP attempt; never throws. */
   private async attempt(claimed: Claimed): Promise<Outcome> {
     const startedAt = this.ctx.now();
-    const fail = (error: string): Outcome => ({ claimed, startedAt: startedAt.toISOString(), finishedAt: this.ctx.now(), response: { statusCode: null, error, excerpt: '', location: undefined, durationMs: 0 } });
+    const fail = (error: string): Outcome => ({ row: claimed.row, url: claimed.url, startedAt: startedAt.toISOString(), finishedAt: this.ctx.now(), response: { statusCode: null, error, excerpt: '', location: undefined, durationMs: 0 } });
     if (claimed.payload === undefined) return fail('the event is missing from the outbox');
     if (claimed.secrets instanceof Error) return fail(`cannot sign: ${claimed.secrets.message}`);
     const body = Buffer.from(claimed.payload, 'utf8');
@@ -363,92 +293,18 @@ export class WebhookWorker {
         'x-service-delivery-attempt': String(claimed.row.attempts),
       },
     });
-    return { claimed, startedAt: startedAt.toISOString(), finishedAt: this.ctx.now(), response };
+    return { row: claimed.row, url: claimed.url, startedAt: startedAt.toISOString(), finishedAt: this.ctx.now(), response };
   }
 
-  /** Writes the attempts and the deliveries' next state, in one transaction. */
+  /** Writes the attempts and the deliveries' next state (record.ts), and says what became of them. */
   private async record(outcomes: readonly Outcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
-    const dead: string[] = [];
-    const disabled: string[] = [];
-    await this.db.transaction().execute(async (trx) => {
-      for (const { claimed, startedAt, finishedAt, response } of outcomes) {
-        const { row } = claimed;
-        const at = finishedAt.toISOString();
-        const attempt = Number(row.attempts);
-        const status = response.statusCode;
-        const success = status !== null && status >= 200 && status < 300;
-        const error = success ? null : describeFailure(response);
-        await trx.insertInto('webhook_attempts').values({
-          id: randomUUID(),
-          delivery_id: row.id,
-          event_id: row.event_id,
-          event_type: row.event_type,
-          endpoint_id: row.endpoint_id,
-          account_id: row.account_id,
-          url: claimed.url,
-          attempt,
-          status_code: status,
-          success: success ? 1 : 0,
-          duration_ms: response.durationMs,
-          error,
-          started_at: startedAt,
-          finished_at: at,
-        }).execute();
-        const mine = trx.updateTable('webhook_deliveries').where('id', '=', row.id).where('status', '=', 'delivering').where('lease_owner', '=', this.owner);
-        const common = { lease_owner: null, lease_expires_at: null, last_status_code: status, last_error: error, updated_at: at };
-        if (success) {
-          await mine.set({ ...common, status: 'succeeded', delivered_at: at }).execute();
-        } else if (status === 410) {
-          const reason = truncate(`the receiver answered 410 Gone at ${at} (event ${row.event_id}); save the webhook again to enable it`);
-          const off = await trx.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: reason, disabled_at: at, updated_at: at }).where('id', '=', row.endpoint_id).where('status', '=', 'active').executeTakeFirst();
-          if (Number(off.numUpdatedRows) > 0) disabled.push(row.endpoint_id);
-          await trx.updateTable('webhook_deliveries').set({ status: 'paused', updated_at: at }).where('endpoint_id', '=', row.endpoint_id).where('status', '=', 'pending').execute();
-          await mine.set({ ...common, status: 'paused' }).execute();
-        } else if (attempt >= Number(row.max_attempts)) {
-          const result = await mine.set({ ...common, status: 'dead' }).executeTakeFirst();
-          if (Number(result.numUpdatedRows) > 0) dead.push(row.id);
-        } else {
-          await mine.set({ ...common, status: 'pending', next_attempt_at: new Date(finishedAt.getTime() + retryDelayMs(attempt, this.random)).toISOString() }).execute();
-        }
-      }
-    });
+    const { dead, disabled } = await recordOutcomes(this.db, outcomes, { owner: this.owner, random: this.random, now: this.ctx.now() });
     for (const endpoint of disabled) this.logger.warn({ endpoint }, 'webhook endpoint disabled: the receiver answered 410 Gone');
     if (dead.length > 0) this.logger.warn({ deliveries: dead }, 'webhook deliveries are dead after their last attempt (listed at GET /webhook/deliveries/?status=dead)');
   }
 
-  /** Deliveries whose worker vanished mid-attempt: logged as interrupted, then retried (or dead after the last attempt). */
   private async reapExpiredLeases(): Promise<void> {
-    const at = this.ctx.now().toISOString();
-    const expired = await this.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .selectAll('d')
-      .select('e.url')
-      .where('d.status', '=', 'delivering')
-      .where('d.lease_expires_at', '<=', at)
-      .limit(500)
-      .execute();
-    if (expired.length === 0) return;
-    let reclaimed = 0;
-    await this.db.transaction().execute(async (trx) => {
-      for (const row of expired) {
-        const last = Number(row.attempts) >= Number(row.max_attempts);
-        const result = await trx
-          .updateTable('webhook_deliveries')
-          .set({ status: last ? 'dead' : 'pending', next_attempt_at: at, lease_owner: null, lease_expires_at: null, last_status_code: null, last_error: INTERRUPTED, updated_at: at })
-          .where('id', '=', row.id)
-          .where('status', '=', 'delivering')
-          .where('lease_expires_at', '<=', at)
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) continue;
-        reclaimed++;
-        await trx.insertInto('webhook_attempts').values({
-          id: randomUUID(), delivery_id: row.id, event_id: row.event_id, event_type: row.event_type, endpoint_id: row.endpoint_id, account_id: row.account_id,
-          url: row.url, attempt: Number(row.attempts), status_code: null, success: 0, duration_ms: 0, error: INTERRUPTED, started_at: row.updated_at, finished_at: at,
-        }).execute();
-      }
-    });
+    const reclaimed = await reapExpiredLeases(this.db, this.ctx.now());
     if (reclaimed > 0) this.logger.warn({ deliveries: reclaimed }, 'webhook worker: retrying deliveries whose worker stopped mid-attempt');
   }
 

@@ -1,0 +1,45 @@
+/**
+ * Claiming due deliveries: one UPDATE … WHERE id IN (SELECT … LIMIT n) RETURNING statement. On PostgreSQL
+ * the inner SELECT is FOR UPDATE SKIP LOCKED, so concurrent instances never claim the same row; SQLite has
+ * one writer, so the statement is atomic as it stands.
+ *
+ * A delivery is due when pending, its time has come, its endpoint is active, and no earlier event of the
+ * same envelope to the same endpoint is in flight or not yet tried: a receiver gets an envelope's events in
+ * order unless one fails (a failed one, waiting for its retry, no longer holds the others back).
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { DialectName } from '../storage/connect.js';
+import type { Database, WebhookDeliveriesTable } from '../storage/schema.js';
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+export async function claimDeliveries(db: Kysely<Database>, dialect: DialectName, options: { limit: number; owner: string; now: Date; leaseMs: number }): Promise<DeliveryRow[]> {
+  const at = options.now.toISOString();
+  let due = db
+    .selectFrom('webhook_deliveries as d')
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', at)
+    .where(({ exists, selectFrom }) => exists(selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.status', '=', 'active')))
+    .where(({ exists, not, selectFrom }) =>
+      not(exists(
+        selectFrom('webhook_deliveries as p')
+          .select('p.id')
+          .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
+          .whereRef('p.envelope_id', '=', 'd.envelope_id')
+          .whereRef('p.sequence', '<', 'd.sequence')
+          .where((eb) => eb.or([eb('p.status', '=', 'delivering'), eb.and([eb('p.status', '=', 'pending'), eb('p.attempts', '=', 0)])])),
+      )))
+    // The order of the (status, next_attempt_at) index, so the scan stops at the limit without sorting.
+    .orderBy('d.next_attempt_at')
+    .limit(options.limit);
+  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+  const rows = await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ status: 'delivering', attempts: eb('attempts', '+', 1), lease_owner: options.owner, lease_expires_at: new Date(options.now.getTime() + options.leaseMs).toISOString(), updated_at: at }))
+    .where('id', 'in', due)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : Number(a.sequence) - Number(b.sequence)));
+}
