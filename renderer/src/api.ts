@@ -59,6 +59,8 @@ export interface SignerApi {
   act(body: SignBody): Promise<ActResult>;
   prepared(documentId: string, fields: Record<string, FieldValue>): Promise<{ bytes: Uint8Array; fieldName: string }>;
   uploadSigned(documentId: string, bytes: Uint8Array): Promise<ActResult>;
+  /** Sandbox mock DSC requests only: the server signs with an ephemeral test certificate. */
+  signWithTestCertificate(): Promise<ActResult>;
   downloadUrl(documentId: string): string;
 }
 
@@ -83,6 +85,9 @@ export function signerApi(token: string): SignerApi {
     async uploadSigned(documentId, bytes) {
       const body = new Blob([bytes as BlobPart], { type: 'application/pdf' });
       return (await (await request(`${base}/documents/${documentId}/signed`, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body })).json()) as ActResult;
+    },
+    async signWithTestCertificate() {
+      return (await (await request(`${base}/mock-dsc`, { method: 'POST' })).json()) as ActResult;
     },
     downloadUrl(documentId) {
       return `${base}/documents/${documentId}/download`;

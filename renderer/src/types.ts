@@ -42,6 +42,8 @@ export interface SignerView {
   other_fields: SignerField[];
   documents: SignerDocument[];
   session: { expires_at: string; mode: string; origin: string | null; return_url: string | null };
+  /** A sandbox mock DSC request: signed with a test certificate by the server (SandboxPanel). */
+  sandbox: boolean;
 }
 
 export type SignatureKind = 'drawn' | 'typed' | 'uploaded';

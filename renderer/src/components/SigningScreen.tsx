@@ -11,6 +11,7 @@ import { ActionBar } from './ActionBar';
 import { DeclineDialog } from './DeclineDialog';
 import { DocumentView } from './DocumentView';
 import { DscPanel } from './DscPanel';
+import { SandboxPanel } from './SandboxPanel';
 import { Guidance } from './Guidance';
 import { Header } from './Header';
 import { SignatureDialog } from './SignatureDialog';
@@ -149,7 +150,9 @@ export function SigningScreen({ view, api, onFinished }: Props) {
           onCurrentPage={setPage}
         />
       </main>
-      {dsc
+      {view.sandbox
+        ? <SandboxPanel api={api} ready={ready} consent={consent} onConsent={accept} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
+        : dsc
         ? <DscPanel view={view} api={api} ready={ready} consent={consent} onConsent={accept} fieldValues={() => valuesToSend(fields, values)} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
         : <ActionBar action={view.action} consent={consent} onConsent={accept} busy={busy} alert={alert} onSubmit={() => void submit()} onDecline={() => setDialog('decline')} />}
       {dialog === 'signature' && (

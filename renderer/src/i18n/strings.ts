@@ -123,6 +123,10 @@ export const en = {
   'done.download': 'Download {filename}',
   'done.redirecting': 'Taking you back…',
 
+  'sandbox.title': 'Sandbox: mock USB DSC signature',
+  'sandbox.intro': 'This is a test request. Mohar signs it with a temporary self-signed test certificate in your name. It is not a legally trusted digital signature certificate (DSC), and no USB token is used.',
+  'sandbox.consent': 'I understand that this test signature has no legal value.',
+  'sandbox.sign': 'Sign with a test certificate',
   'dsc.title': 'Sign with your USB token',
   'dsc.intro': 'The signature is made by the digital signature certificate (DSC) on your USB token. Mohar Desktop asks for the PIN in its own window: this page never sees it.',
   'dsc.noTokens': 'No USB token found. Insert your token: it appears here by itself.',
@@ -281,6 +285,10 @@ export const hi: Record<StringKey, string> = {
   'done.download': '{filename} डाउनलोड करें',
   'done.redirecting': 'आपको वापस ले जाया जा रहा है…',
 
+  'sandbox.title': 'सैंडबॉक्स: नकली USB DSC हस्ताक्षर',
+  'sandbox.intro': 'यह एक परीक्षण अनुरोध है। Mohar आपके नाम के एक अस्थायी स्व-हस्ताक्षरित परीक्षण प्रमाणपत्र से इस पर हस्ताक्षर करता है। यह कानूनी रूप से मान्य डिजिटल हस्ताक्षर प्रमाणपत्र (DSC) नहीं है, और कोई USB टोकन उपयोग नहीं होता।',
+  'sandbox.consent': 'मैं समझता/समझती हूँ कि इस परीक्षण हस्ताक्षर का कोई कानूनी मूल्य नहीं है।',
+  'sandbox.sign': 'परीक्षण प्रमाणपत्र से हस्ताक्षर करें',
   'dsc.title': 'अपने USB टोकन से हस्ताक्षर करें',
   'dsc.intro': 'हस्ताक्षर आपके USB टोकन पर मौजूद डिजिटल हस्ताक्षर प्रमाणपत्र (DSC) से होते हैं। Mohar Desktop PIN अपनी अलग विंडो में माँगता है: यह पृष्ठ उसे कभी नहीं देखता।',
   'dsc.noTokens': 'कोई USB टोकन नहीं मिला। अपना टोकन लगाएँ: वह यहाँ अपने आप दिखेगा।',
