@@ -6,12 +6,14 @@
  * of its connection mutex) by running a prepared statement directly on the one better-sqlite3 connection,
  * and it lets several writes share one commit (group commit):
  *
- * - `write(work)`: `work` runs synchronously in its own savepoint of a transaction shared with the other
- *   writes queued in the same turn of the event loop. Its promise settles only after that transaction
- *   committed, so nothing is acknowledged before it is as durable as any other commit (WAL,
- *   synchronous=NORMAL). A write that throws is rolled back to its savepoint and rejected; the others
- *   still commit. The batch runs from BEGIN to COMMIT in one synchronous stretch while holding Kysely's
- *   connection, so it never mixes with a Kysely transaction and nobody sees it half done.
+ * - `write(work)`: `work` runs synchronously in a transaction shared with the other writes queued in the
+ *   same turn of the event loop. Its promise settles only after that transaction committed, so nothing
+ *   is acknowledged before it is as durable as any other commit (WAL, synchronous=NORMAL). A write that
+ *   throws is rejected and leaves nothing behind, and the others still commit: the batch first runs
+ *   without savepoints (they cost about a third of a create); when a write fails, the whole round is
+ *   rolled back and the remaining writes run again, each in its own savepoint from then on. The batch
+ *   runs from BEGIN to COMMIT in one synchronous stretch while holding Kysely's connection, so it never
+ *   mixes with a Kysely transaction and nobody sees it half done.
  * - `readNow(query)`: runs a read at once when no transaction is open on the connection. While a Kysely
  *   transaction is open (its uncommitted rows are visible on this same connection) it returns undefined
  *   and the caller takes the ordinary Kysely path, which waits for that transaction to end.
@@ -39,8 +41,8 @@ export class SqliteFastPath {
   private readonly insertSql = new Map<string, string>();
   private queue: QueuedWrite[] = [];
   private flushScheduled = false;
-  /** Commits made and writes they carried (for tests and measurements). */
-  readonly stats = { commits: 0, writes: 0 };
+  /** Commits made, writes they carried, and rounds run again after a failed write (for tests and measurements). */
+  readonly stats = { commits: 0, writes: 0, restarts: 0 };
 
   constructor(
     private readonly file: BetterSqlite3.Database,
@@ -85,7 +87,11 @@ export class SqliteFastPath {
     return this.statement(query.sql).all(query.parameters as Value[]) as R[];
   }
 
-  /** Runs `work` (synchronous; it may call `insert`) in the next group commit; settles after the commit. */
+  /**
+   * Runs `work` in the next group commit and settles after the commit. `work` is synchronous and writes
+   * only through `insert` and `run`; it may run more than once (when another write of its batch fails), so
+   * it must not change anything else.
+   */
   write<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
@@ -118,11 +124,13 @@ export class SqliteFastPath {
   }
 
   /**
-   * BEGIN, each write in a savepoint, COMMIT, then settle: all synchronous. Every write of the batch is
-   * settled exactly once: resolved after the commit, or rejected.
+   * BEGIN, the writes, COMMIT, then settle: all synchronous. Every write of the batch is settled exactly
+   * once: resolved after the commit, or rejected. The first round runs without savepoints; after a failure
+   * each later round gives every write its own, so one failure costs at most one extra round.
    */
   private commitBatch(batch: QueuedWrite[]): void {
     let pending = batch;
+    let savepoints = false;
     while (pending.length > 0) {
       if (this.file.inTransaction) {
         // Kysely's connection is ours, so only a bug elsewhere leaves a transaction open here.
@@ -140,6 +148,11 @@ export class SqliteFastPath {
       try {
         for (; next < pending.length; next++) {
           const write = pending[next]!;
+          if (!savepoints) {
+            write.result = write.work();
+            done.push(write);
+            continue;
+          }
           this.statement('SAVEPOINT fast_write').run();
           try {
             write.result = write.work();
@@ -157,11 +170,13 @@ export class SqliteFastPath {
       } catch (error) {
         this.rollbackQuietly();
         if (next < pending.length) {
-          // A write (or its savepoint) failed so that SQLite ended the whole transaction (disk full, I/O
-          // error): the writes before it are gone too. None was acknowledged, so reject only that one and
-          // run the others again in a new transaction. Each round drops one write, so this ends.
+          // A write failed without a savepoint to go back to, or so that SQLite ended the transaction (disk
+          // full, I/O error): the round is undone. None was acknowledged, so reject only that write and run
+          // the others again, with savepoints. Each round drops one write, so this ends.
           pending[next]!.reject(error);
           pending = [...done, ...pending.slice(next + 1)];
+          savepoints = true;
+          this.stats.restarts++;
           continue;
         }
         failAll(done, error); // COMMIT failed: nothing of this batch was written

@@ -3,12 +3,12 @@
  * transaction. On SQLite the same rows go through the fast path (storage/sqlite-fast-path.ts): prepared
  * statements, and one commit shared with the other creates of the same moment (group commit).
  */
-import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
 import type { EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
 import { firstAuditRow } from '../../audit/index.js';
 import { iso, type Context } from '../context.js';
+import { newId } from '../ids.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
@@ -30,7 +30,7 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
   if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
     throw new MoharError('validation_failed', `metadata is larger than ${MAX_METADATA_BYTES} bytes`, { errors: [{ path: '/metadata', message: 'too large' }] });
   }
-  const id = randomUUID();
+  const id = newId();
   const at = iso(ctx.now());
   const routing = input.routing_order ?? 'sequential';
   const recipients: RecipientsTable[] = [];

@@ -1,7 +1,7 @@
 /** Recipient defaults and checks shared by envelope creation and "add recipient". */
-import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import type { RecipientsTable } from '../../storage/schema.js';
+import { newId } from '../ids.js';
 import { DRAFT_RECIPIENT_STATUS, type RecipientInput, type RoutingOrder } from './model.js';
 
 export function normalizeRecipient(
@@ -30,7 +30,7 @@ export function normalizeRecipient(
   const lastSequence = previous.reduce((max, r) => Math.max(max, r.sequence), 0);
   const sequence = input.sequence ?? (routing === 'sequential' ? lastSequence + 1 : 1);
   return {
-    id: randomUUID(),
+    id: newId(),
     envelope_id: envelopeId,
     name: input.name.trim(),
     email: input.email.trim().toLowerCase(),

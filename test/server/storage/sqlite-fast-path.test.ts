@@ -77,7 +77,7 @@ describe('SQLite fast path', () => {
     assert.equal(fast.stats.writes - before.writes, 20);
   });
 
-  test('a failing write is rolled back to its savepoint and rejected; the others in its batch commit', async () => {
+  test('a failing write is rejected and leaves nothing behind; the others in its batch commit', async () => {
     const [a, b, c] = [envelope(), envelope(), envelope()];
     const before = { ...fast.stats };
     const results = await Promise.allSettled([
@@ -91,7 +91,25 @@ describe('SQLite fast path', () => {
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.equal(((results[1] as PromiseRejectedResult).reason as { code?: string }).code, 'SQLITE_CONSTRAINT_PRIMARYKEY');
     assert.deepEqual([committed(a.id), committed(b.id), committed(c.id)], [true, false, true], "the failed write's first insert is undone too");
-    assert.equal(fast.stats.commits - before.commits, 1);
+    assert.deepEqual([fast.stats.commits - before.commits, fast.stats.restarts - before.restarts], [1, 1], 'one commit, after one round run again');
+  });
+
+  test('after a first failure the batch continues with a savepoint per write, so more failures cost no more rounds', async () => {
+    const rows = [envelope(), envelope(), envelope(), envelope(), envelope()];
+    const before = { ...fast.stats };
+    const results = await Promise.allSettled(
+      rows.map((row, i) =>
+        fast.write(() => {
+          fast.insert('envelopes', row);
+          if (i % 2 === 1) fast.insert('envelopes', row); // writes 1 and 3 fail on their second insert
+          return i;
+        }),
+      ),
+    );
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : null)), [0, null, 2, null, 4]);
+    assert.deepEqual(rows.map((r) => committed(r.id)), [true, false, true, false, true]);
+    assert.deepEqual([fast.stats.commits - before.commits, fast.stats.restarts - before.restarts, fast.stats.writes - before.writes], [1, 1, 3]);
   });
 
   test('a write whose failure ends the whole transaction is rejected alone; the others are written again and committed', async () => {
