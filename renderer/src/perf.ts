@@ -1,9 +1,12 @@
 /**
- * Performance marks the benchmark reads (bench/signing-page.ts): when the signer view arrived, when the first
- * page was drawn, and when every field was usable with its page drawn under it.
+ * Performance marks the benchmark reads (bench/signing-page.ts): when the signer view arrived, pdf.js was
+ * loaded and the first document opened, when the first page was drawn, and when every field was usable with
+ * its page drawn under it.
  */
 export const MARKS = {
   viewLoaded: 'mohar:view-loaded',
+  pdfjsLoaded: 'mohar:pdfjs-loaded',
+  documentOpened: 'mohar:document-opened',
   firstPage: 'mohar:first-page',
   fieldsInteractive: 'mohar:fields-interactive',
 } as const;

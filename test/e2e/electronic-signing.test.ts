@@ -68,6 +68,8 @@ for (const kind of DATABASES) {
       await page.getByRole('heading', { name: 'Agreement' }).waitFor();
       await page.waitForFunction(() => performance.getEntriesByName('mohar:fields-interactive').length > 0);
       assert.equal(await page.getByRole('status').filter({ hasText: 'fields left' }).textContent(), '2 of 2 fields left');
+      // The page's text is in the DOM (pdf.js text layer), for screen readers and find in page.
+      await page.locator('.textLayer').getByText('Rental agreement, page one').waitFor({ state: 'attached' });
       await shots.take(page, 'signer1-opened');
 
       await page.getByRole('button', { name: 'Next field' }).click();

@@ -7,13 +7,13 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { SignerApi } from '../api';
 import { useI18n } from '../i18n/i18n';
 import type { PDFDocumentProxy } from '../pdf/load-pdf';
+import { pdfModule, type PdfModule } from '../pdf/pdf-module';
 import { RenderQueue } from '../pdf/render-queue';
 import { MARKS, markOnce } from '../perf';
 import type { AdoptedSignature, FieldValue, SignerField, SignerView } from '../types';
 import { FieldOverlay } from './FieldOverlay';
 import { PdfPage } from './PdfPage';
 
-type PdfModule = typeof import('../pdf/load-pdf');
 
 interface Props {
   view: SignerView;
@@ -39,18 +39,22 @@ export function DocumentView(props: Props) {
   const { t } = useI18n();
   const container = useRef<HTMLDivElement>(null);
   const queue = useMemo(() => new RenderQueue(), []);
-  const [pdfModule, setPdfModule] = useState<PdfModule | null>(null);
+  const [pdfLib, setPdfLib] = useState<PdfModule | null>(null);
   const [pdfs, setPdfs] = useState<Record<string, PDFDocumentProxy>>({});
 
   useEffect(() => {
     let live = true;
     const opened: PDFDocumentProxy[] = [];
     void (async () => {
-      const module = await import('../pdf/load-pdf');
-      if (!live) return;
-      setPdfModule(module);
-      await Promise.all(view.documents.map(async (d) => {
-        const pdf = await module.openPdf(await api.documentBytes(d.document_id));
+      const module = pdfModule();
+      const bytes = view.documents.map((d) => api.documentBytes(d.document_id)); // fetched while pdf.js loads
+      void module.then((m) => {
+        markOnce(MARKS.pdfjsLoaded);
+        if (live) setPdfLib(m);
+      });
+      await Promise.all(view.documents.map(async (d, i) => {
+        const pdf = await (await module).openPdf(await bytes[i]!);
+        markOnce(MARKS.documentOpened);
         opened.push(pdf);
         if (live) setPdfs((prev) => ({ ...prev, [d.document_id]: pdf }));
       }));
@@ -118,7 +122,8 @@ export function DocumentView(props: Props) {
             size={size}
             scale={scale}
             pdf={props.measured ? (pdfs[document.document_id] ?? null) : null}
-            render={pdfModule?.renderPage ?? null}
+            render={pdfLib?.renderPage ?? null}
+            renderText={pdfLib?.renderTextLayer ?? null}
             queue={queue}
             onRendered={onRendered}
           >

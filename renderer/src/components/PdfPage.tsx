@@ -17,15 +17,22 @@ interface Props {
   scale: number;
   pdf: PDFDocumentProxy | null;
   render: typeof import('../pdf/load-pdf').renderPage | null;
+  renderText: typeof import('../pdf/load-pdf').renderTextLayer | null;
   queue: RenderQueue;
   onRendered: (pageKey: string) => void;
   children?: ReactNode;
 }
 
-export function PdfPage({ pageKey, index, label, size, scale, pdf, render, queue, onRendered, children }: Props) {
+export function PdfPage({ pageKey, index, label, size, scale, pdf, render, renderText, queue, onRendered, children }: Props) {
   const { t } = useI18n();
   const canvas = useRef<HTMLCanvasElement>(null);
+  const text = useRef<HTMLDivElement>(null);
+  const textQueued = useRef(false);
   const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    text.current?.style.setProperty('--total-scale-factor', String(scale));
+  }, [scale]);
 
   useEffect(() => {
     if (!pdf || !render) return;
@@ -50,6 +57,11 @@ export function PdfPage({ pageKey, index, label, size, scale, pdf, render, queue
           target.dataset.renderedScale = String(scale);
           setFailed(false);
           onRendered(pageKey);
+          // The text layer waits behind every page's drawing: it is for reading, the drawing is for seeing.
+          if (renderText && !textQueued.current) {
+            textQueued.current = true;
+            queue.add({ key: `${pageKey}:text`, run: () => (text.current ? renderText(page, text.current, scale) : Promise.resolve()) });
+          }
         } catch (error) {
           if (!cancelled && (error as { name?: string }).name !== 'RenderingCancelledException') setFailed(true);
         }
@@ -60,7 +72,9 @@ export function PdfPage({ pageKey, index, label, size, scale, pdf, render, queue
       queue.remove(pageKey);
       task?.cancel();
     };
-  }, [pdf, render, scale, pageKey, size.page_number, queue, onRendered]);
+  }, [pdf, render, renderText, scale, pageKey, size.page_number, queue, onRendered]);
+
+  useEffect(() => () => queue.remove(`${pageKey}:text`), [queue, pageKey]);
 
   return (
     <section
@@ -72,6 +86,7 @@ export function PdfPage({ pageKey, index, label, size, scale, pdf, render, queue
       style={{ width: `${size.width * scale}px`, height: `${size.height * scale}px` }}
     >
       <canvas ref={canvas} className="page-canvas" aria-hidden="true" />
+      <div ref={text} className="textLayer" />
       {failed && <p className="page-error">{t('doc.loadFailed')}</p>}
       {children}
     </section>

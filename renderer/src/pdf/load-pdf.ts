@@ -1,16 +1,19 @@
 /**
- * pdf.js, loaded on demand (the link-state pages never need it). The worker is its own hashed asset; eval is
- * off so the page's CSP needs no 'unsafe-eval'.
+ * pdf.js, loaded on demand (the link-state pages never need it). The worker is its own hashed asset, started
+ * as soon as this module loads so its (large) script is parsed while the page fetches the signer view and
+ * the document; one worker serves every document of the envelope. Eval is off so the page's CSP needs no
+ * 'unsafe-eval'.
  */
-import { AnnotationMode, getDocument, GlobalWorkerOptions, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist';
+import { AnnotationMode, getDocument, GlobalWorkerOptions, PDFWorker, TextLayer, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
+const worker = new PDFWorker();
 
 export type { PDFDocumentProxy, PDFPageProxy };
 
 export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
-  return getDocument({ data: bytes, isEvalSupported: false, enableXfa: false, stopAtErrors: false }).promise;
+  return getDocument({ data: bytes, worker, isEvalSupported: false, enableXfa: false, stopAtErrors: false }).promise;
 }
 
 /**
@@ -24,4 +27,14 @@ export function renderPage(page: PDFPageProxy, canvas: HTMLCanvasElement, scale:
   canvas.height = Math.floor(viewport.height);
   const task = page.render({ canvas, viewport, annotationMode: AnnotationMode.ENABLE });
   return { promise: task.promise, cancel: () => task.cancel() };
+}
+
+/**
+ * The page's text as invisible, positioned spans over the drawing (pdf.js's text layer): what screen readers
+ * read, and what selection and find-in-page use. Laid out once; zooming only changes --total-scale-factor.
+ */
+export async function renderTextLayer(page: PDFPageProxy, container: HTMLDivElement, scale: number): Promise<void> {
+  container.replaceChildren();
+  container.style.setProperty('--total-scale-factor', String(scale));
+  await new TextLayer({ textContentSource: page.streamTextContent(), container, viewport: page.getViewport({ scale }) }).render();
 }
