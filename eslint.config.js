@@ -30,6 +30,8 @@ export default tseslint.config(
   { files: ['main/signer/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/cli/**', '**/renderer/**', '**/electron/**', '../electron', ...SERVER_LIBS, 'electron', 'electron/*'], 'main/signer is Electron-free: it imports native/, pdf/ and common/ only.') } },
   { files: ['main/electron/**'], rules: { 'no-restricted-imports': forbid(['**/renderer/**', '**/cli/**'], 'main/electron is the thin shell: it wires main/signer, server/, native/ and common/.') } },
   { files: ['renderer/**'], rules: { 'no-restricted-imports': forbid([...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'], 'renderer/ is browser code: no Node modules.') } },
+  // The renderer's build configuration runs in Node (Vite), not in the browser.
+  { files: ['renderer/vite.config.ts'], rules: { 'no-restricted-imports': 'off' } },
   // Only the settings parser, the CLI and desktop entries and test/bench harnesses may look at the environment.
   { files: ['server/config.ts', 'cli/**', 'main/electron/main.ts', 'test/**', 'bench/**', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },

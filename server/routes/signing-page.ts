@@ -4,7 +4,8 @@
  *
  * Headers: the page's own Content-Security-Policy, and frame-ancestors from the link's signing session: the
  * allowed origin of an embedded session, 'none' for every other link. The same origin is written into the
- * HTML (meta mohar-embed-origin) so the page posts its messages to that origin only. The token is in the
+ * HTML (meta mohar-embed-origin) so the page posts its messages to that origin only. pdf.js's decoders and
+ * standard fonts are in one sub-folder, /sign/assets/pdfjs-<version>/. The token is in the
  * URL, so nothing is cached and no Referer leaves the page.
  */
 import { existsSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../domain/context.js';
 import { embeddingOrigin } from '../domain/workflow/sessions.js';
 import type { App } from './types.js';
@@ -34,10 +35,14 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.wasm': 'application/wasm',
+  '.ttf': 'font/ttf',
+  '.pfb': 'application/x-font-type1',
 };
 const gzip = promisify(gzipCallback);
 const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.svg']);
 const ASSET_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+/** The one sub-folder: pdf.js's decoders and standard fonts (renderer/vite.config.ts). */
+const RESOURCE_DIR = /^pdfjs-\d+\.\d+\.\d+$/;
 const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
 
 /** The page's policy: its own scripts, styles, fonts and worker; images from data:/blob: (signatures, pdf.js). */
@@ -122,9 +127,9 @@ export function signingPageRoutes(app: App, ctx: Context, options: { dir?: strin
     return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}</head>`));
   });
 
-  app.get<{ Params: { file: string } }>('/sign/assets/:file', { schema: { hide: true } }, async (request, reply) => {
-    const name = request.params.file;
-    const asset = ASSET_NAME.test(name) && !name.startsWith('.') ? await loadAsset(name) : null;
+  const sendAsset = async (request: FastifyRequest, reply: FastifyReply, dir: string | null, file: string) => {
+    const valid = ASSET_NAME.test(file) && !file.startsWith('.') && (dir === null || RESOURCE_DIR.test(dir));
+    const asset = valid ? await loadAsset(dir === null ? file : `${dir}/${file}`) : null;
     if (!asset) return reply.callNotFound();
     const gzipped = asset.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
     reply
@@ -135,5 +140,7 @@ export function signingPageRoutes(app: App, ctx: Context, options: { dir?: strin
     if (asset.gzip) reply.header('Vary', 'Accept-Encoding');
     if (gzipped) reply.header('Content-Encoding', 'gzip');
     return reply.send(gzipped ? asset.gzip : asset.body);
-  });
+  };
+  app.get<{ Params: { file: string } }>('/sign/assets/:file', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, null, request.params.file));
+  app.get<{ Params: { dir: string; file: string } }>('/sign/assets/:dir/:file', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file));
 }

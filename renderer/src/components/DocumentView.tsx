@@ -41,6 +41,7 @@ export function DocumentView(props: Props) {
   const queue = useMemo(() => new RenderQueue(), []);
   const [pdfLib, setPdfLib] = useState<PdfModule | null>(null);
   const [pdfs, setPdfs] = useState<Record<string, PDFDocumentProxy>>({});
+  const [loadError, setLoadError] = useState(false);
 
   useEffect(() => {
     let live = true;
@@ -58,7 +59,10 @@ export function DocumentView(props: Props) {
         opened.push(pdf);
         if (live) setPdfs((prev) => ({ ...prev, [d.document_id]: pdf }));
       }));
-    })().catch(() => undefined);
+    })().catch(() => {
+      // The fields stay usable; the signer is told the pages cannot be shown (and can reload).
+      if (live) setLoadError(true);
+    });
     return () => {
       live = false;
       for (const pdf of opened) void pdf.destroy();
@@ -111,6 +115,7 @@ export function DocumentView(props: Props) {
   const date = today();
   return (
     <div className="document" id="document" ref={container} tabIndex={-1}>
+      {loadError && <p role="alert" className="load-error">{t('doc.loadFailed')}</p>}
       {pages.map(({ document, size, key }, i) => {
         const here = (f: SignerField) => f.document_id === document.document_id && f.page_number === size.page_number;
         return (

@@ -4,16 +4,18 @@
  * the document; one worker serves every document of the envelope. Eval is off so the page's CSP needs no
  * 'unsafe-eval'.
  */
-import { AnnotationMode, getDocument, GlobalWorkerOptions, PDFWorker, TextLayer, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist';
+import { AnnotationMode, getDocument, GlobalWorkerOptions, PDFWorker, TextLayer, version, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 const worker = new PDFWorker();
+/** Decoders (JPEG 2000, JBIG2, ICC) and standard fonts, fetched when a document needs them (see vite.config.ts). */
+const RESOURCES = new URL(`${import.meta.env.BASE_URL}assets/pdfjs-${version}/`, window.location.href).href;
 
 export type { PDFDocumentProxy, PDFPageProxy };
 
 export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
-  return getDocument({ data: bytes, worker, isEvalSupported: false, enableXfa: false, stopAtErrors: false }).promise;
+  return getDocument({ data: bytes, worker, wasmUrl: RESOURCES, standardFontDataUrl: RESOURCES, isEvalSupported: false, enableXfa: false, stopAtErrors: false }).promise;
 }
 
 /**

@@ -3,7 +3,7 @@
  * its assets (long cache, gzip), and a clear answer when the page was never built.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -92,10 +92,20 @@ for (const kind of DATABASES) {
       const served = await t.server.request('GET', `/sign/assets/${worker[1]}`);
       assert.equal(served.statusCode, 200);
       assert.match(String(served.headers['content-type']), /^text\/javascript/);
+
+      // pdf.js's decoders and standard fonts, under the versioned names the page gives pdf.js.
+      const { version } = JSON.parse(readFileSync(new URL('../../../node_modules/pdfjs-dist/package.json', import.meta.url), 'utf8')) as { version: string };
+      const wasm = await t.server.request('GET', `/sign/assets/pdfjs-${version}/openjpeg.wasm`);
+      assert.equal(wasm.statusCode, 200);
+      assert.equal(wasm.headers['content-type'], 'application/wasm');
+      assert.equal(wasm.rawPayload.subarray(0, 4).toString('latin1'), '\0asm');
+      const font = await t.server.request('GET', `/sign/assets/pdfjs-${version}/LiberationSans-Regular.ttf`);
+      assert.equal(font.statusCode, 200);
+      assert.equal(font.headers['content-type'], 'font/ttf');
     });
 
     test('no way out of the assets folder; unknown assets are 404', async () => {
-      for (const url of ['/sign/assets/..%2F..%2Fpackage.json', '/sign/assets/.hidden', '/sign/assets/missing-abc123.js']) {
+      for (const url of ['/sign/assets/..%2F..%2Fpackage.json', '/sign/assets/.hidden', '/sign/assets/missing-abc123.js', '/sign/assets/pdfjs-1.2.3/../../../package.json', '/sign/assets/fonts/x.ttf', '/sign/assets/pdfjs-5.6.205/..%2F..%2F..%2Fpackage.json']) {
         const response = await t.server.request('GET', url);
         assert.equal(response.statusCode, 404, url);
         assert.equal(response.json().code, 'route_not_found');
