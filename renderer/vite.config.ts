@@ -28,11 +28,29 @@ function pdfjsResources(): Plugin {
   };
 }
 
+/**
+ * pdf.js is a chunk of its own (the link-state pages never need it), imported when the page starts. A
+ * modulepreload in index.html lets the browser fetch it together with the entry instead of after it.
+ */
+function preloadPdfChunk(): Plugin {
+  return {
+    name: 'mohar-preload-pdf-chunk',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, context) {
+        const chunk = Object.values(context.bundle ?? {}).find((c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'load-pdf');
+        return chunk ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/sign/${chunk.fileName}` }, injectTo: 'head' }] : [];
+      },
+    },
+  };
+}
+
 export default defineConfig({
   base: '/sign/',
   // React's automatic JSX runtime through Vite's own transform (no plugin needed).
   oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
-  plugins: [pdfjsResources()],
+  plugins: [pdfjsResources(), preloadPdfChunk()],
   build: {
     outDir: 'dist',
     assetsDir: 'assets',

@@ -38,7 +38,9 @@ async function check(response: Response): Promise<Response> {
 async function request(url: string, init: RequestInit = {}): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(url, { credentials: 'omit', cache: 'no-store', ...init });
+    // Plain requests (same-origin credentials, default cache): the server's <link rel=preload> hints for the
+    // signer view and the documents are made the same way, so the browser can hand over what it preloaded.
+    response = await fetch(url, init);
   } catch (error) {
     throw new ApiError(0, 'network_error', error instanceof Error ? error.message : String(error));
   }

@@ -16,7 +16,8 @@ import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../domain/context.js';
-import { embeddingOrigin } from '../domain/workflow/sessions.js';
+import { API_BASE } from '../app.js';
+import { embeddingOrigin, resolveSession } from '../domain/workflow/sessions.js';
 import type { App } from './types.js';
 
 /** renderer/dist of this installation: the folder beside package.json, from source (tsx) or from dist/. */
@@ -73,6 +74,21 @@ interface Asset {
   readonly type: string;
 }
 
+/**
+ * What a live link's page will fetch first, as <link rel=preload> hints: the signer view and the documents,
+ * requested while the page's scripts load rather than after. Dead links get none (the page shows why).
+ */
+async function preloads(ctx: Context, token: string): Promise<string[]> {
+  try {
+    const session = await resolveSession(ctx, token);
+    const documents = await ctx.db.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', session.envelopeId).orderBy('position').execute();
+    const base = `${API_BASE}/signing/${token}`;
+    return [base, ...documents.map((d) => `${base}/documents/${d.document_id}`)];
+  } catch {
+    return [];
+  }
+}
+
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
@@ -119,12 +135,14 @@ export function signingPageRoutes(app: App, ctx: Context, options: { dir?: strin
   };
 
   app.get<{ Params: { token: string } }>('/sign/:token', { schema: { hide: true } }, async (request, reply) => {
-    const frameOrigin = TOKEN.test(request.params.token) ? await embeddingOrigin(ctx, request.params.token) : null;
+    const token = TOKEN.test(request.params.token) ? request.params.token : null;
+    const frameOrigin = token ? await embeddingOrigin(ctx, token) : null;
     pageHeaders(reply, frameOrigin);
     const html = await loadIndex();
     if (html === null) return reply.code(503).type('text/html; charset=utf-8').send(MISSING);
     const meta = frameOrigin ? `<meta name="mohar-embed-origin" content="${escapeAttribute(frameOrigin)}" />\n  ` : '';
-    return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}</head>`));
+    const hints = (token ? await preloads(ctx, token) : []).map((url) => `<link rel="preload" as="fetch" crossorigin="anonymous" href="${escapeAttribute(url)}" />\n  `).join('');
+    return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}${hints}</head>`));
   });
 
   const sendAsset = async (request: FastifyRequest, reply: FastifyReply, dir: string | null, file: string) => {

@@ -56,6 +56,20 @@ for (const kind of DATABASES) {
       assert.match(page.body, /<script type="module"[^>]* src="\/sign\/assets\/[^"]+\.js"/);
     });
 
+    test("a live link's page preloads its signer view and documents; a dead one does not", async () => {
+      const url = await link('redirect');
+      const token = url.split('/').pop()!;
+      const hints = [...(await t.server.request('GET', url)).body.matchAll(/<link rel="preload" as="fetch" crossorigin="anonymous" href="([^"]+)"/g)].map((m) => m[1]);
+      assert.equal(hints.length, 2);
+      assert.equal(hints[0], `${API}/signing/${token}`);
+      assert.match(hints[1]!, new RegExp(`^${API}/signing/${token}/documents/[0-9a-f-]{36}$`));
+      for (const hint of hints) assert.equal((await t.server.request('GET', hint!)).statusCode, 200, hint);
+      assert.match((await t.server.request('GET', url)).body, /<link rel="modulepreload"[^>]*load-pdf/, 'pdf.js is fetched with the entry');
+
+      t.server.clock.advance(15 * 60 + 1);
+      assert.doesNotMatch((await t.server.request('GET', url)).body, /rel="preload"/);
+    });
+
     test('an embedded link: frame-ancestors is the allowed origin, and the page knows it', async () => {
       const admin = await t.server.login(t.account.email, t.account.password);
       assert.equal((await t.server.request('PUT', `${LEGACY}/account/settings/`, { token: admin, json: { allowed_origins: [ORIGIN] } })).statusCode, 200);
