@@ -2,7 +2,7 @@
  * The signing screen: the document with this recipient's fields, guidance to the next field, and the act
  * (sign, approve, review, decline). USB DSC signers sign through the desktop bridge instead (DscPanel).
  */
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState, type FocusEvent } from 'react';
 import { ApiError, type SignBody, type SignerApi } from '../api';
 import { FIELD, initialValue, isComplete, needsInput, readingOrder, valuesToSend } from '../fields';
 import { useI18n } from '../i18n/i18n';
@@ -64,10 +64,16 @@ export function SigningScreen({ view, api, onFinished }: Props) {
     setFlagged((prev) => (prev.has(fieldId) ? new Set([...prev].filter((id) => id !== fieldId)) : prev));
   }, []);
 
+  // The field the signer was last in: "Next field" continues from there (pressing the button moves focus to it).
+  const lastField = useRef<string | null>(null);
+  const trackField = (e: FocusEvent) => {
+    const id = (e.target as HTMLElement).closest('[data-field-id]')?.getAttribute('data-field-id');
+    if (id) lastField.current = id;
+  };
+
   const nextField = () => {
     if (pending.length === 0) return document.getElementById('consent')?.focus();
-    const active = document.activeElement?.closest('[data-field-id]')?.getAttribute('data-field-id');
-    const from = fields.findIndex((f) => f.field_id === active);
+    const from = fields.findIndex((f) => f.field_id === lastField.current);
     const after = pending.find((f) => fields.indexOf(f) > from) ?? pending[0]!;
     focusField(after.field_id);
   };
@@ -133,7 +139,7 @@ export function SigningScreen({ view, api, onFinished }: Props) {
       <Toolbar zoom={zoom} page={page} pages={pageCount} onGoToPage={goToPage}>
         <Guidance left={pending.length} total={toFill.length} onNext={nextField} />
       </Toolbar>
-      <main className="document-area">
+      <main className="document-area" onFocus={trackField}>
         <DocumentView
           view={view}
           api={api}
