@@ -18,7 +18,7 @@ import pg from 'pg';
 import type { Context } from '../domain/context.js';
 import type { SecretBox } from '../seal/secret-box.js';
 import type { Database } from '../storage/schema.js';
-import { claimDeliveries, type DeliveryRow } from './claim.js';
+import { Claimer, type DeliveryRow } from './claim.js';
 import { reapExpiredLeases, recordOutcomes, type Outcome } from './record.js';
 import { signingSecrets, webhookSecretBox } from './secrets.js';
 import { onDeliveriesQueued, WEBHOOK_CHANNEL } from './signal.js';
@@ -71,6 +71,7 @@ export class WebhookWorker {
   private readonly random: () => number;
   private readonly logger: WorkerLogger;
   private readonly listenEnabled: boolean;
+  private readonly claimer: Claimer;
 
   private started = false;
   private stopping = false;
@@ -98,6 +99,7 @@ export class WebhookWorker {
     this.logger = options.logger ?? consoleLogger;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.listenEnabled = options.listen ?? true;
+    this.claimer = new Claimer(ctx.db, ctx.dialect);
   }
 
   start(): void {
@@ -204,7 +206,8 @@ export class WebhookWorker {
     const run = this.attempt(claimed)
       .then((outcome) => new Promise<void>((done) => {
         this.outcomes.push({ outcome, done });
-        this.flushing ??= this.flush();
+        // After the other answers of this turn of the event loop: they share one transaction.
+        this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
       }))
       .finally(() => {
         this.inFlight--;
@@ -236,40 +239,45 @@ export class WebhookWorker {
   /** Claims up to `limit` due deliveries (claim.ts) and prepares them. */
   private async claim(limit: number): Promise<Claimed[]> {
     const now = this.ctx.now();
-    const rows = await claimDeliveries(this.db, this.ctx.dialect, { limit, owner: this.owner, now, leaseMs: this.leaseMs });
+    const rows = await this.claimer.claim({ limit, owner: this.owner, now, leaseMs: this.leaseMs });
     return rows.length === 0 ? [] : this.prepare(rows, now);
   }
 
-  /** Payloads, current URLs and signing secrets of the claimed deliveries. */
+  /** Payloads, current URLs and signing secrets of the claimed deliveries (one query). */
   private async prepare(rows: DeliveryRow[], now: Date): Promise<Claimed[]> {
-    const eventIds = [...new Set(rows.map((r) => r.event_id))];
-    const endpointIds = [...new Set(rows.map((r) => r.endpoint_id))];
-    const [events, endpoints] = await Promise.all([
-      this.db.selectFrom('events').select(['id', 'payload']).where('id', 'in', eventIds).execute(),
-      this.db.selectFrom('webhook_endpoints').select(['id', 'url', 'secret', 'previous_secret', 'previous_secret_expires_at']).where('id', 'in', endpointIds).execute(),
-    ]);
-    const payloads = new Map(events.map((e) => [e.id, e.payload]));
+    const details = await this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('events as ev', 'ev.id', 'd.event_id')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['d.id', 'ev.payload', 'e.id as endpoint_id', 'e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
+      .where('d.id', 'in', rows.map((r) => r.id))
+      .execute();
+    const byDelivery = new Map(details.map((d) => [d.id, d]));
     let box: SecretBox | Error;
     try {
       box = await webhookSecretBox(this.ctx.config);
     } catch (error) {
       box = error as Error;
     }
-    const byEndpoint = new Map<string, { url: string; secrets: string[] | Error }>();
-    for (const endpoint of endpoints) {
-      let secrets: string[] | Error;
-      try {
-        if (box instanceof Error) throw box;
-        secrets = signingSecrets(box, endpoint, now);
-      } catch (error) {
-        secrets = error as Error;
-        this.logger.error({ err: error, endpoint: endpoint.id }, 'webhook worker: the endpoint secret cannot be read; its deliveries fail until the secret key is fixed');
+    const secretsOf = new Map<string, string[] | Error>();
+    const secrets = (endpoint: { endpoint_id: string; secret: string; previous_secret: string | null; previous_secret_expires_at: string | null }): string[] | Error => {
+      let found = secretsOf.get(endpoint.endpoint_id);
+      if (found === undefined) {
+        try {
+          if (box instanceof Error) throw box;
+          found = signingSecrets(box, { ...endpoint, id: endpoint.endpoint_id }, now);
+        } catch (error) {
+          found = error as Error;
+          this.logger.error({ err: error, endpoint: endpoint.endpoint_id }, 'webhook worker: the endpoint secret cannot be read; its deliveries fail until the secret key is fixed');
+        }
+        secretsOf.set(endpoint.endpoint_id, found);
       }
-      byEndpoint.set(endpoint.id, { url: endpoint.url, secrets });
-    }
+      return found;
+    };
     return rows.map((row) => {
-      const endpoint = byEndpoint.get(row.endpoint_id);
-      return { row, url: endpoint?.url ?? '', payload: payloads.get(row.event_id), secrets: endpoint?.secrets ?? new Error('the endpoint is gone') };
+      const detail = byDelivery.get(row.id);
+      if (!detail) return { row, url: '', payload: undefined, secrets: new Error('the event or endpoint is gone') };
+      return { row, url: detail.url, payload: detail.payload, secrets: secrets(detail) };
     });
   }
 

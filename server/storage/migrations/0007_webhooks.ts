@@ -58,7 +58,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
   await db.schema.createIndex('webhook_deliveries_order').on('webhook_deliveries').columns(['endpoint_id', 'envelope_id', 'sequence']).execute();
   await db.schema.createIndex('webhook_deliveries_account').on('webhook_deliveries').columns(['account_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('webhook_deliveries_lease').on('webhook_deliveries').columns(['status', 'lease_expires_at']).execute();
 
   await db.schema
     .createTable('webhook_attempts')
