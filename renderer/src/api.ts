@@ -22,6 +22,13 @@ export class ApiError extends Error {
   }
 }
 
+/** Answers that end a link for good (docs/errors.md): the page shows why, instead of the signing screen. */
+const DEAD_LINK_CODES = new Set(['signing_session_expired', 'signing_link_used', 'envelope_closed']);
+
+export function isDeadLink(error: unknown): error is ApiError {
+  return error instanceof ApiError && DEAD_LINK_CODES.has(error.code);
+}
+
 async function check(response: Response): Promise<Response> {
   if (response.ok) return response;
   let problem: Record<string, unknown> = {};

@@ -104,6 +104,20 @@ describe('declining, dead links and embedding in Chromium', () => {
     await page.getByRole('combobox', { name: 'भाषा' }).selectOption('en');
   });
 
+  test('a link that expires while the signer fills in says so when they sign', async () => {
+    const draft = await envelope([{ name: 'Asha Rao', email: 'asha@example.com' }]);
+    await sendDraft(t.server, t.account.key, draft);
+    await page.goto(await link(draft.id, draft.recipientIds[0]!));
+    await page.getByRole('button', { name: /Sign here/ }).click();
+    await page.getByRole('tab', { name: 'Type' }).click();
+    await page.getByRole('button', { name: 'Use this signature' }).click();
+    await page.getByRole('checkbox', { name: /I agree to sign/ }).check();
+    t.server.clock.advance(15 * 60 + 1);
+    await page.getByRole('button', { name: 'Sign', exact: true }).click();
+    await heading('This link has expired');
+    await shots.take(page, 'expired-while-filling');
+  });
+
   test('embedded: an allowed origin frames the page and hears "signed"; another origin cannot frame it', async () => {
     const parent = await servePage();
     const stranger = await servePage();

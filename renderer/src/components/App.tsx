@@ -3,7 +3,7 @@
  * pages tell their parent what happened (embed.ts).
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ApiError, signerApi, type SignerApi } from '../api';
+import { ApiError, isDeadLink, signerApi, type SignerApi } from '../api';
 import { notifyParent } from '../embed';
 import { useI18n } from '../i18n/i18n';
 import { safeRedirect, tokenFromLocation } from '../page-context';
@@ -20,14 +20,18 @@ type State =
   | { kind: 'ready'; view: SignerView }
   | { kind: 'done'; view: SignerView; result: ActResult; redirecting: boolean };
 
-/** Links that cannot be used any more: the parent of an embedded page hears about it once. */
-const DEAD_LINK_CODES = new Set(['signing_session_expired', 'signing_link_used', 'envelope_closed']);
-
 export function App() {
   const { t } = useI18n();
   const token = useMemo(() => tokenFromLocation(), []);
   const api = useMemo<SignerApi | null>(() => (token ? signerApi(token) : null), [token]);
   const [state, setState] = useState<State>({ kind: 'loading' });
+
+  // A link that cannot be used any more (on opening, or when it expires while the signer fills the form):
+  // its own page, and the parent of an embedded page hears about it once.
+  const linkFailed = useCallback((error: ApiError) => {
+    if (isDeadLink(error)) notifyParent('error', error.code);
+    setState({ kind: 'failed', error });
+  }, []);
 
   const load = useCallback(async () => {
     if (!api) return;
@@ -37,11 +41,9 @@ export function App() {
       markOnce(MARKS.viewLoaded);
       setState({ kind: 'ready', view });
     } catch (error) {
-      const failure = error instanceof ApiError ? error : new ApiError(0, 'network_error', String(error));
-      if (DEAD_LINK_CODES.has(failure.code)) notifyParent('error', failure.code);
-      setState({ kind: 'failed', error: failure });
+      linkFailed(error instanceof ApiError ? error : new ApiError(0, 'network_error', String(error)));
     }
-  }, [api]);
+  }, [api, linkFailed]);
 
   useEffect(() => {
     void load();
@@ -70,7 +72,7 @@ export function App() {
       const { view } = state;
       if (view.action === 'wait') return <StatusPage title={t('link.wait.title')} body={t('link.wait.body')} />;
       if (view.action === 'done' || view.action === 'closed') return <DeadLinkPage error={new ApiError(410, view.action === 'done' ? 'signing_link_used' : 'envelope_closed', '', { recipient_status: view.recipient.status, envelope_status: view.envelope.status })} onRetry={load} />;
-      return <SigningScreen view={view} api={api} onFinished={(result) => finished(view, result)} />;
+      return <SigningScreen view={view} api={api} onFinished={(result) => finished(view, result)} onLinkFailure={linkFailed} />;
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { TokenInfo } from '../../../common/desktop-bridge';
-import type { SignerApi } from '../api';
+import { isDeadLink, type ApiError, type SignerApi } from '../api';
 import { base64ToBytes, bytesToBase64 } from '../base64';
 import { desktopBridge, desktopErrorMessage } from '../desktop';
 import { FIELD } from '../fields';
@@ -24,12 +24,13 @@ interface Props {
   fieldValues: () => Record<string, FieldValue>;
   onFinished: (result: ActResult) => void;
   onDecline: () => void;
+  onLinkFailure: (error: ApiError) => void;
   alert: string | null;
 }
 
 type Phase = 'idle' | 'preparing' | 'signing' | 'uploading';
 
-export function DscPanel({ view, api, ready, consent, onConsent, fieldValues, onFinished, onDecline, alert }: Props) {
+export function DscPanel({ view, api, ready, consent, onConsent, fieldValues, onFinished, onDecline, onLinkFailure, alert }: Props) {
   const { t } = useI18n();
   const bridge = useMemo(desktopBridge, []);
   const [tokens, setTokens] = useState<TokenInfo[]>([]);
@@ -79,6 +80,7 @@ export function DscPanel({ view, api, ready, consent, onConsent, fieldValues, on
       setPhase('uploading');
       onFinished(await api.uploadSigned(target.document_id, base64ToBytes(result.value.pdfBase64)));
     } catch (failure) {
+      if (isDeadLink(failure)) onLinkFailure(failure);
       setError(t('act.failed', { message: failure instanceof Error ? failure.message : String(failure) }));
     } finally {
       setPhase('idle');

@@ -3,7 +3,7 @@
  * (sign, approve, review, decline). USB DSC signers sign through the desktop bridge instead (DscPanel).
  */
 import { useCallback, useMemo, useRef, useState, type FocusEvent } from 'react';
-import { ApiError, type SignBody, type SignerApi } from '../api';
+import { ApiError, isDeadLink, type SignBody, type SignerApi } from '../api';
 import { FIELD, initialValue, isComplete, needsInput, readingOrder, valuesToSend } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { ActResult, AdoptedSignature, FieldValue, SignerView } from '../types';
@@ -22,6 +22,8 @@ interface Props {
   view: SignerView;
   api: SignerApi;
   onFinished: (result: ActResult) => void;
+  /** The link died meanwhile (expired while filling, voided...): the page shows why instead. */
+  onLinkFailure: (error: ApiError) => void;
 }
 
 /** Puts focus on a field (its first control for radio groups) and scrolls it to the middle of the screen. */
@@ -33,7 +35,7 @@ function focusField(fieldId: string): void {
   (control ?? element).focus({ preventScroll: true });
 }
 
-export function SigningScreen({ view, api, onFinished }: Props) {
+export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
   const { t } = useI18n();
   const dsc = view.recipient.signature_method === 'dsc';
   const fields = useMemo(() => [...view.fields].sort(readingOrder(view.documents)), [view]);
@@ -96,12 +98,14 @@ export function SigningScreen({ view, api, onFinished }: Props) {
   };
 
   const failed = (error: unknown): string => {
+    if (isDeadLink(error)) onLinkFailure(error);
     if (error instanceof ApiError && error.code === 'invalid_field_values') setFlagged(new Set(error.fieldIds()));
     return t('act.failed', { message: error instanceof Error ? error.message : String(error) });
   };
 
   const submit = async () => {
     if (!ready() || (view.action !== 'sign' && view.action !== 'review' && view.action !== 'approve')) return;
+    if (view.action === 'sign' && !signature) return setDialog('signature'); // a signer without a Signature field still signs
     setBusy(true);
     try {
       const body: SignBody = view.action === 'sign'
@@ -159,7 +163,7 @@ export function SigningScreen({ view, api, onFinished }: Props) {
       {view.sandbox
         ? <SandboxPanel api={api} ready={ready} consent={consent} onConsent={accept} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
         : dsc
-        ? <DscPanel view={view} api={api} ready={ready} consent={consent} onConsent={accept} fieldValues={() => valuesToSend(fields, values)} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
+        ? <DscPanel view={view} api={api} ready={ready} consent={consent} onConsent={accept} fieldValues={() => valuesToSend(fields, values)} onFinished={onFinished} onDecline={() => setDialog('decline')} onLinkFailure={onLinkFailure} alert={alert} />
         : <ActionBar action={view.action} consent={consent} onConsent={accept} busy={busy} alert={alert} onSubmit={() => void submit()} onDecline={() => setDialog('decline')} />}
       {dialog === 'signature' && (
         <SignatureDialog
