@@ -97,9 +97,17 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
     return true;
   };
 
+  /** What to tell the signer when an act fails: known reasons in their language, others with the server's words. */
   const failed = (error: unknown): string => {
     if (isDeadLink(error)) onLinkFailure(error);
-    if (error instanceof ApiError && error.code === 'invalid_field_values') setFlagged(new Set(error.fieldIds()));
+    if (error instanceof ApiError) {
+      if (error.code === 'invalid_field_values') {
+        setFlagged(new Set(error.fieldIds()));
+        return t('act.invalidFields');
+      }
+      if (error.code === 'consent_required') return t('act.needConsent');
+      if (error.code === 'network_error') return t('link.network.body');
+    }
     return t('act.failed', { message: error instanceof Error ? error.message : String(error) });
   };
 

@@ -105,6 +105,7 @@ export const en = {
   'act.missing': '{count} required fields are not filled yet.',
   'act.needConsent': 'Please accept the statement above to continue.',
   'act.failed': 'This did not work: {message}',
+  'act.invalidFields': 'Some fields are missing or not valid; they are marked on the document.',
 
   'decline.title': 'Decline this document',
   'decline.reason': 'Why do you decline? The sender will see your reason.',
@@ -267,6 +268,7 @@ export const hi: Record<StringKey, string> = {
   'act.missing': '{count} आवश्यक फ़ील्ड अभी भरे नहीं गए हैं।',
   'act.needConsent': 'आगे बढ़ने के लिए कृपया ऊपर दिया गया कथन स्वीकार करें।',
   'act.failed': 'यह नहीं हो सका: {message}',
+  'act.invalidFields': 'कुछ फ़ील्ड खाली हैं या सही नहीं हैं; उन्हें दस्तावेज़ पर चिह्नित किया गया है।',
 
   'decline.title': 'यह दस्तावेज़ अस्वीकार करें',
   'decline.reason': 'आप अस्वीकार क्यों कर रहे हैं? भेजने वाले को आपका कारण दिखेगा।',
