@@ -9,7 +9,7 @@
  * URL, so nothing is cached and no Referer leaves the page.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -95,19 +95,23 @@ function escapeAttribute(value: string): string {
 
 export function signingPageRoutes(app: App, ctx: Context, options: { dir?: string } = {}): void {
   const dir = options.dir ?? defaultSigningPageDir();
-  let index: string | null = null;
+  let index: { html: string; mtimeMs: number } | null = null;
   const assets = new Map<string, Promise<Asset | null>>();
   let warned = false;
 
+  /** index.html, read again when a new build replaced it (a running server follows `vite build --watch`). */
   async function loadIndex(): Promise<string | null> {
-    if (index !== null) return index;
+    const file = join(dir, 'index.html');
     try {
-      index = await readFile(join(dir, 'index.html'), 'utf8');
+      const { mtimeMs } = await stat(file);
+      if (index?.mtimeMs !== mtimeMs) index = { html: await readFile(file, 'utf8'), mtimeMs };
+      return index.html;
     } catch {
       if (!warned) app.log.warn({ dir }, 'the signing page is not built: /sign/{token} answers 503 until renderer/dist exists (npm run build)');
       warned = true;
+      index = null;
+      return null;
     }
-    return index;
   }
 
   function loadAsset(name: string): Promise<Asset | null> {

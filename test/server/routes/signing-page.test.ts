@@ -3,7 +3,7 @@
  * its assets (long cache, gzip), and a clear answer when the page was never built.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -129,7 +129,7 @@ for (const kind of DATABASES) {
 }
 
 describe('signing page not built', () => {
-  test('answers 503 with a message saying how to build it, not a crash', async () => {
+  test('answers 503 with a message saying how to build it, not a crash; serves the page once it is built', async () => {
     const app = Fastify({ logger: false }) as unknown as App;
     installProblemHandlers(app);
     const missing = join(mkdtempSync(join(tmpdir(), 'mohar-no-page-')), 'dist');
@@ -141,6 +141,15 @@ describe('signing page not built', () => {
     assert.match(page.body, /npm run build/);
     assert.equal(directives(String(page.headers['content-security-policy'])).get('frame-ancestors'), "'none'");
     assert.equal((await app.inject({ method: 'GET', url: '/sign/assets/index.js' })).statusCode, 404);
+
+    // Built later, while the server runs: served without a restart.
+    mkdirSync(join(missing, 'assets'), { recursive: true });
+    writeFileSync(join(missing, 'index.html'), '<!doctype html><html><head><title>built</title></head><body></body></html>');
+    writeFileSync(join(missing, 'assets', 'index.js'), 'console.log(1)');
+    const built = await app.inject({ method: 'GET', url: '/sign/short' });
+    assert.equal(built.statusCode, 200);
+    assert.match(built.body, /<title>built<\/title>/);
+    assert.equal((await app.inject({ method: 'GET', url: '/sign/assets/index.js' })).statusCode, 200);
     await app.close();
   });
 });
