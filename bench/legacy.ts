@@ -6,7 +6,7 @@
  *    fetches the PDF, inspects it in a worker, stores it, creates, attaches, places the field and sends.
  * 2. The rate limiter's cost on GET /document/app/sign/status/{id}/: two apps over the same runtime and database,
  *    one with the limiter on (a limit that never refuses) and one with it off (MOHAR_RATE_LIMIT_PER_MINUTE=0),
- *    measured alternately (on, off, off, on, on, off) in one run; target: throughput with it >= 0.9x without.
+ *    measured in alternating short slices (on, off, off, on, …) in one run; target: throughput with it >= 0.9x without.
  */
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
@@ -21,8 +21,12 @@ import { makePdf } from '../test/support/pdf-fixtures.js';
 import { backendPids, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
 
 export const LEGACY_TARGETS = { limiterRatio: 0.9 } as const;
-/** Measured runs per variant of the status route, alternating. */
-const ROUNDS = 3;
+/**
+ * Measured slices per variant of the status route, alternating in ABBA order, each a quarter of --duration (at
+ * least 2 s) after a 1 s warm-up: on a shared machine the load drifts within seconds, and many short alternating
+ * slices let the drift weigh on both variants alike.
+ */
+const ROUNDS = 8;
 
 export interface LegacyRun {
   database: DatabaseChoice;
@@ -95,21 +99,22 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
 
       const dbPids = () => backendPids(runtime.ctx);
       const results: LoadResult[] = [];
-      process.stdout.write(`  ${kind}: legacy create (${options.warmup}s warm-up + ${options.duration}s)…\n`);
-      const create = await measure({ name: 'create (doc_url)', url: `${limitedBase}/document/recipients/create/`, method: 'POST', headers, body }, options, dbPids);
-      results.push(create);
       const on: LoadResult[] = [];
       const off: LoadResult[] = [];
       const variants = [['status, limiter on', limitedBase, on], ['status, limiter off', openBase, off]] as const;
+      const slice = { ...options, duration: Math.max(2, Math.ceil(options.duration / 4)), warmup: Math.min(1, options.warmup), retries: 0 };
       for (let round = 1; round <= ROUNDS; round++) {
-        // on-off, off-on, on-off: a drift in the machine's load weighs on both alike.
         for (const [name, base, list] of round % 2 === 1 ? variants : [...variants].reverse()) {
-          process.stdout.write(`  ${kind}: ${name}, round ${round} (${options.warmup}s warm-up + ${options.duration}s)…\n`);
-          const result = await measure({ name: `${name} #${round}`, url: `${base}${statusPath}`, headers: { 'x-api-key': key } }, options, dbPids);
+          process.stdout.write(`  ${kind}: ${name}, slice ${round} (${slice.warmup}s warm-up + ${slice.duration}s)…\n`);
+          const result = await measure({ name: `${name} #${round}`, url: `${base}${statusPath}`, headers: { 'x-api-key': key } }, slice, dbPids);
           list.push(result);
           results.push(result);
         }
       }
+      // Creates last: their writes (and SQLite's growing WAL) must not weigh on the status comparison.
+      process.stdout.write(`  ${kind}: legacy create (${options.warmup}s warm-up + ${options.duration}s)…\n`);
+      const create = await measure({ name: 'create (doc_url)', url: `${limitedBase}/document/recipients/create/`, method: 'POST', headers, body }, options, dbPids);
+      results.push(create);
       const withLimiter = mean(on.map((r) => r.reqPerSec));
       const withoutLimiter = mean(off.map((r) => r.reqPerSec));
       const ratio = withLimiter / withoutLimiter;
