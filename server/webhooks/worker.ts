@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Kysely } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Context } from '../domain/context.js';
 import type { SecretBox } from '../seal/secret-box.js';
@@ -49,6 +49,11 @@ export interface WebhookWorkerOptions {
   readonly owner?: string;
   /** PostgreSQL: LISTEN for new deliveries (default true). */
   readonly listen?: boolean;
+  /**
+   * PostgreSQL: while started, use a small connection pool of its own (this many connections; 0 = share
+   * ctx.db), so deliveries never queue behind API requests for a connection. Default 0; the server uses 4.
+   */
+  readonly ownPool?: number;
 }
 
 interface Claimed {
@@ -62,7 +67,8 @@ const consoleLogger: WorkerLogger = { warn: () => undefined, error: (object, mes
 
 export class WebhookWorker {
   readonly owner: string;
-  private readonly db: Kysely<Database>;
+  private db: Kysely<Database>;
+  private ownDb: Kysely<Database> | undefined;
   private readonly transport: WebhookTransport;
   private readonly ownsTransport: boolean;
   private readonly concurrency: number;
@@ -71,7 +77,8 @@ export class WebhookWorker {
   private readonly random: () => number;
   private readonly logger: WorkerLogger;
   private readonly listenEnabled: boolean;
-  private readonly claimer: Claimer;
+  private claimer: Claimer;
+  private readonly ownPool: number;
 
   private started = false;
   private stopping = false;
@@ -100,11 +107,19 @@ export class WebhookWorker {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.listenEnabled = options.listen ?? true;
     this.claimer = new Claimer(ctx.db, ctx.dialect);
+    this.ownPool = options.ownPool ?? 0;
   }
 
   start(): void {
     if (this.started) return;
     this.started = true;
+    if (this.ctx.dialect === 'postgres' && this.ownPool > 0 && this.ctx.config.databaseUrl) {
+      const pool = new pg.Pool({ connectionString: this.ctx.config.databaseUrl, max: this.ownPool });
+      pool.on('error', () => undefined); // an idle connection that drops must not crash the process
+      this.ownDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+      this.db = this.ownDb;
+      this.claimer = new Claimer(this.db, this.ctx.dialect);
+    }
     this.unsubscribe = onDeliveriesQueued(() => this.poke());
     if (this.ctx.dialect === 'postgres' && this.listenEnabled && this.ctx.config.databaseUrl) void this.listen();
     this.schedule(0);
@@ -149,6 +164,14 @@ export class WebhookWorker {
     clearTimeout(timeout);
     await this.flushing;
     if (this.ownsTransport) this.transport.close();
+    if (this.ownDb) {
+      // Attempts still running past the timeout keep their lease; their outcome is not written (retried later).
+      const own = this.ownDb;
+      this.ownDb = undefined;
+      this.db = this.ctx.db;
+      this.claimer = new Claimer(this.db, this.ctx.dialect);
+      await own.destroy();
+    }
     this.started = false;
     this.stopping = false;
   }
@@ -345,7 +368,7 @@ export class WebhookWorker {
   }
 }
 
-/** Used by start.ts: the worker with the server's settings. */
+/** Used by start.ts: the worker as the server runs it (on PostgreSQL with 4 connections of its own, plus LISTEN). */
 export function webhookWorkerFor(ctx: Pick<Context, 'db' | 'dialect' | 'config' | 'now'>, options: WebhookWorkerOptions = {}): WebhookWorker {
-  return new WebhookWorker(ctx, options);
+  return new WebhookWorker(ctx, { ownPool: 4, ...options });
 }

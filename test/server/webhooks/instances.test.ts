@@ -9,7 +9,7 @@ import { DATABASES } from '../../support/databases.js';
 import { LEGACY, startTestServer, type TestServer } from '../../support/server.js';
 import { openRuntime, type Runtime } from '../../../server/start.js';
 import { webhookTransport, type WebhookTransport } from '../../../server/webhooks/transport.js';
-import { WebhookWorker } from '../../../server/webhooks/worker.js';
+import { WebhookWorker, webhookWorkerFor } from '../../../server/webhooks/worker.js';
 import { startReceiver, type TestReceiver } from './receiver.js';
 
 for (const kind of DATABASES) {
@@ -25,10 +25,10 @@ for (const kind of DATABASES) {
       await server?.close();
     });
 
-    test('a committed event wakes the worker at once (its poll is an hour away)', async () => {
+    test('a committed event wakes the worker, as the server runs it (own pool on PostgreSQL), at once (its poll is an hour away)', async () => {
       const owner = await server.newAccount();
       await server.request('POST', `${LEGACY}/webhook/save/`, { token: owner.token, json: { webhook_url: receiver.url } });
-      const worker = new WebhookWorker(server.ctx, { pollIntervalMs: 3_600_000 });
+      const worker = webhookWorkerFor(server.ctx, { pollIntervalMs: 3_600_000 });
       worker.start();
       try {
         // Let the first (empty) poll and, on PostgreSQL, the LISTEN connection settle.
