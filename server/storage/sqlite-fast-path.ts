@@ -10,10 +10,10 @@
  *   same turn of the event loop. Its promise settles only after that transaction committed, so nothing
  *   is acknowledged before it is as durable as any other commit (WAL, synchronous=NORMAL). A write that
  *   throws is rejected and leaves nothing behind, and the others still commit: the batch first runs
- *   without savepoints (they cost about a third of a create); when a write fails, the whole round is
- *   rolled back and the remaining writes run again, each in its own savepoint from then on. The batch
- *   runs from BEGIN to COMMIT in one synchronous stretch while holding Kysely's connection, so it never
- *   mixes with a Kysely transaction and nobody sees it half done.
+ *   without savepoints (they cost about a third of a create's database work); when a write fails, the
+ *   round is rolled back and the remaining writes run again, each in its own savepoint from then on. The
+ *   batch runs from BEGIN to COMMIT in one synchronous stretch while holding Kysely's connection, so it
+ *   never mixes with a Kysely transaction and nobody sees it half done.
  * - `readNow(query)`: runs a read at once when no transaction is open on the connection. While a Kysely
  *   transaction is open (its uncommitted rows are visible on this same connection) it returns undefined
  *   and the caller takes the ordinary Kysely path, which waits for that transaction to end.
@@ -148,22 +148,18 @@ export class SqliteFastPath {
       try {
         for (; next < pending.length; next++) {
           const write = pending[next]!;
-          if (!savepoints) {
-            write.result = write.work();
-            done.push(write);
-            continue;
-          }
-          this.statement('SAVEPOINT fast_write').run();
+          if (savepoints) this.statement('SAVEPOINT fast_write').run();
           try {
             write.result = write.work();
+            if (write.result instanceof Promise) throw new Error('fast path work must be synchronous (it runs inside one transaction)');
           } catch (error) {
-            if (!this.file.inTransaction) throw error;
+            if (!savepoints || !this.file.inTransaction) throw error;
             this.statement('ROLLBACK TO fast_write').run();
             this.statement('RELEASE fast_write').run();
             write.reject(error);
             continue;
           }
-          this.statement('RELEASE fast_write').run();
+          if (savepoints) this.statement('RELEASE fast_write').run();
           done.push(write);
         }
         this.statement('COMMIT').run();

@@ -112,6 +112,17 @@ describe('SQLite fast path', () => {
     assert.deepEqual([fast.stats.commits - before.commits, fast.stats.restarts - before.restarts, fast.stats.writes - before.writes], [1, 1, 3]);
   });
 
+  test('work that is not synchronous is refused (it could not run inside the shared transaction)', async () => {
+    const [a, b] = [envelope(), envelope()];
+    const results = await Promise.allSettled([
+      fast.write(async () => fast.insert('envelopes', a)),
+      fast.write(() => fast.insert('envelopes', b)),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'fulfilled']);
+    assert.match(String((results[0] as PromiseRejectedResult).reason), /must be synchronous/);
+    assert.deepEqual([committed(a.id), committed(b.id)], [false, true]);
+  });
+
   test('a write whose failure ends the whole transaction is rejected alone; the others are written again and committed', async () => {
     // RAISE(ROLLBACK) ends the transaction, as SQLite may do on a full disk or an I/O error.
     await sql`CREATE TRIGGER fast_path_test_rollback BEFORE INSERT ON envelopes WHEN NEW.title = 'roll everything back' BEGIN SELECT RAISE(ROLLBACK, 'the whole transaction is gone'); END`.execute(storage.db);
