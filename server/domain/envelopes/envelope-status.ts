@@ -17,22 +17,27 @@ export interface EnvelopeStatusView {
   updated_at: string;
 }
 
-interface StatusRow {
-  id: string;
-  status: string;
-  updated_at: string;
-  recipient_id: string | null;
-  name: string | null;
-  email: string | null;
-  role: string | null;
-  signature_method: string | null;
-  sequence: number | null;
-  recipient_status: string | null;
-}
+/**
+ * A row of the status query as an array, in select order: the SQLite fast path reads rows as arrays
+ * (cheaper than objects), the Kysely path's objects are turned into the same. Recipient columns are null
+ * only when the envelope has no recipient (LEFT JOIN).
+ */
+type StatusRow = [
+  id: string,
+  status: string,
+  updatedAt: string,
+  recipientId: string | null,
+  name: string | null,
+  email: string | null,
+  role: string | null,
+  signatureMethod: string | null,
+  sequence: number | null,
+  recipientStatus: string | null,
+];
 
-const compiled = new WeakMap<Kysely<Database>, CompiledQuery<StatusRow>>();
+const compiled = new WeakMap<Kysely<Database>, CompiledQuery>();
 
-function statusQuery(db: Kysely<Database>): CompiledQuery<StatusRow> {
+function statusQuery(db: Kysely<Database>): CompiledQuery {
   let query = compiled.get(db);
   if (!query) {
     query = db
@@ -53,21 +58,22 @@ function statusQuery(db: Kysely<Database>): CompiledQuery<StatusRow> {
       .where('envelopes.id', '=', '')
       .where('envelopes.account_id', '=', '')
       .orderBy('recipients.position')
-      .compile() as CompiledQuery<StatusRow>;
+      .compile();
     compiled.set(db, query);
   }
   return query;
 }
 
 export async function envelopeStatus(ctx: Context, accountId: string, envelopeId: string): Promise<EnvelopeStatusView> {
-  const query: CompiledQuery<StatusRow> = { ...statusQuery(ctx.db), parameters: [envelopeId, accountId] };
-  const rows = ctx.sqlite?.readNow(query) ?? (await ctx.db.executeQuery(query)).rows;
+  const query: CompiledQuery = { ...statusQuery(ctx.db), parameters: [envelopeId, accountId] };
+  // Object.values keeps the select order: drivers create a row's properties column by column.
+  const rows = (ctx.sqlite?.readArraysNow(query) ?? (await ctx.db.executeQuery(query)).rows.map((row) => Object.values(row as object))) as StatusRow[];
   const first = rows[0];
   if (!first) throw new MoharError('envelope_not_found', `no envelope ${envelopeId}`);
   const recipients: RecipientView[] = [];
-  for (const r of rows) {
-    if (r.recipient_id === null) continue;
-    recipients.push({ recipient_id: r.recipient_id, name: r.name!, email: r.email!, role: r.role!, signature_method: r.signature_method!, sequence: r.sequence!, status: r.recipient_status! });
+  for (const [, , , recipientId, name, email, role, signatureMethod, sequence, recipientStatus] of rows) {
+    if (recipientId === null) continue;
+    recipients.push({ recipient_id: recipientId, name: name!, email: email!, role: role!, signature_method: signatureMethod!, sequence: sequence!, status: recipientStatus! });
   }
-  return { envelope_id: first.id, status: first.status, recipients, updated_at: first.updated_at };
+  return { envelope_id: first[0], status: first[1], recipients, updated_at: first[2] };
 }

@@ -175,14 +175,14 @@ describe('SQLite fast path', () => {
     assert.deepEqual([committed(inKysely.id), committed(fastRow.id)], [false, true]);
   });
 
-  test('readNow reads committed rows, and stands aside while a transaction is open on the connection', async () => {
+  test('readArraysNow reads committed rows as arrays, and stands aside while a transaction is open on the connection', async () => {
     const row = envelope('read me');
     const query = storage.db.selectFrom('envelopes').select(['id', 'title']).where('id', '=', row.id).compile();
     await storage.db.transaction().execute(async (trx) => {
       await trx.insertInto('envelopes').values(row).execute();
-      assert.equal(fast.readNow(query), undefined, 'the uncommitted row must not be read');
+      assert.equal(fast.readArraysNow(query), undefined, 'the uncommitted row must not be read');
     });
-    assert.deepEqual(fast.readNow(query), [{ id: row.id, title: 'read me' }]);
+    assert.deepEqual(fast.readArraysNow(query), [[row.id, 'read me']]);
     assert.equal(await visible(row.id), true);
   });
 
