@@ -30,7 +30,7 @@ import { openRuntime } from '../server/start.js';
 import { registerWebhook } from '../server/webhooks/register-endpoint.js';
 import { webhookWorkerFor } from '../server/webhooks/worker.js';
 import { createTestDatabase } from '../test/support/databases.js';
-import { startCpuAccount, type CpuAccount } from './cpu.js';
+import { DISTURBED_CORES, startCpuAccount, waitForQuiet, type CpuAccount } from './cpu.js';
 import { backendPids, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
 
 /** The issue's targets, binding on SQLite; PostgreSQL is reported against them. */
@@ -63,7 +63,14 @@ export interface WebhookRun {
   receiver?: { invalidSignatures: number; duplicates: number };
   check?: { deliveries: Record<string, number>; attempts: number };
   targetsMet?: { deliveriesPerSec: boolean; p99: boolean };
+  /** Runs made: more than one when other processes disturbed the earlier ones (the least disturbed is kept). */
+  attempts?: number;
   ok: boolean;
+}
+
+/** Cores other processes took during the run's worse phase. */
+function disturbance(run: WebhookRun): number {
+  return Math.max(run.drain?.cpu?.cores.others ?? 0, run.steady?.cpu?.cores.others ?? 0);
 }
 
 function stats(values: number[]): LatencyStats {
@@ -254,7 +261,14 @@ export async function runWebhooks(options: BenchOptions): Promise<{ runs: Webhoo
   const runs: WebhookRun[] = [];
   for (const kind of kinds) {
     process.stdout.write(`  ${kind}: ${EVENTS} events drained, then ${EVENTS} at ${WEBHOOK_TARGETS.steadyEventsPerSec}/s…\n`);
-    runs.push(await benchDatabase(kind));
+    let best = await benchDatabase(kind);
+    for (let attempt = 2; attempt <= options.retries + 1 && best.ok && disturbance(best) > DISTURBED_CORES; attempt++) {
+      process.stdout.write(`    disturbed (other processes took ${disturbance(best)} cores); waiting for quiet and repeating…\n`);
+      await waitForQuiet(120);
+      const next = await benchDatabase(kind);
+      best = !next.ok || disturbance(next) >= disturbance(best) ? { ...best, attempts: attempt } : { ...next, attempts: attempt };
+    }
+    runs.push(best);
   }
   return { runs, ok: runs.every((r) => r.ok) };
 }
