@@ -39,7 +39,8 @@ type Value = string | number | bigint | null | Buffer;
 export class SqliteFastPath {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
   private readonly arrayStatements = new Map<string, BetterSqlite3.Statement>();
-  private readonly insertSql = new Map<string, string>();
+  /** Insert SQL by table and column list, compiled by Kysely. */
+  private readonly inserts = new Map<string, { columns: readonly string[]; sql: string }[]>();
   private queue: QueuedWrite[] = [];
   private flushScheduled = false;
   /** Commits made, writes they carried, and rounds run again after a failed write (for tests and measurements). */
@@ -66,15 +67,27 @@ export class SqliteFastPath {
    */
   insert<T extends keyof Database & string>(table: T, row: Insertable<Database[T]>): void {
     const record = row as Record<string, Value | undefined>;
-    const columns = Object.keys(record).filter((column) => record[column] !== undefined);
-    const key = `${table}(${columns.join(',')})`;
-    let sql = this.insertSql.get(key);
-    if (sql === undefined) {
-      const placeholders = Object.fromEntries(columns.map((column) => [column, null]));
-      sql = this.db.insertInto(table).values(placeholders as Insertable<Database[T]>).compile().sql;
-      this.insertSql.set(key, sql);
+    const columns: string[] = [];
+    const values: Value[] = [];
+    for (const column of Object.keys(record)) {
+      const value = record[column];
+      if (value === undefined) continue;
+      columns.push(column);
+      values.push(value);
     }
-    this.statement(sql).run(columns.map((column) => record[column]));
+    // Callers insert rows of one shape per table, so this list holds one entry or two.
+    let shapes = this.inserts.get(table);
+    if (shapes === undefined) {
+      shapes = [];
+      this.inserts.set(table, shapes);
+    }
+    let shape = shapes.find((s) => s.columns.length === columns.length && s.columns.every((c, i) => c === columns[i]));
+    if (shape === undefined) {
+      const placeholders = Object.fromEntries(columns.map((column) => [column, null]));
+      shape = { columns, sql: this.db.insertInto(table).values(placeholders as Insertable<Database[T]>).compile().sql };
+      shapes.push(shape);
+    }
+    this.statement(shape.sql).run(values);
   }
 
   /** Runs any statement Kysely compiled (`query.compile()`, with its parameters). Only inside `write()`. */

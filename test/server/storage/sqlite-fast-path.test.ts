@@ -199,5 +199,20 @@ describe('SQLite fast path', () => {
     const stored = await storage.db.selectFrom('envelopes').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     assert.deepEqual(Object.fromEntries(Object.keys(row).map((k) => [k, stored[k as keyof typeof stored]])), row);
     assert.equal(stored.events_seq, 0, 'columns left out take their defaults');
+    // Another column list for the same table (undefined members are left out, as Kysely does), then the first again.
+    const partial = { ...envelope(), message: undefined, events_seq: 7 };
+    const again = envelope('again');
+    await fast.write(() => {
+      fast.insert('envelopes', partial);
+      fast.insert('envelopes', again);
+    });
+    const rows = await storage.db.selectFrom('envelopes').select(['id', 'message', 'events_seq', 'title']).where('id', 'in', [partial.id, again.id]).execute();
+    assert.deepEqual(
+      new Map(rows.map((r) => [r.id, r])),
+      new Map([
+        [partial.id, { id: partial.id, message: null, events_seq: 7, title: 'Fast path' }],
+        [again.id, { id: again.id, message: null, events_seq: 0, title: 'again' }],
+      ]),
+    );
   });
 });
