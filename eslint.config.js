@@ -12,7 +12,7 @@ function forbid(groups, message) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'data/**', 'renderer/dist/**', 'coverage/**', 'test-results/**'] },
+  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'data/**', 'renderer/dist/**', 'coverage/**', 'test-results/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
