@@ -56,6 +56,7 @@ export {
   type DocumentTimestampOptions,
   type PreparedSignature,
   type SignatureFieldChoice,
+  type DocMdpLevel,
 } from './sign/prepare.js';
 export { signPdf, timestampPdf, type SignCallback, type SignedPdf } from './sign/sign-pdf.js';
 export { checkSignable } from './sign/checks.js';

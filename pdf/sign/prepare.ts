@@ -14,13 +14,13 @@
  */
 import { createHash } from 'node:crypto';
 import { MoharError } from '../../common/errors.js';
-import { listSignatureFields, type SignatureFieldInfo } from '../acroform.js';
+import { docMdpPermission, listSignatureFields, type SignatureFieldInfo } from '../acroform.js';
 import { PdfReader } from '../document.js';
 import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
 import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
 import { viewSize } from '../write/appearance.js';
-import { addAnnotation, addSigFlags, editAcroForm, editFields, readFormTree } from '../write/form.js';
+import { addAnnotation, addSigFlags, editAcroForm, editCatalog, editDictEntry, editFields, readFormTree } from '../write/form.js';
 import { IncrementalUpdate } from '../write/incremental.js';
 import { applyFormValues, type FormValues } from '../prepare/fill-form.js';
 import { dict, name } from '../write/serialize.js';
@@ -63,7 +63,16 @@ export interface PrepareOptions {
   readonly reason?: string;
   readonly location?: string;
   readonly contactInfo?: string;
+  /**
+   * Make this the document's certification signature (ISO 32000-1 12.8.2.2, DocMDP): catalog
+   * /Perms /DocMDP points at the signature dictionary, whose /Reference carries the permission.
+   * Only for a document that carries no signature yet (the certification must be the first).
+   */
+  readonly certify?: { readonly permission: DocMdpLevel };
 }
+
+/** DocMDP /P: 1 no changes; 2 form filling and signing; 3 also annotations. */
+export type DocMdpLevel = 1 | 2 | 3;
 
 export interface DocumentTimestampOptions {
   readonly reserve?: number;
@@ -121,7 +130,8 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
     Filter: name('Adobe.PPKLite'),
     SubFilter: name('ETSI.CAdES.detached'),
   });
-  const target = chooseTarget(reader, update, pages, options.field, 'Signature', (box) =>
+  if (options.certify) assertCertifiable(reader, pages, options.certify.permission);
+  const chosen = chooseTarget(reader, update, pages, options.field, 'Signature', (box) =>
     addSignatureAppearance(update, box, options.appearance ?? {}, {
       name: options.name,
       reason: options.reason,
@@ -131,6 +141,7 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
     }),
   );
   const placeholders = addPlaceholders(update, sig, reserve);
+  const target = options.certify ? certification(update, sig, chosen, options.certify.permission) : chosen;
   sig.set('M', new PdfString(Buffer.from(pdfDate(options.signingTime, offset), 'latin1'), false));
   if (options.name) sig.set('Name', textString(options.name));
   if (options.reason) sig.set('Reason', textString(options.reason));
@@ -161,6 +172,46 @@ export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTim
   const target = chooseTarget(reader, update, pages, field, 'DocTimeStamp', () => addEmptyAppearance(update));
   const placeholders = addPlaceholders(update, sig, reserve);
   return finish(update, sig, placeholders, target, 3);
+}
+
+/**
+ * A certification must be the first signature of the document and its only DocMDP one
+ * (ISO 32000-1 12.8.2.2.1); certifying over an existing signature would also claim authorship of
+ * content someone else signed. Refused before the key is touched.
+ */
+function assertCertifiable(reader: PdfReader, pages: readonly PageInfo[], permission: DocMdpLevel): void {
+  if (![1, 2, 3].includes(permission)) throw new MoharError('bad_request', `The DocMDP permission must be 1, 2 or 3; got ${String(permission)}.`);
+  if (docMdpPermission(reader) !== null) {
+    throw new MoharError('certification_not_allowed', 'The document is already certified (catalog /Perms /DocMDP): it cannot be certified again.');
+  }
+  const signed = listSignatureFields(reader, pages).filter((f) => f.signed).map((f) => `"${f.name}"`);
+  if (signed.length > 0) {
+    throw new MoharError('certification_not_allowed', `The document already carries a signature (${signed.join(', ')}): a certification must be its first signature.`);
+  }
+}
+
+/**
+ * The DocMDP parts of a certification signature: the signature reference in the signature
+ * dictionary (written after the placeholders, so /ByteRange and /Contents still come first), and
+ * the catalog's /Perms /DocMDP pointing at that dictionary once it has its object number. /V 1.2 is
+ * the DocMDP transform version of ISO 32000-1; no /DigestMethod (deprecated in ISO 32000-2).
+ */
+function certification(update: IncrementalUpdate, sig: PdfDict, target: Target, permission: DocMdpLevel): Target {
+  sig.set('Reference', new PdfArray([
+    dict({
+      Type: name('SigRef'),
+      TransformMethod: name('DocMDP'),
+      TransformParams: dict({ Type: name('TransformParams'), P: permission, V: name('1.2') }),
+    }),
+  ]));
+  return {
+    fieldName: target.fieldName,
+    attach: (sigRef) => {
+      target.attach(sigRef);
+      const perms = editDictEntry(update, editCatalog(update), 'Perms', () => dict({}));
+      perms.set('DocMDP', sigRef);
+    },
+  };
 }
 
 interface Placeholders {

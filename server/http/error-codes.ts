@@ -51,7 +51,10 @@ export const ERROR_CODES = {
   action_not_allowed: { status: 422, title: 'This recipient cannot do that' },
   consent_required: { status: 422, title: 'Consent is required' },
   invalid_field_values: { status: 422, title: 'Field values are missing or wrong' },
+  field_read_only: { status: 422, title: 'A pre-assigned field value cannot be changed' },
   dsc_signing_required: { status: 422, title: 'A USB DSC signer signs with the token' },
+  dsc_certificate_untrusted: { status: 422, title: 'The DSC certificate is not trusted' },
+  dsc_identity_mismatch: { status: 422, title: 'The DSC certificate does not name this recipient' },
   concurrent_update: { status: 409, title: 'The document changed meanwhile' },
   document_not_ready: { status: 409, title: 'The signed document is not ready' },
 
@@ -63,7 +66,7 @@ export const ERROR_CODES = {
 
   // Legacy document API, rate limits and quota
   account_suspended: { status: 403, title: 'The account is suspended' },
-  rate_limited: { status: 429, title: 'Too many requests for this API key' },
+  rate_limited: { status: 429, title: 'Too many requests' },
   monthly_quota_exceeded: { status: 429, title: 'The monthly call quota is spent' },
   document_not_owned: { status: 403, title: 'The document belongs to another account' },
   doc_url_not_allowed: { status: 422, title: 'The document URL may not be fetched' },
@@ -75,6 +78,7 @@ export const ERROR_CODES = {
   pdf_encrypted: { status: 422, title: 'The PDF is password-protected' },
   pdf_too_complex: { status: 422, title: 'The PDF exceeds the processing limits' },
   file_too_large: { status: 413, title: 'The file is too large' },
+  server_busy: { status: 503, title: 'The server is busy processing other files' },
 
   // Signing (pdf/, native/)
   invalid_signature_data: { status: 422, title: 'The signature data is malformed' },
@@ -84,6 +88,7 @@ export const ERROR_CODES = {
 
   // PDF writing and signing (pdf/write, pdf/sign, pdf/prepare)
   document_locked: { status: 409, title: 'The document is certified against further changes' },
+  certification_not_allowed: { status: 409, title: 'The document cannot be certified: it is signed or certified already' },
   signature_field_not_found: { status: 422, title: 'No such signature field' },
   signature_field_signed: { status: 409, title: 'The signature field is already signed' },
   field_name_taken: { status: 409, title: 'A form field of that name exists' },
