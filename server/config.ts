@@ -3,6 +3,7 @@
  * reads process.env: everything receives a Config. A bad setting stops start-up with one line
  * naming it (ConfigError).
  */
+import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -40,12 +41,20 @@ export interface Config {
   readonly sealPkcs11: { readonly module: string; readonly token: string | undefined; readonly certId: string; readonly pin: string } | undefined;
   /** Allow fetches for untrusted URLs (revocation data, later document URLs) to reach private and loopback addresses. */
   readonly fetchAllowPrivate: boolean;
+  /** Extra DSC trust anchors (DER), from the PEM bundle MOHAR_DSC_TRUST_ANCHORS, beside the built-in CCA India roots. */
+  readonly dscTrustAnchors: readonly Uint8Array[];
   /** Allow webhook URLs on private and loopback addresses, and plain http (LANs, tests). */
   readonly webhookAllowPrivate: boolean;
   /** After a webhook secret rotation the old secret keeps signing alongside the new one this long. */
   readonly webhookSecretOverlapHours: number;
   /** Requests per minute per API key (burst limit, both APIs); 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
+  /** Requests per minute per signing link on the token routes ({api_base}/signing/{token}…); 0 turns it off. */
+  readonly tokenRateLimitPerMinute: number;
+  /** Requests per minute per client address on the token routes; 0 turns it off. */
+  readonly addressRateLimitPerMinute: number;
+  /** Certify each prepared document at send (DocMDP P=2, the installation seal); MOHAR_CERTIFY_AT_SEND=0 turns it off. */
+  readonly certifyAtSend: boolean;
 }
 
 export class ConfigError extends Error {
@@ -146,11 +155,30 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     sealP12: text(env, 'MOHAR_SEAL_P12') === undefined ? undefined : resolve(cwd, text(env, 'MOHAR_SEAL_P12')!),
     sealP12Passphrase: env.MOHAR_SEAL_P12_PASSPHRASE,
     fetchAllowPrivate: flag(env, 'MOHAR_FETCH_ALLOW_PRIVATE'),
+    dscTrustAnchors: dscTrustAnchors(env, cwd),
     webhookAllowPrivate: flag(env, 'MOHAR_WEBHOOK_ALLOW_PRIVATE'),
     webhookSecretOverlapHours: integer(env, 'MOHAR_WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 720),
     sealPkcs11: sealPkcs11(env, cwd),
     rateLimitPerMinute: integer(env, 'MOHAR_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
+    tokenRateLimitPerMinute: integer(env, 'MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
+    addressRateLimitPerMinute: integer(env, 'MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000_000),
+    certifyAtSend: text(env, 'MOHAR_CERTIFY_AT_SEND') === undefined || flag(env, 'MOHAR_CERTIFY_AT_SEND'),
   };
+}
+
+/** The PEM bundle of extra DSC trust anchors, read once at start-up: every CERTIFICATE block as DER. */
+function dscTrustAnchors(env: Env, cwd: string): Uint8Array[] {
+  const path = text(env, 'MOHAR_DSC_TRUST_ANCHORS');
+  if (path === undefined) return [];
+  let pem: string;
+  try {
+    pem = readFileSync(resolve(cwd, path), 'latin1');
+  } catch (error) {
+    throw new ConfigError('MOHAR_DSC_TRUST_ANCHORS', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  const blocks = [...pem.matchAll(/-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
+  if (blocks.length === 0) throw new ConfigError('MOHAR_DSC_TRUST_ANCHORS', `${path} holds no PEM certificate`);
+  return blocks;
 }
 
 function sealPkcs11(env: Env, cwd: string): Config['sealPkcs11'] {

@@ -120,6 +120,10 @@ export interface EnvelopeDocumentsTable {
   created_at: string;
   /** SHA-256 of the latest revision once sent (null while a draft). */
   current_sha256: string | null;
+  /** 1 when certified at send (DocMDP P=2), 0 when not; null while a draft. */
+  certified: number | null;
+  /** Why it was not certified at send (null when certified, or while a draft). */
+  certification_skipped: string | null;
 }
 
 export interface DocumentRevisionsTable {
@@ -173,6 +177,8 @@ export interface FieldsTable {
   options: string | null;
   pdf_signature_field: string | null;
   required: number;
+  /** 1: the signer may change a pre-assigned value; 0 (default): it is read-only for them. */
+  editable: number;
 }
 
 export interface IdempotencyKeysTable {

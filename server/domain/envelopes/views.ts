@@ -27,10 +27,16 @@ export interface FieldView {
   options: string[] | null;
   pdf_signature_field: string | null;
   required: boolean;
+  /** A pre-assigned value the signer may change (false: read-only for them). */
+  editable: boolean;
 }
 
 export interface EnvelopeDocumentView extends DocumentView {
   fields: FieldView[];
+  /** Certified at send (DocMDP P=2 by the installation seal); null while a draft. */
+  certified: boolean | null;
+  /** Why it was not certified at send. */
+  certification_skipped: string | null;
 }
 
 export interface EnvelopeView {
@@ -75,6 +81,7 @@ export function fieldView(f: FieldsTable): FieldView {
     options: f.options === null ? null : (JSON.parse(f.options) as string[]),
     pdf_signature_field: f.pdf_signature_field,
     required: f.required === 1,
+    editable: f.editable === 1,
   };
 }
 
@@ -86,7 +93,7 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
     db
       .selectFrom('envelope_documents')
       .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
-      .select(['documents.id', 'documents.filename', 'documents.sha256', 'documents.size', 'documents.page_count', 'documents.info', 'documents.created_at'])
+      .select(['documents.id', 'documents.filename', 'documents.sha256', 'documents.size', 'documents.page_count', 'documents.info', 'documents.created_at', 'envelope_documents.certified', 'envelope_documents.certification_skipped'])
       .where('envelope_documents.envelope_id', '=', envelopeId)
       .orderBy('envelope_documents.position')
       .execute(),
@@ -95,7 +102,12 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
   return envelopeView(
     envelope,
     recipients.map(recipientView),
-    documents.map((d) => ({ ...documentView(d), fields: fields.filter((f) => f.document_id === d.id).map(fieldView) })),
+    documents.map((d) => ({
+      ...documentView(d),
+      fields: fields.filter((f) => f.document_id === d.id).map(fieldView),
+      certified: d.certified === null ? null : d.certified === 1,
+      certification_skipped: d.certification_skipped,
+    })),
   );
 }
 

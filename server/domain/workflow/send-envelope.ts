@@ -1,6 +1,7 @@
 /**
  * POST /envelopes/{id}/send: checks the draft, turns every document's field layout into real AcroForm
- * fields (one incremental revision over the uploaded bytes, which stay its prefix), and starts routing.
+ * fields (one incremental revision over the uploaded bytes, which stay its prefix), certifies the result
+ * (a second revision, see certify-document.ts), and starts routing.
  * The PDF work happens before the transaction; the transaction re-checks the draft and switches state.
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
@@ -16,6 +17,20 @@ import { envelopeSummary } from './summaries.js';
 import { mailTurn } from './notify.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { EXPIRE_JOB } from './job-kinds.js';
+import { certifyPrepared } from './certify-document.js';
+
+interface PreparedDocument {
+  readonly documentId: string;
+  readonly originalSha: string;
+  readonly originalSize: number;
+  /** The upload with Mohar's form fields (the upload itself when it needed none). */
+  readonly sha256: string;
+  readonly size: number;
+  readonly changed: boolean;
+  /** The certification revision over the prepared bytes; null when skipped. */
+  readonly certified: { readonly sha256: string; readonly size: number } | null;
+  readonly skipped: string | null;
+}
 
 export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: string): Promise<EnvelopeStatusView> {
   const envelope = await findDraftEnvelope(ctx, accountId, envelopeId);
@@ -38,8 +53,9 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
   if (aadhaar) throw new MoharError('aadhaar_not_configured', `recipient ${aadhaar.name} signs by Aadhaar eSign, but no eSign service provider is configured on this server`);
   checkDscLimits({ recipients, documentCount: documents.length });
 
-  // Prepare every document outside the transaction: CPU-bound PDF work.
-  const prepared: { documentId: string; originalSha: string; originalSize: number; sha256: string; size: number; changed: boolean }[] = [];
+  // Prepare (and certify) every document outside the transaction: CPU-bound PDF work.
+  const now = ctx.now();
+  const prepared: PreparedDocument[] = [];
   for (const document of documents) {
     const layout: FormFieldLayout[] = fields
       .filter((f) => f.document_id === document.id && f.pdf_signature_field === null)
@@ -56,10 +72,19 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
       }));
     const original = await ctx.blobs.get(document.sha256);
     const bytes = layout.length > 0 ? prepareForm(original, layout).bytes : original;
-    prepared.push({ documentId: document.id, originalSha: document.sha256, originalSize: original.length, sha256: await ctx.blobs.put(bytes), size: bytes.length, changed: layout.length > 0 });
+    const certification = await certifyPrepared(ctx, original, bytes, now);
+    prepared.push({
+      documentId: document.id,
+      originalSha: document.sha256,
+      originalSize: original.length,
+      sha256: await ctx.blobs.put(bytes),
+      size: bytes.length,
+      changed: layout.length > 0,
+      certified: certification.certified ? { sha256: await ctx.blobs.put(certification.bytes), size: certification.bytes.length } : null,
+      skipped: certification.certified ? null : certification.skipped,
+    });
   }
 
-  const now = ctx.now();
   const at = iso(now);
   await ctx.db.transaction().execute(async (trx) => {
     const moved = await trx.updateTable('envelopes')
@@ -68,8 +93,12 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
     if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('envelope_not_draft', 'the envelope was sent or changed meanwhile');
     for (const p of prepared) {
       await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: 1, sha256: p.originalSha, size: p.originalSize, act: 'uploaded', recipient_id: null, created_at: at }).execute();
-      if (p.changed) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: 2, sha256: p.sha256, size: p.size, act: 'prepared', recipient_id: null, created_at: at }).execute();
-      await trx.updateTable('envelope_documents').set({ current_sha256: p.sha256 }).where('envelope_id', '=', envelopeId).where('document_id', '=', p.documentId).execute();
+      let seq = 1;
+      if (p.changed) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: ++seq, sha256: p.sha256, size: p.size, act: 'prepared', recipient_id: null, created_at: at }).execute();
+      if (p.certified) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: ++seq, sha256: p.certified.sha256, size: p.certified.size, act: 'certified', recipient_id: null, created_at: at }).execute();
+      await trx.updateTable('envelope_documents')
+        .set({ current_sha256: p.certified?.sha256 ?? p.sha256, certified: p.certified ? 1 : 0, certification_skipped: p.skipped })
+        .where('envelope_id', '=', envelopeId).where('document_id', '=', p.documentId).execute();
     }
     const turn = new Set(currentTurn(recipients.map((r) => ({ ...r, status: 'waiting' })), envelope.routing_order));
     for (const r of recipients) {
@@ -82,7 +111,15 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
     }
     await recordEvent(trx, accountId, envelopeId, 'envelope.sent', { envelope: envelopeSummary({ ...envelope, status: 'sent' }) }, at, {
       type: 'api_key',
-      details: { documents: prepared.map((p) => ({ document_id: p.documentId, uploaded_sha256: p.originalSha, prepared_sha256: p.sha256 })) },
+      details: {
+        documents: prepared.map((p) => ({
+          document_id: p.documentId,
+          uploaded_sha256: p.originalSha,
+          prepared_sha256: p.sha256,
+          certified: p.certified !== null,
+          ...(p.certified ? { certified_sha256: p.certified.sha256 } : { certification_skipped: p.skipped }),
+        })),
+      },
     });
   });
   return envelopeStatus(ctx, accountId, envelopeId);

@@ -47,6 +47,7 @@ export const FieldResponse = Type.Object({
   options: Nullable(Type.Array(Type.String())),
   pdf_signature_field: Nullable(Type.String()),
   required: Type.Boolean(),
+  editable: Type.Boolean({ description: 'the signer may change the pre-assigned value; false: it is read-only for them' }),
 });
 
 export const EnvelopeResponse = Type.Object({
@@ -60,7 +61,11 @@ export const EnvelopeResponse = Type.Object({
   redirect_url: Nullable(Type.String()),
   metadata: Nullable(Type.Object({}, { additionalProperties: true })),
   recipients: Type.Array(RecipientResponse),
-  documents: Type.Array(Type.Intersect([DocumentBody, Type.Object({ fields: Type.Array(FieldResponse) })])),
+  documents: Type.Array(Type.Intersect([DocumentBody, Type.Object({
+    fields: Type.Array(FieldResponse),
+    certified: Nullable(Type.Boolean({ description: 'certified at send (DocMDP P=2 by the installation seal: only form filling and signing allowed afterwards); null while a draft' })),
+    certification_skipped: Nullable(Type.String({ description: 'why the document was not certified at send, e.g. "the uploaded PDF already carries a signature"' })),
+  })])),
   sent_at: Nullable(Type.String({ format: 'date-time' })),
   completed_at: Nullable(Type.String({ format: 'date-time' })),
   expires_at: Nullable(Type.String({ format: 'date-time' })),
