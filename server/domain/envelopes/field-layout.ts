@@ -23,6 +23,8 @@ export interface FieldInput {
   options?: string[];
   pdf_signature_field?: string;
   required?: boolean;
+  /** The signer may change the pre-assigned `value`; default false (read-only for them). */
+  editable?: boolean;
 }
 
 export interface LayoutRecipient {
@@ -55,6 +57,7 @@ export interface PlacedField {
   options: string[] | null;
   pdf_signature_field: string | null;
   required: boolean;
+  editable: boolean;
 }
 
 export type LayoutResult = { ok: true; fields: PlacedField[] } | { ok: false; errors: ErrorItem[] };
@@ -171,6 +174,7 @@ export function validateFieldLayout(fields: readonly FieldInput[], recipients: r
         options: f.options ?? null,
         pdf_signature_field: f.pdf_signature_field ?? null,
         required: f.required ?? f.field_type !== FIELD_TYPES.CHECKBOX,
+        editable: f.editable ?? false,
       });
     }
   });

@@ -50,6 +50,7 @@ export async function replaceFields(ctx: Context, accountId: string, envelopeId:
       options: f.options === null ? null : JSON.stringify(f.options),
       pdf_signature_field: f.pdf_signature_field,
       required: f.required ? 1 : 0,
+      editable: f.editable ? 1 : 0,
     }));
     if (rows.length > 0) await trx.insertInto('fields').values(rows).execute();
     await trx.updateTable('envelopes').set({ updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();

@@ -18,8 +18,27 @@ function initials(name: string): string {
   return name.split(/\s+/).filter(Boolean).map((part) => part[0]!.toUpperCase()).join('');
 }
 
+/**
+ * A value the sender pre-assigned (fields.value at the signer's act: only their own act writes their
+ * fields) is read-only unless the field is editable. Sending it back unchanged is fine (a page that
+ * posts every field); a different value is refused, naming every such field.
+ */
+function assertReadOnlyKept(fields: readonly FieldsTable[], given: Readonly<Record<string, string | boolean>>): void {
+  const changed = fields.filter((f) => {
+    const value = given[f.id];
+    if (value === undefined || f.value === null || f.editable === 1 || f.field_type === FIELD_TYPES.SIGNATURE) return false;
+    return String(value) !== f.value;
+  });
+  if (changed.length === 0) return;
+  const names = changed.map((f) => `"${f.label ?? f.id}"`).join(', ');
+  throw new MoharError('field_read_only', `${changed.length === 1 ? 'field' : 'fields'} ${names} ${changed.length === 1 ? 'has a value' : 'have values'} set by the sender that cannot be changed`, {
+    errors: changed.map((f) => ({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${f.label ?? `field ${f.id}`} was pre-assigned "${f.value}" by the sender and is not editable` })),
+  });
+}
+
 export function fillValues(fields: readonly FieldsTable[], recipient: Pick<RecipientsTable, 'name' | 'email'>, given: Readonly<Record<string, string | boolean>>, today: string): FilledValues {
   const errors: ErrorItem[] = [];
+  assertReadOnlyKept(fields, given);
   const known = new Set(fields.map((f) => f.id));
   for (const id of Object.keys(given)) if (!known.has(id)) errors.push({ path: `/fields/${id}`, code: 'unknown_field', message: `field ${id} is not one of yours` });
   const parts = recipient.name.trim().split(/\s+/);

@@ -20,6 +20,7 @@ export const FieldBody = Type.Object({
   options: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { description: 'Dropdown and Radio choices' })),
   pdf_signature_field: Type.Optional(Type.String({ maxLength: 1000, description: 'USB DSC Signature only: fully qualified name of an empty signature field of the PDF' })),
   required: Type.Optional(Type.Boolean({ description: 'default true, false for Checkbox' })),
+  editable: Type.Optional(Type.Boolean({ description: 'default false: a pre-assigned value is read-only for the signer (a change is refused with 422 field_read_only); true lets them change it' })),
 });
 
 export const FieldsBody = Type.Object({ fields: Type.Array(FieldBody, { maxItems: 1000 }) });
