@@ -277,7 +277,8 @@ interface MutableNote {
   problems: string[];
 }
 
-function parseFetchedCertificates(bytes: Uint8Array): Uint8Array[] {
+/** Certificates from a caIssuers answer: PEM, a certs-only PKCS#7 (.p7c), or one DER certificate. */
+export function parseFetchedCertificates(bytes: Uint8Array): Uint8Array[] {
   if (looksLikePem(bytes)) return pemBlocks(Buffer.from(bytes).toString('latin1'), 'CERTIFICATE');
   try {
     // A certs-only PKCS#7 (.p7c) is common for caIssuers.

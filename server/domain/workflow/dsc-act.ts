@@ -10,6 +10,7 @@ import { fillForm } from '../../../pdf/index.js';
 import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
+import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { loadActors, recordAct, type ClientInfo } from './act-context.js';
 import type { DecisionResult } from './decide-act.js';
@@ -78,10 +79,8 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
 
   const cms = signerCertificateOf(uploaded, signature.byteRange);
   const signer = signature.signer;
-  const signedAt = signature.timestamp ? new Date(signature.timestamp.genTime) : ctx.now();
-  const { x509 } = certInfo(cms);
-  if (signedAt < new Date(x509.validFrom) || signedAt > new Date(x509.validTo)) throw refuse(`the certificate of ${signer?.subject ?? 'the signer'} was not valid at signing time (${signedAt.toISOString()})`);
-  if (!keyUsageAllowsSigning(cms)) throw refuse('the certificate is not for signing (keyUsage has neither digitalSignature nor nonRepudiation)');
+  // Chain to a trust anchor, validity at the signing time, key usage, revocation, binding (server/domain/trust).
+  const trust = await judgeDscSignature(ctx, { envelopeId: session.envelopeId, recipient, pdf: uploaded, byteRange: signature.byteRange, timestamp: signature.timestamp });
 
   const sha256 = await ctx.blobs.put(uploaded);
   const at = iso(ctx.now());
@@ -95,14 +94,17 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
     }
     await trx.insertInto('document_revisions').values({ envelope_id: session.envelopeId, document_id: documentId, seq: Number(seq ?? 0) + 2, sha256, size: uploaded.length, act: 'signed', recipient_id: recipient.id, created_at: at }).execute();
     for (const [fieldId, value] of Object.entries(preparedFrom.values ?? {})) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-    return recordAct(ctx, trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {
+    const done = await recordAct(ctx, trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {
       method: 'dsc',
       ip: client.ip,
       user_agent: client.userAgent,
       certificate: { subject: signer?.subject ?? null, issuer: signer?.issuer ?? null, serial: signer?.serialNumber ?? null, email: signer?.email ?? null, cca_class: ccaClass(cms) },
       signing_time: signature.signingTime,
       pades_level: signature.padesLevel,
+      ...trust.record,
     }, at);
+    await storeValidationData(trx, recipient.id, trust);
+    return done;
   });
   return { status: 'signed', envelopeFinished: finished };
 }
@@ -114,17 +116,6 @@ function signerCertificateOf(pdf: Buffer, byteRange: readonly number[]): Uint8Ar
   const certificate = inspectCms(contents).signerCertificate;
   if (!certificate) throw refuse('the signature carries no signer certificate');
   return certificate;
-}
-
-/** The first value byte of an extension whose value is a BIT STRING (03 len unused-bits value…). */
-function bitStringFirstByte(extnValue: Uint8Array): number {
-  return extnValue[0] === 0x03 && extnValue.length > 3 ? extnValue[3]! : 0;
-}
-
-/** keyUsage allows signing documents: digitalSignature (0x80) or nonRepudiation (0x40); no extension: any use. */
-function keyUsageAllowsSigning(der: Uint8Array): boolean {
-  const extension = certInfo(der).cert.extensions?.find((e) => e.extnID === '2.5.29.15');
-  return !extension || (bitStringFirstByte(new Uint8Array(extension.extnValue.valueBlock.valueHexView)) & 0xc0) !== 0;
 }
 
 /** CCA India class from certificate policies: OID 2.16.356.100.2.N is DER 06 06 60 82 64 64 02 0N. */

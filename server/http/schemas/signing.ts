@@ -56,4 +56,8 @@ export const ActResponse = Type.Object({
   redirect_url: Nullable(Type.String({ description: 'where to send the signer now (return_url or the envelope redirect_url)' })),
 });
 
-export const AccountSettingsBody = Type.Object({ allowed_origins: Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description: 'origins (scheme://host[:port]) allowed to embed the signing page' }) });
+export const AccountSettingsBody = Type.Object({
+  allowed_origins: Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description: 'origins (scheme://host[:port]) allowed to embed the signing page' }),
+  accept_untrusted_dsc: Type.Optional(Type.Boolean({ description: 'accept USB DSC certificates that do not validate (unknown issuer, expired, revoked, revocation unknown, not for signing); the act records trust "untrusted" and the certificate of completion shows it. Default false: refused with dsc_certificate_untrusted. Absent in a PUT: unchanged.' })),
+  require_dsc_identity_match: Type.Optional(Type.Boolean({ description: "refuse a USB DSC certificate whose name or e-mail does not match the recipient's (dsc_identity_mismatch). Default false: the match is recorded only. Absent in a PUT: unchanged." })),
+});

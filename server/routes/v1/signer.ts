@@ -85,6 +85,8 @@ export function signerRoutes(app: App, ctx: Context): void {
     schema: {
       tags: ['signer'],
       summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
+      description:
+        '422 codes: `invalid_signed_document` (the upload changes more than this signature), `dsc_certificate_untrusted` (member `reason`: unknown_issuer, expired, revoked, revocation_unknown, not_for_signing; unless the account setting accept_untrusted_dsc), `dsc_identity_mismatch` (with the account setting require_dsc_identity_match; members name_match, email_match). See docs/errors.md.',
       params: TokenDocumentParams,
       // Documented, not validated by schema: the raw bytes are checked by the act itself.
       body: { content: { 'application/pdf': { schema: Type.Unsafe({ description: 'the signed PDF, as raw bytes' }) } } },
