@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { makePng } from '../pdf/sign/helpers.js';
 import { collectPageErrors, launchChromium, listenOnLoopback, newContext, onServer, screenshots, servePage } from '../support/browser.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
+import { drawWithFinger } from '../support/touch.js';
 import { ensureRendererBuilt } from '../support/renderer.js';
 import { API, useTestServer } from '../support/server.js';
 import { pdfsigVerdicts } from '../support/validators.js';
@@ -162,18 +163,45 @@ describe('every field type, keyboard only; an approver; touch drawing', () => {
     await page.getByRole('button', { name: /Sign here/ }).tap();
     const pad = page.getByRole('img', { name: 'Signature drawing area' });
     const box = (await pad.boundingBox())!;
-    // A real touch gesture (touchstart, touchmoves, touchend) through the DevTools protocol.
+    // A real touch gesture (touchstart, touchmoves, a rest, touchend) through the DevTools protocol.
     const cdp = await context.newCDPSession(page);
-    const point = (i: number) => ({ x: box.x + 20 + i * 12, y: box.y + box.height / 2 + 30 * Math.sin(i / 3) });
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [point(0)] });
-    for (let i = 1; i <= 20; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [point(i)] });
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    const stroke = Array.from({ length: 21 }, (_, i) => ({ x: box.x + 20 + i * 12, y: box.y + box.height / 2 + 30 * Math.sin(i / 3) }));
+    await drawWithFinger(cdp, stroke);
     await shots.take(page, 'touch-drawn');
     await page.getByRole('button', { name: 'Use this signature' }).tap();
     const adopted = page.getByRole('button', { name: /Your signature \(change\)/ });
     await adopted.waitFor();
     const image = await adopted.locator('img').evaluate((img) => ({ width: img.naturalWidth, height: img.naturalHeight }));
     assert.ok(image.width > 150 && image.height > 30, `the stroke was drawn (${image.width}×${image.height})`);
+    await context.close();
+  });
+
+  test('a stroke ends when the pad loses pointer capture: hovering afterwards draws nothing', async () => {
+    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Kavya Nair', email: 'kavya@example.com' }] });
+    await sendDraft(t.server, t.account.key, draft);
+    const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+    const context = await newContext(browser, { viewport: { width: 1000, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(onServer(origin, session.json().signing_url));
+    await page.getByRole('button', { name: /Sign here/ }).click();
+    const pad = page.getByRole('img', { name: 'Signature drawing area' });
+    const box = (await pad.boundingBox())!;
+    const ink = () => pad.evaluate((canvas) => (canvas as HTMLCanvasElement).toDataURL());
+    const y = box.y + box.height / 2;
+
+    await page.mouse.move(box.x + 30, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 120, y + 20, { steps: 5 });
+    // Something else takes the pointer mid-stroke (a dialog, the window losing focus): capture is lost, and
+    // the button is released outside the pad, so the pad never sees that pointerup.
+    await pad.evaluate((canvas) => canvas.releasePointerCapture(1));
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height + 150, { steps: 3 });
+    await page.mouse.up();
+    const drawn = await ink();
+    await page.mouse.move(box.x + box.width - 40, y - 20, { steps: 8 });
+    await page.mouse.move(box.x + 60, y + 30, { steps: 8 });
+    await shots.take(page, 'hover-after-lost-capture');
+    assert.equal(await ink(), drawn, 'a pointer merely hovering over the pad after the stroke ended must not draw');
     await context.close();
   });
 });

@@ -43,6 +43,9 @@ export function DrawPad({ canvasRef, onInk }: Props) {
     const ratio = window.devicePixelRatio || 1;
     return (e.pointerType === 'pen' && e.pressure > 0 ? 1 + 3.5 * e.pressure : 2.5) * ratio;
   };
+  const endStroke = () => {
+    last.current = null;
+  };
   const stroke = (from: { x: number; y: number }, to: { x: number; y: number }, lineWidth: number) => {
     const ctx = canvasRef.current!.getContext('2d')!;
     ctx.strokeStyle = INK;
@@ -81,12 +84,12 @@ export function DrawPad({ canvasRef, onInk }: Props) {
             last.current = p;
           }
         }}
-        onPointerUp={() => {
-          last.current = null;
-        }}
-        onPointerCancel={() => {
-          last.current = null;
-        }}
+        // A stroke ends however the pointer goes: lifted, cancelled by the browser (a gesture took over), or
+        // capture lost (the window lost focus, a dialog opened). Without the last, the pointerup can land
+        // elsewhere and a mouse or pen merely hovering over the pad later would keep drawing.
+        onPointerUp={endStroke}
+        onPointerCancel={endStroke}
+        onLostPointerCapture={endStroke}
       />
     </div>
   );
