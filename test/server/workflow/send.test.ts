@@ -21,7 +21,7 @@ for (const kind of DATABASES) {
       assert.deepEqual(status.recipients.map((r: { status: string }) => r.status), ['active', 'waiting', 'waiting']);
 
       const revisions = await t.server.ctx.db.selectFrom('document_revisions').selectAll().where('envelope_id', '=', draft.id).orderBy('seq').execute();
-      assert.deepEqual(revisions.map((r) => r.act), ['uploaded', 'prepared']);
+      assert.deepEqual(revisions.map((r) => r.act), ['uploaded', 'prepared', 'certified'], 'the form fields, then the certification (see certify.test.ts)');
       const prepared = await t.server.ctx.blobs.get(revisions[1]!.sha256);
       assert.ok(prepared.subarray(0, draft.pdf.length).equals(draft.pdf), 'the upload is a byte prefix of the prepared PDF');
       const info = inspectPdf(prepared);
