@@ -73,3 +73,13 @@ export {
   type PreparedFormField,
 } from './prepare/prepare-form.js';
 export { fillForm, type FormValues } from './prepare/fill-form.js';
+export {
+  verifyPdf,
+  judgeAppendedRevision,
+  type VerifyReport,
+  type SignatureReport,
+  type ChangeClass,
+  type ChangedObject,
+  type RevisionPolicy,
+  type RevisionJudgement,
+} from './verify/index.js';

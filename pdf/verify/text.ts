@@ -1,11 +1,14 @@
 /** A human-readable rendering of a VerifyReport, for `mohar verify`. */
+import type { ChangeClass } from './change-class.js';
 import type { VerifyReport } from './verify.js';
 
-const CHANGES: Record<string, string> = {
+const CHANGES: Record<ChangeClass, string> = {
   none: 'nothing',
-  dss_and_timestamps: 'validation data (DSS) and timestamps only',
-  form_fill_and_signatures: 'form filling and signatures only',
-  other: 'OTHER CHANGES',
+  ltv: 'validation data (DSS) and timestamps only (ltv)',
+  signing: 'signatures and validation data only (signing)',
+  form_filling: 'form filling, signatures and validation data only (form_filling)',
+  annotations: 'ANNOTATIONS added or changed (annotations)',
+  other: 'OTHER CHANGES (other)',
 };
 
 export function formatReport(report: VerifyReport): string {
@@ -20,6 +23,9 @@ export function formatReport(report: VerifyReport): string {
     lines.push(`  Covers: revision ${s.revision ?? '?'}${s.coversWholeDocument ? ' (the whole document)' : ''}; byte range ${s.byteRange.join(' ')}`);
     lines.push(`  Digest: ${s.digestValid ? 'matches' : 'DOES NOT MATCH'}; signature: ${s.signatureValid ? 'verifies' : 'DOES NOT VERIFY'}`);
     lines.push(`  Changed after it: ${CHANGES[s.changesAfter]}`);
+    for (const o of s.changedObjects.filter((c) => c.class === 'other' || c.class === 'annotations')) {
+      lines.push(`    ${o.class}: ${o.num === 0 ? 'trailer' : `object ${o.num}`}: ${o.reason}`);
+    }
     if (s.padesLevel) lines.push(`  PAdES level: ${s.padesLevel}`);
     for (const problem of s.problems) lines.push(`  Problem: ${problem}`);
   }

@@ -8,7 +8,8 @@ import { isMoharError } from '../../common/errors.js';
 import { certInfo, checkTimestampToken, inspectCms } from '../cms/index.js';
 import { PdfReader } from '../document.js';
 import { PdfArray, PdfStream } from '../objects.js';
-import { changesAfter, type ChangeKind, type ChangedObject } from './changes.js';
+import { allowedByDocMdp, type ChangeClass, type ChangedObject } from './change-class.js';
+import { RevisionChanges } from './changes.js';
 import { findSignatures, type FoundSignature } from './signatures.js';
 
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
@@ -38,7 +39,9 @@ export interface SignatureReport {
   digestValid: boolean;
   signatureValid: boolean;
   timestamp: { genTime: string; valid: boolean } | null;
-  changesAfter: ChangeKind;
+  /** The worst class of change in the revisions after this signature. */
+  changesAfter: ChangeClass;
+  /** Every object changed after this signature, with its class and the reason for it. */
   changedObjects: ChangedObject[];
   docMdp: number | null;
   padesLevel: PadesLevel | null;
@@ -92,7 +95,9 @@ function revisionOf(reader: PdfReader, signedEnd: number): number | null {
   return index === -1 ? null : index + 1;
 }
 
-function checkOne(bytes: Uint8Array, reader: PdfReader, found: FoundSignature, index: number): SignatureReport {
+const DOCMDP_ALLOWS: Record<number, string> = { 1: 'no changes', 2: 'form filling and signing', 3: 'form filling, signing and annotations' };
+
+function checkOne(bytes: Uint8Array, reader: PdfReader, found: FoundSignature, index: number, revisions: RevisionChanges): SignatureReport {
   const problems = [...found.problems];
   const [a = 0, b = 0, c = 0] = found.byteRange.slice(1);
   const signedEnd = b + c;
@@ -127,9 +132,12 @@ function checkOne(bytes: Uint8Array, reader: PdfReader, found: FoundSignature, i
     problems.push(error.message);
   }
   if (parts.length > 0 && !digestValid) problems.push('the document bytes do not match the signed digest: they were changed after signing');
-  const changes = parts.length > 0 ? changesAfter(bytes, signedEnd, reader) : { kind: 'other' as const, objects: [] };
-  if (changes.kind === 'other') problems.push('the document was changed after this signature in ways other than form filling, signatures, DSS and timestamps');
-  if (found.docMdp === 1 && changes.kind !== 'none' && changes.kind !== 'dss_and_timestamps') problems.push('the document was certified with no changes allowed (DocMDP P=1), yet it was changed');
+  const changes = parts.length > 0 ? revisions.after(signedEnd) : { class: 'other' as const, objects: [] };
+  if (changes.class === 'other') problems.push('the document was changed after this signature in ways other than form filling, signatures, DSS and timestamps');
+  if (found.docMdp !== null && !allowedByDocMdp(found.docMdp, changes.class)) {
+    const beyond = changes.objects.filter((o) => o.class !== 'structure' && !allowedByDocMdp(found.docMdp!, o.class)).slice(0, 3).map((o) => o.reason);
+    problems.push(`the document was certified allowing ${DOCMDP_ALLOWS[found.docMdp] ?? 'form filling and signing'} (DocMDP P=${found.docMdp}), yet it was changed beyond that${beyond.length > 0 ? `: ${beyond.join('; ')}` : ''}`);
+  }
   if (timestamp && !timestamp.valid) problems.push('the signature timestamp does not verify');
   const padesLevel = isTimestamp || found.subFilter !== 'ETSI.CAdES.detached' ? null : timestamp ? 'B-T' : 'B-B';
   return {
@@ -147,7 +155,7 @@ function checkOne(bytes: Uint8Array, reader: PdfReader, found: FoundSignature, i
     digestValid,
     signatureValid,
     timestamp,
-    changesAfter: changes.kind,
+    changesAfter: changes.class,
     changedObjects: [...changes.objects],
     docMdp: found.docMdp,
     padesLevel,
@@ -174,8 +182,9 @@ export function verifyPdf(bytes: Uint8Array): VerifyReport {
   const reader = PdfReader.open(bytes);
   const found = findSignatures(reader);
   const certificates = new Map<number, Uint8Array | null>();
+  const revisions = new RevisionChanges(bytes, reader);
   const reports = found.map((f, i) => {
-    const report = checkOne(bytes, reader, f, i + 1);
+    const report = checkOne(bytes, reader, f, i + 1, revisions);
     if (report.kind === 'signature') {
       try {
         certificates.set(i + 1, inspectCms(derPrefix(f.contents)).signerCertificate);

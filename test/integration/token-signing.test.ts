@@ -83,7 +83,7 @@ describe('token signing on real-world inputs', () => {
       const ours = report.signatures.slice(earlierSignatures);
       assert.deepEqual(ours.map((s) => s.reason), ['first', 'second', 'third']);
       assert.deepEqual(ours.map((s) => s.padesLevel), ['B-B', 'B-B', 'B-T']);
-      assert.ok(ours.slice(0, 2).every((s) => s.changesAfter === 'form_fill_and_signatures'));
+      assert.ok(ours.slice(0, 2).every((s) => s.changesAfter === 'signing'));
 
       for (const signature of report.signatures) {
         const { data, cms } = signedParts(result, signature.byteRange);

@@ -80,13 +80,13 @@ describe('PAdES signing and verification', () => {
     assert.deepEqual(report.signatures.map((s) => s.kind), ['signature', 'signature', 'signature', 'document_timestamp']);
     const [s1, s2, s3, ts] = report.signatures;
     assert.equal(s1!.padesLevel, 'B-B');
-    assert.equal(s1!.changesAfter, 'form_fill_and_signatures');
+    assert.equal(s1!.changesAfter, 'signing');
     assert.equal(s1!.name, 'Asha Rao');
     assert.match(s1!.signer!.subject, /CN=/);
     assert.equal(s2!.padesLevel, 'B-T');
     assert.ok(s2!.timestamp?.valid);
     assert.equal(s3!.padesLevel, 'B-LTA');
-    assert.equal(s3!.changesAfter, 'dss_and_timestamps');
+    assert.equal(s3!.changesAfter, 'ltv');
     assert.equal(ts!.changesAfter, 'none');
     assert.equal(ts!.coversWholeDocument, true);
     assert.deepEqual(report.signatures.map((s) => s.revision), [2, 3, 4, 6]);

@@ -1,0 +1,84 @@
+/**
+ * Judges one appended revision against what the act that produced it may change: `next` must be the
+ * `prior` bytes exactly, then ONE incremental revision chained to the prior cross-reference data, whose
+ * every changed object (diff.ts) the policy allows. A pure function over bytes with a JSON result, so
+ * it can run in a worker thread.
+ */
+import { isMoharError } from '../../common/errors.js';
+import { PdfReader } from '../document.js';
+import type { ChangedObject } from './change-class.js';
+import { analyseRevision } from './diff.js';
+
+export interface RevisionPolicy {
+  /** the one signature field this revision may sign (fully qualified name); absent: no signing allowed */
+  readonly signingField?: string;
+  /** fully qualified names of existing non-signature fields whose values this revision may fill; absent: none */
+  readonly fillableFields?: readonly string[];
+  /** DSS / document timestamp additions allowed */
+  readonly allowLtv?: boolean;
+}
+
+export interface RevisionJudgement {
+  readonly accepted: boolean;
+  readonly objects: readonly ChangedObject[];
+  readonly offending: readonly ChangedObject[];
+  readonly problem: string | null;
+}
+
+/** Whether the policy allows one changed object. */
+export function allowedBy(policy: RevisionPolicy, object: ChangedObject): boolean {
+  switch (object.class) {
+    case 'structure':
+      return true;
+    case 'ltv':
+      return policy.allowLtv === true;
+    case 'signing':
+      return policy.signingField !== undefined && object.field === policy.signingField;
+    case 'form_filling':
+      return object.field !== undefined && (policy.fillableFields ?? []).includes(object.field);
+    default:
+      return false;
+  }
+}
+
+const refused = (problem: string, objects: readonly ChangedObject[] = [], offending: readonly ChangedObject[] = []): RevisionJudgement => ({ accepted: false, objects, offending, problem });
+
+/** The shape of the appended bytes: exactly one revision, chained to the prior one. */
+function shapeProblem(prior: Uint8Array, next: Uint8Array, before: PdfReader, after: PdfReader): string | null {
+  const appended = after.revisions.filter((r) => r.eofOffset >= prior.length);
+  if (appended.length !== 1) return `it must append exactly one revision; it appends ${appended.length}`;
+  if (!next.subarray(appended[0]!.end).every((b) => b <= 0x20)) return 'bytes follow the end of the appended revision';
+  if (after.xref.reconstructed) return 'the cross-reference data of the appended revision is damaged';
+  if ((after.xref.startxref ?? -1) < prior.length) return 'the appended revision points back into the earlier bytes for its cross-reference data';
+  if (after.trailer.get('Prev') !== before.xref.startxref) return 'the appended revision does not chain to the previous cross-reference section (/Prev)';
+  return null;
+}
+
+function describeOffending(offending: readonly ChangedObject[]): string {
+  const shown = offending.slice(0, 5).map((o) => (o.num === 0 ? o.reason : `object ${o.num}: ${o.reason}`));
+  const more = offending.length > shown.length ? ` (and ${offending.length - shown.length} more)` : '';
+  return `it changes what this act may not change: ${shown.join('; ')}${more}`;
+}
+
+/** `next` must be `prior` + exactly one incremental revision whose every change the policy allows. */
+export function judgeAppendedRevision(prior: Uint8Array, next: Uint8Array, policy: RevisionPolicy): RevisionJudgement {
+  if (next.length <= prior.length || !Buffer.from(next.buffer, next.byteOffset, prior.length).equals(Buffer.from(prior.buffer, prior.byteOffset, prior.byteLength))) {
+    return refused('it does not extend the earlier bytes exactly (earlier bytes changed, or nothing was appended)');
+  }
+  let before: PdfReader;
+  let after: PdfReader;
+  let objects: ChangedObject[];
+  try {
+    before = PdfReader.open(prior);
+    after = PdfReader.open(next);
+    const shape = shapeProblem(prior, next, before, after);
+    if (shape) return refused(shape);
+    objects = analyseRevision(before, after);
+  } catch (error) {
+    if (!isMoharError(error)) throw error;
+    return refused(`it cannot be read (${error.message})`);
+  }
+  const offending = objects.filter((o) => !allowedBy(policy, o));
+  if (offending.length > 0) return refused(describeOffending(offending), objects, offending);
+  return { accepted: true, objects, offending: [], problem: null };
+}
