@@ -28,6 +28,7 @@ import { webhookOpenApi } from './http/schemas/webhooks.js';
 import { legacyDocumentRoutes } from './routes/legacy/documents.js';
 import { usageRoutes } from './routes/legacy/usage.js';
 import { installRateLimit } from './http/rate-limit.js';
+import { installTokenRouteLimits } from './http/token-limits.js';
 
 export const API_BASE = '/backend/api/v1';
 export const LEGACY_BASE = '/backend/othercompanyapi';
@@ -84,8 +85,9 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.isMultipart()) request.body = {};
   });
-  // Signed PDFs uploaded by Mohar Desktop (USB DSC) arrive as raw application/pdf bodies.
-  app.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: ctx.config.maxPdfBytes }, (_request, body, done) => done(null, body));
+  // Signing-link routes: small bodies unless a route says otherwise, and a rate limit per link and per address.
+  // (Raw application/pdf bodies are accepted only where a route scope asks for them: http/pdf-body.ts.)
+  installTokenRouteLimits(app, ctx);
   await app.register(multipart, { limits: { fileSize: ctx.config.maxPdfBytes, files: 1, fields: 20, parts: 25 } });
 
   await app.register(async (v1: App) => {

@@ -6,6 +6,7 @@
  * - PNG is decoded here (node:zlib + the PNG row filters, Adam7 interlacing included), any bit
  *   depth and colour type; the colour channels are re-compressed with Flate and the alpha channel
  *   (colour types 4 and 6, or a tRNS chunk) becomes a separate /SMask image.
+ * - image-fit.ts shrinks a PNG above a pixel budget before it gets here (untrusted signature images).
  */
 import { inflateSync } from 'node:zlib';
 import { MoharError } from '../../common/errors.js';
@@ -88,7 +89,32 @@ interface PngHeader {
   interlace: number;
 }
 
+/** A PNG decoded to 8-bit samples: 1 (gray) or 3 (RGB) colour channels, and alpha when it has any. */
+export interface DecodedPng {
+  readonly width: number;
+  readonly height: number;
+  readonly colorChannels: 1 | 3;
+  readonly color: Buffer;
+  readonly alpha: Buffer | undefined;
+}
+
 function png(b: Buffer): ImageXObject {
+  const { width, height, colorChannels, color, alpha } = decodePng(b);
+  const image = makeStream(
+    dict({ Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, ColorSpace: name(colorChannels === 1 ? 'DeviceGray' : 'DeviceRGB'), BitsPerComponent: 8 }),
+    color,
+    { compress: true },
+  );
+  if (!alpha) return { image, width, height };
+  const smask = makeStream(
+    dict({ Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, ColorSpace: name('DeviceGray'), BitsPerComponent: 8 }),
+    alpha,
+    { compress: true },
+  );
+  return { image, smask, width, height };
+}
+
+export function decodePng(b: Buffer): DecodedPng {
   let p = 8;
   let header: PngHeader | undefined;
   let palette: Buffer | undefined;
@@ -150,19 +176,8 @@ function png(b: Buffer): ImageXObject {
       }
     }
   }
-  const image = makeStream(
-    dict({ Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, ColorSpace: name(colorChannels === 1 ? 'DeviceGray' : 'DeviceRGB'), BitsPerComponent: 8 }),
-    color,
-    { compress: true },
-  );
   const opaque = !alpha || alpha.every((a) => a === 255);
-  if (opaque) return { image, width, height };
-  const smask = makeStream(
-    dict({ Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, ColorSpace: name('DeviceGray'), BitsPerComponent: 8 }),
-    alpha!,
-    { compress: true },
-  );
-  return { image, smask, width, height };
+  return { width, height, colorChannels, color, alpha: opaque ? undefined : alpha };
 }
 
 /** A tRNS key sample (16-bit field) scaled like the image samples to 8 bits. */

@@ -8,7 +8,7 @@ const root = new URL('../../', import.meta.url).pathname;
 export function serveProcess(database: TestDatabase, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000', MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE: '1000000', MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE: '1000000', ...env },
   });
   let output = '';
   return new Promise((resolve, reject) => {

@@ -78,6 +78,9 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     MOHAR_LOG_LEVEL: 'info',
     // Suites make many calls with one key; the burst limit is tested where a suite sets it lower.
     MOHAR_RATE_LIMIT_PER_MINUTE: '1000000',
+    // Likewise for the signing-link limits (all test requests come from one address).
+    MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+    MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE: '1000000',
     ...env,
   });
   const clock = new TestClock();

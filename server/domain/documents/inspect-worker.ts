@@ -1,13 +1,14 @@
-/** Worker side of pdf-inspector.ts: one message in, one message out, errors as codes. */
+/** Worker side of pdf-inspector.ts: one task message in, one message out, errors as codes. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { isMoharError } from '../../../common/errors.js';
-import { inspectPdf, type PdfLimits } from '../../../pdf/index.js';
+import type { PdfLimits } from '../../../pdf/index.js';
+import { runPdfTask, type PdfTaskKind } from './pdf-tasks.js';
 
 const limits = (workerData as { limits: Partial<PdfLimits> }).limits;
 
-parentPort!.on('message', (message: { id: number; bytes: Uint8Array }) => {
+parentPort!.on('message', (message: { id: number; kind: PdfTaskKind; input: never }) => {
   try {
-    parentPort!.postMessage({ id: message.id, ok: true, info: inspectPdf(message.bytes, limits) });
+    parentPort!.postMessage({ id: message.id, ok: true, output: runPdfTask(message.kind, message.input, limits) });
   } catch (error) {
     if (isMoharError(error)) {
       parentPort!.postMessage({ id: message.id, ok: false, code: error.code, message: error.message });

@@ -1,14 +1,21 @@
 /**
- * Runs pdf/inspectPdf in worker threads with a memory cap and a deadline, so a hostile PDF
- * (deep nesting, decompression bombs, huge page trees) costs one worker at most and the event
- * loop keeps serving other requests. A worker that times out or runs out of memory is replaced.
+ * The PDF worker pool: every CPU-bound piece of work on untrusted bytes (intake inspection, the DSC
+ * upload check, filling the prepared document, the electronic act's revision with its signature image)
+ * runs here, in worker threads with a memory cap (resourceLimits) and a deadline, so a hostile input
+ * (deep nesting, decompression bombs, huge page trees, a 25-megapixel PNG) costs one worker at most and
+ * the event loop keeps serving. A worker that times out or runs out of memory is terminated and replaced.
+ * The queue is bounded: when it is full a task is refused at once (server_busy) instead of piling up.
+ * The tasks themselves are plain functions in pdf-tasks.ts.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { MoharError } from '../../../common/errors.js';
 import type { PdfInfo, PdfLimits } from '../../../pdf/index.js';
+import type { PdfTaskInput, PdfTaskKind, PdfTaskOutput } from './pdf-tasks.js';
 
 export interface PdfInspector {
   inspect(bytes: Uint8Array): Promise<PdfInfo>;
+  /** Runs one task of pdf-tasks.ts in a worker. */
+  run<K extends PdfTaskKind>(kind: K, input: PdfTaskInput<K>): Promise<PdfTaskOutput<K>>;
   close(): Promise<void>;
 }
 
@@ -17,16 +24,27 @@ export interface InspectorOptions {
   readonly workers?: number;
   readonly timeoutMs?: number;
   readonly memoryMb?: number;
+  /** Tasks waiting for a worker beyond the running ones; more are refused with server_busy. Default 64. */
+  readonly maxQueue?: number;
 }
 
 interface Job {
   readonly id: number;
-  readonly bytes: Uint8Array;
-  resolve(info: PdfInfo): void;
+  readonly kind: PdfTaskKind;
+  readonly input: unknown;
+  resolve(output: unknown): void;
   reject(error: unknown): void;
 }
 
-type WorkerReply = { id: number; ok: true; info: PdfInfo } | { id: number; ok: false; code: string; message: string };
+type WorkerReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; code: string; message: string };
+
+/** What a timed-out task was doing, for the error message. */
+const DOING: Record<PdfTaskKind, string> = {
+  inspect: 'reading the PDF',
+  fill: 'filling the PDF',
+  prepareSignature: 'preparing the signed revision (PDF and signature image)',
+  checkUpload: 'checking the uploaded PDF',
+};
 
 /**
  * The build ships inspect-worker.js beside this file. From TypeScript sources (tests, dev) Node 20
@@ -39,6 +57,22 @@ function newWorker(options: WorkerOptions): Worker {
   return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); })`, { ...options, eval: true });
 }
 
+/**
+ * Copies every byte array in the input into a buffer of its own and lists those for transfer: the caller
+ * keeps its bytes, the worker gets exactly the bytes (a Buffer may be a view into a much larger pool, which
+ * structured clone would copy whole).
+ */
+function detachBytes(value: unknown, transfer: ArrayBuffer[], depth = 0): unknown {
+  if (value instanceof Uint8Array) {
+    const copy = new Uint8Array(value);
+    transfer.push(copy.buffer);
+    return copy;
+  }
+  if (depth > 4 || value === null || typeof value !== 'object' || value instanceof Date) return value;
+  if (Array.isArray(value)) return value.map((v) => detachBytes(v, transfer, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, detachBytes(v, transfer, depth + 1)]));
+}
+
 class Slot {
   worker: Worker | undefined;
   job: Job | undefined;
@@ -48,6 +82,7 @@ class Slot {
 export function createPdfInspector(options: InspectorOptions = {}): PdfInspector {
   const timeoutMs = options.timeoutMs ?? 20_000;
   const memoryMb = options.memoryMb ?? 768;
+  const maxQueue = options.maxQueue ?? 64;
   const slots = Array.from({ length: Math.max(1, options.workers ?? 2) }, () => new Slot());
   const queue: Job[] = [];
   let nextId = 1;
@@ -63,16 +98,16 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       finish(slot);
-      if (reply.ok) job.resolve(reply.info);
+      if (reply.ok) job.resolve(reply.output);
       else job.reject(new MoharError(reply.code, reply.message));
     });
     const fail = (why: string) => {
       const job = slot.job;
       slot.worker = undefined;
       finish(slot);
-      job?.reject(new MoharError('pdf_too_complex', `the PDF could not be processed within the limits (${why})`));
+      job?.reject(new MoharError('pdf_too_complex', `${job ? DOING[job.kind] : 'the PDF work'} could not be done within the limits (${why})`));
     };
-    worker.on('error', (error: Error & { code?: string }) => fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : error.message));
+    worker.on('error', (error: Error & { code?: string }) => fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `more than ${memoryMb} MB of memory` : error.message));
     worker.on('exit', () => {
       if (slot.worker === worker) fail('worker stopped');
     });
@@ -97,27 +132,33 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
         const worker = slot.worker;
         slot.worker = undefined;
         finish(slot);
-        job.reject(new MoharError('pdf_too_complex', `the PDF took longer than ${timeoutMs / 1000} s to read`));
+        job.reject(new MoharError('pdf_too_complex', `${DOING[job.kind]} took longer than ${timeoutMs / 1000} s; the file exceeds the processing limits`));
         void worker?.terminate();
       }, timeoutMs);
-      // Copy into a transferable buffer: the caller keeps its bytes, the worker gets its own.
-      const copy = new Uint8Array(job.bytes);
-      slot.worker.postMessage({ id: job.id, bytes: copy }, [copy.buffer]);
+      const transfer: ArrayBuffer[] = [];
+      const input = detachBytes(job.input, transfer);
+      slot.worker.postMessage({ id: job.id, kind: job.kind, input }, transfer);
     }
     for (const slot of slots) if (!slot.job) slot.worker?.unref();
   }
 
+  function run<K extends PdfTaskKind>(kind: K, input: PdfTaskInput<K>): Promise<PdfTaskOutput<K>> {
+    if (closed) return Promise.reject(new Error('PDF worker pool closed'));
+    if (queue.length >= maxQueue) {
+      return Promise.reject(new MoharError('server_busy', `the server is processing too many PDF files right now (${maxQueue} waiting); try again shortly`, { retryAfterSeconds: 5 }));
+    }
+    return new Promise<PdfTaskOutput<K>>((resolve, reject) => {
+      queue.push({ id: nextId++, kind, input, resolve: resolve as (output: unknown) => void, reject });
+      pump();
+    });
+  }
+
   return {
-    inspect(bytes) {
-      if (closed) return Promise.reject(new Error('PDF inspector closed'));
-      return new Promise<PdfInfo>((resolve, reject) => {
-        queue.push({ id: nextId++, bytes, resolve, reject });
-        pump();
-      });
-    },
+    run,
+    inspect: (bytes) => run('inspect', { bytes }),
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new Error('PDF inspector closed'));
+      for (const job of queue.splice(0)) job.reject(new Error('PDF worker pool closed'));
       await Promise.all(slots.map(async (slot) => {
         const worker = slot.worker;
         slot.worker = undefined;

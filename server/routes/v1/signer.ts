@@ -12,6 +12,8 @@ import { problems } from '../../http/schemas/common.js';
 import { ActBody, ActResponse, SignerViewResponse, TokenDocumentParams, TokenParams } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
+import { acceptPdfBodies } from '../../http/pdf-body.js';
+import { SIGN_ACT_BODY_LIMIT } from '../../http/token-limits.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { signElectronically } from '../../domain/workflow/electronic-act.js';
 import { acceptTokenSignature, prepareForToken } from '../../domain/workflow/dsc-act.js';
@@ -46,6 +48,7 @@ export function signerRoutes(app: App, ctx: Context): void {
   });
 
   app.post('/signing/:token', {
+    bodyLimit: SIGN_ACT_BODY_LIMIT,
     schema: {
       tags: ['signer'],
       summary: 'Act: sign, review, approve or decline',
@@ -81,21 +84,26 @@ export function signerRoutes(app: App, ctx: Context): void {
     schema: { ...preparedSchema, summary: 'USB DSC: as GET, with values for your text fields', body: Type.Object({ fields: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()])) }) },
   }, (request, reply) => sendPrepared(request.params.token, request.params.document_id, request.body.fields, reply));
 
-  app.put('/signing/:token/documents/:document_id/signed', {
-    schema: {
-      tags: ['signer'],
-      summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
-      description:
-        '422 codes: `invalid_signed_document` (the upload changes more than this signature), `dsc_certificate_untrusted` (member `reason`: unknown_issuer, expired, revoked, revocation_unknown, not_for_signing; unless the account setting accept_untrusted_dsc), `dsc_identity_mismatch` (with the account setting require_dsc_identity_match; members name_match, email_match). See docs/errors.md.',
-      params: TokenDocumentParams,
-      // Documented, not validated by schema: the raw bytes are checked by the act itself.
-      body: { content: { 'application/pdf': { schema: Type.Unsafe({ description: 'the signed PDF, as raw bytes' }) } } },
-      response: { 200: ActResponse, ...problems(409, 410, 413, 415, 422) },
-    },
-  }, async (request) => {
-    if (!Buffer.isBuffer(request.body)) throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
-    const session = await resolveSession(ctx, request.params.token);
-    const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request));
-    return completeAndAnswer(ctx, session, result, request);
+  // The only route that takes a raw PDF body: its own scope, so the PDF parser exists nowhere else.
+  void app.register(async (pdfScope: App) => {
+    acceptPdfBodies(pdfScope, ctx.config.maxPdfBytes);
+    pdfScope.put('/signing/:token/documents/:document_id/signed', {
+      bodyLimit: ctx.config.maxPdfBytes,
+      schema: {
+        tags: ['signer'],
+        summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
+        description:
+          '422 codes: `invalid_signed_document` (the upload changes more than this signature), `dsc_certificate_untrusted` (member `reason`: unknown_issuer, expired, revoked, revocation_unknown, not_for_signing; unless the account setting accept_untrusted_dsc), `dsc_identity_mismatch` (with the account setting require_dsc_identity_match; members name_match, email_match). See docs/errors.md.',
+        params: TokenDocumentParams,
+        // Documented, not validated by schema: the raw bytes are checked by the act itself.
+        body: { content: { 'application/pdf': { schema: Type.Unsafe({ description: 'the signed PDF, as raw bytes' }) } } },
+        response: { 200: ActResponse, ...problems(409, 410, 413, 415, 422) },
+      },
+    }, async (request) => {
+      if (!Buffer.isBuffer(request.body)) throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
+      const session = await resolveSession(ctx, request.params.token);
+      const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request));
+      return completeAndAnswer(ctx, session, result, request);
+    });
   });
 }

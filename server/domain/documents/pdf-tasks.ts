@@ -1,0 +1,60 @@
+/**
+ * The CPU-bound PDF work that untrusted input can make expensive, as plain functions over bytes: they
+ * run inside the worker pool (pdf-pool.ts) with its memory and time caps, never on the event loop.
+ * Inputs and outputs cross the thread boundary by structured clone, so they hold only data (bytes,
+ * strings, numbers, plain objects, Dates); a Buffer arrives as a Uint8Array.
+ */
+import { fillForm, inspectPdf, type FormValues, type PdfInfo, type PdfLimits } from '../../../pdf/index.js';
+import { prepareSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
+import { verifyPdf, type VerifyReport } from '../../../pdf/verify/index.js';
+import { fitPng } from '../../../pdf/write/image-fit.js';
+
+/** A signature image above this many pixels is downscaled before it is embedded (4 megapixels). */
+export const MAX_SIGNATURE_IMAGE_PIXELS = 4_000_000;
+
+export interface UploadCheck {
+  /** The prepared bytes as our verifier sees them: what the upload must extend. */
+  readonly prior: Pick<VerifyReport, 'revisions' | 'signatures'>;
+  /** The uploaded file as our verifier sees it. */
+  readonly report: VerifyReport;
+}
+
+export interface PreparedWithImage {
+  readonly prepared: PreparedSignature;
+  /** Size of the embedded appearance image, when there is one, and whether it had to be shrunk. */
+  readonly image: { readonly width: number; readonly height: number; readonly downscaled: boolean } | null;
+}
+
+/** Every task: its input and what it returns. `limits` are the pool's PDF parsing limits. */
+export const PDF_TASKS = {
+  inspect: (input: { bytes: Uint8Array }, limits: Partial<PdfLimits>): PdfInfo => inspectPdf(input.bytes, limits),
+
+  /** The DSC prepared document: the signer's values filled in one revision. */
+  fill: (input: { bytes: Uint8Array; values: FormValues }): Uint8Array => fillForm(input.bytes, input.values),
+
+  /** The electronic act up to the digest: values, appearance (image fitted) and placeholder in one revision. */
+  prepareSignature: (input: { bytes: Uint8Array; options: PrepareOptions }): PreparedWithImage => {
+    const image = input.options.appearance?.image;
+    const fitted = image ? fitPng(image, MAX_SIGNATURE_IMAGE_PIXELS) : undefined;
+    const options = fitted ? { ...input.options, appearance: { ...input.options.appearance, image: fitted.bytes } } : input.options;
+    const prepared = prepareSignature(input.bytes, options);
+    return { prepared, image: fitted ? { width: fitted.width, height: fitted.height, downscaled: fitted.downscaled } : null };
+  },
+
+  /** A USB DSC upload read by our verifier, with the prepared bytes it must extend. */
+  checkUpload: (input: { prepared: Uint8Array; uploaded: Uint8Array }): UploadCheck => {
+    const prior = verifyPdf(input.prepared);
+    return { prior: { revisions: prior.revisions, signatures: prior.signatures }, report: verifyPdf(input.uploaded) };
+  },
+
+} as const;
+
+export type PdfTaskKind = keyof typeof PDF_TASKS;
+export type PdfTaskInput<K extends PdfTaskKind> = Parameters<(typeof PDF_TASKS)[K]>[0];
+export type PdfTaskOutput<K extends PdfTaskKind> = ReturnType<(typeof PDF_TASKS)[K]>;
+
+/** Runs one task (in the worker); `limits` only matter to tasks that parse with explicit limits. */
+export function runPdfTask<K extends PdfTaskKind>(kind: K, input: PdfTaskInput<K>, limits: Partial<PdfLimits>): PdfTaskOutput<K> {
+  const task = PDF_TASKS[kind] as (input: PdfTaskInput<K>, limits: Partial<PdfLimits>) => PdfTaskOutput<K>;
+  return task(input, limits);
+}
