@@ -3,6 +3,8 @@
  * PAdES B-LTA, earlier bytes unchanged. A TSA that is down leaves the envelope to the retrying job.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { softwareSigner } from '../../../pdf/cms/index.js';
@@ -17,9 +19,13 @@ import { pdfsigVerdicts } from '../../support/validators.js';
 
 let pki: TestPki;
 let tsa: TestTsa;
+let anchors: string;
 before(async () => {
   pki = await createTestPki();
   tsa = await startTsa({ certPem: pki.tsa.certPem, keyPem: pki.tsa.keyPem, chainPem: pki.intermediate.certPem + pki.root.certPem });
+  // The desktop's test certificate chains to the test root: a DSC trust anchor for this server.
+  anchors = join(pki.dir, 'dsc-anchors.pem');
+  writeFileSync(anchors, pki.root.certPem);
 });
 after(async () => {
   await tsa?.close();
@@ -31,7 +37,7 @@ for (const kind of DATABASES) {
     let server: TestServer;
     let account: TestAccount;
     before(async () => {
-      server = await startTestServer(kind, { MOHAR_TSA_URL: tsa.url, MOHAR_FETCH_ALLOW_PRIVATE: '1' });
+      server = await startTestServer(kind, { MOHAR_TSA_URL: tsa.url, MOHAR_FETCH_ALLOW_PRIVATE: '1', MOHAR_DSC_TRUST_ANCHORS: anchors });
       account = await server.newAccount();
     });
     after(() => server?.close());
@@ -50,17 +56,19 @@ for (const kind of DATABASES) {
       assert.equal(act.envelope_status, 'completed');
       const final = (await server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: account.key })).rawPayload;
       const revisions = await server.ctx.db.selectFrom('document_revisions').selectAll().where('envelope_id', '=', draft.id).orderBy('seq').execute();
-      assert.deepEqual(revisions.map((r) => r.act), ['uploaded', 'prepared', 'signed', 'validation_data', 'document_timestamp']);
+      assert.deepEqual(revisions.map((r) => r.act), ['uploaded', 'prepared', 'certified', 'signed', 'validation_data', 'document_timestamp']);
       for (const r of revisions) assert.ok(final.subarray(0, Number(r.size)).equals(await server.ctx.blobs.get(r.sha256)));
       const report = verifyPdf(final);
       assert.equal(report.valid, true, JSON.stringify(report.signatures.map((s) => s.problems)));
-      assert.deepEqual(report.signatures.map((s) => [s.kind, s.padesLevel]), [['signature', 'B-LTA'], ['document_timestamp', null]]);
+      // The certification at send (a B-T seal signature) reaches B-LTA as well.
+      assert.deepEqual(report.signatures.map((s) => [s.kind, s.padesLevel]), [['signature', 'B-LTA'], ['signature', 'B-LTA'], ['document_timestamp', null]]);
+      assert.equal(report.signatures[0]!.docMdp, 2);
       const envelope = (await server.request('GET', `${API}/envelopes/${draft.id}`, { key: account.key })).json();
       assert.equal(envelope.pades_level, 'B-LTA');
       assert.equal(envelope.status, 'completed');
       assert.ok(envelope.sent_at && envelope.completed_at);
       assert.ok(qpdfCheck(final).ok);
-      assert.equal(pdfsigVerdicts(final).valid[0], true);
+      assert.deepEqual(pdfsigVerdicts(final).valid.slice(0, 2), [true, true]);
     });
 
     test('a TSA down at completion: the act stands, the job completes the envelope once the TSA is back', async () => {
