@@ -16,6 +16,7 @@ import { recordEvent } from './events.js';
 import { mailCompletion } from './notify.js';
 import { envelopeSummary } from './summaries.js';
 import { archiveDocument } from './archive.js';
+import { assertOwnRevision } from './revision-guard.js';
 
 const LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
 
@@ -64,6 +65,7 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
     let bytes = await ctx.blobs.get(document.current_sha256!);
     const revisions = [];
     for (const revision of await archiveDocument(ctx, bytes, ctx.config.tsaUrl)) {
+      assertOwnRevision(`completion (${revision.act})`, bytes, revision.bytes, { allowLtv: true });
       revisions.push({ sha256: await ctx.blobs.put(revision.bytes), size: revision.bytes.length, act: revision.act });
       bytes = revision.bytes;
     }

@@ -8,13 +8,14 @@
 import { MoharError } from '../../../common/errors.js';
 import { fillForm } from '../../../pdf/index.js';
 import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
-import { verifyPdf } from '../../../pdf/verify/index.js';
+import { judgeAppendedRevision, verifyPdf, type ChangedObject } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { loadActors, recordAct, type ClientInfo } from './act-context.js';
 import type { DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
+import { assertOwnRevision } from './revision-guard.js';
 import { fillValues } from './field-values.js';
 import type { ResolvedSession } from './sessions.js';
 
@@ -23,8 +24,10 @@ export interface PreparedForToken {
   readonly fieldName: string;
 }
 
-function refuse(reason: string): MoharError {
-  return new MoharError('invalid_signed_document', `the signed document was not accepted: ${reason}`);
+/** 422 invalid_signed_document; `offending` (the allow-list's verdicts) goes into the problem's `objects`. */
+function refuse(reason: string, offending: readonly ChangedObject[] = []): MoharError {
+  const objects = offending.slice(0, 20).map(({ num, reason: why, field }) => ({ object: num, reason: why, ...(field === undefined ? {} : { field }) }));
+  return new MoharError('invalid_signed_document', `the signed document was not accepted: ${reason}`, objects.length > 0 ? { extra: { objects } } : undefined);
 }
 
 async function dscContext(ctx: Context, session: ResolvedSession, documentId: string) {
@@ -43,6 +46,7 @@ export async function prepareForToken(ctx: Context, session: ResolvedSession, do
   const values = fillValues(fields, recipient, given, iso(ctx.now()).slice(0, 10));
   const current = await ctx.blobs.get(currentSha);
   const bytes = Object.keys(values.pdf).length > 0 ? fillForm(current, values.pdf) : current;
+  if (bytes !== current) assertOwnRevision('prepared (DSC form filling)', current, bytes, { fillableFields: Object.keys(values.pdf) });
   const sha256 = await ctx.blobs.put(bytes);
   await ctx.db.updateTable('recipients').set({ prepared_sha256: sha256, act_details: JSON.stringify({ prepared_from: currentSha, values: Object.fromEntries(values.stored) }) }).where('id', '=', recipient.id).execute();
   return { bytes, fieldName: pdfFieldName(signatureField) };
@@ -56,6 +60,9 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
   const preparedFrom = (JSON.parse(recipient.act_details ?? '{}') as { prepared_from?: string; values?: Record<string, string> });
   if (preparedFrom.prepared_from !== currentSha) throw refuse('the document changed since it was prepared; fetch the prepared document again');
   if (uploaded.length <= prepared.length || !uploaded.subarray(0, prepared.length).equals(prepared)) throw refuse('it does not extend the prepared bytes exactly (earlier bytes changed)');
+  // The allow-list: one revision that only signs THIS recipient's field (and perhaps adds validation data).
+  const judgement = judgeAppendedRevision(prepared, uploaded, { signingField: pdfFieldName(signatureField), allowLtv: true });
+  if (!judgement.accepted) throw refuse(judgement.problem ?? 'it changes more than your signature', judgement.offending);
 
   let report;
   try {
@@ -63,7 +70,7 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
   } catch (error) {
     throw refuse(`it cannot be read (${(error as Error).message})`);
   }
-  const before = verifyPdf(prepared).signatures.length;
+  const before = report.signatures.filter((s) => (s.byteRange[2] ?? 0) + (s.byteRange[3] ?? 0) <= prepared.length).length;
   const added = report.signatures.slice(before);
   if (added.length !== 1) throw refuse(`it must add exactly one signature; it adds ${added.length}`);
   const signature = added[0]!;
@@ -71,11 +78,8 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
   if (signature.field !== pdfFieldName(signatureField)) throw refuse(`the signature is in field "${signature.field}", not in your field "${pdfFieldName(signatureField)}"`);
   if (!signature.coversWholeDocument) throw refuse('something was appended after the signature');
   if (!signature.digestValid || !signature.signatureValid) throw refuse(`the signature is not valid: ${signature.problems.join('; ') || 'digest or signature check failed'}`);
-  if (report.revisions !== verifyPdf(prepared).revisions + 1) throw refuse('it must append exactly one revision');
   const earlier = report.signatures.slice(0, before);
   if (earlier.some((s) => !s.valid)) throw refuse('an earlier signature is no longer valid');
-  const foreign = earlier.flatMap((s) => s.changedObjects).filter((o) => o.kind === 'other');
-  if (foreign.length > 0) throw refuse(`it changes more than the signature: ${foreign.map((o) => o.what).join(', ')}`);
 
   const cms = signerCertificateOf(uploaded, signature.byteRange);
   const signer = signature.signer;
