@@ -44,6 +44,7 @@ const DOING: Record<PdfTaskKind, string> = {
   fill: 'filling the PDF',
   prepareSignature: 'preparing the signed revision (PDF and signature image)',
   checkUpload: 'checking the uploaded PDF',
+  judgeRevision: 'checking the new revision',
 };
 
 /**

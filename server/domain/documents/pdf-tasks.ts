@@ -6,17 +6,19 @@
  */
 import { fillForm, inspectPdf, type FormValues, type PdfInfo, type PdfLimits } from '../../../pdf/index.js';
 import { prepareSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
-import { verifyPdf, type VerifyReport } from '../../../pdf/verify/index.js';
+import { judgeAppendedRevision, verifyPdf, type RevisionJudgement, type RevisionPolicy, type VerifyReport } from '../../../pdf/verify/index.js';
 import { fitPng } from '../../../pdf/write/image-fit.js';
 
 /** A signature image above this many pixels is downscaled before it is embedded (4 megapixels). */
 export const MAX_SIGNATURE_IMAGE_PIXELS = 4_000_000;
 
 export interface UploadCheck {
-  /** The prepared bytes as our verifier sees them: what the upload must extend. */
-  readonly prior: Pick<VerifyReport, 'revisions' | 'signatures'>;
-  /** The uploaded file as our verifier sees it. */
-  readonly report: VerifyReport;
+  /** The allow-list's verdict on the appended revision (pdf/verify/judge.ts). */
+  readonly judgement: RevisionJudgement;
+  /** The uploaded file as our verifier sees it; null when the judgement refused it or it cannot be read. */
+  readonly report: VerifyReport | null;
+  /** Why the verifier could not read it (then report is null). */
+  readonly readError: string | null;
 }
 
 export interface PreparedWithImage {
@@ -41,12 +43,19 @@ export const PDF_TASKS = {
     return { prepared, image: fitted ? { width: fitted.width, height: fitted.height, downscaled: fitted.downscaled } : null };
   },
 
-  /** A USB DSC upload read by our verifier, with the prepared bytes it must extend. */
-  checkUpload: (input: { prepared: Uint8Array; uploaded: Uint8Array }): UploadCheck => {
-    const prior = verifyPdf(input.prepared);
-    return { prior: { revisions: prior.revisions, signatures: prior.signatures }, report: verifyPdf(input.uploaded) };
+  /** A USB DSC upload: the allow-list's judgement against the prepared bytes, then (if accepted) our verifier's report. */
+  checkUpload: (input: { prepared: Uint8Array; uploaded: Uint8Array; policy: RevisionPolicy }): UploadCheck => {
+    const judgement = judgeAppendedRevision(input.prepared, input.uploaded, input.policy);
+    if (!judgement.accepted) return { judgement, report: null, readError: null };
+    try {
+      return { judgement, report: verifyPdf(input.uploaded), readError: null };
+    } catch (error) {
+      return { judgement, report: null, readError: (error as Error).message };
+    }
   },
 
+  /** A revision Mohar built itself, judged by the same allow-list (server/domain/workflow/revision-guard.ts). */
+  judgeRevision: (input: { prior: Uint8Array; next: Uint8Array; policy: RevisionPolicy }): RevisionJudgement => judgeAppendedRevision(input.prior, input.next, input.policy),
 } as const;
 
 export type PdfTaskKind = keyof typeof PDF_TASKS;

@@ -1,0 +1,38 @@
+/**
+ * A PAdES B-B / B-T signature by the installation seal whose PDF work runs in the worker pool: parsing the
+ * current revision, filling the signer's values, decoding (and, above 4 megapixels, downscaling) the
+ * signature image and writing the revision with its placeholder all happen in pdf-tasks.ts
+ * `prepareSignature`, under the pool's memory and time caps. Only the seal's signature over the digest
+ * (and the TSA round trip) stays here: it is small, fixed work and the key never leaves this thread.
+ */
+import { addSignatureTimestamp, createSignedData } from '../../../pdf/cms/index.js';
+import type { PadesOptions, PadesTarget } from '../../../pdf/sign/pades.js';
+import { embedSignature, type PreparedSignature } from '../../../pdf/sign/prepare.js';
+import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import { assertPrefix } from '../../../pdf/write/incremental.js';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../context.js';
+
+export interface OffLoopSignature {
+  readonly bytes: Buffer;
+  readonly fieldName: string;
+  readonly level: PadesTarget;
+  /** The embedded signature image was larger than 4 megapixels and was downscaled. */
+  readonly imageDownscaled: boolean;
+}
+
+export async function signPadesOffLoop(ctx: Context, bytes: Uint8Array, seal: SignatureProvider, options: PadesOptions): Promise<OffLoopSignature> {
+  if (options.level !== 'B-B' && options.level !== 'B-T') throw new Error(`signPadesOffLoop makes B-B or B-T signatures, not ${options.level}`);
+  const tsa = options.level === 'B-T' ? options : undefined;
+  if (tsa && (!tsa.tsaUrl || !tsa.transport)) throw new MoharError('tsa_unavailable', 'PAdES B-T needs a timestamp authority; none is configured');
+  const { level: _level, tsaUrl: _tsaUrl, transport: _transport, validationData: _validationData, ...prepareOptions } = options;
+  const { prepared: fromWorker, image } = await ctx.pdf.run('prepareSignature', { bytes, options: { ...prepareOptions, timestamp: tsa !== undefined } });
+  // Structured clone turned the Buffer into a Uint8Array: view it as a Buffer again (no copy).
+  const prepared: PreparedSignature = { ...fromWorker, bytes: Buffer.from(fromWorker.bytes.buffer, fromWorker.bytes.byteOffset, fromWorker.bytes.byteLength) };
+  const cms = await createSignedData({ messageDigest: prepared.digest, signer: seal });
+  const der = tsa ? await addSignatureTimestamp(cms, tsa.transport!, tsa.tsaUrl!) : cms;
+  // embedSignature re-hashes the ByteRange: the bytes came back from another thread, so check they are what was digested.
+  const signed = embedSignature(prepared, der);
+  assertPrefix(bytes, signed);
+  return { bytes: signed, fieldName: prepared.fieldName, level: options.level, imageDownscaled: image?.downscaled ?? false };
+}
