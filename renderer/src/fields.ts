@@ -63,6 +63,14 @@ export function isComplete(field: SignerField, value: FieldValue | undefined, si
   return true;
 }
 
+/**
+ * A value the sender pre-assigned and did not make editable: shown, sent back unchanged, never edited
+ * (the server refuses a change with field_read_only).
+ */
+export function isPreassignedReadOnly(field: SignerField): boolean {
+  return field.value !== null && field.editable !== true && field.field_type !== FIELD.SIGNATURE && !isAutoFilled(field);
+}
+
 /** The starting value of a field the signer fills: a pre-assigned value, else empty. */
 export function initialValue(field: SignerField): FieldValue | undefined {
   if (field.field_type === FIELD.CHECKBOX) return field.value === 'true';

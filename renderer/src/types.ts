@@ -17,6 +17,8 @@ export interface SignerField {
   options: string[] | null;
   pdf_signature_field: string | null;
   required: boolean;
+  /** The signer may change the pre-assigned value; false (or absent): it is read-only for them. */
+  editable?: boolean;
 }
 
 export interface PageSize {

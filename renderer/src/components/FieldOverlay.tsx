@@ -3,7 +3,7 @@
  * page as displayed (CropBox after /Rotate), the same space pdf.js draws the page in, so left = x × scale.
  */
 import type { CSSProperties } from 'react';
-import { autoValue, FIELD, isAutoFilled } from '../fields';
+import { autoValue, FIELD, isAutoFilled, isPreassignedReadOnly } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { StringKey } from '../i18n/strings';
 import type { AdoptedSignature, FieldValue, SignerField, SignerView } from '../types';
@@ -57,6 +57,9 @@ export function FieldOverlay(props: FieldOverlayProps) {
   } else if (isAutoFilled(field)) {
     const value = autoValue(field, props.recipient, props.today);
     content = <ReadOnlyField id={id} text={value} description={t('field.auto', { label: name, value })} />;
+  } else if (isPreassignedReadOnly(field)) {
+    const value = field.field_type === FIELD.CHECKBOX ? (field.value === 'true' ? '☑' : '☐') : field.value!;
+    content = <ReadOnlyField id={id} text={value} description={t('field.preassigned', { label: name, value: field.value! })} />;
   } else {
     const change = (value: FieldValue) => props.onChange(field.field_id, value);
     switch (field.field_type) {

@@ -65,20 +65,23 @@ for (const kind of DATABASES) {
       for (const r of revisions) assert.ok(final.subarray(0, Number(r.size)).equals(await t.server.ctx.blobs.get(r.sha256)), `revision ${r.seq} (${r.act}) is a byte prefix`);
       assert.ok(qpdfCheck(final).ok);
       const poppler = pdfsigVerdicts(final);
-      assert.deepEqual(poppler.valid, [true, true], poppler.output);
+      assert.deepEqual(poppler.valid, [true, true, true], poppler.output);
 
       const report = verifyPdf(final);
       assert.equal(report.valid, true, JSON.stringify(report.signatures.map((s) => s.problems)));
-      assert.deepEqual(report.signatures.map((s) => s.name ?? s.signer?.subject.includes('Token') ?? null).length, 2);
-      assert.equal(report.signatures[0]!.changesAfter, 'form_fill_and_signatures');
-      assert.equal(report.signatures[1]!.changesAfter, 'none');
-      // The electronic signature chains to the installation CA, the token's to the test PKI root.
+      // The certification at send, the electronic signature, the token's.
+      assert.equal(report.signatures.length, 3);
+      assert.equal(report.signatures[0]!.docMdp, 2);
+      assert.equal(report.signatures[0]!.changesAfter, report.signatures[1]!.changesAfter, 'only form filling and signatures after the certification');
+      assert.equal(report.signatures[1]!.changesAfter, 'form_fill_and_signatures');
+      assert.equal(report.signatures[2]!.changesAfter, 'none');
+      // The certification and the electronic signature chain to the installation CA, the token's to the test PKI root.
       const seal = await t.server.ctx.seal();
       const sealCa = join(mkdtempSync(join(tmpdir(), 'mohar-seal-ca-')), 'ca.pem');
       writeFileSync(sealCa, new X509Certificate(Buffer.from(seal.chain.at(-1)!)).toString());
       for (const signature of report.signatures) {
         const { data, cms } = signedParts(final, signature.byteRange);
-        const verdict = opensslCmsVerify(cms, data, signature.index === 1 ? sealCa : softHsm.hsm.pki.root.certPath);
+        const verdict = opensslCmsVerify(cms, data, signature.index <= 2 ? sealCa : softHsm.hsm.pki.root.certPath);
         assert.ok(verdict.ok, `openssl cms -verify, signature ${signature.index}: ${verdict.output}`);
       }
       const status = (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json();

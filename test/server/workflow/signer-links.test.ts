@@ -79,7 +79,7 @@ for (const kind of DATABASES) {
         assert.equal(download.headers.etag, official.headers.etag);
       }
       const final = (await t.server.request('GET', `${API}/signing/${secondLink}/documents/${draft.documentId}/download`)).rawPayload;
-      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true]);
+      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true, true], 'the certification at send and the two signatures');
       assert.equal(verifyPdf(final).valid, true);
       const details = await t.server.ctx.db.selectFrom('recipients').select(['id', 'act_details']).where('envelope_id', '=', draft.id).execute();
       const byId = new Map(details.map((r) => [r.id, JSON.parse(r.act_details!) as Record<string, unknown>]));

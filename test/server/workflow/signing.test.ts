@@ -80,15 +80,16 @@ for (const kind of DATABASES) {
       const final = download.rawPayload;
       assert.ok(final.subarray(0, draft.pdf.length).equals(draft.pdf), 'the upload is a prefix of the final document');
       const revisions = await t.server.ctx.db.selectFrom('document_revisions').selectAll().where('envelope_id', '=', draft.id).orderBy('seq').execute();
-      assert.deepEqual(revisions.map((r) => r.act), ['uploaded', 'prepared', 'signed']);
+      assert.deepEqual(revisions.map((r) => r.act), ['uploaded', 'prepared', 'certified', 'signed']);
       for (const r of revisions) assert.ok(final.subarray(0, Number(r.size)).equals(await t.server.ctx.blobs.get(r.sha256)), `revision ${r.seq} is a prefix`);
       assert.equal(download.headers.etag, `"${revisions.at(-1)!.sha256}"`);
       assert.ok(qpdfCheck(final).ok);
-      assert.deepEqual(pdfsigVerdicts(final).valid, [true]);
+      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true], 'the certification at send, then the signature');
       const report = verifyPdf(final);
       assert.equal(report.valid, true);
-      assert.equal(report.signatures[0]!.name, 'Asha Rao');
-      assert.equal(report.signatures[0]!.revision, 3, 'values and signature in one revision over the prepared one');
+      assert.equal(report.signatures[0]!.docMdp, 2);
+      assert.equal(report.signatures[1]!.name, 'Asha Rao');
+      assert.equal(report.signatures[1]!.revision, 4, 'values and signature in one revision over the certified one');
 
       const events = await t.server.ctx.db.selectFrom('events').select(['type', 'sequence', 'payload']).where('envelope_id', '=', draft.id).orderBy('sequence').execute();
       assert.deepEqual(events.map((e) => e.type), ['envelope.sent', 'recipient.viewed', 'recipient.signed', 'recipient.viewed', 'recipient.approved', 'envelope.completed']);
