@@ -20,6 +20,7 @@ import { newTextDocument, type Block } from '../../pdf/write/new-document.js';
 import { displayDate } from '../../pdf/write/text.js';
 import type { Database } from '../storage/schema.js';
 import { canonicalJson, verifyAuditChain, type AuditRow, type ChainReport } from './chain.js';
+import { dscFacts, dscLines, type DscFacts } from './dsc-facts.js';
 import { listAudit } from './store.js';
 
 export interface CertificateRecipient {
@@ -40,6 +41,8 @@ export interface CertificateRecipient {
   readonly declineReason?: string | null;
   /** Subject of the signing certificate (DSC, Aadhaar eSign). */
   readonly certificateSubject?: string | null;
+  /** The USB DSC certificate and its validation (DSC acts only). */
+  readonly dsc?: DscFacts | null;
 }
 
 export interface CertificateDocument {
@@ -154,7 +157,8 @@ export function certificateBlocks(input: CertificateInput, options: CertificateL
       field('Consent to sign electronically', when(r.consentAt, tz), 12);
       field('IP address', r.ip ?? 'not recorded', 12);
       field('User agent', r.userAgent ?? 'not recorded', 12);
-      if (r.certificateSubject) field('Signing certificate', r.certificateSubject, 12);
+      if (r.dsc) for (const [label, value] of dscLines(r.dsc, (t) => when(t, tz))) field(label, value, 12);
+      else if (r.certificateSubject) field('Signing certificate', r.certificateSubject, 12);
       if (r.declineReason) field('Decline reason', r.declineReason, 12);
     });
   if (input.recipients.length === 0) blocks.push({ text: 'No recipients.' });
@@ -284,6 +288,7 @@ function recipientFacts(recipientId: string, events: readonly { row: AuditRow; d
     userAgent: withNetwork ? (str(withNetwork.details.user_agent) ?? null) : null,
     declineReason: declined ? (str(declined.details.reason) ?? str(declined.details.decline_reason) ?? null) : null,
     certificateSubject: act ? (str(act.details.certificate_subject) ?? null) : null,
+    dsc: act ? dscFacts(act.details) : null,
   };
 }
 
@@ -354,6 +359,7 @@ export async function loadCertificateInput(db: Kysely<Database>, envelopeId: str
         userAgent: facts.userAgent,
         declineReason: facts.declineReason,
         certificateSubject: facts.certificateSubject,
+        dsc: facts.dsc,
       };
     }),
     events,

@@ -318,10 +318,11 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
  * Registers before/after hooks at the top of a test file: one fresh SoftHSM2 token and its module opened
  * through native/, for tests that sign with the token. Read them from the holder inside tests.
  */
-export function useSoftHsmModule(): { hsm: SoftHsm; module: Pkcs11Module } {
+/** `options` is called in before() (so it may use what earlier hooks made, e.g. useDscTrust's PKI). */
+export function useSoftHsmModule(options?: () => SoftHsmOptions | Promise<SoftHsmOptions>): { hsm: SoftHsm; module: Pkcs11Module } {
   const holder = {} as { hsm: SoftHsm; module: Pkcs11Module };
   before(async () => {
-    holder.hsm = createSoftHsm();
+    holder.hsm = createSoftHsm(await options?.());
     holder.module = await Pkcs11Module.open(holder.hsm.modulePath);
   });
   after(async () => {

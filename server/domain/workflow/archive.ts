@@ -4,7 +4,7 @@
  * timestamp over it (PAdES B-LT, then B-LTA). Revocation URLs come from certificates, i.e. from
  * untrusted input: they are fetched through the guarded transport. The TSA is the operator's choice.
  */
-import { gatherValidationData, inspectCms, requestDocumentTimestamp } from '../../../pdf/cms/index.js';
+import { gatherValidationData, inspectCms, requestDocumentTimestamp, type GatherValidationDataOptions } from '../../../pdf/cms/index.js';
 import { appendDss, timestampPdf } from '../../../pdf/index.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { guardedTransport } from '../../net/guarded-transport.js';
@@ -21,7 +21,8 @@ function contentsOf(pdf: Uint8Array, byteRange: readonly number[]): Buffer {
   return Buffer.from(Buffer.from(pdf.subarray(a + 1, b - 1)).toString('latin1'), 'hex');
 }
 
-export async function archiveDocument(ctx: Context, bytes: Buffer, tsaUrl: string): Promise<ArchivedRevision[]> {
+/** `extra`: validation data gathered earlier (a DSC act's chain and OCSP/CRL answers), reused beside what is fetched now. */
+export async function archiveDocument(ctx: Context, bytes: Buffer, tsaUrl: string, extra?: GatherValidationDataOptions['extra']): Promise<ArchivedRevision[]> {
   const revocation = guardedTransport({ allowPrivate: ctx.config.fetchAllowPrivate });
   const certs: Uint8Array[] = [];
   const ocsps: Uint8Array[] = [];
@@ -32,7 +33,7 @@ export async function archiveDocument(ctx: Context, bytes: Buffer, tsaUrl: strin
     if (!cms.signerCertificate) continue;
     const chain = [cms.signerCertificate, ...cms.certificates.filter((c) => c !== cms.signerCertificate)];
     // Missing revocation data is noted, not fatal: a private CA (the installation seal) publishes none.
-    const data = await gatherValidationData({ chain, tsaChain: cms.timestamp?.certificates ?? [], transport: revocation, requireAll: false });
+    const data = await gatherValidationData({ chain, tsaChain: cms.timestamp?.certificates ?? [], transport: revocation, requireAll: false, ...(extra ? { extra } : {}) });
     certs.push(...data.certs);
     ocsps.push(...data.ocsps);
     crls.push(...data.crls);

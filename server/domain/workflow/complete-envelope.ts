@@ -17,6 +17,7 @@ import { mailCompletion } from './notify.js';
 import { envelopeSummary } from './summaries.js';
 import { archiveDocument } from './archive.js';
 import { assertOwnRevision } from './revision-guard.js';
+import { dscValidationRevisions, storedDscValidationData } from '../trust/dsc-ltv.js';
 
 const LEVELS: readonly PadesLevel[] = ['B-B', 'B-T', 'B-LT', 'B-LTA'];
 
@@ -37,11 +38,12 @@ export async function completeEnvelope(ctx: Context, envelopeId: string): Promis
  * The PAdES level each signer's act reached, recorded with the act (no re-verification of the PDF). After
  * long-term validation a B-T signature becomes B-LTA; B-B stays B-B (there is no timestamp to build on).
  */
-async function signatureLevels(ctx: Context, envelopeId: string, archived: boolean): Promise<(PadesLevel | null)[]> {
+async function signatureLevels(ctx: Context, envelopeId: string, archived: 'none' | 'dss' | 'dss+timestamp'): Promise<(PadesLevel | null)[]> {
   const acts = await ctx.db.selectFrom('recipients').select('act_details').where('envelope_id', '=', envelopeId).where('status', '=', 'signed').execute();
   return acts.map((a) => {
     const level = (JSON.parse(a.act_details ?? '{}') as { pades_level?: PadesLevel | null }).pades_level ?? null;
-    return archived && level === 'B-T' ? 'B-LTA' : level;
+    if (level !== 'B-T' || archived === 'none') return level;
+    return archived === 'dss' ? 'B-LT' : 'B-LTA';
   });
 }
 
@@ -55,8 +57,10 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
     .where('envelope_id', '=', envelopeId).orderBy('envelope_documents.position').execute();
   const sizes = new Map<string, number>();
   const archived = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
+  // USB DSC acts keep their chain and OCSP/CRL answers: they go into the /DSS, with or without a TSA.
+  const dscData = await storedDscValidationData(ctx.db, envelopeId);
   for (const document of documents) {
-    if (!ctx.config.tsaUrl) {
+    if (!ctx.config.tsaUrl && !dscData) {
       // Nothing to append: the size of the current revision is known without reading the file.
       const revision = await ctx.db.selectFrom('document_revisions').select('size').where('envelope_id', '=', envelopeId).where('document_id', '=', document.document_id).where('sha256', '=', document.current_sha256!).executeTakeFirstOrThrow();
       sizes.set(document.document_id, Number(revision.size));
@@ -64,7 +68,8 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
     }
     let bytes = await ctx.blobs.get(document.current_sha256!);
     const revisions = [];
-    for (const revision of await archiveDocument(ctx, bytes, ctx.config.tsaUrl)) {
+    const appended = ctx.config.tsaUrl ? await archiveDocument(ctx, bytes, ctx.config.tsaUrl, dscData ?? undefined) : dscValidationRevisions(bytes, dscData!);
+    for (const revision of appended) {
       assertOwnRevision(`completion (${revision.act})`, bytes, revision.bytes, { allowLtv: true });
       revisions.push({ sha256: await ctx.blobs.put(revision.bytes), size: revision.bytes.length, act: revision.act });
       bytes = revision.bytes;
@@ -73,7 +78,7 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
     document.current_sha256 = revisions.at(-1)?.sha256 ?? document.current_sha256;
     sizes.set(document.document_id, bytes.length);
   }
-  const level = lowestLevel(await signatureLevels(ctx, envelopeId, archived.size > 0));
+  const level = lowestLevel(await signatureLevels(ctx, envelopeId, archived.size === 0 ? 'none' : ctx.config.tsaUrl ? 'dss+timestamp' : 'dss'));
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
     const envelope = await trx.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
