@@ -76,7 +76,9 @@ export function fillValues(fields: readonly FieldsTable[], recipient: Pick<Recip
         filled = value;
       }
     }
-    pdf[name] = filled;
+    // A pre-assigned value is in the PDF since send (prepareForm wrote it): writing it again would only
+    // redefine the field unchanged, which the revision guard rightly refuses as not form filling.
+    if (f.value === null || String(filled) !== f.value) pdf[name] = filled;
     stored.set(f.id, String(filled));
   }
   if (errors.length > 0) throw new MoharError('invalid_field_values', `${errors.length} field value(s) missing or wrong: ${errors.map((e) => e.message).join('; ')}`, { errors });
