@@ -19,6 +19,7 @@ import { envelopeRoutes } from './routes/v1/envelopes.js';
 import { workflowRoutes } from './routes/v1/workflow.js';
 import { signingSessionRoutes } from './routes/v1/signing-sessions.js';
 import { sandboxRoutes } from './routes/v1/sandbox.js';
+import { templateRoutes } from './routes/v1/templates.js';
 import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 import { jobRoutes } from './routes/legacy/jobs.js';
@@ -104,6 +105,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     signerRoutes(v1, ctx);
     documentRoutes(v1, ctx);
     sandboxRoutes(v1, ctx);
+    templateRoutes(v1, ctx);
   }, { prefix: API_BASE });
 
   await app.register(async (legacy: App) => {

@@ -58,6 +58,14 @@ export const ERROR_CODES = {
   concurrent_update: { status: 409, title: 'The document changed meanwhile' },
   document_not_ready: { status: 409, title: 'The signed document is not ready' },
 
+  // Templates
+  template_not_found: { status: 404, title: 'Template not found' },
+  template_version_not_found: { status: 404, title: 'The template has no such version' },
+  template_archived: { status: 409, title: 'The template is archived' },
+  precondition_failed: { status: 412, title: 'The resource changed since the version given in If-Match' },
+  invalid_role_mapping: { status: 422, title: 'The recipients do not match the template roles' },
+  idempotency_key_required: { status: 400, title: 'This call needs an Idempotency-Key header' },
+
   // Sandbox (mock USB DSC)
   mock_signing_not_enabled: { status: 403, title: 'Mock DSC signing is not enabled for this key' },
   mock_request_not_found: { status: 404, title: 'No such mock DSC request' },

@@ -90,6 +90,9 @@ export interface EnvelopesTable {
   certificate_sha256: string | null;
   /** Sequence number of the last event recorded for this envelope. */
   events_seq: Generated<number>;
+  /** The template and version it was instantiated from (migration 0013); null otherwise. */
+  template_id?: string | null;
+  template_version?: number | null;
 }
 
 export interface RecipientsTable {
@@ -241,6 +244,9 @@ export interface Database {
   usage_counters: UsageCountersTable;
   rate_limit_counters: RateLimitCountersTable;
   sandbox_requests: SandboxRequestsTable;
+  templates: TemplatesTable;
+  template_versions: TemplateVersionsTable;
+  template_audit: TemplateAuditTable;
 }
 
 /** An envelope made through the legacy document API, by its integer document id (migration 0008). */
@@ -436,4 +442,46 @@ export interface SandboxRequestsTable {
   /** When the signing link ends (24 hours after creation). */
   expires_at: string;
   signed_at: string | null;
+}
+
+/** A template (migration 0013): identity and the pointers that move; the definition is in its versions. */
+export interface TemplatesTable {
+  id: string;
+  account_id: string;
+  /** The latest version's name, copied here for listing and `?q=` search. */
+  name: string;
+  latest_version: number;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One immutable version of a template (append-only: triggers refuse UPDATE and DELETE). */
+export interface TemplateVersionsTable {
+  template_id: string;
+  /** 1, 2, 3... per template. */
+  version: number;
+  account_id: string;
+  /** JSON: name, description, settings, roles, documents (by id and SHA-256) with their fields. */
+  definition: string;
+  /** JSON: what changed from the previous version (server/domain/templates/summary.ts). */
+  summary: string;
+  actor_type: 'api_key' | 'admin' | 'system';
+  actor_id: string | null;
+  created_at: string;
+}
+
+/** The template audit trail: append-only, one SHA-256 hash chain per template (same hashing as audit_events). */
+export interface TemplateAuditTable {
+  template_id: string;
+  seq: number;
+  account_id: string;
+  at: string;
+  actor_type: 'api_key' | 'recipient' | 'system' | 'admin';
+  actor_id: string | null;
+  /** template.created, template.updated, template.archived, template.restored, template.instantiated. */
+  action: string;
+  details: string;
+  prev_hash: string;
+  hash: string;
 }

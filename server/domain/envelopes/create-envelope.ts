@@ -24,7 +24,13 @@ export function checkRedirectUrl(url: string | undefined, path: string): void {
   }
 }
 
-export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput): Promise<EnvelopeView> {
+/** The template version an envelope is instantiated from (POST /templates/{id}/instantiate). */
+export interface TemplatePin {
+  readonly template_id: string;
+  readonly template_version: number;
+}
+
+export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin): Promise<EnvelopeView> {
   checkRedirectUrl(input.redirect_url, '/redirect_url');
   const metadata = input.metadata === undefined ? null : JSON.stringify(input.metadata);
   if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
@@ -55,8 +61,9 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     status_reason: null,
     pades_level: null,
     certificate_sha256: null,
+    ...(pin ? { template_id: pin.template_id, template_version: pin.template_version } : {}),
   };
-  const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length }, at });
+  const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}) }, at });
   try {
     const fast = ctx.sqlite;
     if (fast) {

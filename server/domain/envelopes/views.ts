@@ -58,6 +58,9 @@ export interface EnvelopeView {
   status_reason: string | null;
   /** The PAdES level the completed documents reached (the weakest of their signatures). */
   pades_level: string | null;
+  /** The template and version it was instantiated from; null when made otherwise. */
+  template_id: string | null;
+  template_version: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -131,6 +134,8 @@ export function envelopeView(envelope: EnvelopeRow, recipients: RecipientView[],
     expires_at: envelope.expires_at,
     status_reason: envelope.status_reason,
     pades_level: envelope.pades_level,
+    template_id: envelope.template_id ?? null,
+    template_version: envelope.template_version === undefined || envelope.template_version === null ? null : Number(envelope.template_version),
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,
   };

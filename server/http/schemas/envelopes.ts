@@ -71,6 +71,8 @@ export const EnvelopeResponse = Type.Object({
   expires_at: Nullable(Type.String({ format: 'date-time' })),
   status_reason: Nullable(Type.String({ description: 'why it was voided or declined' })),
   pades_level: Nullable(Type.String({ description: 'B-B, B-T, B-LT or B-LTA: the weakest signature of the completed documents' })),
+  template_id: Nullable(Uuid),
+  template_version: Nullable(Type.Integer({ description: 'the template version the envelope is pinned to (POST /templates/{template_id}/instantiate)' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

@@ -14,6 +14,7 @@ import * as m0007 from './0007_webhooks.js';
 import * as m0008 from './0008_legacy.js';
 import * as m0009 from './0009_sandbox.js';
 import * as m0011 from './0011_field_editable.js';
+import * as m0013 from './0013_templates.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -26,6 +27,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008_legacy': m0008,
   '0009_sandbox': m0009,
   '0011_field_editable': m0011,
+  '0013_templates': m0013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -1,0 +1,223 @@
+/** Route schemas of the template calls (issue 12): validation, types and OpenAPI with examples. */
+import { Type, type Static, type TSchema } from 'typebox';
+import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
+import { TEMPLATE_FORMAT } from '../../domain/templates/model.js';
+import { Nullable, StringEnum, Uuid } from './common.js';
+
+
+const Key = (description: string) => Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description });
+const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the PDF, lower-case hex' });
+/**
+ * Optional and nullable, as `type: [T, "null"]` rather than anyOf: Fastify's Ajv coerces types, and in an
+ * anyOf it would coerce a null to "" or 0 in the first branch before the null branch is tried.
+ */
+const Opt = <T extends TSchema>(schema: T) => Type.Optional(Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] }));
+
+export const TemplateSettingsBody = Type.Object({
+  message: Opt(Type.String({ maxLength: 10_000 })),
+  routing_order: Type.Optional(StringEnum(ROUTING_ORDERS, { description: 'default sequential' })),
+  expire_in_days: Opt(Type.Integer({ minimum: 1, maximum: 3650 })),
+  redirect_url: Opt(Type.String({ format: 'uri', maxLength: 2048 })),
+  metadata: Opt(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'free-form JSON object, at most 16 KiB' })),
+}, { description: 'default envelope settings; an instantiation may override each' });
+
+export const TemplateRoleBody = Type.Object({
+  role_key: Key('stable name of the slot, e.g. "buyer"; instantiation maps it to a person'),
+  label: Opt(Type.String({ maxLength: 200 })),
+  role: Type.Optional(StringEnum(ROLES, { description: 'default signer' })),
+  signature_method: Type.Optional(StringEnum(SIGNATURE_METHODS, { description: 'default electronic for signers, review for others' })),
+  sequence: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'routing step; default: the order of the list (sequential routing) or 1 (parallel)' })),
+});
+
+/** Types only, like the fields endpoint: the layout rules are checked by the domain, every bad field at once. */
+export const TemplateFieldBody = Type.Object({
+  field_key: Opt(Key('optional stable key for field_values at instantiation; unique in the template')),
+  role_key: Type.String({ description: 'the role the field belongs to' }),
+  field_type: Type.Integer({ description: '1 Signature; 2 Initial (not for USB DSC); 3 Date Signed; 4 Full Name; 5 First Name; 6 Last Name; 7 Email; 8 Text; 9 Checkbox; 10 Number; 11 Date; 12 Dropdown; 13 Radio' }),
+  page_number: Type.Optional(Type.Integer({ description: 'starts at 1' })),
+  x: Opt(Type.Number()),
+  y: Opt(Type.Number()),
+  width: Opt(Type.Number()),
+  height: Opt(Type.Number()),
+  x1: Type.Optional(Type.Number()),
+  y1: Type.Optional(Type.Number()),
+  x2: Type.Optional(Type.Number()),
+  y2: Type.Optional(Type.Number()),
+  label: Opt(Type.String({ maxLength: 500 })),
+  value: Opt(Type.String({ maxLength: 10_000 })),
+  options: Opt(Type.Array(Type.String({ maxLength: 500 }))),
+  pdf_signature_field: Opt(Type.String({ maxLength: 1000 })),
+  required: Type.Optional(Type.Boolean()),
+  editable: Type.Optional(Type.Boolean()),
+});
+
+export const TemplateDocumentBody = Type.Object({
+  file: Type.Optional(Type.String({ description: 'multipart: the name of the file part holding this PDF' })),
+  document_id: Type.Optional(Uuid),
+  sha256: Type.Optional(Sha256),
+  filename: Type.Optional(Type.String({ maxLength: 255 })),
+  content_base64: Type.Optional(Type.String({ description: 'import: the PDF itself' })),
+  fields: Type.Optional(Type.Array(TemplateFieldBody, { maxItems: 1000 })),
+}, { description: 'a PDF named by file part, document_id, sha256 (a document of this account) or content_base64, with its fields' });
+
+export const TemplateDefinitionBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 500 }),
+  description: Opt(Type.String({ maxLength: 10_000 })),
+  settings: Type.Optional(TemplateSettingsBody),
+  roles: Type.Optional(Type.Array(TemplateRoleBody, { maxItems: 100 })),
+  documents: Type.Optional(Type.Array(TemplateDocumentBody, { maxItems: 20, description: 'default (multipart): every file part in order, without fields' })),
+});
+export type TemplateDefinitionBody = Static<typeof TemplateDefinitionBody>;
+
+export const FromEnvelopeBody = Type.Object({
+  source_envelope_id: Uuid,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'default: the envelope title' })),
+  description: Type.Optional(Type.String({ maxLength: 10_000 })),
+});
+
+export const ImportBody = Type.Intersect([
+  Type.Object({ format: Type.Literal(TEMPLATE_FORMAT), template_id: Type.Optional(Type.String()), version: Type.Optional(Type.Integer()) }),
+  TemplateDefinitionBody,
+], { description: 'a portable template as GET /templates/{id}?include=documents returns it' });
+
+export const TemplateCreateJson = Type.Union([FromEnvelopeBody, ImportBody]);
+
+const TemplateFieldView = Type.Object({
+  field_key: Nullable(Type.String()),
+  role_key: Type.String(),
+  field_type: Type.Integer(),
+  page_number: Type.Integer(),
+  x: Nullable(Type.Number()),
+  y: Nullable(Type.Number()),
+  width: Nullable(Type.Number()),
+  height: Nullable(Type.Number()),
+  label: Nullable(Type.String()),
+  value: Nullable(Type.String()),
+  options: Nullable(Type.Array(Type.String())),
+  pdf_signature_field: Nullable(Type.String()),
+  required: Type.Boolean(),
+  editable: Type.Boolean(),
+});
+
+export const PortableTemplateResponse = Type.Object({
+  format: Type.Literal(TEMPLATE_FORMAT),
+  template_id: Uuid,
+  version: Type.Integer({ description: 'the version shown; also the ETag' }),
+  latest_version: Type.Integer(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  archived: Type.Boolean(),
+  archived_at: Nullable(Type.String({ format: 'date-time' })),
+  settings: Type.Object({
+    message: Nullable(Type.String()),
+    routing_order: Type.String(),
+    expire_in_days: Nullable(Type.Integer()),
+    redirect_url: Nullable(Type.String()),
+    metadata: Nullable(Type.Object({}, { additionalProperties: true })),
+  }),
+  roles: Type.Array(Type.Object({ role_key: Type.String(), label: Nullable(Type.String()), role: Type.String(), signature_method: Type.String(), sequence: Type.Integer() })),
+  documents: Type.Array(Type.Object({
+    document_id: Uuid,
+    filename: Type.String(),
+    sha256: Type.String(),
+    size: Type.Integer(),
+    page_count: Type.Integer(),
+    fields: Type.Array(TemplateFieldView),
+    content_base64: Type.Optional(Type.String({ description: 'with ?include=documents' })),
+  })),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  version_created_at: Type.String({ format: 'date-time' }),
+}, {
+  description: 'the portable template: self-describing; with ?include=documents it re-creates the template on another installation (POST /templates)',
+  examples: [{
+    format: TEMPLATE_FORMAT, template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', version: 2, latest_version: 2, name: 'Sale agreement', description: 'Standard flat sale',
+    archived: false, archived_at: null,
+    settings: { message: 'Please sign', routing_order: 'sequential', expire_in_days: 14, redirect_url: null, metadata: null },
+    roles: [{ role_key: 'seller', label: 'Seller', role: 'signer', signature_method: 'electronic', sequence: 1 }, { role_key: 'buyer', label: 'Buyer', role: 'signer', signature_method: 'electronic', sequence: 2 }],
+    documents: [{ document_id: '0193f0e2-6c1a-7b3e-9d2f-000000000001', filename: 'sale.pdf', sha256: 'a'.repeat(64), size: 48213, page_count: 2, fields: [
+      { field_key: null, role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50, label: null, value: null, options: null, pdf_signature_field: null, required: true, editable: false },
+      { field_key: 'price', role_key: 'buyer', field_type: 10, page_number: 1, x: 300, y: 200, width: 120, height: 20, label: 'Price', value: null, options: null, pdf_signature_field: null, required: true, editable: false },
+    ] }],
+    created_at: '2026-11-25T09:00:00.000Z', updated_at: '2026-11-25T10:00:00.000Z', version_created_at: '2026-11-25T10:00:00.000Z',
+  }],
+});
+
+export const TemplateListItem = Type.Object({
+  template_id: Uuid, name: Type.String(), version: Type.Integer(), archived: Type.Boolean(), archived_at: Nullable(Type.String()), created_at: Type.String(), updated_at: Type.String(),
+});
+export const TemplateListResponse = Type.Object({ templates: Type.Array(TemplateListItem), next_cursor: Nullable(Type.String({ description: 'pass as ?cursor= for the next page; null on the last' })) });
+export const TemplateListQuery = Type.Object({
+  archived: Type.Optional(StringEnum(['true', 'false', 'all'] as const, { description: 'default false: active templates only' })),
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive substring of the name' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 500 })),
+});
+
+const FieldRef = Type.Object({ document: Type.Integer(), role_key: Type.String(), field_type: Type.Integer(), field_key: Nullable(Type.String()) });
+export const ChangeSummarySchema = Type.Object({
+  created_from: Type.Optional(Type.String({ description: 'version 1 only: upload, envelope or import' })),
+  name_changed: Type.Boolean(),
+  description_changed: Type.Boolean(),
+  settings_changed: Type.Array(Type.String()),
+  roles_added: Type.Array(Type.String()),
+  roles_removed: Type.Array(Type.String()),
+  roles_changed: Type.Array(Type.String()),
+  fields_added: Type.Array(FieldRef),
+  fields_removed: Type.Array(FieldRef),
+  fields_moved: Type.Array(FieldRef),
+  fields_changed: Type.Array(FieldRef),
+  documents_added: Type.Array(Type.String()),
+  documents_removed: Type.Array(Type.String()),
+  documents_replaced: Type.Array(Type.Object({ position: Type.Integer(), from_sha256: Type.String(), to_sha256: Type.String() })),
+});
+export const VersionResponse = Type.Object({
+  version: Type.Integer(),
+  created_at: Type.String({ format: 'date-time' }),
+  created_by: Type.Object({ type: Type.String({ description: 'api_key or admin' }), id: Nullable(Type.String({ description: 'the API key id' })) }),
+  summary: ChangeSummarySchema,
+});
+export const VersionListResponse = Type.Object({ versions: Type.Array(VersionResponse), next_before: Nullable(Type.Integer({ description: 'pass as ?before= for older versions' })) });
+export const VersionDetailResponse = Type.Intersect([VersionResponse, Type.Object({ template: PortableTemplateResponse })]);
+export const VersionListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1 })) });
+
+export const TemplateParams = Type.Object({ id: Uuid });
+export const VersionParams = Type.Object({ id: Uuid, version: Type.Integer({ minimum: 1 }) });
+export const TemplateGetQuery = Type.Object({ include: Type.Optional(StringEnum(['documents'] as const, { description: 'documents: embed each PDF as content_base64' })) });
+
+export const TemplatePatchBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  description: Opt(Type.String({ maxLength: 10_000 })),
+  settings: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'merged member by member (null removes a setting)' })),
+  roles: Type.Optional(Type.Array(TemplateRoleBody, { maxItems: 100, description: 'replaces the roles' })),
+  documents: Type.Optional(Type.Array(TemplateDocumentBody, { maxItems: 20, description: 'replaces the documents and their fields' })),
+}, {
+  additionalProperties: true,
+  description: 'JSON Merge Patch (RFC 7396) on the portable template; read-only members may be sent back unchanged',
+  examples: [{ settings: { expire_in_days: 30 } }, { roles: [{ role_key: 'seller', label: 'Seller' }, { role_key: 'buyer', label: 'Buyer' }, { role_key: 'witness', role: 'cc' }] }],
+});
+
+export const InstantiateBody = Type.Object({
+  version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the latest' })),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'default: the template name' })),
+  message: Type.Optional(Type.String({ maxLength: 10_000 })),
+  external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  expire_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+  redirect_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+  metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })),
+  recipients: Type.Record(Type.String(), Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), email: Type.String({ format: 'email', maxLength: 320 }) }), { description: 'slot mappings: { role_key: { name, email } }, one per role' }),
+  field_values: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 10_000 }), { description: '{ field_key: value }: pre-assigned values' })),
+  send: Type.Optional(Type.Boolean({ description: 'send at once (default false: a draft)' })),
+}, {
+  examples: [{ title: 'Sale of flat 4B', recipients: { seller: { name: 'Asha Rao', email: 'asha@example.com' }, buyer: { name: 'Vikram Shah', email: 'vikram@example.com' } }, field_values: { price: '8500000' }, send: true }],
+});
+export type InstantiateBody = Static<typeof InstantiateBody>;
+
+export const InstantiateHeaders = Type.Object({
+  'x-api-key': Type.Optional(Type.String()),
+  'idempotency-key': Type.Optional(Type.String({ maxLength: 255, description: 'required: the same key and body replay the first response for 24 hours' })),
+});
+export const PatchHeaders = Type.Object({
+  'x-api-key': Type.Optional(Type.String()),
+  'if-match': Type.Optional(Type.String({ description: 'the ETag (version) you edited, e.g. "2": another version in between gives 412' })),
+});
