@@ -3,7 +3,8 @@
  * one-signer USB DSC envelope over a real form; the signer fetches …/prepared and uploads, for every
  * attack, the prepared bytes + one revision that signs their field with a trusted key (a software key,
  * and a SoftHSM2 token) AND attacks. Each upload: 422 invalid_signed_document with a reason, and the
- * envelope does not move. Each benign control: 200 on an envelope of its own.
+ * envelope does not move; verifyPdf flags it too, since the prepared bytes are certified at send. Each
+ * benign control: 200 on an envelope of its own.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +19,7 @@ import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, useTestServer, type TestServer } from '../../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
 import { ATTACK_CASES, BENIGN_CASES, shadowOriginal, type CaseContext } from '../../pdf/verify/shadow/corpus.js';
+import { verifierFlags } from '../../pdf/verify/shadow/kit.js';
 
 const trust = useDscTrust();
 
@@ -92,7 +94,11 @@ for (const kind of DATABASES) {
         const before = await snapshot(t.server, draft.id, t.account.key);
         const accepted: string[] = [];
         for (const c of ATTACK_CASES) {
-          const response = await upload(base, await c.build(ctx));
+          const bytes = await c.build(ctx);
+          // The prepared bytes carry the certification at send: any validator sees the attack too (a policy
+          // case fills or signs a field, which DocMDP P=2 allows; only the upload rule knows whose it was).
+          if (c.attack !== 'policy') assert.ok(verifierFlags(bytes).flagged, `${c.name}: verifyPdf ${verifierFlags(bytes).summary}`);
+          const response = await upload(base, bytes);
           if (response.statusCode === 200) {
             accepted.push(c.name);
             break; // the envelope completed: later uploads would be refused for that reason, not for the attack

@@ -6,5 +6,5 @@ import type { ShadowCase } from './kit.js';
 
 export const ATTACK_CASES: readonly ShadowCase[] = [...VISUAL_CASES, ...STRUCTURE_CASES];
 export { BENIGN_CASES };
-export { shadowKeys, shadowOriginal, shadowPrepared, SHADOW_LAYOUT, type ShadowKeys } from './document.js';
+export { shadowKeys, shadowOriginal, shadowPrepared, shadowPreparedCertified, SHADOW_LAYOUT, type ShadowKeys } from './document.js';
 export type { BenignCase, CaseContext, ShadowCase } from './kit.js';

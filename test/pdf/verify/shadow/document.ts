@@ -2,11 +2,13 @@
  * The document every shadow-attack case starts from: what a sender uploads (a price on page 1 drawn
  * through a form XObject and a font of its own, a paragraph inside an optional content group, a
  * second page) and what Mohar prepares from it at send (prepareForm: the signer's empty signature
- * field, a text field of the signer's, a text field of another recipient's). Attacks rewrite exactly
+ * field, a text field of the signer's, a text field of another recipient's; by default then a
+ * certification signature, as at send). Attacks rewrite exactly
  * these objects, so they are named here: /Fm0, /F1, /OC0 (ON) and /OC1 (OFF, the shadow layer).
  */
 import { softwareSigner } from '../../../../pdf/cms/index.js';
 import { prepareForm, moharFieldName, type FormFieldLayout } from '../../../../pdf/index.js';
+import { signPades } from '../../../../pdf/sign/pades.js';
 import type { SignatureProvider } from '../../../../pdf/sign/ports.js';
 import { buildPdf } from '../../../support/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../../../support/pki.js';
@@ -63,9 +65,22 @@ export interface ShadowPrepared {
 }
 
 export function shadowPrepared(): ShadowPrepared {
-  const form = prepareForm(shadowOriginal(), SHADOW_LAYOUT);
+  return withFields(prepareForm(shadowOriginal(), SHADOW_LAYOUT).bytes);
+}
+
+/**
+ * As Mohar prepares at send by default (issue 11 §4): the form revision, then a certification signature
+ * (DocMDP P=2) by the installation seal in an invisible field, so every validator judges later changes.
+ */
+export async function shadowPreparedCertified(seal: SignatureProvider): Promise<ShadowPrepared> {
+  const form = prepareForm(shadowOriginal(), SHADOW_LAYOUT).bytes;
+  const certified = await signPades(form, seal, { level: 'B-B', field: { invisible: true, name: 'MoharCertification' }, certify: { permission: 2 }, signingTime: new Date('2026-11-25T05:00:00Z'), reason: 'Certified at send' });
+  return withFields(certified.bytes);
+}
+
+function withFields(bytes: Buffer): ShadowPrepared {
   return {
-    bytes: form.bytes,
+    bytes,
     signingField: moharFieldName(SIGNER_ID, 'sig'),
     fillableField: moharFieldName(SIGNER_ID, 'note'),
     foreignField: moharFieldName(OTHER_ID, 'theirs'),
@@ -76,6 +91,8 @@ export interface ShadowKeys {
   readonly pki: TestPki;
   /** The signer's RSA software key, issued by the test PKI. */
   readonly signer: SignatureProvider;
+  /** The installation seal's key (EC), for the certification at send. */
+  readonly seal: SignatureProvider;
   /** DER certificates for a DSS: signer, intermediate, root. */
   readonly certificates: readonly Uint8Array[];
 }
@@ -84,5 +101,7 @@ export async function shadowKeys(): Promise<ShadowKeys> {
   const pki = createTestPki({ name: 'Shadow Test' });
   const issued = pki.issueSoftwareSigner({ commonName: 'Asha Attacker', email: 'asha@example.com', keyType: 'rsa' });
   const signer = await softwareSigner({ keyPem: issued.keyPem, certificate: issued.certDer, chain: [...pki.chainDer] });
-  return { pki, signer, certificates: [issued.certDer, ...pki.chainDer] };
+  const sealCredential = pki.issueSoftwareSigner({ commonName: 'Mohar Installation Seal', keyType: 'ec' });
+  const seal = await softwareSigner({ keyPem: sealCredential.keyPem, certificate: sealCredential.certDer, chain: [...pki.chainDer] });
+  return { pki, signer, seal, certificates: [issued.certDer, ...pki.chainDer] };
 }

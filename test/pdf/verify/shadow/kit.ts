@@ -5,6 +5,7 @@
  */
 import { PdfArray, type PdfObject, type PdfRef } from '../../../../pdf/objects.js';
 import type { SignatureProvider } from '../../../../pdf/sign/ports.js';
+import { verifyPdf } from '../../../../pdf/verify/index.js';
 import { helveticaFont, resources } from '../../../../pdf/write/appearance.js';
 import type { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
 import { dict, makeStream, name } from '../../../../pdf/write/serialize.js';
@@ -117,4 +118,16 @@ export function appendedPrefixes(prior: Uint8Array, bytes: Buffer, revisionEnds:
   const ends = revisionEnds.filter((end) => end > prior.length);
   if (ends[ends.length - 1] !== bytes.length) ends.push(bytes.length);
   return ends.map((end) => bytes.subarray(0, end));
+}
+
+/** verifyPdf flags the upload: a signature invalid or with problems, or something after it that is not allowed. */
+export function verifierFlags(bytes: Buffer): { flagged: boolean; summary: string } {
+  let report;
+  try {
+    report = verifyPdf(bytes);
+  } catch (error) {
+    return { flagged: true, summary: `unreadable: ${(error as Error).message}` };
+  }
+  const flagged = !report.valid || report.signatures.some((s) => s.problems.length > 0 || s.changesAfter === 'other' || s.changesAfter === 'annotations');
+  return { flagged, summary: JSON.stringify(report.signatures.map((s) => ({ field: s.field, valid: s.valid, changesAfter: s.changesAfter, problems: s.problems }))) };
 }
