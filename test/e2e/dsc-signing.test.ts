@@ -17,6 +17,7 @@ import { makeDraft, sendDraft } from '../support/envelopes.js';
 import { qpdfCheck } from '../support/pdf-fixtures.js';
 import { ensureRendererBuilt } from '../support/renderer.js';
 import { API, useTestServer } from '../support/server.js';
+import { useDscTrust } from '../support/dsc-trust.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { pdfsigVerdicts } from '../support/validators.js';
 
@@ -26,8 +27,13 @@ let hsm: SoftHsm;
 let signer: DesktopSigner;
 const prompt = scriptedPrompt();
 
+// The token's certificates chain to a configured test anchor and have a good OCSP answer (DSC trust).
+const trust = useDscTrust();
+
 before(async () => {
-  hsm = createSoftHsm(); // before any PKCS#11 module is loaded in this process
+  const pki = await trust.ready();
+  hsm = createSoftHsm({ pki: pki.pki, keys: pki.tokenKeys() }); // before any PKCS#11 module is loaded in this process
+  pki.registerToken(hsm);
   signer = createDesktopSigner({ modulePaths: [hsm.modulePath], pinPrompt: prompt });
   browser = await launchChromium();
 });
@@ -59,7 +65,7 @@ async function withDesktopBridge(context: BrowserContext): Promise<() => void> {
 }
 
 describe('a USB DSC signer in Chromium with the desktop bridge', () => {
-  const t = useTestServer('sqlite');
+  const t = useTestServer('sqlite', trust.env);
   const shots = screenshots('dsc');
   let origin: string;
   before(async () => {

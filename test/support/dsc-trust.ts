@@ -8,7 +8,8 @@
  *   const trust = useDscTrust();                  // at file level, before useTestServer / useSoftHsmModule
  *   useTestServer(kind, trust.env)
  *   trust.get().issue({ commonName: 'Asha Rao' }) // a software credential with OCSP + CRL URLs, registered good
- *   useSoftHsmModule(async () => { const t = await trust.ready(); return { pki: t.pki, keys: t.tokenKeys() }; })
+ *   const softHsm = useSoftHsmModule(async () => { const t = await trust.ready(); return { pki: t.pki, keys: t.tokenKeys() }; })
+ *   before(() => trust.get().registerToken(softHsm.hsm))   // in the describe(): after every file-level hook
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,8 @@ export interface DscTrust {
   /** DEFAULT_TOKEN_KEYS with the responder's URLs (register the token's certificates afterwards). */
   tokenKeys(): TokenKeySpec[];
   register(certPem: string): void;
+  /** Registers every certificate of a SoftHSM token made with tokenKeys() as good. */
+  registerToken(hsm: { readonly keys: readonly { readonly certificate: { readonly certPem: string } | null }[] }): void;
   close(): Promise<void>;
 }
 
@@ -57,6 +60,9 @@ export async function createDscTrust(anchorsPath: string): Promise<DscTrust> {
     signer: (credential) => softwareSigner({ keyPem: credential.keyPem, certificate: credential.certDer, chain: [...pki.chainDer] }),
     tokenKeys: () => DEFAULT_TOKEN_KEYS.map((k) => ({ ...k, ocspUrl: responder.url, crlUrl: responder.crlUrl })),
     register: (certPem) => responder.register(certPem),
+    registerToken(hsm) {
+      for (const key of hsm.keys) if (key.certificate) responder.register(key.certificate.certPem);
+    },
     async close() {
       await responder.close();
       pki.cleanup();

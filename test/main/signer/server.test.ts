@@ -10,6 +10,7 @@ import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
+import { useDscTrust } from '../../support/dsc-trust.js';
 import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 import { scriptedPrompt } from './support.js';
@@ -18,8 +19,13 @@ let hsm: SoftHsm;
 let signer: DesktopSigner;
 const prompt = scriptedPrompt();
 
-before(() => {
-  hsm = createSoftHsm();
+// The token's certificates chain to a configured test anchor and have a good OCSP answer (DSC trust).
+const trust = useDscTrust();
+
+before(async () => {
+  const pki = await trust.ready();
+  hsm = createSoftHsm({ pki: pki.pki, keys: pki.tokenKeys() });
+  pki.registerToken(hsm);
   signer = createDesktopSigner({ modulePaths: [hsm.modulePath], pinPrompt: prompt });
 });
 
@@ -30,7 +36,7 @@ after(async () => {
 
 for (const kind of DATABASES) {
   describe(`desktop signer through the signer API on ${kind}`, () => {
-    const t = useTestServer(kind);
+    const t = useTestServer(kind, trust.env);
 
     test('prepared -> signPrepared -> signed: accepted, the envelope completes, pdfsig names the token certificate', async () => {
       const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }] });

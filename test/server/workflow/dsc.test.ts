@@ -4,7 +4,7 @@
  * recipient's field. Every rejection leaves the envelope unchanged.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { tokenSigner } from '../../../native/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import { softwareSigner } from '../../../pdf/cms/index.js';
@@ -12,16 +12,23 @@ import { verifyPdf } from '../../../pdf/verify/index.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { useSoftHsmModule } from '../../support/softhsm.js';
+import { useDscTrust } from '../../support/dsc-trust.js';
 import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 
-const softHsm = useSoftHsmModule();
+// The token's certificates chain to a configured test anchor and have a good OCSP answer (DSC trust).
+const trust = useDscTrust();
+const softHsm = useSoftHsmModule(async () => {
+  const pki = await trust.ready();
+  return { pki: pki.pki, keys: pki.tokenKeys() };
+});
 
 const tokenKey = (type: 'RSA' | 'EC') => tokenSigner({ module: softHsm.module, token: { serial: softHsm.hsm.tokenSerial }, certId: softHsm.hsm.keys.find((k) => k.type === type)!.certificateId!, pin: softHsm.hsm.pin });
 
 for (const kind of DATABASES) {
   describe(`USB DSC signing on ${kind}`, () => {
-    const t = useTestServer(kind);
+    const t = useTestServer(kind, trust.env);
+    before(() => trust.get().registerToken(softHsm.hsm));
 
     async function dscEnvelope() {
       const draft = await makeDraft(t.server, t.account.key, {
@@ -53,7 +60,9 @@ for (const kind of DATABASES) {
       assert.equal((await t.server.request('GET', `${API}/signing/${token}`)).statusCode, 410);
 
       const final = (await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: t.account.key })).rawPayload;
-      assert.ok(final.equals(signed.bytes), 'the downloaded bytes are exactly the uploaded signed PDF');
+      // Completion appends the /DSS with the chain and OCSP answer found at upload (DSC trust): the upload is an exact prefix.
+      assert.ok(final.subarray(0, signed.bytes.length).equals(signed.bytes), 'the uploaded signed PDF is an exact prefix of the download');
+      assert.ok(final.length > signed.bytes.length && final.subarray(signed.bytes.length).includes('/DSS'), 'a /DSS revision follows it');
       assert.ok(final.subarray(0, draft.pdf.length).equals(draft.pdf));
       const poppler = pdfsigVerdicts(final);
       assert.deepEqual(poppler.valid, [true, true], 'the certification at send, then the token signature');
@@ -83,11 +92,6 @@ for (const kind of DATABASES) {
           return (await signPades(one, await tokenKey('EC'), { level: 'B-B', field: { invisible: true }, signingTime: new Date() })).bytes;
         }, /exactly one signature/],
         ['nothing signed', async () => Buffer.concat([bytes, Buffer.from('\n% junk\n')]), /exactly one signature/],
-        ['an expired certificate', async () => {
-          const expired = softHsm.hsm.pki.issueExpired({ commonName: 'Expired Signer', keyType: 'ec' });
-          const signer = await softwareSigner({ keyPem: expired.keyPem, certificate: expired.certDer, chain: [...softHsm.hsm.chainDer] });
-          return (await signPades(bytes, signer, { level: 'B-B', field: { name: field }, signingTime: new Date() })).bytes;
-        }, /not valid at signing time/],
       ];
       for (const [what, make, reason] of refusals) {
         let body: Buffer;
@@ -101,6 +105,13 @@ for (const kind of DATABASES) {
         assert.equal(response.json().code, 'invalid_signed_document');
         assert.match(response.json().detail, reason, what);
       }
+      // An expired certificate is a trust refusal (server/domain/trust), with its reason.
+      const expired = softHsm.hsm.pki.issueExpired({ commonName: 'Expired Signer', keyType: 'ec' });
+      const expiredSigner = await softwareSigner({ keyPem: expired.keyPem, certificate: expired.certDer, chain: [...softHsm.hsm.chainDer] });
+      const expiredUpload = await upload(base, (await signPades(bytes, expiredSigner, { level: 'B-B', field: { name: field }, signingTime: new Date() })).bytes);
+      assert.equal(expiredUpload.statusCode, 422, expiredUpload.body);
+      assert.equal(expiredUpload.json().code, 'dsc_certificate_untrusted');
+      assert.equal(expiredUpload.json().reason, 'expired');
       const status = (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json();
       assert.equal(status.status, 'sent');
       assert.equal(status.recipients[0].status, 'active', 'the signer has not acted');

@@ -8,7 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { tokenSigner } from '../../../native/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
@@ -18,13 +18,20 @@ import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { useSoftHsmModule } from '../../support/softhsm.js';
+import { useDscTrust } from '../../support/dsc-trust.js';
 import { opensslCmsVerify, pdfsigVerdicts, signedParts } from '../../support/validators.js';
 
-const softHsm = useSoftHsmModule();
+// The token's certificates chain to a configured test anchor and have a good OCSP answer (DSC trust).
+const trust = useDscTrust();
+const softHsm = useSoftHsmModule(async () => {
+  const pki = await trust.ready();
+  return { pki: pki.pki, keys: pki.tokenKeys() };
+});
 
 for (const kind of DATABASES) {
   describe(`a sequential envelope with every act on ${kind}`, () => {
-    const t = useTestServer(kind);
+    const t = useTestServer(kind, trust.env);
+    before(() => trust.get().registerToken(softHsm.hsm));
 
     test('electronic signer -> approver -> DSC signer -> cc', async () => {
       const draft = await makeDraft(t.server, t.account.key, {
