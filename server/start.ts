@@ -16,6 +16,7 @@ import { JobRunner, type JobLogger } from './jobs/runner.js';
 import { mailJobHandlers } from './mail/send.js';
 import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
 import { webhookWorkerFor } from './webhooks/worker.js';
+import { blobGcJobHandlers, scheduleBlobGc } from './storage/blob-gc.js';
 
 /** How long an authenticated API key is trusted without asking the database (SQLite only). */
 const KEY_CACHE_MS = 5_000;
@@ -61,12 +62,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The job runner with every handler the server knows (mail, completion, expiry). */
+/** The job runner with every handler the server knows (mail, completion, expiry, blob collection). */
 export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; logger?: JobLogger } = {}): JobRunner {
   return new JobRunner({
     db: ctx.db,
     dialect: ctx.dialect,
-    handlers: { ...mailJobHandlers(ctx), ...workflowJobHandlers(ctx) },
+    handlers: { ...mailJobHandlers(ctx), ...workflowJobHandlers(ctx), ...blobGcJobHandlers(ctx) },
     now: ctx.now,
     ...options,
   });
@@ -79,6 +80,8 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   await runtime.ctx.seal();
   const { app, inFlight } = await buildServerApp(runtime.ctx);
   const runner = jobRunnerFor(runtime.ctx, { logger: app.log });
+  // The hourly blob collector keeps itself scheduled; this starts the chain (once per hour slot).
+  await scheduleBlobGc(runtime.ctx.db, runtime.ctx.now());
   runner.start();
   // Webhooks have their own worker: deliveries never wait behind mail or completion jobs.
   const webhooks = webhookWorkerFor(runtime.ctx, { logger: app.log });

@@ -4,7 +4,7 @@
  * the `blobs` table (PostgreSQL, shared by every server instance).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
@@ -16,6 +16,13 @@ export interface BlobStore {
   /** Returns exactly the bytes stored under sha256; blob_missing if absent. */
   get(sha256: string): Promise<Buffer>;
   has(sha256: string): Promise<boolean>;
+  /**
+   * Names of blobs last stored before `cutoff` (for the blob collector, server/jobs/blob-gc.ts). put() of
+   * bytes already present counts as storing them again, so a blob that is being reused is never "old".
+   */
+  storedBefore(cutoff: Date): AsyncIterable<string>;
+  /** Deletes the blob if it was still last stored before `cutoff`; true when it was deleted. */
+  deleteIfStoredBefore(sha256: string, cutoff: Date): Promise<boolean>;
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -38,7 +45,12 @@ export class FileBlobStore implements BlobStore {
   async put(bytes: Uint8Array): Promise<string> {
     const sha256 = sha256Hex(bytes);
     const target = this.path(sha256);
-    if (await this.has(sha256)) return sha256;
+    if (await this.has(sha256)) {
+      // Stored again: mark it fresh, so the blob collector's grace period starts over (see storedBefore).
+      const now = new Date();
+      await utimes(target, now, now).catch(() => undefined);
+      if (await this.has(sha256)) return sha256;
+    }
     await mkdir(join(target, '..'), { recursive: true });
     // Write to a temporary name and rename: a crash never leaves a half-written blob under its hash.
     const temporary = `${target}.${randomUUID()}.tmp`;
@@ -64,6 +76,38 @@ export class FileBlobStore implements BlobStore {
       return false;
     }
   }
+
+  async *storedBefore(cutoff: Date): AsyncIterable<string> {
+    for (const a of await readdir(this.root).catch(() => [] as string[])) {
+      for (const b of await readdir(join(this.root, a)).catch(() => [] as string[])) {
+        for (const name of await readdir(join(this.root, a, b)).catch(() => [] as string[])) {
+          if (!SHA256.test(name)) continue; // temporary files of writes in progress
+          const info = await stat(join(this.root, a, b, name)).catch(() => undefined);
+          if (info && info.mtimeMs < cutoff.getTime()) yield name;
+        }
+      }
+    }
+  }
+
+  async deleteIfStoredBefore(sha256: string, cutoff: Date): Promise<boolean> {
+    checkName(sha256);
+    // Move it aside first (atomic), then look at its time: a put() that touched it just before is seen here
+    // (it is put back), and a put() after the move finds no blob and writes a fresh copy.
+    const target = this.path(sha256);
+    const aside = `${target}.${randomUUID()}.gc`;
+    try {
+      await rename(target, aside);
+    } catch {
+      return false;
+    }
+    if ((await stat(aside)).mtimeMs >= cutoff.getTime()) {
+      if (await this.has(sha256)) await unlink(aside);
+      else await rename(aside, target);
+      return false;
+    }
+    await unlink(aside);
+    return true;
+  }
 }
 
 export class DatabaseBlobStore implements BlobStore {
@@ -74,7 +118,8 @@ export class DatabaseBlobStore implements BlobStore {
     await this.db
       .insertInto('blobs')
       .values({ sha256, size: bytes.byteLength, data: bytes, created_at: new Date().toISOString() })
-      .onConflict((oc) => oc.column('sha256').doNothing())
+      // Stored again: created_at moves, so the blob collector's grace period starts over (see storedBefore).
+      .onConflict((oc) => oc.column('sha256').doUpdateSet((eb) => ({ created_at: eb.ref('excluded.created_at') })))
       .execute();
     return sha256;
   }
@@ -90,5 +135,21 @@ export class DatabaseBlobStore implements BlobStore {
     checkName(sha256);
     const row = await this.db.selectFrom('blobs').select('sha256').where('sha256', '=', sha256).executeTakeFirst();
     return row !== undefined;
+  }
+
+  async *storedBefore(cutoff: Date): AsyncIterable<string> {
+    let after = '';
+    for (;;) {
+      const rows = await this.db.selectFrom('blobs').select('sha256').where('created_at', '<', cutoff.toISOString()).where('sha256', '>', after).orderBy('sha256').limit(500).execute();
+      for (const row of rows) yield row.sha256;
+      if (rows.length < 500) return;
+      after = rows[rows.length - 1]!.sha256;
+    }
+  }
+
+  async deleteIfStoredBefore(sha256: string, cutoff: Date): Promise<boolean> {
+    checkName(sha256);
+    const result = await this.db.deleteFrom('blobs').where('sha256', '=', sha256).where('created_at', '<', cutoff.toISOString()).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 }

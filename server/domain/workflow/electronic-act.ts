@@ -6,13 +6,14 @@
  * current ones (otherwise it is rebuilt on the new bytes).
  */
 import { MoharError } from '../../../common/errors.js';
-import { signPades, type PadesTarget } from '../../../pdf/sign/pades.js';
+import type { PadesTarget } from '../../../pdf/sign/pades.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import { iso, type Context } from '../context.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { loadActors, recordAct, type ClientInfo } from './act-context.js';
 import { checkActionForRole, type DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
+import { signPadesOffLoop } from './sign-off-loop.js';
 import { assertOwnRevision } from './revision-guard.js';
 import { fillValues } from './field-values.js';
 import type { ResolvedSession } from './sessions.js';
@@ -65,7 +66,8 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
       const formValues = Object.fromEntries(docFields.filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE).map((f) => [pdfFieldName(f), values.pdf[pdfFieldName(f)]!]).filter(([, v]) => v !== undefined));
       const signatureField = docFields.find((f) => f.field_type === FIELD_TYPES.SIGNATURE);
       if (!signatureField && Object.keys(formValues).length === 0) continue;
-      const signed = await signPades(bytes, seal, {
+      // The PDF work (values, image, revision) runs in the worker pool; only the seal signs here.
+      const signed = await signPadesOffLoop(ctx, bytes, seal, {
         level,
         field: signatureField ? { name: pdfFieldName(signatureField) } : { invisible: true },
         formValues,

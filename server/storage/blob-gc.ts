@@ -1,0 +1,90 @@
+/**
+ * The blob collector: deletes stored bytes that no row refers to any more, e.g. the prepared documents a
+ * USB DSC signer fetched and never signed (each fetch with other values replaces the recipient's one
+ * pending prepared document), or revisions built by an act whose commit lost a race.
+ *
+ * A blob is deleted only when (1) it was last stored (put) more than the grace period ago, so bytes written
+ * by a request still in flight, whose row is not committed yet, are safe; (2) no reference to it was found
+ * in a scan of every table that names blobs; (3) a point check just before deleting still finds none, and
+ * the store deletes it only if it was not stored again meanwhile (BlobStore.deleteIfStoredBefore).
+ *
+ * Runs as the durable job `blobs.collect`, hourly: each run enqueues the next (one per hour slot, deduped,
+ * so several server instances on one PostgreSQL database run it once).
+ */
+import type { Kysely } from 'kysely';
+import { enqueueJob } from '../jobs/queue.js';
+import type { JobHandlers } from '../jobs/runner.js';
+import type { BlobStore } from './blobs.js';
+import type { Database } from './schema.js';
+
+export const BLOB_GC_JOB = 'blobs.collect';
+export const BLOB_GC_GRACE_MS = 60 * 60 * 1000;
+const EVERY_MS = 60 * 60 * 1000;
+
+const HASHES = /[0-9a-f]{64}/g;
+
+export interface BlobGcResult {
+  readonly examined: number;
+  readonly deleted: readonly string[];
+}
+
+/** Every blob name referenced anywhere: columns that hold one, and JSON texts that may name some. */
+async function referencedBlobs(db: Kysely<Database>): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const add = (value: string | null | undefined) => {
+    if (value) for (const match of value.matchAll(HASHES)) seen.add(match[0]);
+  };
+  for (const row of await db.selectFrom('documents').select('sha256 as v').execute()) add(row.v);
+  for (const row of await db.selectFrom('envelope_documents').select('current_sha256 as v').where('current_sha256', 'is not', null).execute()) add(row.v);
+  for (const row of await db.selectFrom('document_revisions').select('sha256 as v').execute()) add(row.v);
+  for (const row of await db.selectFrom('envelopes').select('certificate_sha256 as v').where('certificate_sha256', 'is not', null).execute()) add(row.v);
+  for (const row of await db.selectFrom('recipients').select(['prepared_sha256', 'act_details']).execute()) {
+    add(row.prepared_sha256);
+    add(row.act_details);
+  }
+  for (const row of await db.selectFrom('outbox_mail').select('attachments as v').execute()) add(row.v);
+  return seen;
+}
+
+/** The same question for one blob, asked again right before it is deleted. */
+async function isReferenced(db: Kysely<Database>, sha256: string): Promise<boolean> {
+  const like = `%${sha256}%`;
+  const found = await Promise.all([
+    db.selectFrom('documents').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
+    db.selectFrom('envelope_documents').select('envelope_id').where('current_sha256', '=', sha256).limit(1).executeTakeFirst(),
+    db.selectFrom('document_revisions').select('envelope_id').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
+    db.selectFrom('envelopes').select('id').where('certificate_sha256', '=', sha256).limit(1).executeTakeFirst(),
+    db.selectFrom('recipients').select('id').where((eb) => eb.or([eb('prepared_sha256', '=', sha256), eb('act_details', 'like', like)])).limit(1).executeTakeFirst(),
+    db.selectFrom('outbox_mail').select('id').where('attachments', 'like', like).limit(1).executeTakeFirst(),
+  ]);
+  return found.some((row) => row !== undefined);
+}
+
+export async function collectUnreferencedBlobs(db: Kysely<Database>, blobs: BlobStore, options: { now: Date; graceMs?: number }): Promise<BlobGcResult> {
+  const cutoff = new Date(options.now.getTime() - (options.graceMs ?? BLOB_GC_GRACE_MS));
+  const referenced = await referencedBlobs(db);
+  const deleted: string[] = [];
+  let examined = 0;
+  for await (const sha256 of blobs.storedBefore(cutoff)) {
+    examined++;
+    if (referenced.has(sha256) || (await isReferenced(db, sha256))) continue;
+    if (await blobs.deleteIfStoredBefore(sha256, cutoff)) deleted.push(sha256);
+  }
+  return { examined, deleted };
+}
+
+/** Enqueues the run for the hour slot after `now` (idempotent: one job per slot). */
+export async function scheduleBlobGc(db: Kysely<Database>, now: Date, delayMs = EVERY_MS): Promise<void> {
+  const runAt = new Date(Math.ceil((now.getTime() + delayMs) / EVERY_MS) * EVERY_MS);
+  await enqueueJob(db, { kind: BLOB_GC_JOB, payload: {}, runAt, dedupeKey: `${BLOB_GC_JOB}:${runAt.toISOString()}`, now });
+}
+
+export function blobGcJobHandlers(deps: { db: Kysely<Database>; blobs: BlobStore; now: () => Date }): JobHandlers {
+  return {
+    [BLOB_GC_JOB]: async () => {
+      const now = deps.now();
+      await collectUnreferencedBlobs(deps.db, deps.blobs, { now });
+      await scheduleBlobGc(deps.db, now);
+    },
+  };
+}
