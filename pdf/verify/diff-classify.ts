@@ -6,6 +6,7 @@
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, type PdfObject } from '../objects.js';
 import type { ChangedObject } from './change-class.js';
 import type { FieldNode, RevisionFacts, SigDictInfo } from './diff-facts.js';
+import { signatureShapeProblems } from './sig-shape.js';
 
 export type Verdict = Omit<ChangedObject, 'num'>;
 
@@ -69,7 +70,12 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
   const type = d?.get('Type');
   if (type instanceof PdfName && (type.name === 'XRef' || type.name === 'ObjStm')) return [{ class: 'structure', reason: `cross-reference data (/${type.name})` }];
   const sig = after.sigDicts.get(num);
-  if (sig && scope.newSigs.has(num)) return [{ class: sig.docTimestamp ? 'ltv' : 'signing', reason: sig.docTimestamp ? `document timestamp of field "${sig.field}"` : `signature dictionary of field "${sig.field}"`, field: sig.field }];
+  if (sig && scope.newSigs.has(num)) {
+    const what = sig.docTimestamp ? `document timestamp of field "${sig.field}"` : `signature dictionary of field "${sig.field}"`;
+    const shape = d ? signatureShapeProblems(after.reader, d) : ['not a dictionary'];
+    if (shape.length > 0) return [other(`${what}: ${shape.join('; ')}`, sig.field)];
+    return [{ class: sig.docTimestamp ? 'ltv' : 'signing', reason: what, field: sig.field }];
+  }
   const node = after.fields.get(num);
   if (node) return [newFieldVerdict(scope, node, d)];
   if (num === after.catalogNum) return [other('new document catalog (the trailer /Root points to it)')];

@@ -39,7 +39,7 @@ function docMdpOf(reader: PdfReader, sig: PdfDict): number | null {
 }
 
 /** Checks that the ByteRange is [0 a b c] with the gap exactly the hex /Contents string. */
-function byteRangeProblems(bytes: Uint8Array, range: readonly number[]): string[] {
+export function byteRangeProblems(bytes: Uint8Array, range: readonly number[]): string[] {
   if (range.length !== 4 || range.some((n) => !Number.isInteger(n) || n < 0)) return ['the /ByteRange is not four non-negative integers'];
   const [start, firstLength, gapEnd, secondLength] = range as [number, number, number, number];
   const problems: string[] = [];
