@@ -145,12 +145,46 @@ describe('every field type, keyboard only; an approver; touch drawing', () => {
       await page.getByRole('heading', { name: 'You have approved' }).waitFor();
       const downloading = page.waitForEvent('download');
       await page.getByRole('link', { name: /^Download / }).click();
-      assert.deepEqual(pdfsigVerdicts(readFileSync((await (await downloading).path())!)).valid, [true]);
+      assert.deepEqual(pdfsigVerdicts(readFileSync((await (await downloading).path())!)).valid, [true, true], 'the certification at send, then the signature');
       await shots.take(page, 'approved');
       await page.context().close();
     } finally {
       await back.close();
     }
+  });
+
+  test('a pre-assigned value is read-only on the page (an editable one is not); the act keeps it', async () => {
+    const draft = await makeDraft(t.server, t.account.key, {
+      recipients: [{ name: 'Meera Iyer', email: 'meera@example.com' }],
+      extraFields: (ids) => [
+        { recipient_id: ids[0], field_type: 8, page_number: 1, x: 300, y: 40, width: 220, height: 22, label: 'Company', value: 'ACME Ltd' },
+        { recipient_id: ids[0], field_type: 8, page_number: 1, x: 300, y: 80, width: 220, height: 22, label: 'Address', value: 'fill me', editable: true },
+      ],
+    });
+    await sendDraft(t.server, t.account.key, draft);
+    const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+    const page = await (await newContext(browser, { viewport: { width: 1200, height: 900 } })).newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(onServer(origin, session.json().signing_url));
+    await page.waitForFunction(() => performance.getEntriesByName('mohar:fields-interactive').length > 0);
+    // Read-only: shown with its value, no editable control for it.
+    assert.equal(await page.getByRole('note', { name: 'Company, set by the sender (cannot be changed): ACME Ltd' }).count(), 1);
+    assert.equal(await page.getByRole('textbox', { name: /Company/ }).count(), 0);
+    const editable = page.getByRole('textbox', { name: /Address/ });
+    assert.equal(await editable.inputValue(), 'fill me');
+    await editable.fill('12 MG Road, Pune');
+    await page.getByRole('button', { name: /^Signature \(required\): Sign here/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your signature' });
+    await dialog.getByRole('tab', { name: 'Type' }).click();
+    await dialog.getByRole('button', { name: 'Use this signature' }).click();
+    await page.getByRole('checkbox', { name: /I agree to sign/ }).check();
+    await shots.take(page, 'preassigned-ready');
+    await page.getByRole('button', { name: 'Sign', exact: true }).click();
+    await page.getByRole('heading', { name: 'You have signed' }).waitFor();
+    assert.deepEqual(errors, []);
+    const fields = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json().documents[0].fields as { label: string | null; value: string | null }[];
+    assert.deepEqual(['Company', 'Address'].map((label) => fields.find((f) => f.label === label)!.value), ['ACME Ltd', '12 MG Road, Pune']);
+    await page.context().close();
   });
 
   test('drawing with a finger on a touch screen', async () => {
