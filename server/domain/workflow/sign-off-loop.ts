@@ -7,7 +7,7 @@
  */
 import { addSignatureTimestamp, createSignedData } from '../../../pdf/cms/index.js';
 import type { PadesOptions, PadesTarget } from '../../../pdf/sign/pades.js';
-import { embedSignature, type PreparedSignature } from '../../../pdf/sign/prepare.js';
+import { embedSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
 import type { SignatureProvider } from '../../../pdf/sign/ports.js';
 import { assertPrefix } from '../../../pdf/write/incremental.js';
 import { MoharError } from '../../../common/errors.js';
@@ -21,12 +21,18 @@ export interface OffLoopSignature {
   readonly imageDownscaled: boolean;
 }
 
+/** The options prepareSignature reads (the transport, a function, could not cross to the worker anyway). */
+function prepareOptionsOf(options: PadesOptions, timestamp: boolean): PrepareOptions {
+  const picked: PrepareOptions = { field: options.field, signingTime: options.signingTime, timestamp };
+  const optional = ['appearance', 'reserve', 'formValues', 'timeZoneOffsetMinutes', 'name', 'reason', 'location', 'contactInfo', 'certify'] as const;
+  return Object.assign(picked, Object.fromEntries(optional.filter((k) => options[k] !== undefined).map((k) => [k, options[k]])));
+}
+
 export async function signPadesOffLoop(ctx: Context, bytes: Uint8Array, seal: SignatureProvider, options: PadesOptions): Promise<OffLoopSignature> {
   if (options.level !== 'B-B' && options.level !== 'B-T') throw new Error(`signPadesOffLoop makes B-B or B-T signatures, not ${options.level}`);
   const tsa = options.level === 'B-T' ? options : undefined;
   if (tsa && (!tsa.tsaUrl || !tsa.transport)) throw new MoharError('tsa_unavailable', 'PAdES B-T needs a timestamp authority; none is configured');
-  const { level: _level, tsaUrl: _tsaUrl, transport: _transport, validationData: _validationData, ...prepareOptions } = options;
-  const { prepared: fromWorker, image } = await ctx.pdf.run('prepareSignature', { bytes, options: { ...prepareOptions, timestamp: tsa !== undefined } });
+  const { prepared: fromWorker, image } = await ctx.pdf.run('prepareSignature', { bytes, options: prepareOptionsOf(options, tsa !== undefined) });
   // Structured clone turned the Buffer into a Uint8Array: view it as a Buffer again (no copy).
   const prepared: PreparedSignature = { ...fromWorker, bytes: Buffer.from(fromWorker.bytes.buffer, fromWorker.bytes.byteOffset, fromWorker.bytes.byteLength) };
   const cms = await createSignedData({ messageDigest: prepared.digest, signer: seal });
