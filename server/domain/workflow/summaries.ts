@@ -1,8 +1,11 @@
 /** The small envelope and recipient shapes carried in events and audit entries. */
 import type { EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
 
-export function envelopeSummary(e: Pick<EnvelopesTable, 'id' | 'title' | 'status' | 'external_id' | 'metadata'>): Record<string, unknown> {
-  return { id: e.id, title: e.title, status: e.status, external_id: e.external_id, metadata: e.metadata === null ? null : (JSON.parse(e.metadata) as unknown) };
+export function envelopeSummary(e: Pick<EnvelopesTable, 'id' | 'title' | 'status' | 'external_id' | 'metadata' | 'template_id' | 'template_version'>): Record<string, unknown> {
+  const summary: Record<string, unknown> = { id: e.id, title: e.title, status: e.status, external_id: e.external_id, metadata: e.metadata === null ? null : (JSON.parse(e.metadata) as unknown) };
+  // Envelopes made from a template say which version they are pinned to (issue 12).
+  if (e.template_id) Object.assign(summary, { template_id: e.template_id, template_version: Number(e.template_version) });
+  return summary;
 }
 
 export function recipientSummary(r: Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'>): Record<string, unknown> {

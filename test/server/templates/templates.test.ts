@@ -189,6 +189,10 @@ for (const kind of DATABASES) {
       assert.equal(sent.statusCode, 201, sent.body);
       assert.equal(sent.json().status, 'sent');
       assert.equal(sent.json().template_version, 1);
+      const event = await t.server.ctx.db.selectFrom('events').select('payload').where('envelope_id', '=', sent.json().id).where('type', '=', 'envelope.sent').executeTakeFirstOrThrow();
+      const envelope = JSON.parse(event.payload).data.envelope;
+      assert.equal(envelope.template_id, id, 'envelope events say which template version the envelope is pinned to');
+      assert.equal(envelope.template_version, 1);
     });
 
     test('archive blocks instantiate and PATCH; restore brings it back; events and the template audit chain', async () => {
