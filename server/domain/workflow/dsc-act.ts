@@ -2,13 +2,13 @@
  * The USB DSC act. The desktop fetches the prepared bytes (the current revision with this signer's values
  * filled), signs them with the token (one incremental revision), and uploads the result. The server
  * accepts it only if the prepared bytes are an exact prefix, the appended revision adds exactly one valid
- * signature on this recipient's Signature field and nothing else, and the certificate was valid at
- * signing time with digitalSignature or nonRepudiation. Otherwise nothing changes.
+ * signature on this recipient's Signature field and nothing else, and the certificate is trusted
+ * (server/domain/trust: chain to an anchor, validity at the signing time, key usage, revocation; or the
+ * account accepts untrusted certificates). Otherwise nothing changes.
  */
 import { MoharError } from '../../../common/errors.js';
-import { fillForm } from '../../../pdf/index.js';
 import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
-import { judgeAppendedRevision, verifyPdf, type ChangedObject } from '../../../pdf/verify/index.js';
+import type { ChangedObject } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
@@ -44,11 +44,17 @@ async function dscContext(ctx: Context, session: ResolvedSession, documentId: st
 export async function prepareForToken(ctx: Context, session: ResolvedSession, documentId: string, given: Record<string, string | boolean> = {}): Promise<PreparedForToken> {
   const { recipient, fields, signatureField, currentSha } = await dscContext(ctx, session, documentId);
   const values = fillValues(fields, recipient, given, iso(ctx.now()).slice(0, 10));
+  const details = JSON.stringify({ prepared_from: currentSha, values: Object.fromEntries(values.stored) });
+  // The same inputs as the recipient's pending prepared document: the same bytes, no new fill and no new blob.
+  if (recipient.prepared_sha256 && recipient.act_details === details && (await ctx.blobs.has(recipient.prepared_sha256))) {
+    return { bytes: await ctx.blobs.get(recipient.prepared_sha256), fieldName: pdfFieldName(signatureField) };
+  }
   const current = await ctx.blobs.get(currentSha);
-  const bytes = Object.keys(values.pdf).length > 0 ? fillForm(current, values.pdf) : current;
+  // Filling parses the document: in the PDF worker pool (memory and time caps), off the event loop.
+  const bytes = Object.keys(values.pdf).length > 0 ? Buffer.from(await ctx.pdf.run('fill', { bytes: current, values: values.pdf })) : current;
   if (bytes !== current) assertOwnRevision('prepared (DSC form filling)', current, bytes, { fillableFields: Object.keys(values.pdf) });
   const sha256 = await ctx.blobs.put(bytes);
-  await ctx.db.updateTable('recipients').set({ prepared_sha256: sha256, act_details: JSON.stringify({ prepared_from: currentSha, values: Object.fromEntries(values.stored) }) }).where('id', '=', recipient.id).execute();
+  await ctx.db.updateTable('recipients').set({ prepared_sha256: sha256, act_details: details }).where('id', '=', recipient.id).execute();
   return { bytes, fieldName: pdfFieldName(signatureField) };
 }
 
@@ -61,15 +67,10 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
   if (preparedFrom.prepared_from !== currentSha) throw refuse('the document changed since it was prepared; fetch the prepared document again');
   if (uploaded.length <= prepared.length || !uploaded.subarray(0, prepared.length).equals(prepared)) throw refuse('it does not extend the prepared bytes exactly (earlier bytes changed)');
   // The allow-list: one revision that only signs THIS recipient's field (and perhaps adds validation data).
-  const judgement = judgeAppendedRevision(prepared, uploaded, { signingField: pdfFieldName(signatureField), allowLtv: true });
+  // Judged and verified in the PDF worker pool: the upload is untrusted bytes (memory and time caps).
+  const { judgement, report, readError } = await ctx.pdf.run('checkUpload', { prepared, uploaded, policy: { signingField: pdfFieldName(signatureField), allowLtv: true } });
   if (!judgement.accepted) throw refuse(judgement.problem ?? 'it changes more than your signature', judgement.offending);
-
-  let report;
-  try {
-    report = verifyPdf(uploaded);
-  } catch (error) {
-    throw refuse(`it cannot be read (${(error as Error).message})`);
-  }
+  if (!report) throw refuse(`it cannot be read (${readError ?? 'unknown error'})`);
   const before = report.signatures.filter((s) => (s.byteRange[2] ?? 0) + (s.byteRange[3] ?? 0) <= prepared.length).length;
   const added = report.signatures.slice(before);
   if (added.length !== 1) throw refuse(`it must add exactly one signature; it adds ${added.length}`);
