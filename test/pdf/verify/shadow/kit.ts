@@ -42,6 +42,8 @@ export interface ShadowCase {
    * exists), in the signature dictionary (/ByteRange, /Contents), or in bytes after the signature.
    */
   readonly where: 'signing-revision' | 'signature-dictionary' | 'after-signature';
+  /** Known gaps of the code under test: those checks run as todo tests, named in the report. */
+  readonly gaps?: { readonly judge?: string; readonly verifier?: string; readonly upload?: string };
 }
 
 export interface BenignCase {

@@ -1,0 +1,48 @@
+/**
+ * Permissions smuggled into the signer's revision: a signature that certifies (DocMDP) although a
+ * certification must be the document's first signature, a signature that locks every field (FieldMDP)
+ * so that the signers after them break it by filling or signing, and a /Lock on the field itself.
+ * Each would let one signer decide what later signers and Mohar may still do.
+ */
+import { PdfArray, type PdfDict } from '../../../../pdf/objects.js';
+import { dict, name } from '../../../../pdf/write/serialize.js';
+import type { CaseContext, ShadowCase } from './kit.js';
+import { signedRevision } from './revision.js';
+
+const REFERENCE_GAP = {
+  judge: 'judgeAppendedRevision classifies the signer’s signature dictionary as `signing` whatever its /Reference (DocMDP, FieldMDP) says',
+  verifier: 'verifyPdf reports no problem for a DocMDP or FieldMDP transform in a signature that is not the first',
+  upload: 'PUT …/signed accepts it (200): the signer’s signature then sets permissions for everyone after them',
+};
+
+const transform = (method: 'DocMDP' | 'FieldMDP', params: PdfDict): PdfArray => new PdfArray([dict({ Type: name('SigRef'), TransformMethod: name(method), TransformParams: params })]);
+const withReference = (ctx: CaseContext, reference: PdfArray): Promise<Buffer> => signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { sig: (sig) => sig.set('Reference', reference) });
+
+export const PERMISSION_CASES: readonly ShadowCase[] = [
+  {
+    name: 'permissions: the signer’s signature carries a DocMDP transform (a second certification, P=1)',
+    attack: 'catalog',
+    reason: /Reference|DocMDP|certif/i,
+    wellFormed: true,
+    where: 'signature-dictionary',
+    gaps: REFERENCE_GAP,
+    build: (ctx) => withReference(ctx, transform('DocMDP', dict({ Type: name('TransformParams'), P: 1, V: name('1.2') }))),
+  },
+  {
+    name: 'permissions: the signer’s signature carries a FieldMDP transform locking every field',
+    attack: 'catalog',
+    reason: /Reference|FieldMDP|lock/i,
+    wellFormed: true,
+    where: 'signature-dictionary',
+    gaps: REFERENCE_GAP,
+    build: (ctx) => withReference(ctx, transform('FieldMDP', dict({ Type: name('TransformParams'), Action: name('All'), V: name('1.2') }))),
+  },
+  {
+    name: 'permissions: a /Lock dictionary added to the signer’s field',
+    attack: 'catalog',
+    reason: /Lock/,
+    wellFormed: true,
+    where: 'signing-revision',
+    build: (ctx) => signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { attack: (u, t) => u.editDict(t.field).set('Lock', dict({ Type: name('SigFieldLock'), Action: name('All') })) }),
+  },
+];
