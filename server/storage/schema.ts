@@ -93,6 +93,9 @@ export interface EnvelopesTable {
   /** The template and version it was instantiated from (migration 0013); null otherwise. */
   template_id?: string | null;
   template_version?: number | null;
+  /** The bulk send and row that made it (migration 0014; UNIQUE together); null otherwise. */
+  bulk_send_id?: string | null;
+  row_index?: number | null;
 }
 
 export interface RecipientsTable {
@@ -247,6 +250,8 @@ export interface Database {
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
   template_audit: TemplateAuditTable;
+  bulk_sends: BulkSendsTable;
+  bulk_send_rows: BulkSendRowsTable;
 }
 
 /** An envelope made through the legacy document API, by its integer document id (migration 0008). */
@@ -484,4 +489,39 @@ export interface TemplateAuditTable {
   details: string;
   prev_hash: string;
   hash: string;
+}
+
+/** A bulk send batch (migration 0014). */
+export interface BulkSendsTable {
+  id: string;
+  account_id: string;
+  /** envelope or template. */
+  source_kind: string;
+  source_id: string;
+  source_version: number | null;
+  /** JSON: the source's documents, recipients and fields when the batch was accepted. */
+  source_snapshot: string;
+  /** queued, running, completed, completed_with_errors, canceled. */
+  status: string;
+  total_rows: number;
+  idempotency_key: string | null;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  canceled_at: string | null;
+}
+
+/** One row of a batch; its envelope carries (bulk_send_id, row_index), unique. */
+export interface BulkSendRowsTable {
+  bulk_send_id: string;
+  row_index: number;
+  /** JSON: the row as accepted. */
+  input: string;
+  external_id: string | null;
+  envelope_id: string | null;
+  /** pending, created, sent, failed, canceled. */
+  status: string;
+  error: string | null;
+  updated_at: string;
 }

@@ -15,6 +15,7 @@ import * as m0008 from './0008_legacy.js';
 import * as m0009 from './0009_sandbox.js';
 import * as m0011 from './0011_field_editable.js';
 import * as m0013 from './0013_templates.js';
+import * as m0014 from './0014_bulk_sends.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -28,6 +29,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0009_sandbox': m0009,
   '0011_field_editable': m0011,
   '0013_templates': m0013,
+  '0014_bulk_sends': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
