@@ -6,6 +6,7 @@ import { isMoharError } from '../common/errors.js';
 import { accountCommands } from './account.js';
 import { adminCommands } from './admin.js';
 import { auditCommands } from './audit.js';
+import { templateCommands } from './template.js';
 import { serveCommand, migrateCommand } from './serve.js';
 import { signCommand, type SignOptions } from './sign.js';
 import { tokensCommand } from './tokens.js';
@@ -29,6 +30,7 @@ program.command('migrate').description('bring the database schema up to date').a
 adminCommands(program, loadConfig);
 accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
+templateCommands(program, loadConfig);
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 program
