@@ -54,10 +54,13 @@ function shapeProblem(prior: Uint8Array, next: Uint8Array, before: PdfReader, af
   return null;
 }
 
-function describeOffending(offending: readonly ChangedObject[]): string {
+function describeOffending(policy: RevisionPolicy, offending: readonly ChangedObject[]): string {
+  const signed = [...new Set(offending.filter((o) => o.class === 'signing' && o.field !== undefined).map((o) => `"${o.field}"`))];
+  const mine = policy.signingField === undefined ? 'this act may sign no field' : `only "${policy.signingField}" may be signed`;
+  const lead = signed.length > 0 ? `it signs ${signed.join(', ')} (${mine}); ` : '';
   const shown = offending.slice(0, 5).map((o) => (o.num === 0 ? o.reason : `object ${o.num}: ${o.reason}`));
   const more = offending.length > shown.length ? ` (and ${offending.length - shown.length} more)` : '';
-  return `it changes what this act may not change: ${shown.join('; ')}${more}`;
+  return `${lead}it changes what this act may not change: ${shown.join('; ')}${more}`;
 }
 
 /** `next` must be `prior` + exactly one incremental revision whose every change the policy allows. */
@@ -79,6 +82,6 @@ export function judgeAppendedRevision(prior: Uint8Array, next: Uint8Array, polic
     return refused(`it cannot be read (${error.message})`);
   }
   const offending = objects.filter((o) => !allowedBy(policy, o));
-  if (offending.length > 0) return refused(describeOffending(offending), objects, offending);
+  if (offending.length > 0) return refused(describeOffending(policy, offending), objects, offending);
   return { accepted: true, objects, offending: [], problem: null };
 }
