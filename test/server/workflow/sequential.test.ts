@@ -79,8 +79,10 @@ for (const kind of DATABASES) {
       // The certification at send, the electronic signature, the token's.
       assert.equal(report.signatures.length, 3);
       assert.equal(report.signatures[0]!.docMdp, 2);
-      assert.equal(report.signatures[0]!.changesAfter, report.signatures[1]!.changesAfter, 'only form filling and signatures after the certification');
-      assert.equal(report.signatures[1]!.changesAfter, 'form_fill_and_signatures');
+      // After the certification: the electronic signer's PAN and signature (form filling at worst); after theirs: the token's signature.
+      assert.equal(report.signatures[0]!.changesAfter, 'form_filling', 'only form filling and signatures after the certification');
+      assert.equal(report.signatures[1]!.changesAfter, 'signing');
+      assert.ok(report.signatures[0]!.changedObjects.some((o) => o.class === 'form_filling' && o.field !== undefined && o.reason.includes('/V')), 'the PAN value is form filling of its field');
       // Completion appends the token certificate's chain and OCSP answer (/DSS, DSC trust): validation data only.
       assert.equal(report.signatures[2]!.changesAfter, 'ltv');
       // The certification and the electronic signature chain to the installation CA, the token's to the test PKI root.
