@@ -135,7 +135,7 @@ describe('a USB DSC signer in Chromium with the desktop bridge', () => {
 
       assert.ok(qpdfCheck(pdf).ok);
       const verdicts = pdfsigVerdicts(pdf);
-      assert.deepEqual(verdicts.valid, [true], verdicts.output);
+      assert.deepEqual(verdicts.valid, [true, true], `the token's signature and the certification at send: ${verdicts.output}`);
       assert.match(verdicts.output, /Signer full Distinguished Name: .*CN=Asha Rao/, 'pdfsig shows the token certificate subject');
       const envelope = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
       assert.equal(envelope.status, 'completed');
