@@ -20,3 +20,6 @@ parentPort!.on('message', (message: { id: number; kind: PdfTaskKind; input: neve
     }
   }
 });
+
+// Ready: the pool starts a task's deadline only now, so module loading never counts against a task.
+parentPort!.postMessage({ ready: true });

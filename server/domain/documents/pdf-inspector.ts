@@ -5,6 +5,8 @@
  * (deep nesting, decompression bombs, huge page trees, a 25-megapixel PNG) costs one worker at most and
  * the event loop keeps serving. A worker that times out or runs out of memory is terminated and replaced.
  * The queue is bounded: when it is full a task is refused at once (server_busy) instead of piling up.
+ * A task's deadline starts when a loaded worker receives it: a worker's start-up (module loading, slow
+ * from TypeScript sources under tsx) never counts against the task.
  * The tasks themselves are plain functions in pdf-tasks.ts.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
@@ -76,9 +78,16 @@ function detachBytes(value: unknown, transfer: ArrayBuffer[], depth = 0): unknow
 
 class Slot {
   worker: Worker | undefined;
+  /** The worker has loaded its modules (it says so once). */
+  ready = false;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** The job was posted to the worker (its deadline runs). */
+  sent = false;
 }
+
+/** A worker that has not loaded its modules by then is broken: its task fails. */
+const BOOT_TIMEOUT_MS = 60_000;
 
 export function createPdfInspector(options: InspectorOptions = {}): PdfInspector {
   const timeoutMs = options.timeoutMs ?? 20_000;
@@ -95,7 +104,25 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
     });
     worker.unref();
-    worker.on('message', (reply: WorkerReply) => {
+    slot.ready = false;
+    const boot = setTimeout(() => {
+      if (slot.worker === worker && !slot.ready) {
+        slot.worker = undefined;
+        void worker.terminate();
+        const job = slot.job;
+        finish(slot);
+        job?.reject(new Error(`a PDF worker did not start within ${BOOT_TIMEOUT_MS / 1000} s`));
+      }
+    }, BOOT_TIMEOUT_MS);
+    boot.unref();
+    worker.on('message', (reply: WorkerReply | { ready: true }) => {
+      if ('ready' in reply) {
+        clearTimeout(boot);
+        if (slot.worker !== worker) return;
+        slot.ready = true;
+        if (slot.job && !slot.sent) send(slot);
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       finish(slot);
@@ -119,7 +146,24 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = undefined;
     slot.job = undefined;
+    slot.sent = false;
     pump();
+  }
+
+  /** Starts the job's deadline and hands it to the (ready) worker. */
+  function send(slot: Slot): void {
+    const job = slot.job!;
+    slot.sent = true;
+    slot.timer = setTimeout(() => {
+      const worker = slot.worker;
+      slot.worker = undefined;
+      finish(slot);
+      job.reject(new MoharError('pdf_too_complex', `${DOING[job.kind]} took longer than ${timeoutMs / 1000} s; the file exceeds the processing limits`));
+      void worker?.terminate();
+    }, timeoutMs);
+    const transfer: ArrayBuffer[] = [];
+    const input = detachBytes(job.input, transfer);
+    slot.worker!.postMessage({ id: job.id, kind: job.kind, input }, transfer);
   }
 
   function pump(): void {
@@ -129,16 +173,7 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
       slot.job = job;
       slot.worker ??= spawn(slot);
       slot.worker.ref();
-      slot.timer = setTimeout(() => {
-        const worker = slot.worker;
-        slot.worker = undefined;
-        finish(slot);
-        job.reject(new MoharError('pdf_too_complex', `${DOING[job.kind]} took longer than ${timeoutMs / 1000} s; the file exceeds the processing limits`));
-        void worker?.terminate();
-      }, timeoutMs);
-      const transfer: ArrayBuffer[] = [];
-      const input = detachBytes(job.input, transfer);
-      slot.worker.postMessage({ id: job.id, kind: job.kind, input }, transfer);
+      if (slot.ready) send(slot);
     }
     for (const slot of slots) if (!slot.job) slot.worker?.unref();
   }
