@@ -20,6 +20,7 @@ import { workflowRoutes } from './routes/v1/workflow.js';
 import { signingSessionRoutes } from './routes/v1/signing-sessions.js';
 import { sandboxRoutes } from './routes/v1/sandbox.js';
 import { templateRoutes } from './routes/v1/templates.js';
+import { bulkSendRoutes } from './routes/v1/bulk-sends.js';
 import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 import { jobRoutes } from './routes/legacy/jobs.js';
@@ -106,6 +107,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     documentRoutes(v1, ctx);
     sandboxRoutes(v1, ctx);
     templateRoutes(v1, ctx);
+    bulkSendRoutes(v1, ctx);
   }, { prefix: API_BASE });
 
   await app.register(async (legacy: App) => {

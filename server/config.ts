@@ -17,6 +17,8 @@ export interface Config {
   readonly baseUrl: string;
   readonly maxPdfBytes: number;
   readonly maxPdfPages: number;
+  /** Most rows in one POST /bulk-sends (MOHAR_BULK_MAX_ROWS). */
+  readonly bulkMaxRows: number;
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
   readonly logLevel: LogLevel;
@@ -142,6 +144,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     baseUrl,
     maxPdfBytes: byteSize(env, 'MOHAR_MAX_PDF_BYTES', 50 * 1024 * 1024),
     maxPdfPages: integer(env, 'MOHAR_MAX_PDF_PAGES', 10_000, 1, 1_000_000),
+    bulkMaxRows: integer(env, 'MOHAR_BULK_MAX_ROWS', 10_000, 1, 100_000),
     adminEmail,
     adminPassword,
     logLevel,

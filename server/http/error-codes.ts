@@ -66,6 +66,13 @@ export const ERROR_CODES = {
   invalid_role_mapping: { status: 422, title: 'The recipients do not match the template roles' },
   idempotency_key_required: { status: 400, title: 'This call needs an Idempotency-Key header' },
 
+  // Bulk send
+  bulk_send_not_found: { status: 404, title: 'Bulk send not found' },
+  bulk_source_state: { status: 409, title: 'The bulk send source cannot be fanned out' },
+  invalid_rows: { status: 422, title: 'Some rows of the bulk send are not valid' },
+  bulk_send_finished: { status: 409, title: 'The bulk send is finished already' },
+  bulk_row_taken: { status: 409, title: 'The bulk send row has its envelope already' },
+
   // Sandbox (mock USB DSC)
   mock_signing_not_enabled: { status: 403, title: 'Mock DSC signing is not enabled for this key' },
   mock_request_not_found: { status: 404, title: 'No such mock DSC request' },

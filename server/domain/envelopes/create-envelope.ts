@@ -5,7 +5,7 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
-import type { EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
+import type { EnvelopeDocumentsTable, EnvelopesTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { firstAuditRow } from '../../audit/index.js';
 import { iso, type Context } from '../context.js';
 import { newId } from '../ids.js';
@@ -30,7 +30,23 @@ export interface TemplatePin {
   readonly template_version: number;
 }
 
-export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin): Promise<EnvelopeView> {
+/** The bulk send row an envelope is made for: UNIQUE (bulk_send_id, row_index) makes it at most one envelope. */
+export interface BulkOrigin {
+  readonly bulk_send_id: string;
+  readonly row_index: number;
+}
+
+/**
+ * Rows written with the draft, in the same commit: the documents and fields of an instantiated template
+ * (all or nothing). `fields` gets the new recipients (their ids exist only now) and may throw
+ * invalid_field_layout before anything is written.
+ */
+export interface DraftContents {
+  readonly documents: readonly Pick<EnvelopeDocumentsTable, 'envelope_id' | 'document_id' | 'position' | 'created_at'>[];
+  readonly fields: (recipients: readonly RecipientsTable[], envelopeId: string) => FieldsTable[];
+}
+
+export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin, origin?: BulkOrigin, contents?: (envelopeId: string, at: string) => DraftContents): Promise<EnvelopeView> {
   checkRedirectUrl(input.redirect_url, '/redirect_url');
   const metadata = input.metadata === undefined ? null : JSON.stringify(input.metadata);
   if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
@@ -41,7 +57,9 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
   const routing = input.routing_order ?? 'sequential';
   const recipients: RecipientsTable[] = [];
   (input.recipients ?? []).forEach((r, index) => recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)));
-  checkDscLimits({ recipients, documentCount: 0 });
+  const extra = contents?.(id, at);
+  checkDscLimits({ recipients, documentCount: extra?.documents.length ?? 0 });
+  const fields = extra?.fields(recipients, id) ?? [];
   const envelope: Omit<EnvelopesTable, 'events_seq'> = {
     id,
     account_id: accountId,
@@ -62,6 +80,7 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     pades_level: null,
     certificate_sha256: null,
     ...(pin ? { template_id: pin.template_id, template_version: pin.template_version } : {}),
+    ...(origin ? { bulk_send_id: origin.bulk_send_id, row_index: origin.row_index } : {}),
   };
   const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}) }, at });
   try {
@@ -70,21 +89,31 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
       await fast.write(() => {
         fast.insert('envelopes', envelope);
         for (const recipient of recipients) fast.insert('recipients', recipient);
+        for (const document of extra?.documents ?? []) fast.insert('envelope_documents', document);
+        for (const field of fields) fast.insert('fields', field);
         fast.insert('audit_events', audit);
       });
     } else {
       await ctx.db.transaction().execute(async (trx) => {
         await trx.insertInto('envelopes').values(envelope).execute();
         if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
+        if (extra && extra.documents.length > 0) await trx.insertInto('envelope_documents').values([...extra.documents]).execute();
+        if (fields.length > 0) await trx.insertInto('fields').values(fields).execute();
         await trx.insertInto('audit_events').values(audit).execute();
       });
     }
   } catch (error) {
     if (isUniqueViolation(error)) {
+      if (origin && (await rowTaken(ctx, origin))) throw new MoharError('bulk_row_taken', `row ${origin.row_index} of bulk send ${origin.bulk_send_id} has its envelope already`);
       throw new MoharError('external_id_conflict', `an envelope with external_id "${input.external_id}" exists already in this account`);
     }
     throw error;
   }
   // A new draft has no documents or fields yet: its view comes from the rows just written.
   return envelopeView(envelope, recipients.map(recipientView), []);
+}
+
+async function rowTaken(ctx: Context, origin: BulkOrigin): Promise<boolean> {
+  const row = await ctx.db.selectFrom('envelopes').select('id').where('bulk_send_id', '=', origin.bulk_send_id).where('row_index', '=', origin.row_index).executeTakeFirst();
+  return row !== undefined;
 }

@@ -61,6 +61,9 @@ export interface EnvelopeView {
   /** The template and version it was instantiated from; null when made otherwise. */
   template_id: string | null;
   template_version: number | null;
+  /** The bulk send and row it was made for; null when made otherwise. */
+  bulk_send_id: string | null;
+  row_index: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -136,6 +139,8 @@ export function envelopeView(envelope: EnvelopeRow, recipients: RecipientView[],
     pades_level: envelope.pades_level,
     template_id: envelope.template_id ?? null,
     template_version: envelope.template_version === undefined || envelope.template_version === null ? null : Number(envelope.template_version),
+    bulk_send_id: envelope.bulk_send_id ?? null,
+    row_index: envelope.row_index === undefined || envelope.row_index === null ? null : Number(envelope.row_index),
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,
   };

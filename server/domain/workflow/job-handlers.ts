@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { completeEnvelope } from './complete-envelope.js';
 import { expireEnvelope } from './expire-envelope.js';
 import { COMPLETE_JOB, EXPIRE_JOB } from './job-kinds.js';
+import { bulkJobHandlers } from '../bulk/run-chunk.js';
 
 function envelopeIdOf(payload: unknown): string {
   const id = (payload as { envelope_id?: unknown } | null)?.envelope_id;
@@ -17,5 +18,6 @@ export function workflowJobHandlers(ctx: Context): JobHandlers {
     [EXPIRE_JOB]: async (payload) => {
       await expireEnvelope(ctx, envelopeIdOf(payload));
     },
+    ...bulkJobHandlers(ctx),
   };
 }

@@ -73,6 +73,8 @@ export const EnvelopeResponse = Type.Object({
   pades_level: Nullable(Type.String({ description: 'B-B, B-T, B-LT or B-LTA: the weakest signature of the completed documents' })),
   template_id: Nullable(Uuid),
   template_version: Nullable(Type.Integer({ description: 'the template version the envelope is pinned to (POST /templates/{template_id}/instantiate)' })),
+  bulk_send_id: Nullable(Uuid),
+  row_index: Nullable(Type.Integer({ description: 'the 0-based row of the bulk send this envelope was made for (POST /bulk-sends)' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

@@ -1,0 +1,67 @@
+/**
+ * The fan-out job (kind bulk_send.chunk): one job per range of CHUNK_ROWS rows. It first enqueues the
+ * next range (dedupe key per range, so a retried job makes no second successor and the ranges can run
+ * on several runners at once), then runs its own rows through processRow, then finishes the batch when
+ * no row is left. A crash anywhere is repaired by the job's retry: rows already sent are skipped,
+ * half-made ones resumed (process-row.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { JobHandlers } from '../../jobs/runner.js';
+import { PermanentJobError } from '../../jobs/runner.js';
+import { queueDeliveries } from '../../webhooks/fan-out.js';
+import type { Context } from '../context.js';
+import { iso } from '../context.js';
+import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
+import { enqueueChunk } from './create-bulk-send.js';
+import { processRow } from './process-row.js';
+import { rowCounts, failuresOf } from './read-bulk-sends.js';
+import type { SourceSnapshot } from './source.js';
+
+export const CHUNK_ROWS = 25;
+const UNFINISHED = ['pending', 'created'];
+
+function payloadOf(payload: unknown): { bulk_send_id: string; from: number } {
+  const p = payload as { bulk_send_id?: unknown; from?: unknown } | null;
+  if (typeof p?.bulk_send_id !== 'string' || typeof p.from !== 'number') throw new PermanentJobError('bulk_send.chunk payload without bulk_send_id/from');
+  return { bulk_send_id: p.bulk_send_id, from: p.from };
+}
+
+/** Completed (or completed_with_errors) once, with its bulk_send.completed event in the same transaction. */
+async function finishIfDone(ctx: Context, batchId: string, accountId: string): Promise<void> {
+  const left = await ctx.db.selectFrom('bulk_send_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('bulk_send_id', '=', batchId).where('status', 'in', UNFINISHED).executeTakeFirstOrThrow();
+  if (Number(left.n) > 0) return;
+  const counts = await rowCounts(ctx.db, batchId);
+  const at = iso(ctx.now());
+  const status = counts.failed > 0 ? 'completed_with_errors' : 'completed';
+  await ctx.db.transaction().execute(async (trx) => {
+    const moved = await trx.updateTable('bulk_sends').set({ status, completed_at: at, updated_at: at }).where('id', '=', batchId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return; // finished by another chunk, or canceled
+    const id = randomUUID();
+    const data = { bulk_send: { id: batchId, status, counts, completed_at: at }, failures: (await failuresOf(trx, batchId, 100)) };
+    const event = { id, type: 'bulk_send.completed', created_at: at, account_id: accountId, sequence: 1, data };
+    await trx.insertInto('events').values({ id, account_id: accountId, envelope_id: null, type: event.type, sequence: 1, payload: JSON.stringify(event), created_at: at }).execute();
+    await queueDeliveries(trx, { id, account_id: accountId, envelope_id: null, type: event.type, sequence: 1, created_at: at });
+  });
+}
+
+export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
+  const { bulk_send_id: batchId, from } = payloadOf(payload);
+  const batch = await ctx.db.selectFrom('bulk_sends').selectAll().where('id', '=', batchId).executeTakeFirst();
+  if (!batch) throw new PermanentJobError(`no bulk send ${batchId}`);
+  // A canceled batch still runs: its rows with an envelope are finished; its pending rows are canceled already.
+  if (batch.status.startsWith('completed')) return;
+  const now = ctx.now();
+  if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, now);
+  if (batch.status === 'queued') {
+    await ctx.db.updateTable('bulk_sends').set({ status: 'running', started_at: iso(now), updated_at: iso(now) }).where('id', '=', batchId).where('status', '=', 'queued').execute();
+  }
+  const source = JSON.parse(batch.source_snapshot) as SourceSnapshot;
+  const rows = await ctx.db.selectFrom('bulk_send_rows').select(['row_index', 'input']).where('bulk_send_id', '=', batchId)
+    .where('row_index', '>=', from).where('row_index', '<', from + CHUNK_ROWS).where('status', 'in', UNFINISHED).orderBy('row_index').execute();
+  for (const row of rows) await processRow(ctx, batch, source, { row_index: Number(row.row_index), input: row.input });
+  await finishIfDone(ctx, batchId, batch.account_id);
+}
+
+export function bulkJobHandlers(ctx: Context): JobHandlers {
+  return { [BULK_SEND_CHUNK_JOB]: (payload) => runChunk(ctx, payload) };
+}

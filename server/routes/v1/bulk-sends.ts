@@ -1,0 +1,85 @@
+/** Bulk send (issue 13): one draft (or template version) fanned out into one envelope per row. Handlers stay thin. */
+import { MoharError, type ErrorItem } from '../../../common/errors.js';
+import { cancelBulkSend } from '../../domain/bulk/cancel-bulk-send.js';
+import { createBulkSend } from '../../domain/bulk/create-bulk-send.js';
+import { getBulkSend, listBulkEnvelopes, listBulkSends } from '../../domain/bulk/read-bulk-sends.js';
+import type { Context } from '../../domain/context.js';
+import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
+import { idempotent } from '../../http/idempotency.js';
+import { BulkEnvelopesResponse, BulkSendAccepted, BulkSendBody, BulkSendListResponse, BulkSendParams, BulkSendResponse, PageQuery } from '../../http/schemas/bulk-sends.js';
+import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
+import type { App } from '../types.js';
+
+const security = [{ apiKey: [] }];
+const tags = ['bulk-sends'];
+/** Room for MOHAR_BULK_MAX_ROWS rows of a few recipients and merge values each. */
+const BYTES_PER_ROW = 3 * 1024;
+
+export function bulkSendRoutes(app: App, ctx: Context): void {
+  const onRequest = requireApiKey(ctx);
+
+  app.post('/bulk-sends', {
+    onRequest,
+    attachValidation: true,
+    bodyLimit: Math.max(2 * 1024 * 1024, ctx.config.bulkMaxRows * BYTES_PER_ROW),
+    schema: {
+      tags,
+      summary: 'Fan a draft envelope (or a template version) out into one envelope per row, sent by a durable job (Idempotency-Key required)',
+      security,
+      headers: IdempotentHeaders,
+      body: BulkSendBody,
+      response: { 202: BulkSendAccepted, ...problems(400, 401, 404, 409, 413, 422) },
+    },
+    // The Location of the batch, also on a replayed answer.
+    onSend: async (_request, reply, payload) => {
+      if (reply.statusCode === 202 && typeof payload === 'string') {
+        const id = (JSON.parse(payload) as { bulk_send_id?: string }).bulk_send_id;
+        if (id) void reply.header('location', `${app.prefix}/bulk-sends/${id}`);
+      }
+      return payload;
+    },
+  }, async (request, reply) => {
+    if (request.validationError) throw rowSchemaError(request.validationError);
+    const key = header(request, 'idempotency-key');
+    if (key === undefined) {
+      throw new MoharError('idempotency_key_required', 'a bulk send needs an Idempotency-Key header (any unique string per intended batch), so a retried call cannot queue a second batch');
+    }
+    const accountId = accountOf(request);
+    return idempotent(ctx, request, reply, 202, () => createBulkSend(ctx, accountId, request.body, key));
+  });
+
+  app.get('/bulk-sends', {
+    onRequest,
+    schema: { tags, summary: 'Bulk sends of the account, newest first', security, querystring: PageQuery, response: { 200: BulkSendListResponse, ...problems(401) } },
+  }, (request) => listBulkSends(ctx, accountOf(request), request.query));
+
+  app.get('/bulk-sends/:id', {
+    onRequest,
+    schema: { tags, summary: 'A bulk send: status, counts, timestamps and every failed row with its reason', security, params: BulkSendParams, response: { 200: BulkSendResponse, ...problems(401, 404) } },
+  }, (request) => getBulkSend(ctx, accountOf(request), request.params.id));
+
+  app.get('/bulk-sends/:id/envelopes', {
+    onRequest,
+    schema: { tags, summary: 'The rows of a bulk send with their envelopes, by row_index (cursor paging)', security, params: BulkSendParams, querystring: PageQuery, response: { 200: BulkEnvelopesResponse, ...problems(401, 404) } },
+  }, (request) => listBulkEnvelopes(ctx, accountOf(request), request.params.id, request.query));
+
+  app.post('/bulk-sends/:id/cancel', {
+    onRequest,
+    schema: { tags, summary: 'Cancel the rows not yet created; envelopes already made go on', security, params: BulkSendParams, response: { 200: BulkSendResponse, ...problems(401, 404, 409) } },
+  }, (request) => cancelBulkSend(ctx, accountOf(request), request.params.id));
+}
+
+/** Schema errors inside /rows/N are row errors: report them all by row index, like the domain's own row checks. */
+function rowSchemaError(error: { validation?: { instancePath: string; message?: string; params?: unknown }[]; validationContext?: string }): MoharError {
+  const items: ErrorItem[] = (error.validation ?? []).map((v) => {
+    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const path = `${v.instancePath}${missing ? `/${missing}` : ''}`;
+    const index = /^\/rows\/(\d+)/.exec(path)?.[1];
+    return { path: path || '/', code: (v as { keyword?: string }).keyword ?? 'invalid', message: v.message ?? 'is not valid', ...(index === undefined ? {} : { index: Number(index) }) };
+  });
+  if (error.validationContext !== 'body' || items.some((i) => i.index === undefined)) {
+    return new MoharError('validation_failed', items.map((i) => `${i.path} ${i.message}`).join('; '), { errors: items });
+  }
+  const bad = new Set(items.map((i) => i.index)).size;
+  return new MoharError('invalid_rows', `${bad} row(s) are not valid; nothing was queued. Row ${items[0]!.index}: ${items[0]!.path} ${items[0]!.message}`, { errors: items });
+}
