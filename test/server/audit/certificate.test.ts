@@ -107,7 +107,7 @@ describe('certificate of completion', () => {
         const [ram, priya, dev] = input.recipients;
         assert.deepEqual(
           { ...ram },
-          { name: 'राम कुमार', email: 'ram@example.com', role: 'signer', method: 'electronic', status: 'signed', order: 1, actedAt: at(3), consentAt: at(3), ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux) Firefox/126.0', declineReason: null, certificateSubject: null },
+          { name: 'राम कुमार', email: 'ram@example.com', role: 'signer', method: 'electronic', status: 'signed', order: 1, actedAt: at(3), consentAt: at(3), ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux) Firefox/126.0', declineReason: null, certificateSubject: null, dsc: null },
         );
         assert.equal(priya!.consentAt, at(4), 'consent given as { at }');
         assert.equal(priya!.method, 'review');
