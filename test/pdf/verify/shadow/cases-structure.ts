@@ -9,9 +9,9 @@ import { PdfArray, PdfDict, PdfRef, PdfString } from '../../../../pdf/objects.js
 import { signPades } from '../../../../pdf/sign/pades.js';
 import { editAcroForm } from '../../../../pdf/write/form.js';
 import type { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
-import { cloneDict, dict, makeStream, name } from '../../../../pdf/write/serialize.js';
+import { dict, makeStream, name } from '../../../../pdf/write/serialize.js';
 import { rewriteXref, shadowContent, type CaseContext, type ShadowCase } from './kit.js';
-import { findTargets, plainRevision, signedRevision, type RevisionHooks, type Targets } from './revision.js';
+import { copyOf, findTargets, plainRevision, signedRevision, type RevisionHooks, type Targets } from './revision.js';
 
 /** The allow-list judges objects; the signature dictionary's shape is left to the signature check. */
 const SHAPE_GAP = 'judgeAppendedRevision accepts it: the signature dictionary of the signing field (/ByteRange, /Contents) is classified `signing` without checking its shape';
@@ -25,7 +25,7 @@ const onCatalog = (ctx: CaseContext, change: (catalog: PdfDict, u: IncrementalUp
 function rebuiltXref(ctx: CaseContext): Promise<Buffer> {
   const prior = findTargets(ctx.prepared, ctx.signingField).reader;
   return signWith(ctx, {
-    attack: (u, t) => u.set(t.page1, cloneDict(t.reader.getObject(t.page1) as PdfDict)),
+    attack: (u, t) => u.set(t.page1, copyOf(t, t.page1)),
     tail: (bytes, layout) =>
       rewriteXref(bytes, layout, (rows) => {
         for (const [num, e] of prior.xref.entries) if (!rows.has(num) && e.type === 'offset') rows.set(num, { offset: e.offset, gen: e.gen, free: false });

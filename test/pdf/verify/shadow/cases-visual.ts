@@ -5,13 +5,13 @@
  * XObject or a font redefined, a /FreeText overlay) or does both (page content rewritten, a new
  * annotation, an orphan widget, the optional content configuration swapped).
  */
-import { PdfArray, PdfDict, PdfString, type PdfRef } from '../../../../pdf/objects.js';
+import { PdfArray, PdfDict, PdfStream, PdfString, type PdfRef } from '../../../../pdf/objects.js';
 import { addAnnotation } from '../../../../pdf/write/form.js';
 import type { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
 import { cloneDict, dict, makeStream, name } from '../../../../pdf/write/serialize.js';
 import { SHADOW_TEXT } from './document.js';
 import { boxAppearance, overPrice, shadowContent, type CaseContext, type ShadowCase } from './kit.js';
-import { signedRevision, type Targets } from './revision.js';
+import { copyOf, signedRevision, type Targets } from './revision.js';
 
 const sign = (ctx: CaseContext, attack: (update: IncrementalUpdate, t: Targets) => void): Promise<Buffer> =>
   signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { attack });
@@ -66,7 +66,8 @@ export const VISUAL_CASES: readonly ShadowCase[] = [
     where: 'signing-revision',
     build: (ctx) =>
       sign(ctx, (u, t) => {
-        const old = t.reader.getObject(t.fm0) as unknown as { dict: PdfDict };
+        const old = t.reader.getObject(t.fm0);
+        if (!(old instanceof PdfStream)) throw new Error('shadow corpus: /Fm0 is not a stream');
         u.set(t.fm0, makeStream(cloneDict(old.dict), Buffer.from(`BT /F1 18 Tf 72 680 Td (${SHADOW_TEXT}) Tj ET`, 'latin1')));
       }),
   },
@@ -91,7 +92,7 @@ export const VISUAL_CASES: readonly ShadowCase[] = [
     build: (ctx) =>
       sign(ctx, (u, t) => {
         const cmap = '/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Shadow def 1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <30> <39> <0031> endbfrange endcmap CMapName currentdict /CMap defineresource pop end end';
-        const font = cloneDict(t.reader.getObject(t.f1) as PdfDict);
+        const font = copyOf(t, t.f1);
         font.set('ToUnicode', u.add(makeStream(new PdfDict(), Buffer.from(cmap, 'latin1'))));
         u.set(t.f1, font);
       }),

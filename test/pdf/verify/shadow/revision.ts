@@ -15,7 +15,7 @@ import { addSignatureAppearance } from '../../../../pdf/sign/appearance.js';
 import type { SignatureProvider } from '../../../../pdf/sign/ports.js';
 import { addSigFlags } from '../../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
-import { dict, name } from '../../../../pdf/write/serialize.js';
+import { cloneDict, dict, name } from '../../../../pdf/write/serialize.js';
 import { pdfDate } from '../../../../pdf/write/text.js';
 
 /** The objects an attack aims at, as found in the prepared bytes. */
@@ -89,6 +89,13 @@ export function findTargets(bytes: Uint8Array, fieldName: string): Targets {
     widget: new PdfRef(field.widgets[0].ref.num, field.widgets[0].ref.gen),
     widgetRect: field.widgets[0].userRect,
   };
+}
+
+/** A copy of an existing dictionary object, to redefine it in the attacker's revision. */
+export function copyOf(t: Targets, ref: PdfRef): PdfDict {
+  const value = t.reader.getObject(ref);
+  if (!(value instanceof PdfDict)) throw new Error(`shadow corpus: object ${ref.num} is not a dictionary`);
+  return cloneDict(value);
 }
 
 const PLACEHOLDER = '**********';
