@@ -13,6 +13,7 @@ import { PdfReader } from '../../../pdf/document.js';
 import type { SignatureProvider } from '../../../pdf/sign/ports.js';
 import { readFormTree } from '../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { verifyPdf } from '../../../pdf/verify/index.js';
 import { DATABASES } from '../../support/databases.js';
 import { useDscTrust } from '../../support/dsc-trust.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
@@ -70,6 +71,7 @@ async function dscEnvelope(server: TestServer, key: string) {
   assert.equal(prepared.statusCode, 200, prepared.body);
   const bytes = prepared.rawPayload;
   const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
+  assert.deepEqual(verifyPdf(bytes).signatures.map((s) => s.docMdp), [2], 'the prepared bytes are certified at send (P=2)');
   const context = (signer: SignatureProvider): CaseContext => ({ prepared: bytes, signingField: field, fillableField: textField(bytes), foreignField: textField(bytes), signer, certificates: keys.certificates });
   return { draft, base, context };
 }
