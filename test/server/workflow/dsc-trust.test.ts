@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { softwareSigner } from '../../../pdf/cms/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import type { SignatureProvider } from '../../../pdf/sign/ports.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
@@ -172,6 +173,18 @@ for (const kind of DATABASES) {
       const revoked = pki.issue({ commonName: 'Asha Rao', email: 'asha@example.com', ocspUrl: null });
       pki.responder.revoke(revoked.certPem);
       await refusedWith(await pki.signer(revoked), 'revoked');
+    });
+
+    test('an intermediate missing from the CMS is fetched from AIA caIssuers (guarded transport, loopback allowed)', async () => {
+      const pki = trust.get();
+      const asha = pki.issue({ commonName: 'Asha Rao', email: 'asha@example.com' });
+      const bare = await softwareSigner({ keyPem: asha.keyPem, certificate: asha.certDer, chain: [] });
+      const { draft, base } = await dscEnvelope();
+      const response = await signAndUpload(base, bare);
+      assert.equal(response.statusCode, 200, response.body);
+      const details = await actDetails(draft.recipientIds[0]!);
+      assert.equal(details.trust, 'trusted');
+      assert.equal(details.certificate_validation.chain.length, 3);
     });
 
     test('keyUsage keyEncipherment only: not_for_signing', async () => {

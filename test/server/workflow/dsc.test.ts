@@ -71,6 +71,8 @@ for (const kind of DATABASES) {
       const recipient = await t.server.ctx.db.selectFrom('recipients').select('act_details').where('id', '=', draft.recipientIds[0]!).executeTakeFirstOrThrow();
       const details = JSON.parse(recipient.act_details!);
       assert.equal(details.method, 'dsc');
+      assert.equal(details.trust, 'trusted', 'the token certificate chains to the configured test anchor, OCSP good');
+      assert.equal(details.certificate_validation.revocation.status, 'good');
       assert.match(details.certificate.subject, new RegExp(subject));
       assert.equal(verifyPdf(final).valid, true);
     });
