@@ -523,5 +523,8 @@ export interface BulkSendRowsTable {
   /** pending, created, sent, failed, canceled. */
   status: string;
   error: string | null;
+  /** The worker building the row's envelope, until claimed_until (then any worker may take it over). */
+  claimed_by: string | null;
+  claimed_until: string | null;
   updated_at: string;
 }

@@ -65,6 +65,8 @@ export async function createBulkSend(ctx: Context, accountId: string, input: Bul
         envelope_id: null,
         status: 'pending',
         error: null,
+        claimed_by: null,
+        claimed_until: null,
         updated_at: at,
       }));
       await trx.insertInto('bulk_send_rows').values(rows).execute();

@@ -5,8 +5,10 @@
  *     second creation fails in its own transaction (bulk_row_taken) and the existing envelope is used;
  *  2. the documents (only those not yet attached) and the fields (replaceFields replaces the whole layout);
  *  3. sendEnvelope (a concurrent send of the same draft is envelope_not_draft: the row is sent).
- * A domain refusal (MoharError) fails the row with its code and message; anything else (a database
- * outage) is thrown, so the job retries the chunk.
+ * The steps run under a claim on the row (claimed_by/claimed_until): a second worker that finds the row
+ * claimed leaves it (processRow answers 'busy') and its job retries later, when the claim is released or
+ * has expired. A domain refusal (MoharError) fails the row with its code and message; anything else (a
+ * database outage) is thrown, so the job retries the chunk.
  */
 import { isMoharError, MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
@@ -19,6 +21,9 @@ import { sendEnvelope } from '../workflow/send-envelope.js';
 import type { BulkSendsTable } from '../../storage/schema.js';
 import { mergeFields, pairRecipients, type BulkRow } from './merge.js';
 import type { SourceSnapshot } from './source.js';
+
+/** A claim outlives any normal row (well under a second) and expires after a crash. */
+export const ROW_CLAIM_MS = 60_000;
 
 export interface RowRef {
   readonly row_index: number;
@@ -86,8 +91,39 @@ async function buildAndSend(ctx: Context, accountId: string, source: SourceSnaps
   await sendEnvelope(ctx, accountId, envelopeId);
 }
 
-/** Runs one row to sent or failed (or leaves it canceled). */
-export async function processRow(ctx: Context, batch: BulkSendsTable, source: SourceSnapshot, row: RowRef): Promise<void> {
+async function claim(ctx: Context, batchId: string, rowIndex: number, worker: string): Promise<boolean> {
+  const now = ctx.now();
+  const result = await ctx.db.updateTable('bulk_send_rows')
+    .set({ claimed_by: worker, claimed_until: iso(new Date(now.getTime() + ROW_CLAIM_MS)) })
+    .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('status', 'in', ['pending', 'created'])
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', iso(now)), eb('claimed_by', '=', worker)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+async function release(ctx: Context, batchId: string, rowIndex: number, worker: string): Promise<void> {
+  await ctx.db.updateTable('bulk_send_rows').set({ claimed_by: null, claimed_until: null })
+    .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('claimed_by', '=', worker).execute();
+}
+
+/**
+ * Runs one row to sent or failed (or leaves it canceled): 'done'. 'busy' when another worker holds the
+ * row's claim (or it is finished already and nothing was to do, which is also 'done').
+ */
+export async function processRow(ctx: Context, batch: BulkSendsTable, source: SourceSnapshot, row: RowRef, worker: string): Promise<'done' | 'busy'> {
+  if (!(await claim(ctx, batch.id, row.row_index, worker))) {
+    const current = await ctx.db.selectFrom('bulk_send_rows').select('status').where('bulk_send_id', '=', batch.id).where('row_index', '=', row.row_index).executeTakeFirstOrThrow();
+    return current.status === 'pending' || current.status === 'created' ? 'busy' : 'done';
+  }
+  try {
+    await work(ctx, batch, source, row);
+  } finally {
+    await release(ctx, batch.id, row.row_index, worker);
+  }
+  return 'done';
+}
+
+async function work(ctx: Context, batch: BulkSendsTable, source: SourceSnapshot, row: RowRef): Promise<void> {
   const input = JSON.parse(row.input) as BulkRow;
   let envelope: { id: string; status: string } | undefined;
   try {

@@ -58,7 +58,13 @@ export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
   const source = JSON.parse(batch.source_snapshot) as SourceSnapshot;
   const rows = await ctx.db.selectFrom('bulk_send_rows').select(['row_index', 'input']).where('bulk_send_id', '=', batchId)
     .where('row_index', '>=', from).where('row_index', '<', from + CHUNK_ROWS).where('status', 'in', UNFINISHED).orderBy('row_index').execute();
-  for (const row of rows) await processRow(ctx, batch, source, { row_index: Number(row.row_index), input: row.input });
+  const worker = randomUUID();
+  let busy = 0;
+  for (const row of rows) {
+    if ((await processRow(ctx, batch, source, { row_index: Number(row.row_index), input: row.input }, worker)) === 'busy') busy++;
+  }
+  // Rows another worker holds: retry this chunk later (the job's backoff), when they are done or their claim expired.
+  if (busy > 0) throw new Error(`${busy} row(s) of chunk ${from} are claimed by another worker; retrying later`);
   await finishIfDone(ctx, batchId, batch.account_id);
 }
 

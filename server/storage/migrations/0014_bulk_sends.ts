@@ -9,6 +9,8 @@ import type { Kysely } from 'kysely';
  * (bulk_send_id, row_index) and a UNIQUE index covers that pair, so the INSERT of a second envelope for
  * the same row fails inside the very transaction that would create it (a crash, a retry, a second
  * instance). NULLs are distinct in both databases, so ordinary envelopes never collide.
+ * Building the envelope after that (documents, fields, send) is guarded by a short claim on the row
+ * (claimed_by / claimed_until), so two workers never build the same draft at the same time.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -39,6 +41,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('envelope_id', 'text')
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('error', 'text')
+    .addColumn('claimed_by', 'text')
+    .addColumn('claimed_until', 'text')
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('bulk_send_rows_pk', ['bulk_send_id', 'row_index'])
     .execute();
