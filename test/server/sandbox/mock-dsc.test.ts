@@ -88,6 +88,11 @@ for (const kind of DATABASES) {
       assert.match(after.certificate.subject, /asha@example\.com/);
       assert.match(after.certificate.subject, /TEST CERTIFICATE - not a legally trusted DSC/);
       assert.equal(after.certificate.subject, after.certificate.issuer, 'self-signed');
+      // DSC trust: the sandbox's self-signed test certificate is recorded as such, never refused, never fetched for.
+      const act = await t.server.ctx.db.selectFrom('recipients').select('act_details').where('envelope_id', '=', request.envelope_id).where('status', '=', 'signed').executeTakeFirstOrThrow();
+      const details = JSON.parse(act.act_details!);
+      assert.equal(details.trust, 'test_certificate');
+      assert.equal(details.certificate_validation.chain_status, 'not_checked');
 
       const download = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}/download`, { key: testKey });
       assert.equal(download.statusCode, 200);
