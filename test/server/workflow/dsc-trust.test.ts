@@ -18,6 +18,7 @@ import type { SignatureProvider } from '../../../pdf/sign/ports.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { makeTestCertificate } from '../../../server/domain/sandbox/test-certificate.js';
 import { DATABASES } from '../../support/databases.js';
+import { createTestPki } from '../../support/pki.js';
 import { useDscTrust } from '../../support/dsc-trust.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, LEGACY, useTestServer } from '../../support/server.js';
@@ -56,11 +57,11 @@ for (const kind of DATABASES) {
       return { draft, base };
     }
 
-    async function signAndUpload(base: string, signer: SignatureProvider, level: 'B-B' | 'B-T' = 'B-B') {
+    async function signAndUpload(base: string, signer: SignatureProvider, level: 'B-B' | 'B-T' = 'B-B', tsaUrl = tsa.url) {
       const prepared = await t.server.request('GET', `${base}/prepared`);
       assert.equal(prepared.statusCode, 200, prepared.body);
       const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
-      const signed = await signPades(prepared.rawPayload, signer, { level, field: { name: field }, signingTime: new Date(), ...(level === 'B-T' ? { tsaUrl: tsa.url, transport: loopbackTransport() } : {}) });
+      const signed = await signPades(prepared.rawPayload, signer, { level, field: { name: field }, signingTime: new Date(), ...(level === 'B-T' ? { tsaUrl, transport: loopbackTransport() } : {}) });
       return t.server.app.inject({ method: 'PUT', url: `${base}/signed`, headers: { 'content-type': 'application/pdf' }, payload: signed.bytes });
     }
 
@@ -132,6 +133,25 @@ for (const kind of DATABASES) {
       const text = pdftotext(certificate.rawPayload);
       for (const expected of ['DSC certificate subject', 'CN=Asha Rao', 'DSC certificate issuer', 'Intermediate CA', `DSC certificate serial: ${asha.serialHex.toUpperCase()}`, 'DSC certificate validity', 'CCA class: Class 3', 'DSC trust: trusted', 'Chain status: valid', 'Revocation status: good by OCSP, checked', 'trusted timestamp']) {
         assert.ok(text.includes(expected), `the certificate shows "${expected}":\n${text}`);
+      }
+    });
+
+    test('a signature timestamp from a TSA that is not trusted does not count: the server clock is the signing time', async () => {
+      const rogue = createTestPki({ name: 'Rogue' });
+      const rogueCredential = rogue.issueTsa();
+      const rogueTsa = await startTsa({ certPem: rogueCredential.certPem, keyPem: rogueCredential.keyPem, chainPem: rogue.intermediate.certPem + rogue.root.certPem });
+      try {
+        const pki = trust.get();
+        const asha = pki.issue({ commonName: 'Asha Rao', email: 'asha@example.com' });
+        const { draft, base } = await dscEnvelope();
+        const response = await signAndUpload(base, await pki.signer(asha), 'B-T', rogueTsa.url);
+        assert.equal(response.statusCode, 200, response.body);
+        const validation = (await actDetails(draft.recipientIds[0]!)).certificate_validation;
+        assert.equal(validation.signing_time_source, 'server_clock');
+        assert.ok(validation.problems.some((p: string) => /TSA is not trusted/.test(p)), JSON.stringify(validation.problems));
+      } finally {
+        await rogueTsa.close();
+        rogue.cleanup();
       }
     });
 
