@@ -13,6 +13,7 @@ import type { Context } from '../context.js';
 import { iso } from '../context.js';
 import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
 import { enqueueChunk } from './create-bulk-send.js';
+import { BULK_SEND_EVENTS } from './events.js';
 import { processRow } from './process-row.js';
 import { rowCounts, failuresOf } from './read-bulk-sends.js';
 import type { SourceSnapshot } from './source.js';
@@ -38,7 +39,7 @@ async function finishIfDone(ctx: Context, batchId: string, accountId: string): P
     if (Number(moved.numUpdatedRows) !== 1) return; // finished by another chunk, or canceled
     const id = randomUUID();
     const data = { bulk_send: { id: batchId, status, counts, completed_at: at }, failures: (await failuresOf(trx, batchId, 100)) };
-    const event = { id, type: 'bulk_send.completed', created_at: at, account_id: accountId, sequence: 1, data };
+    const event = { id, type: BULK_SEND_EVENTS[0], created_at: at, account_id: accountId, sequence: 1, data };
     await trx.insertInto('events').values({ id, account_id: accountId, envelope_id: null, type: event.type, sequence: 1, payload: JSON.stringify(event), created_at: at }).execute();
     await queueDeliveries(trx, { id, account_id: accountId, envelope_id: null, type: event.type, sequence: 1, created_at: at });
   });

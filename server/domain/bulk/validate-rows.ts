@@ -20,8 +20,10 @@ function problem(index: number, path: string, code: string, message: string): Er
   return { index, path: `/rows/${index}${path}`, code, message };
 }
 
+/** A refusal of a recipient check as a row problem; anything else is a bug, not a bad row. */
 function messageOf(error: unknown): { code: string; message: string } {
-  return error instanceof MoharError ? { code: error.code, message: error.message } : { code: 'invalid', message: String(error) };
+  if (!(error instanceof MoharError)) throw error;
+  return { code: error.code, message: error.message };
 }
 
 function checkRow(source: SourceSnapshot, infos: Awaited<ReturnType<typeof documentInfos>>, keys: Set<string>, row: BulkRow, index: number): ErrorItem[] {

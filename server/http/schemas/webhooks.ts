@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { EVENT_TYPES } from '../../domain/workflow/events.js';
 import { TEMPLATE_EVENTS } from '../../domain/templates/store.js';
+import { BULK_SEND_EVENTS } from '../../domain/bulk/events.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../webhooks/schedule.js';
 import { DELIVERY_STATUSES } from '../../webhooks/views.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
@@ -114,7 +115,7 @@ export const DeliveryParams = Type.Object({ delivery_id: Uuid });
 // The event payload, as delivered (and shown with a delivery).
 export const WebhookEventPayload = Type.Object({
   id: Type.String({ format: 'uuid', description: 'the event id; the same in X-Service-Event-Id, stable across retries' }),
-  type: StringEnum([...EVENT_TYPES, ...TEMPLATE_EVENTS, 'webhook.test'] as const),
+  type: StringEnum([...EVENT_TYPES, ...TEMPLATE_EVENTS, ...BULK_SEND_EVENTS, 'webhook.test'] as const),
   created_at: Type.String({ format: 'date-time', description: 'when the event happened' }),
   account_id: Uuid,
   sequence: Type.Integer({ description: 'increases by one per event of an envelope; order by it (0 for webhook.test)' }),
@@ -136,6 +137,8 @@ export const WebhookEventPayload = Type.Object({
       archived_at: Nullable(Type.String({ format: 'date-time' })),
     }, { description: 'template.* events: the template after the change' })),
     changes: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'template.created and template.updated: what the new version changed (roles, fields, documents, settings), as in GET /templates/{id}/versions' })),
+    bulk_send: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'bulk_send.completed: id, status (completed or completed_with_errors), counts (total, created, sent, failed, canceled, pending), completed_at' })),
+    failures: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'bulk_send.completed: the first 100 failed rows (row_index, external_id, envelope_id, code, message)' })),
     recipient: Type.Optional(Type.Object({
       recipient_id: Uuid,
       name: Type.String(),
@@ -172,7 +175,7 @@ const DELIVERY_HEADERS = [
 /** OpenAPI 3.1 `webhooks`: one entry per event type, all with the same payload schema and headers. */
 export function webhookOpenApi(): Record<string, unknown> {
   const schedule = RETRY_DELAYS_SECONDS.map((s) => (s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`)).join(', ');
-  return Object.fromEntries([...EVENT_TYPES, ...TEMPLATE_EVENTS, 'webhook.test'].map((type) => [type, {
+  return Object.fromEntries([...EVENT_TYPES, ...TEMPLATE_EVENTS, ...BULK_SEND_EVENTS, 'webhook.test'].map((type) => [type, {
     post: {
       summary: `${type} delivered to your webhook_url`,
       description: `Signed delivery (see docs/webhooks.md). Answer 2xx within 10 s. Anything else is retried, ${MAX_ATTEMPTS} attempts in all, waiting ${schedule} (±20 %); 410 Gone disables the webhook.`,
