@@ -42,34 +42,55 @@ function pngSize(b: Buffer): { width: number; height: number } | undefined {
   return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
 }
 
+/** For each output position, the input positions it covers and how much of each (sums to `scale`). */
+function taps(inSize: number, outSize: number): { start: Int32Array; count: Int32Array; weights: Float32Array; width: number } {
+  const scale = inSize / outSize;
+  const width = Math.ceil(scale) + 1;
+  const start = new Int32Array(outSize);
+  const count = new Int32Array(outSize);
+  const weights = new Float32Array(outSize * width);
+  for (let o = 0; o < outSize; o++) {
+    const from = o * scale;
+    const to = Math.min(inSize, (o + 1) * scale);
+    start[o] = Math.floor(from);
+    let n = 0;
+    for (let i = Math.floor(from); i < to && n < width; i++, n++) weights[o * width + n] = (Math.min(to, i + 1) - Math.max(from, i)) / scale;
+    count[o] = n;
+  }
+  return { start, count, weights, width };
+}
+
 /**
  * Box-filter resampling with fractional coverage. Separable: rows first (into floats), then columns, so the
- * cost is O(input pixels) rather than O(input pixels x scale).
+ * cost is O(input pixels) rather than O(input pixels x scale); the coverage of each position is computed once.
  */
 function areaAverage(samples: Buffer, size: Pick<DecodedPng, 'width' | 'height'>, channels: number, width: number, height: number): Buffer {
   const horizontal = new Float32Array(width * size.height * channels);
-  const sx = size.width / width;
+  const tx = taps(size.width, width);
   for (let y = 0; y < size.height; y++) {
     const row = y * size.width * channels;
+    const outRow = y * width * channels;
     for (let x = 0; x < width; x++) {
-      const [from, to] = [x * sx, (x + 1) * sx];
+      const first = row + tx.start[x]! * channels;
+      const w = x * tx.width;
       for (let c = 0; c < channels; c++) {
         let sum = 0;
-        for (let i = Math.floor(from); i < Math.ceil(to) && i < size.width; i++) sum += samples[row + i * channels + c]! * (Math.min(to, i + 1) - Math.max(from, i));
-        horizontal[(y * width + x) * channels + c] = sum / sx;
+        for (let k = 0, n = tx.count[x]!; k < n; k++) sum += samples[first + k * channels + c]! * tx.weights[w + k]!;
+        horizontal[outRow + x * channels + c] = sum;
       }
     }
   }
   const out = Buffer.alloc(width * height * channels);
-  const sy = size.height / height;
+  const ty = taps(size.height, height);
+  const stride = width * channels;
   for (let y = 0; y < height; y++) {
-    const [from, to] = [y * sy, (y + 1) * sy];
-    for (let x = 0; x < width; x++) {
-      for (let c = 0; c < channels; c++) {
-        let sum = 0;
-        for (let j = Math.floor(from); j < Math.ceil(to) && j < size.height; j++) sum += horizontal[(j * width + x) * channels + c]! * (Math.min(to, j + 1) - Math.max(from, j));
-        out[(y * width + x) * channels + c] = Math.min(255, Math.round(sum / sy));
-      }
+    const first = ty.start[y]! * stride;
+    const w = y * ty.width;
+    const n = ty.count[y]!;
+    for (let i = 0; i < stride; i++) {
+      let sum = 0;
+      for (let k = 0; k < n; k++) sum += horizontal[first + k * stride + i]! * ty.weights[w + k]!;
+      out[y * stride + i] = Math.min(255, Math.round(sum));
     }
   }
   return out;
