@@ -4,7 +4,8 @@ import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { sendDraft } from '../../support/envelopes.js';
 import { API, useTestServer } from '../../support/server.js';
-import { makeSource, postBulk, row } from './helpers.js';
+import { createSaleTemplate } from '../templates/helpers.js';
+import { getBulk, makeSource, postBulk, row } from './helpers.js';
 
 for (const kind of DATABASES) {
   describe(`bulk send contract on ${kind}`, () => {
@@ -96,6 +97,26 @@ for (const kind of DATABASES) {
       assert.equal(other.statusCode, 409, other.body);
       assert.equal(other.json().code, 'idempotency_conflict');
       assert.equal((await t.server.ctx.db.selectFrom('bulk_sends').select('id').where('idempotency_key', '=', 'replay-key').execute()).length, 1);
+    });
+
+    test('a template version as the source: rows fill its roles by order, field_key values merge, envelopes pinned and sent', async () => {
+      const template = await createSaleTemplate(t.server, t.account.key, 'Bulk sale');
+      const people = (i: number) => [{ name: `Seller ${i}`, email: `s${i}@example.com` }, { name: `Buyer ${i}`, email: `b${i}@example.com` }, { name: `Witness ${i}`, email: `x${i}@example.com` }];
+      const bad = await postBulk(t.server, t.account.key, { source_template_id: template.id, rows: [{ recipients: people(0), field_values: { price: 'cheap' } }] });
+      assert.equal(bad.statusCode, 422, bad.body);
+      assert.deepEqual(bad.json().errors.map((e: { path: string }) => e.path), ['/rows/0/field_values/price']);
+      const response = await postBulk(t.server, t.account.key, { source_template_id: template.id, template_version: 1, rows: [0, 1, 2].map((i) => ({ recipients: people(i), field_values: { price: 5000 + i } })) });
+      assert.equal(response.statusCode, 202, response.body);
+      const id = response.json().bulk_send_id as string;
+      await t.server.runJobs();
+      const batch = await getBulk(t.server, t.account.key, id);
+      assert.equal(batch.status, 'completed', JSON.stringify(batch.failures));
+      const rows = (await t.server.request('GET', `${API}/bulk-sends/${id}/envelopes`, { key: t.account.key })).json().envelopes;
+      const envelope = (await t.server.request('GET', `${API}/envelopes/${rows[2].envelope_id}`, { key: t.account.key })).json();
+      assert.equal(envelope.status, 'sent');
+      assert.deepEqual([envelope.template_id, envelope.template_version, envelope.bulk_send_id, envelope.row_index], [template.id, 1, id, 2]);
+      assert.deepEqual(envelope.recipients.map((r: { email: string; role: string }) => [r.email, r.role]), [['s2@example.com', 'signer'], ['b2@example.com', 'signer'], ['x2@example.com', 'cc']]);
+      assert.equal(envelope.documents[0].fields.find((f: { label: string | null }) => f.label === 'Price').value, '5002');
     });
   });
 }
