@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sha256Hex } from '../../../server/storage/blobs.js';
-import { collectUnreferencedBlobs } from '../../../server/storage/blob-gc.js';
+import { BLOB_GC_JOB, collectUnreferencedBlobs } from '../../../server/storage/blob-gc.js';
+import { enqueueJob } from '../../../server/jobs/queue.js';
 import { bandPng } from '../../support/big-png.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
@@ -153,6 +154,21 @@ for (const kind of DATABASES) {
         assert.equal(signedPng.json().code, 'pdf_too_complex', signedPng.body);
         assert.match(signedPng.json().detail, /took longer than/);
       }
+    });
+
+    // Last: it moves the suite's clock two hours on.
+    test('the blobs.collect job deletes an orphan, keeps referenced blobs and schedules its next run', async () => {
+      const { draft } = await electronicEnvelope();
+      const orphan = await t.server.ctx.blobs.put(Buffer.from(`%PDF-1.7 job orphan ${kind} ${Date.now()}`));
+      const kept = (await t.server.ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', draft.id).executeTakeFirstOrThrow()).current_sha256!;
+      t.server.clock.advance(2 * 3600);
+      await enqueueJob(t.server.ctx.db, { kind: BLOB_GC_JOB, payload: {}, now: t.server.clock.now() });
+      assert.ok((await t.server.runJobs()) >= 1);
+      assert.equal(await t.server.ctx.blobs.has(orphan), false, 'the orphan is gone');
+      assert.equal(await t.server.ctx.blobs.has(kept), true, 'the envelope document is kept');
+      const next = await t.server.ctx.db.selectFrom('jobs').select(['state', 'run_at']).where('kind', '=', BLOB_GC_JOB).where('state', '=', 'queued').execute();
+      assert.equal(next.length, 1, 'the next run is queued');
+      assert.ok(new Date(next[0]!.run_at).getTime() > t.server.clock.now().getTime());
     });
   });
 }
