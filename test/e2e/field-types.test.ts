@@ -220,7 +220,7 @@ describe('every field type, keyboard only; an approver; touch drawing', () => {
     await page.getByRole('button', { name: /Sign here/ }).click();
     const pad = page.getByRole('img', { name: 'Signature drawing area' });
     const box = (await pad.boundingBox())!;
-    const ink = () => pad.evaluate((canvas) => (canvas as HTMLCanvasElement).toDataURL());
+    const ink = () => pad.evaluate((canvas) => (canvas as unknown as { toDataURL(): string }).toDataURL());
     const y = box.y + box.height / 2;
 
     await page.mouse.move(box.x + 30, y);
