@@ -118,5 +118,13 @@ for (const kind of DATABASES) {
       assert.deepEqual(envelope.recipients.map((r: { email: string; role: string }) => [r.email, r.role]), [['s2@example.com', 'signer'], ['b2@example.com', 'signer'], ['x2@example.com', 'cc']]);
       assert.equal(envelope.documents[0].fields.find((f: { label: string | null }) => f.label === 'Price').value, '5002');
     });
+
+    test('OpenAPI describes the bulk send routes from their schemas', async () => {
+      const v1 = (await t.server.request('GET', `${API}/openapi.json`)).json();
+      assert.ok(v1.paths['/bulk-sends'].post.responses['202']);
+      assert.ok(v1.paths['/bulk-sends'].get);
+      for (const path of ['/bulk-sends/{id}', '/bulk-sends/{id}/envelopes', '/bulk-sends/{id}/cancel']) assert.ok(v1.paths[path], path);
+      assert.ok(v1.webhooks['bulk_send.completed']);
+    });
   });
 }

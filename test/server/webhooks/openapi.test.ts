@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { API, LEGACY, useTestServer } from '../../support/server.js';
 import { EVENT_TYPES } from '../../../server/domain/workflow/events.js';
 import { TEMPLATE_EVENTS } from '../../../server/domain/templates/store.js';
+import { BULK_SEND_EVENTS } from '../../../server/domain/bulk/events.js';
 
 describe('webhooks in OpenAPI', () => {
   const ctx = useTestServer('sqlite');
@@ -16,7 +17,7 @@ describe('webhooks in OpenAPI', () => {
     assert.deepEqual(Object.keys(legacy.paths['/webhook/save/'].post.responses).sort(), ['200', '401', '403', '422']);
     const v1 = (await ctx.server.request('GET', `${API}/openapi.json`)).json();
     for (const document of [legacy, v1]) {
-      assert.deepEqual(Object.keys(document.webhooks).sort(), [...EVENT_TYPES, ...TEMPLATE_EVENTS, 'webhook.test'].sort());
+      assert.deepEqual(Object.keys(document.webhooks).sort(), [...EVENT_TYPES, ...TEMPLATE_EVENTS, ...BULK_SEND_EVENTS, 'webhook.test'].sort());
       const completed = document.webhooks['envelope.completed'].post;
       assert.ok(completed.parameters.some((p: { name: string; required: boolean }) => p.name === 'X-Service-Signature' && p.required));
       const schema = completed.requestBody.content['application/json'].schema;
