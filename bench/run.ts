@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N]`
  *
- * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `webhooks`, `signing`, `signing-page`), prints their tables, writes
+ * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `webhooks`, `templates`, `signing`, `signing-page`), prints their tables, writes
  * bench/results/<section>-<date>.json, and exits 1 only when a run had errors (2 when the
  * benchmark itself broke). Missed targets are printed as MISSED but do not fail the run, so the
  * numbers can still be recorded. See docs/performance.md.
@@ -15,6 +15,7 @@ import { printWorkflow, runWorkflow, WORKFLOW_TARGETS } from './workflow.js';
 import { printWebhooks, runWebhooks, WEBHOOK_TARGETS } from './webhooks.js';
 import { LEGACY_TARGETS, printLegacy, runLegacy } from './legacy.js';
 import { PAGE_TARGETS, printSigningPage, runSigningPage } from './signing-page.js';
+import { printTemplates, runTemplates, TEMPLATE_TARGETS } from './templates.js';
 
 interface Section {
   readonly description: string;
@@ -67,6 +68,14 @@ const SECTIONS: Record<string, Section> = {
     description: 'signing engine on SoftHSM: 1-page overhead, 50 MB file (time vs SHA-256, peak RSS), 200-page chain (results in bench/results/signing-*.json)',
     async run() {
       return { ok: await runSigningBench(), data: { see: 'bench/results/signing-*.json' } };
+    },
+  },
+  templates: {
+    description: 'templates: instantiate a 3-role, 20-field template (fresh Idempotency-Key each) vs envelope create, same server and run',
+    async run(options) {
+      const report = await runTemplates(options);
+      printTemplates(report);
+      return { ok: report.ok, data: { targets: TEMPLATE_TARGETS, ...report } };
     },
   },
   'signing-page': {

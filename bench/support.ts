@@ -83,6 +83,8 @@ export interface LoadTarget {
   readonly method?: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /** autocannon replaces `[<id>]` in the request (headers and body) with a fresh id per request, e.g. an Idempotency-Key. */
+  readonly idReplacement?: boolean;
 }
 
 export interface LoadResult {
@@ -116,6 +118,7 @@ async function cannon(target: LoadTarget, connections: number, duration: number)
     method: target.method ?? 'GET',
     headers: target.headers ?? {},
     ...(target.body === undefined ? {} : { body: target.body }),
+    ...(target.idReplacement ? { idReplacement: true } : {}),
     connections,
     duration,
     // The load generator runs on a worker thread so it does not share the server's event loop.

@@ -90,9 +90,9 @@ export class SqliteFastPath {
     this.statement(shape.sql).run(values);
   }
 
-  /** Runs any statement Kysely compiled (`query.compile()`, with its parameters). Only inside `write()`. */
-  run(query: CompiledQuery): void {
-    this.statement(query.sql).run(query.parameters as Value[]);
+  /** Runs any statement Kysely compiled (`query.compile()`, with its parameters); returns the rows changed. Only inside `write()`. */
+  run(query: CompiledQuery): number {
+    return this.statement(query.sql).run(query.parameters as Value[]).changes;
   }
 
   /**

@@ -1,10 +1,11 @@
 /** PUT /envelopes/{id}/documents/{document_id}/fields: replace the whole layout of one document on a draft. */
-import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import { iso, type Context } from '../context.js';
+import { newId } from '../ids.js';
 import { storedInfo } from '../documents/documents.js';
 import { findDraftEnvelope } from './find-envelope.js';
-import { validateFieldLayout, type FieldInput } from './field-layout.js';
+import { validateFieldLayout, type FieldInput, type LayoutDocument, type LayoutRecipient } from './field-layout.js';
+import type { FieldsTable } from '../../storage/schema.js';
 import { fieldView, type FieldView } from './views.js';
 
 export interface ReplacedFields {
@@ -25,35 +26,43 @@ export async function replaceFields(ctx: Context, accountId: string, envelopeId:
       .executeTakeFirst();
     if (!document) throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
     const recipients = await trx.selectFrom('recipients').select(['id', 'role', 'signature_method', 'name']).where('envelope_id', '=', envelopeId).execute();
-    const info = storedInfo(document);
-    const result = validateFieldLayout(fields, recipients, info);
-    if (!result.ok) {
-      const first = result.errors[0]!;
-      const where = first.index === undefined ? '' : `field ${first.index}: `;
-      throw new MoharError('invalid_field_layout', `${result.errors.length} problem(s) in the field layout; ${where}${first.message}`, { errors: result.errors });
-    }
+    const rows = checkedFieldRows(fields, recipients, storedInfo(document), envelopeId, documentId);
     await trx.deleteFrom('fields').where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).execute();
-    const rows = result.fields.map((f, position) => ({
-      id: randomUUID(),
-      envelope_id: envelopeId,
-      document_id: documentId,
-      recipient_id: f.recipient_id,
-      position,
-      field_type: f.field_type,
-      page_number: f.page_number,
-      x: f.rect.x,
-      y: f.rect.y,
-      width: f.rect.width,
-      height: f.rect.height,
-      label: f.label,
-      value: f.value,
-      options: f.options === null ? null : JSON.stringify(f.options),
-      pdf_signature_field: f.pdf_signature_field,
-      required: f.required ? 1 : 0,
-      editable: f.editable ? 1 : 0,
-    }));
     if (rows.length > 0) await trx.insertInto('fields').values(rows).execute();
     await trx.updateTable('envelopes').set({ updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
     return { envelope_id: envelopeId, document_id: documentId, fields: rows.map(fieldView) };
   });
+}
+
+/**
+ * The field rows of one document after the layout rules of this endpoint, or invalid_field_layout with
+ * every problem. Also used when a template is instantiated (domain/templates/instantiate.ts).
+ */
+export function checkedFieldRows(fields: readonly FieldInput[], recipients: readonly LayoutRecipient[], info: LayoutDocument, envelopeId: string, documentId: string): FieldsTable[] {
+  const result = validateFieldLayout(fields, recipients, info);
+  if (!result.ok) {
+    const first = result.errors[0]!;
+    const where = first.index === undefined ? '' : `field ${first.index}: `;
+    throw new MoharError('invalid_field_layout', `${result.errors.length} problem(s) in the field layout; ${where}${first.message}`, { errors: result.errors });
+  }
+  return result.fields.map((f, position) => ({
+    // Time-ordered ids (UUID v7): a layout writes many rows at once, appended at the index's right edge (ids.ts).
+    id: newId(),
+    envelope_id: envelopeId,
+    document_id: documentId,
+    recipient_id: f.recipient_id,
+    position,
+    field_type: f.field_type,
+    page_number: f.page_number,
+    x: f.rect.x,
+    y: f.rect.y,
+    width: f.rect.width,
+    height: f.rect.height,
+    label: f.label,
+    value: f.value,
+    options: f.options === null ? null : JSON.stringify(f.options),
+    pdf_signature_field: f.pdf_signature_field,
+    required: f.required ? 1 : 0,
+    editable: f.editable ? 1 : 0,
+  }));
 }

@@ -47,7 +47,7 @@ export async function beginIdempotent(ctx: Context, accountId: string, key: stri
   checkIdempotencyKey(key);
   const now = ctx.now();
   for (let attempt = 0; attempt < 2; attempt++) {
-    const inserted = await ctx.db
+    const insert = ctx.db
       .insertInto('idempotency_keys')
       .values({
         account_id: accountId,
@@ -59,9 +59,10 @@ export async function beginIdempotent(ctx: Context, accountId: string, key: stri
         created_at: iso(now),
         expires_at: iso(new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000)),
       })
-      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
+      .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing());
+    // SQLite: the same statement through the fast path, sharing a commit with the other writes of the moment.
+    const fast = ctx.sqlite;
+    const inserted = fast ? await fast.write(() => fast.run(insert.compile()) > 0) : (await insert.returning('key').executeTakeFirst()) !== undefined;
     if (inserted) return { kind: 'first' };
     const row = await ctx.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
     if (!row) continue; // released between our insert and select: try once more
@@ -81,12 +82,14 @@ export async function beginIdempotent(ctx: Context, accountId: string, key: stri
 }
 
 export async function completeIdempotent(ctx: Context, accountId: string, key: string, response: StoredResponse): Promise<void> {
-  await ctx.db
+  const update = ctx.db
     .updateTable('idempotency_keys')
     .set({ state: 'done', response_status: response.status, response_body: JSON.stringify(response.body) })
     .where('account_id', '=', accountId)
-    .where('key', '=', key)
-    .execute();
+    .where('key', '=', key);
+  const fast = ctx.sqlite;
+  if (fast) await fast.write(() => fast.run(update.compile()));
+  else await update.execute();
 }
 
 export async function releaseIdempotent(ctx: Context, accountId: string, key: string): Promise<void> {

@@ -136,6 +136,7 @@ for (const kind of DATABASES) {
       assert.equal(v3.json().version, 3);
 
       const envelope = (await get(`/envelopes/${env2.json().id}`)).json();
+      assert.deepEqual(env2.json(), envelope, 'the answer is the envelope as GET shows it');
       assert.equal(envelope.template_id, id);
       assert.equal(envelope.template_version, 2);
       assert.equal(envelope.message, 'Version two');

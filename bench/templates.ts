@@ -1,0 +1,142 @@
+/**
+ * Template benchmark: for each database, a real Mohar app on loopback HTTP. Measures envelope creation
+ * (POST /envelopes, one recipient) and instantiation of a 3-role, 20-field template
+ * (POST /templates/{id}/instantiate, a fresh Idempotency-Key per request) in the same run, and checks
+ * instantiate ≥ 0.5 × create by requests per second (the CPU per request is printed too).
+ */
+import { API_BASE, buildApp } from '../server/app.js';
+import { parseConfig } from '../server/config.js';
+import { createAccount } from '../server/domain/accounts/create-account.js';
+import { generateApiKey } from '../server/domain/keys/api-keys.js';
+import { openRuntime } from '../server/start.js';
+import { createTestDatabase } from '../test/support/databases.js';
+import { makePdf } from '../test/support/pdf-fixtures.js';
+import { CREATE_BODY } from './server-api.js';
+import { backendPids, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+
+export const TEMPLATE_TARGETS = { instantiateVsCreate: 0.5 } as const;
+
+const ROLES = [
+  { role_key: 'seller', label: 'Seller' },
+  { role_key: 'buyer', label: 'Buyer' },
+  { role_key: 'witness', label: 'Witness', role: 'approver' },
+];
+
+/** 20 fields: a Signature per signer, then Text, Date, Number, Checkbox fields spread over two pages and the three roles. */
+export function benchFields(): Record<string, unknown>[] {
+  const fields: Record<string, unknown>[] = [
+    { role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50 },
+    { role_key: 'buyer', field_type: 1, page_number: 2, x: 300, y: 600, width: 180, height: 50 },
+  ];
+  const types = [8, 11, 10, 9, 4, 3];
+  for (let i = 0; fields.length < 20; i++) {
+    const type = types[i % types.length]!;
+    fields.push({ ...(type === 8 ? { field_key: `text_${i}` } : {}), role_key: ROLES[i % 3]!.role_key === 'witness' && [4, 3].includes(type) ? 'seller' : ROLES[i % 3]!.role_key, field_type: type, page_number: 1 + (i % 2), x: 40 + (i % 4) * 130, y: 60 + Math.floor(i / 4) * 40, width: 120, height: 20, label: `Field ${i}` });
+  }
+  return fields;
+}
+
+export const INSTANTIATE_BODY = JSON.stringify({
+  title: 'bench instantiate',
+  recipients: { seller: { name: 'Asha Rao', email: 'asha@example.com' }, buyer: { name: 'Vikram Shah', email: 'vikram@example.com' }, witness: { name: 'Kiran', email: 'kiran@example.com' } },
+  field_values: { text_0: 'filled' },
+});
+
+export interface TemplateRun {
+  database: DatabaseChoice;
+  engine: string;
+  error?: string;
+  results: LoadResult[];
+  ratio?: number;
+  cpuRatio?: number;
+  targetMet?: boolean;
+}
+
+export interface TemplateReport {
+  runs: TemplateRun[];
+  ok: boolean;
+}
+
+async function createBenchTemplate(base: string, key: string): Promise<string> {
+  const form = new FormData();
+  form.append('template', JSON.stringify({ name: 'Bench sale', roles: ROLES, documents: [{ file: 'contract', fields: benchFields() }] }));
+  form.append('contract', new Blob([makePdf({ pages: 2 })], { type: 'application/pdf' }), 'sale.pdf');
+  const response = await fetch(`${base}${API_BASE}/templates`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
+  if (response.status !== 201) throw new Error(`creating the bench template answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { template_id: string }).template_id;
+}
+
+function cost(r: LoadResult): number {
+  return r.cpu ? r.cpu.serverUsPerRequest + r.cpu.dbUsPerRequest : Number.NaN;
+}
+
+async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promise<TemplateRun> {
+  const database = await createTestDatabase(kind);
+  try {
+    const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_HOST: '127.0.0.1', MOHAR_PORT: '0', MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000' });
+    const runtime = await openRuntime(config);
+    try {
+      const account = await createAccount(runtime.ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
+      const { api_key: key } = await generateApiKey(runtime.ctx, account.accountId, 'live');
+      const app = await buildApp(runtime.ctx);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      try {
+        const address = app.server.address();
+        if (typeof address !== 'object' || address === null) throw new Error('the server has no TCP address');
+        const base = `http://127.0.0.1:${address.port}`;
+        const json = { 'x-api-key': key, 'content-type': 'application/json' };
+        const templateId = await createBenchTemplate(base, key);
+        const results: LoadResult[] = [];
+        for (const target of [
+          { name: 'create', url: `${base}${API_BASE}/envelopes`, method: 'POST' as const, headers: json, body: CREATE_BODY },
+          { name: 'instantiate', url: `${base}${API_BASE}/templates/${templateId}/instantiate`, method: 'POST' as const, headers: { ...json, 'idempotency-key': 'bench-[<id>]' }, body: INSTANTIATE_BODY, idReplacement: true },
+        ]) {
+          process.stdout.write(`  ${kind}: ${target.name} (${options.warmup}s warm-up + ${options.duration}s)…\n`);
+          results.push(await measure(target, options, () => backendPids(runtime.ctx)));
+        }
+        const [create, instantiate] = results as [LoadResult, LoadResult];
+        const ratio = instantiate.reqPerSec / create.reqPerSec;
+        return { database: kind, engine: await engineVersion(runtime.ctx), results, ratio, cpuRatio: cost(create) / cost(instantiate), targetMet: ratio >= TEMPLATE_TARGETS.instantiateVsCreate };
+      } finally {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await app.close();
+      }
+    } finally {
+      await runtime.close();
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+export async function runTemplates(options: BenchOptions): Promise<TemplateReport> {
+  const kinds: DatabaseChoice[] = options.only ? [options.only] : ['sqlite', 'postgres'];
+  const runs: TemplateRun[] = [];
+  for (const kind of kinds) {
+    try {
+      runs.push(await benchDatabase(kind, options));
+    } catch (error) {
+      runs.push({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] });
+    }
+  }
+  return { runs, ok: runs.every((r) => r.error === undefined && r.results.every((x) => !x.failed)) };
+}
+
+export function printTemplates(report: TemplateReport): void {
+  for (const run of report.runs) {
+    console.log(`\n${run.engine}`);
+    if (run.error !== undefined) {
+      console.log(`  FAILED: ${run.error}`);
+      continue;
+    }
+    const rows = run.results.map((r) => [
+      r.name, fixed(r.reqPerSec), fixed(r.latencyP99Ms), fixed(r.requests), `${r.non2xx}/${r.errors}/${r.timeouts}`,
+      r.cpu ? fixed(r.cpu.serverUsPerRequest, 1) : '-', r.cpu ? fixed(r.cpu.dbUsPerRequest, 1) : '-',
+      r.cpu ? `${fixed(r.cpu.cores.bench, 2)}/${fixed(r.cpu.cores.db, 2)}/${fixed(r.cpu.cores.others, 2)}` : '-',
+      r.failed ? `FAILED ${JSON.stringify(r.statusCodes)}` : `ok${disturbed(r) ? ', DISTURBED' : ''}${r.attempts > 1 ? ` (best of ${r.attempts})` : ''}`,
+    ]);
+    console.log(table(['route', 'req/s', 'p99 ms', 'requests', 'non2xx/err/timeout', 'server µs/req', 'db µs/req', 'cores bench/db/others', 'run'], rows));
+    if (run.ratio === undefined) continue;
+    console.log(`  instantiate/create = ${fixed(run.ratio, 3)} (by CPU per request ${fixed(run.cpuRatio ?? Number.NaN, 3)})  target >= ${TEMPLATE_TARGETS.instantiateVsCreate}: ${run.targetMet ? 'met' : 'MISSED'}`);
+  }
+}
