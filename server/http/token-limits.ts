@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MoharError } from '../../common/errors.js';
 import type { Context } from '../domain/context.js';
 import { createRateLimiter, type RateDecision, type RateLimiter } from '../domain/limits/rate-limiter.js';
+import { Problem } from './schemas/common.js';
 
 /** Default body limit of a token route. */
 export const TOKEN_ROUTE_BODY_LIMIT = 64 * 1024;
@@ -55,7 +56,11 @@ async function take(limiter: RateLimiter | undefined, key: string, reply: Fastif
 export function installTokenRouteLimits(app: FastifyInstance, ctx: Context): void {
   // Routes registered after this (all of them) get the small default unless they chose a limit.
   app.addHook('onRoute', (route) => {
-    if (isTokenRoute(route.url) && route.bodyLimit === undefined) route.bodyLimit = TOKEN_ROUTE_BODY_LIMIT;
+    if (!isTokenRoute(route.url)) return;
+    if (route.bodyLimit === undefined) route.bodyLimit = TOKEN_ROUTE_BODY_LIMIT;
+    // Documented in OpenAPI with the route's other problems.
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (route.schema && response) route.schema.response = { 413: Problem, 429: Problem, ...response };
   });
   const perToken = createRateLimiter(ctx.db, ctx.dialect, ctx.config.tokenRateLimitPerMinute);
   const perAddress = createRateLimiter(ctx.db, ctx.dialect, ctx.config.addressRateLimitPerMinute);

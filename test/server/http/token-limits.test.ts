@@ -75,6 +75,14 @@ for (const kind of DATABASES) {
       assert.notEqual(upload.statusCode, 415, 'the upload route reads the PDF (and then finds no such link)');
       assert.notEqual(upload.statusCode, 413);
     });
+
+    test('OpenAPI lists 413 and 429 for the signing-link routes', async () => {
+      const doc = (await t.server.request('GET', `${API}/openapi.json`)).json();
+      for (const [path, method] of [['/signing/{token}', 'post'], ['/signing/{token}/documents/{document_id}/signed', 'put'], ['/signing/{token}/documents/{document_id}/prepared', 'get']] as const) {
+        const responses = doc.paths[path]?.[method]?.responses ?? {};
+        assert.ok(responses['413'] && responses['429'], `${method} ${path}: ${Object.keys(responses).join(', ')}`);
+      }
+    });
   });
 
   describe(`signing-link rate limits on ${kind}`, () => {
