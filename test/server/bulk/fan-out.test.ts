@@ -114,5 +114,20 @@ for (const kind of DATABASES) {
       assert.equal((await t.server.ctx.db.selectFrom('bulk_sends').select('id').where('account_id', '=', other.accountId).execute()).length, 0);
       await t.server.runJobs();
     });
+
+    test('10,000 rows (the default MOHAR_BULK_MAX_ROWS) fit the body limit and are accepted in one call; cancel cancels them all', async () => {
+      const source = await makeSource(t.server, t.account.key);
+      const rows = Array.from({ length: 10_000 }, (_, i) => row(20_000 + i));
+      const started = Date.now();
+      const response = await postBulk(t.server, t.account.key, { source_envelope_id: source.id, rows });
+      assert.equal(response.statusCode, 202, response.body.slice(0, 500));
+      assert.equal(response.json().total_rows, 10_000);
+      const id = response.json().bulk_send_id as string;
+      const canceled = await t.server.request('POST', `${API}/bulk-sends/${id}/cancel`, { key: t.account.key });
+      assert.equal(canceled.json().counts.canceled, 10_000);
+      assert.ok(Date.now() - started < 60_000, `accepting 10,000 rows took ${Date.now() - started} ms`);
+      await t.server.runJobs();
+      assert.equal((await envelopesPerRow(t.server, id)).size, 0);
+    });
   });
 }
