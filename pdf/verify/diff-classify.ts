@@ -3,10 +3,11 @@
  * which keys changed. An allow-list: a change is `signing`, `form_filling`, `ltv` or `annotations`
  * only when positively recognised as such; anything else is `other`, with a reason a person can read.
  */
-import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, type PdfObject } from '../objects.js';
+import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from '../objects.js';
 import type { ChangedObject } from './change-class.js';
 import type { FieldNode, RevisionFacts, SigDictInfo } from './diff-facts.js';
 import { signatureShapeProblems } from './sig-shape.js';
+import { changedKeys, describe, dictOf, sameObject } from './diff-util.js';
 
 export type Verdict = Omit<ChangedObject, 'num'>;
 
@@ -26,35 +27,6 @@ const MARKUP = new Set(['Text', 'FreeText', 'Line', 'Square', 'Circle', 'Polygon
 
 const other = (reason: string, field?: string): Verdict => (field === undefined ? { class: 'other', reason } : { class: 'other', reason, field });
 
-export function dictOf(obj: PdfObject): PdfDict | undefined {
-  return obj instanceof PdfStream ? obj.dict : obj instanceof PdfDict ? obj : undefined;
-}
-
-/** Deep equality of two direct objects (references compare by number, not by target). */
-export function sameObject(a: PdfObject, b: PdfObject): boolean {
-  if (a === b) return true;
-  if (a instanceof PdfRef && b instanceof PdfRef) return a.num === b.num && a.gen === b.gen;
-  if (a instanceof PdfName && b instanceof PdfName) return a.name === b.name;
-  if (a instanceof PdfString && b instanceof PdfString) return Buffer.from(a.bytes).equals(Buffer.from(b.bytes));
-  if (a instanceof PdfArray && b instanceof PdfArray) return a.items.length === b.items.length && a.items.every((x, i) => sameObject(x, b.items[i]!));
-  if (a instanceof PdfDict && b instanceof PdfDict) return a.size === b.size && [...a.keys()].every((k) => b.has(k) && sameObject(a.get(k), b.get(k)));
-  if (a instanceof PdfStream && b instanceof PdfStream) return sameObject(a.dict, b.dict) && Buffer.from(a.raw()).equals(Buffer.from(b.raw()));
-  return false;
-}
-
-function changedKeys(before: PdfDict | undefined, after: PdfDict | undefined): { key: string; how: string }[] {
-  const names = new Set([...(before?.keys() ?? []), ...(after?.keys() ?? [])]);
-  return [...names].filter((k) => !sameObject(before?.get(k) ?? null, after?.get(k) ?? null)).map((key) => ({ key, how: !before?.has(key) ? 'added' : !after?.has(key) ? 'removed' : 'changed' }));
-}
-
-/** "/XObject /Form", "/Font /Type1", "stream": what an object is, for reasons. */
-export function describe(obj: PdfObject): string {
-  const d = dictOf(obj);
-  const names = ['Type', 'Subtype'].map((k) => d?.get(k)).filter((n): n is PdfName => n instanceof PdfName).map((n) => `/${n.name}`);
-  if (names.length > 0) return names.join(' ');
-  return obj instanceof PdfStream ? 'stream' : obj instanceof PdfDict ? 'dictionary' : obj instanceof PdfArray ? 'array' : 'object';
-}
-
 /** The signature this revision adds to a field, if any: its class and field. */
 function signedNow(scope: DiffScope, field: string): Verdict | undefined {
   for (const sig of scope.newSigs.values()) if (sig.field === field) return { class: sig.docTimestamp ? 'ltv' : 'signing', reason: '', field };
@@ -73,6 +45,7 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
   if (sig && scope.newSigs.has(num)) {
     const what = sig.docTimestamp ? `document timestamp of field "${sig.field}"` : `signature dictionary of field "${sig.field}"`;
     const shape = d ? signatureShapeProblems(after.reader, d) : ['not a dictionary'];
+    if (d?.has('Reference') && !certifiesNow(scope, num)) shape.push('it carries a /Reference (a DocMDP or FieldMDP transform) but is not the certification of an unsigned document');
     if (shape.length > 0) return [other(`${what}: ${shape.join('; ')}`, sig.field)];
     return [{ class: sig.docTimestamp ? 'ltv' : 'signing', reason: what, field: sig.field }];
   }
@@ -93,6 +66,13 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
   if (num === after.acroFormNum) return acroFormVerdicts(scope, scope.before.reader.getDict(scope.before.reader.catalog, 'AcroForm'), d);
   if (after.dss.has(num)) return [{ class: 'ltv', reason: `validation data (/DSS ${describe(obj)})` }];
   return undefined;
+}
+
+/** The signature dictionary `num` is the document's certification, made in this revision over an unsigned document. */
+function certifiesNow(scope: DiffScope, num: number): boolean {
+  const { before, after } = scope;
+  const perms = after.reader.getDict(after.reader.catalog, 'Perms')?.get('DocMDP');
+  return perms instanceof PdfRef && perms.num === num && !before.reader.catalog.has('Perms') && before.sigDicts.size === 0;
 }
 
 function newFieldVerdict(scope: DiffScope, node: FieldNode, d: PdfDict | undefined): Verdict {

@@ -10,7 +10,8 @@ import type { PdfReader } from '../document.js';
 import { PdfRef, type PdfObject } from '../objects.js';
 import type { XrefEntry } from '../xref.js';
 import type { ChangedObject } from './change-class.js';
-import { classifyAdded, classifyChanged, describe, type DiffScope, type Verdict } from './diff-classify.js';
+import { classifyAdded, classifyChanged, type DiffScope, type Verdict } from './diff-classify.js';
+import { describe } from './diff-util.js';
 import { referencesIn, revisionFacts, type SigDictInfo } from './diff-facts.js';
 
 interface Collected {

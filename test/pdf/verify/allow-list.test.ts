@@ -213,6 +213,12 @@ describe('allow-list difference analysis', () => {
       refused(signedA, revise(signedA, (u, t) => u.editDict(t.field('sigA')).set('V', u.add(dict({ Type: name('Sig'), Contents: new PdfString(new Uint8Array(8), true) })))), /its signature \(\/V\) was replaced/);
     });
 
+    test('a later signature that carries a DocMDP transform (a second certification)', () => {
+      const reference = new PdfArray([dict({ Type: name('SigRef'), TransformMethod: name('DocMDP'), TransformParams: dict({ Type: name('TransformParams'), P: 1, V: name('1.2') }) })]);
+      const next = revise(signedA, (u, t) => u.editDict(t.field('sigB')).set('V', u.add(dict({ Type: name('Sig'), Reference: reference }))));
+      refused(signedA, next, /carries a \/Reference \(a DocMDP or FieldMDP transform\) but is not the certification/, { signingField: 'sigB' });
+    });
+
     test('an object redefined without change', () => {
       refused(base, revise(base, (u, t) => u.editDict(t.catalog)), /redefined without change/);
     });
