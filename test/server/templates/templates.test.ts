@@ -83,6 +83,27 @@ for (const kind of DATABASES) {
       assert.equal((await get(`/templates/${id}/versions/9`)).json().code, 'template_version_not_found');
     });
 
+    test('GET, edit, PATCH back (application/merge-patch+json): read-only members unchanged are accepted, changed ones refused', async () => {
+      const { id } = await createSaleTemplate(t.server, t.account.key);
+      const current = (await get(`/templates/${id}`)).json();
+      const merge = (json: unknown) => t.server.request('PATCH', `${API}/templates/${id}`, { key: t.account.key, json, headers: { 'content-type': 'application/merge-patch+json' } });
+      const roundTrip = await merge({ ...current, description: 'Edited', settings: { ...current.settings, metadata: { team: 'legal' } } });
+      assert.equal(roundTrip.statusCode, 200, roundTrip.body);
+      assert.equal(roundTrip.json().version, 2);
+      assert.equal(roundTrip.json().description, 'Edited');
+      assert.deepEqual((await get(`/templates/${id}/versions/2`)).json().summary.settings_changed, ['metadata']);
+      const removed = await merge({ settings: { metadata: null, expire_in_days: null } });
+      assert.equal(removed.json().settings.metadata, null);
+      assert.equal(removed.json().settings.expire_in_days, null);
+      const readOnly = await merge({ version: 7, archived: true });
+      assert.equal(readOnly.statusCode, 422);
+      assert.deepEqual(readOnly.json().errors.map((e: { path: string }) => e.path), ['/version', '/archived']);
+      const openapi = (await t.server.request('GET', `${API}/openapi.json`)).json();
+      for (const path of ['/templates', '/templates/{id}', '/templates/{id}/versions', '/templates/{id}/versions/{version}', '/templates/{id}/restore', '/templates/{id}/instantiate']) assert.ok(openapi.paths[path], path);
+      assert.ok(openapi.paths['/templates/{id}/instantiate'].post.requestBody.content['application/json'].example.recipients, 'instantiate has an example');
+      assert.equal(openapi.paths['/templates/{id}'].get.responses['200'].content['application/json'].example.format, 'mohar.template/v1');
+    });
+
     test('versions cannot be changed in place: the database refuses UPDATE and DELETE', async () => {
       const { id } = await createSaleTemplate(t.server, t.account.key);
       const db = t.server.ctx.db;
