@@ -1,8 +1,8 @@
 /**
- * The fan-out job (kind bulk_send.chunk): one job per range of CHUNK_ROWS rows. It first enqueues the
- * next range (dedupe key per range, so a retried job makes no second successor and the ranges can run
- * on several runners at once), then runs its own rows through processRow, then finishes the batch when
- * no row is left. A crash anywhere is repaired by the job's retry: rows already sent are skipped,
+ * The fan-out job (kind bulk_send.chunk): one job per range of CHUNK_ROWS rows. It runs its own rows
+ * through processRow, then enqueues the next range (dedupe key per range, so a retried job makes no second
+ * successor), then finishes the batch when no row is left. One chunk of a batch at a time leaves the
+ * runner's other slots to mail and completion jobs; any runner (any instance) may take the next chunk. A crash anywhere is repaired by the job's retry: rows already sent are skipped,
  * half-made ones resumed (process-row.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -52,7 +52,6 @@ export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
   // A canceled batch still runs: its rows with an envelope are finished; its pending rows are canceled already.
   if (batch.status.startsWith('completed')) return;
   const now = ctx.now();
-  if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, now);
   if (batch.status === 'queued') {
     await ctx.db.updateTable('bulk_sends').set({ status: 'running', started_at: iso(now), updated_at: iso(now) }).where('id', '=', batchId).where('status', '=', 'queued').execute();
   }
@@ -64,6 +63,7 @@ export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
   for (const row of rows) {
     if ((await processRow(ctx, batch, source, { row_index: Number(row.row_index), input: row.input }, worker)) === 'busy') busy++;
   }
+  if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
   // Rows another worker holds: retry this chunk later (the job's backoff), when they are done or their claim expired.
   if (busy > 0) throw new Error(`${busy} row(s) of chunk ${from} are claimed by another worker; retrying later`);
   await finishIfDone(ctx, batchId, batch.account_id);
