@@ -15,7 +15,7 @@ import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { loadActors, recordAct, type ClientInfo } from './act-context.js';
 import type { DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
-import { assertOwnRevision } from './revision-guard.js';
+import { assertOwnRevisionOffLoop } from './revision-guard.js';
 import { fillValues } from './field-values.js';
 import type { ResolvedSession } from './sessions.js';
 
@@ -52,7 +52,7 @@ export async function prepareForToken(ctx: Context, session: ResolvedSession, do
   const current = await ctx.blobs.get(currentSha);
   // Filling parses the document: in the PDF worker pool (memory and time caps), off the event loop.
   const bytes = Object.keys(values.pdf).length > 0 ? Buffer.from(await ctx.pdf.run('fill', { bytes: current, values: values.pdf })) : current;
-  if (bytes !== current) assertOwnRevision('prepared (DSC form filling)', current, bytes, { fillableFields: Object.keys(values.pdf) });
+  if (bytes !== current) await assertOwnRevisionOffLoop(ctx.pdf, 'prepared (DSC form filling)', current, bytes, { fillableFields: Object.keys(values.pdf) });
   const sha256 = await ctx.blobs.put(bytes);
   await ctx.db.updateTable('recipients').set({ prepared_sha256: sha256, act_details: details }).where('id', '=', recipient.id).execute();
   return { bytes, fieldName: pdfFieldName(signatureField) };

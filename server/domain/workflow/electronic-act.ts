@@ -14,7 +14,7 @@ import { loadActors, recordAct, type ClientInfo } from './act-context.js';
 import { checkActionForRole, type DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
 import { signPadesOffLoop } from './sign-off-loop.js';
-import { assertOwnRevision } from './revision-guard.js';
+import { assertOwnRevisionOffLoop } from './revision-guard.js';
 import { fillValues } from './field-values.js';
 import type { ResolvedSession } from './sessions.js';
 
@@ -77,7 +77,7 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
         appearance: image ? { image, lines: [first.recipient.name, iso(now).slice(0, 10)] } : { lines: [input.signature.text ?? first.recipient.name, `${first.recipient.name}, ${iso(now).slice(0, 10)}`] },
         ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
       });
-      assertOwnRevision('electronic signature', bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: Object.keys(formValues) });
+      await assertOwnRevisionOffLoop(ctx.pdf, 'electronic signature', bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: Object.keys(formValues) });
       revisions.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await ctx.blobs.put(signed.bytes), size: signed.bytes.length });
     }
     const at = iso(ctx.now());

@@ -5,6 +5,7 @@
  * may change: the recipient's own fields, their own signature field, validation data.
  */
 import { judgeAppendedRevision, type RevisionPolicy } from '../../../pdf/verify/index.js';
+import type { PdfInspector } from '../documents/pdf-inspector.js';
 
 export type { RevisionPolicy } from '../../../pdf/verify/index.js';
 
@@ -14,6 +15,17 @@ export type { RevisionPolicy } from '../../../pdf/verify/index.js';
  */
 export function assertOwnRevision(act: string, prior: Uint8Array, next: Uint8Array, policy: RevisionPolicy): void {
   const judgement = judgeAppendedRevision(prior, next, policy);
+  if (!judgement.accepted) {
+    throw new Error(`internal error: the ${act} revision Mohar built changes more than that act may (${judgement.problem ?? 'refused'}); nothing was stored`);
+  }
+}
+
+/**
+ * assertOwnRevision in the PDF worker pool (pdf-tasks.ts judgeRevision): the judge parses both files, which
+ * for a large or hostile original is CPU work the event loop should not do.
+ */
+export async function assertOwnRevisionOffLoop(pdf: PdfInspector, act: string, prior: Uint8Array, next: Uint8Array, policy: RevisionPolicy): Promise<void> {
+  const judgement = await pdf.run('judgeRevision', { prior, next, policy });
   if (!judgement.accepted) {
     throw new Error(`internal error: the ${act} revision Mohar built changes more than that act may (${judgement.problem ?? 'refused'}); nothing was stored`);
   }
