@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { verifyAuditChain } from '../../../server/audit/index.js';
 import { DATABASES } from '../../support/databases.js';
-import { makeDraft } from '../../support/envelopes.js';
+import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { createSaleTemplate, instantiate, jsonPart, multipart, PEOPLE } from './helpers.js';
@@ -44,6 +44,14 @@ for (const kind of DATABASES) {
       assert.deepEqual((await get(`/envelopes/${draft.id}`)).json(), before);
       const versions = (await get(`/templates/${template.template_id}/versions`)).json();
       assert.equal(versions.versions[0].summary.created_from, 'envelope');
+
+      // A sent envelope too: the template takes the PDF as uploaded, not the prepared revision.
+      await sendDraft(t.server, t.account.key, draft);
+      const fromSent = await t.server.request('POST', `${API}/templates`, { key: t.account.key, json: { source_envelope_id: draft.id } });
+      assert.equal(fromSent.statusCode, 201, fromSent.body);
+      assert.equal(fromSent.json().name, 'Agreement', 'the envelope title by default');
+      assert.equal(fromSent.json().documents[0].sha256, template.documents[0].sha256);
+      assert.equal((await get(`/envelopes/${draft.id}`)).json().status, 'sent');
     });
 
     test('PATCH makes versions 2 and 3 with summaries; a no-op makes none; If-Match conflict is 412; old versions stay readable', async () => {
