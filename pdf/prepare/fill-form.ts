@@ -234,7 +234,11 @@ function fillRadio(update: IncrementalUpdate, field: FormField, value: string | 
     return problem(`"${String(value)}" is not one of the options (${(shown.length > 0 ? shown : states.filter((s): s is string => s !== undefined)).join(', ')})`);
   }
   setValue(update, field, new PdfName(state));
+  // Only widgets whose state changes are rewritten: a widget redefined unchanged is a change a validator
+  // cannot tell from a forged one (the allow-list refuses it).
   field.widgets.forEach((w, i) => {
-    widgetDict(update, field, w).set('AS', name(states[i] === state ? state : 'Off'));
+    const shown = states[i] === state ? state : 'Off';
+    const current = update.resolve(w.dict.get('AS'));
+    if (!(current instanceof PdfName && current.name === shown)) widgetDict(update, field, w).set('AS', name(shown));
   });
 }

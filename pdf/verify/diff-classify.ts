@@ -162,6 +162,8 @@ function fieldVerdicts(scope: DiffScope, node: FieldNode, before: PdfDict | unde
       return other(`signature ${label}: /${key} ${how}${signing ? '' : ' (the field is not signed in this revision)'}`, node.name);
     }
     if (['V', 'AP', 'AS'].includes(key) && node.terminal) return { class: 'form_filling', reason: `${label} /${key}`, field: node.name };
+    // A kid widget of a field (a radio button's options, say) carries its own state and appearance.
+    if (['AP', 'AS'].includes(key) && node.widget && !node.field) return { class: 'form_filling', reason: `${label} widget /${key}`, field: node.name };
     return other(`${label}: /${key} ${how}`, node.name);
   });
 }

@@ -113,6 +113,18 @@ describe('allow-list difference analysis', () => {
       assert.ok(other.every((o) => o.field === 'pan'));
     });
 
+    test('a radio group, a choice and a checkbox filled: form_filling only (the chosen radio kid /AS, no unchanged kid rewritten)', () => {
+      const form = prepareForm(makePdf(), [
+        { type: 13, page: 1, rect: { x: 50, y: 50, width: 150, height: 22 }, recipientId: 'r1', id: 'pets', name: 'pets', options: ['Yes', 'No', 'Maybe'] },
+        { type: 12, page: 1, rect: { x: 50, y: 100, width: 150, height: 22 }, recipientId: 'r1', id: 'pay', name: 'pay', options: ['Monthly', 'Quarterly'] },
+        { type: 9, page: 1, rect: { x: 50, y: 150, width: 18, height: 18 }, recipientId: 'r1', id: 'ok', name: 'ok' },
+      ]).bytes;
+      const filled = fillForm(form, { pets: 'No', pay: 'Quarterly', ok: true });
+      const objects = accepted(form, filled, { fillableFields: ['pets', 'pay', 'ok'] });
+      assert.ok(objects.some((o) => o.class === 'form_filling' && o.field === 'pets' && /widget \/AS/.test(o.reason)), reasons(objects));
+      refused(form, filled, /field "pets"/, { fillableFields: ['pay', 'ok'] });
+    });
+
     test('a real signature by signPades is signing of that field; another field is refused', () => {
       const objects = accepted(base, signedA, { signingField: 'sigA' });
       assert.ok(objects.some((o) => o.class === 'signing' && /signature field "sigA" signed/.test(o.reason)), reasons(objects));
