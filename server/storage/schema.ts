@@ -90,10 +90,10 @@ export interface EnvelopesTable {
   certificate_sha256: string | null;
   /** Sequence number of the last event recorded for this envelope. */
   events_seq: Generated<number>;
-  /** The template and version it was instantiated from (migration 0013); null otherwise. */
+  /** The template and version it was instantiated from (migration 0011); null otherwise. */
   template_id?: string | null;
   template_version?: number | null;
-  /** The bulk send and row that made it (migration 0014; UNIQUE together); null otherwise. */
+  /** The bulk send and row that made it (migration 0012; UNIQUE together); null otherwise. */
   bulk_send_id?: string | null;
   row_index?: number | null;
 }
@@ -449,7 +449,7 @@ export interface SandboxRequestsTable {
   signed_at: string | null;
 }
 
-/** A template (migration 0013): identity and the pointers that move; the definition is in its versions. */
+/** A template (migration 0011): identity and the pointers that move; the definition is in its versions. */
 export interface TemplatesTable {
   id: string;
   account_id: string;
@@ -491,7 +491,7 @@ export interface TemplateAuditTable {
   hash: string;
 }
 
-/** A bulk send batch (migration 0014). */
+/** A bulk send batch (migration 0012). */
 export interface BulkSendsTable {
   id: string;
   account_id: string;

@@ -13,9 +13,9 @@ import * as m0006 from './0006_workflow.js';
 import * as m0007 from './0007_webhooks.js';
 import * as m0008 from './0008_legacy.js';
 import * as m0009 from './0009_sandbox.js';
-import * as m0011 from './0011_field_editable.js';
-import * as m0013 from './0013_templates.js';
-import * as m0014 from './0014_bulk_sends.js';
+import * as m0010 from './0010_field_editable.js';
+import * as m0011 from './0011_templates.js';
+import * as m0012 from './0012_bulk_sends.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -27,9 +27,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007_webhooks': m0007,
   '0008_legacy': m0008,
   '0009_sandbox': m0009,
-  '0011_field_editable': m0011,
-  '0013_templates': m0013,
-  '0014_bulk_sends': m0014,
+  '0010_field_editable': m0010,
+  '0011_templates': m0011,
+  '0012_bulk_sends': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
