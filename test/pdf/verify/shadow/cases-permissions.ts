@@ -9,12 +9,6 @@ import { dict, name } from '../../../../pdf/write/serialize.js';
 import type { CaseContext, ShadowCase } from './kit.js';
 import { signedRevision } from './revision.js';
 
-const REFERENCE_GAP = {
-  judge: 'judgeAppendedRevision classifies the signer’s signature dictionary as `signing` whatever its /Reference (DocMDP, FieldMDP) says',
-  verifier: 'verifyPdf reports no problem for a DocMDP or FieldMDP transform in a signature that is not the first',
-  upload: 'PUT …/signed accepts it (200): the signer’s signature then sets permissions for everyone after them',
-};
-
 const transform = (method: 'DocMDP' | 'FieldMDP', params: PdfDict): PdfArray => new PdfArray([dict({ Type: name('SigRef'), TransformMethod: name(method), TransformParams: params })]);
 const withReference = (ctx: CaseContext, reference: PdfArray): Promise<Buffer> => signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { sig: (sig) => sig.set('Reference', reference) });
 
@@ -24,8 +18,7 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
     attack: 'catalog',
     reason: /Reference|DocMDP|certif/i,
     wellFormed: true,
-    where: 'signature-dictionary',
-    gaps: REFERENCE_GAP,
+    where: 'signing-revision',
     build: (ctx) => withReference(ctx, transform('DocMDP', dict({ Type: name('TransformParams'), P: 1, V: name('1.2') }))),
   },
   {
@@ -33,8 +26,7 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
     attack: 'catalog',
     reason: /Reference|FieldMDP|lock/i,
     wellFormed: true,
-    where: 'signature-dictionary',
-    gaps: REFERENCE_GAP,
+    where: 'signing-revision',
     build: (ctx) => withReference(ctx, transform('FieldMDP', dict({ Type: name('TransformParams'), Action: name('All'), V: name('1.2') }))),
   },
   {

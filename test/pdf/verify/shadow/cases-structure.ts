@@ -13,8 +13,6 @@ import { dict, makeStream, name } from '../../../../pdf/write/serialize.js';
 import { rewriteXref, shadowContent, type CaseContext, type ShadowCase } from './kit.js';
 import { copyOf, findTargets, plainRevision, signedRevision, type RevisionHooks, type Targets } from './revision.js';
 
-/** The allow-list judges objects; the signature dictionary's shape is left to the signature check. */
-const SHAPE_GAP = 'judgeAppendedRevision accepts it: the signature dictionary of the signing field (/ByteRange, /Contents) is classified `signing` without checking its shape';
 
 const signWith = (ctx: CaseContext, hooks: RevisionHooks): Promise<Buffer> => signedRevision(ctx.prepared, ctx.signingField, ctx.signer, hooks);
 const js = (code: string): PdfDict => dict({ S: name('JavaScript'), JS: new PdfString(Buffer.from(code, 'latin1'), false) });
@@ -104,7 +102,7 @@ export const STRUCTURE_CASES: readonly ShadowCase[] = [
     name: 'SWA: a second /Contents entry in the signature dictionary',
     attack: 'SWA',
     reason: /contents|signature/i,
-    wellFormed: false, where: 'signature-dictionary', gaps: { judge: SHAPE_GAP },
+    wellFormed: false, where: 'signature-dictionary',
     build: (ctx) =>
       signWith(ctx, {
         sig: (sig) => sig.set('Xontents', new PdfString(Buffer.alloc(64, 0x30), true)),
@@ -115,18 +113,18 @@ export const STRUCTURE_CASES: readonly ShadowCase[] = [
         },
       }),
   },
-  { name: 'USF: empty /Contents <>', attack: 'USF', reason: /contents|signature|empty/i, wellFormed: true, where: 'signature-dictionary', gaps: { judge: SHAPE_GAP }, build: (ctx) => signWith(ctx, { reserve: 0 }) },
-  { name: 'USF: /ByteRange removed', attack: 'USF', reason: /byterange|signature/i, wellFormed: true, where: 'signature-dictionary', gaps: { judge: SHAPE_GAP }, build: (ctx) => signWith(ctx, { byteRange: (l, n) => ({ text: null, signed: [0, l.a, l.b, n - l.b] }) }) },
-  { name: 'USF: /ByteRange null', attack: 'USF', reason: /byterange|signature/i, wellFormed: true, where: 'signature-dictionary', gaps: { judge: SHAPE_GAP }, build: (ctx) => signWith(ctx, { byteRange: (l, n) => ({ text: 'null', signed: [0, l.a, l.b, n - l.b] }) }) },
-  { name: 'USF: /ByteRange [0 0 0 0]', attack: 'USF', reason: /byterange|signature/i, wellFormed: true, where: 'signature-dictionary', gaps: { judge: SHAPE_GAP }, build: (ctx) => signWith(ctx, { byteRange: (l, n) => ({ text: '[0 0 0 0]', signed: [0, l.a, l.b, n - l.b] }) }) },
+  { name: 'USF: empty /Contents <>', attack: 'USF', reason: /contents|signature|empty/i, wellFormed: true, where: 'signature-dictionary', build: (ctx) => signWith(ctx, { reserve: 0 }) },
+  { name: 'USF: /ByteRange removed', attack: 'USF', reason: /byterange|signature/i, wellFormed: true, where: 'signature-dictionary', build: (ctx) => signWith(ctx, { byteRange: (l, n) => ({ text: null, signed: [0, l.a, l.b, n - l.b] }) }) },
+  { name: 'USF: /ByteRange null', attack: 'USF', reason: /byterange|signature/i, wellFormed: true, where: 'signature-dictionary', build: (ctx) => signWith(ctx, { byteRange: (l, n) => ({ text: 'null', signed: [0, l.a, l.b, n - l.b] }) }) },
+  { name: 'USF: /ByteRange [0 0 0 0]', attack: 'USF', reason: /byterange|signature/i, wellFormed: true, where: 'signature-dictionary', build: (ctx) => signWith(ctx, { byteRange: (l, n) => ({ text: '[0 0 0 0]', signed: [0, l.a, l.b, n - l.b] }) }) },
   {
     name: 'USF: overlapping /ByteRange ranges',
     attack: 'USF',
     reason: /byterange|overlap|signature/i,
-    wellFormed: true, where: 'signature-dictionary', gaps: { judge: SHAPE_GAP },
+    wellFormed: true, where: 'signature-dictionary',
     build: (ctx) => signWith(ctx, { byteRange: (l, n) => ({ text: `[0 ${l.b} ${l.a} ${n - l.a}]`, signed: [0, l.b, l.a, n - l.a] }) }),
   },
-  { name: 'USF: /Contents a literal string, not hex', attack: 'USF', reason: /contents|hex|signature/i, wellFormed: true, where: 'signature-dictionary', gaps: { judge: SHAPE_GAP }, build: (ctx) => signWith(ctx, { literalContents: true }) },
+  { name: 'USF: /Contents a literal string, not hex', attack: 'USF', reason: /contents|hex|signature/i, wellFormed: true, where: 'signature-dictionary', build: (ctx) => signWith(ctx, { literalContents: true }) },
   { name: 'catalog: /OpenAction JavaScript', attack: 'catalog', reason: /OpenAction|catalog/i, wellFormed: true, where: 'signing-revision', build: (ctx) => onCatalog(ctx, (c) => c.set('OpenAction', js("app.alert('signed')"))) },
   { name: 'catalog: document /AA (will-close JavaScript)', attack: 'catalog', reason: /AA|catalog|action/i, wellFormed: true, where: 'signing-revision', build: (ctx) => onCatalog(ctx, (c) => c.set('AA', dict({ WC: js('this.dirty = false') }))) },
   {
