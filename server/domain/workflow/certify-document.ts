@@ -13,6 +13,7 @@
 import { signPades, type PadesTarget } from '../../../pdf/sign/pades.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import type { Context } from '../context.js';
+import { assertOwnRevisionOffLoop } from './revision-guard.js';
 
 /** The invisible signature field that holds the certification. */
 export const CERTIFICATION_FIELD = 'Mohar certification';
@@ -55,5 +56,7 @@ export async function certifyPrepared(ctx: Context, original: Uint8Array, prepar
     reason: 'Certified by Mohar at send: only form filling and signing are allowed after this signature',
     ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
   });
+  // Like every revision Mohar appends: judged by the allow-list before it is stored (it may only sign this field).
+  await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', prepared, signed.bytes, { signingField: CERTIFICATION_FIELD });
   return { certified: true, bytes: signed.bytes };
 }
