@@ -1,7 +1,8 @@
 /**
  * End to end in Chromium: two electronic signers in sequence on the hosted page. The first fills a text field
  * and draws a signature with the mouse, the second types one; both consent and sign. The envelope completes,
- * and the PDF downloaded from the done page passes pdfsig (both signatures valid) and qpdf --check.
+ * and the PDF downloaded from the done page passes pdfsig (both signatures and the certification at send valid)
+ * and qpdf --check.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -127,8 +128,11 @@ for (const kind of DATABASES) {
       assert.ok(pdf.subarray(0, draft.pdf.length).equals(draft.pdf), 'the upload is a prefix of the download');
       assert.ok(qpdfCheck(pdf).ok, 'qpdf --check');
       const verdicts = pdfsigVerdicts(pdf);
-      assert.deepEqual(verdicts.valid, [true, true], verdicts.output);
-      assert.deepEqual(verifyPdf(pdf).signatures.map((sig) => sig.name), ['Asha Rao', 'Ravi Kumar'], 'each signature names its signer');
+      // The certification at send and the two signers' signatures.
+      assert.deepEqual(verdicts.valid, [true, true, true], verdicts.output);
+      const [certification, ...signers] = verifyPdf(pdf).signatures;
+      assert.equal(certification?.docMdp, 2, 'the document was certified at send (DocMDP P=2)');
+      assert.deepEqual(signers.map((sig) => sig.name), ['Asha Rao', 'Ravi Kumar'], 'each signature names its signer');
       const status = (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json();
       assert.equal(status.status, 'completed');
       const details = await t.server.ctx.db.selectFrom('recipients').select(['name', 'act_details']).where('envelope_id', '=', draft.id).orderBy('position').execute();
