@@ -18,7 +18,7 @@ import type { App } from '../server/routes/types.js';
 import { openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
-import { backendPids, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+import { backendPids, perDatabase, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
 
 export const LEGACY_TARGETS = { limiterRatio: 0.9 } as const;
 /**
@@ -133,15 +133,7 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
 }
 
 export async function runLegacy(options: BenchOptions): Promise<LegacyReport> {
-  const kinds: DatabaseChoice[] = options.only ? [options.only] : ['sqlite', 'postgres'];
-  const runs: LegacyRun[] = [];
-  for (const kind of kinds) {
-    try {
-      runs.push(await benchDatabase(kind, options));
-    } catch (error) {
-      runs.push({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] });
-    }
-  }
+  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options), (kind, error): LegacyRun => ({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] }));
   return { runs, ok: runs.every((r) => r.error === undefined && r.results.every((x) => !x.failed)) };
 }
 

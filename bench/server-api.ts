@@ -10,7 +10,7 @@ import { generateApiKey } from '../server/domain/keys/api-keys.js';
 import { openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { DISTURBED_CORES } from './cpu.js';
-import { backendPids, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+import { backendPids, perDatabase, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
 
 /** Minimum throughput as a fraction of the baseline route's. Binding on SQLite; PostgreSQL is reported against the same numbers. */
 export const TARGETS = { status: 0.5, create: 0.25 } as const;
@@ -134,15 +134,7 @@ async function responseBytes(url: string, headers: Record<string, string>): Prom
 }
 
 export async function runServerApi(options: BenchOptions): Promise<ServerApiReport> {
-  const kinds: DatabaseChoice[] = options.only ? [options.only] : ['sqlite', 'postgres'];
-  const runs: DatabaseRun[] = [];
-  for (const kind of kinds) {
-    try {
-      runs.push(await benchDatabase(kind, options));
-    } catch (error) {
-      runs.push({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] });
-    }
-  }
+  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options), (kind, error): DatabaseRun => ({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] }));
   return { runs, ok: runs.every((r) => r.error === undefined && r.results.every((x) => !x.failed)) };
 }
 

@@ -29,6 +29,27 @@ export interface BenchOptions {
   readonly retries: number;
 }
 
+/** The databases a run covers: the one named by --only, else both. */
+export function databasesOf(options: Pick<BenchOptions, 'only'>): DatabaseChoice[] {
+  return options.only ? [options.only] : ['sqlite', 'postgres'];
+}
+
+/**
+ * One benchmark per database, in turn. A database whose run throws is reported through `failed` (its message)
+ * and the others still run, so one broken database never hides the other's figures.
+ */
+export async function perDatabase<R>(options: Pick<BenchOptions, 'only'>, bench: (kind: DatabaseChoice) => Promise<R>, failed: (kind: DatabaseChoice, error: unknown) => R): Promise<R[]> {
+  const runs: R[] = [];
+  for (const kind of databasesOf(options)) {
+    try {
+      runs.push(await bench(kind));
+    } catch (error) {
+      runs.push(failed(kind, error));
+    }
+  }
+  return runs;
+}
+
 export function parseBenchOptions(argv: readonly string[]): BenchOptions {
   const { values, positionals } = parseArgs({
     args: [...argv],

@@ -12,7 +12,7 @@ import { openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
 import { CREATE_BODY } from './server-api.js';
-import { backendPids, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+import { backendPids, perDatabase, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
 
 export const TEMPLATE_TARGETS = { instantiateVsCreate: 0.5 } as const;
 
@@ -110,15 +110,7 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
 }
 
 export async function runTemplates(options: BenchOptions): Promise<TemplateReport> {
-  const kinds: DatabaseChoice[] = options.only ? [options.only] : ['sqlite', 'postgres'];
-  const runs: TemplateRun[] = [];
-  for (const kind of kinds) {
-    try {
-      runs.push(await benchDatabase(kind, options));
-    } catch (error) {
-      runs.push({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] });
-    }
-  }
+  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options), (kind, error): TemplateRun => ({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] }));
   return { runs, ok: runs.every((r) => r.error === undefined && r.results.every((x) => !x.failed)) };
 }
 

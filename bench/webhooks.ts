@@ -31,7 +31,7 @@ import { registerWebhook } from '../server/webhooks/register-endpoint.js';
 import { webhookWorkerFor } from '../server/webhooks/worker.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { DISTURBED_CORES, startCpuAccount, waitForQuiet, type CpuAccount } from './cpu.js';
-import { backendPids, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
+import { backendPids, databasesOf, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
 
 /** The issue's targets, binding on SQLite; PostgreSQL is reported against them. */
 export const WEBHOOK_TARGETS = { deliveriesPerSec: 500, steadyEventsPerSec: 200, p99Ms: 250 } as const;
@@ -257,7 +257,7 @@ async function benchDatabase(kind: DatabaseChoice): Promise<WebhookRun> {
 }
 
 export async function runWebhooks(options: BenchOptions): Promise<{ runs: WebhookRun[]; ok: boolean }> {
-  const kinds: DatabaseChoice[] = options.only ? [options.only] : ['sqlite', 'postgres'];
+  const kinds = databasesOf(options);
   const runs: WebhookRun[] = [];
   for (const kind of kinds) {
     process.stdout.write(`  ${kind}: ${EVENTS} events drained, then ${EVENTS} at ${WEBHOOK_TARGETS.steadyEventsPerSec}/s…\n`);

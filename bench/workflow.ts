@@ -22,7 +22,7 @@ import { generateApiKey } from '../server/domain/keys/api-keys.js';
 import { jobRunnerFor, openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { startCpuAccount } from './cpu.js';
-import { backendPids, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
+import { backendPids, perDatabase, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
 import { startLoadClient, STEPS, type EnvelopeFailure, type LoadResult, type Step } from './workflow-load.js';
 
 /** The targets: binding on SQLite, PostgreSQL reported against the same numbers. */
@@ -222,15 +222,7 @@ async function benchDatabase(kind: DatabaseChoice, concurrency: number): Promise
 }
 
 export async function runWorkflow(options: BenchOptions): Promise<WorkflowReport> {
-  const kinds: DatabaseChoice[] = options.only ? [options.only] : ['sqlite', 'postgres'];
-  const runs: WorkflowRun[] = [];
-  for (const kind of kinds) {
-    try {
-      runs.push(await benchDatabase(kind, options.connections));
-    } catch (error) {
-      runs.push({ database: kind, engine: kind, error: error instanceof Error ? (error.stack ?? error.message) : String(error), ok: false });
-    }
-  }
+  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options.connections), (kind, error): WorkflowRun => ({ database: kind, engine: kind, error: error instanceof Error ? (error.stack ?? error.message) : String(error), ok: false }));
   return { runs, ok: runs.every((r) => r.ok) };
 }
 

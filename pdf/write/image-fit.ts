@@ -118,6 +118,11 @@ function encodePng(width: number, height: number, colorChannels: 1 | 3, color: B
       if (alpha) raw[p++] = alpha[i]!;
     }
   }
+  return pngFile(width, height, colorType, raw);
+}
+
+/** An 8-bit PNG file around `raw`: its rows, each led by its filter byte, in PNG colour type `colorType`. */
+export function pngFile(width: number, height: number, colorType: 0 | 2 | 4 | 6, raw: Buffer): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
