@@ -96,6 +96,8 @@ export interface EnvelopesTable {
   /** The bulk send and row that made it (migration 0012; UNIQUE together); null otherwise. */
   bulk_send_id?: string | null;
   row_index?: number | null;
+  /** Normalized title, external_id, recipient names and e-mails for `GET /envelopes?q=` (migration 0013). */
+  search_text?: string | null;
 }
 
 export interface RecipientsTable {
@@ -252,6 +254,14 @@ export interface Database {
   template_audit: TemplateAuditTable;
   bulk_sends: BulkSendsTable;
   bulk_send_rows: BulkSendRowsTable;
+  envelope_search_terms: EnvelopeSearchTermsTable;
+}
+
+/** Word-start suffixes of an envelope's searchable texts (migration 0013; server/domain/envelopes/search-terms.ts). */
+export interface EnvelopeSearchTermsTable {
+  account_id: string;
+  term: string;
+  envelope_id: string;
 }
 
 /** An envelope made through the legacy document API, by its integer document id (migration 0008). */

@@ -4,6 +4,7 @@ import { checkDscLimits } from './dsc-rules.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import type { RecipientInput, RoutingOrder } from './model.js';
 import { normalizeRecipient } from './recipients.js';
+import { refreshSearch } from './search-index.js';
 import { recipientView, type RecipientView } from './views.js';
 
 export async function addRecipient(ctx: Context, accountId: string, envelopeId: string, input: RecipientInput): Promise<RecipientView> {
@@ -16,6 +17,7 @@ export async function addRecipient(ctx: Context, accountId: string, envelopeId: 
     const row = normalizeRecipient(input, envelope.routing_order as RoutingOrder, existing, envelopeId, position, at);
     checkDscLimits({ recipients: [...existing, row], documentCount: documents.length });
     await trx.insertInto('recipients').values(row).execute();
+    await refreshSearch(trx, envelopeId);
     await trx.updateTable('envelopes').set({ updated_at: at }).where('id', '=', envelopeId).execute();
     return recipientView(row);
   });

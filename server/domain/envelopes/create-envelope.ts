@@ -12,6 +12,7 @@ import { newId } from '../ids.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
+import { searchRowsOf } from './search-terms.js';
 import { envelopeView, recipientView, type EnvelopeView } from './views.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
@@ -82,21 +83,25 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     ...(pin ? { template_id: pin.template_id, template_version: pin.template_version } : {}),
     ...(origin ? { bulk_send_id: origin.bulk_send_id, row_index: origin.row_index } : {}),
   };
+  const search = searchRowsOf({ ...envelope, recipients });
+  const stored = { ...envelope, search_text: search.searchText };
   const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}) }, at });
   try {
     const fast = ctx.sqlite;
     if (fast) {
       await fast.write(() => {
-        fast.insert('envelopes', envelope);
+        fast.insert('envelopes', stored);
         for (const recipient of recipients) fast.insert('recipients', recipient);
+        for (const term of search.terms) fast.insert('envelope_search_terms', term);
         for (const document of extra?.documents ?? []) fast.insert('envelope_documents', document);
         for (const field of fields) fast.insert('fields', field);
         fast.insert('audit_events', audit);
       });
     } else {
       await ctx.db.transaction().execute(async (trx) => {
-        await trx.insertInto('envelopes').values(envelope).execute();
+        await trx.insertInto('envelopes').values(stored).execute();
         if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
+        if (search.terms.length > 0) await trx.insertInto('envelope_search_terms').values(search.terms).execute();
         if (extra && extra.documents.length > 0) await trx.insertInto('envelope_documents').values([...extra.documents]).execute();
         if (fields.length > 0) await trx.insertInto('fields').values(fields).execute();
         await trx.insertInto('audit_events').values(audit).execute();
