@@ -19,6 +19,8 @@ export interface SlotSnapshot {
   readonly sequence: number;
   /** The template role_key (template sources). */
   readonly role_key: string | null;
+  /** The source recipient's name or the role's label, shown to people preparing a CSV (absent in older snapshots). */
+  readonly label?: string | null;
 }
 
 /** A field of the source, by recipient slot; `keys` are the names field_values may use for it. */
@@ -103,7 +105,7 @@ async function fromEnvelope(ctx: Context, accountId: string, envelopeId: string)
     expire_in_days: envelope.expire_in_days,
     redirect_url: envelope.redirect_url,
     metadata: envelope.metadata === null ? null : (JSON.parse(envelope.metadata) as Record<string, unknown>),
-    slots: recipients.map((r) => ({ role: r.role as Role, signature_method: r.signature_method as SignatureMethod, sequence: r.sequence, role_key: null })),
+    slots: recipients.map((r) => ({ role: r.role as Role, signature_method: r.signature_method as SignatureMethod, sequence: r.sequence, role_key: null, label: r.name })),
     documents: documents.map((d) => ({
       document_id: d.id,
       fields: fields.filter((f) => f.document_id === d.id).map((f) => ({
@@ -135,7 +137,7 @@ async function fromTemplate(ctx: Context, accountId: string, templateId: string,
     expire_in_days: s.expire_in_days,
     redirect_url: s.redirect_url,
     metadata: s.metadata,
-    slots: roles.map((r) => ({ role: r.role, signature_method: r.signature_method, sequence: r.sequence, role_key: r.role_key })),
+    slots: roles.map((r) => ({ role: r.role, signature_method: r.signature_method, sequence: r.sequence, role_key: r.role_key, label: r.label ?? r.role_key })),
     documents: definition.documents.map((d) => ({
       document_id: d.document_id,
       fields: d.fields.map((f: TemplateField) => ({ slot: slotOf.get(f.role_key)!, keys: [f.field_key, f.label].filter((k): k is string => k !== null), input: fieldInput(f) })),

@@ -73,3 +73,39 @@ export const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
+
+/** POST /bulk-sends/validate: the body was checked like POST /bulk-sends and nothing was queued. */
+export const BulkSendValidated = Type.Object({
+  valid: Type.Literal(true),
+  total_rows: Type.Integer(),
+});
+
+export const SourceFormatQuery = Type.Object({
+  source_envelope_id: Type.Optional(Uuid),
+  source_template_id: Type.Optional(Uuid),
+  template_version: Type.Optional(Type.Integer({ minimum: 1, description: 'with source_template_id; default the latest version' })),
+});
+
+export const SourceFormatResponse = Type.Object({
+  source: Type.Object({ kind: StringEnum(['envelope', 'template'] as const), id: Uuid, version: Nullable(Type.Integer()), title: Type.String() }),
+  recipient_slots: Type.Array(Type.Object({
+    slot: Type.Integer({ minimum: 1, description: 'the <n> of the CSV columns recipient_<n>_name, recipient_<n>_email, …; rows give one recipient per slot, in this order' }),
+    label: Nullable(Type.String({ description: 'the source recipient\'s name or the template role\'s label (a hint)' })),
+    role: Type.String(),
+    signature_method: Type.String(),
+    sequence: Type.Integer(),
+    role_key: Nullable(Type.String()),
+  })),
+  merge_fields: Type.Array(Type.Object({
+    key: Type.String({ description: 'the field_values key (CSV column field.<key>): the template field_key, else the label' }),
+    aliases: Type.Array(Type.String(), { description: 'other keys naming the same field (a template field\'s label)' }),
+    label: Nullable(Type.String()),
+    type: StringEnum(['text', 'checkbox', 'number', 'date', 'dropdown', 'radio'] as const),
+    field_type: Type.Integer(),
+    slot: Type.Integer({ minimum: 1, description: 'the recipient slot the field belongs to' }),
+    required: Type.Boolean(),
+    options: Nullable(Type.Array(Type.String())),
+  })),
+  columns: Type.Array(Type.String(), { description: 'the CSV header of sample_csv' }),
+  sample_csv: Type.String({ description: 'a header line and one example line (CRLF line ends)' }),
+});

@@ -3,10 +3,12 @@ import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import { cancelBulkSend } from '../../domain/bulk/cancel-bulk-send.js';
 import { createBulkSend } from '../../domain/bulk/create-bulk-send.js';
 import { getBulkSend, listBulkEnvelopes, listBulkSends } from '../../domain/bulk/read-bulk-sends.js';
+import { bulkSourceFormat } from '../../domain/bulk/source-format.js';
+import { validateBulkSend } from '../../domain/bulk/validate-bulk-send.js';
 import type { Context } from '../../domain/context.js';
 import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotent } from '../../http/idempotency.js';
-import { BulkEnvelopesResponse, BulkSendAccepted, BulkSendBody, BulkSendListResponse, BulkSendParams, BulkSendResponse, PageQuery } from '../../http/schemas/bulk-sends.js';
+import { BulkEnvelopesResponse, BulkSendAccepted, BulkSendBody, BulkSendListResponse, BulkSendParams, BulkSendResponse, BulkSendValidated, PageQuery, SourceFormatQuery, SourceFormatResponse } from '../../http/schemas/bulk-sends.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import type { App } from '../types.js';
 
@@ -17,11 +19,12 @@ const BYTES_PER_ROW = 3 * 1024;
 
 export function bulkSendRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
+  const bodyLimit = Math.max(2 * 1024 * 1024, ctx.config.bulkMaxRows * BYTES_PER_ROW);
 
   app.post('/bulk-sends', {
     onRequest,
     attachValidation: true,
-    bodyLimit: Math.max(2 * 1024 * 1024, ctx.config.bulkMaxRows * BYTES_PER_ROW),
+    bodyLimit,
     schema: {
       tags,
       summary: 'Fan a draft envelope (or a template version) out into one envelope per row, sent by a durable job (Idempotency-Key required)',
@@ -47,6 +50,33 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
     const accountId = accountOf(request);
     return idempotent(ctx, request, reply, 202, () => createBulkSend(ctx, accountId, request.body, key));
   });
+
+  app.post('/bulk-sends/validate', {
+    onRequest,
+    attachValidation: true,
+    bodyLimit,
+    schema: {
+      tags,
+      summary: 'Check a bulk send body exactly as POST /bulk-sends does (source state, every row) without queueing anything: 200 when it would be accepted, else the same 404/409/422 problems',
+      security,
+      body: BulkSendBody,
+      response: { 200: BulkSendValidated, ...problems(400, 401, 404, 409, 413, 422) },
+    },
+  }, async (request) => {
+    if (request.validationError) throw rowSchemaError(request.validationError);
+    return validateBulkSend(ctx, accountOf(request), request.body);
+  });
+
+  app.get('/bulk-sends/source-format', {
+    onRequest,
+    schema: {
+      tags,
+      summary: 'What rows for a source hold: its recipient slots, its merge fields and a sample CSV (the CSV column format of docs/bulk-send.md)',
+      security,
+      querystring: SourceFormatQuery,
+      response: { 200: SourceFormatResponse, ...problems(400, 401, 404, 409, 422) },
+    },
+  }, (request) => bulkSourceFormat(ctx, accountOf(request), request.query));
 
   app.get('/bulk-sends', {
     onRequest,
