@@ -3,30 +3,8 @@
  * /sign/{token} (index.html) and /sign/assets/* (hashed files, cached for a year). `vite renderer` runs a
  * development server that forwards the API to a Mohar server on 127.0.0.1:8080.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig, type Plugin } from 'vite';
-
-const PDFJS = new URL('../node_modules/pdfjs-dist/', import.meta.url);
-
-/**
- * pdf.js fetches a few files at run time when a document needs them: WebAssembly decoders (JPEG 2000, JBIG2,
- * ICC colour) and the standard 14 fonts for PDFs that do not embed theirs. They go into assets/pdfjs-<version>/,
- * the folder renderer/src/pdf/load-pdf.ts gives pdf.js.
- */
-function pdfjsResources(): Plugin {
-  const version = (JSON.parse(readFileSync(new URL('package.json', PDFJS), 'utf8')) as { version: string }).version;
-  return {
-    name: 'mohar-pdfjs-resources',
-    apply: 'build',
-    generateBundle() {
-      for (const [dir, pattern] of [['wasm/', /\.wasm$|^LICENSE/], ['standard_fonts/', /\.(pfb|ttf)$|^LICENSE/]] as const) {
-        for (const file of readdirSync(new URL(dir, PDFJS))) {
-          if (pattern.test(file)) this.emitFile({ type: 'asset', fileName: `assets/pdfjs-${version}/${file}`, source: readFileSync(new URL(dir + file, PDFJS)) });
-        }
-      }
-    },
-  };
-}
+import { pdfjsResources } from './vite.shared.js';
 
 /**
  * pdf.js is a chunk of its own (the link-state pages never need it), imported when the page starts. A

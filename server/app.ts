@@ -11,7 +11,9 @@ import { trackHandlers, type InFlight } from './http/in-flight.js';
 import { installProblemHandlers } from './http/problem.js';
 import { apiKeyRoutes } from './routes/legacy/api-keys.js';
 import { authRoutes } from './routes/legacy/auth.js';
-import { landingRoutes } from './routes/landing.js';
+import { healthRoutes } from './routes/health.js';
+import { consolePageRoutes } from './routes/console-page.js';
+import { consoleSessionRoutes } from './routes/legacy/console-session.js';
 import { signingPageRoutes } from './routes/signing-page.js';
 import type { App } from './routes/types.js';
 import { documentRoutes } from './routes/v1/documents.js';
@@ -119,6 +121,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
       webhooks: webhookOpenApi(),
     });
     authRoutes(legacy, ctx);
+    await consoleSessionRoutes(legacy, ctx, LEGACY_BASE);
     apiKeyRoutes(legacy, ctx);
     accountSettingsRoutes(legacy, ctx);
     mailRoutes(legacy, ctx);
@@ -128,7 +131,8 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     usageRoutes(legacy, ctx);
   }, { prefix: LEGACY_BASE });
 
-  landingRoutes(app);
+  healthRoutes(app);
+  consolePageRoutes(app);
   signingPageRoutes(app, ctx);
   return { app, inFlight };
 }

@@ -1,6 +1,6 @@
 /**
- * Authentication as route hooks. Envelope-API calls carry the account key in X-Api-Key;
- * account management carries the api_admin login token as Authorization: Bearer.
+ * Authentication as route hooks. Envelope-API calls carry the account key in X-Api-Key (or, from the office
+ * console, a login token); account management carries the api_admin login token as Authorization: Bearer.
  */
 import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../common/errors.js';
@@ -25,13 +25,38 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-export function requireApiKey(ctx: Context) {
+export interface ApiKeyOptions {
+  /** Only the account key: the legacy document calls and the sandbox (test keys) are defined by their key. */
+  readonly keyOnly?: boolean;
+}
+
+/**
+ * Envelope-API calls: the account key in X-Api-Key, or (unless keyOnly) a login token of any user of the
+ * account as Authorization: Bearer, which is how the office console calls the same API its integrators use.
+ */
+export function requireApiKey(ctx: Context, options: ApiKeyOptions = {}) {
   return async (request: FastifyRequest): Promise<void> => {
+    const token = options.keyOnly || header(request, 'x-api-key') !== undefined ? undefined : bearerToken(request);
+    if (token) {
+      const user = await authenticateAccessToken(ctx, token);
+      await refuseSuspended(ctx, user.accountId);
+      request.user = user;
+      return;
+    }
     const identity = await authenticateApiKey(ctx, header(request, 'x-api-key'));
     // A suspended account's keys stay valid but do nothing (mohar account suspend|resume).
-    if (identity.suspended) throw new MoharError('account_suspended', 'this account is suspended; ask the operator of this Mohar server to resume it');
+    if (identity.suspended) throw suspendedError();
     request.apiKey = identity;
   };
+}
+
+function suspendedError(): MoharError {
+  return new MoharError('account_suspended', 'this account is suspended; ask the operator of this Mohar server to resume it');
+}
+
+async function refuseSuspended(ctx: Context, accountId: string): Promise<void> {
+  const account = await ctx.db.selectFrom('accounts').select('suspended').where('id', '=', accountId).executeTakeFirst();
+  if (!account || account.suspended) throw suspendedError();
 }
 
 export function requireAdminLogin(ctx: Context) {

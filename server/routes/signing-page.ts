@@ -9,41 +9,27 @@
  * URL, so nothing is cached and no Referer leaves the page.
  */
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, extname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Context } from '../domain/context.js';
 import { API_BASE } from '../app.js';
+import { builtAssets, builtPage } from '../http/built-assets.js';
 import { embeddingOrigin, resolveSession } from '../domain/workflow/sessions.js';
 import type { App } from './types.js';
 
-/** renderer/dist of this installation: the folder beside package.json, from source (tsx) or from dist/. */
-export function defaultSigningPageDir(): string {
+/** A build folder of renderer/ in this installation: beside package.json, from source (tsx) or from dist/. */
+export function rendererBuildDir(name: 'dist' | 'dist-console'): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return join(dir, 'renderer', 'dist');
+  return join(dir, 'renderer', name);
 }
 
-const TYPES: Record<string, string> = {
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.wasm': 'application/wasm',
-  '.ttf': 'font/ttf',
-  '.pfb': 'application/x-font-type1',
-};
-const gzip = promisify(gzipCallback);
-const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.svg']);
-const ASSET_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
-/** The one sub-folder: pdf.js's decoders and standard fonts (renderer/vite.config.ts). */
-const RESOURCE_DIR = /^pdfjs-\d+\.\d+\.\d+$/;
+/** renderer/dist of this installation. */
+export function defaultSigningPageDir(): string {
+  return rendererBuildDir('dist');
+}
+
 const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
 
 /** The page's policy: its own scripts, styles, fonts and worker; images from data:/blob: (signatures, pdf.js). */
@@ -68,12 +54,6 @@ const MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
 <p>This server has no <code>renderer/dist</code>. Build it with <code>npm run build</code> (or <code>npx vite build renderer</code>) and reload.</p>
 </body></html>`;
 
-interface Asset {
-  readonly body: Buffer;
-  readonly gzip: Buffer | null;
-  readonly type: string;
-}
-
 /**
  * What a live link's page will fetch first, as <link rel=preload> hints: the signer view and the documents,
  * requested while the page's scripts load rather than after. Dead links get none (the page shows why).
@@ -95,38 +75,8 @@ function escapeAttribute(value: string): string {
 
 export function signingPageRoutes(app: App, ctx: Context, options: { dir?: string } = {}): void {
   const dir = options.dir ?? defaultSigningPageDir();
-  let index: { html: string; mtimeMs: number } | null = null;
-  const assets = new Map<string, Promise<Asset | null>>();
-  let warned = false;
-
-  /** index.html, read again when a new build replaced it (a running server follows `vite build --watch`). */
-  async function loadIndex(): Promise<string | null> {
-    const file = join(dir, 'index.html');
-    try {
-      const { mtimeMs } = await stat(file);
-      if (index?.mtimeMs !== mtimeMs) index = { html: await readFile(file, 'utf8'), mtimeMs };
-      return index.html;
-    } catch {
-      if (!warned) app.log.warn({ dir }, 'the signing page is not built: /sign/{token} answers 503 until renderer/dist exists (npm run build)');
-      warned = true;
-      index = null;
-      return null;
-    }
-  }
-
-  function loadAsset(name: string): Promise<Asset | null> {
-    let pending = assets.get(name);
-    if (!pending) {
-      pending = readFile(join(dir, 'assets', name)).then(
-        async (body) => ({ body, type: TYPES[extname(name)] ?? 'application/octet-stream', gzip: COMPRESSIBLE.has(extname(name)) ? await gzip(body, { level: 9 }) : null }),
-        () => null,
-      );
-      // Only found files stay cached: a later build may add the missing one.
-      void pending.then((asset) => asset ?? assets.delete(name));
-      assets.set(name, pending);
-    }
-    return pending;
-  }
+  const sendAsset = builtAssets(dir);
+  const loadIndex = builtPage(join(dir, 'index.html'), () => app.log.warn({ dir }, 'the signing page is not built: /sign/{token} answers 503 until renderer/dist exists (npm run build)'));
 
   const pageHeaders = (reply: FastifyReply, frameOrigin: string | null) => {
     reply
@@ -149,20 +99,6 @@ export function signingPageRoutes(app: App, ctx: Context, options: { dir?: strin
     return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}${hints}</head>`));
   });
 
-  const sendAsset = async (request: FastifyRequest, reply: FastifyReply, dir: string | null, file: string) => {
-    const valid = ASSET_NAME.test(file) && !file.startsWith('.') && (dir === null || RESOURCE_DIR.test(dir));
-    const asset = valid ? await loadAsset(dir === null ? file : `${dir}/${file}`) : null;
-    if (!asset) return reply.callNotFound();
-    const gzipped = asset.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-    reply
-      .type(asset.type)
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Cross-Origin-Resource-Policy', 'same-origin');
-    if (asset.gzip) reply.header('Vary', 'Accept-Encoding');
-    if (gzipped) reply.header('Content-Encoding', 'gzip');
-    return reply.send(gzipped ? asset.gzip : asset.body);
-  };
   app.get<{ Params: { file: string } }>('/sign/assets/:file', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, null, request.params.file));
   app.get<{ Params: { dir: string; file: string } }>('/sign/assets/:dir/:file', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file));
 }

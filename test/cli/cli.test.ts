@@ -49,8 +49,10 @@ describe('mohar CLI', () => {
         assert.ok(password, first.output);
         const login = await fetch(`${first.url}/backend/othercompanyapi/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@localhost', password }) });
         assert.equal(login.status, 200);
+        // The root opens the office console.
         const landing = await fetch(`${first.url}/`);
-        assert.match(await landing.text(), /Mohar office server/);
+        assert.equal(new URL(landing.url).pathname, '/app/');
+        assert.match(await landing.text(), /<title>Mohar office<\/title>/);
       } finally {
         first.child.kill('SIGTERM');
       }

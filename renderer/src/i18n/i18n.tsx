@@ -27,6 +27,15 @@ export function browserLanguage(): Language {
   return 'en';
 }
 
+/** Remembers the choice for the next visit (the signing page and the console share it). */
+export function saveLanguage(language: Language): void {
+  try {
+    localStorage.setItem(STORAGE_KEY, language);
+  } catch {
+    // not saved; the choice still holds for this page
+  }
+}
+
 export function translator(language: Language): Translate {
   const catalogue = CATALOGUES[language];
   return (key, params) => catalogue[key].replace(/\{(\w+)\}/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
@@ -44,11 +53,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     t: translator(language),
     setLanguage(next) {
       setLanguageState(next);
-      try {
-        localStorage.setItem(STORAGE_KEY, next);
-      } catch {
-        // not saved; the choice still holds for this page
-      }
+      saveLanguage(next);
     },
   }), [language]);
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;

@@ -31,7 +31,7 @@ function sendPdf(reply: FastifyReply, pdf: FinalDocument): FastifyReply {
 }
 
 export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string): void {
-  const onRequest = requireApiKey(ctx);
+  const onRequest = requireApiKey(ctx, { keyOnly: true });
   const linkFor = (token: string): string => `${ctx.config.baseUrl}${legacyBase}/document/signed/${token}/`;
 
   app.post('/document/recipients/create/', {

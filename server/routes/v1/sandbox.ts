@@ -16,7 +16,7 @@ import { completeAndAnswer } from './signer-answer.js';
 const security = [{ apiKey: [] }];
 
 export function sandboxRoutes(app: App, ctx: Context): void {
-  const onRequest = requireApiKey(ctx);
+  const onRequest = requireApiKey(ctx, { keyOnly: true });
 
   app.post('/sandbox/mock-dsc/requests', {
     onRequest,

@@ -1,0 +1,162 @@
+/**
+ * The console's one way to the server. It calls the same envelope API integrators use ({api_base}), with the
+ * user's login token as Authorization: Bearer instead of an API key. The access token lives only in this
+ * module's memory; the refresh token is an HttpOnly cookie the page cannot read. An expired access token is
+ * renewed once, transparently; if that fails the session has ended and the app shows the login again.
+ */
+import { ApiError } from '../api';
+
+export { ApiError };
+export const API_BASE = '/backend/api/v1';
+export const LEGACY_BASE = '/backend/othercompanyapi';
+const SESSION = `${LEGACY_BASE}/auth/session`;
+/** Every console call to the session routes carries it: another site's page cannot (no CORS preflight is granted). */
+const CONSOLE_HEADER = { 'x-mohar-console': '1' };
+
+export interface ConsoleUser {
+  email: string;
+  role: string;
+  account_id: string;
+  account_name: string;
+}
+
+interface SessionAnswer {
+  access_token: string;
+  expires_in: number;
+  user: ConsoleUser;
+}
+
+export interface RequestOptions {
+  /** A JSON body (sent as application/json, or `contentType` when given). */
+  json?: unknown;
+  /** A multipart body (uploads). */
+  form?: FormData;
+  headers?: Record<string, string>;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+let accessToken: string | null = null;
+let refreshing: Promise<ConsoleUser | null> | null = null;
+const endedListeners = new Set<() => void>();
+
+async function problemOf(response: Response): Promise<ApiError> {
+  let problem: Record<string, unknown> = {};
+  try {
+    problem = (await response.json()) as Record<string, unknown>;
+  } catch {
+    // not JSON: a proxy or network failure page
+  }
+  const code = typeof problem.code === 'string' ? problem.code : 'http_error';
+  const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${response.status}`;
+  return new ApiError(response.status, code, detail, problem);
+}
+
+async function send(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    throw new ApiError(0, 'network_error', error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function sessionCall(path: string, body?: unknown): Promise<SessionAnswer | null> {
+  const headers: Record<string, string> = { ...CONSOLE_HEADER };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await send(`${SESSION}/${path}`, { method: 'POST', headers, body: body === undefined ? null : JSON.stringify(body), credentials: 'same-origin' });
+  if (response.status === 204) return null;
+  if (!response.ok) throw await problemOf(response);
+  return (await response.json()) as SessionAnswer;
+}
+
+function adopt(answer: SessionAnswer): ConsoleUser {
+  accessToken = answer.access_token;
+  return answer.user;
+}
+
+export async function logIn(email: string, password: string): Promise<ConsoleUser> {
+  return adopt((await sessionCall('', { email, password }))!);
+}
+
+/**
+ * Trades the refresh cookie for a new access token; null when there is no session. Two tabs refreshing at the
+ * same moment race for the same cookie: the loser retries once with the cookie the winner's answer set.
+ */
+export function resumeSession(): Promise<ConsoleUser | null> {
+  refreshing ??= (async () => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        return adopt((await sessionCall('refresh/'))!);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.code === 'invalid_token')) throw error;
+        if (attempt === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    }
+    accessToken = null;
+    return null;
+  })().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+export async function logOut(): Promise<void> {
+  accessToken = null;
+  await sessionCall('logout/');
+}
+
+/** Called when the session ends underneath the app (refresh refused): the app goes back to the login. */
+export function onSessionEnded(listener: () => void): () => void {
+  endedListeners.add(listener);
+  return () => endedListeners.delete(listener);
+}
+
+function requestInit(method: string, options: RequestOptions): RequestInit {
+  const headers: Record<string, string> = { ...options.headers };
+  if (accessToken) headers.authorization = `Bearer ${accessToken}`;
+  let body: BodyInit | null = null;
+  if (options.form) body = options.form;
+  else if (options.json !== undefined) {
+    headers['content-type'] = options.contentType ?? 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  return { method, headers, body, credentials: 'same-origin', ...(options.signal ? { signal: options.signal } : {}) };
+}
+
+/** A raw call (downloads, HEAD-like checks); throws ApiError on a problem answer. */
+export async function call(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  let response = await send(path, requestInit(method, options));
+  if (response.status === 401) {
+    const user = await resumeSession().catch(() => null);
+    if (!user) {
+      endedListeners.forEach((listener) => listener());
+      throw await problemOf(response);
+    }
+    response = await send(path, requestInit(method, options));
+  }
+  if (!response.ok) throw await problemOf(response);
+  return response;
+}
+
+/** A JSON call under {api_base} (paths start with /), or a full path when it starts with /backend. */
+export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const url = path.startsWith('/backend') ? path : `${API_BASE}${path}`;
+  const response = await call(method, url, options);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+/** Fetches a protected file and hands it to the browser as a download (links cannot carry the Bearer token). */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const response = await call('GET', path.startsWith('/backend') ? path : `${API_BASE}${path}`);
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const name = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1];
+  const url = URL.createObjectURL(await response.blob());
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = name ? decodeURIComponent(name) : fallbackName;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,66 @@
+/** The frame of every logged-in page: brand, main navigation, help menu, language, account and logout. */
+import { useId, type ReactNode } from 'react';
+import { LANGUAGE_NAMES, type Language } from '../../i18n/strings';
+import { useT } from '../i18n';
+import { Link, useRouter } from '../router';
+import { useSession, useUser } from '../session';
+
+const NAV = [
+  { to: '/envelopes', key: 'console.nav.envelopes' },
+  { to: '/templates', key: 'console.nav.templates' },
+  { to: '/bulk-sends', key: 'console.nav.bulk' },
+] as const;
+
+function LanguagePicker() {
+  const { language, setLanguage } = useT();
+  const id = useId();
+  return (
+    <select id={id} aria-label="Language / भाषा" className="language-picker" value={language} onChange={(e) => setLanguage(e.target.value as Language)}>
+      {(Object.keys(LANGUAGE_NAMES) as Language[]).map((code) => <option key={code} value={code} lang={code}>{LANGUAGE_NAMES[code]}</option>)}
+    </select>
+  );
+}
+
+function HelpMenu() {
+  const { t } = useT();
+  return (
+    <details className="menu">
+      <summary>{t('console.help')}</summary>
+      <ul>
+        <li><a href="/backend/api/v1/docs/" target="_blank" rel="noopener">{t('console.help.apiV1')}</a></li>
+        <li><a href="/backend/othercompanyapi/docs/" target="_blank" rel="noopener">{t('console.help.legacy')}</a></li>
+      </ul>
+    </details>
+  );
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { t } = useT();
+  const { path } = useRouter();
+  const user = useUser();
+  const session = useSession();
+  return (
+    <div className="console">
+      <a className="skip-link" href="#content">{t('console.skip')}</a>
+      <header className="console-header">
+        <Link to="/envelopes" className="brand">{t('console.title')}</Link>
+        <nav aria-label={t('console.nav.label')}>
+          <ul className="console-nav">
+            {NAV.map((item) => (
+              <li key={item.to}>
+                <Link to={item.to} aria-current={path === item.to || path.startsWith(`${item.to}/`) ? 'page' : undefined}>{t(item.key)}</Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="console-tools">
+          <HelpMenu />
+          <LanguagePicker />
+          <span className="muted account" title={t('console.account', { email: user.email, account: user.account_name })}>{user.email}</span>
+          <button type="button" className="button small" onClick={() => void session.logOut()}>{t('console.logout')}</button>
+        </div>
+      </header>
+      <main id="content" className="console-main" tabIndex={-1}>{children}</main>
+    </div>
+  );
+}

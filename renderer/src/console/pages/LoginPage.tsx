@@ -1,0 +1,46 @@
+/** Login with the account's e-mail and password; failures and lockouts said in words. */
+import { useState, type FormEvent } from 'react';
+import { ApiError } from '../api';
+import { errorText } from '../components/ErrorNotice';
+import { useT } from '../i18n';
+import { useSession } from '../session';
+
+export function LoginPage({ ended }: { ended: boolean }) {
+  const { t } = useT();
+  const session = useSession();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await session.logIn(email, password);
+    } catch (failure) {
+      const detail = errorText(failure, t('console.error.network'));
+      if (failure instanceof ApiError && failure.code === 'invalid_credentials') setError(t('login.error.invalid_credentials'));
+      else if (failure instanceof ApiError && failure.code === 'account_locked') setError(t('login.error.account_locked', { detail }));
+      else setError(t('login.error.other', { detail }));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="login" id="content">
+      <form className="login-card" onSubmit={(e) => void submit(e)} aria-describedby={error ? 'login-error' : undefined}>
+        <h1>{t('login.title')}</h1>
+        {ended && <p className="notice" role="status">{t('console.sessionEnded')}</p>}
+        <label htmlFor="login-email">{t('login.email')}</label>
+        <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <label htmlFor="login-password">{t('login.password')}</label>
+        <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        {error && <p id="login-error" className="error" role="alert">{error}</p>}
+        <button type="submit" className="button primary" disabled={busy}>{busy ? t('login.busy') : t('login.submit')}</button>
+        <p className="muted small">{t('login.firstStart')}</p>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * The console's pages by path (below /app). Most specific first: "/envelopes/new" before "/envelopes/:id".
+ * Every page gets its path parameters as `params`.
+ */
+import type { ComponentType } from 'react';
+import { BulkSendDetailPage } from './pages/bulk/BulkSendDetailPage';
+import { BulkSendsPage } from './pages/bulk/BulkSendsPage';
+import { NewBulkSendPage } from './pages/bulk/NewBulkSendPage';
+import { ComposePage } from './pages/compose/ComposePage';
+import { EnvelopeDetailPage } from './pages/envelopes/EnvelopeDetailPage';
+import { EnvelopesPage } from './pages/envelopes/EnvelopesPage';
+import { TemplateDetailPage } from './pages/templates/TemplateDetailPage';
+import { TemplateEditPage } from './pages/templates/TemplateEditPage';
+import { TemplateNewPage } from './pages/templates/TemplateNewPage';
+import { TemplatesPage } from './pages/templates/TemplatesPage';
+import { UseTemplatePage } from './pages/templates/UseTemplatePage';
+
+export interface PageProps {
+  params: Record<string, string>;
+}
+
+export const ROUTES: readonly { pattern: string; page: ComponentType<PageProps> }[] = [
+  { pattern: '/envelopes', page: EnvelopesPage },
+  { pattern: '/envelopes/new', page: ComposePage },
+  { pattern: '/envelopes/:id/edit', page: ComposePage },
+  { pattern: '/envelopes/:id', page: EnvelopeDetailPage },
+  { pattern: '/templates', page: TemplatesPage },
+  { pattern: '/templates/new', page: TemplateNewPage },
+  { pattern: '/templates/:id/edit', page: TemplateEditPage },
+  { pattern: '/templates/:id/use', page: UseTemplatePage },
+  { pattern: '/templates/:id', page: TemplateDetailPage },
+  { pattern: '/bulk-sends', page: BulkSendsPage },
+  { pattern: '/bulk-sends/new', page: NewBulkSendPage },
+  { pattern: '/bulk-sends/:id', page: BulkSendDetailPage },
+];

@@ -1,0 +1,10 @@
+/**
+ * Every string the console shows, in English and Hindi: one catalogue made of one file per area (add an area:
+ * a file exporting `en` and `hi: Record<keyof typeof en, string>`, spread into both objects below).
+ * Placeholders in braces ({count}) are filled by t().
+ */
+import * as shell from './shell';
+
+export const en = { ...shell.en };
+export type ConsoleStringKey = keyof typeof en;
+export const hi: Record<ConsoleStringKey, string> = { ...shell.hi };
