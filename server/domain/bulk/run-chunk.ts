@@ -8,14 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type { JobHandlers } from '../../jobs/runner.js';
 import { PermanentJobError } from '../../jobs/runner.js';
-import { queueDeliveries } from '../../webhooks/fan-out.js';
 import type { Context } from '../context.js';
 import { iso } from '../context.js';
 import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
 import { enqueueChunk } from './create-bulk-send.js';
-import { BULK_SEND_EVENTS } from './events.js';
+import { finishIfDone } from './finish-batch.js';
 import { processRow } from './process-row.js';
-import { rowCounts, failuresOf } from './read-bulk-sends.js';
 import type { SourceSnapshot } from './source.js';
 
 export const CHUNK_ROWS = 25;
@@ -25,24 +23,6 @@ function payloadOf(payload: unknown): { bulk_send_id: string; from: number } {
   const p = payload as { bulk_send_id?: unknown; from?: unknown } | null;
   if (typeof p?.bulk_send_id !== 'string' || typeof p.from !== 'number') throw new PermanentJobError('bulk_send.chunk payload without bulk_send_id/from');
   return { bulk_send_id: p.bulk_send_id, from: p.from };
-}
-
-/** Completed (or completed_with_errors) once, with its bulk_send.completed event in the same transaction. */
-async function finishIfDone(ctx: Context, batchId: string, accountId: string): Promise<void> {
-  const left = await ctx.db.selectFrom('bulk_send_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('bulk_send_id', '=', batchId).where('status', 'in', UNFINISHED).executeTakeFirstOrThrow();
-  if (Number(left.n) > 0) return;
-  const counts = await rowCounts(ctx.db, batchId);
-  const at = iso(ctx.now());
-  const status = counts.failed > 0 ? 'completed_with_errors' : 'completed';
-  await ctx.db.transaction().execute(async (trx) => {
-    const moved = await trx.updateTable('bulk_sends').set({ status, completed_at: at, updated_at: at }).where('id', '=', batchId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) return; // finished by another chunk, or canceled
-    const id = randomUUID();
-    const data = { bulk_send: { id: batchId, status, counts, completed_at: at }, failures: (await failuresOf(trx, batchId, 100)) };
-    const event = { id, type: BULK_SEND_EVENTS[0], created_at: at, account_id: accountId, sequence: 1, data };
-    await trx.insertInto('events').values({ id, account_id: accountId, envelope_id: null, type: event.type, sequence: 1, payload: JSON.stringify(event), created_at: at }).execute();
-    await queueDeliveries(trx, { id, account_id: accountId, envelope_id: null, type: event.type, sequence: 1, created_at: at });
-  });
 }
 
 export async function runChunk(ctx: Context, payload: unknown): Promise<void> {

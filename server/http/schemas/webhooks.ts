@@ -137,8 +137,10 @@ export const WebhookEventPayload = Type.Object({
       archived_at: Nullable(Type.String({ format: 'date-time' })),
     }, { description: 'template.* events: the template after the change' })),
     changes: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'template.created and template.updated: what the new version changed (roles, fields, documents, settings), as in GET /templates/{id}/versions' })),
-    bulk_send: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'bulk_send.completed: id, status (completed or completed_with_errors), counts (total, created, sent, failed, canceled, pending), completed_at' })),
-    failures: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'bulk_send.completed: the first 100 failed rows (row_index, external_id, envelope_id, code, message)' })),
+    bulk_send: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'bulk_send.completed and bulk_send.failed: id, status (completed or completed_with_errors), counts (total, created, sent, failed, canceled, pending), completed_at' })),
+    failures: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'bulk_send.completed and bulk_send.failed: the first 100 failed rows (row_index, external_id, envelope_id, code, message)' })),
+    reasons: Type.Optional(Type.Array(Type.Object({ code: Type.String(), count: Type.Integer() }), { description: 'bulk_send.failed: how many rows failed with each error code, most frequent first' })),
+    failures_truncated: Type.Optional(Type.Boolean({ description: 'bulk_send.failed: more rows failed than failures lists (GET /bulk-sends/{id} has them all)' })),
     recipient: Type.Optional(Type.Object({
       recipient_id: Uuid,
       name: Type.String(),

@@ -7,14 +7,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runChunk } from '../../../server/domain/bulk/run-chunk.js';
 import { DATABASES } from '../../support/databases.js';
-import { API, useTestServer } from '../../support/server.js';
+import { API, LEGACY, useTestServer } from '../../support/server.js';
 import { envelopesPerRow, formTextValues, getBulk, makeSource, postBulk, row } from './helpers.js';
 
 const ROWS = 200;
 
 for (const kind of DATABASES) {
   describe(`bulk send fan-out on ${kind}`, () => {
-    const t = useTestServer(kind);
+    // A webhook on 127.0.0.1 (nothing listens: only the outbox rows are looked at).
+    const t = useTestServer(kind, { MOHAR_WEBHOOK_ALLOW_PRIVATE: '1' });
     const get = (path: string, key = t.account.key) => t.server.request('GET', `${API}${path}`, { key });
 
     test(`${ROWS} rows: every envelope once, sent, its own values in its PDF fields; the source unchanged`, async () => {
@@ -77,8 +78,39 @@ for (const kind of DATABASES) {
       const events = await t.server.ctx.db.selectFrom('events').select(['type', 'payload']).where('account_id', '=', t.account.accountId).where('type', '=', 'bulk_send.completed').execute();
       assert.equal(events.length, 1);
       assert.equal(JSON.parse(events[0]!.payload).data.bulk_send.id, id);
+      const failed = await t.server.ctx.db.selectFrom('events').select('id').where('account_id', '=', t.account.accountId).where('type', '=', 'bulk_send.failed').execute();
+      assert.equal(failed.length, 0, 'no bulk_send.failed when no row failed');
       const listing = (await get('/bulk-sends')).json();
       assert.ok(listing.bulk_sends.some((b: { bulk_send_id: string; counts: { sent: number } }) => b.bulk_send_id === id && b.counts.sent === ROWS));
+    });
+
+    test('rows that fail at send time: completed_with_errors, bulk_send.completed then bulk_send.failed (counts, reasons, failed rows) through the outbox', async () => {
+      const owner = await t.server.newAccount();
+      const saved = await t.server.request('POST', `${LEGACY}/webhook/save/`, { token: owner.token, json: { webhook_url: 'http://127.0.0.1:9/mohar' } });
+      assert.equal(saved.statusCode, 200, saved.body);
+      const source = await makeSource(t.server, owner.key);
+      const response = await postBulk(t.server, owner.key, { source_envelope_id: source.id, rows: Array.from({ length: 6 }, (_, i) => row(7000 + i)) });
+      assert.equal(response.statusCode, 202, response.body);
+      const id = response.json().bulk_send_id as string;
+      // Accepted, then two external_ids are taken before the job reaches their rows.
+      for (const taken of ['cust-7001', 'cust-7004']) {
+        assert.equal((await t.server.request('POST', `${API}/envelopes`, { key: owner.key, json: { title: 'Taken', external_id: taken } })).statusCode, 201);
+      }
+      await t.server.runJobs();
+      const batch = await getBulk(t.server, owner.key, id);
+      assert.equal(batch.status, 'completed_with_errors');
+      assert.deepEqual([batch.counts.sent, batch.counts.failed], [4, 2]);
+      const events = await t.server.ctx.db.selectFrom('events').select(['id', 'type', 'sequence', 'payload']).where('account_id', '=', owner.accountId).where('type', 'like', 'bulk_send.%').orderBy('sequence').execute();
+      assert.deepEqual(events.map((e) => [e.type, Number(e.sequence)]), [['bulk_send.completed', 1], ['bulk_send.failed', 2]]);
+      const failed = JSON.parse(events[1]!.payload).data;
+      assert.equal(failed.bulk_send.id, id);
+      assert.equal(failed.bulk_send.status, 'completed_with_errors');
+      assert.deepEqual([failed.bulk_send.counts.failed, failed.bulk_send.counts.sent], [2, 4]);
+      assert.deepEqual(failed.reasons, [{ code: 'external_id_conflict', count: 2 }]);
+      assert.deepEqual(failed.failures.map((f: { row_index: number; external_id: string; code: string }) => [f.row_index, f.external_id, f.code]), [[1, 'cust-7001', 'external_id_conflict'], [4, 'cust-7004', 'external_id_conflict']]);
+      assert.equal(failed.failures_truncated, false);
+      const deliveries = await t.server.ctx.db.selectFrom('webhook_deliveries').select('event_id').where('event_id', 'in', events.map((e) => e.id)).execute();
+      assert.equal(deliveries.length, 2, 'both events queued for the account\'s webhook');
     });
 
     test('cancel stops the rows not yet created; the others stay sent', async () => {
