@@ -1,0 +1,21 @@
+/**
+ * The office console in Chromium: log in through its login form (as a person would) and wait for the
+ * logged-in frame.
+ *
+ *   await logInToConsole(page, origin, t.account);        // lands on /app/envelopes (or `path`)
+ */
+import type { Page } from 'playwright-core';
+
+export interface ConsoleLogin {
+  readonly email: string;
+  readonly password: string;
+}
+
+/** Opens `${origin}/app${path}`, fills the login form and waits until the logged-in frame (its "Log out" button) shows. */
+export async function logInToConsole(page: Page, origin: string, account: ConsoleLogin, path = '/envelopes'): Promise<void> {
+  await page.goto(`${origin}/app${path}`);
+  await page.getByLabel('E-mail').fill(account.email);
+  await page.getByLabel('Password', { exact: true }).fill(account.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('button', { name: 'Log out' }).waitFor();
+}
