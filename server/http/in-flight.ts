@@ -13,19 +13,31 @@ export interface InFlight {
 export function trackHandlers(app: FastifyInstance): InFlight {
   let count = 0;
   let waiters: (() => void)[] = [];
+  const done = () => {
+    count--;
+    if (count === 0) {
+      for (const wake of waiters) wake();
+      waiters = [];
+    }
+  };
   app.addHook('onRoute', (route) => {
     const handler = route.handler as RouteHandlerMethod;
-    route.handler = async function counted(this: FastifyInstance, request, reply) {
+    // Not an async function: a callback-style handler (one that returns nothing and calls reply.send later,
+    // like @fastify/static's) must stay synchronous, or Fastify sees a promise resolved with undefined and
+    // ends the reply empty (the Swagger UI bundle was served as 0 bytes).
+    route.handler = function counted(this: FastifyInstance, request, reply) {
       count++;
+      let result: unknown;
       try {
-        return await handler.call(this, request, reply);
-      } finally {
-        count--;
-        if (count === 0) {
-          for (const wake of waiters) wake();
-          waiters = [];
-        }
+        result = handler.call(this, request, reply);
+      } catch (error) {
+        done();
+        throw error;
       }
+      if (isThenable(result)) return Promise.resolve(result).finally(done);
+      // Callback-style handlers only stream files; they do not hold storage, so they are not waited for.
+      done();
+      return result;
     } as RouteHandlerMethod;
   });
   return {
@@ -43,4 +55,8 @@ export function trackHandlers(app: FastifyInstance): InFlight {
       });
     },
   };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

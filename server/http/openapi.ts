@@ -32,7 +32,9 @@ export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<vo
     // Paths in the document are relative to the scope's server URL.
     transform: ({ schema, url }) => ({ schema, url: url.startsWith(prefixOf(scope.serverUrl)) ? url.slice(prefixOf(scope.serverUrl).length) || '/' : url }),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, tryItOutEnabled: true } });
+  // indexPrefix: the page's asset links are absolute when it is opened without a trailing slash, and the
+  // plugin knows only its own prefix (/docs), not the scope's (/backend/api/v1).
+  await app.register(swaggerUi, { routePrefix: '/docs', indexPrefix: app.prefix, uiConfig: { deepLinking: true, tryItOutEnabled: true } });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }
 

@@ -43,6 +43,22 @@ describe('OpenAPI documents', () => {
     }
   });
 
+  test('the docs pages load their assets, with and without a trailing slash (the bundle is not empty)', async () => {
+    for (const base of [API, LEGACY]) {
+      for (const page of [`${base}/docs`, `${base}/docs/`]) {
+        const html = (await server.request('GET', page)).body;
+        const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://host${page}`).pathname);
+        assert.ok(assets.some((a) => a.endsWith('/swagger-ui-bundle.js')), `${page} names the bundle`);
+        for (const asset of assets) {
+          assert.ok(asset.startsWith(`${base}/docs/static/`), `${page}: ${asset} lies under the scope`);
+          const response = await server.request('GET', asset);
+          assert.equal(response.statusCode, 200, `${page}: ${asset}`);
+          assert.ok(response.rawPayload.length > 100, `${page}: ${asset} has content (${response.rawPayload.length} bytes)`);
+        }
+      }
+    }
+  });
+
   test('unknown routes are problem+json 404', async () => {
     const response = await server.request('GET', `${API}/nothing-here`);
     assert.equal(response.statusCode, 404);
