@@ -302,7 +302,7 @@ export interface AuditEventsTable {
   seq: number;
   account_id: string;
   at: string;
-  actor_type: 'api_key' | 'recipient' | 'system' | 'admin';
+  actor_type: 'api_key' | 'user' | 'recipient' | 'system' | 'admin';
   actor_id: string | null;
   /** e.g. envelope.created, recipient.signed, document.sealed. */
   action: string;
@@ -481,7 +481,7 @@ export interface TemplateVersionsTable {
   definition: string;
   /** JSON: what changed from the previous version (server/domain/templates/summary.ts). */
   summary: string;
-  actor_type: 'api_key' | 'admin' | 'system';
+  actor_type: 'api_key' | 'user' | 'admin' | 'system';
   actor_id: string | null;
   created_at: string;
 }
@@ -492,7 +492,7 @@ export interface TemplateAuditTable {
   seq: number;
   account_id: string;
   at: string;
-  actor_type: 'api_key' | 'recipient' | 'system' | 'admin';
+  actor_type: 'api_key' | 'user' | 'recipient' | 'system' | 'admin';
   actor_id: string | null;
   /** template.created, template.updated, template.archived, template.restored, template.instantiated. */
   action: string;

@@ -120,6 +120,6 @@ export interface DocumentInput {
 
 /** Who made a version or an audit row. */
 export interface TemplateActor {
-  readonly type: 'api_key' | 'admin' | 'system';
+  readonly type: 'api_key' | 'user' | 'admin' | 'system';
   readonly id: string | null;
 }

@@ -26,7 +26,8 @@ const security = [{ apiKey: [] }];
 const tags = ['templates'];
 
 function actorOf(request: FastifyRequest): TemplateActor {
-  return { type: 'api_key', id: request.apiKey?.keyId ?? null };
+  // The office console acts as its logged-in user; integrators as their key.
+  return request.user ? { type: 'user', id: request.user.userId } : { type: 'api_key', id: request.apiKey?.keyId ?? null };
 }
 
 /** What makes two multipart requests the same for Idempotency-Key: the JSON part and the files' SHA-256. */
