@@ -16,11 +16,13 @@ import { AttachDocumentJson, DocumentBody, MultipartFile } from '../../http/sche
 import { EnvelopeCreateBody, EnvelopeDocumentParams, EnvelopeParams, EnvelopeResponse, EnvelopeStatusResponse, RecipientBody, RecipientResponse } from '../../http/schemas/envelopes.js';
 import { FieldsBody, FieldsResponse } from '../../http/schemas/fields.js';
 import type { App } from '../types.js';
+import { envelopeEditRoutes } from './envelope-edits.js';
 
 const security = [{ apiKey: [] }];
 
 export function envelopeRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
+  envelopeEditRoutes(app, ctx);
 
   app.post('/envelopes', {
     onRequest,
