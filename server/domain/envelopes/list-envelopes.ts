@@ -55,12 +55,14 @@ function decodeCursor(cursor: string): Position {
   return { createdAt, id };
 }
 
-/** `2026-01-31` is that whole UTC day; a date-time is that instant. */
+/** `2026-01-31` is that whole UTC day; a date-time is that instant. Both bounds are included (the end is returned exclusive). */
 function dateBound(value: string, end: boolean): string {
   const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const at = new Date(dayOnly ? `${value}T00:00:00.000Z` : value);
   if (Number.isNaN(at.getTime())) throw new MoharError('validation_failed', `${value} is not a date`, { errors: [{ path: `querystring/${end ? 'created_to' : 'created_from'}`, message: 'not a date' }] });
   if (end && dayOnly) at.setUTCDate(at.getUTCDate() + 1);
+  // Times are stored to the millisecond: the next millisecond is the first one after the bound.
+  else if (end) at.setTime(at.getTime() + 1);
   return at.toISOString();
 }
 

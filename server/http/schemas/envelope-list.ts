@@ -11,7 +11,7 @@ export const EnvelopeListQuery = Type.Object({
   status: Type.Optional(Type.Array(StringEnum(ENVELOPE_STATUSES), { maxItems: ENVELOPE_STATUSES.length, description: 'one or several: ?status=sent&status=completed' })),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'search title, external_id, recipient names and e-mails: case-insensitive, matching from the start of a word ("asha" finds "Asha Rao" and "asha.rao@example.com"; "rao@ex" finds the e-mail)' })),
   created_from: Type.Optional(DateOrDateTime('created at or after: a date (from 00:00 UTC that day) or a date-time')),
-  created_to: Type.Optional(DateOrDateTime('created at or before: a date (the whole UTC day) or a date-time (before that instant)')),
+  created_to: Type.Optional(DateOrDateTime('created at or before: a date (the whole UTC day) or a date-time (that instant included)')),
   template_id: Type.Optional(Uuid),
   bulk_send_id: Type.Optional(Uuid),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT })),

@@ -113,6 +113,7 @@ for (const kind of DATABASES) {
       assert.deepEqual(await titles(`?created_from=${day1}&created_to=${day1}&q=asha`), ['Lease agreement flat 4B']);
       const sent = (await list('?status=sent')).envelopes[0]!;
       assert.deepEqual(await titles(`?created_from=${encodeURIComponent(sent.created_at)}`), ['Agreement'], 'a date-time bound is that instant');
+      assert.deepEqual((await titles(`?created_to=${encodeURIComponent(sent.created_at)}`))[0], 'Agreement', 'both bounds are included');
       assert.deepEqual(await titles('?template_id=0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f'), ['NDA Mohar Labs']);
       assert.deepEqual(await titles('?template_id=0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f&status=sent'), []);
       assert.deepEqual(await titles('?bulk_send_id=0193f0e2-6c1a-7b3e-9d2f-aaaaaaaaaaaa&q=sita'), ['किरायानामा अनुबंध']);
