@@ -3,8 +3,9 @@
  * a file exporting `en` and `hi: Record<keyof typeof en, string>`, spread into both objects below).
  * Placeholders in braces ({count}) are filled by t().
  */
+import * as compose from './compose';
 import * as shell from './shell';
 
-export const en = { ...shell.en };
+export const en = { ...shell.en, ...compose.en };
 export type ConsoleStringKey = keyof typeof en;
-export const hi: Record<ConsoleStringKey, string> = { ...shell.hi };
+export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi };

@@ -1,0 +1,90 @@
+/**
+ * What the editor knows about each field type: its default size, which parties may hold it, whether it takes
+ * a pre-assigned value or options, and the cheap layout rules it can check while placing (the server checks
+ * them all again on save: server/domain/envelopes/field-layout.ts; these mirror its messages' intent).
+ */
+import { FIELD } from '../../fields';
+import type { EditorField, EditorParty } from './types';
+
+export const FIELD_TYPES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** Default width and height in PDF points when a field is dropped. */
+const SIZES: Record<FieldType, [number, number]> = {
+  1: [180, 50], 2: [60, 36], 3: [120, 22], 4: [180, 22], 5: [140, 22], 6: [140, 22], 7: [200, 22],
+  8: [200, 22], 9: [18, 18], 10: [100, 22], 11: [110, 22], 12: [160, 22], 13: [160, 22],
+};
+
+export function defaultSize(type: number): { width: number; height: number } {
+  const [width, height] = SIZES[type as FieldType] ?? [120, 22];
+  return { width, height };
+}
+
+/** Filled from the signer's details or the act: no pre-assigned value, no "editable". */
+const AUTO_FILLED = new Set<number>([FIELD.SIGNATURE, FIELD.INITIAL, FIELD.DATE_SIGNED, FIELD.FULL_NAME, FIELD.FIRST_NAME, FIELD.LAST_NAME, FIELD.EMAIL]);
+const SIGNATURE_TYPES = new Set<number>([FIELD.SIGNATURE, FIELD.INITIAL]);
+
+export const takesValue = (type: number): boolean => !AUTO_FILLED.has(type);
+export const takesOptions = (type: number): boolean => type === FIELD.DROPDOWN || type === FIELD.RADIO;
+export const isDscSigner = (party: EditorParty | undefined): boolean => party?.role === 'signer' && party.signatureMethod === 'dsc';
+/** cc recipients get a copy and hold no fields. */
+export const holdsFields = (party: EditorParty): boolean => party.role !== 'cc';
+
+export type Unavailable = 'cc' | 'notSigner' | 'dscInitial' | null;
+
+/** Why a party may not hold a type (null: it may). */
+export function unavailableFor(type: number, party: EditorParty | undefined): Unavailable {
+  if (!party) return null;
+  if (party.role === 'cc') return 'cc';
+  if (party.role !== 'signer' && SIGNATURE_TYPES.has(type)) return 'notSigner';
+  if (isDscSigner(party) && type === FIELD.INITIAL) return 'dscInitial';
+  return null;
+}
+
+/** The local checks' problems (strings/compose.ts has their words under compose.fields.problem.*). */
+export type LocalProblem = 'cc' | 'notSigner' | 'dscInitial' | 'dscSecondSignature' | 'optionsMissing' | 'optionsDuplicate' | 'valueNotOption' | 'number' | 'date' | 'unknownParty';
+
+function valueProblem(field: EditorField): LocalProblem | null {
+  const options = field.options ?? [];
+  if (takesOptions(field.field_type)) {
+    if (options.length === 0) return 'optionsMissing';
+    if (new Set(options).size !== options.length || options.some((o) => o.trim() === '')) return 'optionsDuplicate';
+    if (field.value && !options.includes(field.value)) return 'valueNotOption';
+  }
+  if (!field.value) return null;
+  if (field.field_type === FIELD.NUMBER && !Number.isFinite(Number(field.value))) return 'number';
+  if (field.field_type === FIELD.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(field.value)) return 'date';
+  return null;
+}
+
+/** The rules cheap enough to check on every change, by field id. */
+export function localProblems(fields: readonly EditorField[], parties: readonly EditorParty[]): Map<string, LocalProblem> {
+  const byKey = new Map(parties.map((p) => [p.key, p]));
+  const problems = new Map<string, LocalProblem>();
+  const dscSignatures = new Set<string>();
+  for (const field of fields) {
+    const party = byKey.get(field.party);
+    if (!party) {
+      problems.set(field.id, 'unknownParty');
+      continue;
+    }
+    const unavailable = unavailableFor(field.field_type, party);
+    if (unavailable) {
+      problems.set(field.id, unavailable);
+      continue;
+    }
+    if (isDscSigner(party) && field.field_type === FIELD.SIGNATURE) {
+      // USB DSC: exactly one Signature field per signer; the second and later ones are the wrong ones.
+      if (dscSignatures.has(party.key)) problems.set(field.id, 'dscSecondSignature');
+      dscSignatures.add(party.key);
+      continue;
+    }
+    const problem = valueProblem(field);
+    if (problem) problems.set(field.id, problem);
+  }
+  return problems;
+}
+
+/** Eight colours distinct for colour-blind eyes too (Okabe–Ito plus two), by party index. */
+const COLOURS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#7f3c8d', '#3b3b3b'];
+export const partyColour = (index: number): string => COLOURS[((index % COLOURS.length) + COLOURS.length) % COLOURS.length]!;
