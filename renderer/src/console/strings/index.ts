@@ -5,7 +5,9 @@
  */
 import * as compose from './compose';
 import * as shell from './shell';
+import * as templates from './templates';
+import * as bulk from './bulk';
 
-export const en = { ...shell.en, ...compose.en };
+export const en = { ...shell.en, ...compose.en, ...templates.en, ...bulk.en };
 export type ConsoleStringKey = keyof typeof en;
-export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi };
+export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi, ...templates.hi, ...bulk.hi };
