@@ -4,10 +4,11 @@
  * Placeholders in braces ({count}) are filled by t().
  */
 import * as compose from './compose';
+import * as envelopes from './envelopes';
 import * as shell from './shell';
 import * as templates from './templates';
 import * as bulk from './bulk';
 
-export const en = { ...shell.en, ...compose.en, ...templates.en, ...bulk.en };
+export const en = { ...shell.en, ...compose.en, ...envelopes.en, ...templates.en, ...bulk.en };
 export type ConsoleStringKey = keyof typeof en;
-export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi, ...templates.hi, ...bulk.hi };
+export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi, ...envelopes.hi, ...templates.hi, ...bulk.hi };

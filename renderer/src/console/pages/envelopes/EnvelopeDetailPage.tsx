@@ -1,4 +1,80 @@
-/** Placeholder: the envelopes engineer builds this page. */
-export function EnvelopeDetailPage(_props: { params: Record<string, string> }) {
-  return <h1>EnvelopeDetailPage</h1>;
+/** /envelopes/:id: where an envelope stands (recipients, timeline, documents and signatures) and what can be done with it. */
+import { useEffect, useRef, useState } from 'react';
+import { api } from '../../api';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { useT } from '../../i18n';
+import { Link } from '../../router';
+import { useResource } from '../../use-resource';
+import { DocumentsCard } from './DocumentsCard';
+import { EnvelopeActions } from './EnvelopeActions';
+import { RecipientsCard } from './RecipientsCard';
+import { EnvelopeStatusBadge } from './StatusBadge';
+import { Timeline } from './Timeline';
+import type { AuditTrail, Envelope } from './types';
+import './envelopes.css';
+
+function Facts({ envelope }: { envelope: Envelope }) {
+  const { t, formatDate } = useT();
+  const facts: [string, string][] = [[t('envelopes.detail.created'), formatDate(envelope.created_at)]];
+  if (envelope.sent_at) facts.push([t('envelopes.detail.sent'), formatDate(envelope.sent_at)]);
+  if (envelope.completed_at) facts.push([t('envelopes.detail.completed'), formatDate(envelope.completed_at)]);
+  if (envelope.expires_at && (envelope.status === 'sent' || envelope.status === 'expired')) facts.push([t('envelopes.detail.expires'), formatDate(envelope.expires_at)]);
+  if (envelope.external_id) facts.push([t('envelopes.detail.externalId'), envelope.external_id]);
+  if (envelope.status_reason) facts.push([t('envelopes.detail.reason'), envelope.status_reason]);
+  if (envelope.pades_level) facts.push([t('envelopes.detail.pades'), envelope.pades_level]);
+  return (
+    <dl className="facts">
+      {facts.map(([name, value]) => <div key={name}><dt>{name}</dt><dd>{value}</dd></div>)}
+    </dl>
+  );
+}
+
+export function EnvelopeDetailPage({ params }: { params: Record<string, string> }) {
+  const { t } = useT();
+  const id = params.id!;
+  const envelope = useResource((signal) => api<Envelope>('GET', `/envelopes/${id}`, { signal }), [id]);
+  const trail = useResource((signal) => api<AuditTrail>('GET', `/envelopes/${id}/audit-trail`, { signal }), [id]);
+  const [message, setMessage] = useState('');
+  const heading = useRef<HTMLHeadingElement>(null);
+  const data = envelope.data;
+  const title = data?.title;
+  useEffect(() => {
+    if (title === undefined) return;
+    document.title = `${title} · ${t('console.title')}`;
+    // A new page for screen readers and keyboards: start at its heading.
+    heading.current?.focus();
+  }, [title, t]);
+
+  const changed = (text: string) => {
+    setMessage(text);
+    envelope.reload();
+    trail.reload();
+  };
+
+  if (!data) {
+    return (
+      <>
+        <p><Link to="/envelopes">{t('envelopes.back')}</Link></p>
+        {envelope.error ? <ErrorNotice error={envelope.error} onRetry={envelope.reload} /> : <p className="muted">{t('console.loading')}</p>}
+      </>
+    );
+  }
+  return (
+    <>
+      <p><Link to="/envelopes">{t('envelopes.back')}</Link></p>
+      <div className="page-head">
+        <h1 ref={heading} tabIndex={-1}>{data.title}</h1>
+        <EnvelopeStatusBadge status={data.status} />
+      </div>
+      {message && <p className="notice notice-success" role="status">{message}</p>}
+      <ErrorNotice error={envelope.error} onRetry={envelope.reload} />
+      <section className="card" aria-label={t('envelopes.detail.summary')}>
+        <Facts envelope={data} />
+        <EnvelopeActions envelope={data} onChanged={changed} />
+      </section>
+      <RecipientsCard envelope={data} />
+      <DocumentsCard envelope={data} />
+      <Timeline trail={trail} recipients={data.recipients} />
+    </>
+  );
 }

@@ -1,0 +1,68 @@
+/**
+ * Who is on the envelope, in routing order, and where each one stands. A recipient who can act now can be
+ * handed a signing link; for the others the reason there is none is said instead of a dead button.
+ */
+import { useState } from 'react';
+import { useT } from '../../i18n';
+import type { ConsoleStringKey } from '../../strings';
+import { RecipientStatusBadge } from './StatusBadge';
+import { SigningLinkDialog } from './SigningLinkDialog';
+import { ACTIVE_RECIPIENT_STATUSES, type Envelope, type RecipientSummary } from './types';
+
+const METHODS = new Set(['electronic', 'aadhaar', 'dsc', 'review']);
+const ROLES = new Set(['signer', 'reviewer', 'approver', 'cc']);
+
+function LinkCell({ envelope, recipient, onOpen }: { envelope: Envelope; recipient: RecipientSummary; onOpen(): void }) {
+  const { t } = useT();
+  if (envelope.status === 'sent' && ACTIVE_RECIPIENT_STATUSES.includes(recipient.status)) {
+    return <button type="button" className="button small" onClick={onOpen}>{t('envelopes.link.open')}</button>;
+  }
+  const reason = envelope.status === 'draft' ? 'envelopes.link.notSent'
+    : envelope.status !== 'sent' ? 'envelopes.link.closed'
+      : recipient.status === 'waiting' ? 'envelopes.link.waiting' : 'envelopes.link.acted';
+  return <span className="muted small">{t(reason)}</span>;
+}
+
+export function RecipientsCard({ envelope }: { envelope: Envelope }) {
+  const { t } = useT();
+  const [linkFor, setLinkFor] = useState<RecipientSummary | null>(null);
+  return (
+    <section className="card" aria-labelledby="recipients-title">
+      <h2 id="recipients-title">{t('envelopes.recipients.title')}</h2>
+      {envelope.recipients.length === 0 ? <p className="muted">{t('envelopes.list.noRecipients')}</p> : (
+        <div className="table-wrap">
+          <table className="data recipients-table">
+            <thead>
+              <tr>
+                <th scope="col" className="hide-narrow">{t('envelopes.recipients.order')}</th>
+                <th scope="col">{t('envelopes.recipients.person')}</th>
+                <th scope="col" className="hide-narrow">{t('envelopes.recipients.method')}</th>
+                <th scope="col">{t('envelopes.list.status')}</th>
+                <th scope="col">{t('envelopes.recipients.link')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {envelope.recipients.map((r) => (
+                <tr key={r.recipient_id}>
+                  <td className="hide-narrow">{r.sequence}</td>
+                  <td>
+                    <div>{r.name}</div>
+                    <div className="muted small">{r.email}</div>
+                  </td>
+                  <td className="hide-narrow">
+                    {ROLES.has(r.role) ? t(`envelopes.role.${r.role}` as ConsoleStringKey) : r.role}
+                    {' · '}
+                    {METHODS.has(r.signature_method) ? t(`envelopes.method.${r.signature_method}` as ConsoleStringKey) : r.signature_method}
+                  </td>
+                  <td><RecipientStatusBadge status={r.status} /></td>
+                  <td><LinkCell envelope={envelope} recipient={r} onOpen={() => setLinkFor(r)} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {linkFor && <SigningLinkDialog envelopeId={envelope.id} recipient={linkFor} onClose={() => setLinkFor(null)} />}
+    </section>
+  );
+}

@@ -1,0 +1,57 @@
+/** The envelope's audit trail as a timeline, newest last, with the result of checking its hash chain. */
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { useT } from '../../i18n';
+import type { ConsoleStringKey } from '../../strings';
+import type { Resource } from '../../use-resource';
+import type { AuditEvent, AuditTrail, RecipientSummary } from './types';
+
+const KNOWN_ACTIONS = new Set([
+  'envelope.created', 'envelope.sent', 'envelope.completed', 'envelope.declined', 'envelope.voided', 'envelope.expired',
+  'recipient.viewed', 'recipient.consented', 'recipient.signed', 'recipient.approved', 'recipient.reviewed', 'recipient.declined',
+  'reminder.sent', 'document.sealed', 'certificate.issued',
+]);
+/** Details worth a line of their own; the rest (hashes, ids) stays in the downloadable audit trail. */
+const SHOWN_DETAILS = ['reason', 'method', 'signature_method', 'ip'] as const;
+
+function EventLine({ event, recipients }: { event: AuditEvent; recipients: RecipientSummary[] }) {
+  const { t, formatDate } = useT();
+  const what = KNOWN_ACTIONS.has(event.action) ? t(`envelopes.event.${event.action}` as ConsoleStringKey) : event.action;
+  const recipient = event.actor_type === 'recipient' ? recipients.find((r) => r.recipient_id === event.actor_id) : undefined;
+  const who = recipient ? `${recipient.name} <${recipient.email}>`
+    : event.actor_type === 'system' ? t('envelopes.actor.system')
+      : event.actor_type === 'recipient' ? t('envelopes.actor.recipient') : t('envelopes.actor.account');
+  const details = SHOWN_DETAILS.filter((key) => typeof event.details[key] === 'string' && event.details[key] !== '');
+  return (
+    <li className="timeline-event">
+      <time dateTime={event.at}>{formatDate(event.at)}</time>
+      <div>
+        <strong>{what}</strong> <span className="muted">· {who}</span>
+        {details.map((key) => (
+          <div key={key} className="small muted">{t(`envelopes.detail.${key}` as ConsoleStringKey)}: {String(event.details[key])}</div>
+        ))}
+      </div>
+    </li>
+  );
+}
+
+export function Timeline({ trail, recipients }: { trail: Resource<AuditTrail>; recipients: RecipientSummary[] }) {
+  const { t } = useT();
+  const data = trail.data;
+  return (
+    <section className="card" aria-labelledby="timeline-title">
+      <h2 id="timeline-title">{t('envelopes.timeline.title')}</h2>
+      <ErrorNotice error={trail.error} onRetry={trail.reload} />
+      {!data && !trail.error && <p className="muted">{t('console.loading')}</p>}
+      {data && (
+        <>
+          <p className={`notice ${data.chain.ok ? 'notice-success' : 'notice-error'} chain-check`} role="status">
+            {data.chain.ok ? t('envelopes.timeline.chainOk', { count: data.chain.count }) : t('envelopes.timeline.chainBroken')}
+          </p>
+          <ol className="timeline">
+            {data.events.map((event) => <EventLine key={event.seq} event={event} recipients={recipients} />)}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
