@@ -6,6 +6,7 @@ import { isMoharError } from '../common/errors.js';
 import { accountCommands } from './account.js';
 import { adminCommands } from './admin.js';
 import { auditCommands } from './audit.js';
+import { bulkSendCommands } from './bulk-send.js';
 import { templateCommands } from './template.js';
 import { serveCommand, migrateCommand } from './serve.js';
 import { signCommand, type SignOptions } from './sign.js';
@@ -31,6 +32,7 @@ adminCommands(program, loadConfig);
 accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
 templateCommands(program, loadConfig);
+bulkSendCommands(program);
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 program

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { PdfReader, PdfString, type PdfDict, type PdfRef } from '../../../pdf/index.js';
 import { makeDraft, type Draft } from '../../support/envelopes.js';
-import { API, type TestServer } from '../../support/server.js';
+import { makePdf } from '../../support/pdf-fixtures.js';
+import { call } from '../../support/process-server.js';
+import { API, LEGACY, multipartBody, type TestServer } from '../../support/server.js';
 
 /** Two signers; a Text field "Customer" and a Number field "Amount" for the first, a Date "Start" for the second. */
 export function makeSource(server: TestServer, key: string): Promise<Draft> {
@@ -15,6 +17,34 @@ export function makeSource(server: TestServer, key: string): Promise<Draft> {
       { recipient_id: ids[1], field_type: 11, page_number: 2, x: 300, y: 80, width: 100, height: 20, label: 'Start', editable: true },
     ],
   });
+}
+
+/** The admin login and an API key of a `mohar serve` process started with MOHAR_ADMIN_EMAIL/PASSWORD. */
+export const PROCESS_ADMIN = { MOHAR_ADMIN_EMAIL: 'admin@bulk.test', MOHAR_ADMIN_PASSWORD: 'bulk process password' };
+
+export async function processApiKey(url: string): Promise<string> {
+  const token = (await call(url, 'POST', `${LEGACY}/auth/login/`, { json: { email: PROCESS_ADMIN.MOHAR_ADMIN_EMAIL, password: PROCESS_ADMIN.MOHAR_ADMIN_PASSWORD } })).json().access_token as string;
+  return (await call(url, 'POST', `${LEGACY}/apikey/generate/`, { token })).json().api_key as string;
+}
+
+/** makeSource's draft over HTTP, on a server process (1 page unless told: what the benchmark's source is). */
+export async function makeSourceOverHttp(url: string, key: string, pages = 1): Promise<{ id: string; documentId: string }> {
+  const created = await call(url, 'POST', `${API}/envelopes`, { key, json: { title: 'Agreement', message: 'Please sign', recipients: [{ name: 'Slot One', email: 'one@example.com' }, { name: 'Slot Two', email: 'two@example.com' }] } });
+  assert.equal(created.status, 201, created.bytes.toString());
+  const envelope = created.json();
+  const upload = multipartBody([{ field: 'file', filename: 'agreement.pdf', bytes: makePdf({ pages }) }]);
+  const documentId = (await call(url, 'POST', `${API}/envelopes/${envelope.id}/documents`, { key, body: upload.body, contentType: upload.contentType })).json().document_id as string;
+  const [one, two] = envelope.recipients.map((r: { recipient_id: string }) => r.recipient_id);
+  const fields = [
+    { recipient_id: one, field_type: 1, page_number: 1, x: 40, y: 40, width: 180, height: 50 },
+    { recipient_id: two, field_type: 1, page_number: 1, x: 40, y: 120, width: 180, height: 50 },
+    { recipient_id: one, field_type: 8, page_number: 1, x: 300, y: 40, width: 200, height: 20, label: 'Customer' },
+    { recipient_id: one, field_type: 10, page_number: 1, x: 300, y: 80, width: 100, height: 20, label: 'Amount' },
+    { recipient_id: two, field_type: 11, page_number: 1, x: 300, y: 120, width: 100, height: 20, label: 'Start', editable: true },
+  ];
+  const put = await call(url, 'PUT', `${API}/envelopes/${envelope.id}/documents/${documentId}/fields`, { key, json: { fields } });
+  assert.equal(put.status, 200, put.bytes.toString());
+  return { id: envelope.id, documentId };
 }
 
 export function row(i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
