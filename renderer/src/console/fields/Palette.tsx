@@ -3,7 +3,7 @@
  * or press and drag it onto a page to drop it where it should go. Types the chosen party cannot hold are
  * disabled with the reason.
  */
-import { useEffect, useRef, useState, type PointerEvent } from 'react';
+import { useEffect, useRef, useState, type MouseEvent, type PointerEvent } from 'react';
 import { useT } from '../i18n';
 import type { ConsoleStringKey } from '../strings';
 import { FIELD_TYPES, unavailableFor } from './field-kinds';
@@ -59,12 +59,11 @@ export function Palette({ party, colour, onAdd, onDrop }: Props) {
     suppressClick.current = false;
     pressed.current = { type, x: event.clientX, y: event.clientY, dragging: false };
   };
-  const click = (type: number) => {
-    if (suppressClick.current) {
-      suppressClick.current = false;
-      return;
-    }
-    onAdd(type);
+  const click = (type: number, event: MouseEvent<HTMLButtonElement>) => {
+    // The click that ends a drag is not an "add"; a keyboard click (detail 0) always is.
+    const endsDrag = suppressClick.current && event.detail > 0;
+    suppressClick.current = false;
+    if (!endsDrag) onAdd(type);
   };
 
   return (
@@ -82,7 +81,7 @@ export function Palette({ party, colour, onAdd, onDrop }: Props) {
                 disabled={!party || unavailable !== null}
                 title={unavailable ? t(`compose.fields.problem.${unavailable}`) : undefined}
                 onPointerDown={press(type)}
-                onClick={() => click(type)}
+                onClick={(event) => click(type, event)}
               >
                 <span className="palette-swatch" style={{ backgroundColor: colour }} aria-hidden="true" />
                 {t(typeKey(type))}

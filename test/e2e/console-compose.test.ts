@@ -1,0 +1,190 @@
+/**
+ * End to end in Chromium: the office console's compose page (issue 14, test 1). A new user logs in, uploads a
+ * real PDF, adds two recipients, drags a Signature, a Text and a Date field onto page 2 with the mouse (and
+ * adds the second signer's Signature with the keyboard), sends; both recipients sign through the links in
+ * their invitation mails; the console shows the envelope completed, and the signed PDF passes pdfsig and qpdf.
+ * Then a USB DSC draft with two Signature fields: the problem shows on the field, locally and from the server.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { collectPageErrors, launchChromium, listenOnLoopback, newContext, onServer, screenshots } from '../support/browser.js';
+import { logInToConsole } from '../support/console.js';
+import { makeDraft } from '../support/envelopes.js';
+import { makePdf, qpdfCheck } from '../support/pdf-fixtures.js';
+import { ensureConsoleBuilt, ensureRendererBuilt } from '../support/renderer.js';
+import { API, useTestServer } from '../support/server.js';
+import { pdfsigVerdicts } from '../support/validators.js';
+
+ensureConsoleBuilt();
+ensureRendererBuilt();
+let browser: Browser;
+before(async () => {
+  browser = await launchChromium();
+});
+after(() => browser?.close());
+
+/** Drags a palette button onto a point of page `pageNumber` (fractions of the page box) with real mouse moves. */
+async function dragField(page: Page, type: string, pageNumber: number, at: { x: number; y: number }): Promise<void> {
+  const target = page.locator(`.editor-page[data-page-number="${pageNumber}"] .page`);
+  await target.scrollIntoViewIfNeeded();
+  const source = (await page.locator('.palette').getByRole('button', { name: type, exact: true }).boundingBox())!;
+  const box = (await target.boundingBox())!;
+  await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(source.x + source.width / 2 + 30, source.y + source.height / 2, { steps: 3 });
+  await page.mouse.move(box.x + box.width * at.x, box.y + box.height * at.y, { steps: 12 });
+  await page.mouse.up();
+}
+
+/** The signing link in a recipient's newest invitation mail. */
+async function linkFromMail(t: ReturnType<typeof useTestServer>, origin: string, envelopeId: string, email: string): Promise<string> {
+  await t.server.runJobs();
+  const mails = await t.server.ctx.db.selectFrom('outbox_mail').select(['text', 'kind']).where('envelope_id', '=', envelopeId).where('to_address', '=', email).execute();
+  const url = mails.map((m) => /https?:\/\/\S+\/sign\/\S+/.exec(m.text)?.[0]).find(Boolean);
+  assert.ok(url, `an invitation with a signing link for ${email}: ${JSON.stringify(mails.map((m) => m.kind))}`);
+  return onServer(origin, url);
+}
+
+/** Signs on the hosted page: fills `values` by label, types a signature, consents, signs. */
+async function signThroughLink(page: Page, link: string, values: Record<string, string>): Promise<void> {
+  await page.goto(link);
+  await page.waitForFunction(() => performance.getEntriesByName('mohar:fields-interactive').length > 0);
+  for (const [label, value] of Object.entries(values)) await page.getByLabel(label).fill(value);
+  await page.getByRole('button', { name: /^Signature \(required\): Sign here/ }).click();
+  const dialog = page.getByRole('dialog', { name: 'Your signature' });
+  await dialog.getByRole('tab', { name: 'Type' }).click();
+  await dialog.getByRole('button', { name: 'Use this signature' }).click();
+  await page.getByRole('checkbox', { name: /I agree to sign/ }).check();
+  await page.getByRole('button', { name: 'Sign', exact: true }).click();
+  await page.getByRole('heading', { name: 'You have signed' }).waitFor();
+}
+
+async function addRecipient(page: Page, name: string, email: string): Promise<void> {
+  const form = page.locator('.card', { has: page.getByRole('heading', { name: 'Recipients' }) }).locator('form.recipient-form').last();
+  await form.getByLabel('Name').fill(name);
+  await form.getByLabel('E-mail').fill(email);
+  await form.getByRole('button', { name: 'Add recipient' }).click();
+  await page.locator('.recipient-row', { hasText: email }).waitFor();
+}
+
+describe('console compose in Chromium on sqlite', () => {
+  const t = useTestServer('sqlite');
+  let origin: string;
+  before(async () => {
+    origin = await listenOnLoopback(t.server);
+  });
+
+  test('upload, two recipients, drag fields onto page 2, send; both sign from their mails; completed; the PDF validates', async () => {
+    const shots = screenshots('console-compose');
+    const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    const failed: string[] = [];
+    page.on('response', (r) => r.status() >= 400 && r.url().includes('/api/v1/') && failed.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`));
+    await logInToConsole(page, origin, t.account, '/envelopes/new');
+    await page.getByRole('heading', { name: 'New envelope' }).waitFor();
+    await page.getByText('Upload a PDF to send your first envelope').waitFor();
+    await shots.take(page, 'new-envelope');
+
+    await page.getByLabel('Title').fill('Rental agreement, flat 4B');
+    const pdf = makePdf({ pages: [{ text: 'Rental agreement, page one' }, { text: 'Page two: signatures' }] });
+    await page.getByLabel('Choose PDF files').setInputFiles({ name: 'rental.pdf', mimeType: 'application/pdf', buffer: pdf });
+    await page.getByText('2 page(s)').waitFor();
+    assert.match(page.url(), /\/app\/envelopes\/[0-9a-f-]{36}\/edit$/, 'the address names the new draft');
+    const envelopeId = /envelopes\/([0-9a-f-]{36})\/edit/.exec(page.url())![1]!;
+
+    // A file that is not a PDF is refused in words.
+    await page.getByLabel('Choose PDF files').setInputFiles({ name: 'notes.pdf', mimeType: 'application/pdf', buffer: Buffer.from('just some text, not a PDF') });
+    const refusal = await page.getByRole('alert').filter({ hasText: 'notes.pdf was not accepted' }).textContent();
+    assert.match(refusal ?? '', /notes\.pdf was not accepted: \S+/);
+
+    await addRecipient(page, 'Asha Rao', 'asha@example.com');
+    await addRecipient(page, 'Ravi Kumar', 'ravi@example.com');
+    assert.deepEqual(await page.locator('.recipient-row .badge.step').allTextContents(), ['Step 1', 'Step 2']);
+
+    // Asha: Signature and Text dragged onto page 2.
+    await page.getByRole('radio', { name: /Asha Rao/ }).check();
+    await dragField(page, 'Signature', 2, { x: 0.25, y: 0.7 });
+    await dragField(page, 'Text', 2, { x: 0.3, y: 0.3 });
+    // Ravi: a Date dragged onto page 2, his Signature added with the keyboard and moved with the arrows.
+    await page.getByRole('radio', { name: /Ravi Kumar/ }).check();
+    await dragField(page, 'Date', 2, { x: 0.7, y: 0.3 });
+    await page.locator('.palette').getByRole('button', { name: 'Signature', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    const props = page.getByRole('complementary', { name: 'Field properties' });
+    await props.getByLabel('Page').fill('2');
+    const added = page.locator('.editor-field:focus');
+    const before = Number(await props.getByLabel('Left').inputValue());
+    await page.locator('.editor-field.selected').focus();
+    await page.keyboard.press('Shift+ArrowRight');
+    assert.equal(Number(await props.getByLabel('Left').inputValue()), before + 10, 'Shift+Arrow moves the field 10 points');
+    assert.equal(await added.count(), 1);
+
+    await page.locator('.editor-page[data-page-number="2"]').scrollIntoViewIfNeeded();
+    await shots.take(page, 'fields-placed');
+    const placed = await page.locator('.editor-field').evaluateAll((els) => els.map((e) => `${(e.closest('.editor-page') as HTMLElement).dataset.pageNumber}:${(e as HTMLElement).dataset.fieldType}`));
+    assert.deepEqual(placed.sort(), ['2:1', '2:1', '2:11', '2:8']);
+
+    assert.deepEqual(failed.map((f) => f.replace(/[0-9a-f-]{36}/g, 'ID')), ['422 POST /backend/api/v1/envelopes/ID/documents'], 'compose made no failing API call but the refused upload');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.waitForURL(new RegExp(`/app/envelopes/${envelopeId}$`));
+    const sent = (await t.server.request('GET', `${API}/envelopes/${envelopeId}`, { key: t.account.key })).json();
+    assert.equal(sent.status, 'sent');
+    const fields = sent.documents[0].fields as { field_type: number; page_number: number; x: number; y: number; width: number; height: number }[];
+    assert.deepEqual(fields.map((f) => f.page_number), [2, 2, 2, 2]);
+    const page2 = sent.documents[0].pages[1];
+    for (const f of fields) assert.ok(f.x >= 0 && f.y >= 0 && f.x + f.width <= page2.width && f.y + f.height <= page2.height, 'inside page 2');
+    const signature = fields.find((f) => f.field_type === 1)!;
+    assert.ok(Math.abs(signature.y + signature.height / 2 - page2.height * 0.7) < 3, `dropped where the mouse let go (y ${signature.y})`);
+    await shots.take(page, 'sent');
+
+    const signer = await newContext(browser, { viewport: { width: 1100, height: 900 } });
+    const signing = await signer.newPage();
+    await signThroughLink(signing, await linkFromMail(t, origin, envelopeId, 'asha@example.com'), { 'Text (required)': '12 MG Road, Pune' });
+    await signThroughLink(signing, await linkFromMail(t, origin, envelopeId, 'ravi@example.com'), { 'Date (required)': '2026-11-25' });
+    await shots.take(signing, 'second-signed');
+    await signer.close();
+    await t.server.runJobs();
+
+    await page.reload();
+    await page.locator('main').getByText(/completed/i).first().waitFor();
+    await shots.take(page, 'completed');
+    const download = await t.server.request('GET', `${API}/envelopes/${envelopeId}/documents/${sent.documents[0].document_id}/download`, { key: t.account.key });
+    assert.equal(download.statusCode, 200);
+    const signed = download.rawPayload;
+    assert.ok(qpdfCheck(signed).ok, 'qpdf --check');
+    const verdicts = pdfsigVerdicts(signed);
+    assert.deepEqual(verdicts.valid, [true, true, true], verdicts.output);
+    // Failed loads are logged by Chromium as console errors; those are checked above, everything else must be empty.
+    assert.deepEqual(errors.filter((e) => !e.startsWith('Failed to load resource')), [], 'no console errors (CSP violations included)');
+    await context.close();
+  });
+
+  test('a USB DSC signer with two Signature fields: the problem shows on the field, from the page and from the server', async () => {
+    const shots = screenshots('console-compose-layout');
+    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Meera Iyer', email: 'meera@example.com', signature_method: 'dsc' }], pdf: makePdf({ pages: 1 }), extraFields: () => [] });
+    const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    await logInToConsole(page, origin, t.account, `/envelopes/${draft.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit draft' }).waitFor();
+    const existing = await page.locator('.editor-field[data-field-type="1"]').count();
+    const signatureButton = page.locator('.palette').getByRole('button', { name: 'Signature', exact: true });
+    for (let i = existing; i < 2; i++) {
+      await signatureButton.focus();
+      await page.keyboard.press('Enter');
+    }
+    assert.equal(await page.locator('.palette').getByRole('button', { name: 'Initial', exact: true }).isDisabled(), true, 'no Initial for USB DSC');
+    const second = page.locator('.editor-field[data-field-type="1"]').nth(1);
+    assert.match(await second.getByRole('note').textContent() ?? '', /exactly one Signature field; this is a second one/);
+
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText(/The server refused 1 field/).waitFor();
+    assert.match(await second.getByRole('note').textContent() ?? '', /may have exactly one Signature field; field 0 is one already/, 'the server\'s own words, on the field it names');
+    assert.match(await second.getAttribute('aria-describedby') ?? '', /^problem-/);
+    await second.click();
+    assert.match(await page.getByRole('complementary', { name: 'Field properties' }).getByRole('alert').textContent() ?? '', /field 0 is one already/);
+    await shots.take(page, 'dsc-two-signatures');
+    await context.close();
+  });
+});
