@@ -16,6 +16,8 @@ export interface SignatureFieldView {
   name: string;
   signed: boolean;
   page_number: number | null;
+  /** Where its widget is, in field coordinates (top-left of the displayed page); null when it has none. */
+  rect: { x: number; y: number; width: number; height: number } | null;
 }
 
 export interface DocumentView {
@@ -87,7 +89,7 @@ export function documentView(row: DocumentRow): DocumentView {
     size: Number(row.size),
     sha256: row.sha256,
     pages: info.pages.map((p, i) => ({ page_number: i + 1, width: p.width, height: p.height, rotate: p.rotate })),
-    signature_fields: info.signatureFields.map((f) => ({ name: f.name, signed: f.signed, page_number: f.pageNumber ?? null })),
+    signature_fields: info.signatureFields.map((f) => ({ name: f.name, signed: f.signed, page_number: f.pageNumber ?? null, rect: f.rect ? { x: f.rect.x, y: f.rect.y, width: f.rect.width, height: f.rect.height } : null })),
     created_at: row.created_at,
   };
 }

@@ -47,6 +47,7 @@ const DOING: Record<PdfTaskKind, string> = {
   prepareSignature: 'preparing the signed revision (PDF and signature image)',
   checkUpload: 'checking the uploaded PDF',
   judgeRevision: 'checking the new revision',
+  verify: 'verifying the signatures of the PDF',
 };
 
 /**

@@ -54,6 +54,15 @@ export const PDF_TASKS = {
     }
   },
 
+  /** Our verifier's report on a stored PDF (GET …/documents/{id}/signatures); readError when it cannot be read. */
+  verify: (input: { bytes: Uint8Array }): { report: VerifyReport | null; readError: string | null } => {
+    try {
+      return { report: verifyPdf(input.bytes), readError: null };
+    } catch (error) {
+      return { report: null, readError: (error as Error).message };
+    }
+  },
+
   /** A revision Mohar built itself, judged by the same allow-list (server/domain/workflow/revision-guard.ts). */
   judgeRevision: (input: { prior: Uint8Array; next: Uint8Array; policy: RevisionPolicy }): RevisionJudgement => judgeAppendedRevision(input.prior, input.next, input.policy),
 } as const;

@@ -16,6 +16,7 @@ import { AttachDocumentJson, DocumentBody, MultipartFile } from '../../http/sche
 import { EnvelopeCreateBody, EnvelopeDocumentParams, EnvelopeParams, EnvelopeResponse, EnvelopeStatusResponse, RecipientBody, RecipientResponse } from '../../http/schemas/envelopes.js';
 import { FieldsBody, FieldsResponse } from '../../http/schemas/fields.js';
 import type { App } from '../types.js';
+import { envelopeDetailRoutes } from './envelope-detail.js';
 import { envelopeEditRoutes } from './envelope-edits.js';
 
 const security = [{ apiKey: [] }];
@@ -23,6 +24,7 @@ const security = [{ apiKey: [] }];
 export function envelopeRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
   envelopeEditRoutes(app, ctx);
+  envelopeDetailRoutes(app, ctx);
 
   app.post('/envelopes', {
     onRequest,

@@ -52,13 +52,30 @@ export function workflowRoutes(app: App, ctx: Context): void {
       summary: 'The hash-chained audit trail (JSON), with the result of checking the chain',
       security,
       params: EnvelopeParams,
-      response: { 200: Type.Object({ envelope_id: Type.String(), chain: Type.Object({ ok: Type.Boolean(), count: Type.Integer(), head_hash: Type.Union([Type.String(), Type.Null()]) }), events: Type.Array(Type.Object({}, { additionalProperties: true })) }), ...problems(401, 404) },
+      response: {
+        200: Type.Object({
+          envelope_id: Type.String(),
+          chain: Type.Object({
+            ok: Type.Boolean({ description: 'every row is in place and hashes to its hash, each chained to the one before' }),
+            count: Type.Integer({ description: 'rows checked' }),
+            head_hash: Type.Union([Type.String(), Type.Null()], { description: 'hash of the last row when intact' }),
+            first_bad_seq: Type.Union([Type.Integer(), Type.Null()], { description: 'the first row that fails the check; null when ok' }),
+            problem: Type.Union([Type.String(), Type.Null()], { description: 'what is wrong there, for people; null when ok' }),
+          }),
+          events: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'oldest first: seq, at, actor_type, actor_id, action, details, prev_hash, hash' }),
+        }),
+        ...problems(401, 404),
+      },
     },
   }, async (request) => {
     await findEnvelope(ctx, accountOf(request), request.params.id);
     const rows = await listAudit(ctx.db, request.params.id);
     const chain = verifyAuditChain(rows);
-    return { envelope_id: request.params.id, chain: { ok: chain.ok, count: chain.count, head_hash: chain.headHash ?? null }, events: rows.map(auditEventView) };
+    return {
+      envelope_id: request.params.id,
+      chain: { ok: chain.ok, count: chain.count, head_hash: chain.headHash ?? null, first_bad_seq: chain.firstBadSeq ?? null, problem: chain.message ?? null },
+      events: rows.map(auditEventView),
+    };
   });
 
   app.get('/envelopes/:id/audit-trail/certificate', {

@@ -34,7 +34,9 @@ for (const kind of DATABASES) {
     test('lists the signature fields of the PDF', async () => {
       const pdf = makePdf({ pages: 2, signatureFields: [{ name: 'Sig1', page: 2, rect: [100, 100, 300, 160] }, { name: 'Done', signed: true }] });
       const document = (await upload(pdf)).json();
-      assert.deepEqual(document.signature_fields, [{ name: 'Sig1', signed: false, page_number: 2 }, { name: 'Done', signed: true, page_number: 1 }]);
+      const height = document.pages[1].height;
+      assert.deepEqual(document.signature_fields.map((f: { rect: unknown }) => ({ ...f, rect: undefined })), [{ name: 'Sig1', signed: false, page_number: 2, rect: undefined }, { name: 'Done', signed: true, page_number: 1, rect: undefined }]);
+      assert.deepEqual(document.signature_fields[0].rect, { x: 100, y: height - 160, width: 200, height: 60 }, 'the widget in field coordinates (top-left origin)');
     });
 
     const refusals: [string, () => Buffer, number, string][] = [
