@@ -1,7 +1,7 @@
 /**
  * The office console's templates and bulk sends in Chromium (issue 14, test 2), on SQLite: a draft made
  * through the API is saved as a template in the console, edited into version 2, and used for a bulk send of a
- * 3-row CSV with merge values: the preview shows a bad file's problems on their rows before anything is
+ * 3-row CSV with merge values (the field editor gives the Amount field a key on the way): the preview shows a bad file's problems on their rows before anything is
  * queued, the good file is sent, the progress bar reaches 3/3, and every envelope carries its own row's
  * values. "Use template" then makes a draft pinned to version 2.
  */
@@ -103,11 +103,16 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
     await page.getByLabel('Label', { exact: true }).fill('Customer');
     await page.locator('.editor-field').first().waitFor();
     assert.equal(await page.locator('.editor-field').count(), 3, 'the signature, Customer and Amount fields are on the page');
+    // The Amount field gets a key in the field editor: "Use template" can then fill it in advance.
+    await page.locator('.editor-field').filter({ hasText: 'Amount' }).click();
+    await page.getByLabel(/^Field key/).fill('amount');
     await shots.take(page, 'edit', true);
     await page.getByRole('button', { name: 'Save as a new version' }).click();
     await page.getByRole('heading', { name: 'Version 2' }).waitFor();
     await page.getByText('Settings changed: message').waitFor();
     await page.getByText('Roles changed: signer_1').waitFor();
+    // Fields are matched between versions by field_key: giving one a key reads as that field replaced.
+    await page.getByText('1 field(s) added (Number “amount” (signer_1))').waitFor();
     await shots.take(page, 'template-detail-v2', true);
     assert.equal((await get<{ version: number }>(`/templates/${templateId}`)).version, 2);
 
@@ -117,7 +122,7 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
     await sampleButton.waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), sampleButton.click()]);
     const sample = readFileSync(await download.path(), 'utf8');
-    assert.match(sample.split('\r\n')[0]!, /recipient_1_name,recipient_1_email,field\.Customer,field\.Amount/);
+    assert.match(sample.split('\r\n')[0]!, /recipient_1_name,recipient_1_email,field\.Customer,field\.amount/);
 
     // A bad file: its problems show on their rows (the server's checks), and nothing can be sent.
     await page.getByLabel('CSV file').setInputFiles(csv(['cust-1,Asha Rao,asha@example.com,Asha Rao,1200', 'cust-2,Vikram Shah,vikram@example.com,Vikram Shah,lots']));
@@ -164,6 +169,7 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
     await page.getByRole('link', { name: 'Use template' }).click();
     await page.getByLabel('Name of Customer').fill('Meera Nair');
     await page.getByLabel('E-mail of Customer').fill('meera@example.com');
+    await page.getByLabel('Amount', { exact: true }).fill('5000');
     await shots.take(page, 'use-template');
     await page.getByRole('button', { name: 'Create draft' }).dblclick();
     await page.waitForURL(/\/app\/envelopes\/[0-9a-f-]{36}$/);
@@ -173,6 +179,7 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
     assert.equal(made.template_id, templateId);
     assert.equal(made.template_version, 2);
     assert.equal(made.recipients[0]!.email, 'meera@example.com');
+    assert.equal(made.documents[0]!.fields.find((f) => f.label === 'Amount')?.value, '5000');
     const pinned = await get<{ envelopes: unknown[] }>(`/envelopes?template_id=${templateId}&status=draft`);
     assert.equal(pinned.envelopes.length, 1, 'a double click made one envelope');
 
