@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   invalid_token: { status: 401, title: 'Missing, invalid or expired login token' },
   insufficient_role: { status: 403, title: 'This login may not do that' },
   account_locked: { status: 429, title: 'Too many failed logins' },
+  session_missing: { status: 401, title: 'Not logged in' },
   csrf_header_missing: { status: 403, title: 'The console header is missing (cross-site request refused)' },
   test_mode_not_enabled: { status: 403, title: 'Test mode is not enabled for this account' },
 

@@ -79,8 +79,9 @@ export async function logIn(email: string, password: string): Promise<ConsoleUse
 }
 
 /**
- * Trades the refresh cookie for a new access token; null when there is no session. Two tabs refreshing at the
- * same moment race for the same cookie: the loser retries once with the cookie the winner's answer set.
+ * Trades the refresh cookie for a new access token; null when there is no session (no cookie: answered at
+ * once). Two tabs refreshing at the same moment race for the same cookie: the loser retries once with the
+ * cookie the winner's answer set.
  */
 export function resumeSession(): Promise<ConsoleUser | null> {
   refreshing ??= (async () => {
@@ -88,6 +89,7 @@ export function resumeSession(): Promise<ConsoleUser | null> {
       try {
         return adopt((await sessionCall('refresh/'))!);
       } catch (error) {
+        if (error instanceof ApiError && error.code === 'session_missing') break;
         if (!(error instanceof ApiError && error.code === 'invalid_token')) throw error;
         if (attempt === 0) await new Promise((resolve) => setTimeout(resolve, 300));
       }

@@ -47,7 +47,7 @@ export async function startConsoleSession(ctx: Context, email: string, password:
 
 /** A page load (or an expired access token) trades the cookie for a new pair; the old cookie stops working. */
 export async function resumeConsoleSession(ctx: Context, refreshToken: string | undefined): Promise<ConsoleSession> {
-  if (!refreshToken) throw new MoharError('invalid_token', 'not logged in');
+  if (!refreshToken) throw new MoharError('session_missing', 'not logged in: no console session cookie');
   return toSession(ctx, await refreshTokens(ctx, refreshToken));
 }
 

@@ -61,7 +61,7 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
     try {
       return answer(reply, await resumeConsoleSession(ctx, request.cookies[CONSOLE_COOKIE]));
     } catch (error) {
-      if (error instanceof MoharError && error.code === 'invalid_token') clear(reply);
+      if (error instanceof MoharError && (error.code === 'invalid_token' || error.code === 'session_missing')) clear(reply);
       throw error;
     }
   });

@@ -65,6 +65,9 @@ for (const kind of DATABASES) {
       assert.match(String(out.headers['set-cookie']), /mohar_console=;/);
       assert.equal((await t.server.request('POST', `${API}/envelopes`, { token: access, json: { title: 'x' } })).statusCode, 401, 'logout revokes the access token at once');
       assert.equal((await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, { headers: { ...CONSOLE, cookie: `mohar_console=${next.value}` } })).statusCode, 401);
+      const none = await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, { headers: CONSOLE });
+      assert.equal(none.statusCode, 401);
+      assert.equal(none.json().code, 'session_missing', 'no cookie: the page shows the login at once instead of retrying');
     });
 
     test('without the console header: refused (a cross-site form cannot log in, refresh or log out)', async () => {
