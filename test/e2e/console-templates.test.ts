@@ -199,4 +199,60 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
     assert.deepEqual(errors.filter((e) => !/Failed to load resource: the server responded with a status of (422|401)/.test(e)), []);
     await context.close();
   });
+
+  test('a lost update offers a reload; search finds templates; a queued batch is canceled at phone width', async () => {
+    const shots = screenshots('console-templates-more');
+    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Lease Person', email: 'lease@example.com' }] });
+    const created = await t.server.request('POST', `${API}/templates`, { key: t.account.key, json: { source_envelope_id: draft.id, name: 'Lease deed' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const templateId = (created.json() as { template_id: string }).template_id;
+    const context = await newContext(browser, { viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await logInToConsole(page, origin, t.account, `/templates/${templateId}/edit`);
+
+    // Somebody else saves version 2 while this page edits version 1: the save is refused, the page offers the latest.
+    await page.getByLabel('Description').fill('Eleven months');
+    const other = await t.server.request('PATCH', `${API}/templates/${templateId}`, { key: t.account.key, headers: { 'if-match': '"1"', 'content-type': 'application/merge-patch+json' }, json: { settings: { expire_in_days: 30 } } });
+    assert.equal(other.statusCode, 200, other.body);
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Someone else changed this template' }).waitFor();
+    assert.match(await page.getByRole('alert').filter({ hasText: 'Someone else' }).textContent() ?? '', /version 2/);
+    await shots.take(page, 'edit-conflict');
+    await page.getByRole('button', { name: 'Reload the latest version' }).click();
+    await page.getByRole('heading', { name: 'Edit “Lease deed” (version 2)' }).waitFor();
+    assert.equal(await page.getByLabel('Expires after (days)').inputValue(), '30');
+    await page.getByLabel('Description').fill('Eleven months');
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    await page.getByRole('heading', { name: 'Version 3' }).waitFor();
+    assert.equal((await get<{ description: string }>(`/templates/${templateId}`)).description, 'Eleven months');
+
+    // The list: a search that finds nothing says so, one that matches lists the template.
+    await page.goto(`${origin}/app/templates?q=nothing-like-this`);
+    await page.getByRole('heading', { name: 'No template matches this search.' }).waitFor();
+    await page.getByLabel('Search by name').fill('lease');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('link', { name: 'Lease deed' }).waitFor();
+
+    // A batch queued through the API (no jobs run): its page polls, and Cancel (confirmed) stops both rows.
+    const queued = await t.server.request('POST', `${API}/bulk-sends`, {
+      key: t.account.key,
+      headers: { 'idempotency-key': 'console-cancel-test' },
+      json: { source_template_id: templateId, rows: [{ recipients: [{ name: 'A', email: 'a@example.com' }] }, { recipients: [{ name: 'B', email: 'b@example.com' }] }] },
+    });
+    assert.equal(queued.statusCode, 202, queued.body);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${origin}/app/bulk-sends/${(queued.json() as { bulk_send_id: string }).bulk_send_id}`);
+    await page.getByText('0 / 2 finished', { exact: true }).waitFor();
+    await shots.take(page, 'bulk-queued-phone', true);
+    await page.getByRole('button', { name: 'Cancel the rest' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel the remaining rows' }).click();
+    await page.getByRole('status').filter({ hasText: 'Canceled' }).waitFor();
+    await page.getByText('2 / 2 finished', { exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Cancel the rest' }).count(), 0);
+    await shots.take(page, 'bulk-canceled-phone', true);
+
+    assert.deepEqual(errors.filter((e) => !/Failed to load resource: the server responded with a status of (412|401)/.test(e)), []);
+    await context.close();
+  });
 });
