@@ -25,7 +25,8 @@ export function RecipientForm({ initial, submitLabel, busy, onSubmit, onCancel }
 
   const chooseRole = (next: Role) => {
     setRole(next);
-    if (!methodsFor(next).includes(method)) setMethod(methodsFor(next)[0]!);
+    // Each role starts from its own default (a signer signs electronically, the others review); a signer keeps a chosen method.
+    if (next !== 'signer' || !methodsFor(next).includes(method)) setMethod(methodsFor(next)[0]!);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -52,12 +53,14 @@ export function RecipientForm({ initial, submitLabel, busy, onSubmit, onCancel }
           {ROLES.map((r) => <option key={r} value={r}>{t(`compose.role.${r}`)}</option>)}
         </select>
       </div>
-      <div className="form-field">
-        <label htmlFor={`${id}-method`}>{t('compose.recipients.method')}</label>
-        <select id={`${id}-method`} value={method} onChange={(e) => setMethod(e.target.value as Method)}>
-          {methods.map((m) => <option key={m} value={m}>{t(`compose.method.${m}`)}</option>)}
-        </select>
-      </div>
+      {role !== 'cc' && (
+        <div className="form-field">
+          <label htmlFor={`${id}-method`}>{t('compose.recipients.method')}</label>
+          <select id={`${id}-method`} value={method} onChange={(e) => setMethod(e.target.value as Method)}>
+            {methods.map((m) => <option key={m} value={m}>{t(`compose.method.${m}`)}</option>)}
+          </select>
+        </div>
+      )}
       <div className="form-actions recipient-form-actions">
         <button type="submit" className="button primary" disabled={busy}>{submitLabel}</button>
         {onCancel && <button type="button" className="button" onClick={onCancel}>{t('compose.cancel')}</button>}

@@ -72,7 +72,7 @@ export function RecipientsCard({ ordered, routing, busy, colourOf, onAdd, onUpda
                   {sequential && <span className="badge step" title={t('compose.recipients.stepHint')}>{t('compose.recipients.step', { n: r.sequence })}</span>}
                   <span className="recipient-who">
                     <strong>{r.name}</strong> <span className="muted">&lt;{r.email}&gt;</span>
-                    <span className="recipient-how">{t(`compose.role.${r.role}`)} · {t(`compose.method.${r.signature_method}`)}</span>
+                    <span className="recipient-how">{t(`compose.role.${r.role}`)}{r.role === 'cc' ? '' : ` · ${t(`compose.method.${r.signature_method}`)}`}</span>
                   </span>
                   {sequential && i > 0 && (
                     <label className="check small">
