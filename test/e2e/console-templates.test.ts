@@ -70,7 +70,7 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
 
   test('save a draft as a template, edit it (version 2), bulk send 3 rows with merge values, use it for a draft', async () => {
     const shots = screenshots('console-templates');
-    const draft = await makeDraft(t.server, t.account.key, {
+    await makeDraft(t.server, t.account.key, {
       recipients: [{ name: 'Template Person', email: 'person@example.com' }],
       pdf: makePdf({ pages: [{ text: 'Renewal agreement' }] }),
       extraFields: (ids) => [
