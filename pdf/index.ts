@@ -41,7 +41,7 @@ export type { XrefEntry, XrefInfo, XrefKind, XrefSection } from './xref.js';
 export type { RevisionMark } from './xref-repair.js';
 export { IncrementalUpdate, assertPrefix, type UpdateResult, type SectionKind } from './write/incremental.js';
 export { serializeObject, formatNumber, formatName, makeStream } from './write/serialize.js';
-export { textString, pdfDate, toWinAnsi, transliterateDevanagari } from './write/text.js';
+export { textString, pdfDate, isoFromPdfDate, toWinAnsi, transliterateDevanagari } from './write/text.js';
 export { imageXObject, type ImageXObject } from './write/image.js';
 export {
   prepareSignature,

@@ -78,6 +78,18 @@ export function pdfDate(date: Date, offsetMinutes = 0): string {
   );
 }
 
+const PDF_DATE = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz])|([+-])(\d{2})'?(\d{2})?'?)?$/;
+
+/** A PDF date (7.9.4, optional parts default as the standard says) as an ISO 8601 UTC string; null when it is not one. */
+export function isoFromPdfDate(text: string | null): string | null {
+  const m = text === null ? null : PDF_DATE.exec(text.trim());
+  if (!m) return null;
+  const [year, month = '01', day = '01', hour = '00', minute = '00', second = '00'] = m.slice(1, 7) as [string, ...(string | undefined)[]];
+  const offset = m[8] ? (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10] ?? 0)) : 0;
+  const utc = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)) - offset * 60_000;
+  return Number.isNaN(utc) ? null : new Date(utc).toISOString();
+}
+
 /** "2024-05-01 14:30:05 +05:30": a readable time for appearances. */
 export function displayDate(date: Date, offsetMinutes = 0): string {
   const d = shifted(date, offsetMinutes);

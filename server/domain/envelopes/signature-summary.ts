@@ -9,6 +9,7 @@
  */
 import type { SignatureReport } from '../../../pdf/verify/index.js';
 import { certInfo } from '../../../pdf/cms/index.js';
+import { isoFromPdfDate } from '../../../pdf/index.js';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 import { pdfFieldName } from '../workflow/field-names.js';
@@ -114,7 +115,8 @@ function summarize(s: SignatureReport, known: KnownSigner | null, seal: { subjec
     signer_name: s.signer ? commonName(s.signer.subject) : null,
     name: s.name,
     certificate: s.signer ? { subject: s.signer.subject, issuer: s.signer.issuer, serial: s.signer.serialNumber, email: s.signer.email, not_before: s.signer.notBefore, not_after: s.signer.notAfter } : null,
-    signing_time: s.timestamp?.genTime ?? s.signingTime,
+    // The claimed /M time is a PDF date string; integrators and the console want ISO 8601 like every other time.
+    signing_time: s.timestamp?.genTime ?? isoFromPdfDate(s.signingTime) ?? s.signingTime,
     timestamp: s.timestamp ? { time: s.timestamp.genTime, valid: s.timestamp.valid } : null,
     pades_level: s.padesLevel,
     certification: s.docMdp === null ? null : { docmdp: s.docMdp, allows: DOCMDP_ALLOWS[s.docMdp] ?? DOCMDP_ALLOWS[2]! },

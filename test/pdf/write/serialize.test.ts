@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
-import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, Parser, serializeObject, formatNumber, formatName, makeStream, textString, pdfDate, toWinAnsi, transliterateDevanagari } from '../../../pdf/index.js';
+import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, Parser, serializeObject, formatNumber, formatName, makeStream, textString, pdfDate, isoFromPdfDate, toWinAnsi, transliterateDevanagari } from '../../../pdf/index.js';
 import { isMoharError } from '../../../common/errors.js';
 
 const opts = { maxDepth: 100 };
@@ -108,6 +108,15 @@ describe('text for appearances', () => {
     assert.equal(pdfDate(d), "D:20240501090005+00'00'");
     assert.equal(pdfDate(d, 330), "D:20240501143005+05'30'");
     assert.equal(pdfDate(d, -300), "D:20240501040005-05'00'");
+  });
+  test('PDF dates read back as ISO 8601 UTC, with the standard\'s defaults for omitted parts', () => {
+    const d = new Date('2024-05-01T09:00:05Z');
+    for (const offset of [0, 330, -300]) assert.equal(isoFromPdfDate(pdfDate(d, offset)), d.toISOString());
+    assert.equal(isoFromPdfDate('D:20240501143005Z'), '2024-05-01T14:30:05.000Z');
+    assert.equal(isoFromPdfDate("D:20240501143005+05'30"), '2024-05-01T09:00:05.000Z');
+    assert.equal(isoFromPdfDate('D:2024'), '2024-01-01T00:00:00.000Z');
+    assert.equal(isoFromPdfDate('yesterday'), null);
+    assert.equal(isoFromPdfDate(null), null);
   });
   test('Devanagari names are transliterated for display; other scripts become "?"', () => {
     assert.equal(transliterateDevanagari('राम कुमार'), 'Ram Kumar');
