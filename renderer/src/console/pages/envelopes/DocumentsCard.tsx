@@ -33,15 +33,15 @@ export function DocumentsCard({ envelope }: { envelope: Envelope }) {
       <h2 id="documents-title">{t('envelopes.documents.title')}</h2>
       {!completed && <p className="muted small">{t(envelope.status === 'sent' || envelope.status === 'draft' ? 'envelopes.documents.notYet' : 'envelopes.documents.never')}</p>}
       {envelope.documents.length === 0 && <p className="muted">{t('envelopes.documents.none')}</p>}
-      <ul className="document-list">
+      <ul className="env-document-list">
         {envelope.documents.map((document) => (
-          <li key={document.document_id} className="document-item">
-            <div className="document-head">
+          <li key={document.document_id} className="env-document-item">
+            <div className="env-document-head">
               <strong>{document.filename}</strong>
               {document.page_count !== undefined && <span className="muted small">{t('envelopes.documents.pages', { count: document.page_count })}</span>}
               {completed && <DownloadButton path={`/envelopes/${envelope.id}/documents/${document.document_id}/download`} name={document.filename} label={t('envelopes.documents.download')} />}
             </div>
-            {envelope.status !== 'draft' && <SignatureSummary envelopeId={envelope.id} documentId={document.document_id} />}
+            {envelope.status !== 'draft' && <SignatureSummary envelopeId={envelope.id} documentId={document.document_id} recipients={envelope.recipients} />}
           </li>
         ))}
       </ul>

@@ -10,7 +10,7 @@ import { Link } from '../../router';
 import { VoidDialog } from './VoidDialog';
 import { ACTIVE_RECIPIENT_STATUSES, type Envelope, type RemindAnswer } from './types';
 
-type Outcome = { tone: 'success' | 'error'; text: string } | null;
+type Outcome = { tone: 'success' | 'info' | 'error'; text: string } | null;
 
 export function EnvelopeActions({ envelope, onChanged }: { envelope: Envelope; onChanged(message: string): void }) {
   const { t, formatDate } = useT();
@@ -29,7 +29,7 @@ export function EnvelopeActions({ envelope, onChanged }: { envelope: Envelope; o
       const parts = [];
       if (answer.reminded.length > 0) parts.push(t('envelopes.remind.sent', { emails: answer.reminded.map((r) => r.email).join(', ') }));
       for (const skipped of answer.skipped) parts.push(t('envelopes.remind.skipped', { email: skipped.email, at: formatDate(skipped.next_reminder_at) }));
-      setOutcome({ tone: answer.reminded.length > 0 ? 'success' : 'error', text: parts.join(' ') || t('envelopes.remind.nobody') });
+      setOutcome({ tone: answer.reminded.length > 0 ? 'success' : 'info', text: parts.join(' ') || t('envelopes.remind.nobody') });
       onChanged('');
     } catch (failure) {
       setOutcome({ tone: 'error', text: errorText(failure, t('console.error.network')) });
@@ -51,7 +51,7 @@ export function EnvelopeActions({ envelope, onChanged }: { envelope: Envelope; o
       </div>
       {inProgress && !anyoneActive && <p id="remind-why" className="muted small">{t('envelopes.remind.nobody')}</p>}
       {!draft && !inProgress && <p className="muted small">{t('envelopes.action.finished')}</p>}
-      {outcome && <p className={`notice notice-${outcome.tone}`} role={outcome.tone === 'error' ? 'alert' : 'status'}>{outcome.text}</p>}
+      {outcome && <p className={outcome.tone === 'info' ? 'notice' : `notice notice-${outcome.tone}`} role={outcome.tone === 'error' ? 'alert' : 'status'}>{outcome.text}</p>}
       {voiding && (
         <VoidDialog
           envelopeId={envelope.id}

@@ -23,7 +23,7 @@ function Facts({ envelope }: { envelope: Envelope }) {
   if (envelope.status_reason) facts.push([t('envelopes.detail.reason'), envelope.status_reason]);
   if (envelope.pades_level) facts.push([t('envelopes.detail.pades'), envelope.pades_level]);
   return (
-    <dl className="facts">
+    <dl className="env-facts">
       {facts.map(([name, value]) => <div key={name}><dt>{name}</dt><dd>{value}</dd></div>)}
     </dl>
   );
@@ -62,7 +62,7 @@ export function EnvelopeDetailPage({ params }: { params: Record<string, string> 
   return (
     <>
       <p><Link to="/envelopes">{t('envelopes.back')}</Link></p>
-      <div className="page-head">
+      <div className="page-head env-detail-head">
         <h1 ref={heading} tabIndex={-1}>{data.title}</h1>
         <EnvelopeStatusBadge status={data.status} />
       </div>
@@ -70,7 +70,8 @@ export function EnvelopeDetailPage({ params }: { params: Record<string, string> 
       <ErrorNotice error={envelope.error} onRetry={envelope.reload} />
       <section className="card" aria-label={t('envelopes.detail.summary')}>
         <Facts envelope={data} />
-        <EnvelopeActions envelope={data} onChanged={changed} />
+        {/* Keyed by status: what was said about the last action does not outlive the state it was about. */}
+        <EnvelopeActions key={data.status} envelope={data} onChanged={changed} />
       </section>
       <RecipientsCard envelope={data} />
       <DocumentsCard envelope={data} />

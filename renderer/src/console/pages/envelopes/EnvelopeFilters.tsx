@@ -40,7 +40,7 @@ function StatusChoice({ filters, onChange }: Props) {
     onChange({ ...filters, status: ENVELOPE_STATUSES.filter((s) => chosen.has(s)) });
   };
   return (
-    <fieldset className="status-choice">
+    <fieldset className="env-status-choice">
       <legend>{t('envelopes.filter.status')}</legend>
       {ENVELOPE_STATUSES.map((status) => (
         <label key={status} className="check">
@@ -68,12 +68,12 @@ export function EnvelopeFilters({ filters, onChange }: Props) {
 
   return (
     <section className="card envelope-filters" aria-label={t('envelopes.filter.label')}>
-      <form role="search" className="search-row" onSubmit={submit}>
+      <form role="search" className="env-search-row" onSubmit={submit}>
         <label htmlFor={`${id}-q`} className="visually-hidden">{t('envelopes.search.label')}</label>
         <input id={`${id}-q`} type="search" value={q} maxLength={200} placeholder={t('envelopes.search.placeholder')} onChange={(e) => setQ(e.target.value)} />
         <button type="submit" className="button primary">{t('envelopes.search.submit')}</button>
       </form>
-      <details className="more-filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <details className="env-more-filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>{t('envelopes.filter.more')}</summary>
         <StatusChoice filters={filters} onChange={onChange} />
         <div className="form-grid">
@@ -106,7 +106,7 @@ export function EnvelopeFilters({ filters, onChange }: Props) {
         </div>
       </details>
       {hasFilters(filters) && (
-        <button type="button" className="button small clear-filters" onClick={() => onChange(NO_FILTERS)}>{t('envelopes.filter.clear')}</button>
+        <button type="button" className="button small env-clear-filters" onClick={() => onChange(NO_FILTERS)}>{t('envelopes.filter.clear')}</button>
       )}
     </section>
   );

@@ -7,7 +7,7 @@ import type { EnvelopeSummary, RecipientSummary } from './types';
 const DONE = new Set(['signed', 'approved', 'reviewed', 'completed']);
 const SHOWN_NAMES = 3;
 
-function RecipientsSummary({ recipients }: { recipients: RecipientSummary[] }) {
+function RecipientsSummary({ recipients, draft }: { recipients: RecipientSummary[]; draft: boolean }) {
   const { t } = useT();
   if (recipients.length === 0) return <span className="muted">{t('envelopes.list.noRecipients')}</span>;
   const done = recipients.filter((r) => DONE.has(r.status)).length;
@@ -16,7 +16,7 @@ function RecipientsSummary({ recipients }: { recipients: RecipientSummary[] }) {
   return (
     <>
       <span>{more > 0 ? t('envelopes.list.namesMore', { names, count: more }) : names}</span>
-      <span className="muted small recipients-progress">{t('envelopes.list.progress', { done, total: recipients.length })}</span>
+      {!draft && <span className="muted small env-recipients-progress">{t('envelopes.list.progress', { done, total: recipients.length })}</span>}
     </>
   );
 }
@@ -40,13 +40,13 @@ export function EnvelopeTable({ envelopes }: { envelopes: EnvelopeSummary[] }) {
             <tr key={envelope.id}>
               <td>
                 <Link to={`/envelopes/${envelope.id}`} className="envelope-title">{envelope.title}</Link>
-                {envelope.external_id && <span className="muted small external-id">{envelope.external_id}</span>}
+                {envelope.external_id && <span className="muted small env-external-id">{envelope.external_id}</span>}
                 {/* At phone width the two hidden columns fold into one line here. */}
-                <span className="muted small narrow-only">{envelope.recipients.map((r) => r.name).join(', ')} · {formatDate(envelope.created_at)}</span>
+                <span className="muted small env-narrow-only">{envelope.recipients.map((r) => r.name).join(', ')} · {formatDate(envelope.created_at)}</span>
               </td>
               <td><EnvelopeStatusBadge status={envelope.status} /></td>
-              <td className="hide-narrow recipients-cell"><RecipientsSummary recipients={envelope.recipients} /></td>
-              <td className="hide-narrow nowrap">{formatDate(envelope.created_at)}</td>
+              <td className="hide-narrow env-recipients-cell"><RecipientsSummary recipients={envelope.recipients} draft={envelope.status === 'draft'} /></td>
+              <td className="hide-narrow env-nowrap">{formatDate(envelope.created_at)}</td>
             </tr>
           ))}
         </tbody>

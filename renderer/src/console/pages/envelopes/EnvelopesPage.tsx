@@ -69,7 +69,7 @@ export function EnvelopesPage(_props: { params: Record<string, string> }) {
       )}
       <ErrorNotice error={list.error} onRetry={list.envelopes.length > 0 ? list.loadMore : list.reload} />
       {list.nextCursor && !list.loading && (
-        <div className="load-more">
+        <div className="env-load-more">
           <button type="button" className="button" onClick={list.loadMore} disabled={list.loadingMore}>
             {list.loadingMore ? t('console.loading') : t('envelopes.list.more')}
           </button>

@@ -12,6 +12,13 @@ import { ACTIVE_RECIPIENT_STATUSES, type Envelope, type RecipientSummary } from 
 const METHODS = new Set(['electronic', 'aadhaar', 'dsc', 'review']);
 const ROLES = new Set(['signer', 'reviewer', 'approver', 'cc']);
 
+const OPEN_RECIPIENT = new Set(['created', 'waiting', 'active', 'viewed']);
+
+/** A recipient who had not acted when the envelope ended is shown as such, not as still "their turn". */
+function stillOpen(envelope: Envelope, recipient: RecipientSummary): boolean {
+  return envelope.status === 'draft' || envelope.status === 'sent' || !OPEN_RECIPIENT.has(recipient.status);
+}
+
 function LinkCell({ envelope, recipient, onOpen }: { envelope: Envelope; recipient: RecipientSummary; onOpen(): void }) {
   const { t } = useT();
   if (envelope.status === 'sent' && ACTIVE_RECIPIENT_STATUSES.includes(recipient.status)) {
@@ -31,7 +38,7 @@ export function RecipientsCard({ envelope }: { envelope: Envelope }) {
       <h2 id="recipients-title">{t('envelopes.recipients.title')}</h2>
       {envelope.recipients.length === 0 ? <p className="muted">{t('envelopes.list.noRecipients')}</p> : (
         <div className="table-wrap">
-          <table className="data recipients-table">
+          <table className="data env-recipients-table">
             <thead>
               <tr>
                 <th scope="col" className="hide-narrow">{t('envelopes.recipients.order')}</th>
@@ -54,7 +61,7 @@ export function RecipientsCard({ envelope }: { envelope: Envelope }) {
                     {' · '}
                     {METHODS.has(r.signature_method) ? t(`envelopes.method.${r.signature_method}` as ConsoleStringKey) : r.signature_method}
                   </td>
-                  <td><RecipientStatusBadge status={r.status} /></td>
+                  <td><RecipientStatusBadge status={stillOpen(envelope, r) ? r.status : 'none'} /></td>
                   <td><LinkCell envelope={envelope} recipient={r} onOpen={() => setLinkFor(r)} /></td>
                 </tr>
               ))}

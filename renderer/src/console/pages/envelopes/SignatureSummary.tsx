@@ -1,74 +1,102 @@
 /**
  * The signatures in a document as our verifier sees them (GET …/documents/{document_id}/signatures): who
- * signed, with which certificate, at which PAdES level, and whether it holds. The answer is read loosely:
- * what is present is shown, what is absent is left out.
+ * signed, with which certificate, at which PAdES level, whether it holds and whether we trust it.
  */
-import { api, ApiError } from '../../api';
+import { api } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
+import type { ConsoleStringKey } from '../../strings';
 import { useResource } from '../../use-resource';
+import type { RecipientSummary } from './types';
 
-type Loose = Record<string, unknown>;
-
-function text(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
+interface Signature {
+  index: number;
+  field: string;
+  kind: 'signature' | 'document_timestamp';
+  signer_name: string | null;
+  name: string | null;
+  certificate: { subject: string; issuer: string; not_before: string; not_after: string } | null;
+  signing_time: string | null;
+  timestamp: { time: string; valid: boolean } | null;
+  pades_level: string | null;
+  certification: { docmdp: number; allows: string } | null;
+  valid: boolean;
+  problems: string[];
+  recipient_id: string | null;
+  trust: { status: string; reason: string | null } | null;
 }
 
-function pick(item: Loose, ...paths: string[]): string | null {
-  for (const path of paths) {
-    let value: unknown = item;
-    for (const part of path.split('.')) value = value && typeof value === 'object' ? (value as Loose)[part] : undefined;
-    if (text(value)) return text(value);
-  }
-  return null;
+interface Signatures {
+  valid: boolean;
+  revisions: number;
+  signatures: Signature[];
 }
 
-function signaturesOf(answer: unknown): Loose[] {
-  if (Array.isArray(answer)) return answer as Loose[];
-  const list = answer && typeof answer === 'object' ? (answer as Loose).signatures : undefined;
-  return Array.isArray(list) ? (list as Loose[]) : [];
+const TRUST = new Set(['trusted', 'untrusted', 'test_certificate', 'installation_seal']);
+
+const PDF_DATE = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz+-])(\d{2})?'?(\d{2})?'?)?$/;
+
+/** An ISO date, or a PDF date (D:20261125130308+05'30', what a signature's /M claims) as ISO; null otherwise. */
+export function isoOf(value: string): string | null {
+  if (!value.startsWith('D:')) return Number.isNaN(Date.parse(value)) ? null : value;
+  const m = PDF_DATE.exec(value);
+  if (!m) return null;
+  const [, year, month = '01', day = '01', hour = '00', minute = '00', second = '00', sign, offsetHours = '00', offsetMinutes = '00'] = m;
+  const zone = !sign || sign === 'Z' || sign === 'z' ? 'Z' : `${sign}${offsetHours}:${offsetMinutes}`;
+  const iso = `${year}-${month}-${day}T${hour}:${minute}:${second}${zone}`;
+  return Number.isNaN(Date.parse(iso)) ? null : iso;
 }
 
-function SignatureItem({ item }: { item: Loose }) {
-  const { t, formatDate } = useT();
-  const signer = pick(item, 'signer.name', 'signer_name', 'name', 'signer.subject', 'subject');
-  const certificate = pick(item, 'certificate.subject', 'signer.subject', 'subject');
-  const issuer = pick(item, 'certificate.issuer', 'signer.issuer', 'issuer');
-  const level = pick(item, 'pades_level', 'padesLevel', 'level');
-  const time = pick(item, 'signing_time', 'signed_at', 'signingTime', 'timestamp.gen_time');
-  const valid = typeof item.valid === 'boolean' ? item.valid : null;
-  const problems = Array.isArray(item.problems) ? item.problems.filter((p): p is string => typeof p === 'string') : [];
+/** A date the server gave as text; shown as it is when the browser cannot read it. */
+function useSafeDate() {
+  const { formatDate } = useT();
+  return (value: string) => {
+    const iso = isoOf(value);
+    return iso ? formatDate(iso) : value;
+  };
+}
+
+function SignatureItem({ signature, recipients }: { signature: Signature; recipients: RecipientSummary[] }) {
+  const { t } = useT();
+  const date = useSafeDate();
+  const recipient = recipients.find((r) => r.recipient_id === signature.recipient_id);
+  // An electronic signature is sealed by this server for the recipient: name the person, the seal is its certificate.
+  const who = signature.kind === 'document_timestamp' ? t('envelopes.signatures.docTimestamp') : recipient?.name ?? signature.signer_name ?? signature.name ?? signature.field;
+  const trust = signature.trust && TRUST.has(signature.trust.status) ? t(`envelopes.signatures.trust.${signature.trust.status}` as ConsoleStringKey) : null;
   return (
-    <li className="signature-item">
-      <strong>{signer ?? t('envelopes.signatures.unnamed')}</strong>
-      {valid !== null && <span className={`badge ${valid ? 'tone-success' : 'tone-danger'}`}>{valid ? t('envelopes.signatures.valid') : t('envelopes.signatures.invalid')}</span>}
-      {level && <span className="badge tone-info">PAdES {level}</span>}
-      <dl className="facts small">
-        {certificate && certificate !== signer && <><dt>{t('envelopes.signatures.certificate')}</dt><dd>{certificate}</dd></>}
-        {issuer && <><dt>{t('envelopes.signatures.issuer')}</dt><dd>{issuer}</dd></>}
-        {time && <><dt>{t('envelopes.signatures.time')}</dt><dd>{formatDate(time)}</dd></>}
+    <li className="env-signature-item">
+      <strong>{who}</strong>
+      <span className={`badge ${signature.valid ? 'tone-success' : 'tone-danger'}`}>{signature.valid ? t('envelopes.signatures.valid') : t('envelopes.signatures.invalid')}</span>
+      {signature.pades_level && <span className="badge tone-info">PAdES {signature.pades_level}</span>}
+      {trust && <span className={`badge ${signature.trust!.status === 'untrusted' ? 'tone-warning' : ''}`}>{trust}{signature.trust!.reason ? ` (${signature.trust!.reason})` : ''}</span>}
+      <dl className="env-facts small">
+        {recipient && <><dt>{t('envelopes.signatures.recipient')}</dt><dd>{recipient.email}</dd></>}
+        {signature.certificate && <><dt>{t('envelopes.signatures.certificate')}</dt><dd>{signature.certificate.subject}</dd></>}
+        {signature.certificate && <><dt>{t('envelopes.signatures.issuer')}</dt><dd>{signature.certificate.issuer}</dd></>}
+        {signature.certificate && <><dt>{t('envelopes.signatures.validity')}</dt><dd>{date(signature.certificate.not_before)} – {date(signature.certificate.not_after)}</dd></>}
+        {signature.signing_time && <><dt>{t('envelopes.signatures.time')}</dt><dd>{date(signature.signing_time)}</dd></>}
+        {signature.timestamp && <><dt>{t('envelopes.signatures.timestamp')}</dt><dd>{date(signature.timestamp.time)}{signature.timestamp.valid ? '' : ` (${t('envelopes.signatures.invalid')})`}</dd></>}
+        {signature.certification && <><dt>{t('envelopes.signatures.certification')}</dt><dd>{signature.certification.allows}</dd></>}
       </dl>
-      {problems.length > 0 && <ul className="field-error">{problems.map((p) => <li key={p}>{p}</li>)}</ul>}
+      {signature.problems.length > 0 && <ul className="field-error">{signature.problems.map((p) => <li key={p}>{p}</li>)}</ul>}
     </li>
   );
 }
 
-export function SignatureSummary({ envelopeId, documentId }: { envelopeId: string; documentId: string }) {
+export function SignatureSummary({ envelopeId, documentId, recipients }: { envelopeId: string; documentId: string; recipients: RecipientSummary[] }) {
   const { t } = useT();
-  const summary = useResource((signal) => api<unknown>('GET', `/envelopes/${envelopeId}/documents/${documentId}/signatures`, { signal }), [envelopeId, documentId]);
-  if (summary.error instanceof ApiError && summary.error.code === 'route_not_found') {
-    return <p className="muted small">{t('envelopes.signatures.unavailable')}</p>;
-  }
+  const summary = useResource((signal) => api<Signatures>('GET', `/envelopes/${envelopeId}/documents/${documentId}/signatures`, { signal }), [envelopeId, documentId]);
   if (summary.error) return <ErrorNotice error={summary.error} onRetry={summary.reload} />;
-  if (summary.loading && !summary.data) return <p className="muted small">{t('console.loading')}</p>;
-  const items = signaturesOf(summary.data);
-  const level = pick((summary.data ?? {}) as Loose, 'pades_level');
+  if (!summary.data) return <p className="muted small">{t('console.loading')}</p>;
+  const { signatures, valid } = summary.data;
   return (
-    <div className="signature-summary">
+    <div className="env-signature-summary">
       <h3>{t('envelopes.signatures.title')}</h3>
-      {level && <p className="small">{t('envelopes.signatures.level', { level })}</p>}
-      {items.length === 0 ? <p className="muted small">{t('envelopes.signatures.none')}</p> : (
-        <ul className="signature-list">{items.map((item, i) => <SignatureItem key={i} item={item} />)}</ul>
+      {signatures.length === 0 ? <p className="muted small">{t('envelopes.signatures.none')}</p> : (
+        <>
+          <p className="small">{valid ? t('envelopes.signatures.allValid', { count: signatures.length }) : t('envelopes.signatures.notAllValid')}</p>
+          <ul className="env-signature-list">{signatures.map((s) => <SignatureItem key={s.index} signature={s} recipients={recipients} />)}</ul>
+        </>
       )}
     </div>
   );

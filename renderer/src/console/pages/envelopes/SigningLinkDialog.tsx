@@ -38,7 +38,7 @@ export function SigningLinkDialog({ envelopeId, recipient, onClose }: { envelope
       {session && (
         <>
           <label htmlFor={`${id}-url`}>{t('envelopes.link.label')}</label>
-          <div className="copy-row">
+          <div className="env-copy-row">
             <input ref={input} id={`${id}-url`} type="text" readOnly value={session.signing_url} onFocus={(e) => e.currentTarget.select()} />
             <button type="button" className="button primary" onClick={() => void copy()}>{t('envelopes.link.copy')}</button>
           </div>

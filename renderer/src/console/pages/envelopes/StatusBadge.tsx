@@ -5,7 +5,7 @@ import { useT } from '../../i18n';
 const ENVELOPE_TONES: Record<string, string> = { draft: '', sent: 'tone-info', completed: 'tone-success', declined: 'tone-danger', voided: 'tone-danger', expired: 'tone-warning' };
 const RECIPIENT_TONES: Record<string, string> = {
   created: '', waiting: '', active: 'tone-info', viewed: 'tone-info', signed: 'tone-success', approved: 'tone-success',
-  reviewed: 'tone-success', completed: 'tone-success', declined: 'tone-danger', voided: 'tone-danger', expired: 'tone-warning',
+  reviewed: 'tone-success', completed: 'tone-success', none: '', declined: 'tone-danger', voided: 'tone-danger', expired: 'tone-warning',
 };
 
 export function EnvelopeStatusBadge({ status }: { status: string }) {

@@ -22,7 +22,7 @@ function EventLine({ event, recipients }: { event: AuditEvent; recipients: Recip
       : event.actor_type === 'recipient' ? t('envelopes.actor.recipient') : t('envelopes.actor.account');
   const details = SHOWN_DETAILS.filter((key) => typeof event.details[key] === 'string' && event.details[key] !== '');
   return (
-    <li className="timeline-event">
+    <li className="env-timeline-event">
       <time dateTime={event.at}>{formatDate(event.at)}</time>
       <div>
         <strong>{what}</strong> <span className="muted">· {who}</span>
@@ -44,10 +44,10 @@ export function Timeline({ trail, recipients }: { trail: Resource<AuditTrail>; r
       {!data && !trail.error && <p className="muted">{t('console.loading')}</p>}
       {data && (
         <>
-          <p className={`notice ${data.chain.ok ? 'notice-success' : 'notice-error'} chain-check`} role="status">
-            {data.chain.ok ? t('envelopes.timeline.chainOk', { count: data.chain.count }) : t('envelopes.timeline.chainBroken')}
+          <p className={`notice ${data.chain.ok ? 'notice-success' : 'notice-error'} env-chain-check`} role="status">
+            {data.chain.ok ? t('envelopes.timeline.chainOk', { count: data.chain.count }) : `${t('envelopes.timeline.chainBroken')} ${data.chain.problem ?? ''}`.trim()}
           </p>
-          <ol className="timeline">
+          <ol className="env-timeline">
             {data.events.map((event) => <EventLine key={event.seq} event={event} recipients={recipients} />)}
           </ol>
         </>
