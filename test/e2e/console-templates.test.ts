@@ -234,6 +234,21 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('link', { name: 'Lease deed' }).waitFor();
 
+    // A template from an uploaded PDF with two named roles (fields are placed afterwards, in Edit).
+    await page.getByRole('link', { name: 'New template' }).click();
+    await page.getByRole('radio', { name: 'PDFs you upload' }).check();
+    await page.getByLabel('Name', { exact: true }).fill('Sale deed');
+    await page.getByLabel('PDF files').setInputFiles({ name: 'sale.pdf', mimeType: 'application/pdf', buffer: makePdf({ pages: 2 }) });
+    await page.getByLabel('Label').fill('Seller');
+    await page.getByRole('button', { name: 'Add a role' }).click();
+    await page.getByLabel('Label').nth(1).fill('Buyer');
+    await shots.take(page, 'new-from-upload', true);
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByRole('heading', { name: 'Sale deed', level: 1 }).waitFor();
+    await page.getByText('Created from uploaded PDFs').waitFor();
+    await page.getByText('Roles added: signer_1, signer_2').waitFor();
+    await page.getByText('sale.pdf').waitFor();
+
     // A batch queued through the API (no jobs run): its page polls, and Cancel (confirmed) stops both rows.
     const queued = await t.server.request('POST', `${API}/bulk-sends`, {
       key: t.account.key,
