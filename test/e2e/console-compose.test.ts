@@ -210,4 +210,71 @@ describe('console compose in Chromium on sqlite', () => {
     await shots.take(page, 'dsc-two-signatures');
     await context.close();
   });
+
+  test('move and resize with the mouse and keyboard, snap to the page edge, preview one party, Delete; save as template', async () => {
+    const shots = screenshots('console-compose-editing');
+    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }, { name: 'Ravi Kumar', email: 'ravi@example.com' }], pdf: makePdf({ pages: 1 }) });
+    const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    await logInToConsole(page, origin, t.account, `/envelopes/${draft.id}/edit`);
+    const pdfPage = page.locator('.editor-page[data-page-number="1"] .page');
+    await pdfPage.scrollIntoViewIfNeeded();
+    const scale = (await pdfPage.boundingBox())!.width / 612;
+    const props = page.getByRole('complementary', { name: 'Field properties' });
+    const value = async (label: string) => Number(await props.getByLabel(label, { exact: true }).inputValue());
+    const asha = page.locator('.editor-field').first();
+    await asha.click();
+    const [left, top, width] = [await value('Left'), await value('Top'), await value('Width')];
+
+    const dragBy = async (from: { x: number; y: number }, dx: number, dy: number) => {
+      await page.mouse.move(from.x, from.y);
+      await page.mouse.down();
+      await page.mouse.move(from.x + dx, from.y + dy, { steps: 8 });
+      await page.mouse.up();
+    };
+    let box = (await asha.boundingBox())!;
+    await dragBy({ x: box.x + 20, y: box.y + 10 }, 100, 60);
+    assert.ok(Math.abs(await value('Left') - (left + 100 / scale)) < 1.5, 'moved right by the mouse distance');
+    assert.ok(Math.abs(await value('Top') - (top + 60 / scale)) < 1.5, 'moved down by the mouse distance');
+    box = (await asha.boundingBox())!;
+    await dragBy({ x: box.x + box.width - 1, y: box.y + box.height - 1 }, 40, 0);
+    assert.ok(Math.abs(await value('Width') - (width + 40 / scale)) < 1.5, 'the corner handle resizes');
+    box = (await asha.boundingBox())!;
+    await dragBy({ x: box.x + 20, y: box.y + 10 }, 2000, 0);
+    assert.equal(await value('Left') + await value('Width'), 612, 'dragged past the edge: it stops on the page edge');
+    await asha.focus();
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('Alt+ArrowDown');
+    assert.equal(await value('Left') + await value('Width'), 611, 'arrow: 1 point');
+    assert.equal(await value('Height'), 51, 'Alt+arrow resizes');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await value('Left') + await value('Width'), 612, 'never past the page edge');
+
+    // Preview as Ravi: only his field.
+    await page.getByLabel('Show fields of').selectOption({ label: 'Ravi Kumar' });
+    assert.equal(await page.locator('.editor-field').count(), 1);
+    await shots.take(page, 'preview-ravi');
+    await page.getByLabel('Show fields of').selectOption({ label: 'Everyone' });
+
+    // A Text field added with the keyboard, given a label and a pre-filled value, then removed with Delete.
+    await page.locator('.palette').getByRole('button', { name: 'Text', exact: true }).press('Enter');
+    await props.getByLabel('Label').fill('Address');
+    await props.getByLabel('Pre-filled value').fill('12 MG Road');
+    await props.getByLabel('The recipient may change the pre-filled value').check();
+    await shots.take(page, 'text-properties');
+    assert.equal(await page.locator('.editor-field').count(), 3);
+    await page.locator('.editor-field.selected').press('Delete');
+    assert.equal(await page.locator('.editor-field').count(), 2);
+
+    await page.getByRole('button', { name: 'Save as template' }).click();
+    await page.waitForURL(/\/app\/templates\/[0-9a-f-]{36}$/);
+    const templateId = /templates\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    const template = (await t.server.request('GET', `${API}/templates/${templateId}`, { key: t.account.key })).json();
+    const signature = template.documents[0].fields.find((f: { role_key: string; x: number; width: number; height: number }) => f.x + f.width === 612);
+    assert.ok(signature, `the moved and resized Signature is in the template: ${JSON.stringify(template.documents[0].fields)}`);
+    assert.equal(signature.height, 51);
+    assert.equal(template.documents[0].fields.length, 2);
+    await context.close();
+  });
 });

@@ -57,7 +57,7 @@ export function FieldBox({ field, page, scale, colour, caption, description, sel
     if (arrow) {
       event.preventDefault();
       const [dx, dy] = arrow;
-      onChange(event.altKey ? resizeTo(field, field.width + dx, field.height + dy, page) : placeAt(field, field.x + dx, field.y + dy, page));
+      onChange(event.altKey ? resizeTo(field, field.width + dx, field.height + dy, page, false) : placeAt(field, field.x + dx, field.y + dy, page, false));
     } else if (event.key === 'Delete' || event.key === 'Backspace') {
       event.preventDefault();
       onRemove(field.id);

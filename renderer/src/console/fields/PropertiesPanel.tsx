@@ -73,13 +73,13 @@ export function PropertiesPanel({ field, parties, pages, problem, showFieldKey, 
   const setBox = (key: 'x' | 'y' | 'width' | 'height', text: string) => {
     const n = number(text);
     if (n === null) return;
-    if (key === 'x' || key === 'y') onChange(placeAt(field, key === 'x' ? n : field.x, key === 'y' ? n : field.y, page));
-    else onChange(resizeTo(field, key === 'width' ? n : field.width, key === 'height' ? n : field.height, page));
+    if (key === 'x' || key === 'y') onChange(placeAt(field, key === 'x' ? n : field.x, key === 'y' ? n : field.y, page, false));
+    else onChange(resizeTo(field, key === 'width' ? n : field.width, key === 'height' ? n : field.height, page, false));
   };
   const setPage = (text: string) => {
     const n = number(text);
     if (n === null || !Number.isInteger(n) || n < 1 || n > pages.length) return;
-    onChange(placeAt({ ...field, page_number: n }, field.x, field.y, pages[n - 1]!));
+    onChange(placeAt({ ...field, page_number: n }, field.x, field.y, pages[n - 1]!, false));
   };
   const dscSignature = isDscSigner(party) && field.field_type === FIELD.SIGNATURE;
 
