@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { collectPageErrors, launchChromium, listenOnLoopback, newContext, onServer, screenshots } from '../support/browser.js';
 import { logInToConsole } from '../support/console.js';
 import { makeDraft } from '../support/envelopes.js';
-import { makePdf, qpdfCheck } from '../support/pdf-fixtures.js';
+import { makePdf, qpdfCheck, samples } from '../support/pdf-fixtures.js';
 import { ensureConsoleBuilt, ensureRendererBuilt } from '../support/renderer.js';
 import { API, useTestServer } from '../support/server.js';
 import { pdfsigVerdicts } from '../support/validators.js';
@@ -94,8 +94,14 @@ describe('console compose in Chromium on sqlite', () => {
     assert.match(page.url(), /\/app\/envelopes\/[0-9a-f-]{36}\/edit$/, 'the address names the new draft');
     const envelopeId = /envelopes\/([0-9a-f-]{36})\/edit/.exec(page.url())![1]!;
 
-    // A file that is not a PDF is refused in words.
-    await page.getByLabel('Choose PDF files').setInputFiles({ name: 'notes.pdf', mimeType: 'application/pdf', buffer: Buffer.from('just some text, not a PDF') });
+    // A file that is not a PDF, dropped on the drop zone, is refused in words.
+    const dropped = await page.evaluateHandle(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['just some text, not a PDF'], 'notes.pdf', { type: 'application/pdf' }));
+      return transfer;
+    });
+    await page.locator('.drop-zone').dispatchEvent('dragover', { dataTransfer: dropped });
+    await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
     const refusal = await page.getByRole('alert').filter({ hasText: 'notes.pdf was not accepted' }).textContent();
     assert.match(refusal ?? '', /notes\.pdf was not accepted: \S+/);
 
@@ -186,7 +192,7 @@ describe('console compose in Chromium on sqlite', () => {
 
   test('a USB DSC signer with two Signature fields: the problem shows on the field, from the page and from the server', async () => {
     const shots = screenshots('console-compose-layout');
-    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Meera Iyer', email: 'meera@example.com', signature_method: 'dsc' }], pdf: makePdf({ pages: 1 }), extraFields: () => [] });
+    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Meera Iyer', email: 'meera@example.com', signature_method: 'dsc' }], pdf: samples.emptySignatureField(), extraFields: () => [] });
     const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
     await logInToConsole(page, origin, t.account, `/envelopes/${draft.id}/edit`);
@@ -206,8 +212,20 @@ describe('console compose in Chromium on sqlite', () => {
     assert.match(await second.getByRole('note').textContent() ?? '', /may have exactly one Signature field; field 0 is one already/, 'the server\'s own words, on the field it names');
     assert.match(await second.getAttribute('aria-describedby') ?? '', /^problem-/);
     await second.click();
-    assert.match(await page.getByRole('complementary', { name: 'Field properties' }).getByRole('alert').textContent() ?? '', /field 0 is one already/);
+    const props = page.getByRole('complementary', { name: 'Field properties' });
+    assert.match(await props.getByRole('alert').textContent() ?? '', /field 0 is one already/);
     await shots.take(page, 'dsc-two-signatures');
+
+    // One Signature, signed into the PDF's own empty signature field: saved.
+    await second.press('Delete');
+    await page.locator('.editor-field[data-field-type="1"]').first().click();
+    const choice = props.getByLabel('Sign into the PDF’s own signature field');
+    assert.deepEqual(await choice.locator('option').allTextContents(), ['No: use the box placed on the page', 'Signature1']);
+    await choice.selectOption('Signature1');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('Draft saved.').waitFor();
+    const stored = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
+    assert.deepEqual(stored.documents[0].fields.map((f: { field_type: number; pdf_signature_field: string | null }) => [f.field_type, f.pdf_signature_field]), [[1, 'Signature1']]);
     await context.close();
   });
 
