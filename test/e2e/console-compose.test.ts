@@ -95,11 +95,12 @@ describe('console compose in Chromium on sqlite', () => {
     const envelopeId = /envelopes\/([0-9a-f-]{36})\/edit/.exec(page.url())![1]!;
 
     // A file that is not a PDF, dropped on the drop zone, is refused in words.
-    const dropped = await page.evaluateHandle(() => {
+    // (A string: the test's TypeScript has no DOM types; this runs in the page.)
+    const dropped = await page.evaluateHandle(`(() => {
       const transfer = new DataTransfer();
       transfer.items.add(new File(['just some text, not a PDF'], 'notes.pdf', { type: 'application/pdf' }));
       return transfer;
-    });
+    })()`);
     await page.locator('.drop-zone').dispatchEvent('dragover', { dataTransfer: dropped });
     await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
     const refusal = await page.getByRole('alert').filter({ hasText: 'notes.pdf was not accepted' }).textContent();
