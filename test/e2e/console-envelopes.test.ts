@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectPageErrors, launchChromium, listenOnLoopback, newContext, screenshots } from '../support/browser.js';
 import { logInToConsole } from '../support/console.js';
@@ -47,10 +48,15 @@ async function rowTitles(page: Page): Promise<string[]> {
   return page.locator('table.envelope-table tbody a.envelope-title').allTextContents();
 }
 
+/** Waits until the list shows exactly `count` rows (the page is a browser: the check runs there, as text). */
+async function waitForRows(page: Page, count: number): Promise<void> {
+  await page.waitForFunction(`document.querySelectorAll('table.envelope-table tbody tr').length === ${count}`);
+}
+
 async function search(page: Page, text: string): Promise<void> {
   await page.getByRole('searchbox', { name: 'Search envelopes' }).fill(text);
   await page.getByRole('button', { name: 'Search', exact: true }).click();
-  await page.waitForFunction((q) => new URL(location.href).searchParams.get('q') === q, text);
+  await page.waitForURL((url) => url.searchParams.get('q') === text);
   await page.locator('.envelope-list:not(.is-loading), .empty-state').first().waitFor();
 }
 
@@ -143,7 +149,7 @@ describe('office console envelopes in Chromium on sqlite', () => {
     await page.locator('table.envelope-table tbody tr').nth(24).waitFor();
     await page.goForward();
     await page.waitForURL(/status=sent/);
-    await page.waitForFunction(() => document.querySelectorAll('table.envelope-table tbody tr').length === 2);
+    await waitForRows(page, 2);
     assert.equal(await page.getByRole('checkbox', { name: 'In progress' }).isChecked(), true);
 
     // A bookmarked address: drafts created until 30 days ago are the 100 back-dated ones (4 pages of 25 and none more).
@@ -161,11 +167,28 @@ describe('office console envelopes in Chromium on sqlite', () => {
     assert.equal(await page.getByLabel('Created until').inputValue(), until);
     await shots.take(page, 'filter-date-bookmarked');
 
+    // Template filter: the two envelopes made from a template, picked by the template's name.
+    const source = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Seller', email: 'seller@example.com' }] });
+    const template = await t.server.request('POST', `${API}/templates`, { key: t.account.key, json: { source_envelope_id: source.id, name: 'Standard lease' } });
+    assert.equal(template.statusCode, 201, template.body);
+    const { template_id: templateId, roles } = template.json() as { template_id: string; roles: { role_key: string }[] };
+    for (const title of ['Lease from template A', 'Lease from template B']) {
+      const made = await t.server.request('POST', `${API}/templates/${templateId}/instantiate`, { key: t.account.key, headers: { 'idempotency-key': title }, json: { title, recipients: { [roles[0]!.role_key]: { name: 'Tenant', email: 'tenant@example.com' } } } });
+      assert.equal(made.statusCode, 201, made.body);
+    }
+    await page.goto(`${origin}/app/envelopes`);
+    await page.getByText('Filters', { exact: true }).click();
+    await page.getByLabel('Template').selectOption({ label: 'Standard lease' });
+    await page.waitForURL(new RegExp(`template_id=${templateId}`));
+    await waitForRows(page, 2);
+    assert.deepEqual((await rowTitles(page)).sort(), ['Lease from template A', 'Lease from template B']);
+    await shots.take(page, 'filter-template');
+
     // Phone width: no sideways scrolling; the hidden columns fold under the title.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${origin}/app/envelopes`);
     await page.locator('table.envelope-table tbody tr').nth(24).waitFor();
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'fits a phone screen');
+    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1'), 'fits a phone screen');
     await shots.take(page, 'list-phone-width');
     await page.setViewportSize({ width: 1280, height: 900 });
   });
@@ -175,7 +198,7 @@ describe('office console envelopes in Chromium on sqlite', () => {
     await page.goto(`${origin}/app/envelopes?q=hsr`);
     await page.getByRole('link', { name: 'Sale deed HSR Layout' }).click();
     await page.getByRole('heading', { name: 'Sale deed HSR Layout' }).waitFor();
-    await page.getByText(/Audit trail intact: \d+ events/).waitFor();
+    await page.getByText(/Audit trail intact: each event is sealed to the one before \(\d+ checked\)/).waitFor();
     await page.getByRole('row', { name: /Asha Rao/ }).getByText('Their turn').waitFor();
     assert.equal(await page.getByRole('link', { name: 'Continue editing' }).count(), 0, 'a sent envelope is not edited');
     await shots.take(page, 'detail-sent');
@@ -254,6 +277,39 @@ describe('office console envelopes in Chromium on sqlite', () => {
     await shots.take(page, 'detail-draft');
   });
 
+  test('errors are said in words; the pages speak Hindi', async () => {
+    await page.goto(`${origin}/app/envelopes/0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    const said = (await alert.locator('p').textContent()) ?? '';
+    const expected = (await t.server.request('GET', `${API}/envelopes/0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f`, { key: t.account.key })).json().detail as string;
+    assert.equal(said, expected, 'the server\'s own explanation');
+    await page.getByRole('link', { name: '← All envelopes' }).waitFor();
+    await shots.take(page, 'detail-not-found');
+
+    // A forged audit row: the timeline says the check failed and where.
+    const forged = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Forged Person', email: 'forged@example.com' }] });
+    // With the append-only triggers out of the way, as someone with DDL rights could (SQLite).
+    const db = t.server.ctx.db;
+    await sql`DROP TRIGGER audit_events_no_update`.execute(db);
+    try {
+      await db.updateTable('audit_events').set({ details: '{"title":"Something else"}' }).where('envelope_id', '=', forged.id).execute();
+    } finally {
+      await sql`CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END`.execute(db);
+    }
+    await page.goto(`${origin}/app/envelopes/${forged.id}`);
+    await page.getByText(/The audit trail check FAILED/).waitFor();
+    await shots.take(page, 'detail-chain-broken');
+
+    await page.goto(`${origin}/app/envelopes?status=sent`);
+    await page.getByLabel('Language / भाषा').selectOption('hi');
+    await page.getByRole('heading', { name: 'लिफ़ाफ़े' }).waitFor();
+    await page.getByRole('checkbox', { name: 'प्रगति में' }).waitFor();
+    await shots.take(page, 'list-hindi');
+    await page.getByLabel('Language / भाषा').selectOption('en');
+    await page.getByRole('heading', { name: 'Envelopes' }).waitFor();
+  });
+
   test('both API docs pages render their operations, with and without a trailing slash; the help menu links to them', async () => {
     const docs = await context.newPage();
     const docsErrors = collectPageErrors(docs);
@@ -275,7 +331,7 @@ describe('office console envelopes in Chromium on sqlite', () => {
 
     await page.goto(`${origin}/app/envelopes`);
     await page.getByText('Help', { exact: true }).click();
-    const hrefs = await page.locator('.menu a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).getAttribute('href')));
+    const hrefs = await Promise.all((await page.locator('.menu a').all()).map((link) => link.getAttribute('href')));
     assert.deepEqual(hrefs, ['/backend/api/v1/docs/', '/backend/othercompanyapi/docs/']);
     const [opened] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: 'Envelope API v1 (interactive docs)' }).click()]);
     await opened.locator('[data-path="/envelopes"]').first().waitFor({ timeout: 20_000 });
