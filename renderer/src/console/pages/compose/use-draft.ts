@@ -38,6 +38,15 @@ export function useDraft(envelopeId: string | undefined, untitled: string) {
   const ref = useRef(draft);
   ref.current = draft;
   const detailsDirty = useRef(false);
+  /** Fields or details changed since the last save: leaving the page asks first. */
+  const unsaved = useRef(false);
+  useEffect(() => {
+    const onLeave = (event: BeforeUnloadEvent) => {
+      if (unsaved.current) event.preventDefault();
+    };
+    window.addEventListener('beforeunload', onLeave);
+    return () => window.removeEventListener('beforeunload', onLeave);
+  }, []);
   const patch = useCallback((change: Partial<Draft> | ((d: Draft) => Partial<Draft>)) => setDraft((d) => ({ ...d, ...(typeof change === 'function' ? change(d) : change) })), []);
 
   const adopt = useCallback((envelope: EnvelopeView) => {
@@ -72,10 +81,19 @@ export function useDraft(envelopeId: string | undefined, untitled: string) {
 
   const setDetails = useCallback((details: DetailsInput) => {
     detailsDirty.current = true;
+    unsaved.current = true;
     patch({ details });
   }, [patch]);
 
+  /** Title, message and routing order to the server (before recipients are numbered by the routing order). */
+  const saveDetails = useCallback(async (id: string) => {
+    if (!detailsDirty.current) return;
+    await draftApi.patchEnvelope(id, { ...ref.current.details, title: ref.current.details.title.trim() || untitled });
+    detailsDirty.current = false;
+  }, [untitled]);
+
   const setFields = useCallback((documentId: string, next: EditorField[]) => {
+    unsaved.current = true;
     patch((d) => {
       // A field the user changed has left the server's complaint behind.
       const before = new Map((d.fields[documentId] ?? []).map((f) => [f.id, f]));
@@ -109,12 +127,13 @@ export function useDraft(envelopeId: string | undefined, untitled: string) {
 
   const addRecipient = useCallback(async (input: RecipientInput, together: boolean) => {
     const id = await ensureEnvelope();
+    await saveDetails(id);
     const { recipients, details } = ref.current;
     const last = Math.max(0, ...recipients.map((r) => r.sequence));
     const sequence = details.routing_order === 'sequential' ? (together && last > 0 ? last : last + 1) : undefined;
     const recipient = await draftApi.addRecipient(id, sequence === undefined ? input : { ...input, sequence });
     patch((d) => ({ recipients: [...d.recipients, recipient] }));
-  }, [ensureEnvelope, patch]);
+  }, [ensureEnvelope, saveDetails, patch]);
 
   const updateRecipient = useCallback(async (recipientId: string, input: RecipientInput) => {
     const recipient = await draftApi.patchRecipient(ref.current.id!, recipientId, input);
@@ -149,10 +168,7 @@ export function useDraft(envelopeId: string | undefined, untitled: string) {
   /** Saves details and every document's fields; a refused layout marks the fields and throws LayoutRefused. */
   const save = useCallback(async (): Promise<string> => {
     const id = await ensureEnvelope();
-    if (detailsDirty.current) {
-      await draftApi.patchEnvelope(id, { ...ref.current.details, title: ref.current.details.title.trim() || untitled });
-      detailsDirty.current = false;
-    }
+    await saveDetails(id);
     const fieldErrors: Record<string, ReadonlyMap<string, string>> = {};
     const generalErrors: string[] = [];
     for (const document of ref.current.documents) {
@@ -168,8 +184,9 @@ export function useDraft(envelopeId: string | undefined, untitled: string) {
     }
     patch({ fieldErrors, generalErrors });
     if (Object.keys(fieldErrors).length > 0) throw new LayoutRefused();
+    unsaved.current = false;
     return id;
-  }, [ensureEnvelope, patch, untitled]);
+  }, [ensureEnvelope, saveDetails, patch]);
 
   return { draft, setDetails, setFields, uploadFiles, removeDocument, addRecipient, updateRecipient, removeRecipient, moveRecipient, groupRecipient, save };
 }
