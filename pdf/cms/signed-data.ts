@@ -15,7 +15,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError } from '../../common/errors.js';
 import type { SignatureProvider } from '../sign/ports.js';
-import { concatBytes, equalBytes, fromBufferSource, octets, oid, seq, set, sortDerSet, tlv, toArrayBuffer } from './der.js';
+import { childrenOf, concatBytes, equalBytes, octets, oid, readTlv, seq, set, sortDerSet, tlv, toArrayBuffer } from './der.js';
 import { OID } from './oids.js';
 import { verifySignature } from './verify.js';
 import { certInfo, sha256, type CertInfo } from './x509.js';
@@ -60,6 +60,16 @@ function signatureAlgorithm(keyType: KeyType): pkijs.AlgorithmIdentifier {
     ? new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256WithRSAEncryption, algorithmParams: new asn1js.Null() })
     : new pkijs.AlgorithmIdentifier({ algorithmId: OID.ecdsaWithSHA256 });
 }
+
+/** DER of the AlgorithmIdentifiers the SignerInfo names (fixed bytes, encoded once). */
+const DER = {
+  sha256: seq(oid(OID.sha256)),
+  RSA: seq(oid(OID.sha256WithRSAEncryption), Uint8Array.of(0x05, 0x00)),
+  EC: seq(oid(OID.ecdsaWithSHA256)),
+  version1: Uint8Array.of(0x02, 0x01, 0x01),
+  signedData: oid(OID.signedData),
+  encapData: seq(oid(OID.data)),
+} as const;
 
 const CURVE_BYTES: Readonly<Record<string, number>> = { prime256v1: 32, secp384r1: 48, secp521r1: 66 };
 
@@ -108,46 +118,32 @@ export function assembleSignedData(options: AssembleOptions): Uint8Array {
     throw new MoharError('signing_key_invalid', `the signature made by the signing key does not verify with the signer certificate (${cert.subject}): ${check.reason ?? ''}`);
   }
 
-  const attrsAsn1 = asn1js.fromBER(toArrayBuffer(options.signedAttributes));
-  if (attrsAsn1.offset !== options.signedAttributes.length || !(attrsAsn1.result instanceof asn1js.Set)) {
-    throw new RangeError('signedAttributes must be a DER SET OF Attribute');
+  const attrs = readTlv(options.signedAttributes, 0, 'invalid_signature_data');
+  if (attrs.tag !== 0x31 || attrs.end !== options.signedAttributes.length) throw new RangeError('signedAttributes must be a DER SET OF Attribute');
+  for (const member of childrenOf(options.signedAttributes, attrs)) {
+    const parts = member.tag === 0x30 ? childrenOf(options.signedAttributes, member) : [];
+    if (parts.length !== 2 || parts[0]!.tag !== 0x06 || parts[1]!.tag !== 0x31) throw new RangeError('signedAttributes must be a DER SET OF Attribute');
   }
-  const signedAttrs = new pkijs.SignedAndUnsignedAttributes({
-    type: 0,
-    attributes: attrsAsn1.result.valueBlock.value.map((a) => new pkijs.Attribute({ schema: a })),
-  });
 
   const certs: Uint8Array[] = [];
   for (const der of [cert.der, ...(options.chain ?? [])]) {
-    if (!certs.some((c) => equalBytes(c, der))) certs.push(der);
+    const exact = certInfo(der).der;
+    if (!certs.some((c) => equalBytes(c, exact))) certs.push(exact);
   }
-  const signedData = new pkijs.SignedData({
-    version: 1,
-    digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 })],
-    encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
-    certificates: certs.map((der) => certInfo(der).cert),
-    signerInfos: [
-      new pkijs.SignerInfo({
-        version: 1,
-        sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.cert.issuer, serialNumber: cert.cert.serialNumber }),
-        digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
-        signedAttrs,
-        signatureAlgorithm: sigAlg,
-        signature: new asn1js.OctetString({ valueHex: toArrayBuffer(signature) }),
-      }),
-    ],
-  });
-  const contentInfo = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
-  const der = fromBufferSource(contentInfo.toSchema().toBER(false));
-
-  // The SignerInfo must carry exactly the attribute bytes that were signed: the same DER with the SET
-  // tag replaced by [0] IMPLICIT (the length octets do not change). They hold the message digest and the
-  // certificate hash, so they cannot occur elsewhere. A byte search, not a re-parse of the whole
-  // SignedData (with every certificate) through pkijs, which cost ~5 ms per signature.
-  const carried = Buffer.from(options.signedAttributes);
-  carried[0] = 0xa0;
-  if (!Buffer.from(der.buffer, der.byteOffset, der.byteLength).includes(carried)) throw new Error('internal: signed attributes were re-encoded differently');
-  return der;
+  // Encoded directly (RFC 5652 5.1, 5.3): the certificates go in exactly as they were given (nothing
+  // re-encoded), and the SignerInfo carries the signed attribute bytes themselves under [0] IMPLICIT.
+  // pkijs did the same assembly through its object model at ~1.5 ms per signature (every certificate
+  // re-parsed to be re-encoded); test/pdf/cms/signed-data.test.ts checks the bytes are the same.
+  const signerInfo = seq(
+    DER.version1,
+    seq(cert.issuerDer, tlv(0x02, cert.serial)),
+    DER.sha256,
+    tlv(0xa0, options.signedAttributes.subarray(attrs.contentStart)),
+    DER[keyType],
+    octets(signature),
+  );
+  const signedData = seq(DER.version1, tlv(0x31, DER.sha256), DER.encapData, tlv(0xa0, ...certs), tlv(0x31, signerInfo));
+  return seq(DER.signedData, tlv(0xa0, signedData));
 }
 
 export interface CreateSignedDataOptions {

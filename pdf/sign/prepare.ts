@@ -288,6 +288,14 @@ export function embedSignatureInPlace(prepared: PreparedSignature, cmsDer: Uint8
   return writeContents(prepared, cmsDer, false);
 }
 
+let zeros = Buffer.alloc(0);
+
+/** `length` ASCII "0" digits: what an empty /Contents placeholder holds (a shared buffer, never written to). */
+function zeroDigits(length: number): Buffer {
+  if (zeros.length < length) zeros = Buffer.alloc(length, 0x30);
+  return zeros.subarray(0, length);
+}
+
 function writeContents(prepared: PreparedSignature, cmsDer: Uint8Array, standalone: boolean): Buffer {
   const { bytes, contentsOffset, contentsLength } = prepared;
   if (cmsDer.length === 0) throw new MoharError('invalid_signature_data', 'The signature to embed is empty.');
@@ -302,8 +310,9 @@ function writeContents(prepared: PreparedSignature, cmsDer: Uint8Array, standalo
     throw new MoharError('pdf_write_failed', 'Could not embed the signature: the prepared bytes do not have /Contents where expected.');
   }
   const current = Buffer.from(bytes.buffer, bytes.byteOffset + contentsOffset, contentsLength);
-  for (const c of current) {
-    if (c !== 0x30) throw new MoharError('pdf_write_failed', 'Could not embed the signature: the /Contents placeholder is not empty (already signed?).');
+  // One memcmp against a run of "0" digits (a byte-by-byte loop over the 32-64 KB placeholder cost ~0.5 ms per signature).
+  if (!current.equals(zeroDigits(contentsLength))) {
+    throw new MoharError('pdf_write_failed', 'Could not embed the signature: the /Contents placeholder is not empty (already signed?).');
   }
   if (standalone && !Buffer.from(byteRangeDigest(bytes, prepared.byteRange)).equals(Buffer.from(prepared.digest))) {
     throw new MoharError('pdf_write_failed', 'Could not embed the signature: the prepared bytes changed after their digest was taken.');

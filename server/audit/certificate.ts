@@ -11,9 +11,10 @@
  * the chain (audit_chain_broken when it does not verify: no certificate is issued over a tampered
  * trail), lays it out with pdf/write/new-document and seals it.
  */
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
+import { certInfo } from '../../pdf/cms/x509.js';
 import { signPades, type PadesOptions, type PadesTarget } from '../../pdf/sign/pades.js';
 import type { HttpTransport, SignatureProvider } from '../../pdf/sign/ports.js';
 import { newTextDocument, type Block } from '../../pdf/write/new-document.js';
@@ -199,7 +200,8 @@ export function certificateDocument(input: CertificateInput, options: Certificat
 
 function sealSubjectOf(seal: SignatureProvider): string | undefined {
   try {
-    return new X509Certificate(seal.certificate).subject.split('\n').join(', ');
+    // certInfo keeps the parsed certificate for as long as the seal holds its bytes: not parsed per certificate.
+    return certInfo(seal.certificate).subject;
   } catch {
     return undefined;
   }

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPrivateKey, generateKeyPairSync, sign as nodeSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { assembleSignedData, buildSignedAttributes, createSignedData, inspectCms, OID, softwareSigner } from '../../../pdf/cms/index.js';
 import type { SignatureProvider } from '../../../pdf/sign/ports.js';
@@ -123,6 +124,47 @@ describe('createSignedData (PAdES B-B)', () => {
     const cms = assembleSignedData({ signedAttributes, signature, certificate: pki.rsaSigner.der, chain: [pki.intermediate.der] });
     assert.equal(opensslVerify(tmp.file('assembled.p7s', cms)).status, 0);
     assert.throws(() => buildSignedAttributes({ messageDigest: DIGEST.subarray(0, 20), certificate: pki.rsaSigner.der }), RangeError);
+  });
+
+  test('the directly encoded SignedData is byte for byte what pkijs builds from the same parts', async () => {
+    // The reference: the SignedData assembled through pkijs's object model (how assembleSignedData did it before).
+    const viaPkijs = (signedAttributes: Uint8Array, signature: Uint8Array, who: TestCert, chain: Uint8Array[]): Uint8Array => {
+      const cert = pkijs.Certificate.fromBER(new Uint8Array(who.der).buffer);
+      const attrs = asn1js.fromBER(new Uint8Array(signedAttributes).buffer).result as asn1js.Set;
+      const sigAlg = who === pki.rsaSigner
+        ? new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256WithRSAEncryption, algorithmParams: new asn1js.Null() })
+        : new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.10045.4.3.2' });
+      const signedData = new pkijs.SignedData({
+        version: 1,
+        digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 })],
+        encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
+        certificates: [who.der, ...chain].map((der) => pkijs.Certificate.fromBER(new Uint8Array(der).buffer)),
+        signerInfos: [new pkijs.SignerInfo({
+          version: 1,
+          sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.issuer, serialNumber: cert.serialNumber }),
+          digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
+          signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: attrs.valueBlock.value.map((a) => new pkijs.Attribute({ schema: a })) }),
+          signatureAlgorithm: sigAlg,
+          signature: new asn1js.OctetString({ valueHex: new Uint8Array(signature).buffer }),
+        })],
+      });
+      return new Uint8Array(new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) }).toSchema().toBER(false));
+    };
+    for (const who of [pki.rsaSigner, pki.ecSigner]) {
+      const signedAttributes = buildSignedAttributes({ messageDigest: DIGEST, certificate: who.der });
+      const signature = nodeSign('sha256', signedAttributes, who === pki.rsaSigner ? createPrivateKey(who.keyPem) : { key: createPrivateKey(who.keyPem), dsaEncoding: 'der' });
+      for (const chain of [[], [pki.intermediate.der], [pki.intermediate.der, pki.root.der]]) {
+        const ours = assembleSignedData({ signedAttributes, signature, certificate: who.der, chain });
+        assert.equal(hex(ours), hex(viaPkijs(signedAttributes, signature, who, chain)), `${who === pki.rsaSigner ? 'RSA' : 'EC'} with ${chain.length} chain certificates`);
+      }
+    }
+    // The signed attributes must be a SET OF Attribute; anything else is refused, not carried.
+    const signedAttributes = buildSignedAttributes({ messageDigest: DIGEST, certificate: pki.ecSigner.der });
+    const notAttributes = Uint8Array.from([0x31, 0x03, 0x02, 0x01, 0x01]);
+    const key = { key: createPrivateKey(pki.ecSigner.keyPem), dsaEncoding: 'der' as const };
+    assert.throws(() => assembleSignedData({ signedAttributes: notAttributes, signature: nodeSign('sha256', notAttributes, key), certificate: pki.ecSigner.der }), RangeError);
+    const asSequence = Uint8Array.from([0x30, ...signedAttributes.subarray(1)]);
+    assert.throws(() => assembleSignedData({ signedAttributes: asSequence, signature: nodeSign('sha256', asSequence, key), certificate: pki.ecSigner.der }), RangeError);
   });
 
   test('an ESS signing-certificate-v2 naming another certificate is reported', () => {
