@@ -10,7 +10,7 @@
  * The tasks themselves are plain functions in pdf-tasks.ts.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { MoharError } from '../../../common/errors.js';
+import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { PdfInfo, PdfLimits } from '../../../pdf/index.js';
 import type { PdfTaskInput, PdfTaskKind, PdfTaskOutput } from './pdf-tasks.js';
 
@@ -38,12 +38,13 @@ interface Job {
   reject(error: unknown): void;
 }
 
-type WorkerReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; code: string; message: string };
+type WorkerReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; code: string; message: string; errors?: ErrorItem[]; extra?: Record<string, unknown> };
 
 /** What a timed-out task was doing, for the error message. */
 const DOING: Record<PdfTaskKind, string> = {
   inspect: 'reading the PDF',
   fill: 'filling the PDF',
+  prepareSend: 'adding the form fields and preparing the certification',
   prepareSignature: 'preparing the signed revision (PDF and signature image)',
   checkUpload: 'checking the uploaded PDF',
   judgeRevision: 'checking the new revision',
@@ -128,7 +129,7 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
       if (!job || job.id !== reply.id) return;
       finish(slot);
       if (reply.ok) job.resolve(reply.output);
-      else job.reject(new MoharError(reply.code, reply.message));
+      else job.reject(new MoharError(reply.code, reply.message, { ...(reply.errors ? { errors: reply.errors } : {}), ...(reply.extra ? { extra: reply.extra } : {}) }));
     });
     const fail = (why: string) => {
       const job = slot.job;

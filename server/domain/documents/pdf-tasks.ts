@@ -4,7 +4,7 @@
  * Inputs and outputs cross the thread boundary by structured clone, so they hold only data (bytes,
  * strings, numbers, plain objects, Dates); a Buffer arrives as a Uint8Array.
  */
-import { fillForm, inspectPdf, type FormValues, type PdfInfo, type PdfLimits } from '../../../pdf/index.js';
+import { fillForm, inspectPdf, prepareForm, type FormFieldLayout, type FormValues, type PdfInfo, type PdfLimits } from '../../../pdf/index.js';
 import { prepareSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
 import { judgeAppendedRevision, verifyPdf, type RevisionJudgement, type RevisionPolicy, type VerifyReport } from '../../../pdf/verify/index.js';
 import { fitPng } from '../../../pdf/write/image-fit.js';
@@ -27,6 +27,15 @@ export interface PreparedWithImage {
   readonly image: { readonly width: number; readonly height: number; readonly downscaled: boolean } | null;
 }
 
+export interface PreparedSend {
+  /** The upload with Mohar's form fields (one revision); null when the layout placed none. */
+  readonly form: Uint8Array | null;
+  /** Why the upload cannot be certified: it is certified (DocMDP) or signed already; null when it can. */
+  readonly blocked: 'certified' | 'signed' | null;
+  /** The certification revision over `form` (or the upload), up to the digest; null when not asked or blocked. */
+  readonly certification: PreparedSignature | null;
+}
+
 /** Every task: its input and what it returns. `limits` are the pool's PDF parsing limits. */
 export const PDF_TASKS = {
   inspect: (input: { bytes: Uint8Array }, limits: Partial<PdfLimits>): PdfInfo => inspectPdf(input.bytes, limits),
@@ -41,6 +50,18 @@ export const PDF_TASKS = {
     const options = fitted ? { ...input.options, appearance: { ...input.options.appearance, image: fitted.bytes } } : input.options;
     const prepared = prepareSignature(input.bytes, options);
     return { prepared, image: fitted ? { width: fitted.width, height: fitted.height, downscaled: fitted.downscaled } : null };
+  },
+
+  /**
+   * Send (server/domain/workflow/certify-document.ts): the form fields of the layout, then, when `certify`
+   * is given and the upload allows it, the certification revision up to the digest the seal signs.
+   */
+  prepareSend: (input: { original: Uint8Array; layout: FormFieldLayout[]; certify: PrepareOptions | null }, limits: Partial<PdfLimits>): PreparedSend => {
+    const form = input.layout.length > 0 ? prepareForm(input.original, input.layout).bytes : null;
+    if (!input.certify) return { form, blocked: null, certification: null };
+    const info = inspectPdf(input.original, limits);
+    const blocked = info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;
+    return { form, blocked, certification: blocked ? null : prepareSignature(form ?? input.original, input.certify) };
   },
 
   /** A USB DSC upload: the allow-list's judgement against the prepared bytes, then (if accepted) our verifier's report. */

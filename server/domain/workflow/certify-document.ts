@@ -10,10 +10,12 @@
  * of a document (ISO 32000-1 12.8.2.2.1), and certifying over someone else's signature would claim
  * authorship of what they signed.
  */
-import { signPades, type PadesTarget } from '../../../pdf/sign/pades.js';
+import type { FormFieldLayout } from '../../../pdf/index.js';
+import type { PadesOptions } from '../../../pdf/sign/pades.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import type { Context } from '../context.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
+import { prepareOptionsOf, sealPrepared, timestampAuthority } from './sign-off-loop.js';
 
 /** The invisible signature field that holds the certification. */
 export const CERTIFICATION_FIELD = 'Mohar certification';
@@ -30,33 +32,37 @@ export type Certification =
   | { readonly certified: true; readonly bytes: Buffer }
   | { readonly certified: false; readonly skipped: string };
 
-/** Why `original` (the upload, as inspected off the event loop) cannot be certified; null when it can. */
-async function reasonToSkip(ctx: Context, original: Uint8Array): Promise<string | null> {
-  if (!ctx.config.certifyAtSend) return SKIPPED.disabled;
-  const info = await ctx.pdf.inspect(original);
-  if (info.docMdpPermission !== null) return SKIPPED.certified;
-  if (info.signatureFields.some((f) => f.signed)) return SKIPPED.signed;
-  return null;
+export interface PreparedDocument {
+  /** The upload with Mohar's form fields (the upload itself when the layout is empty). */
+  readonly bytes: Uint8Array;
+  readonly certification: Certification;
 }
 
 /**
- * Certifies `prepared` (the upload with Mohar's form fields, or the upload itself when it needed none).
- * B-T when a TSA is configured, like the electronic act's seal signatures; a TSA that is down fails the
- * send (nothing is stored), as it would fail any act.
+ * Prepares one document at send: its form fields (one revision over the upload), then the certification
+ * (a second revision), unless the server turns it off or the upload is signed or certified already.
+ * The PDF work (the fields, the certification's revision up to its digest) runs in the worker pool; the
+ * seal signs here. B-T when a TSA is configured, like the electronic act's seal signatures; a TSA that is
+ * down fails the send (nothing is stored), as it would fail any act.
  */
-export async function certifyPrepared(ctx: Context, original: Uint8Array, prepared: Uint8Array, at: Date): Promise<Certification> {
-  const skipped = await reasonToSkip(ctx, original);
-  if (skipped !== null) return { certified: false, skipped };
-  const level: PadesTarget = ctx.config.tsaUrl ? 'B-T' : 'B-B';
-  const signed = await signPades(prepared, await ctx.seal(), {
-    level,
+export async function prepareDocument(ctx: Context, original: Uint8Array, layout: FormFieldLayout[], at: Date): Promise<PreparedDocument> {
+  const options: PadesOptions = {
+    level: ctx.config.tsaUrl ? 'B-T' : 'B-B',
     field: { invisible: true, name: CERTIFICATION_FIELD },
     certify: { permission: PERMISSION },
     signingTime: at,
     reason: 'Certified by Mohar at send: only form filling and signing are allowed after this signature',
     ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
-  });
+  };
+  const tsa = timestampAuthority(options);
+  const certify = ctx.config.certifyAtSend ? prepareOptionsOf(options, tsa !== undefined) : null;
+  if (layout.length === 0 && !certify) return { bytes: original, certification: { certified: false, skipped: SKIPPED.disabled } };
+  const sent = await ctx.pdf.run('prepareSend', { original, layout, certify });
+  const bytes = sent.form ?? original;
+  if (!certify) return { bytes, certification: { certified: false, skipped: SKIPPED.disabled } };
+  if (sent.blocked !== null) return { bytes, certification: { certified: false, skipped: SKIPPED[sent.blocked] } };
+  const signed = await sealPrepared(bytes, sent.certification!, await ctx.seal(), tsa);
   // Like every revision Mohar appends: judged by the allow-list before it is stored (it may only sign this field).
-  await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', prepared, signed.bytes, { signingField: CERTIFICATION_FIELD });
-  return { certified: true, bytes: signed.bytes };
+  await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', bytes, signed, { signingField: CERTIFICATION_FIELD });
+  return { bytes, certification: { certified: true, bytes: signed } };
 }

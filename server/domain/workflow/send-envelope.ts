@@ -1,11 +1,11 @@
 /**
  * POST /envelopes/{id}/send: checks the draft, turns every document's field layout into real AcroForm
  * fields (one incremental revision over the uploaded bytes, which stay its prefix), certifies the result
- * (a second revision, see certify-document.ts), and starts routing.
- * The PDF work happens before the transaction; the transaction re-checks the draft and switches state.
+ * (a second revision), both in certify-document.ts, and starts routing.
+ * The PDF work happens before the transaction, in the worker pool; the transaction re-checks the draft and switches state.
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
-import { prepareForm, type FormFieldLayout } from '../../../pdf/index.js';
+import type { FormFieldLayout } from '../../../pdf/index.js';
 import { iso, type Context } from '../context.js';
 import { checkDscLimits } from '../envelopes/dsc-rules.js';
 import { findDraftEnvelope } from '../envelopes/find-envelope.js';
@@ -17,7 +17,7 @@ import { envelopeSummary } from './summaries.js';
 import { mailTurn } from './notify.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { EXPIRE_JOB } from './job-kinds.js';
-import { certifyPrepared } from './certify-document.js';
+import { prepareDocument } from './certify-document.js';
 
 interface PreparedDocument {
   readonly documentId: string;
@@ -71,8 +71,7 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
         required: f.required === 1,
       }));
     const original = await ctx.blobs.get(document.sha256);
-    const bytes = layout.length > 0 ? prepareForm(original, layout).bytes : original;
-    const certification = await certifyPrepared(ctx, original, bytes, now);
+    const { bytes, certification } = await prepareDocument(ctx, original, layout, now);
     prepared.push({
       documentId: document.id,
       originalSha: document.sha256,
