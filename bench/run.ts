@@ -16,6 +16,7 @@ import { printWebhooks, runWebhooks, WEBHOOK_TARGETS } from './webhooks.js';
 import { LEGACY_TARGETS, printLegacy, runLegacy } from './legacy.js';
 import { PAGE_TARGETS, printSigningPage, runSigningPage } from './signing-page.js';
 import { printTemplates, runTemplates, TEMPLATE_TARGETS } from './templates.js';
+import { LIST_TARGETS, printEnvelopeList, runEnvelopeList } from './envelope-list.js';
 
 interface Section {
   readonly description: string;
@@ -76,6 +77,14 @@ const SECTIONS: Record<string, Section> = {
       const report = await runTemplates(options);
       printTemplates(report);
       return { ok: report.ok, data: { targets: TEMPLATE_TARGETS, ...report } };
+    },
+  },
+  'envelope-list': {
+    description: 'GET /envelopes with 100,000 envelopes (--rows N): p50/p95 of search, filter, first and deep pages, one request at a time',
+    async run(options) {
+      const report = await runEnvelopeList(options);
+      printEnvelopeList(report);
+      return { ok: report.ok, data: { targets: LIST_TARGETS, ...report } };
     },
   },
   'signing-page': {

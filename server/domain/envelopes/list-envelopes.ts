@@ -96,7 +96,9 @@ export async function listEnvelopes(ctx: Context, accountId: string, query: Enve
     if (to !== undefined) s = s.where('created_at', '<', to);
     if (Array.isArray(ids)) s = s.where('id', 'in', ids);
     if (search) s = s.where(sql<boolean>`search_text like ${search.like} escape '\\'`);
-    if (after) s = s.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    // The first condition alone bounds the index range; the OR picks the exact place inside it (without the
+    // bound PostgreSQL walks from the newest envelope and filters, reading every row before the cursor).
+    if (after) s = s.where('created_at', '<=', after.createdAt).where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb('id', '<', after.id)]));
     return s.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
   };
 
