@@ -296,4 +296,30 @@ describe('console compose in Chromium on sqlite', () => {
     assert.equal(template.documents[0].fields.length, 2);
     await context.close();
   });
+
+  test('pages at their visible size (/Rotate, CropBox); a field dropped on a rotated, cropped page lands where it was dropped', async () => {
+    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }], pdf: samples.mixedGeometry() });
+    const stored = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
+    const sizes = stored.documents[0].pages as { width: number; height: number }[];
+    const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    await logInToConsole(page, origin, t.account, `/envelopes/${draft.id}/edit`);
+    for (const [i, size] of sizes.entries()) {
+      const section = page.locator(`.editor-page[data-page-number="${i + 1}"] .page`);
+      await section.scrollIntoViewIfNeeded();
+      await section.locator('canvas[data-rendered-scale]').waitFor({ state: 'attached' });
+      const box = (await section.boundingBox())!;
+      const canvas = await section.locator('canvas').evaluate((c) => [(c as unknown as { width: number }).width, (c as unknown as { height: number }).height]);
+      assert.ok(Math.abs(box.width / box.height - size.width / size.height) < 0.01, `page ${i + 1}: the box has the API's visible size`);
+      assert.ok(Math.abs(canvas[0]! / canvas[1]! - size.width / size.height) < 0.01, `page ${i + 1}: pdf.js draws the same box (${canvas.join('x')} vs ${size.width}x${size.height})`);
+    }
+    await dragField(page, 'Date', 3, { x: 0.5, y: 0.5 });
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('Draft saved.').waitFor();
+    const saved = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
+    const date = saved.documents[0].fields.find((f: { field_type: number }) => f.field_type === 11);
+    assert.equal(date.page_number, 3);
+    assert.ok(Math.abs(date.x + date.width / 2 - sizes[2]!.width / 2) < 2 && Math.abs(date.y + date.height / 2 - sizes[2]!.height / 2) < 2, `centred on page 3: ${JSON.stringify(date)}`);
+    await context.close();
+  });
 });

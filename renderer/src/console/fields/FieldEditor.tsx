@@ -124,7 +124,8 @@ export function FieldEditor({ document: doc, parties, fields, onChange, errors, 
     const target = document.elementsFromPoint(clientX, clientY).find((e) => e instanceof HTMLElement && e.dataset.pageNumber && pagesArea.current?.contains(e)) as HTMLElement | undefined;
     if (!target || !pages) return;
     const n = Number(target.dataset.pageNumber);
-    const rect = target.getBoundingClientRect();
+    // The page itself, not its row: a page narrower than the widest one is centred in its row.
+    const rect = (target.querySelector('.page') ?? target).getBoundingClientRect();
     add(type, (f) => centredAt({ ...f, page_number: n }, (clientX - rect.left) / scale, (clientY - rect.top) / scale, pages[n - 1]!));
   }, [add, pages, scale]);
 
