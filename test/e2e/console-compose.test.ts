@@ -133,6 +133,7 @@ describe('console compose in Chromium on sqlite', () => {
     assert.equal(stored.recipients.find((r: { role: string }) => r.role === 'cc').signature_method, 'review');
     await shots.take(page, 'recipients');
 
+    await page.getByText('Still without a Signature field: Asha Rao, Ravi Kumar.').waitFor();
     // Asha: Signature and Text dragged onto page 2.
     await page.getByRole('radio', { name: /Asha Rao/ }).check();
     await dragField(page, 'Signature', 2, { x: 0.25, y: 0.7 });
@@ -153,6 +154,7 @@ describe('console compose in Chromium on sqlite', () => {
 
     await page.locator('.editor-page[data-page-number="2"]').scrollIntoViewIfNeeded();
     await shots.take(page, 'fields-placed');
+    assert.equal(await page.getByText(/Still without a Signature field/).count(), 0);
     const placed = await page.locator('.editor-field').evaluateAll((els) => els.map((e) => `${e.closest('.editor-page')?.getAttribute('data-page-number')}:${e.getAttribute('data-field-type')}`));
     assert.deepEqual(placed.sort(), ['2:1', '2:1', '2:11', '2:8']);
 

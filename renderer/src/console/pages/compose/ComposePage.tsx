@@ -59,6 +59,9 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
   }
 
   const canSend = draft.documents.length > 0 && draft.recipients.length > 0;
+  // Checked as you place: every signer needs a Signature field somewhere (the server refuses to send otherwise).
+  const placed = Object.values(draft.fields).flat();
+  const unsigned = ordered.filter((r) => r.role === 'signer' && !placed.some((f) => f.party === r.recipient_id && f.field_type === 1));
   const problemCount = Object.values(draft.fieldErrors).reduce((n, m) => n + m.size, 0);
   return (
     <div className="compose">
@@ -132,6 +135,9 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
           })}>{t('compose.send')}</button>
         </div>
         {!canSend && <p className="muted small-print">{t('compose.sendNeeds')}</p>}
+        {canSend && draft.documents.length > 0 && unsigned.length > 0 && (
+          <p className="muted small-print">{t('compose.needsSignature', { names: unsigned.map((r) => r.name).join(', ') })}</p>
+        )}
       </div>
     </div>
   );
