@@ -229,6 +229,12 @@ describe('console compose in Chromium on sqlite', () => {
     await page.getByText('Draft saved.').waitFor();
     const stored = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
     assert.deepEqual(stored.documents[0].fields.map((f: { field_type: number; pdf_signature_field: string | null }) => [f.field_type, f.pdf_signature_field]), [[1, 'Signature1']]);
+
+    // In Hindi.
+    await page.getByLabel('Language / भाषा').selectOption('hi');
+    await page.getByRole('heading', { name: 'ड्राफ़्ट संपादित करें' }).waitFor();
+    await page.locator('.editor-field').first().click();
+    await shots.take(page, 'hindi');
     await context.close();
   });
 

@@ -177,7 +177,7 @@ export function FieldEditor({ document: doc, parties, fields, onChange, errors, 
                       page={box}
                       scale={scale}
                       colour={colourOf(f.party)}
-                      caption={`${f.label || t(typeKey(f.field_type))} · ${partyLabel(f.party)}`}
+                      caption={`${f.label || t(typeKey(f.field_type))}${f.pdf_signature_field ? ` → ${f.pdf_signature_field}` : ''} · ${partyLabel(f.party)}`}
                       description={t('compose.fields.describe', { type: t(typeKey(f.field_type)), label: f.label ?? '', party: partyLabel(f.party), page: n })}
                       selected={f.id === selected}
                       problem={problems.get(f.id)}
