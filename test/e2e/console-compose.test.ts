@@ -294,6 +294,20 @@ describe('console compose in Chromium on sqlite', () => {
     await page.locator('.editor-field.selected').press('Delete');
     assert.equal(await page.locator('.editor-field').count(), 2);
 
+    // A second PDF: its own tab and fields; saved; then removed from the draft.
+    await page.getByLabel('Choose PDF files').setInputFiles({ name: 'annex.pdf', mimeType: 'application/pdf', buffer: makePdf({ pages: 1 }) });
+    await page.getByRole('button', { name: 'annex.pdf', exact: true }).click();
+    await page.locator('.editor-page[data-page-number="1"] canvas[data-rendered-scale]').waitFor({ state: 'attached' });
+    await page.locator('.palette').getByRole('button', { name: 'Checkbox', exact: true }).press('Enter');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('Draft saved.').waitFor();
+    let stored = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
+    assert.deepEqual(stored.documents.map((d: { filename: string; fields: { field_type: number }[] }) => `${d.filename}: ${d.fields.map((f) => f.field_type).join(',')}`), [`${stored.documents[0].filename}: 1,1`, 'annex.pdf: 9']);
+    await page.getByRole('button', { name: 'Remove annex.pdf' }).click();
+    await page.getByRole('button', { name: 'Remove annex.pdf' }).waitFor({ state: 'detached' });
+    stored = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
+    assert.equal(stored.documents.length, 1);
+
     await page.getByRole('button', { name: 'Save as template' }).click();
     await page.waitForURL(/\/app\/templates\/[0-9a-f-]{36}$/);
     const templateId = /templates\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
