@@ -48,9 +48,11 @@ async function rowTitles(page: Page): Promise<string[]> {
   return page.locator('table.envelope-table tbody a.envelope-title').allTextContents();
 }
 
-/** Waits until the list shows exactly `count` rows (the page is a browser: the check runs there, as text). */
+/** Waits until the list shows exactly `count` rows. */
 async function waitForRows(page: Page, count: number): Promise<void> {
-  await page.waitForFunction(`document.querySelectorAll('table.envelope-table tbody tr').length === ${count}`);
+  const rows = page.locator('table.envelope-table tbody tr');
+  await rows.nth(count - 1).waitFor();
+  await rows.nth(count).waitFor({ state: 'detached' });
 }
 
 async function search(page: Page, text: string): Promise<void> {
@@ -230,6 +232,8 @@ describe('office console envelopes in Chromium on sqlite', () => {
     await shots.take(page, 'detail-void-dialog');
     await voiding.getByRole('button', { name: 'Void envelope' }).click();
     await page.getByText('The envelope was voided.').waitFor();
+    await page.locator('.envelope-actions').getByText('This envelope is finished').waitFor();
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'The envelope was voided.', 'focus is on what happened, not lost with the Void button');
     await page.locator('.page-head .badge').filter({ hasText: 'Voided' }).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'Voided' }).waitFor();
     await page.getByText('This envelope is finished').waitFor();

@@ -36,6 +36,7 @@ export function EnvelopeDetailPage({ params }: { params: Record<string, string> 
   const trail = useResource((signal) => api<AuditTrail>('GET', `/envelopes/${id}/audit-trail`, { signal }), [id]);
   const [message, setMessage] = useState('');
   const heading = useRef<HTMLHeadingElement>(null);
+  const notice = useRef<HTMLParagraphElement>(null);
   const data = envelope.data;
   const title = data?.title;
   useEffect(() => {
@@ -44,6 +45,11 @@ export function EnvelopeDetailPage({ params }: { params: Record<string, string> 
     // A new page for screen readers and keyboards: start at its heading.
     heading.current?.focus();
   }, [title, t]);
+
+  // After an action (void) its button may be gone: keyboard focus goes to what happened instead of the page's start.
+  useEffect(() => {
+    if (message) notice.current?.focus();
+  }, [message]);
 
   const changed = (text: string) => {
     setMessage(text);
@@ -66,7 +72,7 @@ export function EnvelopeDetailPage({ params }: { params: Record<string, string> 
         <h1 ref={heading} tabIndex={-1}>{data.title}</h1>
         <EnvelopeStatusBadge status={data.status} />
       </div>
-      {message && <p className="notice notice-success" role="status">{message}</p>}
+      {message && <p ref={notice} tabIndex={-1} className="notice notice-success" role="status">{message}</p>}
       <ErrorNotice error={envelope.error} onRetry={envelope.reload} />
       <section className="card" aria-label={t('envelopes.detail.summary')}>
         <Facts envelope={data} />
