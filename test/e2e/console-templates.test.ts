@@ -267,6 +267,23 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
     assert.equal(await page.getByRole('button', { name: 'Cancel the rest' }).count(), 0);
     await shots.take(page, 'bulk-canceled-phone', true);
 
+    // A row whose external_id is taken after queueing fails at send time: the page lists it with the reason.
+    const mixed = await t.server.request('POST', `${API}/bulk-sends`, {
+      key: t.account.key,
+      headers: { 'idempotency-key': 'console-failure-test' },
+      json: { source_template_id: templateId, rows: [{ external_id: 'taken-later', recipients: [{ name: 'C', email: 'c@example.com' }] }, { recipients: [{ name: 'D', email: 'd@example.com' }] }] },
+    });
+    assert.equal(mixed.statusCode, 202, mixed.body);
+    const taker = await t.server.request('POST', `${API}/envelopes`, { key: t.account.key, json: { title: 'First', external_id: 'taken-later' } });
+    assert.equal(taker.statusCode, 201, taker.body);
+    await page.goto(`${origin}/app/bulk-sends/${(mixed.json() as { bulk_send_id: string }).bulk_send_id}`);
+    await runUntilDone(t.server, page, '2 / 2 finished');
+    await page.getByRole('status').filter({ hasText: 'Completed with errors' }).waitFor();
+    const failures = page.getByRole('region', { name: 'Failed rows (1)' });
+    await failures.waitFor();
+    assert.match(await failures.textContent() ?? '', /Row 1 \(taken-later\).*external_id_conflict/s);
+    await shots.take(page, 'bulk-failed-row-phone', true);
+
     assert.deepEqual(errors.filter((e) => !/Failed to load resource: the server responded with a status of (412|401)/.test(e)), []);
     await context.close();
   });

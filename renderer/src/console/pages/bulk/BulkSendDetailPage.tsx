@@ -67,7 +67,7 @@ function RowTable({ id, version }: { id: string; version: string }) {
               <tr key={row.row_index}>
                 <td>{row.row_index + 1}</td>
                 <td>{row.external_id ?? '—'}</td>
-                <td><span className={`badge ${row.status === 'failed' ? 'tone-danger' : row.status === 'sent' ? 'tone-success' : ''}`}>{t(`bulk.row.${row.status}`)}</span>{row.error && <span className="field-error"> {row.error}</span>}</td>
+                <td><span className={`badge ${row.status === 'failed' ? 'tone-danger' : row.status === 'sent' ? 'tone-success' : ''}`}>{t(`bulk.row.${row.status}`)}</span>{row.error && <span className="field-error hide-narrow"> {row.error}</span>}</td>
                 <td>{row.envelope_id ? <Link to={`/envelopes/${row.envelope_id}`}>{t('bulk.detail.open')}{row.envelope_status ? ` (${row.envelope_status})` : ''}</Link> : '—'}</td>
               </tr>
             ))}
