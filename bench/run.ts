@@ -1,7 +1,7 @@
 /**
- * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N]`
+ * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N] [--rows N]`
  *
- * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `webhooks`, `templates`, `signing`, `signing-page`), prints their tables, writes
+ * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `webhooks`, `templates`, `bulk`, `signing`, `signing-page`, `console`), prints their tables, writes
  * bench/results/<section>-<date>.json, and exits 1 only when a run had errors (2 when the
  * benchmark itself broke). Missed targets are printed as MISSED but do not fail the run, so the
  * numbers can still be recorded. See docs/performance.md.
@@ -17,6 +17,8 @@ import { LEGACY_TARGETS, printLegacy, runLegacy } from './legacy.js';
 import { PAGE_TARGETS, printSigningPage, runSigningPage } from './signing-page.js';
 import { printTemplates, runTemplates, TEMPLATE_TARGETS } from './templates.js';
 import { LIST_TARGETS, printEnvelopeList, runEnvelopeList } from './envelope-list.js';
+import { BULK_TARGETS, printBulk, runBulk } from './bulk.js';
+import { CONSOLE_TARGETS, printConsole, runConsole } from './console.js';
 
 interface Section {
   readonly description: string;
@@ -77,6 +79,22 @@ const SECTIONS: Record<string, Section> = {
       const report = await runTemplates(options);
       printTemplates(report);
       return { ok: report.ok, data: { targets: TEMPLATE_TARGETS, ...report } };
+    },
+  },
+  bulk: {
+    description: 'bulk send: one POST /bulk-sends of 10,000 rows (--rows N) of a 2-recipient, 1-page source; 202 to completed, status p99 meanwhile, peak RSS',
+    async run(options) {
+      const report = await runBulk(options);
+      printBulk(report);
+      return { ok: report.ok, data: { targets: BULK_TARGETS, ...report } };
+    },
+  },
+  console: {
+    description: 'office console in headless Chromium: envelope list shown to a returning user (fresh cache, refresh cookie), login form for a visitor (median of 5)',
+    async run() {
+      const report = await runConsole();
+      printConsole(report);
+      return { ok: report.ok, data: { targets: CONSOLE_TARGETS, ...report } };
     },
   },
   'envelope-list': {
