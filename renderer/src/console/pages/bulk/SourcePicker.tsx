@@ -57,6 +57,8 @@ export function SourcePicker({ source, onChange }: { source: Source; onChange(so
           <select id="bulk-envelope" value={source.id} onChange={(e) => onChange({ kind: 'envelope', id: e.target.value, version: null })}>
             <option value="">{t('bulk.source.choose')}</option>
             {drafts.data?.envelopes.map((d) => <option key={d.id} value={d.id}>{d.title} · {d.recipients.map((r) => r.name).join(', ')} · {formatDate(d.created_at)}</option>)}
+            {/* A draft named by ?envelope= that is not among the latest ones listed. */}
+            {source.id && drafts.data && !drafts.data.envelopes.some((d) => d.id === source.id) && <option value={source.id}>{source.id}</option>}
           </select>
           {drafts.data?.envelopes.length === 0 && <span className="hint">{t('bulk.source.noDrafts')}</span>}
         </div>
