@@ -190,6 +190,7 @@ describe('console compose in Chromium on sqlite', () => {
     assert.ok(qpdfCheck(signed).ok, 'qpdf --check');
     const verdicts = pdfsigVerdicts(signed);
     assert.deepEqual(verdicts.valid, [true, true, true], verdicts.output);
+    assert.deepEqual(errors.filter((e) => !e.startsWith('Failed to load resource')), [], 'no console errors from compose to completed');
     await context.close();
   });
 
