@@ -241,6 +241,10 @@ describe('office console envelopes in Chromium on sqlite', () => {
     assert.equal(await page.getByText(/was reminded less than an hour ago/).count(), 0, 'the reminder note went with the state it was about');
     await page.getByRole('row', { name: /Ravi Kumar/ }).getByText('Did not act').waitFor();
     await shots.take(page, 'detail-voided');
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth + 1'), 'the detail fits a phone screen');
+    await shots.take(page, 'detail-phone-width', true);
+    await page.setViewportSize({ width: 1280, height: 900 });
     const stored = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
     assert.equal(stored.status, 'voided');
     assert.equal(stored.status_reason, 'Buyer withdrew');
@@ -266,7 +270,7 @@ describe('office console envelopes in Chromium on sqlite', () => {
     assert.match(certificate.suggestedFilename(), /^certificate-of-completion-.*\.pdf$/);
     await page.getByRole('listitem').filter({ hasText: 'Certificate of completion issued' }).waitFor();
     // The verifier's summary: the certification at send and Asha's signature, both holding, dates in words.
-    await page.getByText('All 2 signatures hold').waitFor();
+    await page.getByText('Every signature holds (2 checked)').waitFor();
     const signatures = page.locator('.env-signature-item');
     assert.deepEqual(await signatures.locator('strong').allTextContents(), [await signatures.first().locator('strong').textContent(), 'Asha Rao']);
     assert.equal(await signatures.filter({ hasText: 'form filling and signing' }).count(), 1, 'the certification says what it allows');
