@@ -51,20 +51,29 @@ function textsOf(source: SearchSource): string[] {
   return texts.filter((t) => t.trim() !== '');
 }
 
-/** envelopes.search_text and the envelope_search_terms rows of one envelope. */
-export function searchRowsOf(source: SearchSource): { searchText: string; terms: EnvelopeSearchTermsTable[] } {
-  const texts = textsOf(source);
+/**
+ * The terms of a search_text: from each WORD_MARK, the rest of its line without marks, cut to TERM_LENGTH.
+ * Derived from search_text alone, so the terms stored for an envelope can be found again (and deleted by
+ * their primary key) from the search_text stored beside them.
+ */
+export function termsOf(searchText: string): string[] {
   const unique = new Set<string>();
-  for (const text of texts) {
-    const { chars, starts } = wordStarts(foldText(text));
-    starts.forEach((start, i) => {
-      if (start) unique.add(chars.slice(i, i + TERM_LENGTH).join(''));
+  for (const line of searchText.split('\n')) {
+    const chars = Array.from(line);
+    chars.forEach((c, i) => {
+      if (c !== WORD_MARK) return;
+      const term: string[] = [];
+      for (let j = i + 1; j < chars.length && term.length < TERM_LENGTH; j++) if (chars[j] !== WORD_MARK) term.push(chars[j]!);
+      unique.add(term.join(''));
     });
   }
-  return {
-    searchText: texts.map(markText).join('\n'),
-    terms: [...unique].map((term) => ({ account_id: source.account_id, term, envelope_id: source.id })),
-  };
+  return [...unique];
+}
+
+/** envelopes.search_text and the envelope_search_terms rows of one envelope. */
+export function searchRowsOf(source: SearchSource): { searchText: string; terms: EnvelopeSearchTermsTable[] } {
+  const searchText = textsOf(source).map(markText).join('\n');
+  return { searchText, terms: termsOf(searchText).map((term) => ({ account_id: source.account_id, term, envelope_id: source.id })) };
 }
 
 export interface SearchQuery {
