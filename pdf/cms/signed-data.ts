@@ -15,23 +15,38 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError } from '../../common/errors.js';
 import type { SignatureProvider } from '../sign/ports.js';
-import { childrenOf, concatBytes, equalBytes, octets, oid, readTlv, seq, set, sortDerSet, tlv, toArrayBuffer } from './der.js';
+import { childrenOf, concatBytes, equalBytes, octets, oid, readTlv, seq, set, sortDerSet, tlv } from './der.js';
 import { OID } from './oids.js';
 import { verifySignature } from './verify.js';
 import { certInfo, sha256, type CertInfo } from './x509.js';
 
 export type KeyType = 'RSA' | 'EC';
 
+const essCache = new WeakMap<CertInfo, Uint8Array>();
+
 /** `SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2 }` for one certificate (SHA-256, DEFAULT so omitted). */
 export function signingCertificateV2(certificate: Uint8Array): Uint8Array {
   const c = certInfo(certificate);
+  // The same for every signature of one certificate (the seal signs thousands): built once per certificate.
+  const hit = essCache.get(c);
+  if (hit) return hit;
   const issuerSerial = seq(seq(tlv(0xa4, c.issuerDer)), tlv(0x02, c.serial));
   const essCertIdV2 = seq(octets(sha256(c.der)), issuerSerial);
-  return seq(seq(essCertIdV2));
+  const der = seq(seq(essCertIdV2));
+  essCache.set(c, der);
+  return der;
 }
 
-function attribute(type: string, value: Uint8Array): Uint8Array {
-  return seq(oid(type), set(value));
+/** The attribute types and the content type, encoded once. */
+const ATTRIBUTE_OIDS = {
+  contentType: oid(OID.contentType),
+  messageDigest: oid(OID.messageDigest),
+  signingCertificateV2: oid(OID.signingCertificateV2),
+  data: oid(OID.data),
+} as const;
+
+function attribute(type: keyof typeof ATTRIBUTE_OIDS, value: Uint8Array): Uint8Array {
+  return seq(ATTRIBUTE_OIDS[type], set(value));
 }
 
 /**
@@ -41,9 +56,9 @@ function attribute(type: string, value: Uint8Array): Uint8Array {
 export function buildSignedAttributes(options: { messageDigest: Uint8Array; certificate: Uint8Array }): Uint8Array {
   if (options.messageDigest.length !== 32) throw new RangeError('messageDigest must be a SHA-256 digest (32 bytes)');
   const attrs = [
-    attribute(OID.contentType, oid(OID.data)),
-    attribute(OID.messageDigest, octets(options.messageDigest)),
-    attribute(OID.signingCertificateV2, signingCertificateV2(options.certificate)),
+    attribute('contentType', ATTRIBUTE_OIDS.data),
+    attribute('messageDigest', octets(options.messageDigest)),
+    attribute('signingCertificateV2', signingCertificateV2(options.certificate)),
   ];
   return tlv(0x31, ...sortDerSet(attrs));
 }
@@ -73,13 +88,21 @@ const DER = {
 
 const CURVE_BYTES: Readonly<Record<string, number>> = { prime256v1: 32, secp384r1: 48, secp521r1: 66 };
 
+/** `SEQUENCE { INTEGER, INTEGER }` filling all of `bytes` (an ECDSA-Sig-Value), read without asn1js. */
+function isDerSequenceOfTwoIntegers(bytes: Uint8Array): boolean {
+  try {
+    const top = readTlv(bytes, 0);
+    if (top.tag !== 0x30 || top.end !== bytes.length) return false;
+    const parts = childrenOf(bytes, top);
+    return parts.length === 2 && parts.every((p) => p.tag === 0x02);
+  } catch {
+    return false;
+  }
+}
+
 /** Accepts a DER ECDSA-Sig-Value, or converts a raw r||s of the curve's size to DER. */
 function normalizeEcdsaSignature(signature: Uint8Array, cert: CertInfo): Uint8Array {
-  const asn1 = asn1js.fromBER(toArrayBuffer(signature));
-  if (asn1.offset === signature.length && asn1.result instanceof asn1js.Sequence) {
-    const v = asn1.result.valueBlock.value;
-    if (v.length === 2 && v.every((x) => x instanceof asn1js.Integer)) return signature;
-  }
+  if (isDerSequenceOfTwoIntegers(signature)) return signature;
   const curve = cert.publicKey.asymmetricKeyDetails?.namedCurve;
   const size = curve === undefined ? undefined : CURVE_BYTES[curve];
   if (size !== undefined && signature.length === 2 * size) {
