@@ -45,6 +45,7 @@ const DOING: Record<PdfTaskKind, string> = {
   inspect: 'reading the PDF',
   fill: 'filling the PDF',
   prepareSend: 'adding the form fields and preparing the certification',
+  prepareCertificate: 'laying out the certificate of completion',
   prepareSignature: 'preparing the signed revision (PDF and signature image)',
   checkUpload: 'checking the uploaded PDF',
   judgeRevision: 'checking the new revision',

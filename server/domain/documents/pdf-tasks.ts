@@ -8,6 +8,7 @@ import { fillForm, inspectPdf, prepareForm, type FormFieldLayout, type FormValue
 import { prepareSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
 import { judgeAppendedRevision, verifyPdf, type RevisionJudgement, type RevisionPolicy, type VerifyReport } from '../../../pdf/verify/index.js';
 import { fitPng } from '../../../pdf/write/image-fit.js';
+import { prepareCertificate, type CertificateInput, type CertificateLayoutOptions } from '../../audit/certificate-layout.js';
 
 /** A signature image above this many pixels is downscaled before it is embedded (4 megapixels). */
 export const MAX_SIGNATURE_IMAGE_PIXELS = 4_000_000;
@@ -63,6 +64,9 @@ export const PDF_TASKS = {
     const blocked = info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;
     return { form, blocked, certification: blocked ? null : prepareSignature(form ?? input.original, input.certify) };
   },
+
+  /** The certificate of completion laid out, with its seal's signature revision up to the digest (server/domain/workflow/certificate-off-loop.ts). */
+  prepareCertificate: (input: { input: CertificateInput; layout: CertificateLayoutOptions; options: PrepareOptions }): PreparedSignature => prepareCertificate(input.input, input.layout, input.options),
 
   /** A USB DSC upload: the allow-list's judgement against the prepared bytes, then (if accepted) our verifier's report. */
   checkUpload: (input: { prepared: Uint8Array; uploaded: Uint8Array; policy: RevisionPolicy }): UploadCheck => {

@@ -8,7 +8,8 @@
  * With a TSA configured, step 1 first appends long-term validation data and a document timestamp to every
  * document (B-LT, B-LTA; see archive.ts); a TSA that is down fails the step, and the job retries it.
  */
-import { createCompletionCertificate, loadCertificateInput, appendAudit } from '../../audit/index.js';
+import { loadCertificateInput, appendAudit } from '../../audit/index.js';
+import { createCertificateOffLoop } from './certificate-off-loop.js';
 import type { PadesLevel } from '../../../pdf/verify/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import { iso, type Context } from '../context.js';
@@ -108,7 +109,7 @@ async function issueCertificate(ctx: Context, envelopeId: string): Promise<void>
   const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'certificate_sha256', 'account_id']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
   if (envelope.status !== 'completed' || envelope.certificate_sha256 !== null) return;
   const input = await loadCertificateInput(ctx.db, envelopeId);
-  const certificate = await createCompletionCertificate(input, await ctx.seal(), {
+  const certificate = await createCertificateOffLoop(ctx, input, await ctx.seal(), {
     signingTime: ctx.now(),
     ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
   });
