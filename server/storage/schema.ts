@@ -24,6 +24,38 @@ export interface UsersTable {
   role: string;
   locked_until: string | null;
   created_at: string;
+  /** active | invited (no password set yet) | deactivated (cannot log in). */
+  status: Generated<string>;
+  last_login_at: string | null;
+}
+
+/** Single-use links: invite (set the first password) and reset (forgotten password); SHA-256 of the token. */
+export interface UserTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: 'invite' | 'reset';
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface AccountAuditLogTable {
+  id: string;
+  account_id: string;
+  actor_user_id: string | null;
+  actor_email: string | null;
+  action: string;
+  target: string | null;
+  /** JSON object or null. */
+  detail: string | null;
+  ip: string | null;
+  created_at: string;
+}
+
+export interface LoginAddressFailuresTable {
+  id: Generated<number>;
+  address: string;
+  failed_at: string;
 }
 
 export interface LoginFailuresTable {
@@ -226,6 +258,9 @@ export interface Database {
   users: UsersTable;
   login_failures: LoginFailuresTable;
   auth_tokens: AuthTokensTable;
+  user_tokens: UserTokensTable;
+  account_audit_log: AccountAuditLogTable;
+  login_address_failures: LoginAddressFailuresTable;
   api_keys: ApiKeysTable;
   documents: DocumentsTable;
   envelopes: EnvelopesTable;

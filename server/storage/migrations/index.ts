@@ -17,6 +17,7 @@ import * as m0010 from './0010_field_editable.js';
 import * as m0011 from './0011_templates.js';
 import * as m0012 from './0012_bulk_sends.js';
 import * as m0013 from './0013_envelope_list.js';
+import * as m0014 from './0014_users.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -32,6 +33,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0011_templates': m0011,
   '0012_bulk_sends': m0012,
   '0013_envelope_list': m0013,
+  '0014_users': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
