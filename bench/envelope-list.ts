@@ -156,7 +156,8 @@ async function matchCount(db: Parameters<typeof seedEnvelopes>[0], accountId: st
 }
 
 export async function runEnvelopeList(options: BenchOptions): Promise<{ runs: ListRun[]; ok: boolean }> {
-  const count = options.rows ?? 100_000;
+  // --rows N (shared with the bulk section's option) makes a smaller run.
+  const count = (options as BenchOptions & { rows?: number }).rows ?? 100_000;
   const runs = await perDatabase(options, (kind) => benchDatabase(kind, count), (kind, error): ListRun => ({ database: kind, engine: kind, envelopes: count, seedSeconds: 0, busyCoresBefore: undefined, error: error instanceof Error ? error.stack ?? error.message : String(error), cases: [] }));
   return { runs, ok: runs.every((r) => r.error === undefined) };
 }
