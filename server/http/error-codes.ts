@@ -143,6 +143,13 @@ export const ERROR_CODES = {
   webhook_delivery_not_found: { status: 404, title: 'Webhook delivery not found' },
   webhook_delivery_in_progress: { status: 409, title: 'An attempt of this delivery is in flight' },
 
+  // Operators (outbox, jobs)
+  mail_not_found: { status: 404, title: 'No such mail in the outbox' },
+  mail_not_resendable: { status: 409, title: 'The mail cannot be sent again' },
+  smtp_not_configured: { status: 409, title: 'No SMTP server is set' },
+  job_not_found: { status: 404, title: 'No such job' },
+  job_not_dead: { status: 409, title: 'The job is not dead' },
+
   // Audit trail
   audit_chain_broken: { status: 500, title: 'The envelope audit trail does not verify' },
 
