@@ -27,6 +27,8 @@ export interface BenchOptions {
   readonly connections: number;
   /** How often a run disturbed by other processes is repeated (after waiting for quiet). */
   readonly retries: number;
+  /** Rows of the bulk send section's batch (--rows; default there 10,000). */
+  readonly rows?: number;
 }
 
 /** The databases a run covers: the one named by --only, else both. */
@@ -60,6 +62,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string', default: '10' },
       retries: { type: 'string', default: '2' },
+      rows: { type: 'string' },
     },
   });
   if (values.only !== undefined && values.only !== 'sqlite' && values.only !== 'postgres') {
@@ -72,6 +75,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
     warmup: wholeNumber('--warmup', values.warmup, 0),
     connections: wholeNumber('--connections', values.connections, 1),
     retries: wholeNumber('--retries', values.retries, 0),
+    ...(values.rows === undefined ? {} : { rows: wholeNumber('--rows', values.rows, 1) }),
   };
 }
 
