@@ -1,24 +1,28 @@
 /**
- * One row of a bulk send, made idempotent step by step so that a crash, a retried job or a second
- * instance resumes it instead of repeating it:
- *  1. the envelope: createEnvelope with (bulk_send_id, row_index) on the row, UNIQUE together, so a
- *     second creation fails in its own transaction (bulk_row_taken) and the existing envelope is used;
- *  2. the documents (only those not yet attached) and the fields (replaceFields replaces the whole layout);
- *  3. sendEnvelope (a concurrent send of the same draft is envelope_not_draft: the row is sent).
- * The steps run under a claim on the row (claimed_by/claimed_until): a second worker that finds the row
- * claimed leaves it (processRow answers 'busy') and its job retries later, when the claim is released or
- * has expired. A domain refusal (MoharError) fails the row with its code and message; anything else (a
- * database outage) is thrown, so the job retries the chunk.
+ * One row of a bulk send, made idempotent so that a crash, a retried job or a second instance resumes it
+ * instead of repeating it:
+ *  1. the draft, with the source's documents (shared, content-addressed) and the row's fields, in ONE
+ *     commit (createEnvelope with DraftContents; the fields checked by the fields endpoint's own rules).
+ *     (bulk_send_id, row_index) on the envelope is UNIQUE, so a second creation fails in its own commit
+ *     (bulk_row_taken) and the existing envelope is used;
+ *  2. sendEnvelope (a concurrent send of the same draft is envelope_not_draft: the row is sent).
+ * A draft left by an older run that wrote it step by step is completed first (documents not yet attached,
+ * fields replaced). The steps run under a claim on the row (claimed_by/claimed_until): a second worker
+ * that finds the row claimed leaves it (processRow answers 'busy') and its job retries later, when the
+ * claim is released or has expired. The row's outcome and the claim's release are one UPDATE. A domain
+ * refusal (MoharError) fails the row with its code and message; anything else (a database outage) is
+ * thrown, so the job retries the chunk.
  */
 import { isMoharError, MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 import { iso } from '../context.js';
+import type { StoredPdfInfo } from '../documents/documents.js';
 import { attachDocument } from '../envelopes/attach-document.js';
-import { createEnvelope } from '../envelopes/create-envelope.js';
+import { createEnvelope, type DraftContents } from '../envelopes/create-envelope.js';
 import type { EnvelopeInput } from '../envelopes/model.js';
-import { replaceFields } from '../envelopes/replace-fields.js';
+import { checkedFieldRows, replaceFields } from '../envelopes/replace-fields.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';
-import type { BulkSendsTable } from '../../storage/schema.js';
+import type { BulkSendsTable, RecipientsTable } from '../../storage/schema.js';
 import { mergeFields, pairRecipients, type BulkRow } from './merge.js';
 import type { SourceSnapshot } from './source.js';
 
@@ -28,7 +32,18 @@ export const ROW_CLAIM_MS = 60_000;
 export interface RowRef {
   readonly row_index: number;
   readonly input: string;
+  /** The row's envelope when the row table knows it already (a resumed row). */
+  readonly envelope_id?: string | null;
 }
+
+/** What every row of a batch shares: the source snapshot and its documents' page geometry (read once per chunk). */
+export interface BatchPlan {
+  readonly batch: BulkSendsTable;
+  readonly source: SourceSnapshot;
+  readonly infos: ReadonlyMap<string, StoredPdfInfo>;
+}
+
+type Outcome = { status: 'sent'; envelopeId: string } | { status: 'failed'; envelopeId: string | null; error: { code: string; message: string } };
 
 function envelopeInput(source: SourceSnapshot, row: BulkRow): EnvelopeInput {
   const optional = <K extends string, V>(key: K, value: V | null | undefined) => (value === null || value === undefined ? {} : { [key]: value });
@@ -44,37 +59,46 @@ function envelopeInput(source: SourceSnapshot, row: BulkRow): EnvelopeInput {
   };
 }
 
+/** The source's documents and the row's fields (bound to the new recipients), written with the draft. */
+function contentsOf(plan: BatchPlan, input: BulkRow): (envelopeId: string, at: string) => DraftContents {
+  const merged = mergeFields(plan.source, input.field_values);
+  return (envelopeId, at) => ({
+    documents: plan.source.documents.map((d, i) => ({ envelope_id: envelopeId, document_id: d.document_id, position: i + 1, created_at: at })),
+    fields: (recipients: readonly RecipientsTable[]) => plan.source.documents.flatMap((d, i) => {
+      const fields = merged[i]!.map((f) => ({ ...f.input, recipient_id: recipients[f.slot]!.id }));
+      return checkedFieldRows(fields, recipients, plan.infos.get(d.document_id)!, envelopeId, d.document_id);
+    }),
+  });
+}
+
 async function rowEnvelope(ctx: Context, batchId: string, rowIndex: number) {
   return ctx.db.selectFrom('envelopes').select(['id', 'status']).where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).executeTakeFirst();
 }
 
-async function setRow(ctx: Context, batchId: string, rowIndex: number, change: { status: string; envelope_id?: string; error?: string | null }, onlyFrom: readonly string[]): Promise<boolean> {
-  const result = await ctx.db.updateTable('bulk_send_rows')
-    .set({ ...change, updated_at: iso(ctx.now()) })
-    .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('status', 'in', [...onlyFrom])
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-/** Creates the row's envelope unless it exists; undefined when the row was canceled before that. */
-async function ensureEnvelope(ctx: Context, batch: BulkSendsTable, source: SourceSnapshot, row: RowRef, input: BulkRow): Promise<{ id: string; status: string } | undefined> {
-  const existing = await rowEnvelope(ctx, batch.id, row.row_index);
-  if (existing) return existing;
-  const current = await ctx.db.selectFrom('bulk_send_rows').select('status').where('bulk_send_id', '=', batch.id).where('row_index', '=', row.row_index).executeTakeFirstOrThrow();
-  if (current.status !== 'pending') return undefined;
+/** The row's envelope: made now (complete, `fresh`), or the one an earlier run made. */
+async function ensureEnvelope(ctx: Context, plan: BatchPlan, row: RowRef, input: BulkRow): Promise<{ id: string; status: string; fresh: boolean }> {
+  const { batch, source } = plan;
+  if (row.envelope_id) {
+    const known = await rowEnvelope(ctx, batch.id, row.row_index);
+    if (known) return { ...known, fresh: false };
+  }
   const pin = source.kind === 'template' ? { template_id: source.id, template_version: source.version! } : undefined;
   try {
-    const created = await createEnvelope(ctx, batch.account_id, envelopeInput(source, input), pin, { bulk_send_id: batch.id, row_index: row.row_index });
-    return { id: created.id, status: created.status };
+    const created = await createEnvelope(ctx, batch.account_id, envelopeInput(source, input), pin, { bulk_send_id: batch.id, row_index: row.row_index }, contentsOf(plan, input));
+    return { id: created.id, status: created.status, fresh: true };
   } catch (error) {
-    if (isMoharError(error, 'bulk_row_taken')) return rowEnvelope(ctx, batch.id, row.row_index);
-    throw error;
+    if (!isMoharError(error, 'bulk_row_taken')) throw error;
+    const existing = await rowEnvelope(ctx, batch.id, row.row_index);
+    if (!existing) throw error;
+    return { ...existing, fresh: false };
   }
 }
 
-async function buildAndSend(ctx: Context, accountId: string, source: SourceSnapshot, envelopeId: string, input: BulkRow): Promise<void> {
+/** A draft left by a run that built it step by step: its missing documents attached, its fields replaced. */
+async function completeDraft(ctx: Context, plan: BatchPlan, envelopeId: string, input: BulkRow): Promise<void> {
+  const accountId = plan.batch.account_id;
   const attached = new Set((await ctx.db.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', envelopeId).execute()).map((d) => d.document_id));
-  for (const d of source.documents) {
+  for (const d of plan.source.documents) {
     if (attached.has(d.document_id)) continue;
     try {
       await attachDocument(ctx, accountId, envelopeId, { kind: 'workspace', documentId: d.document_id });
@@ -83,12 +107,11 @@ async function buildAndSend(ctx: Context, accountId: string, source: SourceSnaps
     }
   }
   const recipients = await ctx.db.selectFrom('recipients').select('id').where('envelope_id', '=', envelopeId).orderBy('position').execute();
-  const merged = mergeFields(source, input.field_values);
-  for (const [index, d] of source.documents.entries()) {
+  const merged = mergeFields(plan.source, input.field_values);
+  for (const [index, d] of plan.source.documents.entries()) {
     const fields = merged[index]!.map((f) => ({ ...f.input, recipient_id: recipients[f.slot]!.id }));
     await replaceFields(ctx, accountId, envelopeId, d.document_id, fields);
   }
-  await sendEnvelope(ctx, accountId, envelopeId);
 }
 
 async function claim(ctx: Context, batchId: string, rowIndex: number, worker: string): Promise<boolean> {
@@ -107,40 +130,62 @@ async function release(ctx: Context, batchId: string, rowIndex: number, worker: 
 }
 
 /**
- * Runs one row to sent or failed (or leaves it canceled): 'done'. 'busy' when another worker holds the
- * row's claim (or it is finished already and nothing was to do, which is also 'done').
+ * The outcome and the claim's release in one statement. A row canceled while its envelope was being made
+ * is finished like any row with an envelope (cancel-bulk-send.ts).
  */
-export async function processRow(ctx: Context, batch: BulkSendsTable, source: SourceSnapshot, row: RowRef, worker: string): Promise<'done' | 'busy'> {
-  if (!(await claim(ctx, batch.id, row.row_index, worker))) {
-    const current = await ctx.db.selectFrom('bulk_send_rows').select('status').where('bulk_send_id', '=', batch.id).where('row_index', '=', row.row_index).executeTakeFirstOrThrow();
+async function finishRow(ctx: Context, batchId: string, rowIndex: number, worker: string, outcome: Outcome): Promise<void> {
+  await ctx.db.updateTable('bulk_send_rows')
+    .set({
+      status: outcome.status,
+      envelope_id: outcome.envelopeId,
+      error: outcome.status === 'failed' ? JSON.stringify(outcome.error) : null,
+      claimed_by: null,
+      claimed_until: null,
+      updated_at: iso(ctx.now()),
+    })
+    .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('claimed_by', '=', worker)
+    .where('status', 'in', outcome.status === 'failed' && outcome.envelopeId === null ? ['pending', 'created'] : ['pending', 'created', 'canceled'])
+    .execute();
+}
+
+/**
+ * Runs one row to sent or failed: 'done'. 'busy' when another worker holds the row's claim (a row that is
+ * finished already, or was canceled before it was claimed, is 'done' with nothing to do).
+ */
+export async function processRow(ctx: Context, plan: BatchPlan, row: RowRef, worker: string): Promise<'done' | 'busy'> {
+  const batchId = plan.batch.id;
+  if (!(await claim(ctx, batchId, row.row_index, worker))) {
+    const current = await ctx.db.selectFrom('bulk_send_rows').select('status').where('bulk_send_id', '=', batchId).where('row_index', '=', row.row_index).executeTakeFirstOrThrow();
     return current.status === 'pending' || current.status === 'created' ? 'busy' : 'done';
   }
+  let outcome: Outcome;
   try {
-    await work(ctx, batch, source, row);
-  } finally {
-    await release(ctx, batch.id, row.row_index, worker);
+    outcome = await work(ctx, plan, row);
+  } catch (error) {
+    await release(ctx, batchId, row.row_index, worker);
+    throw error;
   }
+  await finishRow(ctx, batchId, row.row_index, worker, outcome);
   return 'done';
 }
 
-async function work(ctx: Context, batch: BulkSendsTable, source: SourceSnapshot, row: RowRef): Promise<void> {
+async function work(ctx: Context, plan: BatchPlan, row: RowRef): Promise<Outcome> {
   const input = JSON.parse(row.input) as BulkRow;
-  let envelope: { id: string; status: string } | undefined;
+  let envelope: { id: string; status: string; fresh: boolean } | undefined;
   try {
-    envelope = await ensureEnvelope(ctx, batch, source, row, input);
-    if (!envelope) return;
-    await setRow(ctx, batch.id, row.row_index, { status: 'created', envelope_id: envelope.id }, ['pending', 'canceled']);
+    envelope = await ensureEnvelope(ctx, plan, row, input);
     if (envelope.status === 'draft') {
       try {
-        await buildAndSend(ctx, batch.account_id, source, envelope.id, input);
+        if (!envelope.fresh) await completeDraft(ctx, plan, envelope.id, input);
+        await sendEnvelope(ctx, plan.batch.account_id, envelope.id);
       } catch (error) {
         // Sent meanwhile by another run of this row: that run did the work.
         if (!isMoharError(error, 'envelope_not_draft')) throw error;
       }
     }
-    await setRow(ctx, batch.id, row.row_index, { status: 'sent', error: null }, ['created']);
+    return { status: 'sent', envelopeId: envelope.id };
   } catch (error) {
     if (!(error instanceof MoharError)) throw error;
-    await setRow(ctx, batch.id, row.row_index, { status: 'failed', ...(envelope ? { envelope_id: envelope.id } : {}), error: JSON.stringify({ code: error.code, message: error.message }) }, ['pending', 'created']);
+    return { status: 'failed', envelopeId: envelope?.id ?? null, error: { code: error.code, message: error.message } };
   }
 }

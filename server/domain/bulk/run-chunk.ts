@@ -13,16 +13,41 @@ import { iso } from '../context.js';
 import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
 import { enqueueChunk } from './create-bulk-send.js';
 import { finishIfDone } from './finish-batch.js';
-import { processRow } from './process-row.js';
-import type { SourceSnapshot } from './source.js';
+import { processRow, type BatchPlan, type RowRef } from './process-row.js';
+import { documentInfos, type SourceSnapshot } from './source.js';
 
 export const CHUNK_ROWS = 25;
+/** Rows of a chunk in flight at once. */
+export const ROW_CONCURRENCY = 4;
 const UNFINISHED = ['pending', 'created'];
 
 function payloadOf(payload: unknown): { bulk_send_id: string; from: number } {
   const p = payload as { bulk_send_id?: unknown; from?: unknown } | null;
   if (typeof p?.bulk_send_id !== 'string' || typeof p.from !== 'number') throw new PermanentJobError('bulk_send.chunk payload without bulk_send_id/from');
   return { bulk_send_id: p.bulk_send_id, from: p.from };
+}
+
+/**
+ * Runs `rows` through processRow, ROW_CONCURRENCY at a time: a row waits mostly on the PDF worker pool
+ * and on commits, so a few in flight keep both the event loop and the workers busy. Every row is run
+ * even when one throws; the first error is rethrown afterwards (the job retries the chunk).
+ */
+async function processRows(ctx: Context, plan: BatchPlan, rows: readonly RowRef[], worker: string): Promise<number> {
+  let next = 0;
+  let busy = 0;
+  const errors: unknown[] = [];
+  await Promise.all(Array.from({ length: Math.min(ROW_CONCURRENCY, rows.length) }, async () => {
+    while (next < rows.length) {
+      const row = rows[next++]!;
+      try {
+        if ((await processRow(ctx, plan, row, worker)) === 'busy') busy++;
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+  }));
+  if (errors.length > 0) throw errors[0];
+  return busy;
 }
 
 export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
@@ -36,16 +61,18 @@ export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
     await ctx.db.updateTable('bulk_sends').set({ status: 'running', started_at: iso(now), updated_at: iso(now) }).where('id', '=', batchId).where('status', '=', 'queued').execute();
   }
   const source = JSON.parse(batch.source_snapshot) as SourceSnapshot;
-  const rows = await ctx.db.selectFrom('bulk_send_rows').select(['row_index', 'input']).where('bulk_send_id', '=', batchId)
+  const rows = await ctx.db.selectFrom('bulk_send_rows').select(['row_index', 'input', 'envelope_id']).where('bulk_send_id', '=', batchId)
     .where('row_index', '>=', from).where('row_index', '<', from + CHUNK_ROWS).where('status', 'in', UNFINISHED).orderBy('row_index').execute();
-  const worker = randomUUID();
-  let busy = 0;
-  for (const row of rows) {
-    if ((await processRow(ctx, batch, source, { row_index: Number(row.row_index), input: row.input }, worker)) === 'busy') busy++;
+  if (rows.length > 0) {
+    const plan: BatchPlan = { batch, source, infos: await documentInfos(ctx, batch.account_id, source) };
+    // One worker id per chunk run: its claims are its own, whichever of its concurrent rows holds them.
+    const busy = await processRows(ctx, plan, rows.map((r) => ({ row_index: Number(r.row_index), input: r.input, envelope_id: r.envelope_id })), randomUUID());
+    if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
+    // Rows another worker holds: retry this chunk later (the job's backoff), when they are done or their claim expired.
+    if (busy > 0) throw new Error(`${busy} row(s) of chunk ${from} are claimed by another worker; retrying later`);
+  } else if (from + CHUNK_ROWS < batch.total_rows) {
+    await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
   }
-  if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
-  // Rows another worker holds: retry this chunk later (the job's backoff), when they are done or their claim expired.
-  if (busy > 0) throw new Error(`${busy} row(s) of chunk ${from} are claimed by another worker; retrying later`);
   await finishIfDone(ctx, batchId, batch.account_id);
 }
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { createEnvelope } from '../../../server/domain/envelopes/create-envelope.js';
 import { processRow } from '../../../server/domain/bulk/process-row.js';
-import type { SourceSnapshot } from '../../../server/domain/bulk/source.js';
+import { documentInfos, type SourceSnapshot } from '../../../server/domain/bulk/source.js';
 import { jobRunnerFor } from '../../../server/start.js';
 import { JobRunner } from '../../../server/jobs/runner.js';
 import { bulkJobHandlers, runChunk } from '../../../server/domain/bulk/run-chunk.js';
@@ -42,7 +42,8 @@ for (const kind of DATABASES) {
       const half = await createEnvelope(ctx, t.account.accountId, { title: 'Agreement 3', external_id: 'cust-3', recipients: [{ name: 'Customer 3', email: 'c3@example.com' }, { name: 'Witness 3', email: 'w3@example.com' }] }, undefined, { bulk_send_id: id, row_index: 3 });
       // Row 4: it died after sending, before the row was marked (its bookkeeping lost).
       const input4 = await ctx.db.selectFrom('bulk_send_rows').select(['row_index', 'input']).where('bulk_send_id', '=', id).where('row_index', '=', 4).executeTakeFirstOrThrow();
-      assert.equal(await processRow(ctx, batch, snapshot, { row_index: 4, input: input4.input }, 'crashed-worker'), 'done');
+      const plan = { batch, source: snapshot, infos: await documentInfos(ctx, t.account.accountId, snapshot) };
+      assert.equal(await processRow(ctx, plan, { row_index: 4, input: input4.input }, 'crashed-worker'), 'done');
       const sent4 = await ctx.db.selectFrom('envelopes').select(['id', 'status']).where('bulk_send_id', '=', id).where('row_index', '=', 4).executeTakeFirstOrThrow();
       assert.equal(sent4.status, 'sent');
       await ctx.db.updateTable('bulk_send_rows').set({ status: 'pending', envelope_id: null }).where('bulk_send_id', '=', id).where('row_index', '=', 4).execute();
