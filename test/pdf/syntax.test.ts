@@ -54,6 +54,36 @@ describe('parser: strings', () => {
     assert.equal(str(s), 'Hellop');
   });
 
+  test('long hex strings (a signature /Contents) read the same whichever way they are written', () => {
+    // The reference: every hex digit up to ">" in pairs, anything else skipped, an odd last digit padded.
+    const expected = (text: string): string => {
+      const digits = text.slice(1, text.includes('>') ? text.indexOf('>') : undefined).replace(/[^0-9A-Fa-f]/g, '');
+      return Buffer.from(digits.length % 2 ? `${digits}0` : digits, 'hex').toString('latin1');
+    };
+    const plain = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 37) & 0xff)).toString('hex');
+    const cases = [
+      `<${plain}>`,
+      `<${plain.toUpperCase()}>`,
+      `<${'0'.repeat(32768)}>`,
+      `<${plain.slice(0, 64)}>`,
+      `<${plain.slice(0, 62)}>`,
+      `<${plain}7>`,
+      `<${plain.slice(0, 100)} ${plain.slice(100)}>`,
+      `<${plain.slice(0, 100)}zz${plain.slice(100)}>`,
+      `<${plain.slice(0, 99)}x${plain.slice(99, 200)}>`,
+      `<${plain.slice(0, 99)}\n${plain.slice(99, 201)}>`,
+      `<${plain}`,
+    ];
+    for (const text of cases) {
+      const input = `${text} /After`;
+      const lexer = new Lexer(bytes(input));
+      const token = lexer.next();
+      assert.equal(token.type, 'string', text.slice(0, 40));
+      assert.equal(Buffer.from(token.value as Uint8Array).toString('latin1'), expected(input), text.slice(0, 40));
+      if (text.includes('>')) assert.deepEqual(lexer.next(), { type: 'name', value: 'After', start: text.length + 1 });
+    }
+  });
+
   test('text strings decode UTF-16BE, UTF-8 and PDFDocEncoding', () => {
     assert.equal((parse('<FEFF00480069>') as PdfString).toText(), 'Hi');
     assert.equal((parse('<EFBBBFC3A9>') as PdfString).toText(), 'é');
