@@ -31,6 +31,7 @@ import { webhookRoutes } from './routes/legacy/webhooks.js';
 import { webhookOpenApi } from './http/schemas/webhooks.js';
 import { legacyDocumentRoutes } from './routes/legacy/documents.js';
 import { usageRoutes } from './routes/legacy/usage.js';
+import { userRoutes } from './routes/legacy/users.js';
 import { usageDailyRoutes } from './routes/legacy/usage-daily.js';
 import { operatorRoutes } from './routes/legacy/operators.js';
 import { installRateLimit } from './http/rate-limit.js';
@@ -131,6 +132,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     webhookRoutes(legacy, ctx);
     legacyDocumentRoutes(legacy, ctx, LEGACY_BASE);
     usageRoutes(legacy, ctx);
+    userRoutes(legacy, ctx, LEGACY_BASE);
     usageDailyRoutes(legacy, ctx);
     operatorRoutes(legacy, ctx);
   }, { prefix: LEGACY_BASE });

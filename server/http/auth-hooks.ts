@@ -7,6 +7,8 @@ import { MoharError } from '../../common/errors.js';
 import { authenticateAccessToken, type UserIdentity } from '../domain/auth/tokens.js';
 import type { Context } from '../domain/context.js';
 import { authenticateApiKey, type KeyIdentity } from '../domain/keys/api-keys.js';
+import { ACCOUNT_MANAGERS } from '../domain/users/roles.js';
+import { hasOtherActiveAdmin } from '../domain/users/users.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,10 +64,38 @@ async function refuseSuspended(ctx: Context, accountId: string): Promise<void> {
 export function requireAdminLogin(ctx: Context) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);
-    if (!token) throw new MoharError('invalid_token', 'send the api_admin login token as Authorization: Bearer <token> (POST /auth/login/)');
+    if (!token) throw new MoharError('invalid_token', 'send an admin or api_admin login token as Authorization: Bearer <token> (POST /auth/login/)');
     const user = await authenticateAccessToken(ctx, token);
-    if (user.role !== 'api_admin') throw new MoharError('insufficient_role', `the ${user.role} login cannot manage the account; use the api_admin login`);
+    if (!ACCOUNT_MANAGERS.includes(user.role)) throw new MoharError('insufficient_role', `a ${user.role} login cannot manage keys, webhooks or account settings; ask an admin of the account`);
     request.user = user;
+  };
+}
+
+/** Any active user's own business (their password): the login token of any role. */
+export function requireUserLogin(ctx: Context) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const token = bearerToken(request);
+    if (!token) throw new MoharError('invalid_token', 'send your login token as Authorization: Bearer <token>');
+    request.user = await authenticateAccessToken(ctx, token);
+  };
+}
+
+/** The raw Bearer token of the request (a password change keeps the session it came from). */
+export function bearerOf(request: FastifyRequest): string | undefined {
+  return bearerToken(request);
+}
+
+/**
+ * Users and the audit log: admins only. The api_admin login (the only login of accounts made before users
+ * existed) may too while the account has no active admin, so it can invite the first one (docs/decisions.md).
+ */
+export function requireUserAdmin(ctx: Context) {
+  const loggedIn = requireAdminLogin(ctx);
+  return async (request: FastifyRequest): Promise<void> => {
+    await loggedIn(request);
+    const user = request.user!;
+    if (user.role === 'admin') return;
+    if (await hasOtherActiveAdmin(ctx, user.accountId, null)) throw new MoharError('insufficient_role', 'only an admin of the account manages its users and reads its audit log');
   };
 }
 

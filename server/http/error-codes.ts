@@ -26,6 +26,11 @@ export const ERROR_CODES = {
   session_missing: { status: 401, title: 'Not logged in' },
   csrf_header_missing: { status: 403, title: 'The console header is missing (cross-site request refused)' },
   test_mode_not_enabled: { status: 403, title: 'Test mode is not enabled for this account' },
+  too_many_login_attempts: { status: 429, title: 'Too many failed logins from this address' },
+  user_not_found: { status: 404, title: 'No such user in this account' },
+  user_exists: { status: 409, title: 'A user with this e-mail exists' },
+  last_admin: { status: 409, title: 'The account needs an active admin' },
+  invalid_link: { status: 410, title: 'The link has expired, was used or is not valid' },
 
   // Idempotency
   idempotency_conflict: { status: 409, title: 'Idempotency key reused with a different request' },

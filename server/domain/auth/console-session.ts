@@ -41,8 +41,8 @@ async function toSession(ctx: Context, pair: TokenPair): Promise<ConsoleSession>
   };
 }
 
-export async function startConsoleSession(ctx: Context, email: string, password: string): Promise<ConsoleSession> {
-  return toSession(ctx, await login(ctx, email, password));
+export async function startConsoleSession(ctx: Context, email: string, password: string, address: string | null = null): Promise<ConsoleSession> {
+  return toSession(ctx, await login(ctx, email, password, address));
 }
 
 /** A page load (or an expired access token) trades the cookie for a new pair; the old cookie stops working. */

@@ -1,45 +1,88 @@
-/** Password login with lockout: 5 failures within 15 minutes lock the user for 15 minutes. */
+/**
+ * Password login with throttling. Per login: 5 failures within 15 minutes lock the user for 15 minutes. Per
+ * client address: 30 failures within 15 minutes refuse further attempts from it for the rest of the window.
+ *
+ * Every attempt is written down as a failure BEFORE its password is checked (and struck off when it turns out
+ * right). Concurrent attempts therefore each count the ones before them: of 20 parallel wrong passwords at most
+ * 5 are ever checked, the rest are refused as locked, and a right password arriving meanwhile is refused too.
+ */
 import { MoharError } from '../../../common/errors.js';
 import { iso, type Context } from '../context.js';
+import { recordAudit } from '../users/audit-log.js';
 import { DUMMY_HASH_PROMISE, verifyPassword } from './passwords.js';
 import { issueTokenPair, type TokenPair } from './tokens.js';
 
 export const LOCKOUT_FAILURES = 5;
 export const LOCKOUT_WINDOW_SECONDS = 15 * 60;
 export const LOCKOUT_SECONDS = 15 * 60;
+export const ADDRESS_FAILURES = 30;
 
 function lockedError(until: Date, now: Date): MoharError {
   const seconds = Math.ceil((until.getTime() - now.getTime()) / 1000);
   return new MoharError('account_locked', `too many failed logins; try again in ${Math.ceil(seconds / 60)} minute(s)`, { retryAfterSeconds: seconds });
 }
 
-export async function login(ctx: Context, email: string, password: string): Promise<TokenPair> {
+/** Counts this attempt against the address; refuses when the address has failed too often. Returns the row id. */
+async function reserveAddressAttempt(ctx: Context, address: string, now: Date, since: string): Promise<number> {
+  const row = await ctx.db.insertInto('login_address_failures').values({ address, failed_at: iso(now) }).returning('id').executeTakeFirstOrThrow();
+  const { count } = await ctx.db
+    .selectFrom('login_address_failures')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('address', '=', address)
+    .where('failed_at', '>', since)
+    .executeTakeFirstOrThrow();
+  if (Number(count) > ADDRESS_FAILURES) {
+    throw new MoharError('too_many_login_attempts', 'too many failed logins from this address; try again in 15 minutes', { retryAfterSeconds: LOCKOUT_WINDOW_SECONDS });
+  }
+  return row.id;
+}
+
+/** Counts this attempt against the user; returns how many attempts (this one included) the window holds. */
+async function reserveUserAttempt(ctx: Context, userId: string, now: Date, since: string): Promise<number> {
+  await ctx.db.insertInto('login_failures').values({ user_id: userId, failed_at: iso(now) }).execute();
+  const { count } = await ctx.db
+    .selectFrom('login_failures')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('user_id', '=', userId)
+    .where('failed_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+async function lock(ctx: Context, userId: string, now: Date): Promise<MoharError> {
+  const until = new Date(now.getTime() + LOCKOUT_SECONDS * 1000);
+  await ctx.db.updateTable('users').set({ locked_until: iso(until) }).where('id', '=', userId).execute();
+  return lockedError(until, now);
+}
+
+/** `address`: the client's IP (throttling and the audit log); null from the CLI. */
+export async function login(ctx: Context, email: string, password: string, address: string | null = null): Promise<TokenPair> {
   const now = ctx.now();
+  const since = iso(new Date(now.getTime() - LOCKOUT_WINDOW_SECONDS * 1000));
+  const addressAttempt = address === null ? undefined : await reserveAddressAttempt(ctx, address, now, since);
   const user = await ctx.db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-  if (!user) {
+  // Invited and deactivated users answer exactly like unknown e-mails.
+  if (!user || user.status !== 'active') {
     await verifyPassword(password, await DUMMY_HASH_PROMISE);
     throw new MoharError('invalid_credentials', 'wrong e-mail or password');
   }
   if (user.locked_until && new Date(user.locked_until) > now) throw lockedError(new Date(user.locked_until), now);
+  const failed = (detail: Record<string, unknown>) =>
+    recordAudit(ctx.db, now, { accountId: user.account_id, action: 'login_failed', actor: { userId: user.id, email: user.email, ip: address }, target: user.email, detail });
 
+  const attempts = await reserveUserAttempt(ctx, user.id, now, since);
+  if (attempts > LOCKOUT_FAILURES) {
+    await failed({ reason: 'locked' });
+    throw await lock(ctx, user.id, now);
+  }
   if (!(await verifyPassword(password, user.password_hash))) {
-    await ctx.db.insertInto('login_failures').values({ user_id: user.id, failed_at: iso(now) }).execute();
-    const since = iso(new Date(now.getTime() - LOCKOUT_WINDOW_SECONDS * 1000));
-    const { count } = await ctx.db
-      .selectFrom('login_failures')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('user_id', '=', user.id)
-      .where('failed_at', '>', since)
-      .executeTakeFirstOrThrow();
-    if (Number(count) >= LOCKOUT_FAILURES) {
-      const until = new Date(now.getTime() + LOCKOUT_SECONDS * 1000);
-      await ctx.db.updateTable('users').set({ locked_until: iso(until) }).where('id', '=', user.id).execute();
-      await ctx.db.deleteFrom('login_failures').where('user_id', '=', user.id).execute();
-      throw lockedError(until, now);
-    }
+    await failed({ reason: 'wrong_password' });
+    if (attempts >= LOCKOUT_FAILURES) throw await lock(ctx, user.id, now);
     throw new MoharError('invalid_credentials', 'wrong e-mail or password');
   }
   await ctx.db.deleteFrom('login_failures').where('user_id', '=', user.id).execute();
-  if (user.locked_until) await ctx.db.updateTable('users').set({ locked_until: null }).where('id', '=', user.id).execute();
+  if (addressAttempt !== undefined) await ctx.db.deleteFrom('login_address_failures').where('id', '=', addressAttempt).execute();
+  await ctx.db.updateTable('users').set({ locked_until: null, last_login_at: iso(now) }).where('id', '=', user.id).execute();
+  await recordAudit(ctx.db, now, { accountId: user.account_id, action: 'login', actor: { userId: user.id, email: user.email, ip: address }, target: user.email });
   return issueTokenPair(ctx, user.id);
 }

@@ -11,11 +11,11 @@ export function authRoutes(app: App, ctx: Context): void {
   app.post('/auth/login/', {
     schema: {
       tags: ['auth'],
-      summary: 'Log in (api_admin); 5 failures in 15 minutes lock the login for 15 minutes',
+      summary: 'Log in (any active user); 5 failures in 15 minutes lock the login for 15 minutes, 30 from one address refuse that address',
       body: LoginBody,
       response: { 200: TokenPairResponse, ...problems(401, 422, 429) },
     },
-  }, (request) => login(ctx, request.body.email, request.body.password));
+  }, (request) => login(ctx, request.body.email, request.body.password, request.ip));
 
   app.post('/auth/refresh/', {
     schema: { tags: ['auth'], summary: 'Exchange a refresh token for a new token pair (the old one stops working)', body: RefreshBody, response: { 200: TokenPairResponse, ...problems(401, 422) } },

@@ -47,7 +47,7 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
       body: LoginBody,
       response: { 200: ConsoleSessionResponse, ...problems(401, 403, 422, 429) },
     },
-  }, async (request, reply) => answer(reply, await startConsoleSession(ctx, request.body.email, request.body.password)));
+  }, async (request, reply) => answer(reply, await startConsoleSession(ctx, request.body.email, request.body.password, request.ip)));
 
   app.post('/auth/session/refresh/', {
     onRequest: requireConsoleHeader,

@@ -1,0 +1,43 @@
+/** Reading the users of an account, and the checks every user operation shares. */
+import { MoharError } from '../../../common/errors.js';
+import { MIN_PASSWORD_LENGTH } from '../accounts/create-account.js';
+import type { Context } from '../context.js';
+import type { Role, UserStatus } from './roles.js';
+
+export interface UserItem {
+  id: string;
+  email: string;
+  role: Role;
+  status: UserStatus;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+export async function listUsers(ctx: Context, accountId: string): Promise<UserItem[]> {
+  const rows = await ctx.db.selectFrom('users').select(['id', 'email', 'role', 'status', 'created_at', 'last_login_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('email').execute();
+  return rows.map((r) => ({ ...r, role: r.role as Role, status: r.status as UserStatus }));
+}
+
+export async function userOfAccount(ctx: Context, accountId: string, userId: string): Promise<UserItem> {
+  const user = (await listUsers(ctx, accountId)).find((u) => u.id === userId);
+  if (!user) throw new MoharError('user_not_found', `no user ${userId} in this account`);
+  return user;
+}
+
+/** The password rule of `mohar admin create`: at least 12 characters. */
+export function checkPassword(password: string, path = '/password'): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new MoharError('validation_failed', `the password must be at least ${MIN_PASSWORD_LENGTH} characters long`, { errors: [{ path, message: `at least ${MIN_PASSWORD_LENGTH} characters` }] });
+  }
+}
+
+/** True when the account has an active admin other than `exceptUserId`. */
+export async function hasOtherActiveAdmin(ctx: Context, accountId: string, exceptUserId: string | null): Promise<boolean> {
+  let query = ctx.db.selectFrom('users').select('id').where('account_id', '=', accountId).where('role', '=', 'admin').where('status', '=', 'active');
+  if (exceptUserId) query = query.where('id', '!=', exceptUserId);
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
+
+export function lastAdminError(): MoharError {
+  return new MoharError('last_admin', 'this is the last active admin of the account: make another user admin first');
+}
