@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Config } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
+import { unlockUser } from '../server/domain/users/unlock.js';
 import { openRuntime } from '../server/start.js';
 
 async function readStdin(): Promise<string> {
@@ -24,6 +25,19 @@ export function adminCommands(program: Command, loadConfig: () => Config): void 
       try {
         const created = await createAccount(runtime.ctx, { name: options.account, email: options.email, password, testMode: options.testMode });
         process.stdout.write(`created account ${created.accountId} (${options.account}${options.testMode ? ', test mode' : ''}) with api_admin login ${created.email}\n`);
+      } finally {
+        await runtime.close();
+      }
+    });
+  admin
+    .command('unlock')
+    .description('lift the login lockout of a user (e.g. the default admin@localhost after too many failed logins)')
+    .argument('<email>', 'login e-mail of the user')
+    .action(async (email: string) => {
+      const runtime = await openRuntime(loadConfig());
+      try {
+        const result = await unlockUser(runtime.ctx, email);
+        process.stdout.write(`${result.wasLocked ? 'unlocked' : 'was not locked (failed logins forgotten)'}: ${result.email}\n`);
       } finally {
         await runtime.close();
       }
