@@ -19,6 +19,8 @@ export interface Config {
   readonly maxPdfPages: number;
   /** Most rows in one POST /bulk-sends (MOHAR_BULK_MAX_ROWS). */
   readonly bulkMaxRows: number;
+  /** How long a job (and a bulk send row) stays claimed by a worker that stopped renewing it (MOHAR_JOB_LEASE_SECONDS). */
+  readonly jobLeaseSeconds: number;
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
   readonly logLevel: LogLevel;
@@ -145,6 +147,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     maxPdfBytes: byteSize(env, 'MOHAR_MAX_PDF_BYTES', 50 * 1024 * 1024),
     maxPdfPages: integer(env, 'MOHAR_MAX_PDF_PAGES', 10_000, 1, 1_000_000),
     bulkMaxRows: integer(env, 'MOHAR_BULK_MAX_ROWS', 10_000, 1, 100_000),
+    jobLeaseSeconds: integer(env, 'MOHAR_JOB_LEASE_SECONDS', 60, 2, 3600),
     adminEmail,
     adminPassword,
     logLevel,

@@ -69,6 +69,7 @@ export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; l
     dialect: ctx.dialect,
     handlers: { ...mailJobHandlers(ctx), ...workflowJobHandlers(ctx), ...blobGcJobHandlers(ctx) },
     now: ctx.now,
+    leaseMs: ctx.config.jobLeaseSeconds * 1000,
     ...options,
   });
 }

@@ -26,8 +26,10 @@ import type { BulkSendsTable, RecipientsTable } from '../../storage/schema.js';
 import { mergeFields, pairRecipients, type BulkRow } from './merge.js';
 import type { SourceSnapshot } from './source.js';
 
-/** A claim outlives any normal row (well under a second) and expires after a crash. */
-export const ROW_CLAIM_MS = 60_000;
+/** A row's claim lasts as long as a job's lease (MOHAR_JOB_LEASE_SECONDS): far beyond a normal row, and over soon after a crash. */
+export function rowClaimMs(ctx: Context): number {
+  return ctx.config.jobLeaseSeconds * 1000;
+}
 
 export interface RowRef {
   readonly row_index: number;
@@ -117,7 +119,7 @@ async function completeDraft(ctx: Context, plan: BatchPlan, envelopeId: string, 
 async function claim(ctx: Context, batchId: string, rowIndex: number, worker: string): Promise<boolean> {
   const now = ctx.now();
   const result = await ctx.db.updateTable('bulk_send_rows')
-    .set({ claimed_by: worker, claimed_until: iso(new Date(now.getTime() + ROW_CLAIM_MS)) })
+    .set({ claimed_by: worker, claimed_until: iso(new Date(now.getTime() + rowClaimMs(ctx))) })
     .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('status', 'in', ['pending', 'created'])
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', iso(now)), eb('claimed_by', '=', worker)]))
     .executeTakeFirst();

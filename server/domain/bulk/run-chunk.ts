@@ -6,6 +6,7 @@
  * half-made ones resumed (process-row.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobHandlers } from '../../jobs/runner.js';
 import { PermanentJobError } from '../../jobs/runner.js';
 import type { Context } from '../context.js';
@@ -13,12 +14,13 @@ import { iso } from '../context.js';
 import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
 import { enqueueChunk } from './create-bulk-send.js';
 import { finishIfDone } from './finish-batch.js';
-import { processRow, type BatchPlan, type RowRef } from './process-row.js';
+import { processRow, rowClaimMs, type BatchPlan, type RowRef } from './process-row.js';
 import { documentInfos, type SourceSnapshot } from './source.js';
 
 export const CHUNK_ROWS = 25;
 /** Rows of a chunk in flight at once. */
 export const ROW_CONCURRENCY = 4;
+const BUSY_POLL_MS = 250;
 const UNFINISHED = ['pending', 'created'];
 
 function payloadOf(payload: unknown): { bulk_send_id: string; from: number } {
@@ -30,17 +32,18 @@ function payloadOf(payload: unknown): { bulk_send_id: string; from: number } {
 /**
  * Runs `rows` through processRow, ROW_CONCURRENCY at a time: a row waits mostly on the PDF worker pool
  * and on commits, so a few in flight keep both the event loop and the workers busy. Every row is run
- * even when one throws; the first error is rethrown afterwards (the job retries the chunk).
+ * even when one throws; the first error is rethrown afterwards (the job retries the chunk). Returns the
+ * rows another worker holds.
  */
-async function processRows(ctx: Context, plan: BatchPlan, rows: readonly RowRef[], worker: string): Promise<number> {
+async function processRows(ctx: Context, plan: BatchPlan, rows: readonly RowRef[], worker: string): Promise<RowRef[]> {
   let next = 0;
-  let busy = 0;
+  const busy: RowRef[] = [];
   const errors: unknown[] = [];
   await Promise.all(Array.from({ length: Math.min(ROW_CONCURRENCY, rows.length) }, async () => {
     while (next < rows.length) {
       const row = rows[next++]!;
       try {
-        if ((await processRow(ctx, plan, row, worker)) === 'busy') busy++;
+        if ((await processRow(ctx, plan, row, worker)) === 'busy') busy.push(row);
       } catch (error) {
         errors.push(error);
       }
@@ -48,6 +51,21 @@ async function processRows(ctx: Context, plan: BatchPlan, rows: readonly RowRef[
   }));
   if (errors.length > 0) throw errors[0];
   return busy;
+}
+
+/**
+ * Rows another worker holds are left to it: they are looked at again every BUSY_POLL_MS until that worker
+ * finished them or its claims expired (a crashed worker's, at most one lease later), within this job's
+ * own lease, which the runner renews meanwhile. Only then does the job fail and retry with backoff.
+ */
+async function processChunkRows(ctx: Context, plan: BatchPlan, rows: readonly RowRef[], worker: string): Promise<void> {
+  const until = Date.now() + rowClaimMs(ctx) + BUSY_POLL_MS;
+  let busy = await processRows(ctx, plan, rows, worker);
+  while (busy.length > 0 && Date.now() < until) {
+    await sleep(BUSY_POLL_MS);
+    busy = await processRows(ctx, plan, busy, worker);
+  }
+  if (busy.length > 0) throw new Error(`${busy.length} row(s) from ${busy[0]!.row_index} are claimed by another worker; retrying later`);
 }
 
 export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
@@ -66,13 +84,9 @@ export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
   if (rows.length > 0) {
     const plan: BatchPlan = { batch, source, infos: await documentInfos(ctx, batch.account_id, source) };
     // One worker id per chunk run: its claims are its own, whichever of its concurrent rows holds them.
-    const busy = await processRows(ctx, plan, rows.map((r) => ({ row_index: Number(r.row_index), input: r.input, envelope_id: r.envelope_id })), randomUUID());
-    if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
-    // Rows another worker holds: retry this chunk later (the job's backoff), when they are done or their claim expired.
-    if (busy > 0) throw new Error(`${busy} row(s) of chunk ${from} are claimed by another worker; retrying later`);
-  } else if (from + CHUNK_ROWS < batch.total_rows) {
-    await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
+    await processChunkRows(ctx, plan, rows.map((r) => ({ row_index: Number(r.row_index), input: r.input, envelope_id: r.envelope_id })), randomUUID());
   }
+  if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
   await finishIfDone(ctx, batchId, batch.account_id);
 }
 
