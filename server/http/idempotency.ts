@@ -1,8 +1,13 @@
 /** Wraps a creating handler in Idempotency-Key semantics (see domain/idempotency). */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MoharError } from '../../common/errors.js';
 import type { Context } from '../domain/context.js';
-import { beginIdempotent, completeIdempotent, releaseIdempotent, requestFingerprint } from '../domain/idempotency/idempotency.js';
+import { beginIdempotent, completeIdempotent, findIdempotent, KeyTakenMeanwhile, releaseIdempotent, requestFingerprint, type KeyInCommit } from '../domain/idempotency/idempotency.js';
 import { accountOf, header } from './auth-hooks.js';
+
+function fingerprintOf(request: FastifyRequest, sameness: unknown): string {
+  return requestFingerprint(request.method, request.routeOptions.url ?? request.url, { params: request.params, body: sameness });
+}
 
 /**
  * `sameness` is what makes two requests "the same" (default: the parsed body); a multipart route passes its
@@ -12,8 +17,7 @@ export async function idempotent(ctx: Context, request: FastifyRequest, reply: F
   const key = header(request, 'idempotency-key');
   if (key === undefined) return reply.code(status).send(await run());
   const accountId = accountOf(request);
-  const fingerprint = requestFingerprint(request.method, request.routeOptions.url ?? request.url, { params: request.params, body: sameness });
-  const begin = await beginIdempotent(ctx, accountId, key, fingerprint);
+  const begin = await beginIdempotent(ctx, accountId, key, fingerprintOf(request, sameness));
   if (begin.kind === 'replay') {
     return reply.header('Idempotent-Replayed', 'true').code(begin.response.status).send(begin.response.body);
   }
@@ -26,4 +30,26 @@ export async function idempotent(ctx: Context, request: FastifyRequest, reply: F
   }
   await completeIdempotent(ctx, accountId, key, { status, body });
   return reply.code(status).send(body);
+}
+
+/**
+ * The same semantics for an operation that stores the key's row itself, done and with its answer, in the
+ * commit that creates what it creates (keyInsert): one commit instead of three. A refused or failed
+ * attempt writes nothing, so there is nothing to release. When a concurrent request took the key first
+ * (KeyTakenMeanwhile), this one answers from that request's row: a replay, or idempotency_in_progress.
+ */
+export async function idempotentInOneCommit(ctx: Context, request: FastifyRequest, reply: FastifyReply, status: number, run: (claim?: KeyInCommit) => Promise<unknown>): Promise<FastifyReply> {
+  const key = header(request, 'idempotency-key');
+  if (key === undefined) return reply.code(status).send(await run());
+  const claim: KeyInCommit = { accountId: accountOf(request), key, fingerprint: fingerprintOf(request, request.body), status };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const found = await findIdempotent(ctx, claim.accountId, key, claim.fingerprint);
+    if (found.kind === 'replay') return reply.header('Idempotent-Replayed', 'true').code(found.response.status).send(found.response.body);
+    try {
+      return reply.code(status).send(await run(claim));
+    } catch (error) {
+      if (!(error instanceof KeyTakenMeanwhile)) throw error;
+    }
+  }
+  throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is changing state; retry shortly', { retryAfterSeconds: 1 });
 }

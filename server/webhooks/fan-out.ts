@@ -6,7 +6,7 @@
  * lookup per event.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import { MAX_ATTEMPTS } from './schedule.js';
 import { announceDeliveries } from './signal.js';
@@ -36,6 +36,41 @@ export async function queueDeliveries(trx: Kysely<Database>, event: OutboxEvent)
         .where('e.status', '=', 'active'))
       .execute();
   return queueFor(trx, event, [...new Set(endpoints.map((e) => e.id))]);
+}
+
+/** The delivery of an event to the account's own webhook: what accountDeliveryInsert writes. */
+export interface AccountDelivery {
+  readonly delivery_id: string;
+  readonly event_id: string;
+  readonly account_id: string;
+  readonly envelope_id: string;
+  readonly sequence: number;
+  readonly event_type: string;
+  readonly at: string;
+}
+
+/**
+ * `envelope.created`'s fan-out as one INSERT … SELECT: a delivery row only when the account has an active
+ * webhook (the partial unique index allows one), with no read first, so it fits in the SQLite fast path's
+ * synchronous write. A new envelope has no bindings yet (they are made after it), so the account's webhook
+ * is the only endpoint that can want its first event. Rows changed = deliveries queued (0 or 1).
+ */
+export function accountDeliveryInsert(db: Kysely<Database>, d: AccountDelivery) {
+  return db
+    .insertInto('webhook_deliveries')
+    .columns(['id', 'event_id', 'endpoint_id', 'account_id', 'envelope_id', 'sequence', 'event_type', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'created_at', 'updated_at'])
+    .expression((eb) => eb
+      .selectFrom('webhook_endpoints')
+      .select([
+        eb.val(d.delivery_id).as('id'), eb.val(d.event_id).as('event_id'), 'id as endpoint_id', 'account_id', eb.val(d.envelope_id).as('envelope_id'), eb.val(d.sequence).as('sequence'),
+        eb.val(d.event_type).as('event_type'), eb.val('pending').as('status'), eb.val(0).as('attempts'), eb.val(MAX_ATTEMPTS).as('max_attempts'),
+        eb.val(d.at).as('next_attempt_at'), eb.val(d.at).as('created_at'), eb.val(d.at).as('updated_at'),
+      ])
+      .where('account_id', '=', d.account_id)
+      // Literals, not parameters: SQLite uses a partial index (kind = 'account') only when it can see the
+      // value; with a parameter it plans the statement again on every run (12 µs instead of 1.5).
+      .where('kind', '=', sql.lit('account'))
+      .where('status', '=', sql.lit('active')));
 }
 
 /** Queues the event for exactly these endpoints (test events, sandbox events). */

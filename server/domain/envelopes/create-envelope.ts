@@ -1,19 +1,25 @@
 /**
- * POST /envelopes: a draft with optional recipients and the first row of its audit trail, in one
- * transaction. On SQLite the same rows go through the fast path (storage/sqlite-fast-path.ts): prepared
- * statements, and one commit shared with the other creates of the same moment (group commit).
+ * POST /envelopes: a draft with optional recipients, the first row of its audit trail and its
+ * envelope.created event, in one transaction. On SQLite the same rows go through the fast path
+ * (storage/sqlite-fast-path.ts): prepared statements, and one commit shared with the other creates of the
+ * same moment (group commit). Template instantiation and bulk send rows create through here too.
  */
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
-import type { EnvelopeDocumentsTable, EnvelopesTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
-import { firstAuditRow } from '../../audit/index.js';
+import type { SqliteFastPath } from '../../storage/sqlite-fast-path.js';
+import type { EnvelopeDocumentsTable, EnvelopeSearchTermsTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
+import { firstAuditRow, type AuditRow } from '../../audit/index.js';
+import { accountDeliveryInsert } from '../../webhooks/fan-out.js';
+import { announceDeliveries } from '../../webhooks/signal.js';
 import { iso, type Context } from '../context.js';
+import { insertKeyRow, keyRow, KeyTakenMeanwhile, type KeyInCommit } from '../idempotency/idempotency.js';
 import { newId } from '../ids.js';
+import { createdEvent, type CreatedEvent } from './created-event.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
 import { searchRowsOf } from './search-terms.js';
-import { envelopeView, recipientView, type EnvelopeView } from './views.js';
+import { envelopeView, recipientView, type EnvelopeRow, type EnvelopeView } from './views.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -47,7 +53,34 @@ export interface DraftContents {
   readonly fields: (recipients: readonly RecipientsTable[], envelopeId: string) => FieldsTable[];
 }
 
+/** A draft's rows, built and checked, not yet written (prepareDraft); writeDraft writes them in one commit. */
+export interface PreparedDraft {
+  readonly envelope: EnvelopeRow;
+  readonly recipients: readonly RecipientsTable[];
+  /** GET /envelopes?q=: the envelope's search_text and its word-start terms (search-terms.ts). */
+  readonly searchText: string;
+  readonly terms: readonly EnvelopeSearchTermsTable[];
+  readonly documents: DraftContents['documents'];
+  readonly fields: readonly FieldsTable[];
+  readonly audit: AuditRow;
+  readonly event: CreatedEvent;
+  readonly origin: BulkOrigin | undefined;
+}
+
+/** The key of an Idempotency-Key request, stored done with its answer in the draft's commit. */
+export interface KeyWithAnswer {
+  readonly claim: KeyInCommit;
+  readonly responseJson: string;
+}
+
 export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin, origin?: BulkOrigin, contents?: (envelopeId: string, at: string) => DraftContents): Promise<EnvelopeView> {
+  const draft = prepareDraft(ctx, accountId, input, pin, origin, contents);
+  await writeDraft(ctx, draft);
+  return draftView(draft);
+}
+
+/** Every check of a create, and the rows it writes; throws before anything is written. */
+export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin, origin?: BulkOrigin, contents?: (envelopeId: string, at: string) => DraftContents): PreparedDraft {
   checkRedirectUrl(input.redirect_url, '/redirect_url');
   const metadata = input.metadata === undefined ? null : JSON.stringify(input.metadata);
   if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
@@ -61,7 +94,7 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
   const extra = contents?.(id, at);
   checkDscLimits({ recipients, documentCount: extra?.documents.length ?? 0 });
   const fields = extra?.fields(recipients, id) ?? [];
-  const envelope: Omit<EnvelopesTable, 'events_seq'> = {
+  const envelope: EnvelopeRow = {
     id,
     account_id: accountId,
     title: input.title.trim(),
@@ -84,38 +117,76 @@ export async function createEnvelope(ctx: Context, accountId: string, input: Env
     ...(origin ? { bulk_send_id: origin.bulk_send_id, row_index: origin.row_index } : {}),
   };
   const search = searchRowsOf({ ...envelope, recipients });
-  const stored = { ...envelope, search_text: search.searchText };
-  const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}) }, at });
+  const event = createdEvent(envelope);
+  // The envelope.created event's audit row is the trail's first row.
+  const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}), event_id: event.row.id }, at });
+  return { envelope, recipients, searchText: search.searchText, terms: search.terms, documents: extra?.documents ?? [], fields, audit, event, origin };
+}
+
+/** A new draft as the API shows it, from its rows (no documents: see DraftContents for those). */
+export function draftView(draft: PreparedDraft): EnvelopeView {
+  return envelopeView(draft.envelope, draft.recipients.map(recipientView), []);
+}
+
+/**
+ * Writes the draft, its first audit row and its envelope.created event (sequence 1) in one commit, and the
+ * request's Idempotency-Key when given (KeyTakenMeanwhile when a concurrent request took it: nothing is
+ * written). On SQLite through the fast path: prepared statements, a commit shared with the other writes of
+ * the moment.
+ */
+export async function writeDraft(ctx: Context, draft: PreparedDraft, key?: KeyWithAnswer): Promise<void> {
+  const envelope = { ...draft.envelope, search_text: draft.searchText, events_seq: 1 };
+  const { recipients, terms, documents, fields, audit, event } = draft;
+  let queued = false;
   try {
     const fast = ctx.sqlite;
     if (fast) {
-      await fast.write(() => {
-        fast.insert('envelopes', stored);
+      queued = await fast.write(() => {
+        if (key) insertKeyFast(fast, ctx, key);
+        fast.insert('envelopes', envelope);
         for (const recipient of recipients) fast.insert('recipients', recipient);
-        for (const term of search.terms) fast.insert('envelope_search_terms', term);
-        for (const document of extra?.documents ?? []) fast.insert('envelope_documents', document);
+        for (const term of terms) fast.insert('envelope_search_terms', term);
+        for (const document of documents) fast.insert('envelope_documents', document);
         for (const field of fields) fast.insert('fields', field);
         fast.insert('audit_events', audit);
+        fast.insert('events', event.row);
+        return fast.runTemplate('envelope-created-delivery', (d) => accountDeliveryInsert(ctx.db, d), event.delivery) > 0;
       });
     } else {
       await ctx.db.transaction().execute(async (trx) => {
-        await trx.insertInto('envelopes').values(stored).execute();
-        if (recipients.length > 0) await trx.insertInto('recipients').values(recipients).execute();
-        if (search.terms.length > 0) await trx.insertInto('envelope_search_terms').values(search.terms).execute();
-        if (extra && extra.documents.length > 0) await trx.insertInto('envelope_documents').values([...extra.documents]).execute();
-        if (fields.length > 0) await trx.insertInto('fields').values(fields).execute();
+        // First: a concurrent holder of the key makes this insert wait for its commit, then insert nothing.
+        if (key && !(await insertKeyRow(trx, keyRow(key.claim, key.responseJson, ctx.now())))) throw new KeyTakenMeanwhile(key.claim.key);
+        await trx.insertInto('envelopes').values(envelope).execute();
+        if (recipients.length > 0) await trx.insertInto('recipients').values([...recipients]).execute();
+        if (terms.length > 0) await trx.insertInto('envelope_search_terms').values([...terms]).execute();
+        if (documents.length > 0) await trx.insertInto('envelope_documents').values([...documents]).execute();
+        if (fields.length > 0) await trx.insertInto('fields').values([...fields]).execute();
         await trx.insertInto('audit_events').values(audit).execute();
+        await trx.insertInto('events').values(event.row).execute();
+        const delivered = await accountDeliveryInsert(trx, event.delivery).executeTakeFirst();
+        if (Number(delivered.numInsertedOrUpdatedRows ?? 0n) > 0) await announceDeliveries(trx);
       });
     }
   } catch (error) {
     if (isUniqueViolation(error)) {
+      const origin = draft.origin;
       if (origin && (await rowTaken(ctx, origin))) throw new MoharError('bulk_row_taken', `row ${origin.row_index} of bulk send ${origin.bulk_send_id} has its envelope already`);
-      throw new MoharError('external_id_conflict', `an envelope with external_id "${input.external_id}" exists already in this account`);
+      throw new MoharError('external_id_conflict', `an envelope with external_id "${draft.envelope.external_id}" exists already in this account`);
     }
     throw error;
   }
-  // A new draft has no documents or fields yet: its view comes from the rows just written.
-  return envelopeView(envelope, recipients.map(recipientView), []);
+  // SQLite: the delivery worker is woken once the delivery is committed.
+  if (queued) await announceDeliveries(ctx.db);
+}
+
+/** The key's done row in the fast path's write; a key already there is KeyTakenMeanwhile (the failed statement left nothing). */
+function insertKeyFast(fast: SqliteFastPath, ctx: Context, key: KeyWithAnswer): void {
+  try {
+    fast.insert('idempotency_keys', keyRow(key.claim, key.responseJson, ctx.now()));
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new KeyTakenMeanwhile(key.claim.key);
+    throw error;
+  }
 }
 
 async function rowTaken(ctx: Context, origin: BulkOrigin): Promise<boolean> {

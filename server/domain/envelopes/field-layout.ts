@@ -103,6 +103,19 @@ function checkValue(f: FieldInput, problem: (reason: string, code?: string) => u
   if (f.field_type === FIELD_TYPES.DATE && !isIsoDate(f.value)) problem('a Date value is a date as YYYY-MM-DD', 'value_invalid');
 }
 
+/**
+ * The value rules alone, for a layout checked before and a value given later (a template instantiated
+ * with field_values): the same problems validateFieldLayout would report for this field.
+ */
+export function valueProblems(f: Pick<FieldInput, 'field_type' | 'value' | 'options'>): { code: string; message: string }[] {
+  const problems: { code: string; message: string }[] = [];
+  checkValue(f as FieldInput, (message, code = 'invalid_field') => {
+    problems.push({ code, message });
+    return undefined;
+  });
+  return problems;
+}
+
 function isIsoDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const date = new Date(`${value}T00:00:00Z`);

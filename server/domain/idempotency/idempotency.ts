@@ -7,6 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
+import type { Kysely } from 'kysely';
+import type { Database, IdempotencyKeysTable } from '../../storage/schema.js';
 import { iso, type Context } from '../context.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -64,21 +66,73 @@ export async function beginIdempotent(ctx: Context, accountId: string, key: stri
     const fast = ctx.sqlite;
     const inserted = fast ? await fast.write(() => fast.run(insert.compile()) > 0) : (await insert.returning('key').executeTakeFirst()) !== undefined;
     if (inserted) return { kind: 'first' };
-    const row = await ctx.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
-    if (!row) continue; // released between our insert and select: try once more
-    if (row.expires_at <= iso(now)) {
-      await ctx.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '=', row.expires_at).execute();
-      continue;
-    }
-    if (row.request_hash !== fingerprint) {
-      throw new MoharError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key for a new request');
-    }
-    if (row.state !== 'done' || row.response_status === null) {
-      throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly', { retryAfterSeconds: 1 });
-    }
-    return { kind: 'replay', response: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null') } };
+    const found = await findIdempotent(ctx, accountId, key, fingerprint);
+    if (found.kind !== 'absent') return found;
+    // released or expired between our insert and select: try once more
   }
   throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is changing state; retry shortly', { retryAfterSeconds: 1 });
+}
+
+/**
+ * What the key's row says, without claiming it: a replay, `absent` (no live row; an expired one is
+ * deleted), or idempotency_conflict / idempotency_in_progress.
+ */
+export async function findIdempotent(ctx: Context, accountId: string, key: string, fingerprint: string): Promise<Begin | { kind: 'absent' }> {
+  checkIdempotencyKey(key);
+  const now = iso(ctx.now());
+  const row = await ctx.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+  if (!row) return { kind: 'absent' };
+  if (row.expires_at <= now) {
+    await ctx.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '=', row.expires_at).execute();
+    return { kind: 'absent' };
+  }
+  if (row.request_hash !== fingerprint) {
+    throw new MoharError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key for a new request');
+  }
+  if (row.state !== 'done' || row.response_status === null) {
+    throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly', { retryAfterSeconds: 1 });
+  }
+  return { kind: 'replay', response: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null') } };
+}
+
+/**
+ * A key stored in the same commit as what its request creates, already done with the answer (instead of
+ * claim, work, answer: three commits). Concurrent first attempts still race on the primary key: the
+ * losers' commits leave nothing (see KeyTakenMeanwhile), and they answer from the winner's row.
+ */
+export interface KeyInCommit {
+  readonly accountId: string;
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly status: number;
+}
+
+/** The key's row, done, with the answer. */
+export function keyRow(claim: KeyInCommit, responseJson: string, now: Date): IdempotencyKeysTable {
+  return {
+    account_id: claim.accountId,
+    key: claim.key,
+    request_hash: claim.fingerprint,
+    state: 'done',
+    response_status: claim.status,
+    response_body: responseJson,
+    created_at: iso(now),
+    expires_at: iso(new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000)),
+  };
+}
+
+/** Inserts the key's row unless the key is taken; returns whether it did (PostgreSQL: waits for a concurrent holder's commit). */
+export async function insertKeyRow(trx: Kysely<Database>, row: IdempotencyKeysTable): Promise<boolean> {
+  const result = await trx.insertInto('idempotency_keys').values(row).onConflict((oc) => oc.columns(['account_id', 'key']).doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** Thrown inside the creating transaction when another request took the key meanwhile: roll back, then look again. */
+export class KeyTakenMeanwhile extends Error {
+  constructor(key: string) {
+    super(`Idempotency-Key ${key} was taken by a concurrent request`);
+    this.name = 'KeyTakenMeanwhile';
+  }
 }
 
 export async function completeIdempotent(ctx: Context, accountId: string, key: string, response: StoredResponse): Promise<void> {

@@ -1,22 +1,24 @@
 /**
- * POST /templates/{id}/instantiate: a draft envelope pinned to one template version. The envelope API's
- * own operations build it: createEnvelope (recipient rules, DSC limits, external_id, the first audit row)
- * writes the draft together with its documents and fields in one commit, and the fields go through the
- * fields endpoint's rules (checkedFieldRows) with the new recipients, so a refused call leaves nothing
- * behind. With `send: true` the draft is then sent by sendEnvelope.
+ * POST /templates/{id}/instantiate: a draft envelope pinned to one template version. createEnvelope's
+ * own steps build it (prepareDraft: recipient rules, DSC limits, the first audit row, envelope.created;
+ * writeDraft: one commit), with the version's documents and fields written in the same commit, so a
+ * refused call leaves nothing behind. The layout was checked when the version was stored
+ * (instantiable.ts); only the values the caller gives are checked here, by the fields endpoint's value
+ * rules. With an Idempotency-Key the key's row and its answer go into that same commit. With `send: true`
+ * the draft is then sent by sendEnvelope.
  */
-import { MoharError, isMoharError, type ErrorItem } from '../../../common/errors.js';
-import type { Kysely } from 'kysely';
-import type { Database, FieldsTable, RecipientsTable } from '../../storage/schema.js';
+import { MoharError, type ErrorItem } from '../../../common/errors.js';
+import type { FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import type { Context } from '../context.js';
-import { documentView, storedInfo, type DocumentRow } from '../documents/documents.js';
-import { createEnvelope, type DraftContents } from '../envelopes/create-envelope.js';
-import type { FieldInput } from '../envelopes/field-layout.js';
-import { checkedFieldRows } from '../envelopes/replace-fields.js';
+import { draftView, prepareDraft, writeDraft, type DraftContents } from '../envelopes/create-envelope.js';
+import { valueProblems } from '../envelopes/field-layout.js';
 import { fieldView, loadEnvelopeView, type EnvelopeView } from '../envelopes/views.js';
+import type { KeyInCommit } from '../idempotency/idempotency.js';
+import { newId } from '../ids.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';
-import type { TemplateDefinition, TemplateField } from './model.js';
-import { findTemplate, loadVersion } from './store.js';
+import { loadInstantiable, type Instantiable } from './instantiable.js';
+import type { TemplateDefinition } from './model.js';
+import { findTemplate } from './store.js';
 import { layoutError } from './validate.js';
 
 export interface InstantiateInput {
@@ -32,32 +34,6 @@ export interface InstantiateInput {
   send?: boolean;
 }
 
-interface Instantiable {
-  readonly definition: TemplateDefinition;
-  readonly documents: readonly DocumentRow[];
-}
-
-/**
- * Versions and document rows never change, so what instantiation reads of them is kept in memory (per
- * template version, bounded): the hot path then reads only the template row (archived? latest version?).
- */
-const CACHE_SIZE = 500;
-const cache = new Map<string, Instantiable>();
-
-async function loadInstantiable(db: Kysely<Database>, accountId: string, templateId: string, version: number): Promise<Instantiable> {
-  const key = `${templateId}:${version}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const { definition } = await loadVersion(db, templateId, version);
-  const ids = definition.documents.map((d) => d.document_id);
-  const rows = ids.length === 0 ? [] : await db.selectFrom('documents').select(['id', 'filename', 'sha256', 'size', 'page_count', 'info', 'created_at']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
-  const documents = ids.map((id) => rows.find((r) => r.id === id)!);
-  const loaded = { definition, documents };
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  cache.set(key, loaded);
-  return loaded;
-}
-
 function checkRoleMapping(definition: TemplateDefinition, recipients: InstantiateInput['recipients']): void {
   const known = new Set(definition.roles.map((r) => r.role_key));
   const errors: ErrorItem[] = [
@@ -67,58 +43,73 @@ function checkRoleMapping(definition: TemplateDefinition, recipients: Instantiat
   if (errors.length > 0) throw new MoharError('invalid_role_mapping', errors.map((e) => e.message).join('; '), { errors });
 }
 
-function checkFieldKeys(definition: TemplateDefinition, values: Record<string, string>): void {
-  const keys = new Set(definition.documents.flatMap((d) => d.fields.flatMap((f) => (f.field_key === null ? [] : [f.field_key]))));
-  const unknown = Object.keys(values).filter((k) => !keys.has(k));
+function checkFieldKeys(loaded: Instantiable, values: Record<string, string>): void {
+  const unknown = Object.keys(values).filter((k) => !loaded.fieldKeys.has(k));
   if (unknown.length === 0) return;
   throw new MoharError('invalid_field_values', `no field with field_key ${unknown.map((k) => `"${k}"`).join(', ')} in this template version`, {
     errors: unknown.map((k) => ({ path: `/field_values/${k}`, code: 'unknown_field_key', message: `no field has field_key "${k}"` })),
   });
 }
 
-/** A template field as the fields endpoint takes it: the role's new recipient id, the caller's value if any. */
-function envelopeField(f: TemplateField, recipientId: string, values: Record<string, string>): FieldInput {
-  const out: Record<string, unknown> = { recipient_id: recipientId };
-  for (const [k, v] of Object.entries(f)) if (v !== null && k !== 'role_key' && k !== 'field_key') out[k] = v;
-  if (f.field_key !== null && Object.hasOwn(values, f.field_key)) out.value = values[f.field_key];
-  return out as unknown as FieldInput;
-}
-
-/** The documents and fields of the draft; layout errors are reported at their place in the template. */
+/**
+ * The documents and fields of the draft: each planned field with its role's new recipient and the caller's
+ * value if any (checked by the value rules; errors at their place in the template, as the fields endpoint
+ * reports them).
+ */
 function contentsOf(loaded: Instantiable, values: Record<string, string>, written: FieldsTable[]): (envelopeId: string, at: string) => DraftContents {
-  const { definition, documents } = loaded;
   return (envelopeId, at) => ({
-    documents: documents.map((d, i) => ({ envelope_id: envelopeId, document_id: d.id, position: i + 1, created_at: at })),
+    documents: loaded.documents.map((d, i) => ({ envelope_id: envelopeId, document_id: d.id, position: i + 1, created_at: at })),
     fields: (recipients: readonly RecipientsTable[]) => {
-      const recipientOf = new Map(definition.roles.map((r, i) => [r.role_key, recipients[i]!.id]));
       const errors: ErrorItem[] = [];
-      definition.documents.forEach((d, index) => {
-        try {
-          written.push(...checkedFieldRows(d.fields.map((f) => envelopeField(f, recipientOf.get(f.role_key)!, values)), recipients, storedInfo(documents[index]!), envelopeId, d.document_id));
-        } catch (error) {
-          if (!isMoharError(error, 'invalid_field_layout')) throw error;
-          errors.push(...(error.errors ?? []).map((e) => ({ ...e, path: `/documents/${index}${e.path ?? ''}` })));
+      for (const p of loaded.fields) {
+        const given = p.fieldKey !== null && Object.hasOwn(values, p.fieldKey) ? values[p.fieldKey]! : undefined;
+        if (given !== undefined) {
+          for (const problem of valueProblems({ field_type: p.row.field_type, value: given, ...(p.options === null ? {} : { options: p.options }) })) {
+            errors.push({ index: p.fieldIndex, path: `/documents/${p.documentIndex}/fields/${p.fieldIndex}`, ...problem });
+          }
         }
-      });
+        written.push({ id: newId(), envelope_id: envelopeId, document_id: p.documentId, recipient_id: recipients[p.roleIndex]!.id, ...p.row, ...(given === undefined ? {} : { value: given }) });
+      }
       if (errors.length > 0) throw layoutError(errors);
       return written;
     },
   });
 }
 
-export async function instantiateTemplate(ctx: Context, accountId: string, templateId: string, input: InstantiateInput): Promise<EnvelopeView> {
+/**
+ * `claim`: the request's Idempotency-Key, stored with the answer in the draft's commit. Not with `send:
+ * true`, whose answer (the sent envelope) exists only after the send's own commit: the route keeps the
+ * key the three-commit way for it (http/idempotency.ts).
+ */
+export async function instantiateTemplate(ctx: Context, accountId: string, templateId: string, input: InstantiateInput, claim?: KeyInCommit): Promise<EnvelopeView> {
+  if (input.send && claim) throw new MoharError('internal_error', 'instantiate with send: true takes its Idempotency-Key the three-commit way');
   const template = await findTemplate(ctx.db, accountId, templateId);
   if (template.archived_at !== null) throw new MoharError('template_archived', `the template was archived at ${template.archived_at}; restore it before instantiating`);
   const version = input.version ?? template.latest_version;
   const loaded = await loadInstantiable(ctx.db, accountId, templateId, version);
-  const { definition } = loaded;
-  checkRoleMapping(definition, input.recipients);
+  checkRoleMapping(loaded.definition, input.recipients);
   const values = input.field_values ?? {};
-  checkFieldKeys(definition, values);
+  checkFieldKeys(loaded, values);
 
-  const s = definition.settings;
   const fields: FieldsTable[] = [];
-  const draft = await createEnvelope(ctx, accountId, {
+  const draft = prepareDraft(ctx, accountId, envelopeInput(loaded.definition, input), { template_id: templateId, template_version: version }, undefined, contentsOf(loaded, values, fields));
+  if (input.send) {
+    await writeDraft(ctx, draft);
+    await sendEnvelope(ctx, accountId, draft.envelope.id);
+    return loadEnvelopeView(ctx.db, draft.envelope.id);
+  }
+  // A new draft: its view comes from the rows about to be written.
+  const view: EnvelopeView = {
+    ...draftView(draft),
+    documents: loaded.documentViews.map((d) => ({ ...d, fields: fields.filter((f) => f.document_id === d.document_id).map(fieldView), certified: null, certification_skipped: null })),
+  };
+  await writeDraft(ctx, draft, claim && { claim, responseJson: JSON.stringify(view) });
+  return view;
+}
+
+function envelopeInput(definition: TemplateDefinition, input: InstantiateInput) {
+  const s = definition.settings;
+  return {
     title: input.title ?? definition.name,
     routing_order: s.routing_order,
     ...(input.external_id === undefined ? {} : { external_id: input.external_id }),
@@ -127,16 +118,6 @@ export async function instantiateTemplate(ctx: Context, accountId: string, templ
     ...optional('redirect_url', input.redirect_url ?? s.redirect_url),
     ...optional('metadata', input.metadata ?? s.metadata),
     recipients: definition.roles.map((r) => ({ ...input.recipients[r.role_key]!, role: r.role, signature_method: r.signature_method, sequence: r.sequence })),
-  }, { template_id: templateId, template_version: version }, undefined, contentsOf(loaded, values, fields));
-
-  if (input.send) {
-    await sendEnvelope(ctx, accountId, draft.id);
-    return loadEnvelopeView(ctx.db, draft.id);
-  }
-  // A new draft: its view comes from the rows just written.
-  return {
-    ...draft,
-    documents: loaded.documents.map((d) => ({ ...documentView(d), fields: fields.filter((f) => f.document_id === d.id).map(fieldView), certified: null, certification_skipped: null })),
   };
 }
 

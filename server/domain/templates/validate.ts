@@ -62,13 +62,14 @@ export function checkRoles(inputs: readonly RoleInput[], settings: TemplateSetti
 }
 
 /** A template field as the fields endpoint's validator reads it: role_key in recipient_id's place, nulls dropped. */
-function layoutInput(f: FieldInputByRole): FieldInput {
+export function layoutInput(f: FieldInputByRole): FieldInput {
   const out: Record<string, unknown> = { recipient_id: f.role_key };
   for (const [k, v] of Object.entries(f)) if (v !== null && v !== undefined && k !== 'role_key' && k !== 'field_key') out[k] = v;
   return out as unknown as FieldInput;
 }
 
-function layoutRecipients(roles: readonly TemplateRole[]): LayoutRecipient[] {
+/** The roles as the layout validator's recipients: role_key in the recipient id's place. */
+export function layoutRecipients(roles: readonly TemplateRole[]): LayoutRecipient[] {
   return roles.map((r) => ({ id: r.role_key, role: r.role, signature_method: r.signature_method, name: r.label ?? r.role_key }));
 }
 

@@ -10,6 +10,8 @@ import { appendAudit } from '../../audit/index.js';
 import { queueDeliveries } from '../../webhooks/fan-out.js';
 
 export const EVENT_TYPES = [
+  // Written by createEnvelope itself, with sequence 1 (envelopes/created-event.ts); the others by recordEvent.
+  'envelope.created',
   'envelope.sent',
   'recipient.viewed',
   'recipient.signed',

@@ -12,7 +12,7 @@ import { getTemplate, getVersion, listTemplates, listVersions } from '../../doma
 import { MAX_TEMPLATE_DOCUMENTS } from '../../domain/templates/validate.js';
 import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
 import { checkValue, parseJsonPart } from '../../http/check-value.js';
-import { idempotent } from '../../http/idempotency.js';
+import { idempotent, idempotentInOneCommit } from '../../http/idempotency.js';
 import { readFilesForm, type FilesForm } from '../../http/multipart-files.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { EnvelopeResponse } from '../../http/schemas/envelopes.js';
@@ -160,6 +160,8 @@ export function templateRoutes(app: App, ctx: Context): void {
       throw new MoharError('idempotency_key_required', 'instantiate needs an Idempotency-Key header (any unique string per intended envelope), so a retried call cannot make a second envelope');
     }
     const accountId = accountOf(request);
-    return idempotent(ctx, request, reply, 201, () => instantiateTemplate(ctx, accountId, request.params.id, request.body));
+    // The key's row is written with the draft, in its commit; a sent envelope is known only after the send's commit.
+    if (request.body.send) return idempotent(ctx, request, reply, 201, () => instantiateTemplate(ctx, accountId, request.params.id, request.body));
+    return idempotentInOneCommit(ctx, request, reply, 201, (claim) => instantiateTemplate(ctx, accountId, request.params.id, request.body, claim));
   });
 }

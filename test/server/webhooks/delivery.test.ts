@@ -70,13 +70,13 @@ for (const kind of DATABASES) {
       // The running worker, as the server runs it: woken by each commit.
       worker.start();
       const recorded = await server.ctx.db.selectFrom('events').select(['id', 'type', 'sequence']).where('envelope_id', '=', draft.id).orderBy('sequence').execute();
-      assert.deepEqual(recorded.map((e) => e.type), ['envelope.sent', 'recipient.viewed', 'recipient.signed', 'recipient.viewed', 'recipient.signed', 'envelope.completed']);
+      assert.deepEqual(recorded.map((e) => e.type), ['envelope.created', 'envelope.sent', 'recipient.viewed', 'recipient.signed', 'recipient.viewed', 'recipient.signed', 'envelope.completed']);
       const deadline = Date.now() + 20_000;
       while (fromAccount(owner.accountId).length < recorded.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await worker.stop();
       const got = fromAccount(owner.accountId);
       assert.deepEqual(got.map((r) => event(r).id), recorded.map((e) => e.id), 'every event once, in per-envelope order');
-      assert.deepEqual(got.map((r) => event(r).sequence), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(got.map((r) => event(r).sequence), [1, 2, 3, 4, 5, 6, 7]);
       const seen = new Set<string>();
       for (const r of got) {
         const now = server.clock.now();
@@ -144,7 +144,7 @@ for (const kind of DATABASES) {
       const before = receiver.received.length;
       receiver.respond = () => 410;
       try {
-        // Two events of one envelope: the second waits for the first, which is answered 410.
+        // Three events of one envelope: the later ones wait for the first, which is answered 410.
         const draft = await makeDraft(server, owner.key, { recipients: [{ name: 'Asha', email: 'asha@example.com' }] });
         await sendDraft(server, owner.key, draft);
         const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: owner.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
@@ -161,11 +161,11 @@ for (const kind of DATABASES) {
       assert.equal(refused.statusCode, 409);
       assert.equal(refused.json().code, 'webhook_disabled');
       const paused = (await server.request('GET', `${LEGACY}/webhook/deliveries/?status=paused`, { token: owner.token })).json();
-      assert.deepEqual(paused.items.map((d: { event_type: string }) => d.event_type).sort(), ['envelope.sent', 'recipient.viewed'], 'the 410 delivery and the one queued behind it are paused');
+      assert.deepEqual(paused.items.map((d: { event_type: string }) => d.event_type).sort(), ['envelope.created', 'envelope.sent', 'recipient.viewed'], 'the 410 delivery and the ones queued behind it are paused');
       // An envelope event while disabled is not queued for it.
       const other = await makeDraft(server, owner.key, { recipients: [{ name: 'Ravi', email: 'ravi@example.com' }] });
       await sendDraft(server, owner.key, other);
-      assert.equal((await server.request('GET', `${LEGACY}/webhook/deliveries/`, { token: owner.token })).json().items.length, 2);
+      assert.equal((await server.request('GET', `${LEGACY}/webhook/deliveries/`, { token: owner.token })).json().items.length, 3);
       server.clock.advance(7 * 86_400);
       assert.equal(await worker.deliverDue(), 0);
       assert.equal(receiver.received.length - before, 1);
@@ -174,9 +174,9 @@ for (const kind of DATABASES) {
       const saved = await server.request('POST', `${LEGACY}/webhook/save/`, { token: owner.token, json: { webhook_url: receiver.url } });
       assert.equal(saved.json().status, 'active');
       assert.equal(saved.json().disabled_reason, null);
-      assert.equal(await worker.deliverDue(), 2, 'the paused deliveries resume');
-      assert.equal(receiver.received.length - before, 3);
-      assert.equal((await server.request('GET', `${LEGACY}/webhook/deliveries/?status=succeeded`, { token: owner.token })).json().items.length, 2);
+      assert.equal(await worker.deliverDue(), 3, 'the paused deliveries resume');
+      assert.equal(receiver.received.length - before, 4);
+      assert.equal((await server.request('GET', `${LEGACY}/webhook/deliveries/?status=succeeded`, { token: owner.token })).json().items.length, 3);
     });
 
     test('rotation: during the overlap both secrets sign (and verify); after it only the new one', async () => {

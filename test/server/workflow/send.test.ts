@@ -28,9 +28,10 @@ for (const kind of DATABASES) {
       assert.equal(info.revisions, 2);
       assert.equal(info.signatureFields.filter((f) => f.name.startsWith('mohar.')).length, 1);
 
-      const events = await t.server.ctx.db.selectFrom('events').selectAll().where('envelope_id', '=', draft.id).execute();
-      assert.deepEqual(events.map((e) => [e.type, e.sequence]), [['envelope.sent', 1]]);
-      assert.equal(JSON.parse(events[0]!.payload).data.envelope.status, 'sent');
+      const events = await t.server.ctx.db.selectFrom('events').selectAll().where('envelope_id', '=', draft.id).orderBy('sequence').execute();
+      assert.deepEqual(events.map((e) => [e.type, e.sequence]), [['envelope.created', 1], ['envelope.sent', 2]]);
+      assert.equal(JSON.parse(events[0]!.payload).data.envelope.status, 'draft');
+      assert.equal(JSON.parse(events[1]!.payload).data.envelope.status, 'sent');
 
       const again = await t.server.request('POST', `${API}/envelopes/${draft.id}/send`, { key: t.account.key });
       assert.equal(again.statusCode, 409);
@@ -75,7 +76,7 @@ for (const kind of DATABASES) {
       assert.equal(again.statusCode, 409);
       assert.equal(again.json().code, 'envelope_finished');
       const events = await t.server.ctx.db.selectFrom('events').select(['type', 'sequence']).where('envelope_id', '=', draft.id).orderBy('sequence').execute();
-      assert.deepEqual(events.map((e) => e.type), ['envelope.sent', 'envelope.voided']);
+      assert.deepEqual(events.map((e) => e.type), ['envelope.created', 'envelope.sent', 'envelope.voided']);
     });
   });
 }

@@ -92,8 +92,8 @@ for (const kind of DATABASES) {
       assert.equal(report.signatures[1]!.revision, 4, 'values and signature in one revision over the certified one');
 
       const events = await t.server.ctx.db.selectFrom('events').select(['type', 'sequence', 'payload']).where('envelope_id', '=', draft.id).orderBy('sequence').execute();
-      assert.deepEqual(events.map((e) => e.type), ['envelope.sent', 'recipient.viewed', 'recipient.signed', 'recipient.viewed', 'recipient.approved', 'envelope.completed']);
-      assert.deepEqual(events.map((e) => e.sequence), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(events.map((e) => e.type), ['envelope.created', 'envelope.sent', 'recipient.viewed', 'recipient.signed', 'recipient.viewed', 'recipient.approved', 'envelope.completed']);
+      assert.deepEqual(events.map((e) => e.sequence), [1, 2, 3, 4, 5, 6, 7]);
       const completed = JSON.parse(events.at(-1)!.payload);
       assert.equal(completed.data.documents[0].sha256, revisions.at(-1)!.sha256);
       const signerRow = await t.server.ctx.db.selectFrom('recipients').select('act_details').where('id', '=', signerId).executeTakeFirstOrThrow();
