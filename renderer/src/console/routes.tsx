@@ -14,6 +14,12 @@ import { TemplateEditPage } from './pages/templates/TemplateEditPage';
 import { TemplateNewPage } from './pages/templates/TemplateNewPage';
 import { TemplatesPage } from './pages/templates/TemplatesPage';
 import { UseTemplatePage } from './pages/templates/UseTemplatePage';
+import { ApiKeysPage } from './pages/developer/ApiKeysPage';
+import { EmbeddingPage } from './pages/developer/EmbeddingPage';
+import { UsagePage } from './pages/developer/UsagePage';
+import { WebhooksPage } from './pages/developer/WebhooksPage';
+import { JobsPage } from './pages/operators/JobsPage';
+import { OutboxPage } from './pages/operators/OutboxPage';
 
 export interface PageProps {
   params: Record<string, string>;
@@ -32,4 +38,10 @@ export const ROUTES: readonly { pattern: string; page: ComponentType<PageProps> 
   { pattern: '/bulk-sends', page: BulkSendsPage },
   { pattern: '/bulk-sends/new', page: NewBulkSendPage },
   { pattern: '/bulk-sends/:id', page: BulkSendDetailPage },
+  { pattern: '/developer', page: ApiKeysPage },
+  { pattern: '/developer/webhooks', page: WebhooksPage },
+  { pattern: '/developer/embedding', page: EmbeddingPage },
+  { pattern: '/developer/usage', page: UsagePage },
+  { pattern: '/operators', page: OutboxPage },
+  { pattern: '/operators/jobs', page: JobsPage },
 ];

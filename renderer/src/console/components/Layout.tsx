@@ -11,6 +11,13 @@ const NAV = [
   { to: '/bulk-sends', key: 'console.nav.bulk' },
 ] as const;
 
+/** Account management: not for a sender (the server answers 403 insufficient_role to a sender there anyway). */
+const ADMIN_NAV = [
+  { to: '/developer', key: 'console.nav.developers' },
+  { to: '/operators', key: 'console.nav.operators' },
+] as const;
+const MANAGES_ACCOUNT = new Set(['admin', 'api_admin']);
+
 function LanguagePicker() {
   const { language, setLanguage } = useT();
   const id = useId();
@@ -46,7 +53,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <Link to="/envelopes" className="brand">{t('console.title')}</Link>
         <nav aria-label={t('console.nav.label')}>
           <ul className="console-nav">
-            {NAV.map((item) => (
+            {[...NAV, ...(MANAGES_ACCOUNT.has(user.role) ? ADMIN_NAV : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={path === item.to || path.startsWith(`${item.to}/`) ? 'page' : undefined}>{t(item.key)}</Link>
               </li>

@@ -8,7 +8,8 @@ import * as envelopes from './envelopes';
 import * as shell from './shell';
 import * as templates from './templates';
 import * as bulk from './bulk';
+import * as developer from './developer';
 
-export const en = { ...shell.en, ...compose.en, ...envelopes.en, ...templates.en, ...bulk.en };
+export const en = { ...shell.en, ...compose.en, ...envelopes.en, ...templates.en, ...bulk.en, ...developer.en };
 export type ConsoleStringKey = keyof typeof en;
-export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi, ...envelopes.hi, ...templates.hi, ...bulk.hi };
+export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi, ...envelopes.hi, ...templates.hi, ...bulk.hi, ...developer.hi };
