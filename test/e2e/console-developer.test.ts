@@ -224,4 +224,30 @@ describe('console developer portal in Chromium on sqlite', () => {
     const unexpected = errors.filter((e) => !/Failed to load resource: the server responded with a status of (401|403|404|409|422)/.test(e));
     assert.deepEqual(unexpected, []);
   });
+
+  test('a sender sees neither menu entry, and the pages refuse in words (the server answers 403)', async () => {
+    const email = 'sender@test.local';
+    const invited = await t.server.request('POST', `${LEGACY}/users/`, { token: t.account.token, json: { email, role: 'sender' } });
+    assert.equal(invited.statusCode, 201, invited.body);
+    const mail = await t.server.ctx.db.selectFrom('outbox_mail').select('text').where('to_address', '=', email).executeTakeFirstOrThrow();
+    const link = /\/app\/set-password\?token=(\S+)/.exec(mail.text);
+    assert.ok(link, mail.text);
+    const password = 'sender password 12345';
+    assert.equal((await t.server.request('POST', `${LEGACY}/users/set-password/`, { json: { token: decodeURIComponent(link[1]!), password } })).statusCode, 200);
+    const senderToken = await t.server.login(email, password);
+    assert.equal((await t.server.request('GET', `${LEGACY}/webhook/deliveries/`, { token: senderToken })).json().code, 'insufficient_role');
+
+    const context = await newContext(browser, { viewport: { width: 1280, height: 900 } });
+    const senderPage = await context.newPage();
+    await logInToConsole(senderPage, origin, { email, password }, '/developer/webhooks');
+    await senderPage.getByRole('alert').getByText('Your login (sender) cannot manage the account').waitFor();
+    assert.equal(await senderPage.getByRole('link', { name: 'API keys' }).count(), 0, 'no portal tabs');
+    await senderPage.getByRole('link', { name: 'Go to envelopes' }).waitFor();
+    const nav = senderPage.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Envelopes' }).waitFor();
+    assert.equal(await nav.getByRole('link', { name: 'Developers' }).count(), 0);
+    assert.equal(await nav.getByRole('link', { name: 'Operators' }).count(), 0);
+    await shots.take(senderPage, 'sender-refused');
+    await context.close();
+  });
 });

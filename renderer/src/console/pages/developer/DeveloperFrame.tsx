@@ -36,6 +36,15 @@ export function DeveloperFrame({ area, title, intro, children }: Props) {
   const { path } = useRouter();
   const user = useUser();
   const tabs = area === 'developer' ? DEVELOPER_TABS : OPERATOR_TABS;
+  if (!canManageAccount(user.role)) {
+    return (
+      <>
+        <div className="page-head"><h1>{t(title)}</h1></div>
+        <div className="notice notice-error" role="alert"><p>{t('developer.forbidden', { role: user.role })}</p></div>
+        <Link to="/envelopes" className="button">{t('console.notFound.home')}</Link>
+      </>
+    );
+  }
   return (
     <>
       <div className="page-head">
@@ -48,14 +57,8 @@ export function DeveloperFrame({ area, title, intro, children }: Props) {
           ))}
         </ul>
       </nav>
-      {canManageAccount(user.role) ? (
-        <>
-          <p className="muted dev-intro">{t(intro)}</p>
-          {children}
-        </>
-      ) : (
-        <div className="notice notice-error" role="alert"><p>{t('developer.forbidden', { role: user.role })}</p></div>
-      )}
+      <p className="muted dev-intro">{t(intro)}</p>
+      {children}
     </>
   );
 }
