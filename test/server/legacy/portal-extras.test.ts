@@ -94,5 +94,23 @@ for (const kind of DATABASES) {
       const stranger = await server.newAccount();
       assert.equal((await server.request('POST', `${LEGACY}/jobs/${job.id}/retry/`, { token: stranger.token })).json().code, 'job_not_found');
     });
+
+    test('a sender login gets 403 insufficient_role on all three', async () => {
+      const owner = await server.newAccount();
+      const email = `sender-${owner.accountId.slice(0, 6)}@test.local`;
+      assert.equal((await server.request('POST', `${LEGACY}/users/`, { token: owner.token, json: { email, role: 'sender' } })).statusCode, 201);
+      const mail = await server.ctx.db.selectFrom('outbox_mail').select('text').where('to_address', '=', email).executeTakeFirstOrThrow();
+      const link = /\/app\/set-password\?token=(\S+)/.exec(mail.text);
+      assert.ok(link, mail.text);
+      const password = 'sender password 12345';
+      assert.equal((await server.request('POST', `${LEGACY}/users/set-password/`, { json: { token: decodeURIComponent(link[1]!), password } })).statusCode, 200);
+      const token = await server.login(email, password);
+      const id = '00000000-0000-4000-8000-000000000000';
+      for (const [method, url] of [['GET', '/usage/daily/'], ['POST', `/mail/outbox/${id}/resend/`], ['POST', `/jobs/${id}/retry/`]] as const) {
+        const answer = await server.request(method, `${LEGACY}${url}`, { token });
+        assert.equal(answer.statusCode, 403, `${method} ${url}`);
+        assert.equal(answer.json().code, 'insufficient_role');
+      }
+    });
   });
 }
