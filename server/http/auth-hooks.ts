@@ -90,12 +90,13 @@ export function bearerOf(request: FastifyRequest): string | undefined {
  * existed) may too while the account has no active admin, so it can invite the first one (docs/decisions.md).
  */
 export function requireUserAdmin(ctx: Context) {
-  const loggedIn = requireAdminLogin(ctx);
+  const loggedIn = requireUserLogin(ctx);
   return async (request: FastifyRequest): Promise<void> => {
     await loggedIn(request);
     const user = request.user!;
     if (user.role === 'admin') return;
-    if (await hasOtherActiveAdmin(ctx, user.accountId, null)) throw new MoharError('insufficient_role', 'only an admin of the account manages its users and reads its audit log');
+    if (user.role === 'api_admin' && !(await hasOtherActiveAdmin(ctx, user.accountId, null))) return;
+    throw new MoharError('insufficient_role', `only an admin of the account manages its users and reads its audit log (this login is ${user.role})`);
   };
 }
 

@@ -4,6 +4,7 @@ import { Layout } from './components/Layout';
 import { ErrorNotice } from './components/ErrorNotice';
 import { useT } from './i18n';
 import { LoginPage } from './pages/LoginPage';
+import { SetPasswordPage } from './pages/users/SetPasswordPage';
 import { Link, matchPath, useRouter } from './router';
 import { ROUTES } from './routes';
 import { useSession } from './session';
@@ -34,6 +35,9 @@ function CurrentPage() {
 export function App() {
   const { t } = useT();
   const { state } = useSession();
+  const { path } = useRouter();
+  // The invite and reset links: public, whoever is (or is not) logged in in this browser.
+  if (path === '/set-password') return <SetPasswordPage />;
   if (state.status === 'loading') return <p className="console-loading" role="status">{t('console.loading')}</p>;
   if (state.status === 'anonymous') {
     return (

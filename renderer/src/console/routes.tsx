@@ -20,6 +20,9 @@ import { UsagePage } from './pages/developer/UsagePage';
 import { WebhooksPage } from './pages/developer/WebhooksPage';
 import { JobsPage } from './pages/operators/JobsPage';
 import { OutboxPage } from './pages/operators/OutboxPage';
+import { AuditLogPage } from './pages/users/AuditLogPage';
+import { ChangePasswordPage } from './pages/users/ChangePasswordPage';
+import { UsersPage } from './pages/users/UsersPage';
 
 export interface PageProps {
   params: Record<string, string>;
@@ -44,4 +47,7 @@ export const ROUTES: readonly { pattern: string; page: ComponentType<PageProps> 
   { pattern: '/developer/usage', page: UsagePage },
   { pattern: '/operators', page: OutboxPage },
   { pattern: '/operators/jobs', page: JobsPage },
+  { pattern: '/users', page: UsersPage },
+  { pattern: '/users/audit-log', page: AuditLogPage },
+  { pattern: '/account/password', page: ChangePasswordPage },
 ];

@@ -61,22 +61,23 @@ export async function login(ctx: Context, email: string, password: string, addre
   const since = iso(new Date(now.getTime() - LOCKOUT_WINDOW_SECONDS * 1000));
   const addressAttempt = address === null ? undefined : await reserveAddressAttempt(ctx, address, now, since);
   const user = await ctx.db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-  // Invited and deactivated users answer exactly like unknown e-mails.
+  const failed = (who: { id: string; account_id: string; email: string }, reason: string) =>
+    recordAudit(ctx.db, now, { accountId: who.account_id, action: 'login_failed', actor: { userId: who.id, email: who.email, ip: address }, target: who.email, detail: { reason } });
+  // Invited and deactivated users answer exactly like unknown e-mails (the account's audit log says which).
   if (!user || user.status !== 'active') {
     await verifyPassword(password, await DUMMY_HASH_PROMISE);
+    if (user) await failed(user, user.status);
     throw new MoharError('invalid_credentials', 'wrong e-mail or password');
   }
   if (user.locked_until && new Date(user.locked_until) > now) throw lockedError(new Date(user.locked_until), now);
-  const failed = (detail: Record<string, unknown>) =>
-    recordAudit(ctx.db, now, { accountId: user.account_id, action: 'login_failed', actor: { userId: user.id, email: user.email, ip: address }, target: user.email, detail });
 
   const attempts = await reserveUserAttempt(ctx, user.id, now, since);
   if (attempts > LOCKOUT_FAILURES) {
-    await failed({ reason: 'locked' });
+    await failed(user, 'locked');
     throw await lock(ctx, user.id, now);
   }
   if (!(await verifyPassword(password, user.password_hash))) {
-    await failed({ reason: 'wrong_password' });
+    await failed(user, 'wrong_password');
     if (attempts >= LOCKOUT_FAILURES) throw await lock(ctx, user.id, now);
     throw new MoharError('invalid_credentials', 'wrong e-mail or password');
   }

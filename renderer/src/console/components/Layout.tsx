@@ -17,6 +17,8 @@ const ADMIN_NAV = [
   { to: '/operators', key: 'console.nav.operators' },
 ] as const;
 const MANAGES_ACCOUNT = new Set(['admin', 'api_admin']);
+/** Users and the audit log: admins (and the api_admin of an account without an admin yet; the server decides). */
+const USERS_NAV = [{ to: '/users', key: 'users.nav' }] as const;
 
 function LanguagePicker() {
   const { language, setLanguage } = useT();
@@ -53,7 +55,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <Link to="/envelopes" className="brand">{t('console.title')}</Link>
         <nav aria-label={t('console.nav.label')}>
           <ul className="console-nav">
-            {[...NAV, ...(MANAGES_ACCOUNT.has(user.role) ? ADMIN_NAV : [])].map((item) => (
+            {[...NAV, ...(MANAGES_ACCOUNT.has(user.role) ? [...ADMIN_NAV, ...USERS_NAV] : [])].map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={path === item.to || path.startsWith(`${item.to}/`) ? 'page' : undefined}>{t(item.key)}</Link>
               </li>
@@ -63,7 +65,12 @@ export function Layout({ children }: { children: ReactNode }) {
         <div className="console-tools">
           <HelpMenu />
           <LanguagePicker />
-          <span className="muted account" title={t('console.account', { email: user.email, account: user.account_name })}>{user.email}</span>
+          <details className="menu">
+            <summary className="account" title={t('console.account', { email: user.email, account: user.account_name })}>{user.email}</summary>
+            <ul>
+              <li><Link to="/account/password" onClick={(e) => e.currentTarget.closest('details')?.removeAttribute('open')}>{t('password.change.link')}</Link></li>
+            </ul>
+          </details>
           <button type="button" className="button small" onClick={() => void session.logOut()}>{t('console.logout')}</button>
         </div>
       </header>

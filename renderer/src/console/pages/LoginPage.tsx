@@ -4,6 +4,7 @@ import { ApiError } from '../api';
 import { errorText } from '../components/ErrorNotice';
 import { useT } from '../i18n';
 import { useSession } from '../session';
+import { ForgotPassword } from './users/ForgotPassword';
 
 export function LoginPage({ ended }: { ended: boolean }) {
   const { t } = useT();
@@ -12,6 +13,7 @@ export function LoginPage({ ended }: { ended: boolean }) {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [forgot, setForgot] = useState(false);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -28,6 +30,13 @@ export function LoginPage({ ended }: { ended: boolean }) {
     }
   };
 
+  if (forgot) {
+    return (
+      <main className="login" id="content">
+        <ForgotPassword initialEmail={email} onBack={() => setForgot(false)} />
+      </main>
+    );
+  }
   return (
     <main className="login" id="content">
       <form className="login-card" onSubmit={(e) => void submit(e)} aria-describedby={error ? 'login-error' : undefined}>
@@ -39,6 +48,7 @@ export function LoginPage({ ended }: { ended: boolean }) {
         <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
         {error && <p id="login-error" className="error" role="alert">{error}</p>}
         <button type="submit" className="button primary" disabled={busy}>{busy ? t('login.busy') : t('login.submit')}</button>
+        <button type="button" className="button link-button" onClick={() => setForgot(true)}>{t('password.forgot.link')}</button>
         <p className="muted small">{t('login.firstStart')}</p>
       </form>
     </main>
