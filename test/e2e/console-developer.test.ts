@@ -66,6 +66,7 @@ describe('console developer portal in Chromium on sqlite', () => {
     await revealed.waitFor();
     const newKey = await revealed.inputValue();
     assert.match(newKey, /^qsk_live_[A-Za-z0-9_-]{43}$/);
+    assert.equal(await revealed.evaluate((element) => element === element.ownerDocument.activeElement), true, 'focus on the revealed key');
     await live.getByText('it will not be shown again').waitFor();
     await live.getByRole('button', { name: 'Copy' }).click();
     await live.getByText(/Copied to the clipboard|press Ctrl\+C/).waitFor();
@@ -127,6 +128,10 @@ describe('console developer portal in Chromium on sqlite', () => {
     await row.getByText('Pending').waitFor();
     await row.getByText(/next try/).waitFor();
     await shots.take(page, 'webhook-redelivered', true);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shots.take(page, 'webhook-log-phone', true);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'nothing wider than the phone: the log scrolls in its frame');
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // Its retries run out (as the worker would record after the last one): a dead letter, listed by the filter.
     await t.server.ctx.db.updateTable('webhook_deliveries').set({ status: 'dead' }).where('account_id', '=', t.account.accountId).execute();

@@ -48,7 +48,7 @@ function KeyCard({ mode, current, onGenerated }: { mode: KeyMode; current: KeyMe
         <p>{t('developer.keys.none')}</p>
       )}
       {revealed && (
-        <SecretBox label={t('developer.keys.newKey', { mode })} value={revealed.api_key} warning={t('developer.keys.once')} />
+        <SecretBox label={t('developer.keys.newKey', { mode })} value={revealed.api_key} warning={t('developer.keys.once')} focus />
       )}
       {notTestMode ? (
         <div className="notice" role="alert"><p>{t('developer.keys.notTestMode')}</p><p className="small">{(error as ApiError).message}</p></div>

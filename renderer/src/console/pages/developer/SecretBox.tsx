@@ -1,17 +1,23 @@
 /** A secret shown in full (a new API key, the webhook secret), with a Copy button and what to do with it. */
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useT } from '../../i18n';
 
 interface Props {
   label: string;
   value: string;
   warning?: string;
+  /** Move keyboard focus to the secret when it appears (a one-time reveal: read it out, copy it). */
+  focus?: boolean;
 }
 
-export function SecretBox({ label, value, warning }: Props) {
+export function SecretBox({ label, value, warning, focus = false }: Props) {
   const { t } = useT();
   const id = useId();
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (focus) input.current?.focus();
+  }, [focus, value]);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(value);
@@ -26,7 +32,7 @@ export function SecretBox({ label, value, warning }: Props) {
     <div className="secret-box">
       <label htmlFor={id}>{label}</label>
       <div className="secret-row">
-        <input id={id} className="secret-value" readOnly value={value} onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
+        <input ref={input} id={id} className="secret-value" readOnly value={value} onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
         <button type="button" className="button small" onClick={() => void copy()}>{t('developer.copy')}</button>
       </div>
       <p role="status" className="small">{copied === 'yes' ? t('developer.copied') : copied === 'no' ? t('developer.copyManually') : ''}</p>

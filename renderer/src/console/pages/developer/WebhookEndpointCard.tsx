@@ -105,7 +105,7 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
           <h3>{t('developer.webhooks.secret')}</h3>
           <p className="muted">{t('developer.webhooks.secretHint')}</p>
           {overlapUntil && <p className="notice" role="status">{t('developer.webhooks.overlap', { until: formatDate(overlapUntil) })}</p>}
-          {secret && <SecretBox label={t('developer.webhooks.secretLabel')} value={secret.value} {...(secret.fresh ? { warning: t('developer.webhooks.secretNew') } : {})} />}
+          {secret && <SecretBox label={t('developer.webhooks.secretLabel')} value={secret.value} focus {...(secret.fresh ? { warning: t('developer.webhooks.secretNew') } : {})} />}
           <div className="form-actions">
             {!secret && <button type="button" className="button" disabled={busy} onClick={reveal}>{t('developer.webhooks.reveal')}</button>}
             {secret && <button type="button" className="button" onClick={() => setSecret(null)}>{t('developer.webhooks.hide')}</button>}
@@ -113,7 +113,7 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
           </div>
         </>
       )}
-      {!endpoint && secret && <SecretBox label={t('developer.webhooks.secretLabel')} value={secret.value} warning={t('developer.webhooks.secretNew')} />}
+      {!endpoint && secret && <SecretBox label={t('developer.webhooks.secretLabel')} value={secret.value} warning={t('developer.webhooks.secretNew')} focus />}
       <ErrorNotice error={error} />
       {rotating && (
         <ConfirmDialog
