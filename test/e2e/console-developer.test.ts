@@ -144,6 +144,14 @@ describe('console developer portal in Chromium on sqlite', () => {
     await page.getByLabel('Status', { exact: true }).selectOption('');
     await page.getByLabel('Event type').selectOption('');
 
+    // More than a page: the older ones on demand.
+    for (let i = 0; i < 25; i++) assert.equal((await t.server.request('POST', `${LEGACY}/webhook/test/`, { token: t.account.token })).statusCode, 202);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('button', { name: 'Older deliveries' }).click();
+    await page.locator('tr[data-delivery]').nth(25).waitFor();
+    assert.equal(await page.locator('tr[data-delivery]').count(), 26, 'both pages, each delivery once');
+    assert.equal(await page.getByRole('button', { name: 'Older deliveries' }).count(), 0, 'no more pages');
+
     // Secret: reveal, then rotate with a 12-hour overlap shown.
     await page.getByRole('button', { name: 'Hide secret' }).click();
     await page.getByRole('button', { name: 'Reveal secret' }).click();

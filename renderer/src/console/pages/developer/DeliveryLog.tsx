@@ -11,6 +11,7 @@ import { useResource } from '../../use-resource';
 import { deliveryTone, DELIVERY_STATUSES, EVENT_TYPES, legacy, type Delivery, type DeliveryDetail, type Page } from './model';
 
 const POLL_MS = 2000;
+const PAGE_SIZE = 25;
 
 function Attempts({ delivery }: { delivery: Delivery }) {
   const { t, formatDate } = useT();
@@ -50,8 +51,22 @@ export function DeliveryLog({ generation }: { generation: number }) {
   const [eventType, setEventType] = useState('');
   const [open, setOpen] = useState<Set<string>>(new Set());
   const [actionError, setActionError] = useState<unknown>(null);
-  const query = new URLSearchParams({ limit: '50', ...(status ? { status } : {}), ...(eventType ? { event_type: eventType } : {}) }).toString();
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE), ...(status ? { status } : {}), ...(eventType ? { event_type: eventType } : {}) }).toString();
   const log = useResource((signal) => api<Page<Delivery>>('GET', legacy(`/webhook/deliveries/?${query}`), { signal }), [query, generation]);
+  // Older pages, fetched on demand for this filter (the first page alone is polled and refreshed).
+  const [older, setOlder] = useState<{ query: string; items: Delivery[]; next: string | null } | null>(null);
+  const olderItems = older?.query === query ? older.items : [];
+  const items = [...(log.data?.items ?? []), ...olderItems.filter((d) => !log.data?.items.some((e) => e.id === d.id))];
+  const next = older?.query === query ? older.next : log.data?.next_before ?? null;
+  const loadOlder = async () => {
+    setActionError(null);
+    try {
+      const page = await api<Page<Delivery>>('GET', legacy(`/webhook/deliveries/?${query}&before=${encodeURIComponent(next ?? '')}`));
+      setOlder({ query, items: [...olderItems, ...page.items], next: page.next_before });
+    } catch (e) {
+      setActionError(e);
+    }
+  };
   const waiting = log.data?.items.some((d) => d.status === 'pending' || d.status === 'delivering') ?? false;
   useEffect(() => {
     if (!waiting) return undefined;
@@ -101,8 +116,8 @@ export function DeliveryLog({ generation }: { generation: number }) {
       {waiting && <p className="muted small" role="status">{t('developer.log.polling')}</p>}
       <ErrorNotice error={log.error} onRetry={log.reload} />
       <ErrorNotice error={actionError} />
-      {log.data && log.data.items.length === 0 && <p className="empty-log">{t(status || eventType ? 'developer.log.emptyFiltered' : 'developer.log.empty')}</p>}
-      {log.data && log.data.items.length > 0 && (
+      {log.data && items.length === 0 && <p className="empty-log">{t(status || eventType ? 'developer.log.emptyFiltered' : 'developer.log.empty')}</p>}
+      {items.length > 0 && (
         <div className="table-wrap">
           <table className="data deliveries">
             <thead><tr>
@@ -110,7 +125,7 @@ export function DeliveryLog({ generation }: { generation: number }) {
               <th>{t('developer.log.attempts')}</th><th>{t('developer.log.code')}</th><th><span className="visually-hidden">{t('developer.log.actions')}</span></th>
             </tr></thead>
             <tbody>
-              {log.data.items.map((d) => (
+              {items.map((d) => (
                 <Fragment key={d.id}>
                   <tr data-delivery={d.id}>
                     <td>{formatDate(d.created_at)}</td>
@@ -131,6 +146,7 @@ export function DeliveryLog({ generation }: { generation: number }) {
           </table>
         </div>
       )}
+      {next && <div className="form-actions"><button type="button" className="button small" onClick={() => void loadOlder()}>{t('developer.log.older')}</button></div>}
     </section>
   );
 }
