@@ -130,7 +130,7 @@ describe('console developer portal in Chromium on sqlite', () => {
     await shots.take(page, 'webhook-redelivered', true);
     await page.setViewportSize({ width: 390, height: 844 });
     await shots.take(page, 'webhook-log-phone', true);
-    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, 'nothing wider than the phone: the log scrolls in its frame');
+    assert.equal(await page.locator('html').evaluate((html) => html.scrollWidth), 390, 'nothing wider than the phone: the log scrolls in its frame');
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // Its retries run out (as the worker would record after the last one): a dead letter, listed by the filter.
