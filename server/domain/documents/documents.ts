@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { MoharError } from '../../../common/errors.js';
 import type { PdfInfo } from '../../../pdf/index.js';
 import { iso, type Context } from '../context.js';
+import { storeRevision } from './recent-revisions.js';
 
 export interface PageView {
   page_number: number;
@@ -49,7 +50,7 @@ export async function uploadDocument(ctx: Context, accountId: string, filename: 
   }
   if (bytes.byteLength === 0) throw new MoharError('invalid_pdf', 'the file is empty');
   const info = await ctx.pdf.inspect(bytes);
-  const sha256 = await ctx.blobs.put(bytes);
+  const sha256 = await storeRevision(ctx, bytes);
   const stored: StoredPdfInfo = { pageCount: info.pageCount, pages: info.pages, signatureFields: info.signatureFields };
   const row = {
     id: randomUUID(),

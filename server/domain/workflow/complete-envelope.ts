@@ -10,6 +10,7 @@
  */
 import { loadCertificateInput, appendAudit } from '../../audit/index.js';
 import { createCertificateOffLoop } from './certificate-off-loop.js';
+import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import type { PadesLevel } from '../../../pdf/verify/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import { iso, type Context } from '../context.js';
@@ -67,12 +68,12 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
       sizes.set(document.document_id, Number(revision.size));
       continue;
     }
-    let bytes = await ctx.blobs.get(document.current_sha256!);
+    let bytes = await readRevision(ctx, document.current_sha256!);
     const revisions = [];
     const appended = ctx.config.tsaUrl ? await archiveDocument(ctx, bytes, ctx.config.tsaUrl, dscData ?? undefined) : dscValidationRevisions(bytes, dscData!);
     for (const revision of appended) {
       assertOwnRevision(`completion (${revision.act})`, bytes, revision.bytes, { allowLtv: true });
-      revisions.push({ sha256: await ctx.blobs.put(revision.bytes), size: revision.bytes.length, act: revision.act });
+      revisions.push({ sha256: await storeRevision(ctx, revision.bytes), size: revision.bytes.length, act: revision.act });
       bytes = revision.bytes;
     }
     if (revisions.length > 0) archived.set(document.document_id, { from: document.current_sha256!, revisions });

@@ -17,6 +17,7 @@ import { signPadesOffLoop } from './sign-off-loop.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
 import { fillValues } from './field-values.js';
 import type { ResolvedSession } from './sessions.js';
+import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 
 export interface SignInput {
   consent?: boolean;
@@ -61,7 +62,7 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
     const current = await ctx.db.selectFrom('envelope_documents').select(['document_id', 'current_sha256']).where('envelope_id', '=', session.envelopeId).where('document_id', 'in', documentIds).execute();
     const revisions: { documentId: string; before: string; after: string; size: number }[] = [];
     for (const doc of current) {
-      const bytes = await ctx.blobs.get(doc.current_sha256!);
+      const bytes = await readRevision(ctx, doc.current_sha256!);
       const docFields = fields.filter((f) => f.document_id === doc.document_id);
       const formValues = Object.fromEntries(docFields.filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE).map((f) => [pdfFieldName(f), values.pdf[pdfFieldName(f)]!]).filter(([, v]) => v !== undefined));
       const signatureField = docFields.find((f) => f.field_type === FIELD_TYPES.SIGNATURE);
@@ -78,7 +79,7 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
         ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
       });
       await assertOwnRevisionOffLoop(ctx.pdf, 'electronic signature', bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: Object.keys(formValues) });
-      revisions.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await ctx.blobs.put(signed.bytes), size: signed.bytes.length });
+      revisions.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await storeRevision(ctx, signed.bytes), size: signed.bytes.length });
     }
     const at = iso(ctx.now());
     const outcome = await ctx.db.transaction().execute(async (trx) => {

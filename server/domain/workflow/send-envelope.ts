@@ -18,6 +18,7 @@ import { mailTurn } from './notify.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { EXPIRE_JOB } from './job-kinds.js';
 import { prepareDocument } from './certify-document.js';
+import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 
 interface PreparedDocument {
   readonly documentId: string;
@@ -70,16 +71,16 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
         ...(f.options === null ? {} : { options: JSON.parse(f.options) as string[] }),
         required: f.required === 1,
       }));
-    const original = await ctx.blobs.get(document.sha256);
+    const original = await readRevision(ctx, document.sha256);
     const { bytes, certification } = await prepareDocument(ctx, original, layout, now);
     prepared.push({
       documentId: document.id,
       originalSha: document.sha256,
       originalSize: original.length,
-      sha256: await ctx.blobs.put(bytes),
+      sha256: await storeRevision(ctx, bytes),
       size: bytes.length,
       changed: layout.length > 0,
-      certified: certification.certified ? { sha256: await ctx.blobs.put(certification.bytes), size: certification.bytes.length } : null,
+      certified: certification.certified ? { sha256: await storeRevision(ctx, certification.bytes), size: certification.bytes.length } : null,
       skipped: certification.certified ? null : certification.skipped,
     });
   }
