@@ -32,6 +32,9 @@ export async function requestPasswordReset(ctx: Context, email: string, ip: stri
   const user = await ctx.db.selectFrom('users').select(['id', 'account_id', 'email', 'status']).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
   if (!user || user.status !== 'active') return;
   const now = ctx.now();
+  // One mail a minute per user at most: the public form must not become a way to flood someone's mailbox.
+  const recent = await ctx.db.selectFrom('user_tokens').select('token_hash').where('user_id', '=', user.id).where('purpose', '=', 'reset').where('created_at', '>', new Date(now.getTime() - 60_000).toISOString()).executeTakeFirst();
+  if (recent) return;
   await ctx.db.transaction().execute(async (trx) => {
     const token = await issueLink(trx, now, user.id, 'reset');
     await queueUserMail(trx, now, {

@@ -29,11 +29,12 @@ const AUDITED_ROUTES: Readonly<Record<string, { action: AuditAction; target: (re
 };
 
 function auditOtherRoutes(app: App, ctx: Context, prefix: string): void {
-  app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode >= 300 || !request.user) return;
+  // onSend, not onResponse: the row is written before the caller has the answer, so reading the log next sees it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode >= 300 || !request.user) return payload;
     const audited = AUDITED_ROUTES[`${request.method} ${(request.routeOptions.url ?? '').slice(prefix.length)}`];
-    if (!audited) return;
-    await recordAudit(ctx.db, ctx.now(), { accountId: request.user.accountId, action: audited.action, actor: actorOf(request), target: audited.target(request) });
+    if (audited) await recordAudit(ctx.db, ctx.now(), { accountId: request.user.accountId, action: audited.action, actor: actorOf(request), target: audited.target(request) });
+    return payload;
   });
 }
 

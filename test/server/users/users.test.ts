@@ -35,7 +35,7 @@ for (const kind of DATABASES) {
     }
 
     before(async () => {
-      server = await startTestServer(kind);
+      server = await startTestServer(kind, { MOHAR_WEBHOOK_ALLOW_PRIVATE: '1' });
       apiAdmin = await server.login();
       // The bootstrap api_admin may invite the first admin (the account has none yet).
       adminEmail = fresh('admin');
@@ -130,6 +130,30 @@ for (const kind of DATABASES) {
       assert.equal((await server.request('PATCH', `${LEGACY}/users/${user.id}/`, { token: admin, json: { role: 'owner' } })).statusCode, 422);
     });
 
+    test('two admins demoting each other at once: one succeeds, the account keeps an admin', async () => {
+      const other = await server.newAccount();
+      const admins: { id: string; token: string }[] = [];
+      for (const name of ['first', 'second']) {
+        const email = fresh(name);
+        // The api_admin invites the first admin; that admin the second.
+        const invited = await invite(admins[0]?.token ?? other.token, email, 'admin');
+        assert.equal(invited.statusCode, 201, invited.body);
+        await setPassword(await linkMailedTo(email));
+        admins.push({ id: invited.json().id, token: await server.login(email, PASSWORD) });
+      }
+      const [a, b] = admins as [{ id: string; token: string }, { id: string; token: string }];
+      const answers = await Promise.all([
+        server.request('PATCH', `${LEGACY}/users/${b.id}/`, { token: a.token, json: { role: 'sender' } }),
+        server.request('PATCH', `${LEGACY}/users/${a.id}/`, { token: b.token, json: { role: 'sender' } }),
+      ]);
+      // The loser is refused by the guard (409 last_admin), or, if the winner committed before its role was read,
+      // already as a sender (403); never both demoted.
+      const codes = answers.map((r) => r.statusCode).sort();
+      assert.ok(codes[0] === 200 && (codes[1] === 409 || codes[1] === 403), answers.map((r) => r.body).join('\n'));
+      const left = (await server.ctx.db.selectFrom('users').select('id').where('account_id', '=', other.accountId).where('role', '=', 'admin').execute()).length;
+      assert.equal(left, 1);
+    });
+
     test('deactivation ends every session at once and refuses logins', async () => {
       const user = await newUser('sender');
       const pair = (await server.request('POST', `${LEGACY}/auth/login/`, { json: { email: user.email, password: PASSWORD } })).json();
@@ -168,7 +192,13 @@ for (const kind of DATABASES) {
       assert.equal((await server.request('GET', `${API}/envelopes`, { token: user.token })).statusCode, 401, 'a reset ends the sessions');
       assert.equal((await setPassword(link, 'the reset passphrase 2')).statusCode, 410);
       await server.login(user.email, 'the reset passphrase');
+      const mails = async () => (await server.ctx.db.selectFrom('outbox_mail').select('id').where('to_address', '=', user.email).execute()).length;
+      const sent = await mails();
       await server.request('POST', `${LEGACY}/users/password-reset/`, { json: { email: user.email } });
+      assert.equal(await mails(), sent, 'at most one reset mail a minute');
+      server.clock.advance(61);
+      await server.request('POST', `${LEGACY}/users/password-reset/`, { json: { email: user.email } });
+      assert.equal(await mails(), sent + 1);
       const late = await linkMailedTo(user.email);
       server.clock.advance(3600 + 1);
       assert.equal((await setPassword(late, 'too late passphrase')).statusCode, 410);
@@ -179,8 +209,12 @@ for (const kind of DATABASES) {
       const user = await newUser('sender');
       await server.request('POST', `${LEGACY}/auth/login/`, { json: { email: user.email, password: 'wrong password' } });
       await server.request('PATCH', `${LEGACY}/users/${user.id}/`, { token: admin, json: { role: 'admin' } });
+      const hook = await server.request('POST', `${LEGACY}/webhook/save/`, { token: admin, json: { webhook_url: 'https://127.0.0.1:9/mohar-hook' } });
+      assert.equal(hook.statusCode, 200, hook.body);
       assert.equal((await server.request('POST', `${LEGACY}/apikey/generate/`, { token: admin, json: { mode: 'live' } })).statusCode, 201);
       const page = (await server.request('GET', `${LEGACY}/audit-log/?limit=200`, { token: admin })).json();
+      const webhook = page.items.find((i: { action: string }) => i.action === 'webhook_changed');
+      assert.equal(webhook?.target, 'https://127.0.0.1:9/mohar-hook');
       const actions = (page.items as { action: string }[]).map((i) => i.action);
       for (const action of ['user_invited', 'password_set', 'login', 'login_failed', 'role_changed', 'api_key_rotated', 'user_deactivated', 'password_changed']) {
         assert.ok(actions.includes(action), `${action} in ${actions.join(',')}`);
