@@ -41,12 +41,22 @@ export async function idempotent(ctx: Context, request: FastifyRequest, reply: F
 export async function idempotentInOneCommit(ctx: Context, request: FastifyRequest, reply: FastifyReply, status: number, run: (claim?: KeyInCommit) => Promise<unknown>): Promise<FastifyReply> {
   const key = header(request, 'idempotency-key');
   if (key === undefined) return reply.code(status).send(await run());
-  const claim: KeyInCommit = { accountId: accountOf(request), key, fingerprint: fingerprintOf(request, request.body), status };
+  // The answer is serialized once, by the route's response schema, for the key's row and for the reply.
+  let answer: string | undefined;
+  const serialize = (body: unknown): string => {
+    const json = reply.code(status).serialize(body);
+    answer = typeof json === 'string' ? json : Buffer.from(json as ArrayBuffer).toString('utf8');
+    return answer;
+  };
+  const claim: KeyInCommit = { accountId: accountOf(request), key, fingerprint: fingerprintOf(request, request.body), status, serialize };
   for (let attempt = 0; attempt < 2; attempt++) {
     const found = await findIdempotent(ctx, claim.accountId, key, claim.fingerprint);
     if (found.kind === 'replay') return reply.header('Idempotent-Replayed', 'true').code(found.response.status).send(found.response.body);
+    answer = undefined;
     try {
-      return reply.code(status).send(await run(claim));
+      const body = await run(claim);
+      if (answer === undefined) return reply.code(status).send(body);
+      return reply.code(status).type('application/json; charset=utf-8').send(answer);
     } catch (error) {
       if (!(error instanceof KeyTakenMeanwhile)) throw error;
     }

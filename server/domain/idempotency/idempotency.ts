@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database, IdempotencyKeysTable } from '../../storage/schema.js';
 import { iso, type Context } from '../context.js';
 
@@ -80,7 +80,7 @@ export async function beginIdempotent(ctx: Context, accountId: string, key: stri
 export async function findIdempotent(ctx: Context, accountId: string, key: string, fingerprint: string): Promise<Begin | { kind: 'absent' }> {
   checkIdempotencyKey(key);
   const now = iso(ctx.now());
-  const row = await ctx.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+  const row = await readKey(ctx, accountId, key);
   if (!row) return { kind: 'absent' };
   if (row.expires_at <= now) {
     await ctx.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '=', row.expires_at).execute();
@@ -95,6 +95,26 @@ export async function findIdempotent(ctx: Context, accountId: string, key: strin
   return { kind: 'replay', response: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null') } };
 }
 
+type KeyColumns = Pick<IdempotencyKeysTable, 'request_hash' | 'state' | 'response_status' | 'response_body' | 'expires_at'>;
+const KEY_COLUMNS = ['request_hash', 'state', 'response_status', 'response_body', 'expires_at'] as const;
+const keyQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
+
+/** The key's row, by a query compiled once per database (on SQLite read at once through the fast path). */
+async function readKey(ctx: Context, accountId: string, key: string): Promise<KeyColumns | undefined> {
+  let compiled = keyQueries.get(ctx.db);
+  if (!compiled) {
+    compiled = ctx.db.selectFrom('idempotency_keys').select(KEY_COLUMNS).where('account_id', '=', '').where('key', '=', '').compile();
+    keyQueries.set(ctx.db, compiled);
+  }
+  const query: CompiledQuery = { ...compiled, parameters: [accountId, key] };
+  const fast = ctx.sqlite?.readArraysNow(query);
+  if (fast) {
+    const values = fast[0];
+    return values === undefined ? undefined : (Object.fromEntries(KEY_COLUMNS.map((c, i) => [c, values[i]])) as KeyColumns);
+  }
+  return (await ctx.db.executeQuery(query)).rows[0] as KeyColumns | undefined;
+}
+
 /**
  * A key stored in the same commit as what its request creates, already done with the answer (instead of
  * claim, work, answer: three commits). Concurrent first attempts still race on the primary key: the
@@ -105,6 +125,8 @@ export interface KeyInCommit {
   readonly key: string;
   readonly fingerprint: string;
   readonly status: number;
+  /** The answer as stored and as sent (the HTTP layer serializes it once, by the route's response schema). */
+  readonly serialize: (body: unknown) => string;
 }
 
 /** The key's row, done, with the answer. */

@@ -18,7 +18,7 @@ import { newId } from '../ids.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';
 import { loadInstantiable, type Instantiable } from './instantiable.js';
 import type { TemplateDefinition } from './model.js';
-import { findTemplate } from './store.js';
+import { templateState } from './store.js';
 import { layoutError } from './validate.js';
 
 export interface InstantiateInput {
@@ -83,7 +83,7 @@ function contentsOf(loaded: Instantiable, values: Record<string, string>, writte
  */
 export async function instantiateTemplate(ctx: Context, accountId: string, templateId: string, input: InstantiateInput, claim?: KeyInCommit): Promise<EnvelopeView> {
   if (input.send && claim) throw new MoharError('internal_error', 'instantiate with send: true takes its Idempotency-Key the three-commit way');
-  const template = await findTemplate(ctx.db, accountId, templateId);
+  const template = await templateState(ctx, accountId, templateId);
   if (template.archived_at !== null) throw new MoharError('template_archived', `the template was archived at ${template.archived_at}; restore it before instantiating`);
   const version = input.version ?? template.latest_version;
   const loaded = await loadInstantiable(ctx.db, accountId, templateId, version);
@@ -103,7 +103,7 @@ export async function instantiateTemplate(ctx: Context, accountId: string, templ
     ...draftView(draft),
     documents: loaded.documentViews.map((d) => ({ ...d, fields: fields.filter((f) => f.document_id === d.document_id).map(fieldView), certified: null, certification_skipped: null })),
   };
-  await writeDraft(ctx, draft, claim && { claim, responseJson: JSON.stringify(view) });
+  await writeDraft(ctx, draft, claim && { claim, responseJson: claim.serialize(view) });
   return view;
 }
 

@@ -6,7 +6,7 @@
  * FOR UPDATE; SQLite runs one transaction at a time), so versions stay 1, 2, 3… without gaps.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import { GENESIS_HASH, canonicalJson, hashAuditRow } from '../../audit/index.js';
 import { isPostgres } from '../../storage/migrations/dialect.js';
@@ -32,6 +32,25 @@ export async function findTemplate(db: Kysely<Database>, accountId: string, temp
   const row = await query.executeTakeFirst();
   if (!row) throw new MoharError('template_not_found', `no template ${templateId}`);
   return { ...row, latest_version: Number(row.latest_version) };
+}
+
+const stateQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
+
+/**
+ * What instantiation reads of the template row (archived? latest version?), by a query compiled once per
+ * database and, on SQLite, read at once through the fast path: it runs for every instantiation.
+ */
+export async function templateState(ctx: Context, accountId: string, templateId: string): Promise<Pick<TemplatesTable, 'archived_at' | 'latest_version'>> {
+  let compiled = stateQueries.get(ctx.db);
+  if (!compiled) {
+    compiled = ctx.db.selectFrom('templates').select(['archived_at', 'latest_version']).where('id', '=', '').where('account_id', '=', '').compile();
+    stateQueries.set(ctx.db, compiled);
+  }
+  const query: CompiledQuery = { ...compiled, parameters: [templateId, accountId] };
+  const rows = ctx.sqlite?.readArraysNow(query) ?? (await ctx.db.executeQuery(query)).rows.map((r) => Object.values(r as object));
+  const row = rows[0];
+  if (!row) throw new MoharError('template_not_found', `no template ${templateId}`);
+  return { archived_at: row[0] as string | null, latest_version: Number(row[1]) };
 }
 
 export async function loadVersion(db: Kysely<Database>, templateId: string, version: number): Promise<LoadedVersion> {
