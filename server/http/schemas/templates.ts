@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
 import { TEMPLATE_FORMAT } from '../../domain/templates/model.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
+import { EnvelopeResponse } from './envelopes.js';
 
 
 const Key = (description: string) => Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description });
@@ -80,7 +81,26 @@ export const ImportBody = Type.Intersect([
   TemplateDefinitionBody,
 ], { description: 'a portable template as GET /templates/{id}?include=documents returns it' });
 
-export const TemplateCreateJson = Type.Union([FromEnvelopeBody, ImportBody]);
+export const TemplateCreateJson = Type.Union([FromEnvelopeBody, ImportBody], {
+  examples: [
+    { source_envelope_id: '01a2016b-feee-792e-b146-7fd0c6edcdb0', name: 'Sale agreement' },
+    {
+      format: TEMPLATE_FORMAT, name: 'Sale agreement', settings: { message: 'Please sign', expire_in_days: 14 },
+      roles: [{ role_key: 'seller', label: 'Seller' }, { role_key: 'buyer', label: 'Buyer' }],
+      documents: [{ filename: 'sale.pdf', sha256: 'a'.repeat(64), content_base64: 'JVBERi0xLjcK…', fields: [{ role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50 }] }],
+    },
+  ],
+});
+
+/** The multipart create's parts, as documented (the route reads them itself). */
+export const TemplateCreateMultipartExample = {
+  template: JSON.stringify({
+    name: 'Sale agreement', settings: { expire_in_days: 14 },
+    roles: [{ role_key: 'seller', label: 'Seller' }, { role_key: 'buyer', label: 'Buyer' }, { role_key: 'witness', role: 'cc' }],
+    documents: [{ file: 'contract', fields: [{ role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50 }, { field_key: 'price', role_key: 'buyer', field_type: 10, page_number: 1, x: 300, y: 200, width: 120, height: 20 }] }],
+  }),
+  contract: '(the PDF file, application/pdf)',
+};
 
 const TemplateFieldView = Type.Object({
   field_key: Nullable(Type.String()),
@@ -98,6 +118,18 @@ const TemplateFieldView = Type.Object({
   required: Type.Boolean(),
   editable: Type.Boolean(),
 });
+
+const PORTABLE_EXAMPLE = {
+  format: TEMPLATE_FORMAT, template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', version: 2, latest_version: 2, name: 'Sale agreement', description: 'Standard flat sale',
+  archived: false, archived_at: null,
+  settings: { message: 'Please sign', routing_order: 'sequential', expire_in_days: 14, redirect_url: null, metadata: null },
+  roles: [{ role_key: 'seller', label: 'Seller', role: 'signer', signature_method: 'electronic', sequence: 1 }, { role_key: 'buyer', label: 'Buyer', role: 'signer', signature_method: 'electronic', sequence: 2 }],
+  documents: [{ document_id: '0193f0e2-6c1a-7b3e-9d2f-000000000001', filename: 'sale.pdf', sha256: 'a'.repeat(64), size: 48213, page_count: 2, fields: [
+    { field_key: null, role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50, label: null, value: null, options: null, pdf_signature_field: null, required: true, editable: false },
+    { field_key: 'price', role_key: 'buyer', field_type: 10, page_number: 1, x: 300, y: 200, width: 120, height: 20, label: 'Price', value: null, options: null, pdf_signature_field: null, required: true, editable: false },
+  ] }],
+  created_at: '2026-11-25T09:00:00.000Z', updated_at: '2026-11-25T10:00:00.000Z', version_created_at: '2026-11-25T10:00:00.000Z',
+};
 
 export const PortableTemplateResponse = Type.Object({
   format: Type.Literal(TEMPLATE_FORMAT),
@@ -130,23 +162,18 @@ export const PortableTemplateResponse = Type.Object({
   version_created_at: Type.String({ format: 'date-time' }),
 }, {
   description: 'the portable template: self-describing; with ?include=documents it re-creates the template on another installation (POST /templates)',
-  examples: [{
-    format: TEMPLATE_FORMAT, template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', version: 2, latest_version: 2, name: 'Sale agreement', description: 'Standard flat sale',
-    archived: false, archived_at: null,
-    settings: { message: 'Please sign', routing_order: 'sequential', expire_in_days: 14, redirect_url: null, metadata: null },
-    roles: [{ role_key: 'seller', label: 'Seller', role: 'signer', signature_method: 'electronic', sequence: 1 }, { role_key: 'buyer', label: 'Buyer', role: 'signer', signature_method: 'electronic', sequence: 2 }],
-    documents: [{ document_id: '0193f0e2-6c1a-7b3e-9d2f-000000000001', filename: 'sale.pdf', sha256: 'a'.repeat(64), size: 48213, page_count: 2, fields: [
-      { field_key: null, role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50, label: null, value: null, options: null, pdf_signature_field: null, required: true, editable: false },
-      { field_key: 'price', role_key: 'buyer', field_type: 10, page_number: 1, x: 300, y: 200, width: 120, height: 20, label: 'Price', value: null, options: null, pdf_signature_field: null, required: true, editable: false },
-    ] }],
-    created_at: '2026-11-25T09:00:00.000Z', updated_at: '2026-11-25T10:00:00.000Z', version_created_at: '2026-11-25T10:00:00.000Z',
-  }],
+  examples: [PORTABLE_EXAMPLE],
 });
 
 export const TemplateListItem = Type.Object({
   template_id: Uuid, name: Type.String(), version: Type.Integer(), archived: Type.Boolean(), archived_at: Nullable(Type.String()), created_at: Type.String(), updated_at: Type.String(),
 });
-export const TemplateListResponse = Type.Object({ templates: Type.Array(TemplateListItem), next_cursor: Nullable(Type.String({ description: 'pass as ?cursor= for the next page; null on the last' })) });
+export const TemplateListResponse = Type.Object({ templates: Type.Array(TemplateListItem), next_cursor: Nullable(Type.String({ description: 'pass as ?cursor= for the next page; null on the last' })) }, {
+  examples: [{
+    templates: [{ template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', name: 'Sale agreement', version: 2, archived: false, archived_at: null, created_at: '2026-11-25T09:00:00.000Z', updated_at: '2026-11-25T10:00:00.000Z' }],
+    next_cursor: null,
+  }],
+});
 export const TemplateListQuery = Type.Object({
   archived: Type.Optional(StringEnum(['true', 'false', 'all'] as const, { description: 'default false: active templates only' })),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive substring of the name' })),
@@ -177,8 +204,18 @@ export const VersionResponse = Type.Object({
   created_by: Type.Object({ type: Type.String({ description: 'api_key or admin' }), id: Nullable(Type.String({ description: 'the API key id' })) }),
   summary: ChangeSummarySchema,
 });
-export const VersionListResponse = Type.Object({ versions: Type.Array(VersionResponse), next_before: Nullable(Type.Integer({ description: 'pass as ?before= for older versions' })) });
-export const VersionDetailResponse = Type.Intersect([VersionResponse, Type.Object({ template: PortableTemplateResponse })]);
+const SUMMARY_EXAMPLE = {
+  name_changed: false, description_changed: false, settings_changed: ['expire_in_days'], roles_added: ['witness'], roles_removed: [], roles_changed: [],
+  fields_added: [], fields_removed: [], fields_moved: [{ document: 0, role_key: 'seller', field_type: 1, field_key: null }], fields_changed: [],
+  documents_added: [], documents_removed: [], documents_replaced: [],
+};
+const VERSION_EXAMPLE = { version: 2, created_at: '2026-11-25T10:00:00.000Z', created_by: { type: 'api_key', id: '5b0c7d0e-2f3a-4b5c-8d9e-0a1b2c3d4e5f' }, summary: SUMMARY_EXAMPLE };
+export const VersionListResponse = Type.Object({ versions: Type.Array(VersionResponse), next_before: Nullable(Type.Integer({ description: 'pass as ?before= for older versions' })) }, {
+  examples: [{ versions: [VERSION_EXAMPLE, { version: 1, created_at: '2026-11-25T09:00:00.000Z', created_by: VERSION_EXAMPLE.created_by, summary: { ...SUMMARY_EXAMPLE, created_from: 'upload', settings_changed: [], roles_added: [], fields_moved: [] } }], next_before: null }],
+});
+export const VersionDetailResponse = Type.Intersect([VersionResponse, Type.Object({ template: PortableTemplateResponse })], {
+  examples: [{ ...VERSION_EXAMPLE, template: PORTABLE_EXAMPLE }],
+});
 export const VersionListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), before: Type.Optional(Type.Integer({ minimum: 1 })) });
 
 export const TemplateParams = Type.Object({ id: Uuid });
@@ -196,6 +233,12 @@ export const TemplatePatchBody = Type.Object({
   description: 'JSON Merge Patch (RFC 7396) on the portable template; read-only members may be sent back unchanged',
   examples: [{ settings: { expire_in_days: 30 } }, { roles: [{ role_key: 'seller', label: 'Seller' }, { role_key: 'buyer', label: 'Buyer' }, { role_key: 'witness', role: 'cc' }] }],
 });
+
+/** A multipart PATCH replacing the document, as documented. */
+export const TemplatePatchMultipartExample = {
+  template: JSON.stringify({ documents: [{ file: 'v2', fields: [{ role_key: 'seller', field_type: 1, page_number: 3, x: 72, y: 600, width: 180, height: 50 }] }] }),
+  v2: '(the new PDF file, application/pdf)',
+};
 
 export const InstantiateBody = Type.Object({
   version: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the latest' })),
@@ -221,3 +264,28 @@ export const PatchHeaders = Type.Object({
   'x-api-key': Type.Optional(Type.String()),
   'if-match': Type.Optional(Type.String({ description: 'the ETag (version) you edited, e.g. "2": another version in between gives 412' })),
 });
+
+const person = (id: string, name: string, email: string, sequence: number, role = 'signer') => ({ recipient_id: id, name, email, role, signature_method: role === 'signer' ? 'electronic' : 'review', sequence, status: 'created' });
+const field = (id: string, recipientId: string, extra: Record<string, unknown>) => ({ field_id: id, recipient_id: recipientId, label: null, value: null, options: null, pdf_signature_field: null, required: true, editable: false, ...extra });
+
+/** POST /templates/{id}/instantiate answers the envelope, as GET /envelopes/{id} shows it, pinned to the version. */
+export const InstantiatedEnvelopeResponse = {
+  ...EnvelopeResponse,
+  examples: [{
+    id: '01a2016b-fd10-7e4a-a1c2-6b7d8e9f0a1b', title: 'Sale of flat 4B', status: 'draft', external_id: null, routing_order: 'sequential', message: 'Please sign',
+    expire_in_days: 14, redirect_url: null, metadata: null,
+    recipients: [person('01a2016b-fd10-7a01-8000-000000000001', 'Asha Rao', 'asha@example.com', 1), person('01a2016b-fd10-7a01-8000-000000000002', 'Vikram Shah', 'vikram@example.com', 2)],
+    documents: [{
+      document_id: '0193f0e2-6c1a-7b3e-9d2f-000000000001', filename: 'sale.pdf', page_count: 2, size: 48213, sha256: 'a'.repeat(64),
+      pages: [{ page_number: 1, width: 595, height: 842, rotate: 0 }, { page_number: 2, width: 595, height: 842, rotate: 0 }], signature_fields: [], created_at: '2026-11-25T09:00:00.000Z',
+      fields: [
+        field('01a2016b-fd10-7b01-8000-000000000001', '01a2016b-fd10-7a01-8000-000000000001', { field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50 }),
+        field('01a2016b-fd10-7b01-8000-000000000002', '01a2016b-fd10-7a01-8000-000000000002', { field_type: 10, page_number: 1, x: 300, y: 200, width: 120, height: 20, label: 'Price', value: '8500000' }),
+      ],
+      certified: null, certification_skipped: null,
+    }],
+    sent_at: null, completed_at: null, expires_at: null, status_reason: null, pades_level: null,
+    template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', template_version: 2, bulk_send_id: null, row_index: null,
+    created_at: '2026-11-25T11:00:00.000Z', updated_at: '2026-11-25T11:00:00.000Z',
+  }],
+} as typeof EnvelopeResponse;

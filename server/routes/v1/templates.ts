@@ -15,9 +15,8 @@ import { checkValue, parseJsonPart } from '../../http/check-value.js';
 import { idempotent, idempotentInOneCommit } from '../../http/idempotency.js';
 import { readFilesForm, type FilesForm } from '../../http/multipart-files.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
-import { EnvelopeResponse } from '../../http/schemas/envelopes.js';
 import {
-  FromEnvelopeBody, ImportBody, InstantiateBody, InstantiateHeaders, PatchHeaders, PortableTemplateResponse, TemplateCreateJson, TemplateDefinitionBody,
+  FromEnvelopeBody, ImportBody, InstantiateBody, InstantiatedEnvelopeResponse, TemplateCreateMultipartExample, TemplatePatchMultipartExample, InstantiateHeaders, PatchHeaders, PortableTemplateResponse, TemplateCreateJson, TemplateDefinitionBody,
   TemplateGetQuery, TemplateListQuery, TemplateListResponse, TemplateParams, TemplatePatchBody, VersionDetailResponse, VersionListQuery, VersionListResponse, VersionParams,
 } from '../../http/schemas/templates.js';
 import type { App } from '../types.js';
@@ -55,7 +54,7 @@ export function templateRoutes(app: App, ctx: Context): void {
         content: {
           'application/json': { schema: TemplateCreateJson },
           // Streamed by the handler; documented here. The "template" part is checked against TemplateDefinition.
-          'multipart/form-data': { schema: { type: 'object', properties: { template: { ...TemplateDefinitionBody, description: 'JSON text: the template definition; documents[].file names a file part' } }, additionalProperties: { type: 'string', format: 'binary', description: 'PDF file parts' } } },
+          'multipart/form-data': { schema: { type: 'object', properties: { template: { ...TemplateDefinitionBody, description: 'JSON text: the template definition; documents[].file names a file part' } }, additionalProperties: { type: 'string', format: 'binary', description: 'PDF file parts' }, examples: [TemplateCreateMultipartExample] } },
         },
       },
       response: { 201: PortableTemplateResponse, ...problems(401, 404, 409, 413, 415, 422) },
@@ -104,7 +103,7 @@ export function templateRoutes(app: App, ctx: Context): void {
         content: {
           'application/merge-patch+json': { schema: TemplatePatchBody },
           'application/json': { schema: TemplatePatchBody },
-          'multipart/form-data': { schema: { type: 'object', properties: { template: { ...TemplatePatchBody, description: 'JSON text: the merge patch; documents[].file names a file part (a replaced PDF)' } }, additionalProperties: { type: 'string', format: 'binary' } } },
+          'multipart/form-data': { schema: { type: 'object', properties: { template: { ...TemplatePatchBody, description: 'JSON text: the merge patch; documents[].file names a file part (a replaced PDF)' } }, additionalProperties: { type: 'string', format: 'binary' }, examples: [TemplatePatchMultipartExample] } },
         },
       },
       response: { 200: PortableTemplateResponse, ...problems(401, 404, 409, 412, 413, 415, 422) },
@@ -153,7 +152,7 @@ export function templateRoutes(app: App, ctx: Context): void {
       headers: InstantiateHeaders,
       params: TemplateParams,
       body: InstantiateBody,
-      response: { 201: EnvelopeResponse, ...problems(400, 401, 404, 409, 422) },
+      response: { 201: InstantiatedEnvelopeResponse, ...problems(400, 401, 404, 409, 422) },
     },
   }, async (request, reply) => {
     if (header(request, 'idempotency-key') === undefined) {

@@ -56,6 +56,22 @@ for (const kind of DATABASES) {
       assert.deepEqual(Buffer.from(row.data), Buffer.from(bytes));
     });
 
+    test('0011_templates: versions and the template trail are append-only; envelopes name their version', async () => {
+      const at = new Date().toISOString();
+      await storage.db.insertInto('templates').values({ id: 't1', account_id: 'a1', name: 'T', latest_version: 1, archived_at: null, created_at: at, updated_at: at }).execute();
+      const version = { template_id: 't1', version: 1, account_id: 'a1', definition: '{}', summary: '{}', actor_type: 'system' as const, actor_id: null, created_at: at };
+      await storage.db.insertInto('template_versions').values(version).execute();
+      await assert.rejects(storage.db.insertInto('template_versions').values(version).execute(), 'one row per version');
+      await assert.rejects(storage.db.updateTable('template_versions').set({ definition: '{"x":1}' }).where('template_id', '=', 't1').execute(), /append-only/);
+      await assert.rejects(storage.db.deleteFrom('template_versions').where('template_id', '=', 't1').execute(), /append-only/);
+      await storage.db.insertInto('template_audit').values({ template_id: 't1', seq: 1, account_id: 'a1', at, actor_type: 'system', actor_id: null, action: 'template.created', details: '{}', prev_hash: '0', hash: '1' }).execute();
+      await assert.rejects(storage.db.updateTable('template_audit').set({ details: '{"x":1}' }).execute(), /append-only/);
+      await storage.db.updateTable('templates').set({ latest_version: 2, archived_at: at }).where('id', '=', 't1').execute();
+      await storage.db.updateTable('envelopes').set({ template_id: 't1', template_version: 1 }).where('id', '=', 'e1').execute();
+      const pinned = await storage.db.selectFrom('envelopes').select(['template_id', 'template_version']).where('id', '=', 'e1').executeTakeFirstOrThrow();
+      assert.deepEqual({ ...pinned, template_version: Number(pinned.template_version) }, { template_id: 't1', template_version: 1 });
+    });
+
     test('every migration can be rolled back and re-applied', async () => {
       const m = migrator(storage.db);
       for (let i = 0; i < Object.keys(MIGRATIONS).length; i++) {

@@ -32,6 +32,30 @@ for (const kind of DATABASES) {
       assert.deepEqual(stored.rawPayload, created.pdf, 'the PDF is a workspace document, byte for byte');
     });
 
+    test('create with an Idempotency-Key: a repeat replays the same template, another body is a conflict', async () => {
+      const pdf = makePdf({ pages: 1 });
+      const create = (name: string) => multipart(t.server, 'POST', `${API}/templates`, t.account.key, [
+        jsonPart('template', { name, roles: [{ role_key: 'signer' }], documents: [{ file: 'doc', fields: [{ role_key: 'signer', field_type: 1, page_number: 1, x: 72, y: 600, width: 180, height: 50 }] }] }),
+        { field: 'doc', filename: 'doc.pdf', bytes: pdf },
+      ], { 'idempotency-key': `create-${kind}` });
+      const first = await create('Keyed');
+      assert.equal(first.statusCode, 201, first.body);
+      const again = await create('Keyed');
+      assert.equal(again.statusCode, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.json().template_id, first.json().template_id);
+      assert.equal((await get(`/templates?q=Keyed`)).json().templates.length, 1, 'one template');
+      const other = await create('Other name');
+      assert.equal(other.statusCode, 409);
+      assert.equal(other.json().code, 'idempotency_conflict');
+
+      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'A', email: 'a@example.com' }] });
+      const fromEnvelope = () => t.server.request('POST', `${API}/templates`, { key: t.account.key, json: { source_envelope_id: draft.id, name: 'Keyed copy' }, headers: { 'idempotency-key': `copy-${kind}` } });
+      const copy = await fromEnvelope();
+      assert.equal(copy.statusCode, 201, copy.body);
+      assert.equal((await fromEnvelope()).json().template_id, copy.json().template_id);
+    });
+
     test('create from an envelope: recipients become roles, fields follow, the envelope is unchanged', async () => {
       const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'A', email: 'a@example.com' }, { name: 'R', email: 'r@example.com', role: 'approver' }] });
       const before = (await get(`/envelopes/${draft.id}`)).json();
@@ -89,6 +113,11 @@ for (const kind of DATABASES) {
       assert.equal(old.template.version, 1);
       assert.equal(old.template.documents[0].fields.length, 3);
       assert.equal((await get(`/templates/${id}/versions/9`)).json().code, 'template_version_not_found');
+
+      const events = await t.server.ctx.db.selectFrom('events').select('payload').where('account_id', '=', t.account.accountId).where('type', '=', 'template.updated').execute();
+      const updates = events.map((e) => JSON.parse(e.payload)).filter((e) => e.data.template.id === id);
+      assert.deepEqual(updates.map((e) => [e.data.template.version, e.sequence]), [[2, 2], [3, 3]], 'one template.updated per version, none for the no-op');
+      assert.deepEqual(updates[1].data.changes.fields_added.map((f: { role_key: string }) => f.role_key), ['agent']);
     });
 
     test('GET, edit, PATCH back (application/merge-patch+json): read-only members unchanged are accepted, changed ones refused', async () => {
@@ -110,6 +139,18 @@ for (const kind of DATABASES) {
       for (const path of ['/templates', '/templates/{id}', '/templates/{id}/versions', '/templates/{id}/versions/{version}', '/templates/{id}/restore', '/templates/{id}/instantiate']) assert.ok(openapi.paths[path], path);
       assert.ok(openapi.paths['/templates/{id}/instantiate'].post.requestBody.content['application/json'].example.recipients, 'instantiate has an example');
       assert.equal(openapi.paths['/templates/{id}'].get.responses['200'].content['application/json'].example.format, 'mohar.template/v1');
+      // Every template call has an example of each body it takes and of its answer.
+      const hasExample = (media: { example?: unknown; examples?: unknown }) => media.example !== undefined || media.examples !== undefined;
+      for (const [path, operations] of Object.entries<Record<string, { requestBody?: { content: Record<string, object> }; responses: Record<string, { content?: Record<string, object> }> }>>(openapi.paths)) {
+        if (!path.startsWith('/templates')) continue;
+        for (const [method, operation] of Object.entries(operations)) {
+          for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) assert.ok(hasExample(media), `${method} ${path} ${type} request example`);
+          const ok = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+          assert.equal(ok.length, 1, `${method} ${path}`);
+          for (const [type, media] of Object.entries(ok[0]![1].content ?? {})) assert.ok(hasExample(media), `${method} ${path} ${type} answer example`);
+        }
+      }
+      assert.equal(openapi.paths['/templates/{id}/instantiate'].post.responses['201'].content['application/json'].example.template_version, 2);
     });
 
     test('versions cannot be changed in place: the database refuses UPDATE and DELETE', async () => {
@@ -179,9 +220,11 @@ for (const kind of DATABASES) {
       const env3 = (await instantiate(t.server, t.account.key, id, { recipients: PEOPLE })).json();
       assert.equal(env3.template_version, 3);
       assert.equal(env3.documents[0].fields.length, 2);
-      const pinned = (await instantiate(t.server, t.account.key, id, { version: 1, recipients: PEOPLE, title: 'Explicit' })).json();
+      const overrides = { title: 'Explicit', message: 'Overridden', expire_in_days: 3, redirect_url: 'https://example.com/done', metadata: { deal: 42 } };
+      const pinned = (await instantiate(t.server, t.account.key, id, { version: 1, recipients: PEOPLE, ...overrides })).json();
       assert.equal(pinned.template_version, 1);
-      assert.equal(pinned.title, 'Explicit');
+      assert.deepEqual([pinned.title, pinned.message, pinned.expire_in_days, pinned.redirect_url, pinned.metadata], Object.values(overrides), 'the call overrides the settings');
+      assert.equal(env3.expire_in_days, 14, 'otherwise the version\'s settings');
 
       const mapping = await instantiate(t.server, t.account.key, id, { recipients: { seller: PEOPLE.seller, tenant: PEOPLE.buyer } });
       assert.equal(mapping.statusCode, 422);
