@@ -25,7 +25,7 @@ export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<vo
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'account API key (qsk_live_… / qsk_test_…); keep it on your server' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'access token of the api_admin login (POST {legacy_base}/auth/login/)' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'access token of a login (POST {legacy_base}/auth/login/); roles in docs/users.md' },
         },
       },
     },

@@ -11,7 +11,7 @@ export const TokenPairResponse = Type.Object({
   expires_in: Type.Integer({ description: 'seconds until the access token expires' }),
 });
 
-export const BearerHeader = Type.Object({ authorization: Type.Optional(Type.String({ description: 'Bearer <access_token> of the api_admin login' })) });
+export const BearerHeader = Type.Object({ authorization: Type.Optional(Type.String({ description: 'Bearer <access_token> of a login (admin or api_admin for account management; see docs/users.md)' })) });
 
 export const GenerateKeyBody = Type.Object({ mode: Type.Optional(StringEnum(['live', 'test'] as const, { description: 'default live' })) }, { description: 'optional; no body means live' });
 
