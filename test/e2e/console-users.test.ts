@@ -183,6 +183,14 @@ describe('console users and roles in Chromium on sqlite', () => {
     }
     await adminPage.getByRole('row').filter({ hasText: 'Deactivated a user' }).getByText(SENDER.email).waitFor();
     await shots.take(adminPage, 'audit-log', true);
+
+    // The same pages in Hindi.
+    await adminPage.getByLabel('Language / भाषा').selectOption('hi');
+    await adminPage.getByRole('heading', { name: 'ऑडिट लॉग' }).waitFor();
+    await adminPage.getByRole('link', { name: 'उपयोगकर्ताओं पर वापस' }).click();
+    await adminPage.getByRole('heading', { name: 'उपयोगकर्ता', level: 1 }).waitFor();
+    await adminPage.getByRole('row').filter({ hasText: SENDER.email }).getByText('निष्क्रिय').waitFor();
+    await shots.take(adminPage, 'users-hindi');
     assert.deepEqual(errors, []);
   });
 });
