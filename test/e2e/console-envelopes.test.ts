@@ -339,7 +339,7 @@ describe('office console envelopes in Chromium on sqlite', () => {
 
     await page.goto(`${origin}/app/envelopes`);
     await page.getByText('Help', { exact: true }).click();
-    const hrefs = await Promise.all((await page.locator('.menu a').all()).map((link) => link.getAttribute('href')));
+    const hrefs = await Promise.all((await page.locator('details.menu', { hasText: 'Help' }).locator('a').all()).map((link) => link.getAttribute('href')));
     assert.deepEqual(hrefs, ['/backend/api/v1/docs/', '/backend/othercompanyapi/docs/']);
     const [opened] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: 'Envelope API v1 (interactive docs)' }).click()]);
     await opened.locator('[data-path="/envelopes"]').first().waitFor({ timeout: 20_000 });
