@@ -24,6 +24,8 @@ function lockedError(until: Date, now: Date): MoharError {
 
 /** Counts this attempt against the address; refuses when the address has failed too often. Returns the row id. */
 async function reserveAddressAttempt(ctx: Context, address: string, now: Date, since: string): Promise<number> {
+  // Rows older than the window count for nothing: each address keeps at most one window of them.
+  await ctx.db.deleteFrom('login_address_failures').where('address', '=', address).where('failed_at', '<=', since).execute();
   const row = await ctx.db.insertInto('login_address_failures').values({ address, failed_at: iso(now) }).returning('id').executeTakeFirstOrThrow();
   const { count } = await ctx.db
     .selectFrom('login_address_failures')
@@ -39,6 +41,7 @@ async function reserveAddressAttempt(ctx: Context, address: string, now: Date, s
 
 /** Counts this attempt against the user; returns how many attempts (this one included) the window holds. */
 async function reserveUserAttempt(ctx: Context, userId: string, now: Date, since: string): Promise<number> {
+  await ctx.db.deleteFrom('login_failures').where('user_id', '=', userId).where('failed_at', '<=', since).execute();
   await ctx.db.insertInto('login_failures').values({ user_id: userId, failed_at: iso(now) }).execute();
   const { count } = await ctx.db
     .selectFrom('login_failures')
