@@ -130,6 +130,8 @@ export interface EnvelopesTable {
   row_index?: number | null;
   /** Normalized title, external_id, recipient names and e-mails for `GET /envelopes?q=` (migration 0013). */
   search_text?: string | null;
+  /** The console user who created it (migration 0015); null: an API key or the system. */
+  created_by_user_id?: string | null;
 }
 
 export interface RecipientsTable {
@@ -504,6 +506,8 @@ export interface TemplatesTable {
   archived_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The console user who created it (migration 0015); null: an API key or the system. */
+  created_by_user_id?: string | null;
 }
 
 /** One immutable version of a template (append-only: triggers refuse UPDATE and DELETE). */

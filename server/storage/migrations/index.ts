@@ -18,6 +18,7 @@ import * as m0011 from './0011_templates.js';
 import * as m0012 from './0012_bulk_sends.js';
 import * as m0013 from './0013_envelope_list.js';
 import * as m0014 from './0014_users.js';
+import * as m0015 from './0015_created_by.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -34,6 +35,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012_bulk_sends': m0012,
   '0013_envelope_list': m0013,
   '0014_users': m0014,
+  '0015_created_by': m0015,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
