@@ -27,8 +27,8 @@ export function serveProcess(database: TestDatabase, env: Record<string, string>
 }
 
 /** One HTTP request to a process server (JSON or raw body). */
-export async function call(url: string, method: string, path: string, options: { key?: string; token?: string; json?: unknown; body?: Buffer; contentType?: string } = {}) {
-  const headers: Record<string, string> = {};
+export async function call(url: string, method: string, path: string, options: { key?: string; token?: string; json?: unknown; body?: Buffer; contentType?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['x-api-key'] = options.key;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | Buffer | undefined;

@@ -18,8 +18,11 @@ import { processRow, rowClaimMs, type BatchPlan, type RowRef } from './process-r
 import { documentInfos, type SourceSnapshot } from './source.js';
 
 export const CHUNK_ROWS = 25;
-/** Rows of a chunk in flight at once. */
-export const ROW_CONCURRENCY = 4;
+/**
+ * Rows of a chunk in flight at once. PostgreSQL rows wait more on round trips (each statement is one),
+ * so more of them overlap usefully; its pool (10 connections) still leaves room for API requests.
+ */
+export const ROW_CONCURRENCY = { sqlite: 4, postgres: 8 } as const;
 const BUSY_POLL_MS = 250;
 const UNFINISHED = ['pending', 'created'];
 
@@ -39,7 +42,7 @@ async function processRows(ctx: Context, plan: BatchPlan, rows: readonly RowRef[
   let next = 0;
   const busy: RowRef[] = [];
   const errors: unknown[] = [];
-  await Promise.all(Array.from({ length: Math.min(ROW_CONCURRENCY, rows.length) }, async () => {
+  await Promise.all(Array.from({ length: Math.min(ROW_CONCURRENCY[ctx.dialect], rows.length) }, async () => {
     while (next < rows.length) {
       const row = rows[next++]!;
       try {
