@@ -18,7 +18,8 @@ import type { AuditEventsTable } from '../storage/schema.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-export const ACTOR_TYPES = ['api_key', 'recipient', 'system', 'admin'] as const;
+// 'user': a console user (issue 15), e.g. who created the envelope.
+export const ACTOR_TYPES = ['api_key', 'user', 'recipient', 'system', 'admin'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 export type AuditRow = AuditEventsTable;

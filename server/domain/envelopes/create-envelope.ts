@@ -65,6 +65,8 @@ export interface PreparedDraft {
   readonly audit: AuditRow;
   readonly event: CreatedEvent;
   readonly origin: BulkOrigin | undefined;
+  /** The creating user's e-mail, for the answer's created_by (the row holds the id). */
+  readonly creatorEmail: string | null;
 }
 
 /** The key of an Idempotency-Key request, stored done with its answer in the draft's commit. */
@@ -115,17 +117,19 @@ export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInp
     certificate_sha256: null,
     ...(pin ? { template_id: pin.template_id, template_version: pin.template_version } : {}),
     ...(origin ? { bulk_send_id: origin.bulk_send_id, row_index: origin.row_index } : {}),
+    ...(input.createdBy ? { created_by_user_id: input.createdBy.userId } : {}),
   };
   const search = searchRowsOf({ ...envelope, recipients });
   const event = createdEvent(envelope);
   // The envelope.created event's audit row is the trail's first row.
-  const audit = firstAuditRow({ envelopeId: id, accountId, actorType: 'api_key', action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}), event_id: event.row.id }, at });
-  return { envelope, recipients, searchText: search.searchText, terms: search.terms, documents: extra?.documents ?? [], fields, audit, event, origin };
+  const actor = input.createdBy ? { actorType: 'user' as const, actorId: input.createdBy.userId } : { actorType: 'api_key' as const };
+  const audit = firstAuditRow({ envelopeId: id, accountId, ...actor, action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}), event_id: event.row.id }, at });
+  return { envelope, recipients, searchText: search.searchText, terms: search.terms, documents: extra?.documents ?? [], fields, audit, event, origin, creatorEmail: input.createdBy?.email ?? null };
 }
 
 /** A new draft as the API shows it, from its rows (no documents: see DraftContents for those). */
 export function draftView(draft: PreparedDraft): EnvelopeView {
-  return envelopeView(draft.envelope, draft.recipients.map(recipientView), []);
+  return envelopeView({ ...draft.envelope, created_by_email: draft.creatorEmail }, draft.recipients.map(recipientView), []);
 }
 
 /**

@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { Database } from '../../storage/schema.js';
 import type { Context } from '../context.js';
+import { creatorEmails } from '../users/creators.js';
 import { searchQuery, type SearchQuery } from './search-terms.js';
 import { summaryOf, SUMMARY_COLUMNS, type EnvelopeSummary, type SummaryRow } from './list-views.js';
 
@@ -29,6 +30,8 @@ export interface EnvelopeListQuery {
   created_to?: string;
   template_id?: string;
   bulk_send_id?: string;
+  /** `?mine=true`, resolved by the route to the caller's user id: only the envelopes that user created. */
+  created_by_user_id?: string;
   limit?: number;
   cursor?: string;
 }
@@ -92,6 +95,7 @@ export async function listEnvelopes(ctx: Context, accountId: string, query: Enve
     if (status.length > 1) s = s.where('status', 'in', status);
     if (query.template_id !== undefined) s = s.where('template_id', '=', query.template_id);
     if (query.bulk_send_id !== undefined) s = s.where('bulk_send_id', '=', query.bulk_send_id);
+    if (query.created_by_user_id !== undefined) s = s.where('created_by_user_id', '=', query.created_by_user_id);
     if (from !== undefined) s = s.where('created_at', '>=', from);
     if (to !== undefined) s = s.where('created_at', '<', to);
     if (Array.isArray(ids)) s = s.where('id', 'in', ids);
@@ -114,11 +118,16 @@ export async function listEnvelopes(ctx: Context, accountId: string, query: Enve
   };
 }
 
+/** The page's recipients and its creators' e-mails: two queries by key, after the walk. */
 async function withRecipients(db: Kysely<Database>, page: SummaryRow[]): Promise<EnvelopeSummary[]> {
   if (page.length === 0) return [];
-  const recipients = await db.selectFrom('recipients').select(['id', 'envelope_id', 'name', 'email', 'role', 'signature_method', 'sequence', 'status', 'position'])
-    .where('envelope_id', 'in', page.map((e) => e.id)).orderBy('envelope_id').orderBy('position').execute();
+  const [recipients, emails] = await Promise.all([recipientsOf(db, page), creatorEmails(db, page.map((e) => e.created_by_user_id))]);
   const byEnvelope = new Map<string, typeof recipients>();
   for (const r of recipients) byEnvelope.set(r.envelope_id, [...(byEnvelope.get(r.envelope_id) ?? []), r]);
-  return page.map((e) => summaryOf(e, byEnvelope.get(e.id) ?? []));
+  return page.map((e) => summaryOf(e, byEnvelope.get(e.id) ?? [], emails));
+}
+
+function recipientsOf(db: Kysely<Database>, page: SummaryRow[]) {
+  return db.selectFrom('recipients').select(['id', 'envelope_id', 'name', 'email', 'role', 'signature_method', 'sequence', 'status', 'position'])
+    .where('envelope_id', 'in', page.map((e) => e.id)).orderBy('envelope_id').orderBy('position').execute();
 }

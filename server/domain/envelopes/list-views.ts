@@ -1,9 +1,10 @@
 /** The compact envelope of GET /envelopes: enough for one row of a list. */
 import type { RecipientsTable } from '../../storage/schema.js';
+import { createdByView, type CreatedBy } from '../users/creators.js';
 
 export const SUMMARY_COLUMNS = [
   'id', 'title', 'status', 'external_id', 'created_at', 'updated_at', 'sent_at', 'completed_at', 'expires_at',
-  'template_id', 'template_version', 'bulk_send_id',
+  'template_id', 'template_version', 'bulk_send_id', 'created_by_user_id',
 ] as const;
 
 export interface SummaryRow {
@@ -19,6 +20,7 @@ export interface SummaryRow {
   template_id?: string | null;
   template_version?: number | null;
   bulk_send_id?: string | null;
+  created_by_user_id?: string | null;
 }
 
 export interface RecipientSummary {
@@ -44,12 +46,14 @@ export interface EnvelopeSummary {
   template_id: string | null;
   template_version: number | null;
   bulk_send_id: string | null;
+  created_by: CreatedBy | null;
   recipients: RecipientSummary[];
 }
 
 type RecipientRow = Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'>;
 
-export function summaryOf(e: SummaryRow, recipients: readonly RecipientRow[]): EnvelopeSummary {
+/** `emails`: the creators' e-mails by user id (read after the page, see list-envelopes.ts). */
+export function summaryOf(e: SummaryRow, recipients: readonly RecipientRow[], emails: ReadonlyMap<string, string>): EnvelopeSummary {
   return {
     id: e.id,
     title: e.title,
@@ -63,6 +67,7 @@ export function summaryOf(e: SummaryRow, recipients: readonly RecipientRow[]): E
     template_id: e.template_id ?? null,
     template_version: e.template_version === undefined || e.template_version === null ? null : Number(e.template_version),
     bulk_send_id: e.bulk_send_id ?? null,
+    created_by: createdByView(e.created_by_user_id, e.created_by_user_id ? emails.get(e.created_by_user_id) : null),
     recipients: recipients.map((r) => ({ recipient_id: r.id, name: r.name, email: r.email, role: r.role, signature_method: r.signature_method, sequence: Number(r.sequence), status: r.status })),
   };
 }

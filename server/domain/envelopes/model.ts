@@ -1,4 +1,6 @@
 /** Envelope vocabulary shared by the envelope operations. */
+import type { Creator } from '../users/creators.js';
+
 export const ROUTING_ORDERS = ['parallel', 'sequential'] as const;
 export const ROLES = ['signer', 'reviewer', 'approver', 'cc'] as const;
 export const SIGNATURE_METHODS = ['electronic', 'aadhaar', 'dsc', 'review'] as const;
@@ -27,4 +29,6 @@ export interface EnvelopeInput {
   redirect_url?: string;
   metadata?: Record<string, unknown>;
   recipients?: RecipientInput[];
+  /** Not from the request body: the console user creating it (issue 15); absent for API keys and the system. */
+  createdBy?: Creator;
 }

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, EnvelopesTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { documentView, type DocumentView } from '../documents/documents.js';
+import { createdByView, type CreatedBy } from '../users/creators.js';
 
 export interface RecipientView {
   recipient_id: string;
@@ -64,6 +65,8 @@ export interface EnvelopeView {
   /** The bulk send and row it was made for; null when made otherwise. */
   bulk_send_id: string | null;
   row_index: number | null;
+  /** The console user who created it; null when made with an API key or by the system (issue 15). */
+  created_by: CreatedBy | null;
   created_at: string;
   updated_at: string;
 }
@@ -94,7 +97,8 @@ export function fieldView(f: FieldsTable): FieldView {
 /** Loads the full view of an envelope already known to belong to the caller's account. */
 export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string): Promise<EnvelopeView> {
   const [envelope, recipients, documents, fields] = await Promise.all([
-    db.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow(),
+    db.selectFrom('envelopes').leftJoin('users', 'users.id', 'envelopes.created_by_user_id').selectAll('envelopes').select('users.email as created_by_email')
+      .where('envelopes.id', '=', envelopeId).executeTakeFirstOrThrow(),
     db.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
     db
       .selectFrom('envelope_documents')
@@ -119,7 +123,8 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
 
 export type EnvelopeRow = Omit<EnvelopesTable, 'events_seq'>;
 
-export function envelopeView(envelope: EnvelopeRow, recipients: RecipientView[], documents: EnvelopeDocumentView[]): EnvelopeView {
+/** `created_by_email`: the creating user's e-mail (read with the row); absent or null without a creator. */
+export function envelopeView(envelope: EnvelopeRow & { created_by_email?: string | null }, recipients: RecipientView[], documents: EnvelopeDocumentView[]): EnvelopeView {
   return {
     id: envelope.id,
     title: envelope.title,
@@ -141,6 +146,7 @@ export function envelopeView(envelope: EnvelopeRow, recipients: RecipientView[],
     template_version: envelope.template_version === undefined || envelope.template_version === null ? null : Number(envelope.template_version),
     bulk_send_id: envelope.bulk_send_id ?? null,
     row_index: envelope.row_index === undefined || envelope.row_index === null ? null : Number(envelope.row_index),
+    created_by: createdByView(envelope.created_by_user_id, envelope.created_by_email),
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,
   };

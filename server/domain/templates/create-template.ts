@@ -14,6 +14,7 @@ import { recordChange } from './store.js';
 import { creationSummary } from './summary.js';
 import { buildDefinition } from './validate.js';
 import { portableTemplate, type PortableTemplate } from './views.js';
+import { emailOf } from '../users/creators.js';
 
 export type CreateSource = 'upload' | 'envelope' | 'import';
 
@@ -22,13 +23,15 @@ async function createFrom(ctx: Context, accountId: string, actor: TemplateActor,
   const documents = await resolver.resolve(input.documents ?? resolver.partsInOrder());
   const definition = buildDefinition(input, documents);
   const at = iso(ctx.now());
-  const template = { id: newId(), account_id: accountId, name: definition.name, latest_version: 1, archived_at: null, created_at: at, updated_at: at };
+  const createdBy = actor.type === 'user' ? actor.id : null;
+  const template = { id: newId(), account_id: accountId, name: definition.name, latest_version: 1, archived_at: null, created_at: at, updated_at: at, created_by_user_id: createdBy };
   await ctx.db.transaction().execute((trx) => recordChange(trx, {
     accountId, templateId: template.id, event: 'template.created', actor, at, template,
     version: { definition, summary: creationSummary(definition, from) },
     details: { created_from: from, ...details },
   }, true));
-  return portableTemplate(template, { version: 1, created_at: at }, definition);
+  const createdByEmail = createdBy === null ? null : await emailOf(ctx.db, createdBy);
+  return portableTemplate({ ...template, created_by_email: createdByEmail }, { version: 1, created_at: at }, definition);
 }
 
 /** From scratch: `definition` is the `template` JSON part; `files` the PDF parts by part name. */

@@ -20,6 +20,7 @@ import { loadInstantiable, type Instantiable } from './instantiable.js';
 import type { TemplateDefinition } from './model.js';
 import { templateState } from './store.js';
 import { layoutError } from './validate.js';
+import type { Creator } from '../users/creators.js';
 
 export interface InstantiateInput {
   version?: number;
@@ -32,6 +33,8 @@ export interface InstantiateInput {
   recipients: Record<string, { name: string; email: string }>;
   field_values?: Record<string, string>;
   send?: boolean;
+  /** Not from the request body: the console user instantiating (issue 15); absent for API keys. */
+  createdBy?: Creator;
 }
 
 function checkRoleMapping(definition: TemplateDefinition, recipients: InstantiateInput['recipients']): void {
@@ -118,6 +121,7 @@ function envelopeInput(definition: TemplateDefinition, input: InstantiateInput) 
     ...optional('redirect_url', input.redirect_url ?? s.redirect_url),
     ...optional('metadata', input.metadata ?? s.metadata),
     recipients: definition.roles.map((r) => ({ ...input.recipients[r.role_key]!, role: r.role, signature_method: r.signature_method, sequence: r.sequence })),
+    ...(input.createdBy ? { createdBy: input.createdBy } : {}),
   };
 }
 

@@ -17,7 +17,7 @@ import { portableTemplate, type PortableTemplate } from './views.js';
 
 const EDITABLE = new Set(['name', 'description', 'settings', 'roles', 'documents']);
 /** Members of the GET answer a round trip may send back unchanged; a different value is refused. */
-const READ_ONLY = new Set(['format', 'template_id', 'version', 'latest_version', 'archived', 'archived_at', 'created_at', 'updated_at', 'version_created_at']);
+const READ_ONLY = new Set(['format', 'template_id', 'version', 'latest_version', 'archived', 'archived_at', 'created_by', 'created_at', 'updated_at', 'version_created_at']);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

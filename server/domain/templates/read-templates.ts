@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
+import { creatorEmails } from '../users/creators.js';
 import { findTemplate, loadVersion } from './store.js';
 import { embedDocuments, listItem, portableTemplate, versionView, type PortableTemplate, type TemplateListItem, type VersionView } from './views.js';
 
@@ -13,6 +14,8 @@ export interface ListQuery {
   q?: string;
   limit?: number;
   cursor?: string;
+  /** `?mine=true`, resolved by the route to the caller's user id. */
+  created_by_user_id?: string;
 }
 
 function encodeCursor(createdAt: string, id: string): string {
@@ -31,6 +34,7 @@ export async function listTemplates(ctx: Context, accountId: string, query: List
   const archived = query.archived ?? 'false';
   if (archived === 'false') select = select.where('archived_at', 'is', null);
   if (archived === 'true') select = select.where('archived_at', 'is not', null);
+  if (query.created_by_user_id !== undefined) select = select.where('created_by_user_id', '=', query.created_by_user_id);
   if (query.q !== undefined && query.q.trim() !== '') {
     // Substring match on the name, case-insensitive on both databases; % and _ in q are literal.
     const pattern = `%${query.q.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -43,7 +47,8 @@ export async function listTemplates(ctx: Context, accountId: string, query: List
   const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { templates: page.map(listItem), next_cursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
+  const emails = await creatorEmails(ctx.db, page.map((t) => t.created_by_user_id));
+  return { templates: page.map((t) => listItem(t, emails)), next_cursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
 }
 
 export async function getTemplate(ctx: Context, accountId: string, templateId: string, options: { version?: number; includeDocuments?: boolean } = {}): Promise<PortableTemplate> {

@@ -14,6 +14,7 @@ import type { Database, TemplatesTable, TemplateVersionsTable } from '../../stor
 import { queueDeliveries } from '../../webhooks/fan-out.js';
 import type { Context } from '../context.js';
 import type { TemplateActor, TemplateDefinition } from './model.js';
+import type { TemplateRow } from './views.js';
 import type { ChangeSummary } from './summary.js';
 
 export const TEMPLATE_EVENTS = ['template.created', 'template.updated', 'template.archived', 'template.restored'] as const;
@@ -26,8 +27,11 @@ export interface LoadedVersion {
 }
 
 /** A template of the caller's account, or template_not_found (also for other accounts' ids). */
-export async function findTemplate(db: Kysely<Database>, accountId: string, templateId: string, lock = false): Promise<TemplatesTable> {
-  let query = db.selectFrom('templates').selectAll().where('id', '=', templateId).where('account_id', '=', accountId);
+export async function findTemplate(db: Kysely<Database>, accountId: string, templateId: string, lock = false): Promise<TemplateRow> {
+  // The creator's e-mail by a subquery, not a join: PostgreSQL's FOR UPDATE refuses the nullable side of an outer join.
+  let query = db.selectFrom('templates').selectAll()
+    .select((eb) => eb.selectFrom('users').select('users.email').whereRef('users.id', '=', 'templates.created_by_user_id').as('created_by_email'))
+    .where('id', '=', templateId).where('account_id', '=', accountId);
   if (lock && isPostgres(db as unknown as Kysely<unknown>)) query = query.forUpdate();
   const row = await query.executeTakeFirst();
   if (!row) throw new MoharError('template_not_found', `no template ${templateId}`);

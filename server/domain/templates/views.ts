@@ -3,6 +3,7 @@ import type { TemplatesTable, TemplateVersionsTable } from '../../storage/schema
 import type { Context } from '../context.js';
 import { TEMPLATE_FORMAT, type TemplateDefinition, type TemplateDocument, type TemplateRole, type TemplateSettings } from './model.js';
 import type { ChangeSummary } from './summary.js';
+import { createdByView, type CreatedBy } from '../users/creators.js';
 
 export interface PortableDocument extends TemplateDocument {
   /** With ?include=documents: the PDF itself, base64. */
@@ -20,6 +21,8 @@ export interface PortableTemplate {
   description: string | null;
   archived: boolean;
   archived_at: string | null;
+  /** The console user who created it; null: an API key or the system (issue 15). */
+  created_by: CreatedBy | null;
   settings: TemplateSettings;
   roles: TemplateRole[];
   documents: PortableDocument[];
@@ -36,6 +39,7 @@ export interface TemplateListItem {
   archived_at: string | null;
   created_at: string;
   updated_at: string;
+  created_by: CreatedBy | null;
 }
 
 export interface VersionView {
@@ -45,7 +49,10 @@ export interface VersionView {
   summary: ChangeSummary;
 }
 
-export function portableTemplate(template: TemplatesTable, version: Pick<TemplateVersionsTable, 'version' | 'created_at'>, definition: TemplateDefinition): PortableTemplate {
+/** A template row as read with its creator's e-mail (store.ts findTemplate); without it created_by shows no e-mail. */
+export type TemplateRow = TemplatesTable & { created_by_email?: string | null };
+
+export function portableTemplate(template: TemplateRow, version: Pick<TemplateVersionsTable, 'version' | 'created_at'>, definition: TemplateDefinition): PortableTemplate {
   return {
     format: TEMPLATE_FORMAT,
     template_id: template.id,
@@ -55,6 +62,7 @@ export function portableTemplate(template: TemplatesTable, version: Pick<Templat
     description: definition.description,
     archived: template.archived_at !== null,
     archived_at: template.archived_at,
+    created_by: createdByView(template.created_by_user_id, template.created_by_email),
     settings: definition.settings,
     roles: definition.roles,
     documents: definition.documents.map((d) => ({ ...d })),
@@ -70,8 +78,10 @@ export async function embedDocuments(ctx: Context, portable: PortableTemplate): 
   return { ...portable, documents };
 }
 
-export function listItem(t: TemplatesTable): TemplateListItem {
-  return { template_id: t.id, name: t.name, version: Number(t.latest_version), archived: t.archived_at !== null, archived_at: t.archived_at, created_at: t.created_at, updated_at: t.updated_at };
+/** `emails`: the creators' e-mails by user id, read after the page (read-templates.ts). */
+export function listItem(t: TemplatesTable, emails: ReadonlyMap<string, string>): TemplateListItem {
+  const createdBy = createdByView(t.created_by_user_id, t.created_by_user_id ? emails.get(t.created_by_user_id) : null);
+  return { template_id: t.id, name: t.name, version: Number(t.latest_version), archived: t.archived_at !== null, archived_at: t.archived_at, created_at: t.created_at, updated_at: t.updated_at, created_by: createdBy };
 }
 
 export function versionView(row: TemplateVersionsTable): VersionView {

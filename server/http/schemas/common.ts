@@ -9,6 +9,9 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const Uuid = Type.String({ format: 'uuid', description: 'a UUID' });
 
+/** Issue 15: the console user who created an envelope or template; null when made with an API key or by the system. */
+export const CreatedBy = Nullable(Type.Object({ user_id: Uuid, email: Type.String() }, { description: 'the console user who created it; null when made with an API key or by the system' }));
+
 export const ProblemItem = Type.Object({
   path: Type.Optional(Type.String()),
   index: Type.Optional(Type.Integer()),

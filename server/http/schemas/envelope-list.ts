@@ -1,7 +1,7 @@
 /** GET /envelopes: query and answer. */
 import { Type, type Static } from 'typebox';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../domain/envelopes/list-envelopes.js';
-import { Nullable, StringEnum, Uuid } from './common.js';
+import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
 
 export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided', 'expired'] as const;
 
@@ -14,6 +14,7 @@ export const EnvelopeListQuery = Type.Object({
   created_to: Type.Optional(DateOrDateTime('created at or before: a date (the whole UTC day) or a date-time (that instant included)')),
   template_id: Type.Optional(Uuid),
   bulk_send_id: Type.Optional(Uuid),
+  mine: Type.Optional(Type.Boolean({ description: 'true: only the envelopes the logged-in console user created (a login token only; with an API key 422)' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIST_LIMIT, default: DEFAULT_LIST_LIMIT })),
   cursor: Type.Optional(Type.String({ maxLength: 500, description: 'next_cursor of the previous page (opaque)' })),
 });
@@ -42,6 +43,7 @@ export const EnvelopeSummary = Type.Object({
   template_id: Nullable(Uuid),
   template_version: Nullable(Type.Integer()),
   bulk_send_id: Nullable(Uuid),
+  created_by: CreatedBy,
   recipients: Type.Array(RecipientSummary),
 });
 
@@ -53,7 +55,7 @@ export const EnvelopeListResponse = Type.Object({
     envelopes: [{
       id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', title: 'Lease agreement, flat 4B', status: 'sent', external_id: 'lease-4b-2026',
       created_at: '2026-11-25T09:00:00.000Z', updated_at: '2026-11-25T09:05:00.000Z', sent_at: '2026-11-25T09:05:00.000Z', completed_at: null, expires_at: '2026-12-25T09:05:00.000Z',
-      template_id: null, template_version: null, bulk_send_id: null,
+      template_id: null, template_version: null, bulk_send_id: null, created_by: { user_id: '0193f0e2-6c1a-7b3e-9d2f-0000000000aa', email: 'meera@example.com' },
       recipients: [
         { recipient_id: '0193f0e2-6c1a-7b3e-9d2f-000000000001', name: 'Asha Rao', email: 'asha.rao@example.com', role: 'signer', signature_method: 'electronic', sequence: 1, status: 'signed' },
         { recipient_id: '0193f0e2-6c1a-7b3e-9d2f-000000000002', name: 'Vikram Shah', email: 'vikram@example.com', role: 'signer', signature_method: 'dsc', sequence: 2, status: 'active' },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
-import { Nullable, StringEnum, Uuid } from './common.js';
+import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
 import { DocumentBody } from './documents.js';
 
 export const RecipientBody = Type.Object({
@@ -75,6 +75,7 @@ export const EnvelopeResponse = Type.Object({
   template_version: Nullable(Type.Integer({ description: 'the template version the envelope is pinned to (POST /templates/{template_id}/instantiate)' })),
   bulk_send_id: Nullable(Uuid),
   row_index: Nullable(Type.Integer({ description: 'the 0-based row of the bulk send this envelope was made for (POST /bulk-sends)' })),
+  created_by: CreatedBy,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

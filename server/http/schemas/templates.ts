@@ -2,7 +2,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
 import { TEMPLATE_FORMAT } from '../../domain/templates/model.js';
-import { Nullable, StringEnum, Uuid } from './common.js';
+import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
 import { EnvelopeResponse } from './envelopes.js';
 
 
@@ -121,7 +121,7 @@ const TemplateFieldView = Type.Object({
 
 const PORTABLE_EXAMPLE = {
   format: TEMPLATE_FORMAT, template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', version: 2, latest_version: 2, name: 'Sale agreement', description: 'Standard flat sale',
-  archived: false, archived_at: null,
+  archived: false, archived_at: null, created_by: { user_id: '0193f0e2-6c1a-7b3e-9d2f-0000000000aa', email: 'meera@example.com' },
   settings: { message: 'Please sign', routing_order: 'sequential', expire_in_days: 14, redirect_url: null, metadata: null },
   roles: [{ role_key: 'seller', label: 'Seller', role: 'signer', signature_method: 'electronic', sequence: 1 }, { role_key: 'buyer', label: 'Buyer', role: 'signer', signature_method: 'electronic', sequence: 2 }],
   documents: [{ document_id: '0193f0e2-6c1a-7b3e-9d2f-000000000001', filename: 'sale.pdf', sha256: 'a'.repeat(64), size: 48213, page_count: 2, fields: [
@@ -140,6 +140,7 @@ export const PortableTemplateResponse = Type.Object({
   description: Nullable(Type.String()),
   archived: Type.Boolean(),
   archived_at: Nullable(Type.String({ format: 'date-time' })),
+  created_by: CreatedBy,
   settings: Type.Object({
     message: Nullable(Type.String()),
     routing_order: Type.String(),
@@ -166,11 +167,11 @@ export const PortableTemplateResponse = Type.Object({
 });
 
 export const TemplateListItem = Type.Object({
-  template_id: Uuid, name: Type.String(), version: Type.Integer(), archived: Type.Boolean(), archived_at: Nullable(Type.String()), created_at: Type.String(), updated_at: Type.String(),
+  template_id: Uuid, name: Type.String(), version: Type.Integer(), archived: Type.Boolean(), archived_at: Nullable(Type.String()), created_at: Type.String(), updated_at: Type.String(), created_by: CreatedBy,
 });
 export const TemplateListResponse = Type.Object({ templates: Type.Array(TemplateListItem), next_cursor: Nullable(Type.String({ description: 'pass as ?cursor= for the next page; null on the last' })) }, {
   examples: [{
-    templates: [{ template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', name: 'Sale agreement', version: 2, archived: false, archived_at: null, created_at: '2026-11-25T09:00:00.000Z', updated_at: '2026-11-25T10:00:00.000Z' }],
+    templates: [{ template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', name: 'Sale agreement', version: 2, archived: false, archived_at: null, created_at: '2026-11-25T09:00:00.000Z', updated_at: '2026-11-25T10:00:00.000Z', created_by: { user_id: '0193f0e2-6c1a-7b3e-9d2f-0000000000aa', email: 'meera@example.com' } }],
     next_cursor: null,
   }],
 });
@@ -179,6 +180,7 @@ export const TemplateListQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive substring of the name' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
+  mine: Type.Optional(Type.Boolean({ description: 'true: only the templates the logged-in console user created (a login token only; with an API key 422)' })),
 });
 
 const FieldRef = Type.Object({ document: Type.Integer(), role_key: Type.String(), field_type: Type.Integer(), field_key: Nullable(Type.String()) });
@@ -285,7 +287,7 @@ export const InstantiatedEnvelopeResponse = {
       certified: null, certification_skipped: null,
     }],
     sent_at: null, completed_at: null, expires_at: null, status_reason: null, pades_level: null,
-    template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', template_version: 2, bulk_send_id: null, row_index: null,
+    template_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f', template_version: 2, bulk_send_id: null, row_index: null, created_by: null,
     created_at: '2026-11-25T11:00:00.000Z', updated_at: '2026-11-25T11:00:00.000Z',
   }],
 } as typeof EnvelopeResponse;

@@ -6,6 +6,7 @@ import { removeRecipient } from '../../domain/envelopes/remove-recipient.js';
 import { updateRecipient } from '../../domain/envelopes/update-recipient.js';
 import type { Context } from '../../domain/context.js';
 import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { mineFilter } from '../../http/mine.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopePatchBody, EnvelopeRecipientParams, RecipientPatchBody } from '../../http/schemas/envelope-edits.js';
 import { EnvelopeListQuery, EnvelopeListResponse } from '../../http/schemas/envelope-list.js';
@@ -24,12 +25,15 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
     onRequest,
     schema: {
       tags,
-      summary: 'List envelopes, newest first: cursor paging; filters status (one or several), q (title, external_id, recipient names and e-mails, from a word start), created_from/created_to, template_id, bulk_send_id',
+      summary: 'List envelopes, newest first: cursor paging; filters status (one or several), q (title, external_id, recipient names and e-mails, from a word start), created_from/created_to, template_id, bulk_send_id, mine (login tokens only)',
       security,
       querystring: EnvelopeListQuery,
       response: { 200: EnvelopeListResponse, ...problems(401, 422) },
     },
-  }, (request) => listEnvelopes(ctx, accountOf(request), request.query));
+  }, (request) => {
+    const { mine, ...query } = request.query;
+    return listEnvelopes(ctx, accountOf(request), { ...query, ...mineFilter(request, mine) });
+  });
 
   app.patch('/envelopes/:id', {
     onRequest,

@@ -10,6 +10,7 @@ import { loadEnvelopeView } from '../../domain/envelopes/views.js';
 import type { Context } from '../../domain/context.js';
 import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotent } from '../../http/idempotency.js';
+import { creatorOf } from '../../http/mine.js';
 import { readFilePart } from '../../http/multipart.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { AttachDocumentJson, DocumentBody, MultipartFile } from '../../http/schemas/documents.js';
@@ -37,7 +38,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       response: { 201: EnvelopeResponse, ...problems(401, 409, 422) },
     },
   }, async (request, reply) => {
-    await idempotent(ctx, request, reply, 201, () => createEnvelope(ctx, accountOf(request), request.body));
+    await idempotent(ctx, request, reply, 201, () => createEnvelope(ctx, accountOf(request), { ...request.body, createdBy: creatorOf(request) }));
   });
 
   app.get('/envelopes/:id', {

@@ -13,6 +13,7 @@ import { MAX_TEMPLATE_DOCUMENTS } from '../../domain/templates/validate.js';
 import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
 import { checkValue, parseJsonPart } from '../../http/check-value.js';
 import { idempotent, idempotentInOneCommit } from '../../http/idempotency.js';
+import { creatorOf, mineFilter } from '../../http/mine.js';
 import { readFilesForm, type FilesForm } from '../../http/multipart-files.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import {
@@ -80,8 +81,11 @@ export function templateRoutes(app: App, ctx: Context): void {
 
   app.get('/templates', {
     onRequest,
-    schema: { tags, summary: 'List templates, newest first (cursor paging; ?archived=true|false|all, ?q= on the name)', security, querystring: TemplateListQuery, response: { 200: TemplateListResponse, ...problems(401, 422) } },
-  }, (request) => listTemplates(ctx, accountOf(request), request.query));
+    schema: { tags, summary: 'List templates, newest first (cursor paging; ?archived=true|false|all, ?q= on the name, ?mine=true: the login\'s own)', security, querystring: TemplateListQuery, response: { 200: TemplateListResponse, ...problems(401, 422) } },
+  }, (request) => {
+    const { mine, ...query } = request.query;
+    return listTemplates(ctx, accountOf(request), { ...query, ...mineFilter(request, mine) });
+  });
 
   app.get('/templates/:id', {
     onRequest,
@@ -160,7 +164,8 @@ export function templateRoutes(app: App, ctx: Context): void {
     }
     const accountId = accountOf(request);
     // The key's row is written with the draft, in its commit; a sent envelope is known only after the send's commit.
-    if (request.body.send) return idempotent(ctx, request, reply, 201, () => instantiateTemplate(ctx, accountId, request.params.id, request.body));
-    return idempotentInOneCommit(ctx, request, reply, 201, (claim) => instantiateTemplate(ctx, accountId, request.params.id, request.body, claim));
+    const input = { ...request.body, createdBy: creatorOf(request) };
+    if (input.send) return idempotent(ctx, request, reply, 201, () => instantiateTemplate(ctx, accountId, request.params.id, input));
+    return idempotentInOneCommit(ctx, request, reply, 201, (claim) => instantiateTemplate(ctx, accountId, request.params.id, input, claim));
   });
 }
