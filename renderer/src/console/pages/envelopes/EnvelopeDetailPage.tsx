@@ -16,6 +16,7 @@ import './envelopes.css';
 function Facts({ envelope }: { envelope: Envelope }) {
   const { t, formatDate } = useT();
   const facts: [string, string][] = [[t('envelopes.detail.created'), formatDate(envelope.created_at)]];
+  if (envelope.created_by) facts.push([t('envelopes.detail.createdBy'), envelope.created_by.email]);
   if (envelope.sent_at) facts.push([t('envelopes.detail.sent'), formatDate(envelope.sent_at)]);
   if (envelope.completed_at) facts.push([t('envelopes.detail.completed'), formatDate(envelope.completed_at)]);
   if (envelope.expires_at && (envelope.status === 'sent' || envelope.status === 'expired')) facts.push([t('envelopes.detail.expires'), formatDate(envelope.expires_at)]);

@@ -59,12 +59,12 @@ export function EnvelopeFilters({ filters, onChange }: Props) {
   useEffect(() => setQ(filters.q), [filters.q]);
   const choices = useChoices().data;
   // Open when the address carries filters beyond the search; then it stays as the user leaves it.
-  const [open, setOpen] = useState(() => hasFilters({ ...filters, q: '' }));
+  const [open, setOpen] = useState(() => hasFilters({ ...filters, q: '', mine: false }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onChange({ ...filters, q: q.trim() });
   };
-  const set = (name: keyof Omit<ListFilters, 'status'>, value: string) => onChange({ ...filters, [name]: value });
+  const set = (name: keyof Omit<ListFilters, 'status' | 'mine'>, value: string) => onChange({ ...filters, [name]: value });
 
   return (
     <section className="card envelope-filters" aria-label={t('envelopes.filter.label')}>
@@ -73,6 +73,10 @@ export function EnvelopeFilters({ filters, onChange }: Props) {
         <input id={`${id}-q`} type="search" value={q} maxLength={200} placeholder={t('envelopes.search.placeholder')} onChange={(e) => setQ(e.target.value)} />
         <button type="submit" className="button primary">{t('envelopes.search.submit')}</button>
       </form>
+      <label className="check env-only-mine">
+        <input type="checkbox" checked={filters.mine} onChange={(e) => onChange({ ...filters, mine: e.target.checked })} />
+        {t('envelopes.filter.mine')}
+      </label>
       <details className="env-more-filters" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>{t('envelopes.filter.more')}</summary>
         <StatusChoice filters={filters} onChange={onChange} />

@@ -12,14 +12,16 @@ export interface ListFilters {
   created_to: string;
   template_id: string;
   bulk_send_id: string;
+  /** Only the envelopes the logged-in user created (?mine=true). */
+  mine: boolean;
 }
 
-export const NO_FILTERS: ListFilters = { q: '', status: [], created_from: '', created_to: '', template_id: '', bulk_send_id: '' };
+export const NO_FILTERS: ListFilters = { q: '', status: [], created_from: '', created_to: '', template_id: '', bulk_send_id: '', mine: false };
 const SINGLE = ['q', 'created_from', 'created_to', 'template_id', 'bulk_send_id'] as const;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function filtersFromQuery(query: URLSearchParams): ListFilters {
-  const filters: ListFilters = { ...NO_FILTERS, status: query.getAll('status').filter((s): s is EnvelopeStatus => (ENVELOPE_STATUSES as readonly string[]).includes(s)) };
+  const filters: ListFilters = { ...NO_FILTERS, status: query.getAll('status').filter((s): s is EnvelopeStatus => (ENVELOPE_STATUSES as readonly string[]).includes(s)), mine: query.get('mine') === 'true' };
   for (const name of SINGLE) filters[name] = (query.get(name) ?? '').trim();
   // A hand-edited address with a malformed date would only earn a 422; drop it instead.
   if (!DATE.test(filters.created_from)) filters.created_from = '';
@@ -33,6 +35,7 @@ export function queryOf(filters: ListFilters, extra: Record<string, string | num
   if (filters.q) query.set('q', filters.q);
   for (const status of filters.status) query.append('status', status);
   for (const name of SINGLE) if (name !== 'q' && filters[name]) query.set(name, filters[name]);
+  if (filters.mine) query.set('mine', 'true');
   for (const [name, value] of Object.entries(extra)) if (value !== undefined && value !== '') query.set(name, String(value));
   return query.toString();
 }

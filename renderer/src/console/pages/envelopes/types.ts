@@ -24,6 +24,8 @@ export interface EnvelopeSummary {
   expires_at: string | null;
   template_id: string | null;
   bulk_send_id: string | null;
+  /** The console user who created it; null: an API key or the system. */
+  created_by: { user_id: string; email: string } | null;
   recipients: RecipientSummary[];
 }
 

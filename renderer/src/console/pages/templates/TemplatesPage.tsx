@@ -1,4 +1,4 @@
-/** /templates: the account's templates, searchable by name, active or archived, with cursor paging. */
+/** /templates: the account's templates, searchable by name, active or archived, only mine, with cursor paging. */
 import { useEffect, useId, useState } from 'react';
 import { api } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -10,9 +10,10 @@ import './templates.css';
 
 type ArchivedFilter = 'false' | 'true' | 'all';
 
-function listPath(q: string, archived: ArchivedFilter, cursor: string | null): string {
+function listPath(q: string, archived: ArchivedFilter, mine: boolean, cursor: string | null): string {
   const query = new URLSearchParams({ archived, limit: '50' });
   if (q) query.set('q', q);
+  if (mine) query.set('mine', 'true');
   if (cursor) query.set('cursor', cursor);
   return `/templates?${query.toString()}`;
 }
@@ -22,18 +23,20 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
   const { query, navigate } = useRouter();
   const q = query.get('q') ?? '';
   const archived = (['true', 'all'].includes(query.get('archived') ?? '') ? query.get('archived') : 'false') as ArchivedFilter;
+  const mine = query.get('mine') === 'true';
   const [search, setSearch] = useState(q);
   const [more, setMore] = useState<{ items: TemplateListItem[]; cursor: string | null } | null>(null);
   const [moreError, setMoreError] = useState<unknown>(null);
-  const list = useResource((signal) => api<TemplateList>('GET', listPath(q, archived, null), { signal }), [q, archived]);
+  const list = useResource((signal) => api<TemplateList>('GET', listPath(q, archived, mine, null), { signal }), [q, archived, mine]);
   const searchId = useId();
   const filterId = useId();
-  useEffect(() => setMore(null), [q, archived]);
+  useEffect(() => setMore(null), [q, archived, mine]);
 
-  const apply = (nextQ: string, nextArchived: ArchivedFilter) => {
+  const apply = (nextQ: string, nextArchived: ArchivedFilter, nextMine = mine) => {
     const params = new URLSearchParams();
     if (nextQ.trim()) params.set('q', nextQ.trim());
     if (nextArchived !== 'false') params.set('archived', nextArchived);
+    if (nextMine) params.set('mine', 'true');
     const text = params.toString();
     navigate(`/templates${text ? `?${text}` : ''}`, { replace: true });
   };
@@ -42,13 +45,13 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
   const loadMore = async () => {
     setMoreError(null);
     try {
-      const page = await api<TemplateList>('GET', listPath(q, archived, cursor));
+      const page = await api<TemplateList>('GET', listPath(q, archived, mine, cursor));
       setMore({ items: [...(more?.items ?? []), ...page.templates], cursor: page.next_cursor });
     } catch (error) {
       setMoreError(error);
     }
   };
-  const filtered = q !== '' || archived !== 'false';
+  const filtered = q !== '' || archived !== 'false' || mine;
 
   return (
     <>
@@ -69,6 +72,10 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
             <option value="all">{t('templates.list.all')}</option>
           </select>
         </div>
+        <label className="check">
+          <input type="checkbox" checked={mine} onChange={(e) => apply(search, archived, e.target.checked)} />
+          {t('templates.list.mine')}
+        </label>
         <button type="submit" className="button">{t('templates.list.searchButton')}</button>
       </form>
       <ErrorNotice error={list.error} onRetry={list.reload} />
@@ -76,7 +83,7 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
       {list.data && items.length === 0 && (filtered ? (
         <section className="empty-state">
           <h2>{t('templates.list.noMatch')}</h2>
-          <button type="button" className="button" onClick={() => { setSearch(''); apply('', 'false'); }}>{t('templates.list.clear')}</button>
+          <button type="button" className="button" onClick={() => { setSearch(''); apply('', 'false', false); }}>{t('templates.list.clear')}</button>
         </section>
       ) : (
         <section className="empty-state">

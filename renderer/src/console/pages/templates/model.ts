@@ -74,6 +74,8 @@ export interface TemplateListItem {
   archived_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The console user who created it; null: an API key or the system. */
+  created_by: { user_id: string; email: string } | null;
 }
 
 export interface TemplateList {
