@@ -44,7 +44,7 @@ function uuidOf(i: number, tag: string, kind: 'e' | 'r'): string {
 }
 
 /** Envelope i of N: created 10 minutes after envelope i-1, two years back from `now`. */
-function envelopeRows(accountId: string, i: number, count: number, now: number, r: () => number, origins: boolean) {
+function envelopeRows(accountId: string, i: number, count: number, now: number, r: () => number, origins: boolean, creators: readonly string[]) {
   const id = uuidOf(i, accountId.slice(0, 8), 'e');
   const created = new Date(now - (count - i) * 600_000 - Math.floor(r() * 1000)).toISOString();
   const roll = r();
@@ -59,6 +59,8 @@ function envelopeRows(accountId: string, i: number, count: number, now: number, 
     ...origins && r() < 0.2 ? { template_id: pick(r, TEMPLATE_IDS), template_version: 1 } : { template_id: null, template_version: null },
     // (bulk_send_id, row_index) is unique: envelope i is row i of its batch.
     ...origins && r() < 0.1 ? { bulk_send_id: pick(r, BULK_IDS), row_index: i } : { bulk_send_id: null, row_index: null },
+    // Issue 15: creators by position (not by r(), so the rest of the data stays as before): of every 5, one per creator, the rest API keys.
+    created_by_user_id: creators[i % 5] ?? null,
   };
   const recipients: RecipientsTable[] = people.map((p, n) => ({
     id: uuidOf(i * 2 + n, accountId.slice(0, 8), 'r'), envelope_id: id, name: `${title(p.first)} ${title(p.last)}`, email: `${p.first}.${p.last}${Math.floor(r() * 100)}@${pick(r, DOMAINS)}`,
@@ -75,8 +77,11 @@ async function insertChunks<T extends keyof Database & string>(db: Kysely<Databa
   }
 }
 
-/** Inserts `count` envelopes (with template and bulk send origins when `origins`); returns every 97th to search for. */
-export async function seedEnvelopes(db: Kysely<Database>, accountId: string, count: number, progress: (done: number) => void, origins = true): Promise<SeededEnvelope[]> {
+/**
+ * Inserts `count` envelopes (with template and bulk send origins when `origins`; of every 5, one made by each of
+ * `creators`, the others by API key); returns every 97th to search for.
+ */
+export async function seedEnvelopes(db: Kysely<Database>, accountId: string, count: number, progress: (done: number) => void, origins = true, creators: readonly string[] = []): Promise<SeededEnvelope[]> {
   const r = random(count);
   const now = Date.now();
   const sample: SeededEnvelope[] = [];
@@ -86,7 +91,7 @@ export async function seedEnvelopes(db: Kysely<Database>, accountId: string, cou
     const recipients: RecipientsTable[] = [];
     const terms: EnvelopeSearchTermsTable[] = [];
     for (let i = start; i < Math.min(count, start + batch); i++) {
-      const rows = envelopeRows(accountId, i, count, now, r, origins);
+      const rows = envelopeRows(accountId, i, count, now, r, origins, creators);
       envelopes.push(rows.envelope);
       recipients.push(...rows.recipients);
       terms.push(...rows.terms);
