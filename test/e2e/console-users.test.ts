@@ -121,6 +121,17 @@ describe('console users and roles in Chromium on sqlite', () => {
     await shots.take(senderPage, 'sender-users-refused');
     await senderPage.goto(`${origin}/app/envelopes`);
     await senderPage.getByRole('link', { name: 'Rent agreement Jayanagar' }).waitFor();
+
+    // "Only mine" (kept in the address) leaves out what an API key made; the envelope names who created it.
+    const byKey = await t.server.request('POST', `${API}/envelopes`, { key: t.account.key, json: { title: 'Lease made by key' } });
+    assert.equal(byKey.statusCode, 201, byKey.body);
+    await senderPage.reload();
+    await senderPage.getByRole('link', { name: 'Lease made by key' }).waitFor();
+    await senderPage.getByLabel('Only mine').check();
+    await senderPage.waitForURL(/[?&]mine=true/);
+    await senderPage.getByRole('link', { name: 'Lease made by key' }).waitFor({ state: 'detached' });
+    await senderPage.getByRole('link', { name: 'Rent agreement Jayanagar' }).click();
+    await senderPage.locator('.env-facts div').filter({ hasText: 'Created by' }).getByText(SENDER.email).waitFor();
   });
 
   test('deactivating the sender ends their session: their next action shows the login', async () => {
