@@ -118,6 +118,16 @@ function cpuMs(pid: number): number | undefined {
   }
 }
 
+/** Resident memory of a process now (VmRSS), in MB. */
+function rssMb(pid: number): number | undefined {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Math.round(Number(kb) / 1024);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Peak resident memory of a process so far (VmHWM), in MB. */
 function peakRssMb(pid: number): number | undefined {
   try {
@@ -130,14 +140,15 @@ function peakRssMb(pid: number): number | undefined {
 
 /**
  * `mohar serve` in its own process: from the sources through tsx (as the tests run it), or a build when
- * MOHAR_BENCH_SERVE names its cli/main.js (as an installation runs it: no tsx loader thread or compiler).
+ * MOHAR_BENCH_SERVE names its cli/main.js (as an installation runs it: no tsx loader thread or compiler);
+ * MOHAR_BENCH_NODE_OPTIONS becomes the server's NODE_OPTIONS (e.g. heap flags).
  */
 function serve(database: TestDatabase, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const build = process.env.MOHAR_BENCH_SERVE;
   const args = build ? [build, 'serve'] : ['--import', 'tsx', 'cli/main.ts', 'serve'];
   const child = spawn(process.execPath, args, {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000', ...(process.env.MOHAR_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.MOHAR_BENCH_NODE_OPTIONS } : {}), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -206,7 +217,7 @@ async function benchDatabase(kind: DatabaseChoice, rows: number): Promise<BulkRu
         if (!['queued', 'running'].includes(batch.status)) break;
         if (performance.now() - shown > 10_000) {
           shown = performance.now();
-          process.stdout.write(`    ${fixed((shown - from) / 1000)} s: ${batch.counts.sent} sent\n`);
+          process.stdout.write(`    ${fixed((shown - from) / 1000)} s: ${batch.counts.sent} sent, server RSS ${rssMb(pid) ?? '?'} MB\n`);
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
