@@ -35,8 +35,8 @@ describe('bulk send progress', () => {
     assert.equal(final.status, 'completed_with_errors');
     const frames = stream.text.split('\r').filter((f) => f !== '');
     assert.equal(frames.length, 3);
-    assert.match(frames[1]!, /^\[#{15}-{15}\]  50%  created 2, sent 2, failed 0 of 4/);
-    assert.match(frames[2]!, /^\[#{30}\] 100%  created 4, sent 3, failed 1 of 4\u001b\[K\n$/);
+    assert.ok(frames[1]!.startsWith(`[${'#'.repeat(15)}${'-'.repeat(15)}]  50%  created 2, sent 2, failed 0 of 4`), frames[1]);
+    assert.equal(frames[2], `[${'#'.repeat(30)}] 100%  created 4, sent 3, failed 1 of 4\u001b[K\n`);
   });
 
   test('elsewhere: one plain line per change; an unreachable server is retried', async () => {
