@@ -76,6 +76,12 @@ for (const kind of DATABASES) {
       const documents = await t.server.ctx.db.selectFrom('documents').select('id').where('account_id', '=', t.account.accountId).execute();
       assert.equal(documents.length, 1, 'no document copied per row');
 
+      // Each envelope has its own events, as a POST /envelopes one: envelope.created (sequence 1), then envelope.sent.
+      const perType = await t.server.ctx.db.selectFrom('events').innerJoin('envelopes', 'envelopes.id', 'events.envelope_id')
+        .select(['events.type', 'events.sequence']).select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('envelopes.bulk_send_id', '=', id).groupBy(['events.type', 'events.sequence']).orderBy('events.sequence').execute();
+      assert.deepEqual(perType.map((e) => [e.type, Number(e.sequence), Number(e.n)]), [['envelope.created', 1, ROWS], ['envelope.sent', 2, ROWS]]);
+
       // bulk_send.completed through the outbox, once.
       const events = await t.server.ctx.db.selectFrom('events').select(['type', 'payload']).where('account_id', '=', t.account.accountId).where('type', '=', 'bulk_send.completed').execute();
       assert.equal(events.length, 1);
