@@ -6,7 +6,7 @@
  * lookup per event.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Database } from '../storage/schema.js';
 import { MAX_ATTEMPTS } from './schedule.js';
 import { announceDeliveries } from './signal.js';
@@ -55,7 +55,7 @@ export interface AccountDelivery {
  * synchronous write. A new envelope has no bindings yet (they are made after it), so the account's webhook
  * is the only endpoint that can want its first event. Rows changed = deliveries queued (0 or 1).
  */
-export function accountDeliveryInsert(db: Kysely<Database>, d: AccountDelivery) {
+export function accountDeliveryInsert(db: QueryCreator<Database>, d: AccountDelivery) {
   return db
     .insertInto('webhook_deliveries')
     .columns(['id', 'event_id', 'endpoint_id', 'account_id', 'envelope_id', 'sequence', 'event_type', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'created_at', 'updated_at'])

@@ -1,18 +1,12 @@
 /**
  * POST /envelopes: a draft with optional recipients, the first row of its audit trail and its
- * envelope.created event, in one transaction. On SQLite the same rows go through the fast path
- * (storage/sqlite-fast-path.ts): prepared statements, and one commit shared with the other creates of the
- * same moment (group commit). Template instantiation and bulk send rows create through here too.
+ * envelope.created event, in one commit (write-draft.ts: the SQLite fast path's group commit, or one
+ * PostgreSQL statement). Template instantiation and bulk send rows create through here too.
  */
 import { MoharError } from '../../../common/errors.js';
-import { isUniqueViolation } from '../../storage/connect.js';
-import type { SqliteFastPath } from '../../storage/sqlite-fast-path.js';
 import type { EnvelopeDocumentsTable, EnvelopeSearchTermsTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { firstAuditRow, type AuditRow } from '../../audit/index.js';
-import { accountDeliveryInsert } from '../../webhooks/fan-out.js';
-import { announceDeliveries } from '../../webhooks/signal.js';
 import { iso, type Context } from '../context.js';
-import { insertKeyRow, keyRow, KeyTakenMeanwhile, type KeyInCommit } from '../idempotency/idempotency.js';
 import { newId } from '../ids.js';
 import { createdEvent, type CreatedEvent } from './created-event.js';
 import { checkDscLimits } from './dsc-rules.js';
@@ -20,6 +14,7 @@ import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
 import { searchRowsOf } from './search-terms.js';
 import { envelopeView, recipientView, type EnvelopeRow, type EnvelopeView } from './views.js';
+import { writeDraft } from './write-draft.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -67,12 +62,6 @@ export interface PreparedDraft {
   readonly origin: BulkOrigin | undefined;
   /** The creating user's e-mail, for the answer's created_by (the row holds the id). */
   readonly creatorEmail: string | null;
-}
-
-/** The key of an Idempotency-Key request, stored done with its answer in the draft's commit. */
-export interface KeyWithAnswer {
-  readonly claim: KeyInCommit;
-  readonly responseJson: string;
 }
 
 export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin, origin?: BulkOrigin, contents?: (envelopeId: string, at: string) => DraftContents): Promise<EnvelopeView> {
@@ -130,70 +119,4 @@ export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInp
 /** A new draft as the API shows it, from its rows (no documents: see DraftContents for those). */
 export function draftView(draft: PreparedDraft): EnvelopeView {
   return envelopeView({ ...draft.envelope, created_by_email: draft.creatorEmail }, draft.recipients.map(recipientView), []);
-}
-
-/**
- * Writes the draft, its first audit row and its envelope.created event (sequence 1) in one commit, and the
- * request's Idempotency-Key when given (KeyTakenMeanwhile when a concurrent request took it: nothing is
- * written). On SQLite through the fast path: prepared statements, a commit shared with the other writes of
- * the moment.
- */
-export async function writeDraft(ctx: Context, draft: PreparedDraft, key?: KeyWithAnswer): Promise<void> {
-  const envelope = { ...draft.envelope, search_text: draft.searchText, events_seq: 1 };
-  const { recipients, terms, documents, fields, audit, event } = draft;
-  let queued = false;
-  try {
-    const fast = ctx.sqlite;
-    if (fast) {
-      queued = await fast.write(() => {
-        if (key) insertKeyFast(fast, ctx, key);
-        fast.insert('envelopes', envelope);
-        for (const recipient of recipients) fast.insert('recipients', recipient);
-        for (const term of terms) fast.insert('envelope_search_terms', term);
-        for (const document of documents) fast.insert('envelope_documents', document);
-        for (const field of fields) fast.insert('fields', field);
-        fast.insert('audit_events', audit);
-        fast.insert('events', event.row);
-        return fast.runTemplate('envelope-created-delivery', (d) => accountDeliveryInsert(ctx.db, d), event.delivery) > 0;
-      });
-    } else {
-      await ctx.db.transaction().execute(async (trx) => {
-        // First: a concurrent holder of the key makes this insert wait for its commit, then insert nothing.
-        if (key && !(await insertKeyRow(trx, keyRow(key.claim, key.responseJson, ctx.now())))) throw new KeyTakenMeanwhile(key.claim.key);
-        await trx.insertInto('envelopes').values(envelope).execute();
-        if (recipients.length > 0) await trx.insertInto('recipients').values([...recipients]).execute();
-        if (terms.length > 0) await trx.insertInto('envelope_search_terms').values([...terms]).execute();
-        if (documents.length > 0) await trx.insertInto('envelope_documents').values([...documents]).execute();
-        if (fields.length > 0) await trx.insertInto('fields').values([...fields]).execute();
-        await trx.insertInto('audit_events').values(audit).execute();
-        await trx.insertInto('events').values(event.row).execute();
-        const delivered = await accountDeliveryInsert(trx, event.delivery).executeTakeFirst();
-        if (Number(delivered.numInsertedOrUpdatedRows ?? 0n) > 0) await announceDeliveries(trx);
-      });
-    }
-  } catch (error) {
-    if (isUniqueViolation(error)) {
-      const origin = draft.origin;
-      if (origin && (await rowTaken(ctx, origin))) throw new MoharError('bulk_row_taken', `row ${origin.row_index} of bulk send ${origin.bulk_send_id} has its envelope already`);
-      throw new MoharError('external_id_conflict', `an envelope with external_id "${draft.envelope.external_id}" exists already in this account`);
-    }
-    throw error;
-  }
-  // SQLite: the delivery worker is woken once the delivery is committed.
-  if (queued) await announceDeliveries(ctx.db);
-}
-
-/** The key's done row in the fast path's write; a key already there is KeyTakenMeanwhile (the failed statement left nothing). */
-function insertKeyFast(fast: SqliteFastPath, ctx: Context, key: KeyWithAnswer): void {
-  try {
-    fast.insert('idempotency_keys', keyRow(key.claim, key.responseJson, ctx.now()));
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new KeyTakenMeanwhile(key.claim.key);
-    throw error;
-  }
-}
-
-async function rowTaken(ctx: Context, origin: BulkOrigin): Promise<boolean> {
-  const row = await ctx.db.selectFrom('envelopes').select('id').where('bulk_send_id', '=', origin.bulk_send_id).where('row_index', '=', origin.row_index).executeTakeFirst();
-  return row !== undefined;
 }

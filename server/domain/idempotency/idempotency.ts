@@ -143,12 +143,6 @@ export function keyRow(claim: KeyInCommit, responseJson: string, now: Date): Ide
   };
 }
 
-/** Inserts the key's row unless the key is taken; returns whether it did (PostgreSQL: waits for a concurrent holder's commit). */
-export async function insertKeyRow(trx: Kysely<Database>, row: IdempotencyKeysTable): Promise<boolean> {
-  const result = await trx.insertInto('idempotency_keys').values(row).onConflict((oc) => oc.columns(['account_id', 'key']).doNothing()).executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
-}
-
 /** Thrown inside the creating transaction when another request took the key meanwhile: roll back, then look again. */
 export class KeyTakenMeanwhile extends Error {
   constructor(key: string) {

@@ -10,7 +10,8 @@
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import type { Context } from '../context.js';
-import { draftView, prepareDraft, writeDraft, type DraftContents } from '../envelopes/create-envelope.js';
+import { draftView, prepareDraft, type DraftContents } from '../envelopes/create-envelope.js';
+import { writeDraft } from '../envelopes/write-draft.js';
 import { valueProblems } from '../envelopes/field-layout.js';
 import { fieldView, loadEnvelopeView, type EnvelopeView } from '../envelopes/views.js';
 import type { KeyInCommit } from '../idempotency/idempotency.js';
