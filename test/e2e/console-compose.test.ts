@@ -14,6 +14,7 @@ import { makeDraft } from '../support/envelopes.js';
 import { makePdf, qpdfCheck, samples } from '../support/pdf-fixtures.js';
 import { ensureConsoleBuilt, ensureRendererBuilt } from '../support/renderer.js';
 import { API, useTestServer } from '../support/server.js';
+import { DATABASES } from '../support/databases.js';
 import { pdfsigVerdicts } from '../support/validators.js';
 
 ensureConsoleBuilt();
@@ -68,15 +69,15 @@ async function addRecipient(page: Page, name: string, email: string): Promise<vo
   await page.locator('.recipient-row', { hasText: email }).waitFor();
 }
 
-describe('console compose in Chromium on sqlite', () => {
-  const t = useTestServer('sqlite');
+for (const kind of DATABASES) describe(`console compose in Chromium on ${kind}`, () => {
+  const t = useTestServer(kind);
   let origin: string;
   before(async () => {
     origin = await listenOnLoopback(t.server);
   });
 
   test('upload, two recipients, drag fields onto page 2, send; both sign from their mails; completed; the PDF validates', async () => {
-    const shots = screenshots('console-compose');
+    const shots = screenshots(`console-compose${kind === 'sqlite' ? '' : `-${kind}`}`);
     const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
     const errors = collectPageErrors(page);
@@ -195,7 +196,7 @@ describe('console compose in Chromium on sqlite', () => {
   });
 
   test('a USB DSC signer with two Signature fields: the problem shows on the field, from the page and from the server', async () => {
-    const shots = screenshots('console-compose-layout');
+    const shots = screenshots(`console-compose-layout${kind === 'sqlite' ? '' : `-${kind}`}`);
     const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Meera Iyer', email: 'meera@example.com', signature_method: 'dsc' }], pdf: samples.emptySignatureField(), extraFields: () => [] });
     const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();
@@ -240,7 +241,7 @@ describe('console compose in Chromium on sqlite', () => {
   });
 
   test('move and resize with the mouse and keyboard, snap to the page edge, preview one party, Delete; save as template', async () => {
-    const shots = screenshots('console-compose-editing');
+    const shots = screenshots(`console-compose-editing${kind === 'sqlite' ? '' : `-${kind}`}`);
     const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }, { name: 'Ravi Kumar', email: 'ravi@example.com' }], pdf: makePdf({ pages: 1 }) });
     const context = await newContext(browser, { viewport: { width: 1400, height: 1000 } });
     const page = await context.newPage();

@@ -17,6 +17,7 @@ import { logInToConsole } from '../support/console.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
 import { ensureConsoleBuilt } from '../support/renderer.js';
 import { LEGACY, useTestServer } from '../support/server.js';
+import { DATABASES } from '../support/databases.js';
 
 ensureConsoleBuilt();
 let browser: Browser;
@@ -25,14 +26,14 @@ before(async () => {
 });
 after(() => browser?.close());
 
-describe('console developer portal in Chromium on sqlite', () => {
-  const t = useTestServer('sqlite', { MOHAR_WEBHOOK_ALLOW_PRIVATE: '1' });
+for (const kind of DATABASES) describe(`console developer portal in Chromium on ${kind}`, () => {
+  const t = useTestServer(kind, { MOHAR_WEBHOOK_ALLOW_PRIVATE: '1' });
   let origin: string;
   let receiver: TestReceiver;
   let worker: WebhookWorker;
   let page: Page;
   let errors: string[];
-  const shots = screenshots('console-developer');
+  const shots = screenshots(`console-developer${kind === 'sqlite' ? '' : `-${kind}`}`);
   before(async () => {
     origin = await listenOnLoopback(t.server);
     receiver = await startReceiver();

@@ -13,6 +13,7 @@ import { logInToConsole } from '../support/console.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
 import { ensureConsoleBuilt } from '../support/renderer.js';
 import { API, useTestServer, type TestServer } from '../support/server.js';
+import { DATABASES } from '../support/databases.js';
 
 ensureConsoleBuilt();
 
@@ -62,14 +63,14 @@ async function search(page: Page, text: string): Promise<void> {
   await page.locator('.envelope-list:not(.is-loading), .empty-state').first().waitFor();
 }
 
-describe('office console envelopes in Chromium on sqlite', () => {
-  const t = useTestServer('sqlite');
+for (const kind of DATABASES) describe(`office console envelopes in Chromium on ${kind}`, () => {
+  const t = useTestServer(kind);
   let origin: string;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
-  const shots = screenshots('console-envelopes');
+  const shots = screenshots(`console-envelopes${kind === 'sqlite' ? '' : `-${kind}`}`);
 
   before(async () => {
     origin = await listenOnLoopback(t.server);
@@ -297,13 +298,23 @@ describe('office console envelopes in Chromium on sqlite', () => {
 
     // A forged audit row: the timeline says the check failed and where.
     const forged = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Forged Person', email: 'forged@example.com' }] });
-    // With the append-only triggers out of the way, as someone with DDL rights could (SQLite).
+    // With the append-only trigger out of the way, as someone with DDL rights could (migration 0004's triggers).
     const db = t.server.ctx.db;
-    await sql`DROP TRIGGER audit_events_no_update`.execute(db);
-    try {
-      await db.updateTable('audit_events').set({ details: '{"title":"Something else"}' }).where('envelope_id', '=', forged.id).execute();
-    } finally {
-      await sql`CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END`.execute(db);
+    const forge = () => db.updateTable('audit_events').set({ details: '{"title":"Something else"}' }).where('envelope_id', '=', forged.id).execute();
+    if (kind === 'postgres') {
+      await sql`ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_change`.execute(db);
+      try {
+        await forge();
+      } finally {
+        await sql`ALTER TABLE audit_events ENABLE TRIGGER audit_events_no_change`.execute(db);
+      }
+    } else {
+      await sql`DROP TRIGGER audit_events_no_update`.execute(db);
+      try {
+        await forge();
+      } finally {
+        await sql`CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END`.execute(db);
+      }
     }
     await page.goto(`${origin}/app/envelopes/${forged.id}`);
     await page.getByText(/The audit trail check FAILED/).waitFor();

@@ -15,6 +15,7 @@ import { makeDraft } from '../support/envelopes.js';
 import { makePdf } from '../support/pdf-fixtures.js';
 import { ensureConsoleBuilt } from '../support/renderer.js';
 import { API, useTestServer, type TestServer } from '../support/server.js';
+import { DATABASES } from '../support/databases.js';
 
 ensureConsoleBuilt();
 let browser: Browser;
@@ -56,8 +57,8 @@ async function runUntilDone(server: TestServer, page: Page, text: string): Promi
   assert.fail(`the progress never showed "${text}"`);
 }
 
-describe('console templates and bulk send in Chromium on sqlite', () => {
-  const t = useTestServer('sqlite');
+for (const kind of DATABASES) describe(`console templates and bulk send in Chromium on ${kind}`, () => {
+  const t = useTestServer(kind);
   let origin: string;
   before(async () => {
     origin = await listenOnLoopback(t.server);
@@ -69,7 +70,7 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
   };
 
   test('save a draft as a template, edit it (version 2), bulk send 3 rows with merge values, use it for a draft', async () => {
-    const shots = screenshots('console-templates');
+    const shots = screenshots(`console-templates${kind === 'sqlite' ? '' : `-${kind}`}`);
     await makeDraft(t.server, t.account.key, {
       recipients: [{ name: 'Template Person', email: 'person@example.com' }],
       pdf: makePdf({ pages: [{ text: 'Renewal agreement' }] }),
@@ -201,7 +202,7 @@ describe('console templates and bulk send in Chromium on sqlite', () => {
   });
 
   test('a lost update offers a reload; search finds templates; a queued batch is canceled at phone width', async () => {
-    const shots = screenshots('console-templates-more');
+    const shots = screenshots(`console-templates-more${kind === 'sqlite' ? '' : `-${kind}`}`);
     const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Lease Person', email: 'lease@example.com' }] });
     const created = await t.server.request('POST', `${API}/templates`, { key: t.account.key, json: { source_envelope_id: draft.id, name: 'Lease deed' } });
     assert.equal(created.statusCode, 201, created.body);

@@ -12,6 +12,7 @@ import { logInToConsole } from '../support/console.js';
 import { makePdf } from '../support/pdf-fixtures.js';
 import { ensureConsoleBuilt } from '../support/renderer.js';
 import { API, LEGACY, useTestServer, type TestServer } from '../support/server.js';
+import { DATABASES } from '../support/databases.js';
 
 ensureConsoleBuilt();
 let browser: Browser;
@@ -45,14 +46,14 @@ async function sendAsUser(server: TestServer, token: string, title: string): Pro
   assert.equal(sent.statusCode, 200, sent.body);
 }
 
-describe('console users and roles in Chromium on sqlite', () => {
-  const t = useTestServer('sqlite');
+for (const kind of DATABASES) describe(`console users and roles in Chromium on ${kind}`, () => {
+  const t = useTestServer(kind);
   let origin: string;
   let adminPage: Page;
   let senderContext: BrowserContext;
   let senderPage: Page;
   const errors: string[] = [];
-  const shots = screenshots('console-users');
+  const shots = screenshots(`console-users${kind === 'sqlite' ? '' : `-${kind}`}`);
 
   before(async () => {
     origin = await listenOnLoopback(t.server);
