@@ -23,7 +23,8 @@ export interface OutboxEvent {
 /** Queues the event for every endpoint that wants it; returns the delivery ids. */
 export async function queueDeliveries(trx: Kysely<Database>, event: OutboxEvent): Promise<string[]> {
   // Two index lookups in one statement: the account's endpoint (partial unique index) and the envelope's bindings.
-  const own = trx.selectFrom('webhook_endpoints').select('id').where('account_id', '=', event.account_id).where('kind', '=', 'account').where('status', '=', 'active');
+  // Literal kind and status: see accountDeliveryInsert (a parameter made SQLite plan this again on every event).
+  const own = trx.selectFrom('webhook_endpoints').select('id').where('account_id', '=', event.account_id).where('kind', '=', sql.lit('account')).where('status', '=', sql.lit('active'));
   const endpoints = event.envelope_id === null
     ? await own.execute()
     : await own
@@ -33,7 +34,7 @@ export async function queueDeliveries(trx: Kysely<Database>, event: OutboxEvent)
         .select('e.id')
         .where('b.envelope_id', '=', event.envelope_id)
         .where('b.event_type', 'in', [event.type, '*'])
-        .where('e.status', '=', 'active'))
+        .where('e.status', '=', sql.lit('active')))
       .execute();
   return queueFor(trx, event, [...new Set(endpoints.map((e) => e.id))]);
 }
