@@ -33,6 +33,8 @@ export async function writeDraft(ctx: Context, draft: PreparedDraft, key?: KeyWi
   const rows: DraftRows = { ...draft, envelope: { ...draft.envelope, search_text: draft.searchText, events_seq: 1 } };
   let queued: boolean;
   try {
+    // SQLite always has its fast path (storage/connect.ts); the one-statement write is PostgreSQL's.
+    if (!ctx.sqlite && ctx.dialect !== 'postgres') throw new Error('a SQLite draft is written through the fast path');
     queued = ctx.sqlite ? await writeFast(ctx, ctx.sqlite, rows, key) : await writeStatement(ctx, rows, key);
   } catch (error) {
     if (isUniqueViolation(error)) {
