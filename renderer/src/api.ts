@@ -29,8 +29,8 @@ export function isDeadLink(error: unknown): error is ApiError {
   return error instanceof ApiError && DEAD_LINK_CODES.has(error.code);
 }
 
-async function check(response: Response): Promise<Response> {
-  if (response.ok) return response;
+/** The ApiError a failed answer stands for: its problem+json, or the bare status when the body is not one. */
+export async function problemOf(response: Response): Promise<ApiError> {
   let problem: Record<string, unknown> = {};
   try {
     problem = (await response.json()) as Record<string, unknown>;
@@ -39,7 +39,12 @@ async function check(response: Response): Promise<Response> {
   }
   const code = typeof problem.code === 'string' ? problem.code : 'http_error';
   const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${response.status}`;
-  throw new ApiError(response.status, code, detail, problem);
+  return new ApiError(response.status, code, detail, problem);
+}
+
+async function check(response: Response): Promise<Response> {
+  if (response.ok) return response;
+  throw await problemOf(response);
 }
 
 async function request(url: string, init: RequestInit = {}): Promise<Response> {

@@ -6,24 +6,14 @@
 import { join } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { builtAssets, builtPage } from '../http/built-assets.js';
-import { rendererBuildDir } from './signing-page.js';
+import { rendererBuildDir, signingPagePolicy } from './signing-page.js';
 import type { App } from './types.js';
 
 export const CONSOLE_PATH = '/app';
 
+/** The signing page's policy (own scripts, styles, fonts, workers; data:/blob: images for pdf.js), never framed. */
 export function consolePolicy(): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data: blob:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "worker-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return signingPagePolicy(null);
 }
 
 const MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Console not built</title></head>

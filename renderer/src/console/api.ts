@@ -4,7 +4,7 @@
  * module's memory; the refresh token is an HttpOnly cookie the page cannot read. An expired access token is
  * renewed once, transparently; if that fails the session has ended and the app shows the login again.
  */
-import { ApiError } from '../api';
+import { ApiError, problemOf } from '../api';
 
 export { ApiError };
 export const API_BASE = '/backend/api/v1';
@@ -39,18 +39,6 @@ export interface RequestOptions {
 let accessToken: string | null = null;
 let refreshing: Promise<ConsoleUser | null> | null = null;
 const endedListeners = new Set<() => void>();
-
-async function problemOf(response: Response): Promise<ApiError> {
-  let problem: Record<string, unknown> = {};
-  try {
-    problem = (await response.json()) as Record<string, unknown>;
-  } catch {
-    // not JSON: a proxy or network failure page
-  }
-  const code = typeof problem.code === 'string' ? problem.code : 'http_error';
-  const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${response.status}`;
-  return new ApiError(response.status, code, detail, problem);
-}
 
 async function send(url: string, init: RequestInit): Promise<Response> {
   try {

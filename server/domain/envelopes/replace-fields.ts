@@ -4,7 +4,7 @@ import { iso, type Context } from '../context.js';
 import { newId } from '../ids.js';
 import { storedInfo } from '../documents/documents.js';
 import { findDraftEnvelope } from './find-envelope.js';
-import { validateFieldLayout, type FieldInput, type LayoutDocument, type LayoutRecipient } from './field-layout.js';
+import { validateFieldLayout, type FieldInput, type LayoutDocument, type LayoutRecipient, type PlacedField } from './field-layout.js';
 import type { FieldsTable } from '../../storage/schema.js';
 import { fieldView, type FieldView } from './views.js';
 
@@ -51,6 +51,13 @@ export function checkedFieldRows(fields: readonly FieldInput[], recipients: read
     envelope_id: envelopeId,
     document_id: documentId,
     recipient_id: f.recipient_id,
+    ...fieldColumns(f, position),
+  }));
+}
+
+/** A placed field's own columns of a fields row (everything but its ids); instantiation uses them too. */
+export function fieldColumns(f: PlacedField, position: number): Omit<FieldsTable, 'id' | 'envelope_id' | 'document_id' | 'recipient_id'> {
+  return {
     position,
     field_type: f.field_type,
     page_number: f.page_number,
@@ -64,5 +71,5 @@ export function checkedFieldRows(fields: readonly FieldInput[], recipients: read
     pdf_signature_field: f.pdf_signature_field,
     required: f.required ? 1 : 0,
     editable: f.editable ? 1 : 0,
-  }));
+  };
 }

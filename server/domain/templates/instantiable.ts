@@ -11,6 +11,7 @@ import type { ErrorItem } from '../../../common/errors.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { documentView, storedInfo, type DocumentRow, type DocumentView } from '../documents/documents.js';
 import { validateFieldLayout } from '../envelopes/field-layout.js';
+import { fieldColumns } from '../envelopes/replace-fields.js';
 import type { TemplateDefinition } from './model.js';
 import { loadVersion } from './store.js';
 import { layoutError, layoutInput, layoutRecipients } from './validate.js';
@@ -83,21 +84,7 @@ function planFields(definition: TemplateDefinition, documents: readonly Document
       documentId: d.document_id,
       options: f.options,
       // The columns of the fields endpoint's rows (checkedFieldRows), in its order.
-      row: {
-        position,
-        field_type: f.field_type,
-        page_number: f.page_number,
-        x: f.rect.x,
-        y: f.rect.y,
-        width: f.rect.width,
-        height: f.rect.height,
-        label: f.label,
-        value: f.value,
-        options: f.options === null ? null : JSON.stringify(f.options),
-        pdf_signature_field: f.pdf_signature_field,
-        required: f.required ? 1 : 0,
-        editable: f.editable ? 1 : 0,
-      },
+      row: fieldColumns(f, position),
     }));
   });
   // A stored version passed these rules when it was made; a rule made stricter since is reported as before.
