@@ -4,8 +4,8 @@
  * the `blobs` table (PostgreSQL, shared by every server instance).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
 import type { Database } from './schema.js';
@@ -29,6 +29,16 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** Makes a directory's entries (a rename into it, a new subdirectory) durable: open it and fsync it. */
+export async function fsyncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 const SHA256 = /^[0-9a-f]{64}$/;
 
 function checkName(sha256: string): void {
@@ -36,7 +46,10 @@ function checkName(sha256: string): void {
 }
 
 export class FileBlobStore implements BlobStore {
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    readonly syncDirectory: (directory: string) => Promise<void> = fsyncDirectory,
+  ) {}
 
   private path(sha256: string): string {
     return join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
@@ -51,12 +64,28 @@ export class FileBlobStore implements BlobStore {
       await utimes(target, now, now).catch(() => undefined);
       if (await this.has(sha256)) return sha256;
     }
-    await mkdir(join(target, '..'), { recursive: true });
+    const directory = dirname(target);
+    const created = await mkdir(directory, { recursive: true });
     // Write to a temporary name and rename: a crash never leaves a half-written blob under its hash.
     const temporary = `${target}.${randomUUID()}.tmp`;
     await writeFile(temporary, bytes, { flush: true });
     await rename(temporary, target);
+    await this.syncEntries(directory, created);
     return sha256;
+  }
+
+  /**
+   * A rename is durable only once its directory is synced, and a new directory only once its parent is:
+   * sync the blob's directory, then the parent of each directory mkdir created (innermost first), so a
+   * power loss after put() resolved cannot lose the blob an acknowledged signature refers to.
+   */
+  private async syncEntries(directory: string, createdTop: string | undefined): Promise<void> {
+    await this.syncDirectory(directory);
+    if (createdTop === undefined) return;
+    for (let created = directory; ; created = dirname(created)) {
+      await this.syncDirectory(dirname(created));
+      if (created === createdTop || dirname(created) === created) return;
+    }
   }
 
   async get(sha256: string): Promise<Buffer> {

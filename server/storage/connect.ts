@@ -39,7 +39,9 @@ export function connectStorage(options: ConnectOptions): Storage {
   const file = new BetterSqlite3(join(options.dataDir, 'mohar.sqlite'));
   // WAL lets readers proceed during a write; busy_timeout covers a second process (e.g. the CLI).
   file.pragma('journal_mode = WAL');
-  file.pragma('synchronous = NORMAL');
+  // FULL: every commit syncs the WAL, so an acknowledged write (a signature whose webhook went out) survives
+  // a power loss; NORMAL only syncs at checkpoints. Its cost is in docs/performance.md (workflow).
+  file.pragma('synchronous = FULL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   // The fast path's group commit puts each write in a savepoint; keep their undo records (statement

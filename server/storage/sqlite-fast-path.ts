@@ -8,7 +8,7 @@
  *
  * - `write(work)`: `work` runs synchronously in a transaction shared with the other writes queued in the
  *   same turn of the event loop. Its promise settles only after that transaction committed, so nothing
- *   is acknowledged before it is as durable as any other commit (WAL, synchronous=NORMAL). A write that
+ *   is acknowledged before it is as durable as any other commit (WAL, synchronous=FULL). A write that
  *   throws is rejected and leaves nothing behind, and the others still commit: the batch first runs
  *   without savepoints (they cost about a third of a create's database work); when a write fails, the
  *   round is rolled back and the remaining writes run again, each in its own savepoint from then on. The
