@@ -125,6 +125,8 @@ export interface EnvelopesTable {
   /** The template and version it was instantiated from (migration 0011); null otherwise. */
   template_id?: string | null;
   template_version?: number | null;
+  /** JSON { first_after_days, every_days, expiry_warning_days } or null: the account's defaults (migration 0017). */
+  reminders?: string | null;
   /** The bulk send and row that made it (migration 0012; UNIQUE together); null otherwise. */
   bulk_send_id?: string | null;
   row_index?: number | null;
@@ -151,6 +153,8 @@ export interface RecipientsTable {
   /** JSON: consent, IP, user agent, method, certificate of the act. */
   act_details: string | null;
   reminded_at: string | null;
+  /** When this recipient was warned that the envelope expires soon (migration 0017; once). */
+  expiry_warned_at?: string | null;
   /** USB DSC: SHA-256 of the bytes handed out to be signed by the token. */
   prepared_sha256: string | null;
 }
@@ -189,7 +193,13 @@ export interface SigningSessionsTable {
   return_url: string | null;
   expires_at: string;
   created_at: string;
+  /** How the link was handed out (migration 0017): mail | legacy_link | session | sandbox. */
+  kind?: SigningLinkKind;
+  /** Set when a newer link of the recipient replaced it, or revoke-links ended it (migration 0017). */
+  revoked_at?: string | null;
 }
+
+export type SigningLinkKind = 'mail' | 'legacy_link' | 'session' | 'sandbox';
 
 export interface EventsTable {
   id: string;
@@ -402,6 +412,8 @@ export interface OutboxMailTable {
   created_at: string;
   updated_at: string;
   sent_at: string | null;
+  /** 1: text and html are secret-box ciphertexts, because they carry a signing link (migration 0017). */
+  sealed?: number;
 }
 
 export type WebhookEndpointKind = 'account' | 'sandbox';

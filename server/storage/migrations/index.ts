@@ -19,6 +19,8 @@ import * as m0012 from './0012_bulk_sends.js';
 import * as m0013 from './0013_envelope_list.js';
 import * as m0014 from './0014_users.js';
 import * as m0015 from './0015_created_by.js';
+import * as m0016 from './0016_data_mode.js';
+import * as m0017 from './0017_reminders_links.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -36,6 +38,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0013_envelope_list': m0013,
   '0014_users': m0014,
   '0015_created_by': m0015,
+  '0016_data_mode': m0016,
+  '0017_reminders_links': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
