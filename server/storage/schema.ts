@@ -96,6 +96,8 @@ export interface DocumentsTable {
   /** JSON: page geometry and signature fields found at upload (see pdf/inspect). */
   info: string;
   created_at: string;
+  /** Live or test, like the envelopes it may be attached to (migration 0016, default live). */
+  mode?: DataMode;
 }
 
 export interface EnvelopesTable {
@@ -134,7 +136,14 @@ export interface EnvelopesTable {
   search_text?: string | null;
   /** The console user who created it (migration 0015); null: an API key or the system. */
   created_by_user_id?: string | null;
+  /** Live or test data, from the key that made it; a console login is live (migration 0016, default live). */
+  mode?: DataMode;
+  /** 1: Mohar mails the recipients (delivery "email"); 0: delivery "none", links from signing sessions (migration 0016, default 1). */
+  send_mail?: number;
 }
+
+/** Whose data a row is: made with a live key (or a console login) or a qsk_test_ key (issue 16). */
+export type DataMode = 'live' | 'test';
 
 export interface RecipientsTable {
   id: string;
@@ -414,6 +423,8 @@ export interface OutboxMailTable {
   sent_at: string | null;
   /** 1: text and html are secret-box ciphertexts, because they carry a signing link (migration 0017). */
   sealed?: number;
+  /** 1: a test envelope's mail, kept in the outbox and never delivered (migration 0016, default 0). */
+  test?: number;
 }
 
 export type WebhookEndpointKind = 'account' | 'sandbox';
@@ -571,6 +582,8 @@ export interface BulkSendsTable {
   started_at: string | null;
   completed_at: string | null;
   canceled_at: string | null;
+  /** The mode of the key that made it; its envelopes get the same (migration 0016, default live). */
+  mode?: DataMode;
 }
 
 /** One row of a batch; its envelope carries (bulk_send_id, row_index), unique. */
