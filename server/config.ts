@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
+import { esignConfig, type EsignConfig } from './config-esign.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -59,6 +60,8 @@ export interface Config {
   readonly addressRateLimitPerMinute: number;
   /** Certify each prepared document at send (DocMDP P=2, the installation seal); MOHAR_CERTIFY_AT_SEND=0 turns it off. */
   readonly certifyAtSend: boolean;
+  /** Aadhaar eSign (MOHAR_ESIGN_*, server/config-esign.ts); undefined: `aadhaar` recipients are refused. */
+  readonly esign: EsignConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +172,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     tokenRateLimitPerMinute: integer(env, 'MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
     addressRateLimitPerMinute: integer(env, 'MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000_000),
     certifyAtSend: text(env, 'MOHAR_CERTIFY_AT_SEND') === undefined || flag(env, 'MOHAR_CERTIFY_AT_SEND'),
+    esign: esignConfig(env, cwd),
   };
 }
 

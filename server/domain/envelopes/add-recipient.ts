@@ -4,6 +4,7 @@ import { checkDscLimits } from './dsc-rules.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import type { RecipientInput, RoutingOrder } from './model.js';
 import { normalizeRecipient } from './recipients.js';
+import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import { refreshSearch } from './search-index.js';
 import { recipientView, type RecipientView } from './views.js';
 
@@ -15,6 +16,7 @@ export async function addRecipient(ctx: Context, accountId: string, envelopeId: 
     const at = iso(ctx.now());
     const position = existing.reduce((max, r) => Math.max(max, r.position), 0) + 1;
     const row = normalizeRecipient(input, envelope.routing_order as RoutingOrder, existing, envelopeId, position, at);
+    assertAadhaarAvailable(ctx.config, [row]);
     checkDscLimits({ recipients: [...existing, row], documentCount: documents.length });
     await trx.insertInto('recipients').values(row).execute();
     await refreshSearch(trx, envelopeId);

@@ -12,6 +12,7 @@ import { createdEvent, type CreatedEvent } from './created-event.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
+import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import { searchRowsOf } from './search-terms.js';
 import { envelopeView, recipientView, type EnvelopeRow, type EnvelopeView } from './views.js';
 import { writeDraft } from './write-draft.js';
@@ -82,6 +83,7 @@ export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInp
   const routing = input.routing_order ?? 'sequential';
   const recipients: RecipientsTable[] = [];
   (input.recipients ?? []).forEach((r, index) => recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)));
+  assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`);
   const extra = contents?.(id, at);
   checkDscLimits({ recipients, documentCount: extra?.documents.length ?? 0 });
   const fields = extra?.fields(recipients, id) ?? [];

@@ -23,6 +23,7 @@ import { voidEnvelope } from '../workflow/void-envelope.js';
 import { DOC_URL_PATH, fetchDocumentUrl } from './fetch-document.js';
 import { issueSigningLinks } from './signing-links.js';
 import { recipientModel, type LegacySignatureType } from './vocabulary.js';
+import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 
 /** The Signature field a legacy signer gets: its top-left corner at (x_cor, y_cor), this size in points. */
 export const SIGNATURE_WIDTH = 150;
@@ -66,15 +67,11 @@ function invalid(errors: ErrorItem[]): MoharError {
 }
 
 /** Checks that need neither the PDF nor the database. */
-function checkRecipients(recipients: readonly LegacyRecipientInput[]): void {
+function checkRecipients(ctx: Context, recipients: readonly LegacyRecipientInput[]): void {
   const errors: ErrorItem[] = [];
+  // Refused before spending quota when this server is not an eSign ASP (the one rule: aadhaar/availability.ts).
+  assertAadhaarAvailable(ctx.config, recipients.map((r) => ({ name: r.name, signature_method: recipientModel(r.typeOfSignature).signature_method })), (i) => `/recipientDetail/${i}/typeOfSignature`);
   recipients.forEach((r, i) => {
-    if (r.typeOfSignature === 'aadhaar_digital_signature') {
-      // send-envelope refuses Aadhaar until an eSign provider is configured: refuse before spending quota.
-      throw new MoharError('aadhaar_not_configured', `recipient ${i} (${r.name}) signs by Aadhaar eSign, but no eSign service provider is configured on this server`, {
-        errors: [{ path: `/recipientDetail/${i}/typeOfSignature`, message: 'aadhaar_digital_signature is not available on this server' }],
-      });
-    }
     if (recipientModel(r.typeOfSignature).role !== 'signer') return;
     for (const key of ['page_no', 'x_cor', 'y_cor'] as const) {
       if (r[key] === undefined) errors.push({ path: `/recipientDetail/${i}/${key}`, message: `is required for a ${r.typeOfSignature} recipient (it places the Signature field)` });
@@ -119,7 +116,7 @@ export async function createLegacyDocument(ctx: Context, key: KeyIdentity, input
   const account = await ctx.db.selectFrom('accounts').select(['suspended', 'monthly_call_limit']).where('id', '=', accountId).executeTakeFirstOrThrow();
   if (account.suspended === 1) throw new MoharError('account_suspended', 'this account is suspended; ask the operator of this Mohar server to resume it');
   checkRedirectUrl(input.documentDetails.redirect_url, '/documentDetails/redirect_url');
-  checkRecipients(input.recipientDetail);
+  checkRecipients(ctx, input.recipientDetail);
 
   const reservation = await reserveCall(ctx, accountId, account.monthly_call_limit, test);
   let envelopeId: string | undefined;

@@ -8,6 +8,7 @@ import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { FormFieldLayout } from '../../../pdf/index.js';
 import { iso, type Context } from '../context.js';
 import { checkDscLimits } from '../envelopes/dsc-rules.js';
+import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import { findDraftEnvelope } from '../envelopes/find-envelope.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-status.js';
@@ -50,8 +51,7 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
     }
   }
   if (problems.length > 0) throw new MoharError('envelope_incomplete', `the envelope cannot be sent: ${problems.map((p) => p.message).join('; ')}`, { errors: problems });
-  const aadhaar = recipients.find((r) => r.signature_method === 'aadhaar');
-  if (aadhaar) throw new MoharError('aadhaar_not_configured', `recipient ${aadhaar.name} signs by Aadhaar eSign, but no eSign service provider is configured on this server`);
+  assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`);
   checkDscLimits({ recipients, documentCount: documents.length });
 
   // Prepare (and certify) every document outside the transaction: CPU-bound PDF work.

@@ -59,8 +59,10 @@ for (const kind of DATABASES) {
       assert.equal(status.json().status, 'draft', 'a refused send changes nothing');
     });
 
-    test('an Aadhaar signer needs a configured provider', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'aadhaar' }] });
+    test('an Aadhaar signer needs a configured provider, also at send (settings may change after the draft was made)', async () => {
+      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'A', email: 'a@example.com' }] });
+      // Create refuses Aadhaar here (test/server/aadhaar/availability.test.ts): a draft made while eSign was configured.
+      await t.server.ctx.db.updateTable('recipients').set({ signature_method: 'aadhaar' }).where('envelope_id', '=', draft.id).execute();
       const response = await t.server.request('POST', `${API}/envelopes/${draft.id}/send`, { key: t.account.key });
       assert.equal(response.statusCode, 422);
       assert.equal(response.json().code, 'aadhaar_not_configured');

@@ -1,0 +1,87 @@
+/**
+ * The Aadhaar eSign settings (MOHAR_ESIGN_*), parsed by parseConfig in config.ts (nothing else reads the
+ * environment). All or nothing: without MOHAR_ESIGN_ESP_URL Aadhaar eSign is off and `aadhaar` recipients
+ * are refused (422 aadhaar_not_configured); with it, the ASP id, the ASP key and the pinned ESP
+ * certificate are required, and a half-configured server does not start.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError } from './config.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** eSign 2.1 AuthMode: 1 OTP, 2 biometric (fingerprint), 3 iris. */
+export const ESIGN_AUTH_MODES = ['1', '2', '3'] as const;
+export type EsignAuthMode = (typeof ESIGN_AUTH_MODES)[number];
+
+export interface EsignConfig {
+  /** The ESP's form URL: the signer's browser posts the signed Esign request there. */
+  readonly espUrl: string;
+  /** The ESP's EsignStatus endpoint (server to server), for lost callbacks; unset: no recovery by query. */
+  readonly statusUrl: string | undefined;
+  /** The ASP id the ESP registered (aspId). */
+  readonly aspId: string;
+  /** The ASP's signing key and certificate (PKCS#12) that sign every Esign request. */
+  readonly aspKey: { readonly pkcs12: string; readonly passphrase: string };
+  /** The ESP's certificate (PEM), pinned: EsignResp signatures by any other key are refused. */
+  readonly espCertificatePem: string;
+  readonly authMode: EsignAuthMode;
+}
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  if (!URL.canParse(raw)) throw new ConfigError(name, `must be a URL (got "${raw}")`);
+  const parsed = new URL(raw);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(name, `must start with https:// (or http:// for a local simulator) (got "${parsed.protocol}//…")`);
+  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(name, 'must not contain a user name or password');
+  return parsed.href;
+}
+
+function required(env: Env, name: string): string {
+  const value = text(env, name);
+  if (value === undefined) throw new ConfigError(name, 'is required when MOHAR_ESIGN_ESP_URL is set (Aadhaar eSign)');
+  return value;
+}
+
+function espCertificate(env: Env, cwd: string): string {
+  const path = resolve(cwd, required(env, 'MOHAR_ESIGN_ESP_CERT'));
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'latin1');
+  } catch (error) {
+    throw new ConfigError('MOHAR_ESIGN_ESP_CERT', `cannot read ${path}: ${(error as Error).message}`);
+  }
+  const block = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----/.exec(pem);
+  if (!block) throw new ConfigError('MOHAR_ESIGN_ESP_CERT', `${path} holds no PEM certificate`);
+  return `${block[0]}\n`;
+}
+
+function aspKey(env: Env, cwd: string): EsignConfig['aspKey'] {
+  const path = resolve(cwd, required(env, 'MOHAR_ESIGN_ASP_KEY'));
+  try {
+    readFileSync(path);
+  } catch (error) {
+    throw new ConfigError('MOHAR_ESIGN_ASP_KEY', `cannot read the ASP PKCS#12 file ${path}: ${(error as Error).message}`);
+  }
+  return { pkcs12: path, passphrase: env.MOHAR_ESIGN_ASP_KEY_PASSPHRASE ?? '' };
+}
+
+export function esignConfig(env: Env, cwd: string): EsignConfig | undefined {
+  const espUrl = httpUrl(env, 'MOHAR_ESIGN_ESP_URL');
+  if (espUrl === undefined) {
+    const stray = ['MOHAR_ESIGN_ASP_ID', 'MOHAR_ESIGN_ASP_KEY', 'MOHAR_ESIGN_ESP_CERT', 'MOHAR_ESIGN_STATUS_URL'].find((n) => text(env, n) !== undefined);
+    if (stray) throw new ConfigError('MOHAR_ESIGN_ESP_URL', `is required when ${stray} is set (Aadhaar eSign)`);
+    return undefined;
+  }
+  const aspId = required(env, 'MOHAR_ESIGN_ASP_ID');
+  if (!/^[\w.-]{1,64}$/.test(aspId)) throw new ConfigError('MOHAR_ESIGN_ASP_ID', `must be the ASP id the ESP issued (letters, digits, . _ -) (got "${aspId}")`);
+  const authMode = (text(env, 'MOHAR_ESIGN_AUTH_MODE') ?? '1') as EsignAuthMode;
+  if (!ESIGN_AUTH_MODES.includes(authMode)) throw new ConfigError('MOHAR_ESIGN_AUTH_MODE', `must be 1 (OTP), 2 (fingerprint) or 3 (iris) (got "${authMode}")`);
+  return { espUrl, statusUrl: httpUrl(env, 'MOHAR_ESIGN_STATUS_URL'), aspId, aspKey: aspKey(env, cwd), espCertificatePem: espCertificate(env, cwd), authMode };
+}
