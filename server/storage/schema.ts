@@ -311,6 +311,29 @@ export interface Database {
   bulk_sends: BulkSendsTable;
   bulk_send_rows: BulkSendRowsTable;
   envelope_search_terms: EnvelopeSearchTermsTable;
+  esign_transactions: EsignTransactionsTable;
+}
+
+/** Aadhaar eSign transactions (migration 0019; server/domain/aadhaar/). */
+export interface EsignTransactionsTable {
+  id: string;
+  account_id: string;
+  envelope_id: string;
+  recipient_id: string;
+  session_token_hash: string;
+  /** The signing link's token, secret-box sealed with the txn id as context. */
+  return_token: string;
+  /** JSON: the prepared documents (see the migration). */
+  documents: string;
+  /** JSON: [field_id, value] pairs stored with the act. */
+  field_values: string;
+  state: 'pending' | 'signed' | 'failed';
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  response_code: string | null;
+  error_code: string | null;
+  error_message: string | null;
 }
 
 /** Word-start suffixes of an envelope's searchable texts (migration 0013; server/domain/envelopes/search-terms.ts). */
