@@ -18,9 +18,11 @@ export interface ClientInfo {
 
 type Envelope = Omit<EnvelopesTable, 'events_seq'> & { events_seq: number };
 
+type Actors = { envelope: Envelope; recipient: RecipientsTable; recipients: RecipientsTable[] };
+
 /** Loads the envelope and recipient of a session and refuses acts that are not theirs to make now. */
-export async function loadActors(db: Kysely<Database>, envelopeId: string, recipientId: string): Promise<{ envelope: Envelope; recipient: RecipientsTable; recipients: RecipientsTable[] }> {
-  const envelope = await db.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
+export async function loadActors(db: Kysely<Database>, envelopeId: string, recipientId: string, lock = false): Promise<Actors> {
+  const envelope = await db.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).$if(lock, (qb) => qb.forUpdate()).executeTakeFirstOrThrow();
   if (FINISHED_ENVELOPE_STATUSES.has(envelope.status)) {
     throw new MoharError('envelope_closed', `the envelope is ${envelope.status}: nobody can act on it any more`, { extra: { envelope_status: envelope.status } });
   }
@@ -31,6 +33,21 @@ export async function loadActors(db: Kysely<Database>, envelopeId: string, recip
     throw new MoharError('recipient_not_active', `you have already acted on this envelope (${recipient.status})`, { extra: { recipient_status: recipient.status } });
   }
   return { envelope, recipient, recipients };
+}
+
+/**
+ * loadActors inside an act's transaction. On PostgreSQL the envelope row is locked first (SELECT … FOR UPDATE),
+ * so acts and declines on one envelope run one after the other and each sees what the previous one committed:
+ * a decline cannot slip between another act's checks and its commit. SQLite runs one transaction at a time.
+ */
+export function lockActors(ctx: Context, trx: Kysely<Database>, envelopeId: string, recipientId: string): Promise<Actors> {
+  return loadActors(trx, envelopeId, recipientId, ctx.dialect === 'postgres');
+}
+
+/** Claims the recipient for an act: only from active or viewed, so two acts (or an act and a decline) never both land. */
+export async function claimRecipient(trx: Kysely<Database>, recipientId: string, set: Partial<Pick<RecipientsTable, 'status' | 'acted_at' | 'act_details' | 'decline_reason'>>): Promise<void> {
+  const moved = await trx.updateTable('recipients').set(set).where('id', '=', recipientId).where('status', 'in', ['active', 'viewed']).executeTakeFirst();
+  if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('recipient_not_active', 'this recipient has already acted (a second submission?)');
 }
 
 /**
@@ -47,8 +64,7 @@ export async function recordAct(
   details: Record<string, unknown>,
   at: string,
 ): Promise<boolean> {
-  const moved = await trx.updateTable('recipients').set({ status, acted_at: at, act_details: JSON.stringify(details) }).where('id', '=', recipient.id).where('status', 'in', ['active', 'viewed']).executeTakeFirst();
-  if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('recipient_not_active', 'this act was already made (a second submission?)');
+  await claimRecipient(trx, recipient.id, { status, acted_at: at, act_details: JSON.stringify(details) });
   const event: EventType = status === 'signed' ? 'recipient.signed' : status === 'approved' ? 'recipient.approved' : 'recipient.reviewed';
   await recordEvent(trx, envelope.account_id, envelope.id, event, { envelope: envelopeSummary(envelope), recipient: recipientSummary({ ...recipient, status }) }, at, {
     type: 'recipient',

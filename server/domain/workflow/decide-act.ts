@@ -1,7 +1,9 @@
-/** Review, approve and decline acts: no PDF change, a recorded decision. */
+/** Review, approve and decline acts: a recorded decision; an approver's values are written and sealed. */
 import { MoharError } from '../../../common/errors.js';
 import { iso, type Context } from '../context.js';
-import { loadActors, recordAct, type ClientInfo } from './act-context.js';
+import { claimRecipient, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
+import { commitActRevisions } from './act-revision.js';
+import { fillValues } from './field-values.js';
 import { recordEvent } from './events.js';
 import type { ResolvedSession } from './sessions.js';
 import { envelopeSummary, recipientSummary } from './summaries.js';
@@ -21,24 +23,52 @@ export function checkActionForRole(action: string, role: string): void {
   }
 }
 
-export async function approveOrReview(ctx: Context, session: ResolvedSession, action: 'approve' | 'review', consent: boolean, client: ClientInfo): Promise<DecisionResult> {
-  if (!consent) throw new MoharError('consent_required', 'accept the consent statement to continue');
-  const at = iso(ctx.now());
-  const finished = await ctx.db.transaction().execute(async (trx) => {
-    const { envelope, recipient, recipients } = await loadActors(trx, session.envelopeId, session.recipientId);
-    checkActionForRole(action, recipient.role);
-    return recordAct(ctx, trx, envelope, recipients, recipient, action === 'approve' ? 'approved' : 'reviewed', { method: 'review', consent_at: at, ip: client.ip, user_agent: client.userAgent }, at);
-  });
-  return { status: action === 'approve' ? 'approved' : 'reviewed', envelopeFinished: finished };
+export interface DecisionInput {
+  consent?: boolean;
+  fields?: Record<string, string | boolean>;
+  signature?: unknown;
+}
+
+/**
+ * Review and approve. A reviewer holds no fields; an approver's values (Text, Date, Checkbox…) are written
+ * like an electronic act's, in one revision sealed by the installation (act-revision.ts), with the same
+ * rules (fillValues): required ones required, nothing that is not theirs. Nothing given is dropped: values
+ * for fields that are not the recipient's are refused, and so is a signature (only signers sign).
+ */
+export async function approveOrReview(ctx: Context, session: ResolvedSession, action: 'approve' | 'review', input: DecisionInput, client: ClientInfo): Promise<DecisionResult> {
+  if (input.consent !== true) throw new MoharError('consent_required', 'accept the consent statement to continue');
+  const first = await loadActors(ctx.db, session.envelopeId, session.recipientId);
+  checkActionForRole(action, first.recipient.role);
+  if (input.signature !== undefined) {
+    throw new MoharError('validation_failed', `a ${first.recipient.role} does not sign: send no signature with ${action}`, { errors: [{ path: '/signature', message: `only signers sign; ${action} takes consent and the values of your fields` }] });
+  }
+  // A reviewer holds no fields (the layout refuses them); any a draft made before that rule gave them stay empty.
+  const fields = action === 'review' ? [] : await ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', session.envelopeId).where('recipient_id', '=', session.recipientId).orderBy('position').execute();
+  const now = ctx.now();
+  const values = fillValues(fields, first.recipient, input.fields ?? {}, iso(now).slice(0, 10));
+  const status = action === 'approve' ? 'approved' : 'reviewed';
+  const { name, email } = first.recipient;
+  const finished = await commitActRevisions(ctx, session.envelopeId, session.recipientId, {
+    act: action === 'approve' ? 'approval' : 'review',
+    revisionAct: 'approved',
+    fields,
+    values,
+    signingTime: now,
+    name,
+    reason: `Approved by ${name} <${email}>`,
+  }, (trx, { envelope, recipient, recipients }, at) => recordAct(ctx, trx, envelope, recipients, recipient, status, { method: 'review', consent_at: at, ip: client.ip, user_agent: client.userAgent }, at));
+  return { status, envelopeFinished: finished };
 }
 
 export async function decline(ctx: Context, session: ResolvedSession, reason: string | undefined, client: ClientInfo): Promise<DecisionResult> {
   if (!reason || reason.trim() === '') throw new MoharError('validation_failed', 'say why you decline (decline_reason)', { errors: [{ path: '/decline_reason', message: 'required to decline' }] });
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
-    const { envelope, recipient, recipients } = await loadActors(trx, session.envelopeId, session.recipientId);
-    await trx.updateTable('recipients').set({ status: 'declined', acted_at: at, decline_reason: reason, act_details: JSON.stringify({ ip: client.ip, user_agent: client.userAgent }) }).where('id', '=', recipient.id).execute();
-    await trx.updateTable('envelopes').set({ status: 'declined', status_reason: reason, updated_at: at }).where('id', '=', envelope.id).where('status', '=', 'sent').execute();
+    const { envelope, recipient, recipients } = await lockActors(ctx, trx, session.envelopeId, session.recipientId);
+    // Claimed like every act: a signature or approval committed meanwhile is never overwritten.
+    await claimRecipient(trx, recipient.id, { status: 'declined', acted_at: at, decline_reason: reason, act_details: JSON.stringify({ ip: client.ip, user_agent: client.userAgent }) });
+    const closed = await trx.updateTable('envelopes').set({ status: 'declined', status_reason: reason, updated_at: at }).where('id', '=', envelope.id).where('status', '=', 'sent').executeTakeFirst();
+    if (Number(closed.numUpdatedRows) !== 1) throw new MoharError('envelope_closed', 'the envelope was closed meanwhile: nobody can act on it any more');
     const declined = recipientSummary({ ...recipient, status: 'declined' });
     const actor = { type: 'recipient' as const, id: recipient.id, details: { recipient_id: recipient.id, reason, ip: client.ip, user_agent: client.userAgent } };
     await recordEvent(trx, envelope.account_id, envelope.id, 'recipient.declined', { envelope: envelopeSummary(envelope), recipient: declined, reason }, at, actor);

@@ -12,7 +12,7 @@ import type { ChangedObject } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
-import { loadActors, recordAct, type ClientInfo } from './act-context.js';
+import { loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
 import type { DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
@@ -90,7 +90,7 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
   const sha256 = await ctx.blobs.put(uploaded);
   const at = iso(ctx.now());
   const finished = await ctx.db.transaction().execute(async (trx) => {
-    const actors = await loadActors(trx, session.envelopeId, session.recipientId);
+    const actors = await lockActors(ctx, trx, session.envelopeId, session.recipientId);
     const moved = await trx.updateTable('envelope_documents').set({ current_sha256: sha256 }).where('envelope_id', '=', session.envelopeId).where('document_id', '=', documentId).where('current_sha256', '=', currentSha).executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) throw refuse('the document changed while it was being signed; fetch the prepared document again');
     const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', session.envelopeId).where('document_id', '=', documentId).executeTakeFirstOrThrow();
