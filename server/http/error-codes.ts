@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   dsc_single_signer: { status: 422, title: 'A DSC envelope has one DSC signing recipient' },
   envelope_incomplete: { status: 422, title: 'The envelope cannot be sent yet' },
   aadhaar_not_configured: { status: 422, title: 'Aadhaar eSign is not configured on this server' },
+  esign_xml_invalid: { status: 422, title: 'The Aadhaar eSign message is not acceptable' },
   envelope_finished: { status: 409, title: 'The envelope is finished' },
   envelope_not_in_progress: { status: 409, title: 'The envelope is not in progress' },
   envelope_closed: { status: 410, title: 'Nobody can act on this envelope any more' },
