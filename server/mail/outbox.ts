@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { MoharError } from '../../common/errors.js';
 import { enqueueJobOnce } from '../jobs/queue.js';
+import type { SecretBox } from '../seal/secret-box.js';
 import type { Database, MailKind, MailStatus, OutboxMailTable } from '../storage/schema.js';
 
 export const MAIL_KINDS: readonly MailKind[] = ['invitation', 'your_turn', 'reminder', 'completion', 'declined', 'voided', 'other'];
@@ -46,6 +47,26 @@ export interface MailToQueue {
   readonly maxAttempts?: number;
   /** Not before this time (e.g. a scheduled reminder). */
   readonly sendAt?: Date;
+  /**
+   * The body carries a signing link: store text and html encrypted with this box (the installation's, see
+   * seal/installation-box.ts), bound to the mail's id; they are opened only to send and to list with bodies.
+   */
+  readonly sealWith?: SecretBox;
+}
+
+/** The additional data that binds a sealed body to its row and part. */
+function bodyContext(mailId: string, part: 'text' | 'html'): string {
+  return `outbox_mail:${mailId}:${part}`;
+}
+
+/** The clear text and html of a row (sealed rows are opened with the box; refused without one). */
+export function mailBody(row: Pick<Selectable<OutboxMailTable>, 'id' | 'text' | 'html' | 'sealed'>, box: SecretBox | undefined): { text: string; html: string | null } {
+  if (row.sealed !== 1) return { text: row.text, html: row.html };
+  if (!box) throw new MoharError('seal_key_unreadable', `outbox mail ${row.id} is sealed and no secret box was given to open it`);
+  return {
+    text: box.open(row.text, bodyContext(row.id, 'text')).toString('utf8'),
+    html: row.html === null ? null : box.open(row.html, bodyContext(row.id, 'html')).toString('utf8'),
+  };
 }
 
 const ADDRESS = /^[^\s@<>(),;:"\\[\]]+@[^\s@<>(),;:"\\[\]]+\.[^\s@<>(),;:"\\[\]]+$|^[^\s@<>(),;:"\\[\]]+@localhost$/i;
@@ -97,8 +118,9 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
         to_address: mail.to,
         to_name: mail.toName ?? null,
         subject: mail.subject,
-        text: mail.text,
-        html: mail.html ?? null,
+        text: mail.sealWith ? mail.sealWith.seal(mail.text, bodyContext(mailId, 'text')) : mail.text,
+        html: mail.html == null ? null : mail.sealWith ? mail.sealWith.seal(mail.html, bodyContext(mailId, 'html')) : mail.html,
+        sealed: mail.sealWith ? 1 : 0,
         attachments: JSON.stringify(mail.attachments ?? []),
         kind: mail.kind,
         envelope_id: mail.envelopeId ?? null,
@@ -140,7 +162,7 @@ export function parseAttachments(json: string): MailAttachment[] {
   return Array.isArray(value) ? (value as MailAttachment[]) : [];
 }
 
-export function mailView(row: Selectable<OutboxMailTable>, includeBody: boolean): MailView {
+export function mailView(row: Selectable<OutboxMailTable>, includeBody: boolean, box?: SecretBox): MailView {
   const view: MailView = {
     id: row.id,
     to: row.to_address,
@@ -157,8 +179,9 @@ export function mailView(row: Selectable<OutboxMailTable>, includeBody: boolean)
     attachments: parseAttachments(row.attachments),
   };
   if (includeBody) {
-    view.text = row.text;
-    view.html = row.html;
+    const body = mailBody(row, box);
+    view.text = body.text;
+    view.html = body.html;
   }
   return view;
 }
@@ -172,6 +195,8 @@ export interface ListOutboxOptions {
   readonly before?: string;
   /** Add text and html. */
   readonly includeBody?: boolean;
+  /** Opens sealed bodies (needed with includeBody). */
+  readonly box?: SecretBox;
 }
 
 export interface MailPage {
@@ -192,6 +217,6 @@ export async function listOutbox(db: Kysely<Database>, accountId: string, option
     query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-  const items = rows.slice(0, limit).map((row) => mailView(row, options.includeBody ?? false));
+  const items = rows.slice(0, limit).map((row) => mailView(row, options.includeBody ?? false, options.box));
   return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
 }

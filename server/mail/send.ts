@@ -12,7 +12,8 @@ import nodemailer from 'nodemailer';
 import type { Context } from '../domain/context.js';
 import { describeError } from '../jobs/queue.js';
 import { PermanentJobError, type JobHandlers, type JobRunInfo } from '../jobs/runner.js';
-import { MAIL_SEND_JOB, parseAttachments } from './outbox.js';
+import { installationBox } from '../seal/installation-box.js';
+import { MAIL_SEND_JOB, mailBody, parseAttachments } from './outbox.js';
 
 export type MailContext = Pick<Context, 'db' | 'blobs' | 'config' | 'now'>;
 
@@ -61,6 +62,8 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
 
     const messageId = `<${mailId}@${domain}>`;
     try {
+      // A body with a signing link is stored sealed (issue 16, point 10): opened here, only to be sent.
+      const body = mailBody(row, row.sealed === 1 ? await installationBox(ctx.config) : undefined);
       const attachments = await Promise.all(
         parseAttachments(row.attachments).map(async (a) => ({ filename: a.filename, contentType: a.content_type, content: await ctx.blobs.get(a.sha256) })),
       );
@@ -68,8 +71,8 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
         from: ctx.config.mailFrom,
         to: row.to_name ? { name: row.to_name, address: row.to_address } : row.to_address,
         subject: row.subject,
-        text: row.text,
-        ...(row.html === null ? {} : { html: row.html }),
+        text: body.text,
+        ...(body.html === null ? {} : { html: body.html }),
         attachments,
         messageId,
         headers: { 'Auto-Submitted': 'auto-generated' },

@@ -10,6 +10,26 @@ import { MoharError } from '../../../common/errors.js';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database, IdempotencyKeysTable } from '../../storage/schema.js';
 import { iso, type Context } from '../context.js';
+import { installationBox } from '../../seal/installation-box.js';
+
+/**
+ * Answers may carry signing links (the legacy create's signing_info), so the answers stored by
+ * completeIdempotent are sealed with the installation's secret box, bound to their key (issue 16, point 10).
+ * A sealed answer starts with the box's "v1." (no JSON text does); answers stored by keyRow, in the commit
+ * of a draft, are drafts without links and stay plain JSON.
+ */
+const SEALED_PREFIX = 'v1.';
+
+function answerContext(accountId: string, key: string): string {
+  return `idempotency_keys:${accountId}:${key}`;
+}
+
+async function storedAnswer(ctx: Context, accountId: string, key: string, body: string | null): Promise<unknown> {
+  if (body === null) return null;
+  if (!body.startsWith(SEALED_PREFIX)) return JSON.parse(body);
+  const box = await installationBox(ctx.config);
+  return JSON.parse(box.open(body, answerContext(accountId, key)).toString('utf8'));
+}
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const MAX_KEY_LENGTH = 255;
@@ -92,7 +112,7 @@ export async function findIdempotent(ctx: Context, accountId: string, key: strin
   if (row.state !== 'done' || row.response_status === null) {
     throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly', { retryAfterSeconds: 1 });
   }
-  return { kind: 'replay', response: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null') } };
+  return { kind: 'replay', response: { status: row.response_status, body: await storedAnswer(ctx, accountId, key, row.response_body) } };
 }
 
 type KeyColumns = Pick<IdempotencyKeysTable, 'request_hash' | 'state' | 'response_status' | 'response_body' | 'expires_at'>;
@@ -152,9 +172,10 @@ export class KeyTakenMeanwhile extends Error {
 }
 
 export async function completeIdempotent(ctx: Context, accountId: string, key: string, response: StoredResponse): Promise<void> {
+  const sealed = (await installationBox(ctx.config)).seal(JSON.stringify(response.body) ?? 'null', answerContext(accountId, key));
   const update = ctx.db
     .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: response.status, response_body: JSON.stringify(response.body) })
+    .set({ state: 'done', response_status: response.status, response_body: sealed })
     .where('account_id', '=', accountId)
     .where('key', '=', key);
   const fast = ctx.sqlite;

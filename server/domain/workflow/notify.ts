@@ -10,6 +10,7 @@ import { completionMail, declinedMail, invitationMail, reminderMail, voidedMail,
 import type { Context } from '../context.js';
 import { insertSession } from './sessions.js';
 import { recipientMailAllowed } from '../legacy/mail-policy.js';
+import { installationBox } from '../../seal/installation-box.js';
 
 const MAIL_LINK_DAYS = 30;
 
@@ -29,12 +30,14 @@ export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: En
   if (recipients.length === 0 || !(await recipientMailAllowed(trx, envelope.id))) return;
   const now = ctx.now();
   const sender = await senderName(trx, envelope.account_id);
+  // The body carries the signing link: it is stored sealed (issue 16, point 10).
+  const sealWith = await installationBox(ctx.config);
   const expiresAt = envelope.expires_at ? new Date(envelope.expires_at) : new Date(now.getTime() + MAIL_LINK_DAYS * 86_400_000);
   for (const r of recipients) {
     const signingUrl = await insertSession(trx, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId: r.id, mode: 'email', origin: null, returnUrl: null, expiresAt, now });
     const data = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, signingUrl, action: actionOf(r.role), message: envelope.message, expiresAt: envelope.expires_at };
     const content = kind === 'invitation' ? invitationMail(data) : kind === 'your_turn' ? yourTurnMail(data) : reminderMail({ ...data, sentAt: envelope.sent_at });
-    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind, envelopeId: envelope.id, recipientId: r.id, ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }) }, now);
+    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind, envelopeId: envelope.id, recipientId: r.id, sealWith, ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }) }, now);
   }
 }
 

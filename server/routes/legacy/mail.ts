@@ -5,6 +5,7 @@ import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { Nullable, problems, StringEnum, Uuid } from '../../http/schemas/common.js';
 import { listOutbox, MAIL_KINDS, MAIL_STATUSES } from '../../mail/outbox.js';
+import { installationBox } from '../../seal/installation-box.js';
 import type { App } from '../types.js';
 
 export const OutboxQuery = Type.Object({
@@ -56,7 +57,7 @@ export function mailRoutes(app: App, ctx: Context): void {
       querystring: OutboxQuery,
       response: { 200: OutboxResponse, ...problems(401, 403, 422) },
     },
-  }, (request) => {
+  }, async (request) => {
     const q = request.query;
     return listOutbox(ctx.db, accountOf(request), {
       limit: q.limit ?? 50,
@@ -64,6 +65,7 @@ export function mailRoutes(app: App, ctx: Context): void {
       ...(q.envelope_id ? { envelopeId: q.envelope_id } : {}),
       ...(q.before ? { before: q.before } : {}),
       includeBody: q.include === 'body',
+      ...(q.include === 'body' ? { box: await installationBox(ctx.config) } : {}),
     });
   });
 }
