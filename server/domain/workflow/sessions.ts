@@ -44,6 +44,18 @@ export function normalizeOrigin(value: string): string | undefined {
   return url.origin;
 }
 
+/**
+ * The signing page navigates to return_url after the act: only http(s), or it would run script (javascript:,
+ * data:) in the page's origin; an embedded session's stays on its own (allowed) origin.
+ */
+function checkReturnUrl(value: string, origin: string | null): string {
+  const refuse = (message: string) => new MoharError('validation_failed', `return_url ${message}`, { errors: [{ path: '/return_url', message }] });
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw refuse('must be an http(s) URL');
+  if (origin !== null && url.origin !== origin) throw refuse(`must be on the session origin ${origin}`);
+  return value;
+}
+
 export async function createSigningSession(ctx: Context, accountId: string, envelopeId: string, input: SessionRequest): Promise<SessionView> {
   const envelope = await findEnvelope(ctx, accountId, envelopeId);
   const recipient = await ctx.db.selectFrom('recipients').selectAll().where('id', '=', input.recipient_id).where('envelope_id', '=', envelopeId).executeTakeFirst();
@@ -61,9 +73,10 @@ export async function createSigningSession(ctx: Context, accountId: string, enve
       throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT /backend/othercompanyapi/account/settings/)`);
     }
   }
+  const returnUrl = input.return_url === undefined ? null : checkReturnUrl(input.return_url, origin);
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + SESSION_SECONDS * 1000);
-  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl: input.return_url ?? null, expiresAt, now });
+  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl, expiresAt, now });
   return { signing_url: url, expires_at: iso(expiresAt), recipient_id: recipient.id, mode, origin };
 }
 

@@ -6,7 +6,9 @@ export const SigningSessionBody = Type.Object({
   recipient_id: Uuid,
   mode: Type.Optional(StringEnum(['redirect', 'embedded'] as const, { description: 'default embedded' })),
   origin: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'required in embedded mode; must be allowed on the account' })),
-  return_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+  // Where the page sends the signer after the act: http(s) only (never javascript: or data:); checked again in
+  // createSigningSession, which also keeps an embedded session's return_url on its origin.
+  return_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: 'http(s) URL; in embedded mode on the session origin' })),
 });
 
 export const SigningSessionResponse = Type.Object({
