@@ -38,7 +38,8 @@ function focusField(fieldId: string): void {
 export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
   const { t } = useI18n();
   const dsc = view.recipient.signature_method === 'dsc';
-  const fields = useMemo(() => [...view.fields].sort(readingOrder(view.documents)), [view]);
+  // A reviewer only confirms: they hold no fields (the server refuses them at layout time), so none to fill.
+  const fields = useMemo(() => (view.recipient.role === 'reviewer' ? [] : [...view.fields].sort(readingOrder(view.documents))), [view]);
   const toFill = useMemo(() => fields.filter((f) => needsInput(f) && !(dsc && f.field_type === FIELD.SIGNATURE)), [fields, dsc]);
   const [values, setValues] = useState<Record<string, FieldValue>>(() => Object.fromEntries(fields.flatMap((f) => {
     const value = initialValue(f);
@@ -118,7 +119,9 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
     try {
       const body: SignBody = view.action === 'sign'
         ? { action: 'sign', consent: true, fields: valuesToSend(fields, values), signature: { kind: signature!.kind, image_png: signature!.imagePng, ...(signature!.text ? { text: signature!.text } : {}) } }
-        : { action: view.action, consent: true };
+        : view.action === 'approve'
+          ? { action: 'approve', consent: true, fields: valuesToSend(fields, values) }
+          : { action: 'review', consent: true };
       onFinished(await api.act(body));
     } catch (error) {
       setAlert(failed(error));

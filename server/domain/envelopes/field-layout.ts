@@ -62,6 +62,12 @@ export interface PlacedField {
 
 export type LayoutResult = { ok: true; fields: PlacedField[] } | { ok: false; errors: ErrorItem[] };
 
+/** Roles that hold no fields at all, with the reason the layout reports. */
+const HOLDS_NO_FIELDS: Readonly<Record<string, string>> = {
+  cc: 'a cc recipient receives a copy and holds no fields',
+  reviewer: 'a reviewer confirms they have read the document and holds no fields; give fields to a signer or an approver',
+};
+
 /** Rounding in clients must not make a field that touches the page edge invalid. */
 const EPSILON = 0.01;
 const BOX_KEYS = ['x', 'y', 'width', 'height'] as const;
@@ -139,7 +145,9 @@ export function validateFieldLayout(fields: readonly FieldInput[], recipients: r
     if (!recipient) problem(`recipient ${f.recipient_id} is not a recipient of this envelope`, 'unknown_recipient');
     if (!Number.isInteger(f.field_type) || f.field_type < 1 || f.field_type > 13) problem('field_type must be an integer from 1 to 13', 'unknown_field_type');
     const isDsc = recipient?.role === 'signer' && recipient.signature_method === 'dsc';
-    if (recipient?.role === 'cc') problem('cc recipients receive a copy and have no fields', 'recipient_has_no_fields');
+    // A cc gets a copy and a reviewer only confirms: neither act writes into the document, so a field of
+    // theirs could never be filled (its input would be lost). Approvers fill theirs; only signers sign.
+    if (recipient && HOLDS_NO_FIELDS[recipient.role]) problem(HOLDS_NO_FIELDS[recipient.role]!, 'role_mismatch');
     else if (recipient && recipient.role !== 'signer' && SIGNATURE_TYPES.has(f.field_type)) problem(`a ${recipient.role} does not sign; Signature and Initial fields belong to signers`, 'role_mismatch');
     if (isDsc && f.field_type === FIELD_TYPES.INITIAL) problem('Initial (type 2) is not available for USB DSC signers', 'initial_not_available_for_dsc');
     if (f.pdf_signature_field !== undefined && !(isDsc && f.field_type === FIELD_TYPES.SIGNATURE)) {

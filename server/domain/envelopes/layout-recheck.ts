@@ -1,6 +1,6 @@
 /**
  * After a recipient changes on a draft, the fields already placed must still pass the rules of
- * PUT …/fields (a cc has no fields, a reviewer no Signature, a USB DSC signer exactly one Signature
+ * PUT …/fields (a cc or a reviewer has no fields, an approver no Signature, a USB DSC signer exactly one Signature
  * and no Initial, pdf_signature_field only for DSC). Documents without fields are checked when their
  * fields are put.
  */

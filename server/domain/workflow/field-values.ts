@@ -18,50 +18,68 @@ function initials(name: string): string {
   return name.split(/\s+/).filter(Boolean).map((part) => part[0]!.toUpperCase()).join('');
 }
 
+/** What Mohar writes into a field filled from the signer's details; undefined for fields the signer fills. */
+function autoValue(f: FieldsTable, recipient: Pick<RecipientsTable, 'name' | 'email'>, today: string): string | undefined {
+  const parts = recipient.name.trim().split(/\s+/);
+  switch (f.field_type) {
+    case FIELD_TYPES.INITIAL: return initials(recipient.name);
+    case FIELD_TYPES.DATE_SIGNED: return today;
+    case FIELD_TYPES.FULL_NAME: return recipient.name;
+    case FIELD_TYPES.FIRST_NAME: return parts[0] ?? '';
+    case FIELD_TYPES.LAST_NAME: return parts.length > 1 ? parts[parts.length - 1]! : '';
+    case FIELD_TYPES.EMAIL: return recipient.email;
+    default: return undefined;
+  }
+}
+
 /**
- * A value the sender pre-assigned (fields.value at the signer's act: only their own act writes their
- * fields) is read-only unless the field is editable. Sending it back unchanged is fine (a page that
- * posts every field); a different value is refused, naming every such field.
+ * Values the signer cannot set are never dropped silently: a value the sender pre-assigned (fields.value
+ * at the signer's act: only their own act writes their fields) is read-only unless the field is editable;
+ * a field Mohar fills from the signer's details takes what Mohar fills; a Signature field is signed, not
+ * filled. Sending such a value back unchanged is fine (a page that posts every field); a different value
+ * is refused, naming every such field.
  */
-function assertReadOnlyKept(fields: readonly FieldsTable[], given: Readonly<Record<string, string | boolean>>): void {
-  const changed = fields.filter((f) => {
+function assertReadOnlyKept(fields: readonly FieldsTable[], given: Readonly<Record<string, string | boolean>>, auto: (f: FieldsTable) => string | undefined): void {
+  const errors: ErrorItem[] = [];
+  for (const f of fields) {
     const value = given[f.id];
-    if (value === undefined || f.value === null || f.editable === 1 || f.field_type === FIELD_TYPES.SIGNATURE) return false;
-    return String(value) !== f.value;
-  });
-  if (changed.length === 0) return;
-  const names = changed.map((f) => `"${f.label ?? f.id}"`).join(', ');
-  throw new MoharError('field_read_only', `${changed.length === 1 ? 'field' : 'fields'} ${names} ${changed.length === 1 ? 'has a value' : 'have values'} set by the sender that cannot be changed`, {
-    errors: changed.map((f) => ({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${f.label ?? `field ${f.id}`} was pre-assigned "${f.value}" by the sender and is not editable` })),
-  });
+    if (value === undefined) continue;
+    const name = f.label ?? `field ${f.id}`;
+    const filled = auto(f);
+    if (f.field_type === FIELD_TYPES.SIGNATURE) {
+      errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is a Signature field: it is signed with the act's signature, not given a value` });
+    } else if (filled !== undefined) {
+      if (String(value) !== filled) errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is filled by Mohar from your details ("${filled}") and cannot be set` });
+    } else if (f.value !== null && f.editable !== 1 && String(value) !== f.value) {
+      errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} was pre-assigned "${f.value}" by the sender and is not editable` });
+    }
+  }
+  if (errors.length === 0) return;
+  const names = errors.map((e) => {
+    const f = fields.find((x) => `/fields/${x.id}` === e.path)!;
+    return `"${f.label ?? f.id}"`;
+  }).join(', ');
+  throw new MoharError('field_read_only', `${errors.length === 1 ? 'field' : 'fields'} ${names} cannot be changed: ${errors.map((e) => e.message).join('; ')}`, { errors });
 }
 
 export function fillValues(fields: readonly FieldsTable[], recipient: Pick<RecipientsTable, 'name' | 'email'>, given: Readonly<Record<string, string | boolean>>, today: string): FilledValues {
   const errors: ErrorItem[] = [];
-  assertReadOnlyKept(fields, given);
+  const auto = (f: FieldsTable) => autoValue(f, recipient, today);
+  assertReadOnlyKept(fields, given, auto);
   const known = new Set(fields.map((f) => f.id));
   for (const id of Object.keys(given)) if (!known.has(id)) errors.push({ path: `/fields/${id}`, code: 'unknown_field', message: `field ${id} is not one of yours` });
-  const parts = recipient.name.trim().split(/\s+/);
   const pdf: Record<string, string | boolean> = {};
   const stored = new Map<string, string>();
   for (const f of fields) {
     const name = pdfFieldName(f);
     const value = given[f.id] ?? f.value ?? undefined;
-    let filled: string | boolean | undefined;
-    switch (f.field_type) {
-      case FIELD_TYPES.SIGNATURE:
-        continue;
-      case FIELD_TYPES.INITIAL: filled = initials(recipient.name); break;
-      case FIELD_TYPES.DATE_SIGNED: filled = today; break;
-      case FIELD_TYPES.FULL_NAME: filled = recipient.name; break;
-      case FIELD_TYPES.FIRST_NAME: filled = parts[0] ?? ''; break;
-      case FIELD_TYPES.LAST_NAME: filled = parts.length > 1 ? parts[parts.length - 1]! : ''; break;
-      case FIELD_TYPES.EMAIL: filled = recipient.email; break;
-      case FIELD_TYPES.CHECKBOX:
+    let filled: string | boolean | undefined = auto(f);
+    if (f.field_type === FIELD_TYPES.SIGNATURE) continue;
+    if (filled === undefined) {
+      if (f.field_type === FIELD_TYPES.CHECKBOX) {
         filled = value === true || value === 'true';
         if (value !== undefined && typeof value !== 'boolean' && value !== 'true' && value !== 'false') errors.push({ path: `/fields/${f.id}`, code: 'value_invalid', message: `${f.label ?? 'checkbox'}: true or false` });
-        break;
-      default: {
+      } else {
         if (typeof value === 'boolean') {
           errors.push({ path: `/fields/${f.id}`, code: 'value_invalid', message: `${f.label ?? 'field'}: a text value is expected` });
           continue;

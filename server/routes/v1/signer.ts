@@ -63,7 +63,7 @@ export function signerRoutes(app: App, ctx: Context): void {
     let result: DecisionResult;
     if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
     else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
-    else result = await approveOrReview(ctx, session, body.action, body.consent === true, client);
+    else result = await approveOrReview(ctx, session, body.action, body, client);
     return completeAndAnswer(ctx, session, result, request);
   });
 

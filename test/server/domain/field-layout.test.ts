@@ -94,8 +94,13 @@ describe('field layout', () => {
     assert.ok(errorsOf([{ recipient_id: 'r-dsc', field_type: 1, pdf_signature_field: 'Approval.Sig1', page_number: 1 }]).some((e) => e.code === 'page_mismatch'));
   });
 
-  test('roles: cc has no fields, approvers do not sign', () => {
-    assert.ok(errorsOf([dscSignature, { recipient_id: 'r-cc', field_type: 8, page_number: 1, x: 0, y: 0, width: 1, height: 1 }]).some((e) => e.code === 'recipient_has_no_fields'));
+  test('roles: cc and reviewers hold no fields, approvers do not sign (all role_mismatch)', () => {
+    assert.ok(errorsOf([dscSignature, { recipient_id: 'r-cc', field_type: 8, page_number: 1, x: 0, y: 0, width: 1, height: 1 }]).some((e) => e.code === 'role_mismatch'));
+    const reviewer: LayoutRecipient = { id: 'r-rev', role: 'reviewer', signature_method: 'review', name: 'Rita' };
+    for (const type of [4, 8, 9, 11]) {
+      const errors = validateFieldLayout([{ recipient_id: 'r-rev', field_type: type, page_number: 1, x: 0, y: 0, width: 1, height: 1 }], [reviewer], { pages: [{ width: 100, height: 100 }], signatureFields: [] });
+      assert.deepEqual(errors.ok ? [] : errors.errors.map((e) => e.code), ['role_mismatch'], `reviewer, type ${type}`);
+    }
     assert.ok(errorsOf([dscSignature, { recipient_id: 'r-appr', field_type: 1, page_number: 1, x: 0, y: 0, width: 1, height: 1 }]).some((e) => e.code === 'role_mismatch'));
   });
 

@@ -174,7 +174,7 @@ for (const kind of DATABASES) {
       assert.deepEqual(problem.errors.map((e: { path: string; code: string }) => [e.path, e.code]), [
         ['/documents/0/fields/0', 'unknown_role'],
         ['/documents/0/fields/1', 'page_out_of_range'],
-        ['/documents/0/fields/2', 'recipient_has_no_fields'],
+        ['/documents/0/fields/2', 'role_mismatch'],
       ]);
       assert.equal((await get(`/templates/${id}`)).json().version, 1, 'a refused PATCH makes no version');
       // The USB DSC rules apply too: one DSC signer per envelope, exactly one Signature field for it.

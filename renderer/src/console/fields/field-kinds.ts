@@ -27,22 +27,23 @@ const SIGNATURE_TYPES = new Set<number>([FIELD.SIGNATURE, FIELD.INITIAL]);
 export const takesValue = (type: number): boolean => !AUTO_FILLED.has(type);
 export const takesOptions = (type: number): boolean => type === FIELD.DROPDOWN || type === FIELD.RADIO;
 export const isDscSigner = (party: EditorParty | undefined): boolean => party?.role === 'signer' && party.signatureMethod === 'dsc';
-/** cc recipients get a copy and hold no fields. */
-export const holdsFields = (party: EditorParty): boolean => party.role !== 'cc';
+/** cc recipients get a copy and reviewers only confirm: neither holds fields (the server's role_mismatch). */
+export const holdsFields = (party: EditorParty): boolean => party.role !== 'cc' && party.role !== 'reviewer';
 
-export type Unavailable = 'cc' | 'notSigner' | 'dscInitial' | null;
+export type Unavailable = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | null;
 
 /** Why a party may not hold a type (null: it may). */
 export function unavailableFor(type: number, party: EditorParty | undefined): Unavailable {
   if (!party) return null;
   if (party.role === 'cc') return 'cc';
+  if (party.role === 'reviewer') return 'reviewer';
   if (party.role !== 'signer' && SIGNATURE_TYPES.has(type)) return 'notSigner';
   if (isDscSigner(party) && type === FIELD.INITIAL) return 'dscInitial';
   return null;
 }
 
 /** The local checks' problems (strings/compose.ts has their words under compose.fields.problem.*). */
-export type LocalProblem = 'cc' | 'notSigner' | 'dscInitial' | 'dscSecondSignature' | 'optionsMissing' | 'optionsDuplicate' | 'valueNotOption' | 'number' | 'date' | 'unknownParty';
+export type LocalProblem = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | 'dscSecondSignature' | 'optionsMissing' | 'optionsDuplicate' | 'valueNotOption' | 'number' | 'date' | 'unknownParty';
 
 function valueProblem(field: EditorField): LocalProblem | null {
   const options = field.options ?? [];

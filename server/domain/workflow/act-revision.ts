@@ -1,0 +1,111 @@
+/**
+ * The sealed revision of an act that writes into the documents (an electronic signature, an approval with
+ * values): per document, the recipient's values and a PAdES signature by the installation's seal (B-T when a
+ * TSA is configured) go into ONE incremental revision, judged by the revision guard before it is stored.
+ * Parallel recipients may act at the same time on the same document: the revisions are built on the bytes
+ * read and committed, with the act itself, only if those are still the current ones (otherwise rebuilt on
+ * the new bytes).
+ */
+import type { Kysely } from 'kysely';
+import { MoharError } from '../../../common/errors.js';
+import type { PadesTarget } from '../../../pdf/sign/pades.js';
+import type { SignatureAppearance } from '../../../pdf/sign/appearance.js';
+import { fetchTransport } from '../../net/http-transport.js';
+import type { Database, FieldsTable } from '../../storage/schema.js';
+import { iso, sealFor, type Context } from '../context.js';
+import { readRevision, storeRevision } from '../documents/recent-revisions.js';
+import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { lockActors, type loadActors } from './act-context.js';
+import { pdfFieldName } from './field-names.js';
+import type { FilledValues } from './field-values.js';
+import { assertOwnRevisionOffLoop } from './revision-guard.js';
+import { signPadesOffLoop } from './sign-off-loop.js';
+
+export interface ActRevisionPlan {
+  /** Names the act in the guard's message ("electronic signature", "approval"). */
+  readonly act: string;
+  /** document_revisions.act of the new revisions. */
+  readonly revisionAct: 'signed' | 'approved';
+  /** The recipient's own fields. */
+  readonly fields: readonly FieldsTable[];
+  readonly values: FilledValues;
+  /** The signing time claimed (/M), the same moment the act's date values were taken at. */
+  readonly signingTime: Date;
+  /** The sealed signature's /Name and /Reason. */
+  readonly name: string;
+  readonly reason: string;
+  /** The appearance of the recipient's Signature field, when they have one (signers). */
+  readonly appearance?: SignatureAppearance;
+}
+
+type Actors = Awaited<ReturnType<typeof loadActors>>;
+
+/** Records the act itself inside the transaction that moves the documents on (returns envelopeFinished). */
+export type RecordAct = (trx: Kysely<Database>, actors: Actors, at: string, level: PadesTarget) => Promise<boolean>;
+
+const ATTEMPTS = 3;
+
+interface Built {
+  readonly documentId: string;
+  readonly before: string;
+  readonly after: string;
+  readonly size: number;
+}
+
+/** One sealed revision per document that has the recipient's Signature field or a value to write. */
+async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisionPlan, level: PadesTarget): Promise<Built[]> {
+  const documentIds = [...new Set(plan.fields.map((f) => f.document_id))];
+  if (documentIds.length === 0) return [];
+  const { mode } = await ctx.db.selectFrom('envelopes').select('mode').where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  const seal = await sealFor(ctx, mode);
+  const current = await ctx.db.selectFrom('envelope_documents').select(['document_id', 'current_sha256']).where('envelope_id', '=', envelopeId).where('document_id', 'in', documentIds).execute();
+  const built: Built[] = [];
+  for (const doc of current) {
+    const docFields = plan.fields.filter((f) => f.document_id === doc.document_id);
+    const formValues = Object.fromEntries(docFields.filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE).map((f) => [pdfFieldName(f), plan.values.pdf[pdfFieldName(f)]!]).filter(([, v]) => v !== undefined));
+    const signatureField = docFields.find((f) => f.field_type === FIELD_TYPES.SIGNATURE);
+    if (!signatureField && Object.keys(formValues).length === 0) continue;
+    const bytes = await readRevision(ctx, doc.current_sha256!);
+    // The PDF work (values, appearance, revision) runs in the worker pool; only the seal signs here.
+    const signed = await signPadesOffLoop(ctx, bytes, seal, {
+      level,
+      field: signatureField ? { name: pdfFieldName(signatureField) } : { invisible: true },
+      formValues,
+      signingTime: plan.signingTime,
+      name: plan.name,
+      reason: plan.reason,
+      ...(plan.appearance ? { appearance: plan.appearance } : {}),
+      ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
+    });
+    await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: Object.keys(formValues) });
+    built.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await storeRevision(ctx, signed.bytes), size: signed.bytes.length });
+  }
+  return built;
+}
+
+/**
+ * Writes the act's sealed revisions and records the act in the same commit; retried on fresh bytes when a
+ * parallel act moved a document meanwhile. The values are stored on the field rows so later recipients see
+ * them. Returns what `record` returned (every actor finished).
+ */
+export async function commitActRevisions(ctx: Context, envelopeId: string, recipientId: string, plan: ActRevisionPlan, record: RecordAct): Promise<boolean> {
+  const level: PadesTarget = ctx.config.tsaUrl ? 'B-T' : 'B-B';
+  for (let attempt = 1; ; attempt++) {
+    const revisions = await buildRevisions(ctx, envelopeId, plan, level);
+    const at = iso(ctx.now());
+    const outcome = await ctx.db.transaction().execute(async (trx) => {
+      // Locked on PostgreSQL: a decline racing this act waits for it and then sees it (act-context.ts).
+      const actors = await lockActors(ctx, trx, envelopeId, recipientId);
+      for (const r of revisions) {
+        const moved = await trx.updateTable('envelope_documents').set({ current_sha256: r.after }).where('envelope_id', '=', envelopeId).where('document_id', '=', r.documentId).where('current_sha256', '=', r.before).executeTakeFirst();
+        if (Number(moved.numUpdatedRows) !== 1) return 'stale' as const;
+        const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', envelopeId).where('document_id', '=', r.documentId).executeTakeFirstOrThrow();
+        await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: r.documentId, seq: Number(seq ?? 0) + 1, sha256: r.after, size: r.size, act: plan.revisionAct, recipient_id: recipientId, created_at: at }).execute();
+      }
+      for (const [fieldId, value] of plan.values.stored) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
+      return record(trx, actors, at, level);
+    });
+    if (outcome !== 'stale') return outcome;
+    if (attempt >= ATTEMPTS) throw new MoharError('concurrent_update', 'the document changed while acting; try again');
+  }
+}
