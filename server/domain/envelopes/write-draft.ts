@@ -8,10 +8,9 @@
  *   round trip, atomic without an explicit transaction, and foreign keys are checked at the statement's end,
  *   when all its rows exist.
  */
-import type { QueryCreator } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
-import type { Database } from '../../storage/schema.js';
+import { insertRowsThen } from '../../storage/pg-statement.js';
 import type { SqliteFastPath } from '../../storage/sqlite-fast-path.js';
 import { accountDeliveryInsert } from '../../webhooks/fan-out.js';
 import { announceDeliveries } from '../../webhooks/signal.js';
@@ -74,26 +73,22 @@ function insertKeyFast(fast: SqliteFastPath, ctx: Context, key: KeyWithAnswer): 
 }
 
 /**
- * PostgreSQL: one statement. A key taken by a concurrent request makes it wait for that request's commit,
- * then fail on the key's primary key (idempotency_keys_pk), leaving nothing.
+ * PostgreSQL: one statement (storage/pg-statement.ts). A key taken by a concurrent request makes it wait for
+ * that request's commit, then fail on the key's primary key (idempotency_keys_pk), leaving nothing.
  */
 async function writeStatement(ctx: Context, rows: DraftRows, key: KeyWithAnswer | undefined): Promise<boolean> {
-  // Kysely adds each CTE's name to the query's types; these CTEs are never read (only their inserts
-  // matter), so the accumulated type is dropped.
-  let q = ctx.db as QueryCreator<Database>;
-  const add = (name: string, insert: (db: QueryCreator<Database>) => { compile(): unknown }): void => {
-    q = q.with(name, insert as never) as unknown as QueryCreator<Database>;
-  };
-  if (key) add('new_key', (db) => db.insertInto('idempotency_keys').values(keyRow(key.claim, key.responseJson, ctx.now())));
-  add('new_envelope', (db) => db.insertInto('envelopes').values(rows.envelope));
-  if (rows.recipients.length > 0) add('new_recipients', (db) => db.insertInto('recipients').values([...rows.recipients]));
-  if (rows.terms.length > 0) add('new_terms', (db) => db.insertInto('envelope_search_terms').values([...rows.terms]));
-  if (rows.documents.length > 0) add('new_documents', (db) => db.insertInto('envelope_documents').values([...rows.documents]));
-  if (rows.fields.length > 0) add('new_fields', (db) => db.insertInto('fields').values([...rows.fields]));
-  add('new_audit', (db) => db.insertInto('audit_events').values(rows.audit));
-  add('new_event', (db) => db.insertInto('events').values(rows.event.row));
-  const delivered = await accountDeliveryInsert(q, rows.event.delivery).executeTakeFirst();
-  return Number(delivered.numInsertedOrUpdatedRows ?? 0n) > 0;
+  const delivery = accountDeliveryInsert(ctx.db, rows.event.delivery).compile();
+  const delivered = await insertRowsThen(ctx.db, [
+    { table: 'idempotency_keys', rows: key ? [keyRow(key.claim, key.responseJson, ctx.now())] : [] },
+    { table: 'envelopes', rows: [rows.envelope] },
+    { table: 'recipients', rows: rows.recipients },
+    { table: 'envelope_search_terms', rows: rows.terms },
+    { table: 'envelope_documents', rows: rows.documents },
+    { table: 'fields', rows: rows.fields },
+    { table: 'audit_events', rows: [rows.audit] },
+    { table: 'events', rows: [rows.event.row] },
+  ], { sql: delivery.sql, parameters: delivery.parameters });
+  return delivered > 0n;
 }
 
 function constraintOf(error: unknown): string | undefined {
