@@ -36,6 +36,7 @@ import { usageDailyRoutes } from './routes/legacy/usage-daily.js';
 import { operatorRoutes } from './routes/legacy/operators.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { installTokenRouteLimits } from './http/token-limits.js';
+import { AJV_CUSTOM_OPTIONS, partAwareValidator } from './http/validators.js';
 
 export const API_BASE = '/backend/api/v1';
 export const LEGACY_BASE = '/backend/othercompanyapi';
@@ -78,7 +79,9 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: 2 * 1024 * 1024,
-    ajv: { customOptions: { allErrors: true, formats: { binary: true } } },
+    // JSON bodies are validated without type coercion; query strings, params and headers with it (http/validators.ts).
+    schemaController: { compilersFactory: { buildValidator: partAwareValidator() } },
+    ajv: { customOptions: AJV_CUSTOM_OPTIONS },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -4,8 +4,8 @@ import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes
 import { StringEnum, Uuid } from './common.js';
 
 /**
- * Optional and nullable as `type: [T, "null"]`, not anyOf: Fastify's Ajv coerces types, and in an anyOf it
- * would turn a null into "" (or a 0 into null) in the first branch (as in schemas/templates.ts).
+ * Optional and nullable as `type: [T, "null"]`, not anyOf: one error per bad member, not one per branch
+ * (as in schemas/templates.ts).
  */
 const Clearable = <T extends TSchema>(schema: T) => Type.Optional(Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] }));
 

@@ -9,8 +9,8 @@ import { EnvelopeResponse } from './envelopes.js';
 const Key = (description: string) => Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description });
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the PDF, lower-case hex' });
 /**
- * Optional and nullable, as `type: [T, "null"]` rather than anyOf: Fastify's Ajv coerces types, and in an
- * anyOf it would coerce a null to "" or 0 in the first branch before the null branch is tried.
+ * Optional and nullable, as `type: [T, "null"]` rather than anyOf: one error per bad member, not one per
+ * branch (and safe under type coercion, which bodies no longer get: http/validators.ts).
  */
 const Opt = <T extends TSchema>(schema: T) => Type.Optional(Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] }));
 
