@@ -9,6 +9,7 @@ import { appSignStatus, downloadByLink, downloadFinal, signStatus } from '../../
 import { signingLinksOf } from '../../domain/legacy/signing-links.js';
 import type { FinalDocument } from '../../domain/workflow/download.js';
 import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 import { idempotent } from '../../http/idempotency.js';
 import { ApiKeyHeader, IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { AppSignStatusResponse, DocIdParams, DocIdQuery, LegacyCreateBody, LegacyCreateResponse, SignStatusResponse, SigningLinksBody, SigningLinksResponse, TokenParams } from '../../http/schemas/legacy.js';
@@ -26,8 +27,7 @@ function checkBodyKey(request: FastifyRequest, bodyKey: string): void {
 }
 
 function sendPdf(reply: FastifyReply, pdf: FinalDocument): FastifyReply {
-  const name = pdf.filename.replace(/["\\\r\n]/g, '_');
-  return reply.type('application/pdf').header('Cache-Control', 'private, no-store').header('ETag', `"${pdf.sha256}"`).header('Content-Disposition', `attachment; filename="${name}"`).send(pdf.bytes);
+  return reply.type('application/pdf').header('Cache-Control', 'private, no-store').header('ETag', `"${pdf.sha256}"`).header('Content-Disposition', attachmentDisposition(pdf.filename)).send(pdf.bytes);
 }
 
 export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string): void {

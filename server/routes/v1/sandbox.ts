@@ -12,6 +12,7 @@ import { MockRequestCreated, MockRequestForm, MockRequestParams, MockRequestView
 import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
 import type { App } from '../types.js';
 import { completeAndAnswer } from './signer-answer.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 
 const security = [{ apiKey: [] }];
 
@@ -50,7 +51,7 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     },
   }, async (request, reply) => {
     const document = await downloadMockRequest(ctx, accountOf(request), request.params.public_id);
-    return reply.type('application/pdf').header('ETag', `"${document.sha256}"`).header('Content-Disposition', `attachment; filename="${document.filename.replace(/["\\\r\n]/g, '_')}"`).send(document.bytes);
+    return reply.type('application/pdf').header('ETag', `"${document.sha256}"`).header('Content-Disposition', attachmentDisposition(document.filename)).send(document.bytes);
   });
 
   // The signing page's "Sign with a test certificate": the session token is the credential, as for every signer act.

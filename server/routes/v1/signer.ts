@@ -17,6 +17,7 @@ import { SIGN_ACT_BODY_LIMIT } from '../../http/token-limits.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { signElectronically } from '../../domain/workflow/electronic-act.js';
 import { acceptTokenSignature, prepareForToken } from '../../domain/workflow/dsc-act.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 
 export function signerRoutes(app: App, ctx: Context): void {
   app.get('/signing/:token', {
@@ -42,7 +43,7 @@ export function signerRoutes(app: App, ctx: Context): void {
       .type('application/pdf')
       .header('ETag', `"${document.sha256}"`)
       .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
-      .header('Content-Disposition', `attachment; filename="${document.filename.replace(/["\\\r\n]/g, '_')}"`)
+      .header('Content-Disposition', attachmentDisposition(document.filename))
       .header('Cache-Control', 'private, no-store')
       .send(document.bytes);
   });

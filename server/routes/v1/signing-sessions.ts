@@ -3,6 +3,7 @@ import type { Context } from '../../domain/context.js';
 import { finalDocument } from '../../domain/workflow/download.js';
 import { createSigningSession } from '../../domain/workflow/sessions.js';
 import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envelopes.js';
 import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
@@ -41,7 +42,7 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
       .type('application/pdf')
       .header('ETag', `"${document.sha256}"`)
       .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
-      .header('Content-Disposition', `attachment; filename="${document.filename.replace(/["\\\r\n]/g, '_')}"`)
+      .header('Content-Disposition', attachmentDisposition(document.filename))
       .send(document.bytes);
   });
 }

@@ -8,6 +8,7 @@ import { findEnvelope } from '../../domain/envelopes/find-envelope.js';
 import { auditEventView, listAudit, verifyAuditChain } from '../../audit/index.js';
 import { MoharError } from '../../../common/errors.js';
 import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
 import type { App } from '../types.js';
@@ -90,7 +91,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
   }, async (request, reply) => {
     const envelope = await findEnvelope(ctx, accountOf(request), request.params.id);
     if (!envelope.certificate_sha256) throw new MoharError('document_not_ready', 'the certificate of completion is issued when the envelope is completed', { extra: { envelope_status: envelope.status } });
-    return reply.type('application/pdf').header('ETag', `"${envelope.certificate_sha256}"`).header('Content-Disposition', `attachment; filename="certificate-of-completion-${envelope.id}.pdf"`).send(await ctx.blobs.get(envelope.certificate_sha256));
+    return reply.type('application/pdf').header('ETag', `"${envelope.certificate_sha256}"`).header('Content-Disposition', attachmentDisposition(`certificate-of-completion-${envelope.id}.pdf`)).send(await ctx.blobs.get(envelope.certificate_sha256));
   });
 
   app.post('/envelopes/:id/void', {
