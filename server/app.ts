@@ -37,6 +37,7 @@ import { operatorRoutes } from './routes/legacy/operators.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { installTokenRouteLimits } from './http/token-limits.js';
 import { AJV_CUSTOM_OPTIONS, partAwareValidator } from './http/validators.js';
+import { logSerializers, redactLogArguments, redactLogObject } from './http/log-redaction.js';
 
 export const API_BASE = '/backend/api/v1';
 export const LEGACY_BASE = '/backend/othercompanyapi';
@@ -76,6 +77,10 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     logger: {
       level: ctx.config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Link credentials in URLs, messages and errors (signing tokens, ?token=): http/log-redaction.ts.
+      serializers: logSerializers,
+      formatters: { log: redactLogObject },
+      hooks: { logMethod: redactLogArguments },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: 2 * 1024 * 1024,
