@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   origin_not_allowed: { status: 403, title: 'The origin is not allowed on this account' },
   signing_session_expired: { status: 410, title: 'The signing link has expired' },
   signing_link_used: { status: 410, title: 'The signing link was used' },
+  signing_link_revoked: { status: 410, title: 'The signing link is no longer valid' },
   action_not_allowed: { status: 422, title: 'This recipient cannot do that' },
   consent_required: { status: 422, title: 'Consent is required' },
   invalid_field_values: { status: 422, title: 'Field values are missing or wrong' },

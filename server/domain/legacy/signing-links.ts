@@ -1,15 +1,15 @@
 /**
  * Per-recipient signing links of a legacy document: in the headless create response (signing_info) and from
  * POST /document/signing-links/. They stand in for the invitation mail, so they live as long as invitation
- * links do: until the envelope expires, else LINK_DAYS. A link of a recipient whose turn has not come yet
- * works once it has (the signer view says "wait" until then). Only the token's hash is stored.
+ * links do: MOHAR_SIGNING_LINK_TTL_DAYS, never past the envelope's expiry. Each issue replaces the recipient's
+ * earlier links (link-lifetime.ts). A link of a recipient whose turn has not come yet works once it has (the
+ * signer view says "wait" until then). Only the token's hash is stored.
  */
 import type { Context } from '../context.js';
 import { FINISHED_STATUSES, isActor } from '../workflow/routing.js';
 import { insertSession } from '../workflow/sessions.js';
+import { keptLinkExpiry } from '../workflow/link-lifetime.js';
 import { findLegacyDocument } from './legacy-documents.js';
-
-export const LINK_DAYS = 30;
 
 export interface SigningLink {
   name: string;
@@ -32,11 +32,11 @@ export async function issueSigningLinks(ctx: Context, envelopeId: string): Promi
     .orderBy('position')
     .execute();
   const now = ctx.now();
-  const expiresAt = envelope.expires_at ? new Date(envelope.expires_at) : new Date(now.getTime() + LINK_DAYS * 86_400_000);
+  const expiresAt = keptLinkExpiry(ctx.config, envelope.expires_at, now);
   const links: SigningLink[] = [];
   for (const r of recipients) {
     if (!isActor(r) || FINISHED_STATUSES.has(r.status) || r.status === 'declined') continue;
-    const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: r.id, mode: 'redirect', origin: null, returnUrl: null, expiresAt, now });
+    const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: r.id, mode: 'redirect', origin: null, returnUrl: null, expiresAt, now, kind: 'legacy_link' });
     links.push({ name: r.name, email: r.email, sequence: r.sequence, role: r.role, status: r.status, signing_url: url, expires_at: expiresAt.toISOString() });
   }
   return links;

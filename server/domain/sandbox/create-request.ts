@@ -57,8 +57,10 @@ function validate(input: MockRequestInput): { name: string; email: string; file:
   return { name, email, file: input.file };
 }
 
-export async function createMockRequest(ctx: Context, key: KeyIdentity | null, input: MockRequestInput): Promise<CreatedMockRequest> {
+export async function createMockRequest(base: Context, key: KeyIdentity | null, input: MockRequestInput): Promise<CreatedMockRequest> {
   const { accountId } = checkMockSigningAllowed(key);
+  // Only test keys get here: the request's envelope is test data (TEST mark, test seal, seen by test keys only).
+  const ctx: Context = { ...base, mode: 'test' };
   const { name, email, file } = validate(input);
   // The webhook URL is checked first (it resolves the host; outside any transaction): a refused URL leaves nothing behind.
   const webhookUrl = input.webhook_url ? await checkWebhookUrl(input.webhook_url, { allowPrivate: ctx.config.webhookAllowPrivate }) : undefined;
@@ -69,6 +71,8 @@ export async function createMockRequest(ctx: Context, key: KeyIdentity | null, i
     expire_in_days: 1,
     metadata: { sandbox: 'mock-dsc' },
     recipients: [{ name, email, role: 'signer', signature_method: 'dsc', sequence: 1 }],
+    // The signer is probably not a real person: nobody is mailed, the request answers with the link.
+    delivery: 'none',
   });
   const recipientId = envelope.recipients[0]!.recipient_id;
   const document = await attachDocument(ctx, accountId, envelope.id, { kind: 'upload', filename: file.filename, bytes: file.bytes });
@@ -89,7 +93,7 @@ export async function createMockRequest(ctx: Context, key: KeyIdentity | null, i
     return endpoint;
   });
   await sendEnvelope(ctx, accountId, envelope.id);
-  const signingUrl = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId, mode: 'redirect', origin: null, returnUrl: null, expiresAt, now });
+  const signingUrl = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId, mode: 'redirect', origin: null, returnUrl: null, expiresAt, now, kind: 'sandbox' });
   return {
     public_id: publicId,
     status: 'pending',

@@ -1,7 +1,8 @@
 /**
  * Mail at each step of the workflow, queued in the state change's own transaction (the job runner sends
- * it later; a mail failure never blocks an act). Invitation links are signing sessions that live until the
- * envelope expires (30 days when it does not): mail is read later than 15 minutes after it is sent.
+ * it later; a mail failure never blocks an act). Mailed links live MOHAR_SIGNING_LINK_TTL_DAYS, never past the
+ * envelope's expiry (mail is read later than 15 minutes after it is sent); each replaces the recipient's earlier
+ * links (link-lifetime.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Database, EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
@@ -9,13 +10,20 @@ import { queueMail, type MailAttachment } from '../../mail/outbox.js';
 import { completionMail, declinedMail, invitationMail, reminderMail, voidedMail, yourTurnMail, type RecipientAction } from '../../mail/templates.js';
 import type { Context } from '../context.js';
 import { insertSession } from './sessions.js';
-import { recipientMailAllowed } from '../legacy/mail-policy.js';
+import { keptLinkExpiry } from './link-lifetime.js';
 import { installationBox } from '../../seal/installation-box.js';
 
-const MAIL_LINK_DAYS = 30;
-
-type Envelope = Pick<EnvelopesTable, 'id' | 'account_id' | 'title' | 'message' | 'expires_at' | 'sent_at'>;
+type Envelope = Pick<EnvelopesTable, 'id' | 'account_id' | 'title' | 'message' | 'expires_at' | 'sent_at' | 'send_mail'>;
 type Recipient = Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role'>;
+
+/**
+ * Whether Mohar mails the envelope's recipients: the envelope's own delivery (send_mail), set by its creator
+ * (v1 create's delivery, the legacy is_mail_required, the sandbox: none). A test envelope's mail is queued like
+ * any other and kept in the outbox, marked test, never delivered (mail/outbox.ts).
+ */
+function mailsRecipients(envelope: Envelope): boolean {
+  return envelope.send_mail !== 0;
+}
 
 async function senderName(trx: Kysely<Database>, accountId: string): Promise<string> {
   return (await trx.selectFrom('accounts').select('name').where('id', '=', accountId).executeTakeFirstOrThrow()).name;
@@ -27,14 +35,14 @@ function actionOf(role: string): RecipientAction {
 
 /** Invitation (first turn), your-turn (later turns) or reminder mail with a personal signing link. */
 export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], kind: 'invitation' | 'your_turn' | 'reminder'): Promise<void> {
-  if (recipients.length === 0 || !(await recipientMailAllowed(trx, envelope.id))) return;
+  if (recipients.length === 0 || !mailsRecipients(envelope)) return;
   const now = ctx.now();
   const sender = await senderName(trx, envelope.account_id);
   // The body carries the signing link: it is stored sealed (issue 16, point 10).
   const sealWith = await installationBox(ctx.config);
-  const expiresAt = envelope.expires_at ? new Date(envelope.expires_at) : new Date(now.getTime() + MAIL_LINK_DAYS * 86_400_000);
+  const expiresAt = keptLinkExpiry(ctx.config, envelope.expires_at, now);
   for (const r of recipients) {
-    const signingUrl = await insertSession(trx, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId: r.id, mode: 'email', origin: null, returnUrl: null, expiresAt, now });
+    const signingUrl = await insertSession(trx, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId: r.id, mode: 'email', origin: null, returnUrl: null, expiresAt, now, kind: 'mail' });
     const data = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, signingUrl, action: actionOf(r.role), message: envelope.message, expiresAt: envelope.expires_at };
     const content = kind === 'invitation' ? invitationMail(data) : kind === 'your_turn' ? yourTurnMail(data) : reminderMail({ ...data, sentAt: envelope.sent_at });
     await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind, envelopeId: envelope.id, recipientId: r.id, sealWith, ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }) }, now);
@@ -43,7 +51,7 @@ export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: En
 
 /** The completed documents, attached, to every recipient including cc. */
 export async function mailCompletion(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], attachments: readonly MailAttachment[]): Promise<void> {
-  if (!(await recipientMailAllowed(trx, envelope.id))) return;
+  if (!mailsRecipients(envelope)) return;
   const sender = await senderName(trx, envelope.account_id);
   for (const r of recipients) {
     const content = completionMail({ envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, attachmentNames: attachments.map((a) => a.filename) });
@@ -53,7 +61,7 @@ export async function mailCompletion(trx: Kysely<Database>, ctx: Context, envelo
 
 /** A decline or a void, told to everyone else on the envelope. */
 export async function mailStopped(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], how: { kind: 'declined'; by: string; reason: string } | { kind: 'voided'; reason: string }): Promise<void> {
-  if (!(await recipientMailAllowed(trx, envelope.id))) return;
+  if (!mailsRecipients(envelope)) return;
   const sender = await senderName(trx, envelope.account_id);
   for (const r of recipients) {
     const base = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender };

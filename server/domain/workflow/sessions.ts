@@ -5,7 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.js';
+import type { Database, SigningLinkKind } from '../../storage/schema.js';
+import { KEPT_LINK_KINDS, revokeLinks } from './link-lifetime.js';
 import { iso, type Context } from '../context.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { allowedOrigins } from '../accounts/settings.js';
@@ -76,20 +77,25 @@ export async function createSigningSession(ctx: Context, accountId: string, enve
   const returnUrl = input.return_url === undefined ? null : checkReturnUrl(input.return_url, origin);
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + SESSION_SECONDS * 1000);
-  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl, expiresAt, now });
+  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl, expiresAt, now, kind: 'session' });
   return { signing_url: url, expires_at: iso(expiresAt), recipient_id: recipient.id, mode, origin };
 }
 
-/** Writes a session (only the token's hash) and returns its signing URL. */
+/**
+ * Writes a session (only the token's hash) and returns its signing URL. A kept link (kind mail or legacy_link,
+ * see link-lifetime.ts) revokes the recipient's earlier kept links first: a reissue replaces, it does not add.
+ */
 export async function insertSession(
   db: Kysely<Database>,
   baseUrl: string,
-  s: { envelopeId: string; recipientId: string; mode: string; origin: string | null; returnUrl: string | null; expiresAt: Date; now: Date },
+  s: { envelopeId: string; recipientId: string; mode: string; origin: string | null; returnUrl: string | null; expiresAt: Date; now: Date; kind?: SigningLinkKind },
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
+  const kind = s.kind ?? 'session';
+  if (KEPT_LINK_KINDS.includes(kind)) await revokeLinks(db, s.recipientId, s.now, KEPT_LINK_KINDS);
   await db
     .insertInto('signing_sessions')
-    .values({ token_hash: hashSessionToken(token), envelope_id: s.envelopeId, recipient_id: s.recipientId, mode: s.mode, origin: s.origin, return_url: s.returnUrl, expires_at: iso(s.expiresAt), created_at: iso(s.now) })
+    .values({ token_hash: hashSessionToken(token), envelope_id: s.envelopeId, recipient_id: s.recipientId, mode: s.mode, origin: s.origin, return_url: s.returnUrl, expires_at: iso(s.expiresAt), created_at: iso(s.now), kind })
     .execute();
   return `${baseUrl}/sign/${token}`;
 }
@@ -108,6 +114,7 @@ export interface ResolvedSession {
 /**
  * The session behind a token, refused with the reason a person can act on:
  * - unknown, or past its expiry: signing_session_expired (no oracle for tokens that never existed);
+ * - replaced by a newer link of the recipient, or revoked (revoke-links): signing_link_revoked;
  * - the envelope is finished (voided, declined, expired, completed): envelope_closed with envelope_status;
  * - this recipient has acted: signing_link_used with recipient_status.
  * Links are not deleted when someone acts: these checks end them, and the signing page can say why.
@@ -118,11 +125,14 @@ export async function resolveSession(ctx: Context, token: string, purpose: 'act'
     .selectFrom('signing_sessions')
     .innerJoin('envelopes', 'envelopes.id', 'signing_sessions.envelope_id')
     .innerJoin('recipients', 'recipients.id', 'signing_sessions.recipient_id')
-    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'envelopes.account_id', 'envelopes.status as envelope_status', 'recipients.status as recipient_status'])
+    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'signing_sessions.revoked_at', 'envelopes.account_id', 'envelopes.status as envelope_status', 'recipients.status as recipient_status'])
     .where('signing_sessions.token_hash', '=', hashSessionToken(token))
     .executeTakeFirst();
   if (!row || row.expires_at <= iso(ctx.now())) {
     throw new MoharError('signing_session_expired', 'this signing link has expired; ask the sender for a new one');
+  }
+  if (row.revoked_at) {
+    throw new MoharError('signing_link_revoked', 'this signing link is no longer valid: a newer link was sent, or the sender withdrew it; use the most recent one or ask the sender');
   }
   const download = purpose === 'download';
   if (FINISHED_ENVELOPE_STATUSES.has(row.envelope_status) && !(download && row.envelope_status === 'completed')) {
