@@ -7,6 +7,7 @@ import { accountCommands } from './account.js';
 import { adminCommands } from './admin.js';
 import { auditCommands } from './audit.js';
 import { bulkSendCommands } from './bulk-send.js';
+import { espSimulatorCommands } from './esp-simulator.js';
 import { templateCommands } from './template.js';
 import { serveCommand, migrateCommand } from './serve.js';
 import { signCommand, type SignOptions } from './sign.js';
@@ -33,6 +34,7 @@ accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
 templateCommands(program, loadConfig);
 bulkSendCommands(program);
+espSimulatorCommands(program);
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 program
