@@ -70,6 +70,8 @@ export interface AuthTokensTable {
   kind: 'access' | 'refresh';
   /** For access tokens: the refresh token that minted them, so logout revokes both. */
   refresh_hash: string | null;
+  /** The login this token descends from (migration 0018): a replayed refresh token revokes the whole family. */
+  family: string | null;
   expires_at: string;
   revoked_at: string | null;
   created_at: string;

@@ -67,12 +67,21 @@ export async function logIn(email: string, password: string): Promise<ConsoleUse
 }
 
 /**
+ * Runs `work` holding a lock shared by every tab of this origin (Web Locks, secure contexts), so two tabs never
+ * present the same refresh cookie: the server takes a replayed cookie for a stolen one and ends the whole login.
+ */
+function acrossTabs<T>(work: () => Promise<T>): Promise<T> {
+  const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+  return locks ? (locks.request('mohar-console-refresh', work) as Promise<T>) : work();
+}
+
+/**
  * Trades the refresh cookie for a new access token; null when there is no session (no cookie: answered at
- * once). Two tabs refreshing at the same moment race for the same cookie: the loser retries once with the
- * cookie the winner's answer set.
+ * once). Tabs refresh one at a time (acrossTabs), each with the cookie the previous one's answer set; where
+ * Web Locks are missing, a tab that loses the race retries once (the server may have ended the login).
  */
 export function resumeSession(): Promise<ConsoleUser | null> {
-  refreshing ??= (async () => {
+  refreshing ??= acrossTabs(async () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         return adopt((await sessionCall('refresh/'))!);
@@ -84,7 +93,7 @@ export function resumeSession(): Promise<ConsoleUser | null> {
     }
     accessToken = null;
     return null;
-  })().finally(() => {
+  }).finally(() => {
     refreshing = null;
   });
   return refreshing;

@@ -86,6 +86,12 @@ export async function login(ctx: Context, email: string, password: string, addre
   }
   await ctx.db.deleteFrom('login_failures').where('user_id', '=', user.id).execute();
   if (addressAttempt !== undefined) await ctx.db.deleteFrom('login_address_failures').where('id', '=', addressAttempt).execute();
+  // Only after the right password: a suspended account (mohar account suspend) says so, to its own users only.
+  const account = await ctx.db.selectFrom('accounts').select('suspended').where('id', '=', user.account_id).executeTakeFirst();
+  if (!account || account.suspended) {
+    await failed(user, 'suspended');
+    throw new MoharError('account_suspended', 'this account is suspended; ask the operator of this Mohar server to resume it');
+  }
   await ctx.db.updateTable('users').set({ locked_until: null, last_login_at: iso(now) }).where('id', '=', user.id).execute();
   await recordAudit(ctx.db, now, { accountId: user.account_id, action: 'login', actor: { userId: user.id, email: user.email, ip: address }, target: user.email });
   return issueTokenPair(ctx, user.id);

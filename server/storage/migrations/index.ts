@@ -21,6 +21,7 @@ import * as m0014 from './0014_users.js';
 import * as m0015 from './0015_created_by.js';
 import * as m0016 from './0016_data_mode.js';
 import * as m0017 from './0017_reminders_links.js';
+import * as m0018 from './0018_token_family.js';
 import * as m0019 from './0019_esign_transactions.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -41,6 +42,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0015_created_by': m0015,
   '0016_data_mode': m0016,
   '0017_reminders_links': m0017,
+  '0018_token_family': m0018,
   '0019_esign_transactions': m0019,
 };
 
