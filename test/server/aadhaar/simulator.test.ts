@@ -4,6 +4,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { buildCertificatePath, judgeCertificatePath } from '../../../pdf/cms/chain.js';
 import { inspectCms } from '../../../pdf/cms/inspect.js';
 import { formatEsignTimestamp, signEsignRequest, signEsignStatusRequest, verifyEsignResponse, type EsignRequest } from '../../../server/aadhaar/messages.js';
 import { CCA_EKYC_OTP_POLICY } from '../../../server/aadhaar/simulator/ca.js';
@@ -70,6 +71,9 @@ describe('ESP simulator', () => {
       assert.deepEqual([info.messageDigestMatches, info.signatureValid, info.hasSigningTime, info.signingCertificate?.version, info.signingCertificate?.matchesSigner], [true, true, false, 2, true]);
       assert.deepEqual(info.problems, []);
       assert.equal(info.certificates.length, 3, 'signer, ESP CA and root');
+      const path = buildCertificatePath(info.signerCertificate!, info.certificates, [esp.pki.root.certDer]);
+      assert.equal(path.anchored, true);
+      assert.deepEqual(judgeCertificatePath(path, new Date()).problems, [], 'our own path check accepts root → ESP CA → signer');
       const sig = join(esp.dir, `sig${i}.der`);
       const content = join(esp.dir, `content${i}.bin`);
       writeFileSync(sig, cms);
