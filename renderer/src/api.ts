@@ -23,7 +23,7 @@ export class ApiError extends Error {
 }
 
 /** Answers that end a link for good (docs/errors.md): the page shows why, instead of the signing screen. */
-const DEAD_LINK_CODES = new Set(['signing_session_expired', 'signing_link_used', 'envelope_closed']);
+const DEAD_LINK_CODES = new Set(['signing_session_expired', 'signing_link_revoked', 'signing_link_used', 'envelope_closed']);
 
 export function isDeadLink(error: unknown): error is ApiError {
   return error instanceof ApiError && DEAD_LINK_CODES.has(error.code);

@@ -1,4 +1,4 @@
-/** A link that cannot be used (now): expired, used, closed envelope, or the server cannot be reached. */
+/** A link that cannot be used (now): expired, revoked (replaced), used, closed envelope, or the server cannot be reached. */
 import type { ApiError } from '../api';
 import { useI18n } from '../i18n/i18n';
 import type { StringKey } from '../i18n/strings';
@@ -23,6 +23,8 @@ export function DeadLinkPage({ error, onRetry }: { error: ApiError; onRetry: () 
   switch (error.code) {
     case 'signing_session_expired':
       return <StatusPage tone="warning" title={t('link.expired.title')} body={t('link.expired.body')} />;
+    case 'signing_link_revoked':
+      return <StatusPage tone="warning" title={t('link.revoked.title')} body={t('link.revoked.body')} />;
     case 'signing_link_used': {
       const status = String(error.problem.recipient_status ?? '');
       return <StatusPage tone="success" title={t('link.used.title')} body={t(USED[status] ?? 'link.used.other')} />;

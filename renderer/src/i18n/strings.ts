@@ -10,6 +10,8 @@ export const en = {
 
   'link.expired.title': 'This link has expired',
   'link.expired.body': 'Signing links work for a limited time. Ask the sender for a new link.',
+  'link.revoked.title': 'This link is no longer valid',
+  'link.revoked.body': 'A newer link was sent to you, or the sender withdrew this one. Use the link in the most recent e-mail, or ask the sender for a new one.',
   'link.used.title': 'This link was already used',
   'link.used.signed': 'You have already signed this document.',
   'link.used.approved': 'You have already approved this document.',
@@ -174,6 +176,8 @@ export const hi: Record<StringKey, string> = {
 
   'link.expired.title': 'इस लिंक की समय-सीमा समाप्त हो गई है',
   'link.expired.body': 'हस्ताक्षर लिंक सीमित समय तक काम करते हैं। भेजने वाले से नया लिंक माँगें।',
+  'link.revoked.title': 'यह लिंक अब मान्य नहीं है',
+  'link.revoked.body': 'आपको एक नया लिंक भेजा गया है, या भेजने वाले ने यह लिंक वापस ले लिया है। सबसे हाल के ई-मेल का लिंक इस्तेमाल करें, या भेजने वाले से नया लिंक माँगें।',
   'link.used.title': 'यह लिंक पहले ही इस्तेमाल हो चुका है',
   'link.used.signed': 'आप इस दस्तावेज़ पर पहले ही हस्ताक्षर कर चुके हैं।',
   'link.used.approved': 'आप इस दस्तावेज़ को पहले ही स्वीकृत कर चुके हैं।',
