@@ -18,6 +18,8 @@ export interface DraftOptions {
   pdf?: Buffer;
   /** Extra fields per recipient index (a Signature field is added for every signer automatically). */
   extraFields?: (ids: string[]) => unknown[];
+  /** More members of the create body (e.g. reminders, delivery). */
+  body?: Record<string, unknown>;
 }
 
 export interface Draft {
@@ -28,7 +30,7 @@ export interface Draft {
 }
 
 export async function makeDraft(server: TestServer, key: string, options: DraftOptions): Promise<Draft> {
-  const created = await server.request('POST', `${API}/envelopes`, { key, json: { title: 'Agreement', message: 'Please sign', recipients: options.recipients, routing_order: options.routing_order ?? 'sequential', ...(options.expire_in_days ? { expire_in_days: options.expire_in_days } : {}) } });
+  const created = await server.request('POST', `${API}/envelopes`, { key, json: { title: 'Agreement', message: 'Please sign', recipients: options.recipients, routing_order: options.routing_order ?? 'sequential', ...(options.expire_in_days ? { expire_in_days: options.expire_in_days } : {}), ...(options.body ?? {}) } });
   assert.equal(created.statusCode, 201, created.body);
   const envelope = created.json();
   const pdf = options.pdf ?? makePdf({ pages: 2 });
