@@ -58,6 +58,10 @@ async function route(esp: EspSimulator, req: IncomingMessage, res: ServerRespons
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (req.method === 'GET' && path === `${BASE}/esp.css`) return send(res, 200, 'text/css; charset=utf-8', ESP_CSS);
   if (req.method === 'GET' && path === `${BASE}/autopost.js`) return send(res, 200, 'text/javascript; charset=utf-8', AUTOPOST_JS);
+  if (req.method === 'GET' && path === '/favicon.ico') {
+    res.writeHead(204, { 'cache-control': 'max-age=86400' });
+    return void res.end();
+  }
   if (req.method !== 'POST') return send(res, 404, 'text/plain; charset=utf-8', 'not found');
   const body = await readBody(req);
   if (path === `${BASE}/status`) return send(res, 200, 'application/xml; charset=utf-8', await esp.status(body));
