@@ -73,6 +73,7 @@ export {
   type PreparedFormField,
 } from './prepare/prepare-form.js';
 export { fillForm, type FormValues } from './prepare/fill-form.js';
+export { addTestMark, TEST_MARK_TEXT } from './prepare/test-mark.js';
 export {
   verifyPdf,
   judgeAppendedRevision,

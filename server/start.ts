@@ -11,7 +11,7 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import type { App } from './routes/types.js';
 import type { KeyIdentity } from './domain/keys/api-keys.js';
 import { TtlCache } from './domain/ttl-cache.js';
-import { sealSource, type SealSource } from './seal/load-seal.js';
+import { sealSource, testSealSource, type SealSource } from './seal/load-seal.js';
 import { JobRunner, type JobLogger } from './jobs/runner.js';
 import { mailJobHandlers } from './mail/send.js';
 import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
@@ -45,7 +45,8 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   // Several PostgreSQL instances could not tell each other, so there the cache is off.
   const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
   const seal = options.seal ?? sealSource({ db: storage.db, config, now });
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), blobs, config, pdf, now, keyCache, seal };
+  const testSeal = testSealSource({ db: storage.db, config, now });
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), blobs, config, pdf, now, keyCache, seal, testSeal };
   return {
     ctx,
     async close() {

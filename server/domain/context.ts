@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blobs.js';
 import type { DialectName } from '../storage/connect.js';
 import type { SqliteFastPath } from '../storage/sqlite-fast-path.js';
-import type { Database } from '../storage/schema.js';
+import type { Database, DataMode } from '../storage/schema.js';
 import type { PdfInspector } from './documents/pdf-inspector.js';
 import type { KeyIdentity } from './keys/api-keys.js';
 import type { TtlCache } from './ttl-cache.js';
@@ -23,6 +23,19 @@ export interface Context {
   readonly keyCache: TtlCache<string, KeyIdentity>;
   /** The installation's seal key (or the configured PKCS#12), loaded on first use. */
   readonly seal: () => Promise<SignatureProvider>;
+  /** The test seal (server/seal/installation-seal.ts, kind 'test'): seals test envelopes, never live ones. */
+  readonly testSeal: () => Promise<SignatureProvider>;
+  /**
+   * The caller's data mode on envelope-API requests (http/auth-hooks.ts forCaller): loads by id and lists
+   * see only rows of this mode, and what it creates gets it. Unset for jobs and signer links, which reach an
+   * envelope by its id or token and act in the envelope's own mode.
+   */
+  readonly mode?: DataMode;
+}
+
+/** The seal for an envelope of this mode: a test envelope is sealed by the test seal, never the live one. */
+export function sealFor(ctx: Context, mode: DataMode | undefined): Promise<SignatureProvider> {
+  return mode === 'test' ? ctx.testSeal() : ctx.seal();
 }
 
 export function iso(date: Date): string {

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../common/errors.js';
 import { authenticateAccessToken, type UserIdentity } from '../domain/auth/tokens.js';
 import type { Context } from '../domain/context.js';
+import type { DataMode } from '../storage/schema.js';
 import { authenticateApiKey, type KeyIdentity } from '../domain/keys/api-keys.js';
 import { ACCOUNT_MANAGERS } from '../domain/users/roles.js';
 import { hasOtherActiveAdmin } from '../domain/users/users.js';
@@ -105,6 +106,20 @@ export function requireKeyOrLogin(ctx: Context) {
   const byLogin = requireAdminLogin(ctx);
   const byKey = requireApiKey(ctx);
   return (request: FastifyRequest): Promise<void> => (header(request, 'authorization') ? byLogin(request) : byKey(request));
+}
+
+/** The caller's data mode: a qsk_test_ key is test; a live key and every login (the console) are live. */
+export function modeOf(request: FastifyRequest): DataMode {
+  return request.apiKey?.mode ?? 'live';
+}
+
+/**
+ * The Context for a domain operation on behalf of this caller: it carries the caller's mode, so loads by id
+ * (envelopes/find-envelope.ts) and lists see only the caller's mode and what it creates gets that mode
+ * (issue 16: test keys see only test data, live keys only live data).
+ */
+export function forCaller(ctx: Context, request: FastifyRequest): Context {
+  return { ...ctx, mode: modeOf(request) };
 }
 
 /** The account the authenticated caller acts for. */

@@ -3,10 +3,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MoharError } from '../../common/errors.js';
 import type { Context } from '../domain/context.js';
 import { beginIdempotent, completeIdempotent, findIdempotent, KeyTakenMeanwhile, releaseIdempotent, requestFingerprint, type KeyInCommit } from '../domain/idempotency/idempotency.js';
-import { accountOf, header } from './auth-hooks.js';
+import { accountOf, header, modeOf } from './auth-hooks.js';
 
+/**
+ * Keys are per account; a test key's request is never "the same" as a live one's (issue 16: a test key must not
+ * be answered with a live envelope's replay): its mode is part of its fingerprint, so reusing a live request's
+ * key is 409 idempotency_conflict. Live fingerprints are unchanged.
+ */
 function fingerprintOf(request: FastifyRequest, sameness: unknown): string {
-  return requestFingerprint(request.method, request.routeOptions.url ?? request.url, { params: request.params, body: sameness });
+  const mode = modeOf(request);
+  return requestFingerprint(request.method, request.routeOptions.url ?? request.url, { params: request.params, body: sameness, ...(mode === 'test' ? { mode } : {}) });
 }
 
 /**

@@ -110,6 +110,7 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
       return (JSON.parse(existing.payload) as { mail_id: string }).mail_id;
     }
     const at = now.toISOString();
+    const test = await ofTestEnvelope(trx, mail.envelopeId);
     await trx
       .insertInto('outbox_mail')
       .values({
@@ -132,11 +133,22 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
         created_at: at,
         updated_at: at,
         sent_at: null,
+        test: test ? 1 : 0,
       })
       .execute();
     return mailId;
   };
   return db.isTransaction ? write(db) : db.transaction().execute(write);
+}
+
+/**
+ * A test envelope's mail (made with a qsk_test_ key, issue 16) is marked test here, the one place every mail
+ * passes: the send job keeps it in the outbox and never delivers it (send.ts), whoever queued it.
+ */
+async function ofTestEnvelope(trx: Kysely<Database>, envelopeId: string | null | undefined): Promise<boolean> {
+  if (!envelopeId) return false;
+  const envelope = await trx.selectFrom('envelopes').select('mode').where('id', '=', envelopeId).executeTakeFirst();
+  return envelope?.mode === 'test';
 }
 
 export interface MailView {
@@ -153,6 +165,8 @@ export interface MailView {
   envelope_id: string | null;
   recipient_id: string | null;
   attachments: MailAttachment[];
+  /** A test envelope's mail: kept, never delivered. */
+  test: boolean;
   text?: string;
   html?: string | null;
 }
@@ -177,6 +191,7 @@ export function mailView(row: Selectable<OutboxMailTable>, includeBody: boolean,
     envelope_id: row.envelope_id,
     recipient_id: row.recipient_id,
     attachments: parseAttachments(row.attachments),
+    test: row.test === 1,
   };
   if (includeBody) {
     const body = mailBody(row, box);

@@ -54,7 +54,8 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
     // Already settled (a repeated run after a crash, or a kept mail): nothing to do.
     if (row.status === 'sent' || row.status === 'kept') return;
 
-    if (!transport) {
+    // A test envelope's mail (outbox.ts) never leaves: it stays in the outbox, kept, like mail without SMTP.
+    if (!transport || row.test === 1) {
       const at = ctx.now().toISOString();
       await ctx.db.updateTable('outbox_mail').set({ status: 'kept', updated_at: at }).where('id', '=', mailId).where('status', 'in', ['queued', 'failed']).execute();
       return;

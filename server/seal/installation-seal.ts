@@ -46,7 +46,14 @@ export interface InstallationSealOptions {
   readonly organization?: string;
   /** Clock for the certificates' validity and created_at. Default: the system clock. */
   readonly now?: () => Date;
+  /**
+   * installation (default) or test: the test seal of test envelopes, a separate CA and key whose subjects say
+   * TEST and "no legal effect", so nothing sealed with it can pass for the installation's seal.
+   */
+  readonly kind?: SealKind;
 }
+
+export type SealKind = SealKeysTable['kind'];
 
 /** The stored seal's public part (no key). */
 export interface InstallationSealInfo {
@@ -68,8 +75,8 @@ function unreadable(message: string, cause?: unknown): MoharError {
   return new MoharError('seal_key_unreadable', message, cause === undefined ? {} : { cause });
 }
 
-async function activeRow(db: Kysely<Database>): Promise<SealKeysTable | undefined> {
-  return db.selectFrom('seal_keys').selectAll().where('kind', '=', 'installation').where('active', '=', 1).executeTakeFirst();
+async function activeRow(db: Kysely<Database>, kind: SealKind = 'installation'): Promise<SealKeysTable | undefined> {
+  return db.selectFrom('seal_keys').selectAll().where('kind', '=', kind).where('active', '=', 1).executeTakeFirst();
 }
 
 function infoOf(row: SealKeysTable): InstallationSealInfo {
@@ -122,7 +129,8 @@ async function signerFromRow(row: SealKeysTable, box: SecretBox, created: boolea
  * MOHAR_SECRET_KEY / secret.key) or does not match its certificate. A seal is never replaced silently.
  */
 export async function loadInstallationSeal(db: Kysely<Database>, box: SecretBox, options: InstallationSealOptions = {}): Promise<InstallationSeal> {
-  const existing = await activeRow(db);
+  const kind = options.kind ?? 'installation';
+  const existing = await activeRow(db, kind);
   if (existing) return signerFromRow(existing, box, false);
 
   const row = await createSealRow(box, options);
@@ -130,7 +138,7 @@ export async function loadInstallationSeal(db: Kysely<Database>, box: SecretBox,
     await db.insertInto('seal_keys').values(row).execute();
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    const winner = await activeRow(db);
+    const winner = await activeRow(db, kind);
     if (!winner) throw error;
     return signerFromRow(winner, box, false);
   }
@@ -139,18 +147,20 @@ export async function loadInstallationSeal(db: Kysely<Database>, box: SecretBox,
 
 async function createSealRow(box: SecretBox, options: InstallationSealOptions): Promise<SealKeysTable> {
   const now = (options.now ?? (() => new Date()))();
-  const organization = options.organization?.trim() || 'Mohar';
+  const kind = options.kind ?? 'installation';
+  const test = kind === 'test';
+  const organization = `${options.organization?.trim() || 'Mohar'}${test ? ' TEST' : ''}`;
   const id = randomUUID();
   const shortId = randomBytes(4).toString('hex');
   const notBefore = new Date(now.getTime() - BACKDATE_MS);
-  const caName = name(organization, `Mohar installation CA ${shortId}`);
+  const caName = name(organization, test ? `Mohar TEST CA - no legal effect ${shortId}` : `Mohar installation CA ${shortId}`);
 
   // The CA key cannot be exported and is dropped when this function returns.
   const caKeys = await webcrypto.subtle.generateKey(EC_KEY, false, ['sign', 'verify']);
   const sealKeys = await webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify']);
   const ca = await makeCertificate({ subject: caName, issuer: caName, publicKey: caKeys.publicKey, issuerKey: caKeys.privateKey, issuerKeyId: undefined, notBefore, notAfter: addYears(notBefore, CA_YEARS), ca: true });
   const seal = await makeCertificate({
-    subject: name(organization, `Mohar document seal ${shortId}`),
+    subject: name(organization, test ? `Mohar TEST seal - no legal effect ${shortId}` : `Mohar document seal ${shortId}`),
     issuer: caName,
     publicKey: sealKeys.publicKey,
     issuerKey: caKeys.privateKey,
@@ -163,7 +173,7 @@ async function createSealRow(box: SecretBox, options: InstallationSealOptions): 
   try {
     return {
       id,
-      kind: 'installation',
+      kind,
       certificate: Buffer.from(seal.der).toString('base64'),
       chain: JSON.stringify([Buffer.from(ca.der).toString('base64')]),
       private_key: box.seal(pkcs8, keyContext(id)),

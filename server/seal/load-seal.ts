@@ -60,6 +60,25 @@ export function sealSource(ctx: SealContext, options: LoadSealOptions = {}): Sea
   };
 }
 
+/**
+ * The test seal of test envelopes (qsk_test_ keys, issue 16): always a self-made seal of kind 'test' in
+ * seal_keys, with its own CA, whose subjects say TEST and "no legal effect". Never the configured PKCS#12 nor
+ * the installation seal, so a test document cannot carry the seal relying parties trust. Loads once, like
+ * sealSource.
+ */
+export function testSealSource(ctx: SealContext, options: LoadSealOptions = {}): SealSource {
+  let loading: Promise<SignatureProvider> | undefined;
+  return async () => {
+    if (!loading) {
+      loading = openSecretBox(ctx.config).then(async (box) => (await loadInstallationSeal(ctx.db, box, { ...options, now: ctx.now, kind: 'test' })).signer);
+      loading.catch(() => {
+        loading = undefined;
+      });
+    }
+    return loading;
+  };
+}
+
 interface Validity {
   readonly from: Date;
   readonly to: Date;

@@ -265,7 +265,8 @@ export interface BlobsTable {
 /** The installation's seal key (server/seal). At most one active row per kind (partial unique index). */
 export interface SealKeysTable {
   id: string;
-  kind: 'installation';
+  /** installation: the seal; test: the test seal of test envelopes (issue 16), never used for live ones. */
+  kind: 'installation' | 'test';
   /** Base64 DER of the seal certificate. */
   certificate: string;
   /** JSON array of base64 DER certificates above the seal (the installation CA). */

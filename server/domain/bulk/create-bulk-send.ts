@@ -55,6 +55,8 @@ export async function createBulkSend(ctx: Context, accountId: string, input: Bul
       started_at: null,
       completed_at: null,
       canceled_at: null,
+      // Its envelopes are made in this mode (run-chunk.ts), whatever the job's context.
+      mode: ctx.mode ?? 'live',
     }).execute();
     for (let start = 0; start < input.rows.length; start += INSERT_CHUNK) {
       const rows = input.rows.slice(start, start + INSERT_CHUNK).map((row, i) => ({

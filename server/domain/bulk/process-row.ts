@@ -86,7 +86,7 @@ async function ensureEnvelope(ctx: Context, plan: BatchPlan, row: RowRef, input:
   }
   const pin = source.kind === 'template' ? { template_id: source.id, template_version: source.version! } : undefined;
   try {
-    const created = await createEnvelope(ctx, batch.account_id, envelopeInput(source, input), pin, { bulk_send_id: batch.id, row_index: row.row_index }, contentsOf(plan, input));
+    const created = await createEnvelope({ ...ctx, mode: batch.mode ?? 'live' }, batch.account_id, envelopeInput(source, input), pin, { bulk_send_id: batch.id, row_index: row.row_index }, contentsOf(plan, input));
     return { id: created.id, status: created.status, fresh: true };
   } catch (error) {
     if (!isMoharError(error, 'bulk_row_taken')) throw error;

@@ -1,7 +1,7 @@
 /** GET /bulk-sends, GET /bulk-sends/{id} (counts from the rows themselves, failures with reasons), GET /bulk-sends/{id}/envelopes. */
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import type { BulkSendsTable, Database } from '../../storage/schema.js';
+import type { BulkSendsTable, Database, DataMode } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 
 export interface BulkCounts {
@@ -21,8 +21,9 @@ export interface BulkFailure {
   message: string;
 }
 
-export async function findBulkSend(db: Kysely<Database>, accountId: string, id: string): Promise<BulkSendsTable> {
-  const row = await db.selectFrom('bulk_sends').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+/** A bulk send of the account and, when given, of the caller's mode (the other mode's ids are not found, like envelopes). */
+export async function findBulkSend(db: Kysely<Database>, accountId: string, id: string, mode?: DataMode): Promise<BulkSendsTable> {
+  const row = await db.selectFrom('bulk_sends').selectAll().where('id', '=', id).where('account_id', '=', accountId).$if(mode !== undefined, (q) => q.where('mode', '=', mode!)).executeTakeFirst();
   if (!row) throw new MoharError('bulk_send_not_found', `no bulk send ${id}`);
   return row;
 }
@@ -69,7 +70,7 @@ async function summary(db: Kysely<Database>, b: BulkSendsTable) {
 }
 
 export async function getBulkSend(ctx: Context, accountId: string, id: string) {
-  const batch = await findBulkSend(ctx.db, accountId, id);
+  const batch = await findBulkSend(ctx.db, accountId, id, ctx.mode);
   return { ...(await summary(ctx.db, batch)), failures: await failuresOf(ctx.db, id) };
 }
 
@@ -79,7 +80,7 @@ function badCursor(): MoharError {
 
 export async function listBulkSends(ctx: Context, accountId: string, query: { limit?: number; cursor?: string }) {
   const limit = query.limit ?? 100;
-  let select = ctx.db.selectFrom('bulk_sends').selectAll().where('account_id', '=', accountId);
+  let select = ctx.db.selectFrom('bulk_sends').selectAll().where('account_id', '=', accountId).$if(ctx.mode !== undefined, (q) => q.where('mode', '=', ctx.mode!));
   if (query.cursor !== undefined) {
     const [createdAt, id] = Buffer.from(query.cursor, 'base64url').toString().split('|');
     if (!createdAt || !id) throw badCursor();
@@ -96,7 +97,7 @@ export async function listBulkSends(ctx: Context, accountId: string, query: { li
 
 /** The rows in order with their envelopes; the cursor is the last row_index seen. */
 export async function listBulkEnvelopes(ctx: Context, accountId: string, id: string, query: { limit?: number; cursor?: string }) {
-  await findBulkSend(ctx.db, accountId, id);
+  await findBulkSend(ctx.db, accountId, id, ctx.mode);
   const limit = query.limit ?? 100;
   let after = -1;
   if (query.cursor !== undefined) {

@@ -74,7 +74,7 @@ function fieldInput(f: { field_type: number; page_number: number; x: number | nu
 }
 
 async function fromEnvelope(ctx: Context, accountId: string, envelopeId: string): Promise<SourceSnapshot> {
-  const envelope = await ctx.db.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).where('account_id', '=', accountId).executeTakeFirst();
+  const envelope = await ctx.db.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).where('account_id', '=', accountId).$if(ctx.mode !== undefined, (q) => q.where('mode', '=', ctx.mode!)).executeTakeFirst();
   if (!envelope) throw new MoharError('envelope_not_found', `no envelope ${envelopeId}`);
   if (envelope.status !== 'draft') throw sourceState('not_draft', `the source envelope is ${envelope.status}; only a draft can be fanned out`);
   const [recipients, documents, fields] = await Promise.all([

@@ -62,7 +62,7 @@ export async function uploadDocument(ctx: Context, accountId: string, filename: 
     info: JSON.stringify(stored),
     created_at: iso(ctx.now()),
   };
-  await ctx.db.insertInto('documents').values(row).execute();
+  await ctx.db.insertInto('documents').values({ ...row, mode: ctx.mode ?? 'live' }).execute();
   return documentView(row);
 }
 
@@ -95,13 +95,14 @@ export function documentView(row: DocumentRow): DocumentView {
   };
 }
 
-/** Another account's document is reported as not found: ids must not leak existence. */
+/** Another account's document, or the other mode's (test keys see only test uploads), is reported as not found: ids must not leak existence. */
 export async function findDocument(ctx: Context, accountId: string, documentId: string): Promise<DocumentRow> {
   const row = await ctx.db
     .selectFrom('documents')
     .select(['id', 'filename', 'sha256', 'size', 'page_count', 'info', 'created_at'])
     .where('id', '=', documentId)
     .where('account_id', '=', accountId)
+    .$if(ctx.mode !== undefined, (q) => q.where('mode', '=', ctx.mode!))
     .executeTakeFirst();
   if (!row) throw new MoharError('document_not_found', `no document ${documentId}`);
   return row;

@@ -4,7 +4,7 @@
  * Inputs and outputs cross the thread boundary by structured clone, so they hold only data (bytes,
  * strings, numbers, plain objects, Dates); a Buffer arrives as a Uint8Array.
  */
-import { fillForm, inspectPdf, prepareForm, type FormFieldLayout, type FormValues, type PdfInfo, type PdfLimits } from '../../../pdf/index.js';
+import { addTestMark, fillForm, inspectPdf, prepareForm, type FormFieldLayout, type FormValues, type PdfInfo, type PdfLimits } from '../../../pdf/index.js';
 import { prepareSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
 import { judgeAppendedRevision, verifyPdf, type RevisionJudgement, type RevisionPolicy, type VerifyReport } from '../../../pdf/verify/index.js';
 import { fitPng } from '../../../pdf/write/image-fit.js';
@@ -29,7 +29,7 @@ export interface PreparedWithImage {
 }
 
 export interface PreparedSend {
-  /** The upload with Mohar's form fields (one revision); null when the layout placed none. */
+  /** The upload with Mohar's form fields (one revision) and, for a test envelope, the TEST mark (one more); null when neither was added. */
   readonly form: Uint8Array | null;
   /** Why the upload cannot be certified: it is certified (DocMDP) or signed already; null when it can. */
   readonly blocked: 'certified' | 'signed' | null;
@@ -57,8 +57,10 @@ export const PDF_TASKS = {
    * Send (server/domain/workflow/certify-document.ts): the form fields of the layout, then, when `certify`
    * is given and the upload allows it, the certification revision up to the digest the seal signs.
    */
-  prepareSend: (input: { original: Uint8Array; layout: FormFieldLayout[]; certify: PrepareOptions | null }, limits: Partial<PdfLimits>): PreparedSend => {
-    const form = input.layout.length > 0 ? prepareForm(input.original, input.layout).bytes : null;
+  prepareSend: (input: { original: Uint8Array; layout: FormFieldLayout[]; certify: PrepareOptions | null; testMark?: boolean }, limits: Partial<PdfLimits>): PreparedSend => {
+    const fields = input.layout.length > 0 ? prepareForm(input.original, input.layout).bytes : null;
+    // A test envelope's documents show "TEST – no legal effect" on every page, under the certification.
+    const form = input.testMark ? addTestMark(fields ?? input.original) : fields;
     if (!input.certify) return { form, blocked: null, certification: null };
     const info = inspectPdf(input.original, limits);
     const blocked = info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;

@@ -109,6 +109,9 @@ export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInp
     ...(pin ? { template_id: pin.template_id, template_version: pin.template_version } : {}),
     ...(origin ? { bulk_send_id: origin.bulk_send_id, row_index: origin.row_index } : {}),
     ...(input.createdBy ? { created_by_user_id: input.createdBy.userId } : {}),
+    // The creator's mode (a qsk_test_ key: test) and delivery, read by every later step from the row itself.
+    mode: ctx.mode ?? 'live',
+    send_mail: input.delivery === 'none' ? 0 : 1,
   };
   const search = searchRowsOf({ ...envelope, recipients });
   const event = createdEvent(envelope);

@@ -33,6 +33,7 @@ type StatusRow = [
   signatureMethod: string | null,
   sequence: number | null,
   recipientStatus: string | null,
+  mode: string,
 ];
 
 const compiled = new WeakMap<Kysely<Database>, CompiledQuery>();
@@ -54,6 +55,7 @@ function statusQuery(db: Kysely<Database>): CompiledQuery {
         'recipients.signature_method',
         'recipients.sequence',
         'recipients.status as recipient_status',
+        'envelopes.mode',
       ])
       .where('envelopes.id', '=', '')
       .where('envelopes.account_id', '=', '')
@@ -69,7 +71,8 @@ export async function envelopeStatus(ctx: Context, accountId: string, envelopeId
   // Object.values keeps the select order: drivers create a row's properties column by column.
   const rows = (ctx.sqlite?.readArraysNow(query) ?? (await ctx.db.executeQuery(query)).rows.map((row) => Object.values(row as object))) as StatusRow[];
   const first = rows[0];
-  if (!first) throw new MoharError('envelope_not_found', `no envelope ${envelopeId}`);
+  // The other mode's envelope is not found either (find-envelope.ts); checked here to keep the one compiled query.
+  if (!first || (ctx.mode !== undefined && first[10] !== ctx.mode)) throw new MoharError('envelope_not_found', `no envelope ${envelopeId}`);
   const recipients: RecipientView[] = [];
   for (const [, , , recipientId, name, email, role, signatureMethod, sequence, recipientStatus] of rows) {
     if (recipientId === null) continue;

@@ -91,6 +91,7 @@ export async function listEnvelopes(ctx: Context, accountId: string, query: Enve
 
   const select = (status: readonly string[]): EnvelopeSelect => {
     let s = ctx.db.selectFrom('envelopes').select(SUMMARY_COLUMNS).where('account_id', '=', accountId);
+    if (ctx.mode !== undefined) s = s.where('mode', '=', ctx.mode);
     if (status.length === 1) s = s.where('status', '=', status[0]!);
     if (status.length > 1) s = s.where('status', 'in', status);
     if (query.template_id !== undefined) s = s.where('template_id', '=', query.template_id);

@@ -20,6 +20,9 @@ export interface RecipientInput {
   sequence?: number;
 }
 
+/** How recipients are reached: the envelope's send_mail column (1 email, 0 none). */
+export type Delivery = 'email' | 'none';
+
 export interface EnvelopeInput {
   title: string;
   external_id?: string;
@@ -29,6 +32,8 @@ export interface EnvelopeInput {
   redirect_url?: string;
   metadata?: Record<string, unknown>;
   recipients?: RecipientInput[];
+  /** email (default) or none: Mohar mails the recipients or not (headless; links from signing sessions). */
+  delivery?: Delivery;
   /** Not from the request body: the console user creating it (issue 15); absent for API keys and the system. */
   createdBy?: Creator;
 }

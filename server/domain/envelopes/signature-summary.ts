@@ -11,7 +11,8 @@ import type { SignatureReport } from '../../../pdf/verify/index.js';
 import { certInfo } from '../../../pdf/cms/index.js';
 import { isoFromPdfDate } from '../../../pdf/index.js';
 import { MoharError } from '../../../common/errors.js';
-import type { Context } from '../context.js';
+import { sealFor, type Context } from '../context.js';
+import type { DataMode } from '../../storage/schema.js';
 import { pdfFieldName } from '../workflow/field-names.js';
 import { findEnvelope } from './find-envelope.js';
 import { FIELD_TYPES } from './field-types.js';
@@ -61,7 +62,7 @@ function commonName(subject: string): string | null {
 }
 
 export async function signatureSummary(ctx: Context, accountId: string, envelopeId: string, documentId: string): Promise<SignaturesAnswer> {
-  await findEnvelope(ctx, accountId, envelopeId);
+  const envelope = await findEnvelope(ctx, accountId, envelopeId);
   const attached = await ctx.db.selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
     .select(['documents.sha256', 'envelope_documents.current_sha256']).where('envelope_documents.envelope_id', '=', envelopeId).where('envelope_documents.document_id', '=', documentId).executeTakeFirst();
   if (!attached) throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
@@ -69,7 +70,7 @@ export async function signatureSummary(ctx: Context, accountId: string, envelope
   const { report, readError } = await ctx.pdf.run('verify', { bytes });
   if (!report) throw new MoharError('invalid_pdf', `the stored PDF cannot be verified: ${readError ?? 'unknown error'}`);
   const known = await knownSigners(ctx, envelopeId, documentId);
-  const seal = report.signatures.length > 0 ? await sealIdentity(ctx) : null;
+  const seal = report.signatures.length > 0 ? await sealIdentity(ctx, envelope.mode) : null;
   return {
     envelope_id: envelopeId,
     document_id: documentId,
@@ -100,9 +101,9 @@ async function knownSigners(ctx: Context, envelopeId: string, documentId: string
   return known;
 }
 
-/** The installation seal's certificate as the verifier prints it, to recognise its signatures. */
-async function sealIdentity(ctx: Context): Promise<{ subject: string; serial: string }> {
-  const { x509 } = certInfo((await ctx.seal()).certificate);
+/** The seal's certificate (the test seal's for a test envelope) as the verifier prints it, to recognise its signatures. */
+async function sealIdentity(ctx: Context, mode: DataMode | undefined): Promise<{ subject: string; serial: string }> {
+  const { x509 } = certInfo((await sealFor(ctx, mode)).certificate);
   return { subject: x509.subject.split('\n').join(', '), serial: x509.serialNumber };
 }
 

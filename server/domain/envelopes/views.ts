@@ -1,6 +1,6 @@
 /** The JSON shapes of envelopes, recipients and fields as the API returns them. */
 import type { Kysely } from 'kysely';
-import type { Database, EnvelopesTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
+import type { Database, DataMode, EnvelopesTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { documentView, type DocumentView } from '../documents/documents.js';
 import { createdByView, type CreatedBy } from '../users/creators.js';
 
@@ -67,6 +67,9 @@ export interface EnvelopeView {
   row_index: number | null;
   /** The console user who created it; null when made with an API key or by the system (issue 15). */
   created_by: CreatedBy | null;
+  /** email, or none when Mohar mails no recipient (send_mail 0). */
+  delivery: 'email' | 'none';
+  mode: DataMode;
   created_at: string;
   updated_at: string;
 }
@@ -147,6 +150,8 @@ export function envelopeView(envelope: EnvelopeRow & { created_by_email?: string
     bulk_send_id: envelope.bulk_send_id ?? null,
     row_index: envelope.row_index === undefined || envelope.row_index === null ? null : Number(envelope.row_index),
     created_by: createdByView(envelope.created_by_user_id, envelope.created_by_email),
+    delivery: envelope.send_mail === 0 ? 'none' : 'email',
+    mode: envelope.mode ?? 'live',
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,
   };

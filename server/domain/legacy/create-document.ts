@@ -108,7 +108,9 @@ function placeSignatures(recipients: readonly LegacyRecipientInput[], pages: rea
   return boxes;
 }
 
-export async function createLegacyDocument(ctx: Context, key: KeyIdentity, input: LegacyCreateInput): Promise<LegacyCreateResponse> {
+export async function createLegacyDocument(base: Context, key: KeyIdentity, input: LegacyCreateInput): Promise<LegacyCreateResponse> {
+  // The document, its envelope and upload are of the key's mode: a test key's are test (no mail delivered, TEST mark, test seal).
+  const ctx: Context = { ...base, mode: key.mode };
   const accountId = key.accountId;
   const test = key.mode === 'test';
   const headless = input.companyDetails.is_mail_required === false;
@@ -130,7 +132,7 @@ export async function createLegacyDocument(ctx: Context, key: KeyIdentity, input
 
     const legacy = await ctx.db
       .insertInto('legacy_documents')
-      .values({ account_id: accountId, envelope_id: null, send_mail: headless || test ? 0 : 1, test: test ? 1 : 0, created_at: ctx.now().toISOString() })
+      .values({ account_id: accountId, envelope_id: null, send_mail: headless ? 0 : 1, test: test ? 1 : 0, created_at: ctx.now().toISOString() })
       .returning('id')
       .executeTakeFirstOrThrow();
     const documentId = Number(legacy.id);
@@ -141,9 +143,9 @@ export async function createLegacyDocument(ctx: Context, key: KeyIdentity, input
       ...(input.documentDetails.redirect_url === undefined ? {} : { redirect_url: input.documentDetails.redirect_url }),
       metadata: { legacy_document_id: documentId, ...(test ? { test: true } : {}), ...(headless ? { headless: true } : {}) },
       recipients,
+      delivery: headless ? 'none' : 'email',
     });
     envelopeId = envelope.id;
-    // Before sending: the mail policy (mail-policy.ts) finds the envelope through this row.
     await ctx.db.updateTable('legacy_documents').set({ envelope_id: envelope.id }).where('id', '=', documentId).execute();
     await attachDocument(ctx, accountId, envelope.id, { kind: 'workspace', documentId: document.document_id });
     const fields = boxes.flatMap((box, i) => (box === null ? [] : [{ recipient_id: envelope.recipients[i]!.recipient_id, field_type: FIELD_TYPES.SIGNATURE, ...box }]));

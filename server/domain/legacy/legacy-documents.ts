@@ -5,7 +5,7 @@
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import type { Database } from '../../storage/schema.js';
+import type { Database, DataMode } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 
 export interface LegacyDocument {
@@ -15,8 +15,9 @@ export interface LegacyDocument {
   readonly test: boolean;
 }
 
-export function checkOwner(row: { account_id: string } | undefined, accountId: string, documentId: number): void {
-  if (!row) throw new MoharError('document_not_found', `no document ${documentId}`);
+/** `mode`: the caller's (ctx.mode); a document of the other mode is not found, as for envelopes (issue 16). */
+export function checkOwner(row: { account_id: string; test: number } | undefined, accountId: string, documentId: number, mode?: DataMode): void {
+  if (!row || (mode !== undefined && (row.test === 1 ? 'test' : 'live') !== mode)) throw new MoharError('document_not_found', `no document ${documentId}`);
   if (row.account_id !== accountId) throw new MoharError('document_not_owned', `document ${documentId} belongs to another account; use that account's API key`);
 }
 
@@ -27,13 +28,14 @@ export async function findLegacyDocument(ctx: Context, accountId: string, docume
     .where('id', '=', documentId)
     .where('envelope_id', 'is not', null)
     .executeTakeFirst();
-  checkOwner(row, accountId, documentId);
+  checkOwner(row, accountId, documentId, ctx.mode);
   return { id: row!.id, accountId: row!.account_id, envelopeId: row!.envelope_id!, test: row!.test === 1 };
 }
 
 /** A legacy document's envelope, recipients in order: the rows behind both status calls. */
 export interface StatusRow {
   account_id: string;
+  test: number;
   envelope_id: string;
   envelope_status: string;
   name: string | null;
@@ -57,6 +59,7 @@ function statusQuery(db: Kysely<Database>): CompiledQuery<StatusRow> {
       .leftJoin('recipients', 'recipients.envelope_id', 'envelopes.id')
       .select([
         'legacy_documents.account_id',
+        'legacy_documents.test',
         'envelopes.id as envelope_id',
         'envelopes.status as envelope_status',
         'recipients.name',
@@ -77,6 +80,6 @@ function statusQuery(db: Kysely<Database>): CompiledQuery<StatusRow> {
 
 export async function legacyStatusRows(ctx: Context, accountId: string, documentId: number): Promise<StatusRow[]> {
   const { rows } = await ctx.db.executeQuery<StatusRow>({ ...statusQuery(ctx.db), parameters: [documentId] });
-  checkOwner(rows[0], accountId, documentId);
+  checkOwner(rows[0], accountId, documentId, ctx.mode);
   return rows;
 }

@@ -13,7 +13,8 @@
 import type { FormFieldLayout } from '../../../pdf/index.js';
 import type { PadesOptions } from '../../../pdf/sign/pades.js';
 import { fetchTransport } from '../../net/http-transport.js';
-import type { Context } from '../context.js';
+import { sealFor, type Context } from '../context.js';
+import type { DataMode } from '../../storage/schema.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
 import { prepareOptionsOf, sealPrepared, timestampAuthority } from './sign-off-loop.js';
 
@@ -44,8 +45,10 @@ export interface PreparedDocument {
  * The PDF work (the fields, the certification's revision up to its digest) runs in the worker pool; the
  * seal signs here. B-T when a TSA is configured, like the electronic act's seal signatures; a TSA that is
  * down fails the send (nothing is stored), as it would fail any act.
+ * A test envelope's document gets the TEST mark on every page (pdf/prepare/test-mark.ts) in a revision before
+ * the certification, and is certified by the test seal (issue 16).
  */
-export async function prepareDocument(ctx: Context, original: Uint8Array, layout: FormFieldLayout[], at: Date): Promise<PreparedDocument> {
+export async function prepareDocument(ctx: Context, original: Uint8Array, layout: FormFieldLayout[], at: Date, mode: DataMode = 'live'): Promise<PreparedDocument> {
   const options: PadesOptions = {
     level: ctx.config.tsaUrl ? 'B-T' : 'B-B',
     field: { invisible: true, name: CERTIFICATION_FIELD },
@@ -56,12 +59,13 @@ export async function prepareDocument(ctx: Context, original: Uint8Array, layout
   };
   const tsa = timestampAuthority(options);
   const certify = ctx.config.certifyAtSend ? prepareOptionsOf(options, tsa !== undefined) : null;
-  if (layout.length === 0 && !certify) return { bytes: original, certification: { certified: false, skipped: SKIPPED.disabled } };
-  const sent = await ctx.pdf.run('prepareSend', { original, layout, certify });
+  const testMark = mode === 'test';
+  if (layout.length === 0 && !certify && !testMark) return { bytes: original, certification: { certified: false, skipped: SKIPPED.disabled } };
+  const sent = await ctx.pdf.run('prepareSend', { original, layout, certify, testMark });
   const bytes = sent.form ?? original;
   if (!certify) return { bytes, certification: { certified: false, skipped: SKIPPED.disabled } };
   if (sent.blocked !== null) return { bytes, certification: { certified: false, skipped: SKIPPED[sent.blocked] } };
-  const signed = await sealPrepared(bytes, sent.certification!, await ctx.seal(), tsa);
+  const signed = await sealPrepared(bytes, sent.certification!, await sealFor(ctx, mode), tsa);
   // Like every revision Mohar appends: judged by the allow-list before it is stored (it may only sign this field).
   await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', bytes, signed, { signingField: CERTIFICATION_FIELD });
   return { bytes, certification: { certified: true, bytes: signed } };

@@ -13,7 +13,7 @@ import { createCertificateOffLoop } from './certificate-off-loop.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import type { PadesLevel } from '../../../pdf/verify/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
-import { iso, type Context } from '../context.js';
+import { iso, sealFor, type Context } from '../context.js';
 import { recordEvent } from './events.js';
 import { mailCompletion } from './notify.js';
 import { envelopeSummary } from './summaries.js';
@@ -107,10 +107,10 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
 }
 
 async function issueCertificate(ctx: Context, envelopeId: string): Promise<void> {
-  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'certificate_sha256', 'account_id']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'certificate_sha256', 'account_id', 'mode']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
   if (envelope.status !== 'completed' || envelope.certificate_sha256 !== null) return;
   const input = await loadCertificateInput(ctx.db, envelopeId);
-  const certificate = await createCertificateOffLoop(ctx, input, await ctx.seal(), {
+  const certificate = await createCertificateOffLoop(ctx, input, await sealFor(ctx, envelope.mode), {
     signingTime: ctx.now(),
     ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
   });

@@ -72,7 +72,7 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
         required: f.required === 1,
       }));
     const original = await readRevision(ctx, document.sha256);
-    const { bytes, certification } = await prepareDocument(ctx, original, layout, now);
+    const { bytes, certification } = await prepareDocument(ctx, original, layout, now, envelope.mode);
     prepared.push({
       documentId: document.id,
       originalSha: document.sha256,

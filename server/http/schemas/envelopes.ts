@@ -11,6 +11,13 @@ export const RecipientBody = Type.Object({
   sequence: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'routing step; equal numbers act in parallel' })),
 });
 
+/** How recipients are reached (issue 16 point 5); the legacy API's is_mail_required: false is "none". */
+export const Delivery = StringEnum(['email', 'none'] as const, {
+  description:
+    'email (default): Mohar mails each recipient their invitation, turn, reminder and completion mail with a personal link. ' +
+    'none: Mohar sends the recipients no mail at all (no invitation, reminder or completion mail); you hand out the links from POST /envelopes/{id}/signing-sessions (headless).',
+});
+
 export const EnvelopeCreateBody = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 500 }),
   external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'your reference; unique per account' })),
@@ -20,6 +27,7 @@ export const EnvelopeCreateBody = Type.Object({
   redirect_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
   metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'free-form JSON object, at most 16 KiB' })),
   recipients: Type.Optional(Type.Array(RecipientBody, { maxItems: 100 })),
+  delivery: Type.Optional(Delivery),
 });
 export type EnvelopeCreateBody = Static<typeof EnvelopeCreateBody>;
 
@@ -76,6 +84,8 @@ export const EnvelopeResponse = Type.Object({
   bulk_send_id: Nullable(Uuid),
   row_index: Nullable(Type.Integer({ description: 'the 0-based row of the bulk send this envelope was made for (POST /bulk-sends)' })),
   created_by: CreatedBy,
+  delivery: Delivery,
+  mode: StringEnum(['live', 'test'] as const, { description: 'test: made with a qsk_test_ key (no mail delivered, TEST mark, test seal; seen only by test keys); live otherwise' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

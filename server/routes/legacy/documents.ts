@@ -8,12 +8,12 @@ import { createLegacyDocument } from '../../domain/legacy/create-document.js';
 import { appSignStatus, downloadByLink, downloadFinal, signStatus } from '../../domain/legacy/document-status.js';
 import { signingLinksOf } from '../../domain/legacy/signing-links.js';
 import type { FinalDocument } from '../../domain/workflow/download.js';
-import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { accountOf, forCaller, header, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotent } from '../../http/idempotency.js';
 import { ApiKeyHeader, IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { AppSignStatusResponse, DocIdParams, DocIdQuery, LegacyCreateBody, LegacyCreateResponse, SignStatusResponse, SigningLinksBody, SigningLinksResponse, TokenParams } from '../../http/schemas/legacy.js';
 import type { App } from '../types.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 
 const security = [{ apiKey: [] }];
 const Pdf = Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' });
@@ -63,7 +63,7 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
     },
   }, async (request) => {
     checkBodyKey(request, request.body.companyDetails.api_key);
-    return signingLinksOf(ctx, accountOf(request), request.body.document_id);
+    return signingLinksOf(forCaller(ctx, request), accountOf(request), request.body.document_id, { type: 'api_key', id: request.apiKey?.keyId ?? null });
   });
 
   app.get('/document/app/sign/status/:doc_id/', {
@@ -76,7 +76,7 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
       params: DocIdParams,
       response: { 200: AppSignStatusResponse, ...problems(401, 403, 404) },
     },
-  }, (request) => appSignStatus(ctx, accountOf(request), request.params.doc_id, linkFor));
+  }, (request) => appSignStatus(forCaller(ctx, request), accountOf(request), request.params.doc_id, linkFor));
 
   app.get('/document/sign/status/', {
     onRequest,
@@ -88,7 +88,7 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
       querystring: DocIdQuery,
       response: { 200: SignStatusResponse, ...problems(401, 403, 404) },
     },
-  }, (request) => signStatus(ctx, accountOf(request), request.query.doc_id));
+  }, (request) => signStatus(forCaller(ctx, request), accountOf(request), request.query.doc_id));
 
   app.get('/document/download/', {
     onRequest,
@@ -100,7 +100,7 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
       querystring: DocIdQuery,
       response: { 200: Pdf, ...problems(401, 403, 404, 409) },
     },
-  }, async (request, reply) => sendPdf(reply, await downloadFinal(ctx, accountOf(request), request.query.doc_id)));
+  }, async (request, reply) => sendPdf(reply, await downloadFinal(forCaller(ctx, request), accountOf(request), request.query.doc_id)));
 
   app.get('/document/signed/:token/', {
     schema: {

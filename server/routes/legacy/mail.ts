@@ -37,6 +37,7 @@ export const OutboxMailItem = Type.Object({
   envelope_id: Nullable(Type.String()),
   recipient_id: Nullable(Type.String()),
   attachments: Type.Array(MailAttachmentItem),
+  test: Type.Boolean({ description: 'a test envelope\'s mail (qsk_test_ key): kept in the outbox, never delivered' }),
   text: Type.Optional(Type.String({ description: 'with include=body' })),
   html: Type.Optional(Nullable(Type.String({ description: 'with include=body' }))),
 });

@@ -6,7 +6,7 @@ import { getBulkSend, listBulkEnvelopes, listBulkSends } from '../../domain/bulk
 import { bulkSourceFormat } from '../../domain/bulk/source-format.js';
 import { validateBulkSend } from '../../domain/bulk/validate-bulk-send.js';
 import type { Context } from '../../domain/context.js';
-import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
+import { accountOf, forCaller, header, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotent } from '../../http/idempotency.js';
 import { BulkEnvelopesResponse, BulkSendAccepted, BulkSendBody, BulkSendListResponse, BulkSendParams, BulkSendResponse, BulkSendValidated, PageQuery, SourceFormatQuery, SourceFormatResponse } from '../../http/schemas/bulk-sends.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
@@ -48,7 +48,8 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
       throw new MoharError('idempotency_key_required', 'a bulk send needs an Idempotency-Key header (any unique string per intended batch), so a retried call cannot queue a second batch');
     }
     const accountId = accountOf(request);
-    return idempotent(ctx, request, reply, 202, () => createBulkSend(ctx, accountId, request.body, key));
+    const caller = forCaller(ctx, request);
+    return idempotent(ctx, request, reply, 202, () => createBulkSend(caller, accountId, request.body, key));
   });
 
   app.post('/bulk-sends/validate', {
@@ -64,7 +65,7 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
     },
   }, async (request) => {
     if (request.validationError) throw rowSchemaError(request.validationError);
-    return validateBulkSend(ctx, accountOf(request), request.body);
+    return validateBulkSend(forCaller(ctx, request), accountOf(request), request.body);
   });
 
   app.get('/bulk-sends/source-format', {
@@ -76,27 +77,27 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
       querystring: SourceFormatQuery,
       response: { 200: SourceFormatResponse, ...problems(400, 401, 404, 409, 422) },
     },
-  }, (request) => bulkSourceFormat(ctx, accountOf(request), request.query));
+  }, (request) => bulkSourceFormat(forCaller(ctx, request), accountOf(request), request.query));
 
   app.get('/bulk-sends', {
     onRequest,
     schema: { tags, summary: 'Bulk sends of the account, newest first', security, querystring: PageQuery, response: { 200: BulkSendListResponse, ...problems(401) } },
-  }, (request) => listBulkSends(ctx, accountOf(request), request.query));
+  }, (request) => listBulkSends(forCaller(ctx, request), accountOf(request), request.query));
 
   app.get('/bulk-sends/:id', {
     onRequest,
     schema: { tags, summary: 'A bulk send: status, counts, timestamps and every failed row with its reason', security, params: BulkSendParams, response: { 200: BulkSendResponse, ...problems(401, 404) } },
-  }, (request) => getBulkSend(ctx, accountOf(request), request.params.id));
+  }, (request) => getBulkSend(forCaller(ctx, request), accountOf(request), request.params.id));
 
   app.get('/bulk-sends/:id/envelopes', {
     onRequest,
     schema: { tags, summary: 'The rows of a bulk send with their envelopes, by row_index (cursor paging)', security, params: BulkSendParams, querystring: PageQuery, response: { 200: BulkEnvelopesResponse, ...problems(401, 404) } },
-  }, (request) => listBulkEnvelopes(ctx, accountOf(request), request.params.id, request.query));
+  }, (request) => listBulkEnvelopes(forCaller(ctx, request), accountOf(request), request.params.id, request.query));
 
   app.post('/bulk-sends/:id/cancel', {
     onRequest,
     schema: { tags, summary: 'Cancel the rows not yet created; envelopes already made go on', security, params: BulkSendParams, response: { 200: BulkSendResponse, ...problems(401, 404, 409) } },
-  }, (request) => cancelBulkSend(ctx, accountOf(request), request.params.id));
+  }, (request) => cancelBulkSend(forCaller(ctx, request), accountOf(request), request.params.id));
 }
 
 /** Schema errors inside /rows/N are row errors: report them all by row index, like the domain's own row checks. */

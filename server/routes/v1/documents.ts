@@ -1,7 +1,7 @@
 /** Workspace documents: upload once, attach to envelopes by document_id. */
 import { documentView, findDocument, uploadDocument } from '../../domain/documents/documents.js';
 import type { Context } from '../../domain/context.js';
-import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { readFilePart } from '../../http/multipart.js';
 import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
@@ -27,13 +27,13 @@ export function documentRoutes(app: App, ctx: Context): void {
   }, async (request, reply) => {
     if (!request.isMultipart()) throw Object.assign(new Error('expected multipart/form-data'), { code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
     const file = await readFilePart(request);
-    return reply.code(201).send(await uploadDocument(ctx, accountOf(request), file.filename, file.bytes));
+    return reply.code(201).send(await uploadDocument(forCaller(ctx, request), accountOf(request), file.filename, file.bytes));
   });
 
   app.get('/documents/:document_id', {
     onRequest,
     schema: { tags: ['documents'], summary: 'Get a workspace document', security, params: DocumentParams, response: { 200: DocumentBody, ...problems(401, 404) } },
-  }, async (request) => documentView(await findDocument(ctx, accountOf(request), request.params.document_id)));
+  }, async (request) => documentView(await findDocument(forCaller(ctx, request), accountOf(request), request.params.document_id)));
 
   app.get('/documents/:document_id/content', {
     onRequest,
@@ -46,7 +46,7 @@ export function documentRoutes(app: App, ctx: Context): void {
       response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404) },
     },
   }, async (request, reply) => {
-    const document = await findDocument(ctx, accountOf(request), request.params.document_id);
+    const document = await findDocument(forCaller(ctx, request), accountOf(request), request.params.document_id);
     const bytes = await ctx.blobs.get(document.sha256);
     return reply
       .type('application/pdf')

@@ -1,7 +1,7 @@
 /** What the envelope detail page shows beyond GET /envelopes/{id}: the verifier's signature summary. */
 import { signatureSummary } from '../../domain/envelopes/signature-summary.js';
 import type { Context } from '../../domain/context.js';
-import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams } from '../../http/schemas/envelopes.js';
 import { SignaturesResponse } from '../../http/schemas/signatures.js';
@@ -17,5 +17,5 @@ export function envelopeDetailRoutes(app: App, ctx: Context): void {
       params: EnvelopeDocumentParams,
       response: { 200: SignaturesResponse, ...problems(401, 404, 422, 503) },
     },
-  }, (request) => signatureSummary(ctx, accountOf(request), request.params.id, request.params.document_id));
+  }, (request) => signatureSummary(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id));
 }

@@ -5,7 +5,7 @@ import { patchEnvelope } from '../../domain/envelopes/patch-envelope.js';
 import { removeRecipient } from '../../domain/envelopes/remove-recipient.js';
 import { updateRecipient } from '../../domain/envelopes/update-recipient.js';
 import type { Context } from '../../domain/context.js';
-import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { mineFilter } from '../../http/mine.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopePatchBody, EnvelopeRecipientParams, RecipientPatchBody } from '../../http/schemas/envelope-edits.js';
@@ -32,7 +32,7 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
     },
   }, (request) => {
     const { mine, ...query } = request.query;
-    return listEnvelopes(ctx, accountOf(request), { ...query, ...mineFilter(request, mine) });
+    return listEnvelopes(forCaller(ctx, request), accountOf(request), { ...query, ...mineFilter(request, mine) });
   });
 
   app.patch('/envelopes/:id', {
@@ -45,7 +45,7 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
       body: { content: { 'application/merge-patch+json': { schema: EnvelopePatchBody }, 'application/json': { schema: EnvelopePatchBody } } },
       response: { 200: EnvelopeResponse, ...problems(401, 404, 409, 415, 422) },
     },
-  }, (request) => patchEnvelope(ctx, accountOf(request), request.params.id, request.body as Record<string, unknown>));
+  }, (request) => patchEnvelope(forCaller(ctx, request), accountOf(request), request.params.id, request.body as Record<string, unknown>));
 
   app.patch('/envelopes/:id/recipients/:recipient_id', {
     onRequest,
@@ -57,15 +57,15 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
       body: { content: { 'application/merge-patch+json': { schema: RecipientPatchBody }, 'application/json': { schema: RecipientPatchBody } } },
       response: { 200: RecipientResponse, ...problems(401, 404, 409, 415, 422) },
     },
-  }, (request) => updateRecipient(ctx, accountOf(request), request.params.id, request.params.recipient_id, request.body as Record<string, never>));
+  }, (request) => updateRecipient(forCaller(ctx, request), accountOf(request), request.params.id, request.params.recipient_id, request.body as Record<string, never>));
 
   app.delete('/envelopes/:id/recipients/:recipient_id', {
     onRequest,
     schema: { tags, summary: 'Remove a recipient from a draft, with the fields placed for them; answers the envelope', security, params: EnvelopeRecipientParams, response: { 200: EnvelopeResponse, ...problems(401, 404, 409) } },
-  }, (request) => removeRecipient(ctx, accountOf(request), request.params.id, request.params.recipient_id));
+  }, (request) => removeRecipient(forCaller(ctx, request), accountOf(request), request.params.id, request.params.recipient_id));
 
   app.delete('/envelopes/:id/documents/:document_id', {
     onRequest,
     schema: { tags, summary: 'Detach a document from a draft, with its fields (the workspace document stays); answers the envelope', security, params: EnvelopeDocumentParams, response: { 200: EnvelopeResponse, ...problems(401, 404, 409) } },
-  }, (request) => detachDocument(ctx, accountOf(request), request.params.id, request.params.document_id));
+  }, (request) => detachDocument(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id));
 }

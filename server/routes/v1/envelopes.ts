@@ -8,7 +8,7 @@ import { findEnvelope } from '../../domain/envelopes/find-envelope.js';
 import { replaceFields } from '../../domain/envelopes/replace-fields.js';
 import { loadEnvelopeView } from '../../domain/envelopes/views.js';
 import type { Context } from '../../domain/context.js';
-import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
+import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotent } from '../../http/idempotency.js';
 import { creatorOf } from '../../http/mine.js';
 import { readFilePart } from '../../http/multipart.js';
@@ -38,21 +38,21 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       response: { 201: EnvelopeResponse, ...problems(401, 409, 422) },
     },
   }, async (request, reply) => {
-    await idempotent(ctx, request, reply, 201, () => createEnvelope(ctx, accountOf(request), { ...request.body, createdBy: creatorOf(request) }));
+    await idempotent(ctx, request, reply, 201, () => createEnvelope(forCaller(ctx, request), accountOf(request), { ...request.body, createdBy: creatorOf(request) }));
   });
 
   app.get('/envelopes/:id', {
     onRequest,
     schema: { tags: ['envelopes'], summary: 'Get an envelope', security, params: EnvelopeParams, response: { 200: EnvelopeResponse, ...problems(401, 404) } },
   }, async (request) => {
-    await findEnvelope(ctx, accountOf(request), request.params.id);
+    await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
     return loadEnvelopeView(ctx.db, request.params.id);
   });
 
   app.get('/envelopes/:id/status', {
     onRequest,
     schema: { tags: ['envelopes'], summary: 'Recipient status of an envelope', security, params: EnvelopeParams, response: { 200: EnvelopeStatusResponse, ...problems(401, 404) } },
-  }, (request) => envelopeStatus(ctx, accountOf(request), request.params.id));
+  }, (request) => envelopeStatus(forCaller(ctx, request), accountOf(request), request.params.id));
 
   app.post('/envelopes/:id/recipients', {
     onRequest,
@@ -65,7 +65,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       body: RecipientBody,
       response: { 201: RecipientResponse, ...problems(401, 404, 409, 422) },
     },
-  }, async (request, reply) => reply.code(201).send(await addRecipient(ctx, accountOf(request), request.params.id, request.body)));
+  }, async (request, reply) => reply.code(201).send(await addRecipient(forCaller(ctx, request), accountOf(request), request.params.id, request.body)));
 
   app.post('/envelopes/:id/documents', {
     onRequest,
@@ -86,10 +86,11 @@ export function envelopeRoutes(app: App, ctx: Context): void {
     },
   }, async (request, reply) => {
     const accountId = accountOf(request);
+    const caller = forCaller(ctx, request);
     const source = request.isMultipart()
       ? { kind: 'upload' as const, ...(await readFilePart(request)) }
       : { kind: 'workspace' as const, documentId: (request.body as { document_id: string }).document_id };
-    return reply.code(201).send(await attachDocument(ctx, accountId, request.params.id, source));
+    return reply.code(201).send(await attachDocument(caller, accountId, request.params.id, source));
   });
 
   app.put('/envelopes/:id/documents/:document_id/fields', {
@@ -106,7 +107,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
     },
   }, async (request) => {
     if (request.validationError) throw fieldSchemaError(request.validationError);
-    return replaceFields(ctx, accountOf(request), request.params.id, request.params.document_id, request.body.fields);
+    return replaceFields(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id, request.body.fields);
   });
 }
 

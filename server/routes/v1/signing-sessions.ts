@@ -2,13 +2,13 @@
 import type { Context } from '../../domain/context.js';
 import { finalDocument } from '../../domain/workflow/download.js';
 import { createSigningSession } from '../../domain/workflow/sessions.js';
-import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envelopes.js';
 import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 
 const security = [{ apiKey: [] }];
 
@@ -25,7 +25,11 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
       body: SigningSessionBody,
       response: { 201: SigningSessionResponse, ...problems(401, 403, 404, 409, 422) },
     },
-  }, async (request, reply) => reply.code(201).send(await createSigningSession(ctx, accountOf(request), request.params.id, request.body)));
+  }, async (request, reply) => {
+    // Audited with the session: the console user or the API key that asked for it.
+    const by = request.user ? { type: 'user' as const, id: request.user.userId } : { type: 'api_key' as const, id: request.apiKey?.keyId ?? null };
+    return reply.code(201).send(await createSigningSession(forCaller(ctx, request), accountOf(request), request.params.id, request.body, by));
+  });
 
   app.get('/envelopes/:id/documents/:document_id/download', {
     onRequest,
@@ -37,7 +41,7 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
       response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf; ETag and Repr-Digest carry the SHA-256' }), ...problems(401, 404, 409) },
     },
   }, async (request, reply) => {
-    const document = await finalDocument(ctx, accountOf(request), request.params.id, request.params.document_id);
+    const document = await finalDocument(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id);
     return reply
       .type('application/pdf')
       .header('ETag', `"${document.sha256}"`)

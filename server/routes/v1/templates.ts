@@ -10,7 +10,7 @@ import type { DefinitionInput, TemplateActor } from '../../domain/templates/mode
 import { patchTemplate } from '../../domain/templates/patch-template.js';
 import { getTemplate, getVersion, listTemplates, listVersions } from '../../domain/templates/read-templates.js';
 import { MAX_TEMPLATE_DOCUMENTS } from '../../domain/templates/validate.js';
-import { accountOf, header, requireApiKey } from '../../http/auth-hooks.js';
+import { accountOf, forCaller, header, requireApiKey } from '../../http/auth-hooks.js';
 import { checkValue, parseJsonPart } from '../../http/check-value.js';
 import { idempotent, idempotentInOneCommit } from '../../http/idempotency.js';
 import { creatorOf, mineFilter } from '../../http/mine.js';
@@ -62,21 +62,22 @@ export function templateRoutes(app: App, ctx: Context): void {
     },
   }, async (request, reply) => {
     const accountId = accountOf(request);
+    const caller = forCaller(ctx, request);
     const actor = actorOf(request);
     if (request.isMultipart()) {
       const form = await readFilesForm(request, MAX_TEMPLATE_DOCUMENTS);
       const definition = checkValue(TemplateDefinitionBody, parseJsonPart(form.fields.template, 'template'), '/template') as DefinitionInput;
-      return idempotent(ctx, request, reply, 201, () => createTemplate(ctx, accountId, actor, definition, form.files), formFingerprint(form));
+      return idempotent(ctx, request, reply, 201, () => createTemplate(caller, accountId, actor, definition, form.files), formFingerprint(form));
     }
     const body = request.body as Record<string, unknown> | null;
     if (body === null || typeof body !== 'object') throw new MoharError('validation_failed', 'send multipart/form-data, or JSON with source_envelope_id or a portable template');
     // The union's own errors list both branches; report those of the branch the body is meant to be.
     if (Object.hasOwn(body, 'source_envelope_id')) {
       const input = checkValue(FromEnvelopeBody, body, '');
-      return idempotent(ctx, request, reply, 201, () => templateFromEnvelope(ctx, accountId, actor, input));
+      return idempotent(ctx, request, reply, 201, () => templateFromEnvelope(caller, accountId, actor, input));
     }
     const portable = checkValue(ImportBody, body, '') as DefinitionInput & { format: string; template_id?: string; version?: number };
-    return idempotent(ctx, request, reply, 201, () => importTemplate(ctx, accountId, actor, portable));
+    return idempotent(ctx, request, reply, 201, () => importTemplate(caller, accountId, actor, portable));
   });
 
   app.get('/templates', {
@@ -84,14 +85,14 @@ export function templateRoutes(app: App, ctx: Context): void {
     schema: { tags, summary: 'List templates, newest first (cursor paging; ?archived=true|false|all, ?q= on the name, ?mine=true: the login\'s own)', security, querystring: TemplateListQuery, response: { 200: TemplateListResponse, ...problems(401, 422) } },
   }, (request) => {
     const { mine, ...query } = request.query;
-    return listTemplates(ctx, accountOf(request), { ...query, ...mineFilter(request, mine) });
+    return listTemplates(forCaller(ctx, request), accountOf(request), { ...query, ...mineFilter(request, mine) });
   });
 
   app.get('/templates/:id', {
     onRequest,
     schema: { tags, summary: 'The portable template (latest version); ETag = version; ?include=documents embeds the PDFs', security, params: TemplateParams, querystring: TemplateGetQuery, response: { 200: PortableTemplateResponse, ...problems(401, 404) } },
   }, async (request, reply) => {
-    const template = await getTemplate(ctx, accountOf(request), request.params.id, { includeDocuments: request.query.include === 'documents' });
+    const template = await getTemplate(forCaller(ctx, request), accountOf(request), request.params.id, { includeDocuments: request.query.include === 'documents' });
     return reply.header('ETag', `"${template.version}"`).send(template);
   });
 
@@ -114,6 +115,7 @@ export function templateRoutes(app: App, ctx: Context): void {
     },
   }, async (request, reply) => {
     const accountId = accountOf(request);
+    const caller = forCaller(ctx, request);
     let patch: Record<string, unknown>;
     let files: FilesForm['files'] = new Map();
     if (request.isMultipart()) {
@@ -123,29 +125,29 @@ export function templateRoutes(app: App, ctx: Context): void {
     } else {
       patch = request.body as Record<string, unknown>;
     }
-    const result = await patchTemplate(ctx, accountId, actorOf(request), request.params.id, { patch, files, ifMatch: header(request, 'if-match') });
+    const result = await patchTemplate(caller, accountId, actorOf(request), request.params.id, { patch, files, ifMatch: header(request, 'if-match') });
     return reply.header('ETag', `"${result.template.version}"`).header('Template-Version-Created', String(result.created)).send(result.template);
   });
 
   app.delete('/templates/:id', {
     onRequest,
     schema: { tags, summary: 'Archive a template (soft delete): still readable, cannot be instantiated or patched', security, params: TemplateParams, response: { 200: PortableTemplateResponse, ...problems(401, 404) } },
-  }, (request) => archiveTemplate(ctx, accountOf(request), actorOf(request), request.params.id));
+  }, (request) => archiveTemplate(forCaller(ctx, request), accountOf(request), actorOf(request), request.params.id));
 
   app.post('/templates/:id/restore', {
     onRequest,
     schema: { tags, summary: 'Restore an archived template', security, params: TemplateParams, response: { 200: PortableTemplateResponse, ...problems(401, 404) } },
-  }, (request) => restoreTemplate(ctx, accountOf(request), actorOf(request), request.params.id));
+  }, (request) => restoreTemplate(forCaller(ctx, request), accountOf(request), actorOf(request), request.params.id));
 
   app.get('/templates/:id/versions', {
     onRequest,
     schema: { tags, summary: 'Version history, newest first: who, when, and a summary of what changed', security, params: TemplateParams, querystring: VersionListQuery, response: { 200: VersionListResponse, ...problems(401, 404) } },
-  }, (request) => listVersions(ctx, accountOf(request), request.params.id, request.query));
+  }, (request) => listVersions(forCaller(ctx, request), accountOf(request), request.params.id, request.query));
 
   app.get('/templates/:id/versions/:version', {
     onRequest,
     schema: { tags, summary: 'One version: its change summary and the portable template as it was', security, params: VersionParams, response: { 200: VersionDetailResponse, ...problems(401, 404) } },
-  }, (request) => getVersion(ctx, accountOf(request), request.params.id, request.params.version));
+  }, (request) => getVersion(forCaller(ctx, request), accountOf(request), request.params.id, request.params.version));
 
   app.post('/templates/:id/instantiate', {
     onRequest,
@@ -163,9 +165,10 @@ export function templateRoutes(app: App, ctx: Context): void {
       throw new MoharError('idempotency_key_required', 'instantiate needs an Idempotency-Key header (any unique string per intended envelope), so a retried call cannot make a second envelope');
     }
     const accountId = accountOf(request);
+    const caller = forCaller(ctx, request);
     // The key's row is written with the draft, in its commit; a sent envelope is known only after the send's commit.
     const input = { ...request.body, createdBy: creatorOf(request) };
-    if (input.send) return idempotent(ctx, request, reply, 201, () => instantiateTemplate(ctx, accountId, request.params.id, input));
-    return idempotentInOneCommit(ctx, request, reply, 201, (claim) => instantiateTemplate(ctx, accountId, request.params.id, input, claim));
+    if (input.send) return idempotent(ctx, request, reply, 201, () => instantiateTemplate(caller, accountId, request.params.id, input));
+    return idempotentInOneCommit(ctx, request, reply, 201, (claim) => instantiateTemplate(caller, accountId, request.params.id, input, claim));
   });
 }

@@ -7,11 +7,11 @@ import { remindRecipients } from '../../domain/workflow/remind.js';
 import { findEnvelope } from '../../domain/envelopes/find-envelope.js';
 import { auditEventView, listAudit, verifyAuditChain } from '../../audit/index.js';
 import { MoharError } from '../../../common/errors.js';
-import { accountOf, requireApiKey } from '../../http/auth-hooks.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
 import type { App } from '../types.js';
+import { attachmentDisposition } from '../../http/content-disposition.js';
 
 const security = [{ apiKey: [] }];
 
@@ -27,7 +27,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
       params: EnvelopeParams,
       response: { 200: EnvelopeStatusResponse, ...problems(401, 404, 409, 422) },
     },
-  }, (request) => sendEnvelope(ctx, accountOf(request), request.params.id));
+  }, (request) => sendEnvelope(forCaller(ctx, request), accountOf(request), request.params.id));
 
   app.post('/envelopes/:id/remind', {
     onRequest,
@@ -44,7 +44,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
         ...problems(401, 404, 409),
       },
     },
-  }, (request) => remindRecipients(ctx, accountOf(request), request.params.id));
+  }, (request) => remindRecipients(forCaller(ctx, request), accountOf(request), request.params.id));
 
   app.get('/envelopes/:id/audit-trail', {
     onRequest,
@@ -69,7 +69,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
       },
     },
   }, async (request) => {
-    await findEnvelope(ctx, accountOf(request), request.params.id);
+    await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
     const rows = await listAudit(ctx.db, request.params.id);
     const chain = verifyAuditChain(rows);
     return {
@@ -89,7 +89,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
       response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404, 409) },
     },
   }, async (request, reply) => {
-    const envelope = await findEnvelope(ctx, accountOf(request), request.params.id);
+    const envelope = await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
     if (!envelope.certificate_sha256) throw new MoharError('document_not_ready', 'the certificate of completion is issued when the envelope is completed', { extra: { envelope_status: envelope.status } });
     return reply.type('application/pdf').header('ETag', `"${envelope.certificate_sha256}"`).header('Content-Disposition', attachmentDisposition(`certificate-of-completion-${envelope.id}.pdf`)).send(await ctx.blobs.get(envelope.certificate_sha256));
   });
@@ -104,5 +104,5 @@ export function workflowRoutes(app: App, ctx: Context): void {
       body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 2000 }) }),
       response: { 200: EnvelopeStatusResponse, ...problems(401, 404, 409, 422) },
     },
-  }, (request) => voidEnvelope(ctx, accountOf(request), request.params.id, request.body.reason));
+  }, (request) => voidEnvelope(forCaller(ctx, request), accountOf(request), request.params.id, request.body.reason));
 }

@@ -222,15 +222,17 @@ for (const kind of DATABASES) {
       assert.equal((await t.server.request('GET', `${LEGACY}/usage/summary/`, { key: account.key })).json().calls_used, 2);
     });
 
-    test('a test key: realistic response, no mail, no quota used, the document marked test', async () => {
+    test('a test key: realistic response, mail kept as test (never delivered), no quota used, the document marked test', async () => {
       const account = await t.server.newAccount({ testMode: true });
       await setMonthlyCallLimit(t.server.ctx, account.accountId, 0);
       const created = await legacyCreate(t.server, account.testKey!, { docUrl: `${docs.base}/doc.pdf`, mail: true });
       assert.equal(created.statusCode, 200, created.body);
       assert.deepEqual(Object.keys(created.json()).sort(), ['document_id', 'envelope_id', 'status']);
-      assert.deepEqual(await mailsOf(created.json().envelope_id), [], 'no mail for test documents');
+      // Issue 16: a test document's mail is queued like a live one's but marked test; the send job keeps it (test/server/workflow/test-mode.test.ts).
+      const mails = await t.server.ctx.db.selectFrom('outbox_mail').select(['kind', 'test']).where('envelope_id', '=', created.json().envelope_id).execute();
+      assert.deepEqual(mails.map((m) => [m.kind, m.test]), [['invitation', 1]]);
       const row = await t.server.ctx.db.selectFrom('legacy_documents').select(['test', 'send_mail']).where('id', '=', created.json().document_id).executeTakeFirstOrThrow();
-      assert.deepEqual([row.test, row.send_mail], [1, 0]);
+      assert.deepEqual([row.test, row.send_mail], [1, 1]);
       const envelope = (await t.server.request('GET', `${API}/envelopes/${created.json().envelope_id}`, { key: account.testKey! })).json();
       assert.equal(envelope.metadata.test, true);
       const usage = (await t.server.request('GET', `${LEGACY}/usage/summary/`, { key: account.testKey! })).json();
