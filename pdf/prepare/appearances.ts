@@ -124,3 +124,18 @@ export function signatureFieldAppearance(label: string | undefined, box: Box, fo
   c.raw('Q');
   return formXObject(width, height, rotation, c.toString(), resources({ Helv: font }));
 }
+
+/**
+ * A field that shows a picture instead of its text (a signer's drawn initials): the image, fitted inside a
+ * small margin and centred, no frame. `image` is the XObject, written once and shared by every widget.
+ */
+export function imageFieldAppearance(box: Box, image: PdfRef, size: { width: number; height: number }): PdfStream {
+  const { width, height, rotation } = box;
+  const pad = Math.min(2, width / 10, height / 10);
+  const scale = Math.min((width - 2 * pad) / size.width, (height - 2 * pad) / size.height);
+  const w = size.width * scale;
+  const h = size.height * scale;
+  const content = `q ${round(w)} 0 0 ${round(h)} ${round((width - w) / 2)} ${round((height - h) / 2)} cm /Img0 Do Q`;
+  return formXObject(width, height, rotation, content, resources({}, { Img0: image }));
+}
+

@@ -20,7 +20,8 @@ import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
 import { cloneDict, dict, name } from '../write/serialize.js';
 import { textString } from '../write/text.js';
 import { assertActAllowed } from '../sign/checks.js';
-import { checkboxAppearances, textFieldAppearance } from './appearances.js';
+import { checkboxAppearances, imageFieldAppearance, textFieldAppearance } from './appearances.js';
+import { imageXObject } from '../write/image.js';
 import { FF } from './prepare-form.js';
 
 export type FormValues = Readonly<Record<string, string | boolean>>;
@@ -99,6 +100,41 @@ export function applyFormValues(update: IncrementalUpdate, reader: PdfReader, va
   }
   if (errors.length > 0) {
     throw new MoharError('form_value_invalid', `${errors.map((e) => e.message).join('; ')}.`, { errors });
+  }
+}
+
+/** Text fields that show one picture instead of their text: /V is `value`, every widget's appearance the image. */
+export interface FieldImage {
+  /** A PNG or JPEG (pdf/write/image.ts). */
+  readonly image: Uint8Array;
+  /** The text value (/V) the fields carry under the picture, for readers of the form data. */
+  readonly value: string;
+  /** Fully qualified names of the text fields. */
+  readonly fields: readonly string[];
+}
+
+/**
+ * Sets one picture as the appearance of text fields (a signer's initials, drawn once and shown in each of
+ * their Initials fields), inside an update the caller writes. The image object is added once and shared.
+ */
+export function applyFieldImage(update: IncrementalUpdate, reader: PdfReader, fill: FieldImage): void {
+  const tree = readFormTree(update);
+  const byName = new Map(tree.fields.map((f) => [f.name, f]));
+  const errors: ErrorItem[] = [];
+  for (const fieldName of fill.fields) {
+    const f = byName.get(fieldName);
+    if (!f) errors.push({ path: fieldName, code: 'form_field_not_found', message: `no form field "${fieldName}"` });
+    else if (f.type !== 'Tx') errors.push({ path: fieldName, code: 'form_value_invalid', message: `"${fieldName}" is not a text field: it cannot show a picture` });
+  }
+  if (errors.length > 0) throw new MoharError(errors[0]!.code!, `${errors.map((e) => e.message).join('; ')}.`, { errors });
+  const img = imageXObject(fill.image);
+  if (img.smask) img.image.dict.set('SMask', update.add(img.smask));
+  const imageRef = update.add(img.image);
+  const rotationOf = widgetRotations(update, reader);
+  for (const fieldName of fill.fields) {
+    const field = byName.get(fieldName)!;
+    setValue(update, field, textString(fill.value));
+    for (const w of field.widgets) regenerate(update, field, w, rotationOf, (box) => imageFieldAppearance(box, imageRef, img));
   }
 }
 

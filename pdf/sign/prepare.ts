@@ -22,7 +22,7 @@ import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pa
 import { viewSize } from '../write/appearance.js';
 import { addAnnotation, addSigFlags, editAcroForm, editCatalog, editDictEntry, editFields, readFormTree } from '../write/form.js';
 import { IncrementalUpdate } from '../write/incremental.js';
-import { applyFormValues, type FormValues } from '../prepare/fill-form.js';
+import { applyFieldImage, applyFormValues, type FieldImage, type FormValues } from '../prepare/fill-form.js';
 import { dict, name } from '../write/serialize.js';
 import { pdfDate, textString } from '../write/text.js';
 import { addEmptyAppearance, addSignatureAppearance, type SignatureAppearance } from './appearance.js';
@@ -54,6 +54,8 @@ export interface PrepareOptions {
   readonly timestamp?: boolean;
   /** Form values to fill in the same revision as the signature (by fully qualified field name). */
   readonly formValues?: FormValues;
+  /** Text fields that show a picture (a signer's initials) in the same revision (by fully qualified name). */
+  readonly imageFields?: FieldImage;
   /** The claimed signing time, written as /M (PAdES: not as a CMS signing-time attribute). */
   readonly signingTime: Date;
   /** UTC offset for /M and the appearance, in minutes east of UTC (e.g. 330 for IST). Default 0. */
@@ -122,6 +124,7 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
   assertActAllowed(reader, 'sign');
   const update = new IncrementalUpdate(reader);
   if (options.formValues && Object.keys(options.formValues).length > 0) applyFormValues(update, reader, options.formValues);
+  if (options.imageFields && options.imageFields.fields.length > 0) applyFieldImage(update, reader, options.imageFields);
   const pages = getPages(reader);
   const offset = options.timeZoneOffsetMinutes ?? 0;
 

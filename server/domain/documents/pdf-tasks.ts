@@ -44,11 +44,16 @@ export const PDF_TASKS = {
   /** The DSC prepared document: the signer's values filled in one revision. */
   fill: (input: { bytes: Uint8Array; values: FormValues }): Uint8Array => fillForm(input.bytes, input.values),
 
-  /** The electronic act up to the digest: values, appearance (image fitted) and placeholder in one revision. */
+  /**
+   * The electronic act up to the digest: values, appearance (image fitted), the initials' picture (fitted the
+   * same way: it is as untrusted as the signature image) and placeholder in one revision.
+   */
   prepareSignature: (input: { bytes: Uint8Array; options: PrepareOptions }): PreparedWithImage => {
     const image = input.options.appearance?.image;
     const fitted = image ? fitPng(image, MAX_SIGNATURE_IMAGE_PIXELS) : undefined;
-    const options = fitted ? { ...input.options, appearance: { ...input.options.appearance, image: fitted.bytes } } : input.options;
+    const withImage = fitted ? { ...input.options, appearance: { ...input.options.appearance, image: fitted.bytes } } : input.options;
+    const initials = input.options.imageFields;
+    const options = initials ? { ...withImage, imageFields: { ...initials, image: fitPng(initials.image, MAX_SIGNATURE_IMAGE_PIXELS).bytes } } : withImage;
     const prepared = prepareSignature(input.bytes, options);
     return { prepared, image: fitted ? { width: fitted.width, height: fitted.height, downscaled: fitted.downscaled } : null };
   },

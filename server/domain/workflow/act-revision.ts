@@ -9,6 +9,7 @@
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { PadesTarget } from '../../../pdf/sign/pades.js';
+import type { FieldImage } from '../../../pdf/prepare/fill-form.js';
 import type { SignatureAppearance } from '../../../pdf/sign/appearance.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
@@ -36,6 +37,8 @@ export interface ActRevisionPlan {
   readonly reason: string;
   /** The appearance of the recipient's Signature field, when they have one (signers). */
   readonly appearance?: SignatureAppearance;
+  /** A picture shown in some of the recipient's text fields (their drawn initials), by PDF field name. */
+  readonly imageFields?: FieldImage;
 }
 
 type Actors = Awaited<ReturnType<typeof loadActors>>;
@@ -63,21 +66,24 @@ async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisio
   for (const doc of current) {
     const docFields = plan.fields.filter((f) => f.document_id === doc.document_id);
     const formValues = Object.fromEntries(docFields.filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE).map((f) => [pdfFieldName(f), plan.values.pdf[pdfFieldName(f)]!]).filter(([, v]) => v !== undefined));
+    const names = new Set(docFields.map(pdfFieldName));
+    const pictured = plan.imageFields?.fields.filter((n) => names.has(n)) ?? [];
     const signatureField = docFields.find((f) => f.field_type === FIELD_TYPES.SIGNATURE);
-    if (!signatureField && Object.keys(formValues).length === 0) continue;
+    if (!signatureField && Object.keys(formValues).length === 0 && pictured.length === 0) continue;
     const bytes = await readRevision(ctx, doc.current_sha256!);
-    // The PDF work (values, appearance, revision) runs in the worker pool; only the seal signs here.
+    // The PDF work (values, pictures, appearance, revision) runs in the worker pool; only the seal signs here.
     const signed = await signPadesOffLoop(ctx, bytes, seal, {
       level,
       field: signatureField ? { name: pdfFieldName(signatureField) } : { invisible: true },
       formValues,
+      ...(pictured.length > 0 ? { imageFields: { ...plan.imageFields!, fields: pictured } } : {}),
       signingTime: plan.signingTime,
       name: plan.name,
       reason: plan.reason,
       ...(plan.appearance ? { appearance: plan.appearance } : {}),
       ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
     });
-    await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: Object.keys(formValues) });
+    await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: [...Object.keys(formValues), ...pictured] });
     built.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await storeRevision(ctx, signed.bytes), size: signed.bytes.length });
   }
   return built;

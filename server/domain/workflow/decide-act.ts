@@ -27,6 +27,7 @@ export interface DecisionInput {
   consent?: boolean;
   fields?: Record<string, string | boolean>;
   signature?: unknown;
+  initials?: unknown;
 }
 
 /**
@@ -39,8 +40,9 @@ export async function approveOrReview(ctx: Context, session: ResolvedSession, ac
   if (input.consent !== true) throw new MoharError('consent_required', 'accept the consent statement to continue');
   const first = await loadActors(ctx.db, session.envelopeId, session.recipientId);
   checkActionForRole(action, first.recipient.role);
-  if (input.signature !== undefined) {
-    throw new MoharError('validation_failed', `a ${first.recipient.role} does not sign: send no signature with ${action}`, { errors: [{ path: '/signature', message: `only signers sign; ${action} takes consent and the values of your fields` }] });
+  for (const key of ['signature', 'initials'] as const) {
+    if (input[key] === undefined) continue;
+    throw new MoharError('validation_failed', `a ${first.recipient.role} does not sign: send no ${key} with ${action}`, { errors: [{ path: `/${key}`, message: `only signers sign and initial; ${action} takes consent and the values of your fields` }] });
   }
   // A reviewer holds no fields (the layout refuses them); any a draft made before that rule gave them stay empty.
   const fields = action === 'review' ? [] : await ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', session.envelopeId).where('recipient_id', '=', session.recipientId).orderBy('position').execute();

@@ -8,25 +8,48 @@ import { iso, type Context } from '../context.js';
 import { loadActors, recordAct, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { checkActionForRole, type DecisionResult } from './decide-act.js';
-import { fillValues } from './field-values.js';
+import { fillValues, initialsOf } from './field-values.js';
+import { pdfFieldName } from './field-names.js';
+import { FIELD_TYPES } from '../envelopes/field-types.js';
+import type { FieldsTable } from '../../storage/schema.js';
 import type { ResolvedSession } from './sessions.js';
 
 export interface SignInput {
   consent?: boolean;
   fields?: Record<string, string | boolean>;
   signature?: { kind: 'drawn' | 'typed' | 'uploaded'; image_png?: string; text?: string };
+  initials?: { kind: 'drawn' | 'typed'; image_png?: string; text?: string };
 }
 
 /**
- * The image shown in the signature's appearance: required for drawn and uploaded signatures; a typed one may
- * bring the text as the page rendered it (in its handwriting font), else the text itself is shown.
+ * The picture of a signature or of initials: required when drawn or uploaded; typed ones may bring the text
+ * as the page rendered it (in its handwriting font), else the text itself is shown. Only the PNG signature is
+ * checked here; decoding (and downscaling) happens in the PDF worker pool (pdf-tasks.ts prepareSignature).
  */
-function signatureImage(input: SignInput): Uint8Array | undefined {
-  const signature = input.signature;
-  if (!signature || (signature.kind === 'typed' && signature.image_png === undefined)) return undefined;
-  const png = Buffer.from(signature.image_png ?? '', 'base64');
-  if (png.length < 8 || png.readUInt32BE(0) !== 0x89504e47) throw new MoharError('image_invalid', `signature.image_png must be a base64 PNG of the ${signature.kind} signature`);
+function pictureOf(what: 'signature' | 'initials', given: { kind: string; image_png?: string } | undefined): Uint8Array | undefined {
+  if (!given || (given.kind === 'typed' && given.image_png === undefined)) return undefined;
+  const png = Buffer.from(given.image_png ?? '', 'base64');
+  if (png.length < 8 || png.readUInt32BE(0) !== 0x89504e47) throw new MoharError('image_invalid', `${what}.image_png must be a base64 PNG of the ${given.kind} ${what}`);
   return png;
+}
+
+/**
+ * The signer's initials for their Initials fields: drawn or typed once, shown in every one of them. Required
+ * when they have such fields; refused when they have none (it would be dropped). The fields carry the typed
+ * text, or the initials of their name under a drawn picture.
+ */
+function initialsFor(input: SignInput, fields: readonly FieldsTable[], name: string): { image: Uint8Array | undefined; value: string; fields: FieldsTable[] } | undefined {
+  const own = fields.filter((f) => f.field_type === FIELD_TYPES.INITIAL);
+  const given = input.initials;
+  if (own.length === 0) {
+    if (given !== undefined) throw new MoharError('validation_failed', 'you have no Initials fields: send no initials', { errors: [{ path: '/initials', message: 'this signer has no Initials field' }] });
+    return undefined;
+  }
+  const typed = given?.kind === 'typed' ? given.text?.trim() : undefined;
+  if (!given || (given.kind === 'typed' ? !typed : given.image_png === undefined)) {
+    throw new MoharError('validation_failed', `draw or type your initials: you have ${own.length} Initials field${own.length === 1 ? '' : 's'}`, { errors: [{ path: '/initials', message: 'required: draw (image_png) or type (text) your initials' }] });
+  }
+  return { image: pictureOf('initials', given), value: typed ?? initialsOf(name), fields: own };
 }
 
 export async function signElectronically(ctx: Context, session: ResolvedSession, input: SignInput, client: ClientInfo): Promise<DecisionResult> {
@@ -40,11 +63,17 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
   if (!input.signature || (input.signature.kind === 'typed' && !input.signature.text?.trim())) {
     throw new MoharError('validation_failed', 'draw or type your signature', { errors: [{ path: '/signature', message: 'required to sign' }] });
   }
-  const image = signatureImage(input);
+  const image = pictureOf('signature', input.signature);
   const fields = await ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', session.envelopeId).where('recipient_id', '=', session.recipientId).orderBy('position').execute();
+  const initials = initialsFor(input, fields, first.recipient.name);
   const now = ctx.now();
   const today = iso(now).slice(0, 10);
   const values = fillValues(fields, first.recipient, input.fields ?? {}, today);
+  for (const f of initials?.fields ?? []) {
+    values.stored.set(f.id, initials!.value);
+    // Typed initials without a picture are shown as their text, like a typed signature without one.
+    if (!initials!.image) values.pdf[pdfFieldName(f)] = initials!.value;
+  }
   const { name, email } = first.recipient;
   const signature = input.signature;
   const finished = await commitActRevisions(ctx, session.envelopeId, session.recipientId, {
@@ -56,6 +85,12 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
     name,
     reason: `Signed electronically by ${name} <${email}>`,
     appearance: image ? { image, lines: [name, today] } : { lines: [signature.text ?? name, `${name}, ${today}`] },
-  }, (trx, { envelope, recipient, recipients }, at, level) => recordAct(ctx, trx, envelope, recipients, recipient, 'signed', { method: 'electronic', consent_at: at, ip: client.ip, user_agent: client.userAgent, signature: signature.kind, ...(signature.kind === 'typed' ? { signature_text: signature.text } : {}), pades_level: level }, at));
+    ...(initials?.image ? { imageFields: { image: initials.image, value: initials.value, fields: initials.fields.map(pdfFieldName) } } : {}),
+  }, (trx, { envelope, recipient, recipients }, at, level) => recordAct(ctx, trx, envelope, recipients, recipient, 'signed', {
+    method: 'electronic', consent_at: at, ip: client.ip, user_agent: client.userAgent, signature: signature.kind,
+    ...(signature.kind === 'typed' ? { signature_text: signature.text } : {}),
+    ...(initials ? { initials: input.initials!.kind, ...(input.initials!.kind === 'typed' ? { initials_text: initials.value } : {}) } : {}),
+    pades_level: level,
+  }, at));
   return { status: 'signed', envelopeFinished: finished };
 }

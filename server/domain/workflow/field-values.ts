@@ -1,6 +1,6 @@
 /**
  * The values a signer's act puts into their fields: what they typed or chose, and what Mohar fills from
- * their details (names, e-mail, date signed, initials). Every missing or wrong value is reported at once.
+ * their details (names, e-mail, date signed). Every missing or wrong value is reported at once.
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { FieldsTable, RecipientsTable } from '../../storage/schema.js';
@@ -14,7 +14,8 @@ export interface FilledValues {
   readonly stored: Map<string, string>;
 }
 
-function initials(name: string): string {
+/** The initials of a name ("Asha Rao" → "AR"): the text an Initials field carries under drawn initials. */
+export function initialsOf(name: string): string {
   return name.split(/\s+/).filter(Boolean).map((part) => part[0]!.toUpperCase()).join('');
 }
 
@@ -22,7 +23,6 @@ function initials(name: string): string {
 function autoValue(f: FieldsTable, recipient: Pick<RecipientsTable, 'name' | 'email'>, today: string): string | undefined {
   const parts = recipient.name.trim().split(/\s+/);
   switch (f.field_type) {
-    case FIELD_TYPES.INITIAL: return initials(recipient.name);
     case FIELD_TYPES.DATE_SIGNED: return today;
     case FIELD_TYPES.FULL_NAME: return recipient.name;
     case FIELD_TYPES.FIRST_NAME: return parts[0] ?? '';
@@ -48,6 +48,8 @@ function assertReadOnlyKept(fields: readonly FieldsTable[], given: Readonly<Reco
     const filled = auto(f);
     if (f.field_type === FIELD_TYPES.SIGNATURE) {
       errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is a Signature field: it is signed with the act's signature, not given a value` });
+    } else if (f.field_type === FIELD_TYPES.INITIAL) {
+      errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is an Initials field: send your initials once, drawn or typed, as "initials", not as a field value` });
     } else if (filled !== undefined) {
       if (String(value) !== filled) errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is filled by Mohar from your details ("${filled}") and cannot be set` });
     } else if (f.value !== null && f.editable !== 1 && String(value) !== f.value) {
@@ -74,7 +76,8 @@ export function fillValues(fields: readonly FieldsTable[], recipient: Pick<Recip
     const name = pdfFieldName(f);
     const value = given[f.id] ?? f.value ?? undefined;
     let filled: string | boolean | undefined = auto(f);
-    if (f.field_type === FIELD_TYPES.SIGNATURE) continue;
+    // Signed, and drawn or typed once for every Initials field: the act writes those (electronic-act.ts).
+    if (f.field_type === FIELD_TYPES.SIGNATURE || f.field_type === FIELD_TYPES.INITIAL) continue;
     if (filled === undefined) {
       if (f.field_type === FIELD_TYPES.CHECKBOX) {
         filled = value === true || value === 'true';

@@ -24,7 +24,7 @@ export interface OffLoopSignature {
 /** The options prepareSignature reads (the transport, a function, could not cross to the worker anyway). */
 export function prepareOptionsOf(options: PadesOptions, timestamp: boolean): PrepareOptions {
   const picked: PrepareOptions = { field: options.field, signingTime: options.signingTime, timestamp };
-  const optional = ['appearance', 'reserve', 'formValues', 'timeZoneOffsetMinutes', 'name', 'reason', 'location', 'contactInfo', 'certify'] as const;
+  const optional = ['appearance', 'reserve', 'formValues', 'imageFields', 'timeZoneOffsetMinutes', 'name', 'reason', 'location', 'contactInfo', 'certify'] as const;
   return Object.assign(picked, Object.fromEntries(optional.filter((k) => options[k] !== undefined).map((k) => [k, options[k]])));
 }
 

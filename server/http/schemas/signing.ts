@@ -42,12 +42,17 @@ export const SignerViewResponse = Type.Object({
 
 export const ActBody = Type.Object({
   action: StringEnum(['sign', 'review', 'approve', 'decline'] as const),
-  fields: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()]), { description: 'values by field_id' })),
+  fields: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()]), { description: "values by field_id, for sign and approve: the recipient's own fields that they fill (not Signature, Initials or the fields Mohar fills from their details); anything else is refused" })),
   signature: Type.Optional(Type.Object({
     kind: StringEnum(['drawn', 'typed', 'uploaded'] as const, { description: 'drawn by hand, typed, or an uploaded image' }),
     image_png: Type.Optional(Type.String({ maxLength: 2_000_000, description: 'base64 PNG of the signature: required for drawn and uploaded; for typed, the text as rendered by the page (optional)' })),
     text: Type.Optional(Type.String({ maxLength: 200, description: 'the typed signature (required for typed)' })),
   })),
+  initials: Type.Optional(Type.Object({
+    kind: StringEnum(['drawn', 'typed'] as const, { description: 'drawn by hand or typed' }),
+    image_png: Type.Optional(Type.String({ maxLength: 2_000_000, description: 'base64 PNG of the initials (same limits as signature.image_png): required for drawn; for typed, the text as rendered by the page (optional)' })),
+    text: Type.Optional(Type.String({ maxLength: 20, description: 'the typed initials (required for typed)' })),
+  }, { description: "sign only: the signer's initials, drawn or typed once and shown in every Initials field (type 2) of theirs; required when they have such fields, refused when they have none" })),
   consent: Type.Optional(Type.Boolean({ description: 'the consent statement was accepted; required to sign, review or approve' })),
   decline_reason: Type.Optional(Type.String({ maxLength: 2000 })),
 });
