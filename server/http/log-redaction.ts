@@ -11,8 +11,11 @@
 
 export const REDACTED = '[redacted]';
 
-/** `/sign/{token}`, `/signing/{token}…` (signer API, sandbox), `/document/signed/{token}/` (legacy), also %2F-encoded. */
-const TOKEN_SEGMENT = /((?:\/|%2F)(?:sign|signing|signed)(?:\/|%2F))(?!(?:assets|aadhaar|\[redacted\])(?:[/?#&"'\s]|%2F|%3F|$))((?:(?!%2F|%3F|%26)[^/?#&"'\s<>])+)/gi;
+/**
+ * `/sign/{token}`, `/signing/{token}…` (signer API, sandbox), `/document/signed/{token}/` (legacy),
+ * `/sign/aadhaar/go/{txn}` (the eSign auto-post page), also %2F-encoded.
+ */
+const TOKEN_SEGMENT = /((?:\/|%2F)(?:sign|signing|signed|aadhaar(?:\/|%2F)go)(?:\/|%2F))(?!(?:assets|aadhaar|\[redacted\])(?:[/?#&"'\s]|%2F|%3F|$))((?:(?!%2F|%3F|%26)[^/?#&"'\s<>])+)/gi;
 /** `?token=…`, `&access_token=…`, `api_key=`, `secret=`, `password=`, `session=`, `signature=`, `code=` (also %3F/%26/%3D-encoded). */
 const SECRET_PARAMETER = /((?:[?&;]|%3F|%26)[\w.-]*(?:token|secret|password|passwd|api[_-]?key|apikey|session|signature|code)[\w.-]*(?:=|%3D))((?:(?!%26)[^&#"'\s<>])+)/gi;
 /** `Bearer …` in a message (an Authorization value copied into an error). */

@@ -8,6 +8,25 @@ import { after, before, describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, LEGACY, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
+import { redactSecrets } from '../../../server/http/log-redaction.js';
+
+describe('redactSecrets', () => {
+  test('tokens go, the shape and the ids stay', () => {
+    const cases: [string, string][] = [
+      ['/sign/abc_DEF-123', '/sign/[redacted]'],
+      ['/sign/assets/index-1a2b.js', '/sign/assets/index-1a2b.js'],
+      [`${API}/signing/tok/documents/0193f0e2-6c1a-7b3e-9d2f-000000000001/download`, `${API}/signing/[redacted]/documents/0193f0e2-6c1a-7b3e-9d2f-000000000001/download`],
+      [`${LEGACY}/document/signed/tok/`, `${LEGACY}/document/signed/[redacted]/`],
+      ['/sign/aadhaar/go/txn-1', '/sign/aadhaar/go/[redacted]'],
+      ['/app/set-password?token=abc&next=%2Fapp', '/app/set-password?token=[redacted]&next=%2Fapp'],
+      ['mohar://sign?url=https%3A%2F%2Fh%2Fsign%2Ftok%3Fapi_key%3Dk', 'mohar://sign?url=https%3A%2F%2Fh%2Fsign%2F[redacted]%3Fapi_key%3D[redacted]'],
+      ['Authorization: Bearer eyJ.a.b', 'Authorization: Bearer [redacted]'],
+      ['key qsk_live_AbC123 refused', 'key qsk_live_[redacted] refused'],
+      [`${API}/envelopes?limit=10&status=sent`, `${API}/envelopes?limit=10&status=sent`],
+    ];
+    for (const [input, expected] of cases) assert.equal(redactSecrets(input), expected);
+  });
+});
 
 for (const kind of DATABASES) {
   describe(`log lines without tokens on ${kind}`, () => {
@@ -77,6 +96,7 @@ for (const kind of DATABASES) {
         await server.request('GET', `/app/set-password?token=${secret}`);
         await server.request('GET', `${API}/envelopes?limit=5&access_token=${secret}`, { key: account.key });
         await server.request('GET', `/sign/${secret}`);
+        await server.request('GET', `/sign/aadhaar/go/${secret}`);
       }, [secret]);
       const urls = lines.map((l) => (JSON.parse(l) as { req?: { url?: string } }).req?.url).filter(Boolean);
       assert.ok(urls.includes(`${LEGACY}/document/signed/[redacted]/`), urls.join(' '));
