@@ -80,12 +80,17 @@ export class EspSimulator {
     const aspId = root.getAttribute('aspId') ?? '';
     const aspCert = this.options.asps.get(aspId);
     if (!aspCert) return refuse(REQUEST_ERRORS.unknownAsp, `aspId "${aspId}"`);
+    let signed: Element;
+    try {
+      signed = verifyEnveloped(xml, { certificatePem: aspCert, rootName: 'Esign' });
+    } catch (e) {
+      return refuse(REQUEST_ERRORS.badSignature, (e as Error).message);
+    }
     let request: EsignRequest;
     try {
-      request = parseEsignRequest(verifyEnveloped(xml, { certificatePem: aspCert, rootName: 'Esign' }));
+      request = parseEsignRequest(signed);
     } catch (e) {
-      const message = (e as Error).message;
-      return refuse(/signature|Reference|Signature/.test(message) ? REQUEST_ERRORS.badSignature : REQUEST_ERRORS.malformed, message);
+      return refuse(REQUEST_ERRORS.malformed, (e as Error).message);
     }
     // From here the responseUrl is the ASP's own: problems are posted back to it.
     const problem = this.checkRequest(request, form);

@@ -8,6 +8,7 @@ import { buildCertificatePath, judgeCertificatePath } from '../../../pdf/cms/cha
 import { inspectCms } from '../../../pdf/cms/inspect.js';
 import { formatEsignTimestamp, signEsignRequest, signEsignStatusRequest, verifyEsignResponse, type EsignRequest } from '../../../server/aadhaar/messages.js';
 import { CCA_EKYC_OTP_POLICY } from '../../../server/aadhaar/simulator/ca.js';
+import { signEnveloped } from '../../../server/aadhaar/xml.js';
 import { AUTH_ERRORS, MISMATCHED_NAME, REQUEST_ERRORS, startTestEsp, TEST_AADHAAR, type TestEsp } from '../../support/esp.js';
 
 let esp: TestEsp;
@@ -125,6 +126,10 @@ describe('ESP simulator', () => {
     const malformed = await esp.complete({ eSignRequest: '<!DOCTYPE x><Esign/>', aspTxnID: 'x' });
     assert.equal(malformed.status, 400);
     assert.match(malformed.html, new RegExp(REQUEST_ERRORS.malformed.errCode));
+    const noDocs = await signEnveloped(`<Esign ver="2.1" sc="Y" ts="${formatEsignTimestamp(new Date())}" txn="no-docs" ekycIdType="A" aspId="${esp.aspId}" AuthMode="1" responseSigType="pkcs7" responseUrl="http://127.0.0.1:9/r"/>`, esp.aspSigner);
+    const shapeless = await esp.complete({ eSignRequest: noDocs, aspTxnID: 'no-docs' });
+    assert.equal(shapeless.fields, undefined);
+    assert.match(shapeless.html, new RegExp(`${REQUEST_ERRORS.malformed.errCode}[\\s\\S]*no Docs`));
   });
 
   test('signed requests with bad attributes are answered at the responseUrl', async () => {
