@@ -106,6 +106,15 @@ describe('Aadhaar eSign XML: enveloped signatures', async () => {
     refuses(() => verify(signed.slice(0, -3)), /not well-formed/);
   });
 
+  test('the forms ESPs use are accepted: inclusive C14N, an enveloped-only transform list, a ds: prefix, a declaration', () => {
+    const sx = new SignedXml({ privateKey: esp.keyPem, publicCert: esp.certPem, signatureAlgorithm: ALGORITHMS.rsaSha256, canonicalizationAlgorithm: ALGORITHMS.c14n });
+    sx.addReference({ xpath: '/*', transforms: [ALGORITHMS.enveloped], digestAlgorithm: ALGORITHMS.sha256, isEmptyUri: true });
+    sx.computeSignature(RESPONSE, { prefix: 'ds' });
+    const xml = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n${sx.getSignedXml()}`;
+    assert.match(xml, /<ds:Signature xmlns:ds=/);
+    assert.equal(parseEsignResponse(verify(xml)).txn, 'txn-1');
+  });
+
   test('weaker algorithms are refused', () => {
     refuses(() => verify(signed.replace(ALGORITHMS.rsaSha256, 'http://www.w3.org/2000/09/xmldsig#rsa-sha1')), /RSA-SHA256/);
     refuses(() => verify(signed.replace(ALGORITHMS.sha256, 'http://www.w3.org/2000/09/xmldsig#sha1')), /SHA-256/);
