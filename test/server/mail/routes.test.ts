@@ -69,7 +69,7 @@ for (const kind of DATABASES) {
       assert.deepEqual(body.items.map((m: { id: string }) => m.id), [...ids].reverse());
       assert.equal(body.next_before, null);
       const newest = body.items[0];
-      assert.deepEqual(Object.keys(newest).sort(), ['attachments', 'attempts', 'created_at', 'envelope_id', 'id', 'kind', 'last_error', 'recipient_id', 'sent_at', 'status', 'subject', 'to', 'to_name']);
+      assert.deepEqual(Object.keys(newest).sort(), ['attachments', 'attempts', 'created_at', 'envelope_id', 'id', 'kind', 'last_error', 'recipient_id', 'sent_at', 'status', 'subject', 'test', 'to', 'to_name']);
       assert.equal(newest.to, 'r4@example.com');
       assert.equal(newest.subject, 'Owner sent you “Contract 4” to sign');
       assert.equal(newest.status, 'queued');

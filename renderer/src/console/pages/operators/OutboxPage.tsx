@@ -63,11 +63,12 @@ export function OutboxPage(_props: { params: Record<string, string> }) {
                   <td>{m.subject}{m.envelope_id && <> · <Link to={`/envelopes/${m.envelope_id}`}>{t('operators.outbox.envelope')}</Link></>}</td>
                   <td>
                     <span className={`badge ${mailTone(m.status)}`}>{t(`operators.mail.${m.status}`)}</span>
+                    {m.test && <span className="badge" data-test-mail> {t('operators.mail.test')}</span>}
                     {m.sent_at && <span className="small muted"> {formatDate(m.sent_at)}</span>}
                     {m.last_error && <div className="snippet">{m.last_error}</div>}
                   </td>
                   <td>{m.attempts}</td>
-                  <td>{(m.status === 'kept' || m.status === 'failed') && <button type="button" className="button small" onClick={() => void resend(m)}>{t('operators.outbox.resend')}</button>}</td>
+                  <td>{(m.status === 'kept' || m.status === 'failed') && !m.test && <button type="button" className="button small" onClick={() => void resend(m)}>{t('operators.outbox.resend')}</button>}</td>
                 </tr>
               ))}
             </tbody>

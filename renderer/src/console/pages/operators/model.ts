@@ -14,6 +14,8 @@ export interface OutboxMail {
   created_at: string;
   sent_at: string | null;
   envelope_id: string | null;
+  /** A test envelope's mail (qsk_test_ key): kept in the outbox, never delivered. */
+  test: boolean;
 }
 
 export const JOB_STATES = ['queued', 'running', 'done', 'dead'] as const;
