@@ -15,6 +15,8 @@ import { healthRoutes } from './routes/health.js';
 import { consolePageRoutes } from './routes/console-page.js';
 import { consoleSessionRoutes } from './routes/legacy/console-session.js';
 import { signingPageRoutes } from './routes/signing-page.js';
+import { aadhaarSignerRoutes } from './routes/v1/aadhaar.js';
+import { aadhaarPageRoutes } from './routes/aadhaar-pages.js';
 import type { App } from './routes/types.js';
 import { documentRoutes } from './routes/v1/documents.js';
 import { envelopeRoutes } from './routes/v1/envelopes.js';
@@ -118,6 +120,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     workflowRoutes(v1, ctx);
     signingSessionRoutes(v1, ctx);
     signerRoutes(v1, ctx);
+    aadhaarSignerRoutes(v1, ctx);
     documentRoutes(v1, ctx);
     sandboxRoutes(v1, ctx);
     templateRoutes(v1, ctx);
@@ -149,6 +152,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
 
   healthRoutes(app);
   consolePageRoutes(app);
+  aadhaarPageRoutes(app, ctx);
   signingPageRoutes(app, ctx);
   return { app, inFlight };
 }
