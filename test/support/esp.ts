@@ -9,6 +9,7 @@
  *   await esp.deliver(r)                                             // … posted (fetch, redirect: 'manual')
  *   esp.complete(form, { aadhaar: TEST_AADHAAR.wrongOtp })           // scripted failures (server/aadhaar/simulator/scenarios.ts)
  *   esp.trustAnchorPem / esp.trustAnchorPath           // the simulated root: add it to the trust anchors
+ *   await esp.signResponse({ ...parsed, txn: other })   // an ESP-signed EsignResp with tampered content
  *   await esp.close()
  */
 import { execFileSync } from 'node:child_process';
@@ -16,6 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sign } from 'node:crypto';
+import { signEsignResponse, type EsignResponse } from '../../server/aadhaar/messages.js';
 import type { XmlSigner } from '../../server/aadhaar/xml.js';
 import { createSimulatorPki, issueAspCertificate, type SimulatorPki } from '../../server/aadhaar/simulator/ca.js';
 import { SIMULATOR_OTP, TEST_AADHAAR } from '../../server/aadhaar/simulator/scenarios.js';
@@ -64,6 +66,10 @@ export interface TestEsp {
   readonly env: Readonly<Record<string, string>>;
   /** Signs as the ASP (for tests that build Esign/EsignStatus requests themselves). */
   readonly aspSigner: XmlSigner;
+  /** Signs as the ESP (response key): for tampering tests that need a valid XML signature over wrong content. */
+  readonly espSigner: XmlSigner;
+  /** buildEsignResponse + the ESP's XML signature, e.g. a CMS from another transaction under this txn. */
+  signResponse(response: EsignResponse): Promise<string>;
   readonly simulator: RunningSimulator;
   complete(form: { readonly eSignRequest: string; readonly aspTxnID: string }, options?: CompleteOptions): Promise<EspPageResult>;
   deliver(result: EspPageResult, init?: { headers?: Record<string, string> }): Promise<Response>;
@@ -121,6 +127,8 @@ export async function startTestEsp(options: { aspId?: string; now?: () => Date }
     MOHAR_ESIGN_AUTH_MODE: '1',
   };
   const aspSigner: XmlSigner = { certificate: asp.certDer, keyType: 'RSA', sign: async (data) => new Uint8Array(sign('sha256', data, asp.keyObject)) };
+  const responseKey = pki.responseSigner.keyObject;
+  const espSigner: XmlSigner = { certificate: pki.responseSigner.certDer, keyType: 'RSA', sign: async (data) => new Uint8Array(sign('sha256', data, responseKey)) };
 
   async function complete(form: { eSignRequest: string; aspTxnID: string }, o: CompleteOptions = {}): Promise<EspPageResult> {
     const first = await postForm(simulator.espUrl, { eSignRequest: form.eSignRequest, aspTxnID: form.aspTxnID, 'Content-Type': 'application/xml' });
@@ -150,6 +158,8 @@ export async function startTestEsp(options: { aspId?: string; now?: () => Date }
     espCaPem: pki.espCa.certPem,
     env,
     aspSigner,
+    espSigner,
+    signResponse: (response) => signEsignResponse(response, espSigner),
     simulator,
     complete,
     async deliver(result, init = {}) {

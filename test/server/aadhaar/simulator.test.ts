@@ -111,6 +111,13 @@ describe('ESP simulator', () => {
     assert.match(new X509Certificate(Buffer.from(res.userCertificate, 'base64')).subject, new RegExp(`CN=${MISMATCHED_NAME}`));
   });
 
+  test('signResponse: tampered content under a valid ESP signature, for tests of the ASP', async () => {
+    const page = await esp.complete(await form(request()));
+    const res = verifyEsignResponse(page.fields!.eSignResponse, esp.espCertPem);
+    const forged = await esp.signResponse({ ...res, txn: 'someone-else' });
+    assert.equal(verifyEsignResponse(forged, esp.espCertPem).txn, 'someone-else');
+  });
+
   test('requests that cannot be trusted get an error page, never a post back', async () => {
     const otherKey = (await startTestEsp({ aspId: esp.aspId })) as TestEsp;
     try {
