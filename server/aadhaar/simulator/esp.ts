@@ -20,7 +20,7 @@ import {
 } from '../messages.js';
 import { parseXml, verifyEnveloped } from '../xml.js';
 import { issueSignerCertificate, type Credential, type SimulatorPki } from './ca.js';
-import { outcomeFor, REQUEST_ERRORS, type EspError } from './scenarios.js';
+import { AUTH_ERRORS, outcomeFor, REQUEST_ERRORS, type EspError } from './scenarios.js';
 
 export interface EspOptions {
   readonly pki: SimulatorPki;
@@ -129,7 +129,7 @@ export class EspSimulator {
     const session = this.session(sessionId);
     if (!session || session.responseXml) return undefined;
     const { request } = session;
-    const outcome = credentials.cancel ? { kind: 'fail' as const, error: { errCode: 'ESP-944', errMsg: 'User terminated eKYC process' } } : outcomeFor(credentials.aadhaar, credentials.otp);
+    const outcome = credentials.cancel ? { kind: 'fail' as const, error: AUTH_ERRORS.cancelled } : outcomeFor(credentials.aadhaar, credentials.otp);
     session.responseXml =
       outcome.kind === 'fail'
         ? await this.failure(request.txn, outcome.error)
