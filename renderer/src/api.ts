@@ -64,6 +64,7 @@ export interface SignBody {
   consent?: boolean;
   fields?: Record<string, FieldValue>;
   signature?: { kind: 'drawn' | 'typed' | 'uploaded'; image_png?: string; text?: string };
+  initials?: { kind: 'drawn' | 'typed'; image_png?: string; text?: string };
   decline_reason?: string;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Field types (the interface's field_type numbers) and what the page does with them: which the signer fills,
- * which Mohar fills from the signer's details (shown as a preview, exactly as the server will fill them:
- * server/domain/workflow/field-values.ts), and when a field counts as done.
+ * which they draw or type once (signature, initials), which Mohar fills from the signer's details (shown as a
+ * preview, exactly as the server will fill them: server/domain/workflow/field-values.ts), and when a field
+ * counts as done.
  */
 import type { AdoptedSignature, FieldValue, SignerField, SignerView } from './types';
 
@@ -21,7 +22,7 @@ export const FIELD = {
   RADIO: 13,
 } as const;
 
-const AUTO = new Set<number>([FIELD.INITIAL, FIELD.DATE_SIGNED, FIELD.FULL_NAME, FIELD.FIRST_NAME, FIELD.LAST_NAME, FIELD.EMAIL]);
+const AUTO = new Set<number>([FIELD.DATE_SIGNED, FIELD.FULL_NAME, FIELD.FIRST_NAME, FIELD.LAST_NAME, FIELD.EMAIL]);
 
 export function isAutoFilled(field: SignerField): boolean {
   return AUTO.has(field.field_type);
@@ -31,8 +32,6 @@ export function isAutoFilled(field: SignerField): boolean {
 export function autoValue(field: SignerField, recipient: SignerView['recipient'], today: string): string {
   const parts = recipient.name.trim().split(/\s+/);
   switch (field.field_type) {
-    case FIELD.INITIAL:
-      return parts.filter(Boolean).map((p) => p[0]!.toUpperCase()).join('');
     case FIELD.DATE_SIGNED:
       return today;
     case FIELD.FULL_NAME:
@@ -48,14 +47,25 @@ export function autoValue(field: SignerField, recipient: SignerView['recipient']
   }
 }
 
-/** Fields the signer must complete before the act: signatures, and required fields they fill in. */
+/** Initials of a name ("Asha Rao" → "AR"): what the initials dialog offers to type. */
+export function initialsOf(name: string): string {
+  return name.trim().split(/\s+/).filter(Boolean).map((p) => p[0]!.toUpperCase()).join('');
+}
+
+/** Drawn like a signature: Signature and Initials fields are done by adopting a picture, not by a value. */
+export function isAdopted(field: SignerField): boolean {
+  return field.field_type === FIELD.SIGNATURE || field.field_type === FIELD.INITIAL;
+}
+
+/** Fields the signer must complete before the act: signatures, initials, and required fields they fill in. */
 export function needsInput(field: SignerField): boolean {
-  if (field.field_type === FIELD.SIGNATURE) return true;
+  if (isAdopted(field)) return true;
   return !isAutoFilled(field) && field.required;
 }
 
-export function isComplete(field: SignerField, value: FieldValue | undefined, signature: AdoptedSignature | null, signatureDone = signature !== null): boolean {
+export function isComplete(field: SignerField, value: FieldValue | undefined, signature: AdoptedSignature | null, signatureDone = signature !== null, initials: AdoptedSignature | null = null): boolean {
   if (field.field_type === FIELD.SIGNATURE) return signatureDone;
+  if (field.field_type === FIELD.INITIAL) return initials !== null;
   if (field.field_type === FIELD.CHECKBOX) return value === true;
   if (typeof value !== 'string' || value.trim() === '') return false;
   if (field.field_type === FIELD.NUMBER) return Number.isFinite(Number(value));
@@ -68,13 +78,13 @@ export function isComplete(field: SignerField, value: FieldValue | undefined, si
  * (the server refuses a change with field_read_only).
  */
 export function isPreassignedReadOnly(field: SignerField): boolean {
-  return field.value !== null && field.editable !== true && field.field_type !== FIELD.SIGNATURE && !isAutoFilled(field);
+  return field.value !== null && field.editable !== true && !isAdopted(field) && !isAutoFilled(field);
 }
 
 /** The starting value of a field the signer fills: a pre-assigned value, else empty. */
 export function initialValue(field: SignerField): FieldValue | undefined {
   if (field.field_type === FIELD.CHECKBOX) return field.value === 'true';
-  if (isAutoFilled(field) || field.field_type === FIELD.SIGNATURE) return undefined;
+  if (isAutoFilled(field) || isAdopted(field)) return undefined;
   return field.value ?? '';
 }
 
@@ -85,11 +95,11 @@ export function readingOrder(documents: readonly { document_id: string }[]) {
     (rank.get(a.document_id) ?? 0) - (rank.get(b.document_id) ?? 0) || a.page_number - b.page_number || a.y - b.y || a.x - b.x;
 }
 
-/** The values sent with the act: only fields the signer fills (the server fills the others). */
+/** The values sent with the act: only fields the signer fills (the server fills the others; signature and initials go apart). */
 export function valuesToSend(fields: readonly SignerField[], values: Readonly<Record<string, FieldValue>>): Record<string, FieldValue> {
   const out: Record<string, FieldValue> = {};
   for (const f of fields) {
-    if (f.field_type === FIELD.SIGNATURE || isAutoFilled(f)) continue;
+    if (isAdopted(f) || isAutoFilled(f)) continue;
     const v = values[f.field_id];
     if (v === undefined || (typeof v === 'string' && v.trim() === '')) continue;
     out[f.field_id] = f.field_type === FIELD.CHECKBOX ? v === true : v;

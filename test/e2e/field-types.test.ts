@@ -62,7 +62,7 @@ describe('every field type, keyboard only; an approver; touch drawing', () => {
       await page.goto(onServer(origin, session.json().signing_url));
       await page.waitForFunction(() => performance.getEntriesByName('mohar:fields-interactive').length > 0);
       const left = () => page.getByRole('status').filter({ hasText: /fields? (left|are filled)/ }).textContent();
-      assert.equal(await left(), '7 of 7 fields left', 'signature, text, number, date, checkbox, dropdown, radio (initials are filled by Mohar)');
+      assert.equal(await left(), '8 of 8 fields left', 'signature, text, number, date, checkbox, dropdown, radio, initials');
 
       const next = page.getByRole('button', { name: 'Next field' });
       const nextByKeyboard = async () => {
@@ -91,14 +91,28 @@ describe('every field type, keyboard only; an approver; touch drawing', () => {
       await nextByKeyboard();
       assert.equal(await focusedField(page), fieldId('Pets allowed'));
       await page.keyboard.press('ArrowRight');
-      assert.equal(await left(), '2 of 7 fields left', '"12a" is not a number: Amount still counts');
+      assert.equal(await left(), '3 of 8 fields left', '"12a" is not a number: Amount still counts');
+      // The Initials field: Enter opens the same dialog as the signature, titled for initials; typed ones
+      // start as the initials of the name.
+      await nextByKeyboard();
+      assert.match(await page.locator('body').evaluate((body) => body.ownerDocument.activeElement?.getAttribute('aria-label') ?? ''), /^Initials \(required\): Initial here/);
+      await page.keyboard.press('Enter');
+      const initialsDialog = page.getByRole('dialog', { name: 'Your initials' });
+      await initialsDialog.waitFor();
+      assert.deepEqual(await initialsDialog.getByRole('tab').allTextContents(), ['Draw', 'Type'], 'initials are drawn or typed');
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await initialsDialog.getByLabel('Type your initials').inputValue(), 'AR');
+      await initialsDialog.getByRole('button', { name: 'Use these initials' }).focus();
+      await page.keyboard.press('Enter');
+      await initialsDialog.waitFor({ state: 'detached' });
+      assert.equal(await left(), '2 of 8 fields left');
       // Past the last field, Next field starts again from the top: the Signature, then Amount.
       await nextByKeyboard();
       await nextByKeyboard();
       assert.equal(await focusedField(page), fieldId('Amount'));
       await page.keyboard.press('Control+A');
       await page.keyboard.type('1250,50');
-      assert.equal(await left(), '1 of 7 fields left');
+      assert.equal(await left(), '1 of 8 fields left');
       await shots.take(page, 'keyboard-filled');
 
       // The signature: Enter opens the dialog; arrow keys move between its tabs.
@@ -128,9 +142,10 @@ describe('every field type, keyboard only; an approver; touch drawing', () => {
         ['Address', 'Amount', 'Start date', 'I have read the annex', 'Payment', 'Pets allowed'].map(value),
         ['12 MG Road, Pune', '1250.50', '2026-12-01', 'true', 'Quarterly', 'No'],
       );
-      assert.equal(fields.find((f) => f.field_type === 2)!.value, 'AR', 'initials filled by Mohar, as the page showed');
+      assert.equal(fields.find((f) => f.field_type === 2)!.value, 'AR', 'the typed initials');
       const signer = await t.server.ctx.db.selectFrom('recipients').select('act_details').where('id', '=', draft.recipientIds[0]!).executeTakeFirstOrThrow();
       assert.equal(JSON.parse(signer.act_details!).signature, 'uploaded');
+      assert.equal(JSON.parse(signer.act_details!).initials, 'typed');
 
       // The approver: the document, the signer's values read-only, consent, Approve.
       const approverSession = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[1], mode: 'redirect' } });

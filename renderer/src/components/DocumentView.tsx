@@ -26,6 +26,8 @@ interface Props {
   onChange: (fieldId: string, value: FieldValue) => void;
   signature: AdoptedSignature | null;
   onOpenSignature: () => void;
+  initials: AdoptedSignature | null;
+  onOpenInitials: () => void;
   tokenSignature: boolean;
   flagged: ReadonlySet<string>;
   onAvailableWidth: (width: number) => void;
@@ -133,10 +135,10 @@ export function DocumentView(props: Props) {
             onRendered={onRendered}
           >
             {view.other_fields.filter(here).map((f) => (
-              <FieldOverlay key={f.field_id} field={f} owner="other" scale={scale} recipient={view.recipient} today={date} value={undefined} onChange={props.onChange} signature={null} onOpenSignature={props.onOpenSignature} tokenSignature={false} flagged={false} />
+              <FieldOverlay key={f.field_id} field={f} owner="other" scale={scale} recipient={view.recipient} today={date} value={undefined} onChange={props.onChange} signature={null} onOpenSignature={props.onOpenSignature} initials={null} onOpenInitials={props.onOpenInitials} tokenSignature={false} flagged={false} />
             ))}
             {props.fields.filter(here).map((f) => (
-              <FieldOverlay key={f.field_id} field={f} owner="me" scale={scale} recipient={view.recipient} today={date} value={props.values[f.field_id]} onChange={props.onChange} signature={props.signature} onOpenSignature={props.onOpenSignature} tokenSignature={props.tokenSignature} flagged={props.flagged.has(f.field_id)} />
+              <FieldOverlay key={f.field_id} field={f} owner="me" scale={scale} recipient={view.recipient} today={date} value={props.values[f.field_id]} onChange={props.onChange} signature={props.signature} onOpenSignature={props.onOpenSignature} initials={props.initials} onOpenInitials={props.onOpenInitials} tokenSignature={props.tokenSignature} flagged={props.flagged.has(f.field_id)} />
             ))}
           </PdfPage>
         );

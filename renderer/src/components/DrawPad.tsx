@@ -10,9 +10,12 @@ const INK = '#1a2a6c';
 interface Props {
   canvasRef: RefObject<HTMLCanvasElement | null>;
   onInk: (hasInk: boolean) => void;
+  /** The help text and the drawing area's name (the signature's by default; initials have their own). */
+  help?: string;
+  areaLabel?: string;
 }
 
-export function DrawPad({ canvasRef, onInk }: Props) {
+export function DrawPad({ canvasRef, onInk, help, areaLabel }: Props) {
   const { t } = useI18n();
   const helpId = useId();
   const last = useRef<{ x: number; y: number } | null>(null);
@@ -60,12 +63,12 @@ export function DrawPad({ canvasRef, onInk }: Props) {
 
   return (
     <div className="draw-pad">
-      <p id={helpId} className="muted">{t('sig.drawHelp')}</p>
+      <p id={helpId} className="muted">{help ?? t('sig.drawHelp')}</p>
       <canvas
         ref={canvasRef}
         className="draw-canvas"
         role="img"
-        aria-label={t('sig.drawArea')}
+        aria-label={areaLabel ?? t('sig.drawArea')}
         aria-describedby={helpId}
         onPointerDown={(e) => {
           e.preventDefault();

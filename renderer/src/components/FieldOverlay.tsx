@@ -8,6 +8,7 @@ import { useI18n } from '../i18n/i18n';
 import type { StringKey } from '../i18n/strings';
 import type { AdoptedSignature, FieldValue, SignerField, SignerView } from '../types';
 import { CheckboxField } from './CheckboxField';
+import { InitialsField } from './InitialsField';
 import { RadioField } from './RadioField';
 import { ReadOnlyField } from './ReadOnlyField';
 import { SelectField } from './SelectField';
@@ -24,6 +25,9 @@ export interface FieldOverlayProps {
   onChange: (fieldId: string, value: FieldValue) => void;
   signature: AdoptedSignature | null;
   onOpenSignature: () => void;
+  /** The signer's adopted initials, shown in every Initials field of theirs. */
+  initials: AdoptedSignature | null;
+  onOpenInitials: () => void;
   /** USB DSC signers sign with the token: their Signature field is a placeholder. */
   tokenSignature: boolean;
   flagged: boolean;
@@ -40,7 +44,7 @@ export function FieldOverlay(props: FieldOverlayProps) {
     fontSize: `${Math.max(10, Math.min(field.height * scale * 0.6, 18))}px`,
   };
   const name = field.label ?? t(`field.${field.field_type}` as StringKey);
-  const label = field.required && props.owner === 'me' && !isAutoFilled(field) ? `${name} (${t('field.required')})` : name;
+  const label = (field.required || field.field_type === FIELD.INITIAL) && props.owner === 'me' && !isAutoFilled(field) ? `${name} (${t('field.required')})` : name;
   const id = `field-${field.field_id}`;
   const common = { id, field, label, invalid: props.flagged };
   const className = `field field-${props.owner} type-${field.field_type}${props.flagged ? ' flagged' : ''}`;
@@ -54,6 +58,8 @@ export function FieldOverlay(props: FieldOverlayProps) {
     content = props.tokenSignature
       ? <ReadOnlyField id={id} text={t('field.tokenSignature')} description={t('field.tokenSignature')} />
       : <SignatureField {...common} signature={props.signature} onOpen={props.onOpenSignature} />;
+  } else if (field.field_type === FIELD.INITIAL) {
+    content = <InitialsField {...common} initials={props.initials} onOpen={props.onOpenInitials} />;
   } else if (isAutoFilled(field)) {
     const value = autoValue(field, props.recipient, props.today);
     content = <ReadOnlyField id={id} text={value} description={t('field.auto', { label: name, value })} />;

@@ -4,7 +4,7 @@
  */
 import { useCallback, useMemo, useRef, useState, type FocusEvent } from 'react';
 import { ApiError, isDeadLink, type SignBody, type SignerApi } from '../api';
-import { FIELD, initialValue, isComplete, needsInput, readingOrder, valuesToSend } from '../fields';
+import { FIELD, initialsOf, initialValue, isComplete, needsInput, readingOrder, valuesToSend } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { ActResult, AdoptedSignature, FieldValue, SignerView } from '../types';
 import { ActionBar } from './ActionBar';
@@ -46,6 +46,9 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
     return value === undefined ? [] : [[f.field_id, value]];
   })));
   const [signature, setSignature] = useState<AdoptedSignature | null>(null);
+  // Drawn or typed once, like the signature, and shown in every Initials field of this signer.
+  const [initials, setInitials] = useState<AdoptedSignature | null>(null);
+  const hasInitials = fields.some((f) => f.field_type === FIELD.INITIAL);
   const [consent, setConsent] = useState(false);
   const [busy, setBusy] = useState(false);
   const [alert, setAlert] = useState<string | null>(null);
@@ -54,13 +57,13 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
     setConsent(value);
     if (value) setAlert(null);
   };
-  const [dialog, setDialog] = useState<'signature' | 'decline' | null>(null);
+  const [dialog, setDialog] = useState<'signature' | 'initials' | 'decline' | null>(null);
   const [declineError, setDeclineError] = useState<string | null>(null);
   const [page, setPage] = useState(1);
   const pageCount = view.documents.reduce((n, d) => n + d.pages.length, 0);
   const zoom = useZoom(Math.max(...view.documents.flatMap((d) => d.pages.map((p) => p.width)), 1));
 
-  const pending = toFill.filter((f) => !isComplete(f, values[f.field_id], signature));
+  const pending = toFill.filter((f) => !isComplete(f, values[f.field_id], signature, signature !== null, initials));
 
   const change = useCallback((fieldId: string, value: FieldValue) => {
     setValues((prev) => ({ ...prev, [fieldId]: value }));
@@ -118,7 +121,11 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
     setBusy(true);
     try {
       const body: SignBody = view.action === 'sign'
-        ? { action: 'sign', consent: true, fields: valuesToSend(fields, values), signature: { kind: signature!.kind, image_png: signature!.imagePng, ...(signature!.text ? { text: signature!.text } : {}) } }
+        ? {
+          action: 'sign', consent: true, fields: valuesToSend(fields, values),
+          signature: { kind: signature!.kind, image_png: signature!.imagePng, ...(signature!.text ? { text: signature!.text } : {}) },
+          ...(hasInitials && initials ? { initials: { kind: initials.kind === 'typed' ? 'typed' : 'drawn', image_png: initials.imagePng, ...(initials.text ? { text: initials.text } : {}) } } : {}),
+        }
         : view.action === 'approve'
           ? { action: 'approve', consent: true, fields: valuesToSend(fields, values) }
           : { action: 'review', consent: true };
@@ -165,6 +172,8 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
           onChange={change}
           signature={signature}
           onOpenSignature={() => setDialog('signature')}
+          initials={initials}
+          onOpenInitials={() => setDialog('initials')}
           tokenSignature={dsc}
           flagged={flagged}
           onAvailableWidth={zoom.setAvailableWidth}
@@ -183,6 +192,18 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
           onAdopt={(adopted) => {
             setSignature(adopted);
             setFlagged((prev) => new Set([...prev].filter((id) => !fields.some((f) => f.field_id === id && f.field_type === FIELD.SIGNATURE))));
+            setDialog(null);
+          }}
+        />
+      )}
+      {dialog === 'initials' && (
+        <SignatureDialog
+          purpose="initials"
+          defaultText={initialsOf(view.recipient.name)}
+          onClose={() => setDialog(null)}
+          onAdopt={(adopted) => {
+            setInitials(adopted);
+            setFlagged((prev) => new Set([...prev].filter((id) => !fields.some((f) => f.field_id === id && f.field_type === FIELD.INITIAL))));
             setDialog(null);
           }}
         />

@@ -8,28 +8,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { PdfReader } from '../../../pdf/document.js';
-import { PdfName, PdfString } from '../../../pdf/objects.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
-import { readFormTree } from '../../../pdf/write/form.js';
-import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
+import { formValues } from '../../support/form-reading.js';
 import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 import { createSaleTemplate, FIELDS, jsonPart, multipart } from '../templates/helpers.js';
-
-/** The /V of every form field, by fully qualified name (text as text, names as their name). */
-export function formValues(pdf: Uint8Array): Record<string, string> {
-  const update = new IncrementalUpdate(PdfReader.open(pdf));
-  const out: Record<string, string> = {};
-  for (const f of readFormTree(update).fields) {
-    const v = update.resolve(f.dict.get('V'));
-    if (v instanceof PdfString) out[f.name] = v.toText();
-    else if (v instanceof PdfName) out[f.name] = v.name;
-  }
-  return out;
-}
 
 const box = (y: number) => ({ page_number: 1, x: 300, y, width: 200, height: 20 });
 

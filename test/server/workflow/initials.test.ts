@@ -7,14 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PdfReader } from '../../../pdf/document.js';
-import { PdfDict, PdfName, PdfStream } from '../../../pdf/objects.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
-import { readFormTree } from '../../../pdf/write/form.js';
-import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { makePng } from '../../pdf/sign/helpers.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
+import { appearanceImages } from '../../support/form-reading.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
@@ -22,30 +19,6 @@ import { pdfsigVerdicts } from '../../support/validators.js';
 // Drawn initials: two dark strokes on a transparent background, 90 x 40 pixels.
 const INITIALS = makePng(90, 40, (x, y) => (Math.abs(y - 20 - Math.round(6 * Math.sin(x / 5))) < 2 || Math.abs(x - 45) < 2 ? [20, 20, 90, 255] : [0, 0, 0, 0]));
 const SIGNATURE = makePng(60, 20, (x, y) => (Math.abs(y - 10) < 2 ? [0, 0, 0, 255] : [0, 0, 0, 0]));
-
-/** The images drawn by each widget's normal appearance of the form fields whose name contains `part`. */
-export function appearanceImages(pdf: Uint8Array, part: string): { width: number; height: number }[][] {
-  const update = new IncrementalUpdate(PdfReader.open(pdf));
-  const out: { width: number; height: number }[][] = [];
-  for (const field of readFormTree(update).fields.filter((f) => f.name.includes(part))) {
-    for (const widget of field.widgets) {
-      const ap = update.resolve(widget.dict.get('AP'));
-      const normal = ap instanceof PdfDict ? update.resolve(ap.get('N')) : null;
-      const resources = normal instanceof PdfStream ? update.resolve(normal.dict.get('Resources')) : null;
-      const xobjects = resources instanceof PdfDict ? update.resolve(resources.get('XObject')) : null;
-      const images: { width: number; height: number }[] = [];
-      if (xobjects instanceof PdfDict) {
-        for (const key of xobjects.keys()) {
-          const x = update.resolve(xobjects.get(key));
-          const subtype = x instanceof PdfStream ? update.resolve(x.dict.get('Subtype')) : null;
-          if (x instanceof PdfStream && subtype instanceof PdfName && subtype.name === 'Image') images.push({ width: Number(update.resolve(x.dict.get('Width'))), height: Number(update.resolve(x.dict.get('Height'))) });
-        }
-      }
-      out.push(images);
-    }
-  }
-  return out;
-}
 
 const initialsField = (recipientId: string, page: number, y: number) => ({ recipient_id: recipientId, field_type: 2, page_number: page, x: 300, y, width: 60, height: 26 });
 
