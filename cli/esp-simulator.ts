@@ -3,11 +3,12 @@
  * and for trying Aadhaar signing without ESP credentials. Its keys live in --data-dir and survive restarts, so
  * a Mohar server configured once keeps working. docs/aadhaar-simulator.md.
  */
-import { execFileSync } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { issueAspCertificate, loadOrCreateSimulatorPki, pkiPaths, type SimulatorPki } from '../server/aadhaar/simulator/ca.js';
+import { writePkcs12 } from '../server/aadhaar/simulator/pkcs12.js';
 import { SIMULATOR_OTP, TEST_AADHAAR } from '../server/aadhaar/simulator/scenarios.js';
 import { startEspSimulator } from '../server/aadhaar/simulator/server.js';
 
@@ -25,6 +26,7 @@ const ASP_P12_PASSPHRASE = 'esp-simulator';
 interface AspFiles {
   certPem: string;
   certPath: string;
+  /** Only for the generated ASP key. */
   p12Path?: string;
 }
 
@@ -43,12 +45,10 @@ async function aspCertificate(pki: SimulatorPki, dir: string, options: EspSimula
     writeFileSync(keyPath, asp.keyPem, { mode: 0o600 });
   }
   if (!existsSync(p12Path)) {
-    try {
-      execFileSync('openssl', ['pkcs12', '-export', '-inkey', keyPath, '-in', certPath, '-out', p12Path, '-passout', `pass:${ASP_P12_PASSPHRASE}`, '-name', `${options.aspId} ASP`], { stdio: 'pipe' });
-    } catch {
-      process.stderr.write(`mohar esp-simulator: could not run openssl to write ${p12Path}; make it with:\n  openssl pkcs12 -export -inkey ${keyPath} -in ${certPath} -out ${p12Path}\n`);
-      return { certPem: readFileSync(certPath, 'utf8'), certPath };
-    }
+    const certificate = readFileSync(certPath, 'utf8');
+    const der = Buffer.from(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(certificate)?.[1] ?? '', 'base64');
+    const pkcs8 = createPrivateKey(readFileSync(keyPath, 'utf8')).export({ type: 'pkcs8', format: 'der' });
+    writeFileSync(p12Path, await writePkcs12({ pkcs8, certificate: der, passphrase: ASP_P12_PASSPHRASE, name: `${options.aspId} ASP` }), { mode: 0o600 });
   }
   return { certPem: readFileSync(certPath, 'utf8'), certPath, p12Path };
 }

@@ -12,7 +12,6 @@
  *   await esp.signResponse({ ...parsed, txn: other })   // an ESP-signed EsignResp with tampered content
  *   await esp.close()
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import { signEsignResponse, type EsignResponse } from '../../server/aadhaar/mess
 import type { XmlSigner } from '../../server/aadhaar/xml.js';
 import { createSimulatorPki, issueAspCertificate, type SimulatorPki } from '../../server/aadhaar/simulator/ca.js';
 import { SIMULATOR_OTP, TEST_AADHAAR } from '../../server/aadhaar/simulator/scenarios.js';
+import { writePkcs12 } from '../../server/aadhaar/simulator/pkcs12.js';
 import { startEspSimulator, type RunningSimulator } from '../../server/aadhaar/simulator/server.js';
 
 export { SIMULATOR_OTP, TEST_AADHAAR, MISMATCHED_NAME, AUTH_ERRORS, REQUEST_ERRORS } from '../../server/aadhaar/simulator/scenarios.js';
@@ -107,11 +107,12 @@ export async function startTestEsp(options: { aspId?: string; now?: () => Date }
     writeFileSync(path, text, { mode: 0o600 });
     return path;
   };
-  const aspCertPath = write('asp.pem', asp.certPem);
-  const aspKeyPath = write('asp.key.pem', asp.keyPem);
+  write('asp.pem', asp.certPem);
+  write('asp.key.pem', asp.keyPem);
   const aspP12Passphrase = 'asp-test-passphrase';
   const aspP12Path = join(dir, 'asp.p12');
-  execFileSync('openssl', ['pkcs12', '-export', '-inkey', aspKeyPath, '-in', aspCertPath, '-out', aspP12Path, '-passout', `pass:${aspP12Passphrase}`, '-name', `${aspId} ASP`]);
+  const aspPkcs8 = new Uint8Array(asp.keyObject.export({ type: 'pkcs8', format: 'der' }));
+  writeFileSync(aspP12Path, await writePkcs12({ pkcs8: aspPkcs8, certificate: asp.certDer, passphrase: aspP12Passphrase, name: `${aspId} ASP` }), { mode: 0o600 });
   const espCertPath = write('esp-response-signing.pem', pki.responseSigner.certPem);
   const trustAnchorPath = write('simulated-cca-root.pem', pki.root.certPem);
   write('simulated-esp-ca.pem', pki.espCa.certPem);
