@@ -64,7 +64,7 @@ export type LayoutResult = { ok: true; fields: PlacedField[] } | { ok: false; er
 
 /** Roles that hold no fields at all, with the reason the layout reports. */
 const HOLDS_NO_FIELDS: Readonly<Record<string, string>> = {
-  cc: 'a cc recipient receives a copy and holds no fields',
+  cc: 'cc recipients receive a copy and hold no fields',
   reviewer: 'a reviewer confirms they have read the document and holds no fields; give fields to a signer or an approver',
 };
 
