@@ -143,6 +143,10 @@ for (const kind of DATABASES) {
       const usageAfter = (await server.request('GET', `${LEGACY}/usage/summary/`, { key: account.key })).json();
       assert.equal(usageAfter.calls_used, usageBefore.calls_used, 'no quota used');
 
+      // Its events (and so the webhook deliveries of the account's one endpoint) say it is a test envelope.
+      const events = await server.ctx.db.selectFrom('events').select(['type', 'payload']).where('envelope_id', '=', draft.id).execute();
+      assert.ok(events.length >= 3);
+      for (const e of events) assert.equal((JSON.parse(e.payload) as { data: { envelope: { test?: boolean } } }).data.envelope.test, true, e.type);
       const download = await server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: testKey });
       assert.equal(download.statusCode, 200, download.body);
       const pages = pagesText(download.rawPayload);
@@ -162,6 +166,8 @@ for (const kind of DATABASES) {
       await smtp.waitFor(1);
       assert.ok(smtp.messages.some((m) => m.to.includes('asha-live@example.com')));
       await signAll(account.key, draft.id, draft.recipientIds);
+      const events = await server.ctx.db.selectFrom('events').select('payload').where('envelope_id', '=', draft.id).execute();
+      for (const e of events) assert.ok(!('test' in (JSON.parse(e.payload) as { data: { envelope: object } }).data.envelope), 'live payloads are unchanged');
       const download = await server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: account.key });
       assert.doesNotMatch(pdftotext(download.rawPayload), TEST_MARK);
       for (const subject of signerSubjects(download.rawPayload)) assert.doesNotMatch(subject, /TEST/);
