@@ -68,6 +68,12 @@ export interface SignBody {
   decline_reason?: string;
 }
 
+export interface AadhaarStatus {
+  state: 'none' | 'pending' | 'signed' | 'failed';
+  envelope_status: string | null;
+  failure: { reason: string; code: string; esp_code: string | null; message: string } | null;
+}
+
 export interface SignerApi {
   view(): Promise<SignerView>;
   documentBytes(documentId: string): Promise<Uint8Array>;
@@ -76,6 +82,10 @@ export interface SignerApi {
   uploadSigned(documentId: string, bytes: Uint8Array): Promise<ActResult>;
   /** Sandbox mock DSC requests only: the server signs with an ephemeral test certificate. */
   signWithTestCertificate(): Promise<ActResult>;
+  /** Aadhaar eSign: prepares the signature; open `autopost_url` to go to the eSign service provider. */
+  startAadhaar(fields: Record<string, FieldValue>): Promise<{ txn: string; autopost_url: string }>;
+  /** Aadhaar eSign: the fate of the last attempt, recovered from the ESP when its answer was lost. */
+  aadhaarStatus(): Promise<AadhaarStatus>;
   downloadUrl(documentId: string): string;
 }
 
@@ -100,6 +110,12 @@ export function signerApi(token: string): SignerApi {
     async uploadSigned(documentId, bytes) {
       const body = new Blob([bytes as BlobPart], { type: 'application/pdf' });
       return (await (await request(`${base}/documents/${documentId}/signed`, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body })).json()) as ActResult;
+    },
+    async startAadhaar(fields) {
+      return (await (await request(`${base}/aadhaar`, { method: 'POST', headers: json, body: JSON.stringify({ consent: true, fields }) })).json()) as { txn: string; autopost_url: string };
+    },
+    async aadhaarStatus() {
+      return (await (await request(`${base}/aadhaar/status`, { method: 'POST' })).json()) as AadhaarStatus;
     },
     async signWithTestCertificate() {
       return (await (await request(`${base}/mock-dsc`, { method: 'POST' })).json()) as ActResult;

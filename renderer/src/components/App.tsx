@@ -25,6 +25,7 @@ export function App() {
   const token = useMemo(() => tokenFromLocation(), []);
   const api = useMemo<SignerApi | null>(() => (token ? signerApi(token) : null), [token]);
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const aadhaarSigned = useMemo(() => new URLSearchParams(window.location.search).get('aadhaar') === 'signed', []);
 
   // A link that cannot be used any more (on opening, or when it expires while the signer fills the form):
   // its own page, and the parent of an embedded page hears about it once.
@@ -65,6 +66,8 @@ export function App() {
     case 'loading':
       return <StatusPage title={t('app.loading')} busy />;
     case 'failed':
+      // Back from the eSign service provider, signed: the link is used now; say what happened.
+      if (aadhaarSigned && (state.error.code === 'signing_link_used' || state.error.code === 'envelope_closed')) return <StatusPage tone="success" title={t('aadhaar.done.title')} body={t('aadhaar.done.body')} />;
       return <DeadLinkPage error={state.error} onRetry={load} />;
     case 'done':
       return <DonePage view={state.view} result={state.result} redirecting={state.redirecting} api={api} />;

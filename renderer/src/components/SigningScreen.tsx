@@ -7,6 +7,7 @@ import { ApiError, isDeadLink, type SignBody, type SignerApi } from '../api';
 import { FIELD, initialsOf, initialValue, isComplete, needsInput, readingOrder, valuesToSend } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { ActResult, AdoptedSignature, FieldValue, SignerView } from '../types';
+import { AadhaarPanel } from './AadhaarPanel';
 import { ActionBar } from './ActionBar';
 import { DeclineDialog } from './DeclineDialog';
 import { DocumentView } from './DocumentView';
@@ -38,9 +39,11 @@ function focusField(fieldId: string): void {
 export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
   const { t } = useI18n();
   const dsc = view.recipient.signature_method === 'dsc';
+  // Aadhaar eSign signers are signed by the eSign service provider: their Signature field is a placeholder too.
+  const aadhaar = view.recipient.signature_method === 'aadhaar';
   // A reviewer only confirms: they hold no fields (the server refuses them at layout time), so none to fill.
   const fields = useMemo(() => (view.recipient.role === 'reviewer' ? [] : [...view.fields].sort(readingOrder(view.documents))), [view]);
-  const toFill = useMemo(() => fields.filter((f) => needsInput(f) && !(dsc && f.field_type === FIELD.SIGNATURE)), [fields, dsc]);
+  const toFill = useMemo(() => fields.filter((f) => needsInput(f) && !((dsc || aadhaar) && f.field_type === FIELD.SIGNATURE)), [fields, dsc]);
   const [values, setValues] = useState<Record<string, FieldValue>>(() => Object.fromEntries(fields.flatMap((f) => {
     const value = initialValue(f);
     return value === undefined ? [] : [[f.field_id, value]];
@@ -174,7 +177,7 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
           onOpenSignature={() => setDialog('signature')}
           initials={initials}
           onOpenInitials={() => setDialog('initials')}
-          tokenSignature={dsc}
+          tokenSignature={dsc || aadhaar}
           flagged={flagged}
           onAvailableWidth={zoom.setAvailableWidth}
           onCurrentPage={setPage}
@@ -184,6 +187,8 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
         ? <SandboxPanel api={api} ready={ready} consent={consent} onConsent={accept} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
         : dsc
         ? <DscPanel view={view} api={api} ready={ready} consent={consent} onConsent={accept} fieldValues={() => valuesToSend(fields, values)} onFinished={onFinished} onDecline={() => setDialog('decline')} onLinkFailure={onLinkFailure} alert={alert} />
+        : aadhaar
+        ? <AadhaarPanel view={view} api={api} ready={ready} consent={consent} onConsent={accept} fieldValues={() => valuesToSend(fields, values)} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
         : <ActionBar action={view.action} consent={consent} onConsent={accept} busy={busy} alert={alert} onSubmit={() => void submit()} onDecline={() => setDialog('decline')} />}
       {dialog === 'signature' && (
         <SignatureDialog

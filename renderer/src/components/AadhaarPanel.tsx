@@ -1,0 +1,89 @@
+/**
+ * Aadhaar eSign signers: consent, then "Sign with Aadhaar". The server prepares the signature and answers with
+ * its auto-post page, which takes the signer to the eSign service provider (ESP) for their Aadhaar number and
+ * OTP; the ESP sends them back here with ?aadhaar=signed (the link is then used: App shows the done page) or
+ * ?aadhaar=failed&reason=… (said here in words, with the button to try again). On a plain return (the ESP's
+ * answer got lost: a closed tab, a dropped connection) the panel asks the server to recover it (EsignStatus).
+ */
+import { useEffect, useState } from 'react';
+import type { SignerApi } from '../api';
+import { useI18n } from '../i18n/i18n';
+import type { StringKey } from '../i18n/strings';
+import type { ActResult, FieldValue, SignerView } from '../types';
+import { ConsentCheckbox } from './ConsentCheckbox';
+
+interface Props {
+  view: SignerView;
+  api: SignerApi;
+  ready: () => boolean;
+  consent: boolean;
+  onConsent: (value: boolean) => void;
+  fieldValues: () => Record<string, FieldValue>;
+  onFinished: (result: ActResult) => void;
+  onDecline: () => void;
+  alert: string | null;
+}
+
+const REASONS = ['otp_wrong', 'otp_expired', 'attempts_exceeded', 'aadhaar_locked', 'service_down', 'cancelled', 'aadhaar_invalid', 'name_mismatch', 'expired', 'response_invalid', 'certificate_untrusted', 'document_changed', 'esp_error'];
+
+/** The failure the ESP round trip came back with, from this page's address. */
+function returnedFailure(): string | null {
+  const query = new URLSearchParams(window.location.search);
+  if (query.get('aadhaar') !== 'failed') return null;
+  const reason = query.get('reason') ?? 'esp_error';
+  return REASONS.includes(reason) ? reason : 'esp_error';
+}
+
+export function AadhaarPanel({ view, api, ready, consent, onConsent, fieldValues, onFinished, onDecline, alert }: Props) {
+  const { t } = useI18n();
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(() => returnedFailure());
+  const [error, setError] = useState<string | null>(null);
+
+  // Back without an answer from the ESP: ask the server whether the last attempt was signed after all.
+  useEffect(() => {
+    if (returnedFailure() !== null) return;
+    let cancelled = false;
+    api.aadhaarStatus().then((status) => {
+      if (cancelled) return;
+      if (status.state === 'signed') onFinished({ recipient_status: 'signed', envelope_status: status.envelope_status ?? view.envelope.status, redirect_url: view.session.return_url ?? view.envelope.redirect_url });
+      else if (status.state === 'failed' && status.failure) setFailure(status.failure.reason);
+    }).catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
+  }, [api, onFinished, view]);
+
+  const sign = async () => {
+    setError(null);
+    if (!ready()) return;
+    setBusy(true);
+    try {
+      const started = await api.startAadhaar(fieldValues());
+      // This server's own page (the path: the page may be reached under another origin than MOHAR_BASE_URL).
+      const autopost = new URL(started.autopost_url, window.location.href);
+      window.location.assign(`${autopost.pathname}${autopost.search}`);
+    } catch (problem) {
+      setError(t('act.failed', { message: problem instanceof Error ? problem.message : String(problem) }));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <footer className="action-bar dsc-panel aadhaar-panel">
+      <h2>{t('aadhaar.title')}</h2>
+      <p className="muted">{t('aadhaar.intro')}</p>
+      {failure && (
+        <div className="aadhaar-failure" role="alert" data-reason={failure}>
+          <strong>{t('aadhaar.failed.title')}</strong> {t(`aadhaar.failed.${failure}` as StringKey)} {t('aadhaar.failed.unchanged')}
+        </div>
+      )}
+      <ConsentCheckbox text="aadhaar.consent" checked={consent} onChange={onConsent} />
+      <div role="alert" className="action-alert">{error ?? alert}</div>
+      <div className="actions">
+        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>{t('act.decline')}</button>
+        <button type="button" className="button primary" onClick={() => void sign()} disabled={busy} aria-busy={busy}>{busy ? t('aadhaar.redirecting') : failure ? t('aadhaar.retry') : t('aadhaar.sign')}</button>
+      </div>
+    </footer>
+  );
+}
