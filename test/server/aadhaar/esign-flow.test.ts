@@ -13,6 +13,7 @@ import { startTestEsp, TEST_AADHAAR, type EspPageResult, type TestEsp } from '..
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
+import { legacyCreate, startDocServer, tokenOf, type DocServer } from '../legacy/helpers.js';
 import { sign, createPrivateKey } from 'node:crypto';
 
 const SIGNER = { name: 'Test Signer', email: 'signer@example.com', signature_method: 'aadhaar' };
@@ -22,14 +23,17 @@ for (const kind of DATABASES) {
     let esp: TestEsp;
     let server: TestServer;
     let account: TestAccount;
+    let docs: DocServer;
     before(async () => {
       esp = await startTestEsp();
-      server = await startTestServer(kind, { ...esp.env, MOHAR_DSC_TRUST_ANCHORS: esp.trustAnchorPath });
+      docs = await startDocServer();
+      server = await startTestServer(kind, { ...esp.env, MOHAR_DSC_TRUST_ANCHORS: esp.trustAnchorPath, MOHAR_FETCH_ALLOW_PRIVATE: '1' });
       account = await server.newAccount();
     });
     after(async () => {
       await server?.close();
       await esp?.close();
+      await docs?.close();
     });
 
     async function sentEnvelope(recipients: Record<string, string>[] = [SIGNER], extraFields?: (ids: string[]) => unknown[]) {
@@ -212,6 +216,36 @@ for (const kind of DATABASES) {
       assert.equal(recovered.statusCode, 200, recovered.body);
       assert.equal(recovered.json().state, 'signed');
       assert.equal(recovered.json().envelope_status, 'completed');
+    });
+
+    test('an answer after 30 minutes is refused (the txn expired); the envelope is unchanged', async () => {
+      const draft = await sentEnvelope();
+      const token = await tokenFor(draft.id, draft.recipientIds[0]!);
+      const started = await start(token);
+      const answer = answered(await esp.complete(started.form));
+      const before = await snapshot(draft.id);
+      server.clock.advance(31 * 60);
+      try {
+        const late = await deliver(answer);
+        const location = new URL(String(late.headers.location), 'http://x');
+        assert.equal(location.searchParams.get('reason'), 'expired', late.body);
+        assert.equal(await snapshot(draft.id), before);
+        const page = await server.app.inject({ method: 'GET', url: new URL(started.autopost_url).pathname });
+        assert.equal(page.statusCode, 410, 'its auto-post page is gone too');
+      } finally {
+        server.clock.advance(-31 * 60);
+      }
+    });
+
+    test('legacy aadhaar_digital_signature recipients are accepted when eSign is configured and sign the same way', async () => {
+      const created = await legacyCreate(server, account.key, { docUrl: `${docs.base}/doc.pdf`, mail: false, recipients: [{ name: 'Test Signer', email: 'legacy@example.com', typeOfSignature: 'aadhaar_digital_signature', sequence: 1, page_no: 1, x_cor: 72, y_cor: 600 }] });
+      assert.equal(created.statusCode, 200, created.body);
+      const token = tokenOf(created.json().signing_info[0].signing_url);
+      const started = await start(token);
+      const response = await deliver(answered(await esp.complete(started.form)));
+      assert.equal(response.headers.location, `/sign/${token}?aadhaar=signed`);
+      const status = (await server.request('GET', `${API}/envelopes/${created.json().envelope_id}/status`, { key: account.key })).json();
+      assert.equal(status.status, 'completed');
     });
   });
 }
