@@ -26,6 +26,7 @@ import { sandboxRoutes } from './routes/v1/sandbox.js';
 import { templateRoutes } from './routes/v1/templates.js';
 import { bulkSendRoutes } from './routes/v1/bulk-sends.js';
 import { recipientLinkRoutes } from './routes/v1/recipient-links.js';
+import { accountReminderRoutes } from './routes/v1/account-reminders.js';
 import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 import { jobRoutes } from './routes/legacy/jobs.js';
@@ -126,6 +127,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     templateRoutes(v1, ctx);
     bulkSendRoutes(v1, ctx);
     recipientLinkRoutes(v1, ctx);
+    accountReminderRoutes(v1, ctx);
   }, { prefix: API_BASE });
 
   await app.register(async (legacy: App) => {

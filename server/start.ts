@@ -17,6 +17,7 @@ import { mailJobHandlers } from './mail/send.js';
 import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
 import { webhookWorkerFor } from './webhooks/worker.js';
 import { blobGcJobHandlers, scheduleBlobGc } from './storage/blob-gc.js';
+import { scheduleReminderSweep } from './domain/workflow/auto-remind.js';
 
 /** How long an authenticated API key is trusted without asking the database (SQLite only). */
 const KEY_CACHE_MS = 5_000;
@@ -84,6 +85,8 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   const runner = jobRunnerFor(runtime.ctx, { logger: app.log });
   // The hourly blob collector keeps itself scheduled; this starts the chain (once per hour slot).
   await scheduleBlobGc(runtime.ctx.db, runtime.ctx.now());
+  // Likewise the hourly automatic reminders (domain/workflow/auto-remind.ts).
+  await scheduleReminderSweep(runtime.ctx.db, runtime.ctx.now());
   runner.start();
   // Webhooks have their own worker: deliveries never wait behind mail or completion jobs.
   const webhooks = webhookWorkerFor(runtime.ctx, { logger: app.log });

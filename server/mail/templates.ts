@@ -236,6 +236,21 @@ export function reminderMail(data: ReminderMailData): MailContent {
   return { subject, text, html };
 }
 
+/** The envelope expires soon and this recipient has not acted yet (automatic reminders' expiry warning). */
+export function expiryWarningMail(data: ReminderMailData & { readonly envelopeExpiresAt: string }): MailContent {
+  const url = checkedUrl(data.signingUrl);
+  const { verb, button: label } = VERB[data.action ?? 'sign'];
+  const when = formatDate(data.envelopeExpiresAt);
+  const subject = headerText(`${quoted(data.envelopeTitle)} expires on ${when}: please ${verb} it before then`);
+  const intro = `${data.senderName} sent you “${data.envelopeTitle}” to ${verb}. It expires on ${when}; after that nobody can ${verb} it.`;
+  const text = textOf([`Hello ${data.recipientName},`, '', intro, '', `${label}: ${url}`, '']);
+  const html = page({
+    subject,
+    blocks: [`<p>Hello ${escapeHtml(data.recipientName)},</p>`, `<p>${escapeHtml(intro)}</p>`, button(url, `${label}: ${headerText(data.envelopeTitle, 150)}`)],
+  });
+  return { subject, text, html };
+}
+
 /** Everyone has acted: the signed PDFs are attached (the caller attaches them to the queued mail). */
 export function completionMail(data: CompletionMailData): MailContent {
   const subject = headerText(`Completed: ${quoted(data.envelopeTitle)}`);

@@ -16,6 +16,7 @@ import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import { searchRowsOf } from './search-terms.js';
 import { envelopeView, recipientView, type EnvelopeRow, type EnvelopeView } from './views.js';
 import { writeDraft } from './write-draft.js';
+import { checkReminderSettings } from '../workflow/reminder-settings.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -112,6 +113,7 @@ export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInp
     // The creator's mode (a qsk_test_ key: test) and delivery, read by every later step from the row itself.
     mode: ctx.mode ?? 'live',
     send_mail: input.delivery === 'none' ? 0 : 1,
+    reminders: input.reminders ? JSON.stringify(checkReminderSettings(input.reminders, '/reminders')) : null,
   };
   const search = searchRowsOf({ ...envelope, recipients });
   const event = createdEvent(envelope);

@@ -1,5 +1,6 @@
 /** Envelope vocabulary shared by the envelope operations. */
 import type { Creator } from '../users/creators.js';
+import type { ReminderSettings } from '../workflow/reminder-settings.js';
 
 export const ROUTING_ORDERS = ['parallel', 'sequential'] as const;
 export const ROLES = ['signer', 'reviewer', 'approver', 'cc'] as const;
@@ -34,6 +35,8 @@ export interface EnvelopeInput {
   recipients?: RecipientInput[];
   /** email (default) or none: Mohar mails the recipients or not (headless; links from signing sessions). */
   delivery?: Delivery;
+  /** The envelope's own automatic reminders (workflow/reminder-settings.ts); absent or null: the account's defaults. */
+  reminders?: Partial<ReminderSettings> | null;
   /** Not from the request body: the console user creating it (issue 15); absent for API keys and the system. */
   createdBy?: Creator;
 }

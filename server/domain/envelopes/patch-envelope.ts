@@ -11,6 +11,7 @@ import { checkRedirectUrl, MAX_METADATA_BYTES } from './create-envelope.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import type { RoutingOrder } from './model.js';
 import { refreshSearch } from './search-index.js';
+import { checkReminderSettings, type ReminderSettings } from '../workflow/reminder-settings.js';
 import { loadEnvelopeView, type EnvelopeView } from './views.js';
 
 export interface EnvelopePatch {
@@ -21,9 +22,10 @@ export interface EnvelopePatch {
   redirect_url?: string | null;
   metadata?: Record<string, unknown> | null;
   external_id?: string | null;
+  reminders?: Partial<ReminderSettings> | null;
 }
 
-const EDITABLE = ['title', 'message', 'routing_order', 'expire_in_days', 'redirect_url', 'metadata', 'external_id'] as const;
+const EDITABLE = ['title', 'message', 'routing_order', 'expire_in_days', 'redirect_url', 'metadata', 'external_id', 'reminders'] as const;
 const REQUIRED = new Set(['title', 'routing_order']);
 
 function checkMembers(patch: Record<string, unknown>): void {
@@ -53,6 +55,8 @@ export async function patchEnvelope(ctx: Context, accountId: string, envelopeId:
         if (input[key] !== undefined) changes[key] = input[key];
       }
       if (input.metadata !== undefined) changes.metadata = mergedMetadata(envelope.metadata, input.metadata);
+      // Replaced as a whole (not merged member by member): null returns the envelope to the account's defaults.
+      if (input.reminders !== undefined) changes.reminders = input.reminders === null ? null : JSON.stringify(checkReminderSettings(input.reminders, '/reminders'));
       await trx.updateTable('envelopes').set({ ...changes, updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
       if (input.title !== undefined || input.external_id !== undefined) await refreshSearch(trx, envelopeId);
     });

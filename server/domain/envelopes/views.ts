@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, DataMode, EnvelopesTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { documentView, type DocumentView } from '../documents/documents.js';
 import { createdByView, type CreatedBy } from '../users/creators.js';
+import { parseReminderSettings, type ReminderSettings } from '../workflow/reminder-settings.js';
 
 export interface RecipientView {
   recipient_id: string;
@@ -69,6 +70,8 @@ export interface EnvelopeView {
   created_by: CreatedBy | null;
   /** email, or none when Mohar mails no recipient (send_mail 0). */
   delivery: 'email' | 'none';
+  /** Its own automatic reminders; null: the account's defaults apply (workflow/reminder-settings.ts). */
+  reminders: ReminderSettings | null;
   mode: DataMode;
   created_at: string;
   updated_at: string;
@@ -151,6 +154,7 @@ export function envelopeView(envelope: EnvelopeRow & { created_by_email?: string
     row_index: envelope.row_index === undefined || envelope.row_index === null ? null : Number(envelope.row_index),
     created_by: createdByView(envelope.created_by_user_id, envelope.created_by_email),
     delivery: envelope.send_mail === 0 ? 'none' : 'email',
+    reminders: parseReminderSettings(envelope.reminders ?? null),
     mode: envelope.mode ?? 'live',
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,

@@ -5,6 +5,7 @@ import { completeEnvelope } from './complete-envelope.js';
 import { expireEnvelope } from './expire-envelope.js';
 import { COMPLETE_JOB, EXPIRE_JOB } from './job-kinds.js';
 import { bulkJobHandlers } from '../bulk/run-chunk.js';
+import { reminderJobHandlers } from './auto-remind.js';
 
 function envelopeIdOf(payload: unknown): string {
   const id = (payload as { envelope_id?: unknown } | null)?.envelope_id;
@@ -19,5 +20,6 @@ export function workflowJobHandlers(ctx: Context): JobHandlers {
       await expireEnvelope(ctx, envelopeIdOf(payload));
     },
     ...bulkJobHandlers(ctx),
+    ...reminderJobHandlers(ctx),
   };
 }

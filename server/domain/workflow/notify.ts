@@ -7,8 +7,8 @@
 import type { Kysely } from 'kysely';
 import type { Database, EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
 import { queueMail, type MailAttachment } from '../../mail/outbox.js';
-import { completionMail, declinedMail, invitationMail, reminderMail, voidedMail, yourTurnMail, type RecipientAction } from '../../mail/templates.js';
-import type { Context } from '../context.js';
+import { completionMail, declinedMail, expiryWarningMail, invitationMail, reminderMail, voidedMail, yourTurnMail, type RecipientAction } from '../../mail/templates.js';
+import { iso, type Context } from '../context.js';
 import { insertSession } from './sessions.js';
 import { keptLinkExpiry } from './link-lifetime.js';
 import { installationBox } from '../../seal/installation-box.js';
@@ -33,8 +33,11 @@ function actionOf(role: string): RecipientAction {
   return role === 'approver' ? 'approve' : role === 'reviewer' ? 'review' : 'sign';
 }
 
-/** Invitation (first turn), your-turn (later turns) or reminder mail with a personal signing link. */
-export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], kind: 'invitation' | 'your_turn' | 'reminder'): Promise<void> {
+/**
+ * Invitation (first turn), your-turn (later turns), reminder or expiry-warning mail (automatic reminders,
+ * auto-remind.ts; an outbox mail of kind reminder) with a personal signing link.
+ */
+export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], kind: 'invitation' | 'your_turn' | 'reminder' | 'expiry_warning'): Promise<void> {
   if (recipients.length === 0 || !mailsRecipients(envelope)) return;
   const now = ctx.now();
   const sender = await senderName(trx, envelope.account_id);
@@ -43,9 +46,15 @@ export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: En
   const expiresAt = keptLinkExpiry(ctx.config, envelope.expires_at, now);
   for (const r of recipients) {
     const signingUrl = await insertSession(trx, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId: r.id, mode: 'email', origin: null, returnUrl: null, expiresAt, now, kind: 'mail' });
-    const data = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, signingUrl, action: actionOf(r.role), message: envelope.message, expiresAt: envelope.expires_at };
-    const content = kind === 'invitation' ? invitationMail(data) : kind === 'your_turn' ? yourTurnMail(data) : reminderMail({ ...data, sentAt: envelope.sent_at });
-    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind, envelopeId: envelope.id, recipientId: r.id, sealWith, ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }) }, now);
+    // "The link works until": the link's own expiry (MOHAR_SIGNING_LINK_TTL_DAYS may end it before the envelope).
+    const data = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, signingUrl, action: actionOf(r.role), message: envelope.message, expiresAt: iso(expiresAt) };
+    const content =
+      kind === 'invitation' ? invitationMail(data)
+      : kind === 'your_turn' ? yourTurnMail(data)
+      : kind === 'expiry_warning' && envelope.expires_at ? expiryWarningMail({ ...data, sentAt: envelope.sent_at, envelopeExpiresAt: envelope.expires_at })
+      : reminderMail({ ...data, sentAt: envelope.sent_at });
+    const mailKind = kind === 'expiry_warning' ? 'reminder' : kind;
+    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind: mailKind, envelopeId: envelope.id, recipientId: r.id, sealWith, ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }) }, now);
   }
 }
 

@@ -2,6 +2,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
 import { StringEnum, Uuid } from './common.js';
+import { EnvelopeReminders } from './reminders.js';
 
 /**
  * Optional and nullable as `type: [T, "null"]`, not anyOf: one error per bad member, not one per branch
@@ -17,6 +18,7 @@ export const EnvelopePatchBody = Type.Object({
   redirect_url: Clearable(Type.String({ format: 'uri', maxLength: 2048 })),
   metadata: Clearable(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'merged member by member (a member set to null is removed); null clears it; at most 16 KiB after merging' })),
   external_id: Clearable(Type.String({ minLength: 1, maxLength: 255, description: 'unique per account: 409 external_id_conflict' })),
+  reminders: Type.Optional(EnvelopeReminders),
 }, {
   additionalProperties: true,
   description: 'JSON Merge Patch (RFC 7396) on a draft: members present are set, null clears one (not title or routing_order); other members are refused',

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
 import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
 import { DocumentBody } from './documents.js';
+import { EnvelopeReminders } from './reminders.js';
 
 export const RecipientBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -28,6 +29,7 @@ export const EnvelopeCreateBody = Type.Object({
   metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'free-form JSON object, at most 16 KiB' })),
   recipients: Type.Optional(Type.Array(RecipientBody, { maxItems: 100 })),
   delivery: Type.Optional(Delivery),
+  reminders: Type.Optional(EnvelopeReminders),
 });
 export type EnvelopeCreateBody = Static<typeof EnvelopeCreateBody>;
 
@@ -85,6 +87,7 @@ export const EnvelopeResponse = Type.Object({
   row_index: Nullable(Type.Integer({ description: 'the 0-based row of the bulk send this envelope was made for (POST /bulk-sends)' })),
   created_by: CreatedBy,
   delivery: Delivery,
+  reminders: EnvelopeReminders,
   mode: StringEnum(['live', 'test'] as const, { description: 'test: made with a qsk_test_ key (no mail delivered, TEST mark, test seal; seen only by test keys); live otherwise' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
