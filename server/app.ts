@@ -92,6 +92,8 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     schemaController: { compilersFactory: { buildValidator: partAwareValidator() } },
     ajv: { customOptions: AJV_CUSTOM_OPTIONS },
     return503OnClosing: true,
+    // request.ip (audit rows, rate limits, login throttling): the forwarded client only behind a trusted proxy.
+    trustProxy: typeof ctx.config.trustProxy === 'boolean' ? ctx.config.trustProxy : [...ctx.config.trustProxy],
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const inFlight = trackHandlers(app);

@@ -4,6 +4,7 @@
  * naming it (ConfigError).
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { delimiter, resolve } from 'node:path';
 import { esignConfig, type EsignConfig } from './config-esign.js';
 
@@ -60,6 +61,11 @@ export interface Config {
   readonly addressRateLimitPerMinute: number;
   /** Days a mailed or legacy signing link lives at most (never past the envelope's expiry); 1 to 90, default 30. */
   readonly signingLinkTtlDays: number;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (MOHAR_TRUST_PROXY, Fastify's trustProxy):
+   * false (default) = the socket's address; true = any proxy; a list = only these addresses or CIDR ranges.
+   */
+  readonly trustProxy: boolean | readonly string[];
   /** Certify each prepared document at send (DocMDP P=2, the installation seal); MOHAR_CERTIFY_AT_SEND=0 turns it off. */
   readonly certifyAtSend: boolean;
   /** Aadhaar eSign (MOHAR_ESIGN_*, server/config-esign.ts); undefined: `aadhaar` recipients are refused. */
@@ -174,6 +180,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     tokenRateLimitPerMinute: integer(env, 'MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
     addressRateLimitPerMinute: integer(env, 'MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000_000),
     signingLinkTtlDays: integer(env, 'MOHAR_SIGNING_LINK_TTL_DAYS', 30, 1, 90),
+    trustProxy: trustProxy(env),
     certifyAtSend: text(env, 'MOHAR_CERTIFY_AT_SEND') === undefined || flag(env, 'MOHAR_CERTIFY_AT_SEND'),
     esign: esignConfig(env, cwd),
   };
@@ -203,6 +210,24 @@ function sealPkcs11(env: Env, cwd: string): Config['sealPkcs11'] {
   const pin = env.MOHAR_SEAL_PKCS11_PIN;
   if (pin === undefined || pin === '') throw new ConfigError('MOHAR_SEAL_PKCS11_PIN', 'the token PIN is needed for an unattended seal');
   return { module: resolve(cwd, module), token: text(env, 'MOHAR_SEAL_PKCS11_TOKEN'), certId, pin };
+}
+
+/** MOHAR_TRUST_PROXY: 0/false (default), 1/true, or a comma-separated list of proxy addresses and CIDR ranges. */
+function trustProxy(env: Env): boolean | string[] {
+  const raw = text(env, 'MOHAR_TRUST_PROXY');
+  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError('MOHAR_TRUST_PROXY', `must be 1, 0 or a comma-separated list of proxy addresses or CIDR ranges (got "${entry}")`);
+    }
+  }
+  if (entries.length === 0) throw new ConfigError('MOHAR_TRUST_PROXY', 'must be 1, 0 or a comma-separated list of proxy addresses or CIDR ranges');
+  return entries;
 }
 
 function flag(env: Env, name: string): boolean {

@@ -24,6 +24,8 @@ export interface CertificateRecipient {
   readonly consentAt?: string | null;
   readonly ip?: string | null;
   readonly userAgent?: string | null;
+  /** How the recipient was reached for the act (mail_link, signing_session, legacy_link, sandbox_link). */
+  readonly reachedBy?: string | null;
   readonly declineReason?: string | null;
   /** Subject of the signing certificate (DSC, Aadhaar eSign). */
   readonly certificateSubject?: string | null;
@@ -122,6 +124,7 @@ export function certificateBlocks(input: CertificateInput, options: CertificateL
       field('Consent to sign electronically', when(r.consentAt, tz), 12);
       field('IP address', r.ip ?? 'not recorded', 12);
       field('User agent', r.userAgent ?? 'not recorded', 12);
+      if (r.reachedBy) field('Reached by', r.reachedBy.replace(/_/g, ' '), 12);
       if (r.dsc) for (const [label, value] of dscLines(r.dsc, (t) => when(t, tz))) field(label, value, 12);
       else if (r.certificateSubject) field('Signing certificate', r.certificateSubject, 12);
       if (r.declineReason) field('Decline reason', r.declineReason, 12);

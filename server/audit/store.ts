@@ -54,6 +54,8 @@ export const AUDIT_ACTIONS = [
   'recipient.approved',
   'recipient.reviewed',
   'recipient.declined',
+  'signing_session.created',
+  'signing_link.created',
   'reminder.sent',
   'document.sealed',
   'certificate.issued',

@@ -14,6 +14,13 @@ import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
 export interface ClientInfo {
   readonly ip: string;
   readonly userAgent: string;
+  /** How the signer was reached: the kind of link they act through (sessions.ts, REACHED_BY). */
+  readonly reachedBy?: string;
+}
+
+/** The network facts every act records in its audit row: address, user agent, and how the signer was reached. */
+export function clientDetails(client: ClientInfo): { ip: string; user_agent: string; reached_by?: string } {
+  return { ip: client.ip, user_agent: client.userAgent, ...(client.reachedBy === undefined ? {} : { reached_by: client.reachedBy }) };
 }
 
 type Envelope = Omit<EnvelopesTable, 'events_seq'> & { events_seq: number };

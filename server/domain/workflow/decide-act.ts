@@ -1,7 +1,7 @@
 /** Review, approve and decline acts: a recorded decision; an approver's values are written and sealed. */
 import { MoharError } from '../../../common/errors.js';
 import { iso, type Context } from '../context.js';
-import { claimRecipient, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
+import { claimRecipient, clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { fillValues } from './field-values.js';
 import { recordEvent } from './events.js';
@@ -58,7 +58,7 @@ export async function approveOrReview(ctx: Context, session: ResolvedSession, ac
     signingTime: now,
     name,
     reason: `Approved by ${name} <${email}>`,
-  }, (trx, { envelope, recipient, recipients }, at) => recordAct(ctx, trx, envelope, recipients, recipient, status, { method: 'review', consent_at: at, ip: client.ip, user_agent: client.userAgent }, at));
+  }, (trx, { envelope, recipient, recipients }, at) => recordAct(ctx, trx, envelope, recipients, recipient, status, { method: 'review', consent_at: at, ...clientDetails(client) }, at));
   return { status, envelopeFinished: finished };
 }
 
@@ -68,11 +68,11 @@ export async function decline(ctx: Context, session: ResolvedSession, reason: st
   await ctx.db.transaction().execute(async (trx) => {
     const { envelope, recipient, recipients } = await lockActors(ctx, trx, session.envelopeId, session.recipientId);
     // Claimed like every act: a signature or approval committed meanwhile is never overwritten.
-    await claimRecipient(trx, recipient.id, { status: 'declined', acted_at: at, decline_reason: reason, act_details: JSON.stringify({ ip: client.ip, user_agent: client.userAgent }) });
+    await claimRecipient(trx, recipient.id, { status: 'declined', acted_at: at, decline_reason: reason, act_details: JSON.stringify(clientDetails(client)) });
     const closed = await trx.updateTable('envelopes').set({ status: 'declined', status_reason: reason, updated_at: at }).where('id', '=', envelope.id).where('status', '=', 'sent').executeTakeFirst();
     if (Number(closed.numUpdatedRows) !== 1) throw new MoharError('envelope_closed', 'the envelope was closed meanwhile: nobody can act on it any more');
     const declined = recipientSummary({ ...recipient, status: 'declined' });
-    const actor = { type: 'recipient' as const, id: recipient.id, details: { recipient_id: recipient.id, reason, ip: client.ip, user_agent: client.userAgent } };
+    const actor = { type: 'recipient' as const, id: recipient.id, details: { recipient_id: recipient.id, reason, ...clientDetails(client) } };
     await recordEvent(trx, envelope.account_id, envelope.id, 'recipient.declined', { envelope: envelopeSummary(envelope), recipient: declined, reason }, at, actor);
     await recordEvent(trx, envelope.account_id, envelope.id, 'envelope.declined', { envelope: envelopeSummary({ ...envelope, status: 'declined' }), recipient: declined, reason }, at, actor);
     await mailStopped(trx, ctx, envelope, recipients.filter((r) => r.id !== recipient.id), { kind: 'declined', by: recipient.name, reason });

@@ -12,7 +12,7 @@ import type { ChangedObject } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
-import { loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
+import { clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
 import type { DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
@@ -101,8 +101,7 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
     for (const [fieldId, value] of Object.entries(preparedFrom.values ?? {})) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
     const done = await recordAct(ctx, trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {
       method: 'dsc',
-      ip: client.ip,
-      user_agent: client.userAgent,
+      ...clientDetails(client),
       certificate: { subject: signer?.subject ?? null, issuer: signer?.issuer ?? null, serial: signer?.serialNumber ?? null, email: signer?.email ?? null, cca_class: ccaClass(cms) },
       signing_time: signature.signingTime,
       pades_level: signature.padesLevel,

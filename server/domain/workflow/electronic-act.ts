@@ -5,7 +5,7 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { iso, type Context } from '../context.js';
-import { loadActors, recordAct, type ClientInfo } from './act-context.js';
+import { clientDetails, loadActors, recordAct, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { checkActionForRole, type DecisionResult } from './decide-act.js';
 import { fillValues, initialsOf } from './field-values.js';
@@ -87,7 +87,7 @@ export async function signElectronically(ctx: Context, session: ResolvedSession,
     appearance: image ? { image, lines: [name, today] } : { lines: [signature.text ?? name, `${name}, ${today}`] },
     ...(initials?.image ? { imageFields: { image: initials.image, value: initials.value, fields: initials.fields.map(pdfFieldName) } } : {}),
   }, (trx, { envelope, recipient, recipients }, at, level) => recordAct(ctx, trx, envelope, recipients, recipient, 'signed', {
-    method: 'electronic', consent_at: at, ip: client.ip, user_agent: client.userAgent, signature: signature.kind,
+    method: 'electronic', consent_at: at, ...clientDetails(client), signature: signature.kind,
     ...(signature.kind === 'typed' ? { signature_text: signature.text } : {}),
     ...(initials ? { initials: input.initials!.kind, ...(input.initials!.kind === 'typed' ? { initials_text: initials.value } : {}) } : {}),
     pades_level: level,

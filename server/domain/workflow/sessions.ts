@@ -7,6 +7,7 @@ import { MoharError } from '../../../common/errors.js';
 import type { Kysely } from 'kysely';
 import type { Database, SigningLinkKind } from '../../storage/schema.js';
 import { KEPT_LINK_KINDS, revokeLinks } from './link-lifetime.js';
+import { appendAudit } from '../../audit/index.js';
 import { iso, type Context } from '../context.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { allowedOrigins } from '../accounts/settings.js';
@@ -17,6 +18,17 @@ import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
 const USED_RECIPIENT_STATUSES: ReadonlySet<string> = new Set(['signed', 'approved', 'reviewed', 'declined', 'completed']);
 
 export const SESSION_SECONDS = 15 * 60;
+
+/** How a signer acting through a link of this kind was reached: recorded with every act (its audit row, the certificate). */
+export const REACHED_BY: Readonly<Record<SigningLinkKind, string>> = { mail: 'mail_link', session: 'signing_session', legacy_link: 'legacy_link', sandbox: 'sandbox_link' };
+
+/** Who made a link: the API key or console user that asked for it, or Mohar itself (mails). */
+export interface LinkCreator {
+  readonly type: 'api_key' | 'user' | 'system';
+  readonly id: string | null;
+}
+
+const BY_MOHAR: LinkCreator = { type: 'system', id: null };
 
 export interface SessionRequest {
   recipient_id: string;
@@ -57,7 +69,7 @@ function checkReturnUrl(value: string, origin: string | null): string {
   return value;
 }
 
-export async function createSigningSession(ctx: Context, accountId: string, envelopeId: string, input: SessionRequest): Promise<SessionView> {
+export async function createSigningSession(ctx: Context, accountId: string, envelopeId: string, input: SessionRequest, by: LinkCreator = BY_MOHAR): Promise<SessionView> {
   const envelope = await findEnvelope(ctx, accountId, envelopeId);
   const recipient = await ctx.db.selectFrom('recipients').selectAll().where('id', '=', input.recipient_id).where('envelope_id', '=', envelopeId).executeTakeFirst();
   if (!recipient) throw new MoharError('recipient_not_found', `recipient ${input.recipient_id} is not on envelope ${envelopeId}`);
@@ -77,26 +89,41 @@ export async function createSigningSession(ctx: Context, accountId: string, enve
   const returnUrl = input.return_url === undefined ? null : checkReturnUrl(input.return_url, origin);
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + SESSION_SECONDS * 1000);
-  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl, expiresAt, now, kind: 'session' });
+  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl, expiresAt, now, kind: 'session', by });
   return { signing_url: url, expires_at: iso(expiresAt), recipient_id: recipient.id, mode, origin };
 }
 
 /**
  * Writes a session (only the token's hash) and returns its signing URL. A kept link (kind mail or legacy_link,
  * see link-lifetime.ts) revokes the recipient's earlier kept links first: a reissue replaces, it does not add.
+ * Audited in the same transaction (signing_session.created or signing_link.created): who made it, for whom,
+ * what kind; never the token or its hash.
  */
 export async function insertSession(
   db: Kysely<Database>,
   baseUrl: string,
-  s: { envelopeId: string; recipientId: string; mode: string; origin: string | null; returnUrl: string | null; expiresAt: Date; now: Date; kind?: SigningLinkKind },
+  s: { envelopeId: string; recipientId: string; mode: string; origin: string | null; returnUrl: string | null; expiresAt: Date; now: Date; kind?: SigningLinkKind; by?: LinkCreator },
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const kind = s.kind ?? 'session';
-  if (KEPT_LINK_KINDS.includes(kind)) await revokeLinks(db, s.recipientId, s.now, KEPT_LINK_KINDS);
-  await db
-    .insertInto('signing_sessions')
-    .values({ token_hash: hashSessionToken(token), envelope_id: s.envelopeId, recipient_id: s.recipientId, mode: s.mode, origin: s.origin, return_url: s.returnUrl, expires_at: iso(s.expiresAt), created_at: iso(s.now), kind })
-    .execute();
+  const by = s.by ?? BY_MOHAR;
+  const write = async (trx: Kysely<Database>) => {
+    if (KEPT_LINK_KINDS.includes(kind)) await revokeLinks(trx, s.recipientId, s.now, KEPT_LINK_KINDS);
+    await trx
+      .insertInto('signing_sessions')
+      .values({ token_hash: hashSessionToken(token), envelope_id: s.envelopeId, recipient_id: s.recipientId, mode: s.mode, origin: s.origin, return_url: s.returnUrl, expires_at: iso(s.expiresAt), created_at: iso(s.now), kind })
+      .execute();
+    await appendAudit(trx, {
+      envelopeId: s.envelopeId,
+      actorType: by.type,
+      actorId: by.id,
+      action: kind === 'session' ? 'signing_session.created' : 'signing_link.created',
+      details: { recipient_id: s.recipientId, reached_by: REACHED_BY[kind], mode: s.mode, origin: s.origin, expires_at: iso(s.expiresAt) },
+      at: s.now,
+    });
+  };
+  if (db.isTransaction) await write(db);
+  else await db.transaction().execute(write);
   return `${baseUrl}/sign/${token}`;
 }
 
@@ -109,6 +136,8 @@ export interface ResolvedSession {
   readonly origin: string | null;
   readonly returnUrl: string | null;
   readonly expiresAt: string;
+  /** How the signer was reached (REACHED_BY): the link's kind. */
+  readonly reachedBy: string;
 }
 
 /**
@@ -125,7 +154,7 @@ export async function resolveSession(ctx: Context, token: string, purpose: 'act'
     .selectFrom('signing_sessions')
     .innerJoin('envelopes', 'envelopes.id', 'signing_sessions.envelope_id')
     .innerJoin('recipients', 'recipients.id', 'signing_sessions.recipient_id')
-    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'signing_sessions.revoked_at', 'envelopes.account_id', 'envelopes.status as envelope_status', 'recipients.status as recipient_status'])
+    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'signing_sessions.revoked_at', 'signing_sessions.kind', 'envelopes.account_id', 'envelopes.status as envelope_status', 'recipients.status as recipient_status'])
     .where('signing_sessions.token_hash', '=', hashSessionToken(token))
     .executeTakeFirst();
   if (!row || row.expires_at <= iso(ctx.now())) {
@@ -141,7 +170,7 @@ export async function resolveSession(ctx: Context, token: string, purpose: 'act'
   if (USED_RECIPIENT_STATUSES.has(row.recipient_status) && !download) {
     throw new MoharError('signing_link_used', `you have already acted on this envelope (${row.recipient_status})`, { extra: { recipient_status: row.recipient_status } });
   }
-  return { tokenHash: row.token_hash, envelopeId: row.envelope_id, recipientId: row.recipient_id, accountId: row.account_id, mode: row.mode, origin: row.origin, returnUrl: row.return_url, expiresAt: row.expires_at };
+  return { tokenHash: row.token_hash, envelopeId: row.envelope_id, recipientId: row.recipient_id, accountId: row.account_id, mode: row.mode, origin: row.origin, returnUrl: row.return_url, expiresAt: row.expires_at, reachedBy: REACHED_BY[row.kind ?? 'session'] };
 }
 
 /** The origin allowed to frame the signing page of this token (embedded sessions), whatever the session's state. */

@@ -4,9 +4,11 @@ import type { Context } from '../../domain/context.js';
 import { finalizeDocuments } from '../../domain/workflow/complete-envelope.js';
 import type { DecisionResult } from '../../domain/workflow/decide-act.js';
 import type { ResolvedSession } from '../../domain/workflow/sessions.js';
+import type { ClientInfo } from '../../domain/workflow/act-context.js';
 
-export function clientOf(request: FastifyRequest): { ip: string; userAgent: string } {
-  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) };
+/** Who acts, as the audit records it: the address (MOHAR_TRUST_PROXY decides whose), user agent, how they were reached. */
+export function clientOf(request: FastifyRequest, session?: ResolvedSession): ClientInfo {
+  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500), ...(session ? { reachedBy: session.reachedBy } : {}) };
 }
 
 /**

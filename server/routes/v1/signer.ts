@@ -60,7 +60,7 @@ export function signerRoutes(app: App, ctx: Context): void {
   }, async (request) => {
     const session = await resolveSession(ctx, request.params.token);
     const body = request.body;
-    const client = clientOf(request);
+    const client = clientOf(request, session);
     let result: DecisionResult;
     if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
     else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
@@ -103,7 +103,7 @@ export function signerRoutes(app: App, ctx: Context): void {
     }, async (request) => {
       if (!Buffer.isBuffer(request.body)) throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
       const session = await resolveSession(ctx, request.params.token);
-      const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request));
+      const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request, session));
       return completeAndAnswer(ctx, session, result, request);
     });
   });

@@ -70,7 +70,7 @@ async function completedEnvelope(db: AuditTestDb['db']) {
   await append(0, { actorType: 'api_key', actorId: 'key-1', action: 'envelope.created' });
   await append(1, { actorType: 'api_key', actorId: 'key-1', action: 'envelope.sent' });
   await append(2, { actorType: 'recipient', actorId: ram, action: 'recipient.viewed', details: { ip: '203.0.113.7', user_agent: 'Mozilla/5.0 (X11; Linux) Firefox/126.0' } });
-  await append(3, { actorType: 'recipient', actorId: ram, action: 'recipient.signed', details: { method: 'electronic', consent_at: at(3), ip: '203.0.113.7', user_agent: 'Mozilla/5.0 (X11; Linux) Firefox/126.0', document_sha256: ORIGINAL } });
+  await append(3, { actorType: 'recipient', actorId: ram, action: 'recipient.signed', details: { method: 'electronic', consent_at: at(3), ip: '203.0.113.7', user_agent: 'Mozilla/5.0 (X11; Linux) Firefox/126.0', reached_by: 'mail_link', document_sha256: ORIGINAL } });
   await append(4, { actorType: 'recipient', actorId: priya, action: 'recipient.approved', details: { consent: { at: at(4), text: 'I agree' }, ip: '198.51.100.9', user_agent: 'Safari/17' } });
   await append(5, { actorType: 'recipient', actorId: dev, action: 'recipient.declined', details: { reason: 'Wrong flat number', ip: '192.0.2.44', user_agent: 'Chrome/125' } });
   await append(6, { actorType: 'system', action: 'document.sealed', details: { document_id: documentId, document_sha256: FINAL } });
@@ -107,9 +107,10 @@ describe('certificate of completion', () => {
         const [ram, priya, dev] = input.recipients;
         assert.deepEqual(
           { ...ram },
-          { name: 'राम कुमार', email: 'ram@example.com', role: 'signer', method: 'electronic', status: 'signed', order: 1, actedAt: at(3), consentAt: at(3), ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux) Firefox/126.0', declineReason: null, certificateSubject: null, dsc: null },
+          { name: 'राम कुमार', email: 'ram@example.com', role: 'signer', method: 'electronic', status: 'signed', order: 1, actedAt: at(3), consentAt: at(3), ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux) Firefox/126.0', reachedBy: 'mail_link', declineReason: null, certificateSubject: null, dsc: null },
         );
         assert.equal(priya!.consentAt, at(4), 'consent given as { at }');
+        assert.equal(priya!.reachedBy, null, 'not recorded (an act from before issue 16)');
         assert.equal(priya!.method, 'review');
         assert.deepEqual([dev!.declineReason, dev!.actedAt, dev!.ip], ['Wrong flat number', at(5), '192.0.2.44']);
         assert.equal(input.events.length, 8);

@@ -69,7 +69,8 @@ for (const kind of DATABASES) {
       const trail = (await server.request('GET', `${API}/envelopes/${draft.id}/audit-trail`, { key: account.key })).json();
       assert.equal(trail.chain.ok, true);
       const actions = trail.events.map((e: { action: string }) => e.action);
-      assert.deepEqual(actions, ['envelope.created', 'envelope.sent', 'recipient.viewed', 'recipient.signed', 'recipient.approved', 'envelope.completed', 'certificate.issued']);
+      // Each mailed link is audited when it is made (issue 16 point 12): the invitation at send, the your-turn after Asha.
+      assert.deepEqual(actions, ['envelope.created', 'signing_link.created', 'envelope.sent', 'recipient.viewed', 'recipient.signed', 'signing_link.created', 'recipient.approved', 'envelope.completed', 'certificate.issued']);
       const rows = await server.ctx.db.selectFrom('audit_events').selectAll().where('envelope_id', '=', draft.id).orderBy('seq').execute();
       assert.equal(verifyAuditChain(rows).ok, true);
     });
