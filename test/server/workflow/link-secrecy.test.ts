@@ -73,5 +73,15 @@ for (const kind of DATABASES) {
       assert.deepEqual(again.json(), first.json());
       assert.equal((await server.request('GET', `${API}/signing/${links[0]}`)).statusCode, 200);
     });
+
+    test('after mail, reminders and an idempotent create with links, no table but signing_sessions (hashes) holds a link', async () => {
+      const tables = (await server.ctx.db.introspection.getTables()).map((t) => t.name).filter((name) => name !== 'blobs' && !name.startsWith('kysely_'));
+      assert.ok(tables.includes('outbox_mail') && tables.includes('events'));
+      for (const table of tables) {
+        const result = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(server.ctx.db);
+        const text = JSON.stringify(result.rows, (_key, value: unknown) => (value instanceof Uint8Array ? undefined : value));
+        assert.doesNotMatch(text, LINK, `no signing link in ${table}`);
+      }
+    });
   });
 }
