@@ -36,7 +36,7 @@ export function aadhaarSignerRoutes(app: App, ctx: Context): void {
     },
   }, async (request) => {
     const session = await resolveSession(ctx, request.params.token);
-    const recovered = await recoverEsignStatus(ctx, session, clientOf(request));
+    const recovered = await recoverEsignStatus(ctx, session, clientOf(request, session));
     if (recovered.state !== 'answered') return { state: recovered.state, recipient_status: null, envelope_status: null, failure: null };
     const outcome = recovered.outcome;
     if (!outcome.ok) return { state: 'failed' as const, recipient_status: null, envelope_status: null, failure: { reason: outcome.reason, code: outcome.code, esp_code: outcome.espCode, message: outcome.message } };

@@ -11,7 +11,7 @@ import { problems } from '../../http/schemas/common.js';
 import { MockRequestCreated, MockRequestForm, MockRequestParams, MockRequestView } from '../../http/schemas/sandbox.js';
 import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
 import type { App } from '../types.js';
-import { completeAndAnswer } from './signer-answer.js';
+import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { attachmentDisposition } from '../../http/content-disposition.js';
 
 const security = [{ apiKey: [] }];
@@ -59,7 +59,7 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     schema: { tags: ['signer'], summary: 'Sandbox: sign a mock DSC request with an ephemeral self-signed test certificate', params: TokenParams, response: { 200: ActResponse, ...problems(403, 409, 410, 422) } },
   }, async (request) => {
     const session = await resolveSession(ctx, request.params.token);
-    const result = await signWithTestCertificate(ctx, session, { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
+    const result = await signWithTestCertificate(ctx, session, clientOf(request, session));
     return completeAndAnswer(ctx, session, result, request);
   });
 }
