@@ -84,7 +84,7 @@ async function externalIdProblems(ctx: Context, accountId: string, rows: readonl
   });
   const ids = [...seen.keys()];
   for (let at = 0; at < ids.length; at += LOOKUP_CHUNK) {
-    const used = await ctx.db.selectFrom('envelopes').select('external_id').where('account_id', '=', accountId).where('external_id', 'in', ids.slice(at, at + LOOKUP_CHUNK)).execute();
+    const used = await ctx.db.selectFrom('envelopes').select('external_id').where('account_id', '=', accountId).$if(ctx.mode !== undefined, (q) => q.where('mode', '=', ctx.mode!)).where('external_id', 'in', ids.slice(at, at + LOOKUP_CHUNK)).execute();
     for (const u of used) {
       const index = seen.get(u.external_id!)!;
       errors.push(problem(index, '/external_id', 'external_id_in_use', `an envelope with external_id "${u.external_id}" exists already in this account`));

@@ -40,7 +40,7 @@ export async function writeDraft(ctx: Context, draft: PreparedDraft, key?: KeyWi
       if (key && constraintOf(error) === 'idempotency_keys_pk') throw new KeyTakenMeanwhile(key.claim.key);
       const origin = draft.origin;
       if (origin && (await rowTaken(ctx, origin))) throw new MoharError('bulk_row_taken', `row ${origin.row_index} of bulk send ${origin.bulk_send_id} has its envelope already`);
-      throw new MoharError('external_id_conflict', `an envelope with external_id "${draft.envelope.external_id}" exists already in this account`);
+      throw new MoharError('external_id_conflict', `an envelope with external_id "${draft.envelope.external_id}" exists already in this account (${draft.envelope.mode ?? 'live'} envelopes)`);
     }
     throw error;
   }

@@ -9,6 +9,8 @@ import { sql, type Kysely } from 'kysely';
  *   creator (v1 create, legacy create from is_mail_required, the sandbox), so the workflow reads the envelope's
  *   own column instead of asking the legacy and sandbox tables.
  * - outbox_mail.test: 1 for a test envelope's mail: kept in the outbox, never delivered.
+ * - external_id is unique per account and mode (envelopes_external_id): a live envelope's reference must not
+ *   answer a test key's create with 409, which would tell it the live id exists.
  *
  * Backfill: everything is live and mailed, except what the data says otherwise: legacy documents made with a
  * test key (legacy_documents.test) and the sandbox's requests (only test keys make them) are test; a legacy
@@ -26,9 +28,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`UPDATE envelopes SET mode = 'test', send_mail = 0 WHERE id IN (SELECT envelope_id FROM sandbox_requests)`.execute(db);
   await sql`UPDATE documents SET mode = 'test' WHERE id IN (SELECT document_id FROM envelope_documents WHERE envelope_id IN (SELECT id FROM envelopes WHERE mode = 'test'))`.execute(db);
   await sql`UPDATE outbox_mail SET test = 1 WHERE envelope_id IN (SELECT id FROM envelopes WHERE mode = 'test')`.execute(db);
+
+  await db.schema.dropIndex('envelopes_external_id').execute();
+  await db.schema.createIndex('envelopes_external_id').on('envelopes').columns(['account_id', 'mode', 'external_id']).unique().execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('envelopes_external_id').execute();
+  await db.schema.createIndex('envelopes_external_id').on('envelopes').columns(['account_id', 'external_id']).unique().execute();
   await db.schema.alterTable('outbox_mail').dropColumn('test').execute();
   await db.schema.alterTable('bulk_sends').dropColumn('mode').execute();
   await db.schema.alterTable('documents').dropColumn('mode').execute();

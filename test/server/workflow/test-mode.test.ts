@@ -121,6 +121,11 @@ for (const kind of DATABASES) {
       const again = await server.request('POST', `${API}/envelopes`, { key: testKey, json: body, headers: { 'idempotency-key': 'order-7' } });
       assert.equal(again.statusCode, 409, again.body);
       assert.equal(again.json().code, 'idempotency_conflict');
+      // external_id is unique per account and mode: a live one's id tells a test key nothing.
+      assert.equal((await server.request('POST', `${API}/envelopes`, { key: account.key, json: { title: 'Order', external_id: 'order-9' } })).statusCode, 201);
+      const sameId = await server.request('POST', `${API}/envelopes`, { key: testKey, json: { title: 'Order', external_id: 'order-9' } });
+      assert.equal(sameId.statusCode, 201, sameId.body);
+      assert.equal((await server.request('POST', `${API}/envelopes`, { key: testKey, json: { title: 'Order', external_id: 'order-9' } })).json().code, 'external_id_conflict');
       const mine = (await server.request('GET', `${API}/envelopes`, { key: testKey })).json();
       assert.ok(mine.envelopes.some((e: { id: string }) => e.id === testDraft.id));
     });
