@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { signEsignResponse, verifyEsignResponse, type EsignResponse } from '../../../server/aadhaar/messages.js';
 import { DATABASES } from '../../support/databases.js';
-import { makeDraft, sendDraft } from '../../support/envelopes.js';
+import { makeDraft, sendDraft, type RecipientSpec } from '../../support/envelopes.js';
 import { startTestEsp, TEST_AADHAAR, type EspPageResult, type TestEsp } from '../../support/esp.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
@@ -36,7 +36,7 @@ for (const kind of DATABASES) {
       await docs?.close();
     });
 
-    async function sentEnvelope(recipients: Record<string, string>[] = [SIGNER], extraFields?: (ids: string[]) => unknown[]) {
+    async function sentEnvelope(recipients: RecipientSpec[] = [SIGNER], extraFields?: (ids: string[]) => unknown[]) {
       const draft = await makeDraft(server, account.key, { recipients, ...(extraFields ? { extraFields } : {}) });
       await sendDraft(server, account.key, draft);
       return draft;
