@@ -35,7 +35,7 @@ export function accountCommands(program: Command, loadConfig: () => Config): voi
   const account = program.command('account').description('suspend, resume or limit an account (by id or login e-mail)');
   account
     .command('suspend <account>')
-    .description("refuse every call made with the account's API keys (403 account_suspended)")
+    .description("refuse every call made with the account's API keys or its users' logins (403 account_suspended)")
     .action((ref: string) => withAccount(loadConfig, ref, (ctx, id) => setSuspended(ctx, id, true)));
   account
     .command('resume <account>')

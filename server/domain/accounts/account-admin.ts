@@ -1,6 +1,7 @@
 /**
  * Operator actions on an account (mohar account suspend|resume|limit): suspension refuses every call made
- * with the account's API keys (403 account_suspended); the monthly call limit caps legacy document creates.
+ * with the account's API keys and its users' logins and login tokens (403 account_suspended, auth/tokens.ts and
+ * auth/login.ts); the monthly call limit caps legacy document creates.
  * Cached key identities of this process are dropped at once; another process (a running SQLite server)
  * notices within its key cache lifetime (5 s), and the legacy create call reads the account afresh anyway.
  */
