@@ -8,7 +8,7 @@
  * listing stays cheap and a PDF mailed to five recipients is stored once.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { MoharError } from '../../common/errors.js';
 import { enqueueJobOnce } from '../jobs/queue.js';
 import type { SecretBox } from '../seal/secret-box.js';
@@ -110,7 +110,6 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
       return (JSON.parse(existing.payload) as { mail_id: string }).mail_id;
     }
     const at = now.toISOString();
-    const test = await ofTestEnvelope(trx, mail.envelopeId);
     await trx
       .insertInto('outbox_mail')
       .values({
@@ -133,7 +132,7 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
         created_at: at,
         updated_at: at,
         sent_at: null,
-        test: test ? 1 : 0,
+        test: ofTestEnvelope(mail.envelopeId),
       })
       .execute();
     return mailId;
@@ -143,12 +142,12 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
 
 /**
  * A test envelope's mail (made with a qsk_test_ key, issue 16) is marked test here, the one place every mail
- * passes: the send job keeps it in the outbox and never delivers it (send.ts), whoever queued it.
+ * passes: the send job keeps it in the outbox and never delivers it (send.ts), whoever queued it. Read from the
+ * envelope inside the insert itself, so marking costs no extra round trip.
  */
-async function ofTestEnvelope(trx: Kysely<Database>, envelopeId: string | null | undefined): Promise<boolean> {
-  if (!envelopeId) return false;
-  const envelope = await trx.selectFrom('envelopes').select('mode').where('id', '=', envelopeId).executeTakeFirst();
-  return envelope?.mode === 'test';
+function ofTestEnvelope(envelopeId: string | null | undefined): number | RawBuilder<number> {
+  if (!envelopeId) return 0;
+  return sql<number>`coalesce((select 1 from envelopes where id = ${envelopeId} and mode = 'test'), 0)`;
 }
 
 export interface MailView {
