@@ -352,9 +352,9 @@ export interface LegacyDocumentsTable {
   account_id: string;
   /** Null only while the create call is building the envelope. */
   envelope_id: string | null;
-  /** 0: headless (is_mail_required false) or a test key: recipients get no mail. */
+  /** 0: headless (is_mail_required false): recipients get no mail (the envelope's own send_mail decides, migration 0016). */
   send_mail: number;
-  /** 1: made with a qsk_test_ key (no quota used, no mail). */
+  /** 1: made with a qsk_test_ key (no quota used, test data: its envelope's mode is test). */
   test: number;
   created_at: string;
 }
