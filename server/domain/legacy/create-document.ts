@@ -153,7 +153,7 @@ export async function createLegacyDocument(base: Context, key: KeyIdentity, inpu
     await sendEnvelope(ctx, accountId, envelope.id);
     const response: LegacyCreateResponse = { status: 'success', document_id: documentId, envelope_id: envelope.id };
     if (headless) {
-      response.signing_info = (await issueSigningLinks(ctx, envelope.id)).map((l) => ({ name: l.name, email: l.email, sequence: l.sequence, signing_url: l.signing_url }));
+      response.signing_info = (await issueSigningLinks(ctx, envelope.id, { type: 'api_key', id: key.keyId })).map((l) => ({ name: l.name, email: l.email, sequence: l.sequence, signing_url: l.signing_url }));
     }
     return response;
   } catch (error) {
