@@ -88,7 +88,7 @@ export async function templateFromEnvelope(ctx: Context, accountId: string, acto
   const definition: DefinitionInput = {
     name: input.name ?? envelope.title,
     description: input.description ?? null,
-    settings: { message: envelope.message, routing_order: envelope.routing_order as 'parallel' | 'sequential', expire_in_days: envelope.expire_in_days, redirect_url: envelope.redirect_url, metadata: envelope.metadata },
+    settings: { message: envelope.message, routing_order: envelope.routing_order as 'parallel' | 'sequential', expire_in_days: envelope.expire_in_days, redirect_url: envelope.redirect_url, metadata: envelope.metadata, reminders: envelope.reminders },
     roles,
     documents,
   };

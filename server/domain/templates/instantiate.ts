@@ -121,6 +121,7 @@ function envelopeInput(definition: TemplateDefinition, input: InstantiateInput) 
     ...optional('expire_in_days', input.expire_in_days ?? s.expire_in_days),
     ...optional('redirect_url', input.redirect_url ?? s.redirect_url),
     ...optional('metadata', input.metadata ?? s.metadata),
+    ...optional('reminders', s.reminders),
     recipients: definition.roles.map((r) => ({ ...input.recipients[r.role_key]!, role: r.role, signature_method: r.signature_method, sequence: r.sequence })),
     ...(input.createdBy ? { createdBy: input.createdBy } : {}),
   };

@@ -4,6 +4,7 @@
  * content-addressed and shared between versions (and with the envelopes made from them).
  */
 import type { Role, RoutingOrder, SignatureMethod } from '../envelopes/model.js';
+import type { ReminderSettings } from '../workflow/reminder-settings.js';
 
 export const TEMPLATE_FORMAT = 'mohar.template/v1';
 
@@ -13,6 +14,8 @@ export interface TemplateSettings {
   expire_in_days: number | null;
   redirect_url: string | null;
   metadata: Record<string, unknown> | null;
+  /** Default automatic reminders of the envelopes made from it (absent: the account's defaults apply). */
+  reminders?: ReminderSettings;
 }
 
 /** A slot that instantiation fills with a person: `{ role_key: { name, email } }`. */
@@ -96,6 +99,7 @@ export interface SettingsInput {
   expire_in_days?: number | null;
   redirect_url?: string | null;
   metadata?: Record<string, unknown> | null;
+  reminders?: Partial<ReminderSettings> | null;
 }
 
 /** A definition as callers send it; documents name a stored document (document_id) or an uploaded part (file). */

@@ -12,6 +12,7 @@ import { validateFieldLayout, type FieldInput, type LayoutRecipient } from '../e
 import { normalizeRecipient } from '../envelopes/recipients.js';
 import type { Role, SignatureMethod } from '../envelopes/model.js';
 import type { DefinitionInput, FieldInputByRole, RoleInput, SettingsInput, TemplateDefinition, TemplateDocument, TemplateField, TemplateRole, TemplateSettings } from './model.js';
+import { checkReminderSettings } from '../workflow/reminder-settings.js';
 
 export const MAX_TEMPLATE_DOCUMENTS = 20;
 
@@ -31,6 +32,7 @@ export function checkSettings(input: SettingsInput | undefined): TemplateSetting
     expire_in_days: input?.expire_in_days ?? null,
     redirect_url: input?.redirect_url ?? null,
     metadata: input?.metadata ?? null,
+    ...(input?.reminders ? { reminders: checkReminderSettings(input.reminders, '/settings/reminders') } : {}),
   };
   checkRedirectUrl(settings.redirect_url ?? undefined, '/settings/redirect_url');
   if (settings.metadata !== null && Buffer.byteLength(JSON.stringify(settings.metadata)) > MAX_METADATA_BYTES) {

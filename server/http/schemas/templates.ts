@@ -4,6 +4,7 @@ import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes
 import { TEMPLATE_FORMAT } from '../../domain/templates/model.js';
 import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
 import { EnvelopeResponse } from './envelopes.js';
+import { EnvelopeReminders, ReminderSettingsBody } from './reminders.js';
 
 
 const Key = (description: string) => Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description });
@@ -20,7 +21,8 @@ export const TemplateSettingsBody = Type.Object({
   expire_in_days: Opt(Type.Integer({ minimum: 1, maximum: 3650 })),
   redirect_url: Opt(Type.String({ format: 'uri', maxLength: 2048 })),
   metadata: Opt(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'free-form JSON object, at most 16 KiB' })),
-}, { description: 'default envelope settings; an instantiation may override each' });
+  reminders: Type.Optional(EnvelopeReminders),
+}, { description: 'default envelope settings; an instantiation may override each (reminders: the envelopes made from it get them as their own)' });
 
 export const TemplateRoleBody = Type.Object({
   role_key: Key('stable name of the slot, e.g. "buyer"; instantiation maps it to a person'),
@@ -147,6 +149,7 @@ export const PortableTemplateResponse = Type.Object({
     expire_in_days: Nullable(Type.Integer()),
     redirect_url: Nullable(Type.String()),
     metadata: Nullable(Type.Object({}, { additionalProperties: true })),
+    reminders: Type.Optional(ReminderSettingsBody),
   }),
   roles: Type.Array(Type.Object({ role_key: Type.String(), label: Nullable(Type.String()), role: Type.String(), signature_method: Type.String(), sequence: Type.Integer() })),
   documents: Type.Array(Type.Object({

@@ -10,7 +10,9 @@ import { before, describe, test } from 'node:test';
 import { scheduleReminderSweep } from '../../../server/domain/workflow/auto-remind.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft, type Draft } from '../../support/envelopes.js';
+import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
+import { FIELDS, PEOPLE, ROLES, instantiate, jsonPart, multipart } from '../templates/helpers.js';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -82,6 +84,18 @@ for (const kind of DATABASES) {
       const invalid = await patch({ reminders: { first_after_days: 4, every_days: 400, expiry_warning_days: null } });
       assert.equal(invalid.statusCode, 422);
       assert.equal((await patch({ reminders: null })).json().reminders, null);
+    });
+
+    test('a template carries default reminders to the envelopes made from it', async () => {
+      const created = await multipart(t.server, 'POST', `${API}/templates`, t.account.key, [
+        jsonPart('template', { name: 'With reminders', settings: { reminders: { first_after_days: 5, expiry_warning_days: 2 } }, roles: ROLES, documents: [{ file: 'contract', fields: FIELDS }] }),
+        { field: 'contract', filename: 'sale.pdf', bytes: makePdf({ pages: 2 }) },
+      ]);
+      assert.equal(created.statusCode, 201, created.body);
+      assert.deepEqual(created.json().settings.reminders, { first_after_days: 5, every_days: null, expiry_warning_days: 2 });
+      const envelope = await instantiate(t.server, t.account.key, created.json().template_id, { recipients: PEOPLE });
+      assert.equal(envelope.statusCode, 201, envelope.body);
+      assert.deepEqual(envelope.json().reminders, { first_after_days: 5, every_days: null, expiry_warning_days: 2 });
     });
 
     test('day by day: first after N days, every M, the expiry warning K days before, at most once a day, only whose turn it is', async () => {
