@@ -1,6 +1,7 @@
 /**
  * PATCH /envelopes/{id}: a JSON Merge Patch (RFC 7396) on the settings of a draft: a member present sets
  * it, null clears it (title and routing_order cannot be cleared), metadata merges member by member.
+ * `reminders` alone may also be patched while the envelope is in progress (sent).
  * Recipients and documents have their own calls.
  */
 import { MoharError } from '../../../common/errors.js';
@@ -8,7 +9,7 @@ import { isUniqueViolation } from '../../storage/connect.js';
 import { iso, type Context } from '../context.js';
 import { mergePatch } from '../templates/patch-template.js';
 import { checkRedirectUrl, MAX_METADATA_BYTES } from './create-envelope.js';
-import { findDraftEnvelope } from './find-envelope.js';
+import { findDraftEnvelope, findEnvelope } from './find-envelope.js';
 import type { RoutingOrder } from './model.js';
 import { refreshSearch } from './search-index.js';
 import { checkReminderSettings, type ReminderSettings } from '../workflow/reminder-settings.js';
@@ -47,7 +48,10 @@ export async function patchEnvelope(ctx: Context, accountId: string, envelopeId:
   if (input.redirect_url !== null) checkRedirectUrl(input.redirect_url, '/redirect_url');
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      const envelope = await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+      // Reminders alone may change while the envelope is in progress (e.g. turned off); everything else is a draft's.
+      const remindersOnly = Object.keys(patch).length === 1 && input.reminders !== undefined;
+      const found = remindersOnly ? await findEnvelope({ ...ctx, db: trx }, accountId, envelopeId) : undefined;
+      const envelope = found?.status === 'sent' ? found : await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
       const changes: Record<string, string | number | null> = {};
       if (input.title !== undefined) changes.title = input.title!.trim();
       if (input.routing_order !== undefined) changes.routing_order = input.routing_order!;

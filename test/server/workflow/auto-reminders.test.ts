@@ -84,6 +84,13 @@ for (const kind of DATABASES) {
       const invalid = await patch({ reminders: { first_after_days: 4, every_days: 400, expiry_warning_days: null } });
       assert.equal(invalid.statusCode, 422);
       assert.equal((await patch({ reminders: null })).json().reminders, null);
+      const sent = (json: unknown) => t.server.request('PATCH', `${API}/envelopes/${off.id}`, { key: t.account.key, json, headers: { 'content-type': 'application/merge-patch+json' } });
+      const onTheWay = await sent({ reminders: { first_after_days: 30 } });
+      assert.equal(onTheWay.statusCode, 200, 'reminders alone may change while the envelope is in progress');
+      assert.equal(onTheWay.json().reminders.first_after_days, 30);
+      const notDraft = await sent({ reminders: null, title: 'Changed' });
+      assert.equal(notDraft.statusCode, 409);
+      assert.equal(notDraft.json().code, 'envelope_not_draft');
     });
 
     test('a template carries default reminders to the envelopes made from it', async () => {
