@@ -20,5 +20,5 @@ export const ReminderSettingsBody = Type.Object({
 export const EnvelopeReminders = Type.Unsafe<Static<typeof ReminderSettingsBody> | null>({
   ...ReminderSettingsBody,
   type: ['object', 'null'],
-  description: "the envelope's own automatic reminder settings (replacing the account's as a whole); null: the account's defaults (GET {api_base}/account/reminders) apply",
+  description: "the envelope's own automatic reminder settings (replacing the account's as a whole); null: the account's defaults (GET {api_base}/account/reminders) apply. PATCH may change reminders alone while the envelope is in progress",
 });
