@@ -22,6 +22,7 @@ import type { TemplateDefinition } from './model.js';
 import { templateState } from './store.js';
 import { layoutError } from './validate.js';
 import type { Creator } from '../users/creators.js';
+import type { Delivery } from '../envelopes/model.js';
 
 export interface InstantiateInput {
   version?: number;
@@ -34,6 +35,8 @@ export interface InstantiateInput {
   recipients: Record<string, { name: string; email: string }>;
   field_values?: Record<string, string>;
   send?: boolean;
+  /** email (default) or none, as on POST /envelopes. */
+  delivery?: Delivery;
   /** Not from the request body: the console user instantiating (issue 15); absent for API keys. */
   createdBy?: Creator;
 }
@@ -124,6 +127,7 @@ function envelopeInput(definition: TemplateDefinition, input: InstantiateInput) 
     ...optional('reminders', s.reminders),
     recipients: definition.roles.map((r) => ({ ...input.recipients[r.role_key]!, role: r.role, signature_method: r.signature_method, sequence: r.sequence })),
     ...(input.createdBy ? { createdBy: input.createdBy } : {}),
+    ...optional('delivery', input.delivery),
   };
 }
 

@@ -3,7 +3,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
 import { TEMPLATE_FORMAT } from '../../domain/templates/model.js';
 import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
-import { EnvelopeResponse } from './envelopes.js';
+import { Delivery, EnvelopeResponse } from './envelopes.js';
 import { EnvelopeReminders, ReminderSettingsBody } from './reminders.js';
 
 
@@ -256,6 +256,7 @@ export const InstantiateBody = Type.Object({
   recipients: Type.Record(Type.String(), Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), email: Type.String({ format: 'email', maxLength: 320 }) }), { description: 'slot mappings: { role_key: { name, email } }, one per role' }),
   field_values: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 10_000 }), { description: '{ field_key: value }: pre-assigned values' })),
   send: Type.Optional(Type.Boolean({ description: 'send at once (default false: a draft)' })),
+  delivery: Type.Optional(Delivery),
 }, {
   examples: [{ title: 'Sale of flat 4B', recipients: { seller: { name: 'Asha Rao', email: 'asha@example.com' }, buyer: { name: 'Vikram Shah', email: 'vikram@example.com' } }, field_values: { price: '8500000' }, send: true }],
 });

@@ -16,6 +16,7 @@ import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, LEGACY, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
 import { startSmtp, type SmtpTestServer } from '../../support/smtp.js';
 import { legacyCreate, startDocServer, tokenOf, type DocServer } from '../legacy/helpers.js';
+import { createSaleTemplate, instantiate, PEOPLE } from '../templates/helpers.js';
 
 const TEST_MARK = /TEST\s*[–-]\s*no legal effect/;
 
@@ -225,6 +226,23 @@ for (const kind of DATABASES) {
       await server.runJobs();
       assert.deepEqual(await outbox(id), [], 'nor any later mail');
       assert.equal((await server.request('GET', `${API}/envelopes/${id}`, { key: account.key })).json().status, 'completed');
+    });
+
+    test('templates are shared: instantiated with a test key the envelope is test; delivery "none" on instantiate', async () => {
+      const template = await createSaleTemplate(server, account.key);
+      const asTest = await instantiate(server, testKey, template.id, { recipients: PEOPLE, send: true });
+      assert.equal(asTest.statusCode, 201, asTest.body);
+      assert.deepEqual([asTest.json().mode, asTest.json().delivery], ['test', 'email']);
+      assert.equal((await server.request('GET', `${API}/envelopes/${asTest.json().id}`, { key: account.key })).statusCode, 404);
+      await server.runJobs();
+      const mails = await outbox(asTest.json().id);
+      assert.ok(mails.length > 0 && mails.every((m) => m.test && m.status === 'kept'));
+
+      const headless = await instantiate(server, account.key, template.id, { recipients: PEOPLE, send: true, delivery: 'none' });
+      assert.equal(headless.statusCode, 201, headless.body);
+      assert.deepEqual([headless.json().mode, headless.json().delivery], ['live', 'none']);
+      await server.runJobs();
+      assert.deepEqual(await outbox(headless.json().id), []);
     });
   });
 }
