@@ -45,6 +45,14 @@ function simplePage(title: string, english: string, hindi: string): string {
 <body style="${STYLE}"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(english)}</p><p lang="hi">${escapeHtml(hindi)}</p></body></html>`;
 }
 
+/** The link's return_url or the envelope's redirect_url (both checked as http(s) when they were set), or null. */
+async function afterAct(ctx: Context, txn: string, envelopeId: string): Promise<string | null> {
+  const link = await ctx.db.selectFrom('esign_transactions').innerJoin('signing_sessions', 'signing_sessions.token_hash', 'esign_transactions.session_token_hash').select('signing_sessions.return_url').where('esign_transactions.id', '=', txn).executeTakeFirst();
+  const envelope = await ctx.db.selectFrom('envelopes').select('redirect_url').where('id', '=', envelopeId).executeTakeFirst();
+  const target = link?.return_url ?? envelope?.redirect_url ?? null;
+  return target !== null && /^https?:$/.test(URL.canParse(target) ? new URL(target).protocol : '') ? target : null;
+}
+
 export function aadhaarPageRoutes(app: App, ctx: Context): void {
   app.get('/sign/aadhaar/autopost.js', { schema: { hide: true } }, (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-store').header('X-Content-Type-Options', 'nosniff').send(AUTOPOST_JS));
 
@@ -75,7 +83,9 @@ ${inputs}
       const outcome = await acceptEsignResponse(ctx, xml, clientOf(request));
       if (outcome.ok) {
         if (outcome.envelopeFinished) await finalizeDocuments(ctx, outcome.envelopeId).catch((error: unknown) => request.log.warn({ err: error }, 'completion failed; the envelope.complete job will retry it'));
-        return reply.code(303).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').redirect(`/sign/${outcome.token}?aadhaar=signed`, 303);
+        // Where the signer goes after an act, as for the other methods: the link's return_url or the envelope's redirect_url, else the done page.
+        const next = (await afterAct(ctx, outcome.txn, outcome.envelopeId)) ?? `/sign/${outcome.token}?aadhaar=signed`;
+        return reply.code(303).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').redirect(next, 303);
       }
       request.log.warn({ txn: outcome.txn, code: outcome.code, reason: outcome.reason, espCode: outcome.espCode }, 'Aadhaar eSign response refused');
       if (outcome.token) {
