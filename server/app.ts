@@ -23,6 +23,7 @@ import { envelopeRoutes } from './routes/v1/envelopes.js';
 import { workflowRoutes } from './routes/v1/workflow.js';
 import { signingSessionRoutes } from './routes/v1/signing-sessions.js';
 import { sandboxRoutes } from './routes/v1/sandbox.js';
+import { sandboxEspRoutes } from './routes/sandbox-esp.js';
 import { templateRoutes } from './routes/v1/templates.js';
 import { bulkSendRoutes } from './routes/v1/bulk-sends.js';
 import { recipientLinkRoutes } from './routes/v1/recipient-links.js';
@@ -157,6 +158,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   healthRoutes(app);
   consolePageRoutes(app);
   aadhaarPageRoutes(app, ctx);
+  sandboxEspRoutes(app, ctx);
   signingPageRoutes(app, ctx);
   return { app, inFlight };
 }

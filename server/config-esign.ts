@@ -85,3 +85,15 @@ export function esignConfig(env: Env, cwd: string): EsignConfig | undefined {
   if (!ESIGN_AUTH_MODES.includes(authMode)) throw new ConfigError('MOHAR_ESIGN_AUTH_MODE', `must be 1 (OTP), 2 (fingerprint) or 3 (iris) (got "${authMode}")`);
   return { espUrl, statusUrl: httpUrl(env, 'MOHAR_ESIGN_STATUS_URL'), aspId, aspKey: aspKey(env, cwd), espCertificatePem: espCertificate(env, cwd), authMode };
 }
+
+/**
+ * MOHAR_ESIGN_SANDBOX: the ESP simulator built into the server (/sandbox/esp/…) for test data (envelopes made
+ * with a qsk_test_ key). On by default, so integrators try Aadhaar signing without ESP credentials; 0 turns it
+ * off (test data is then refused like unconfigured live data). Test data never goes to a real ESP.
+ */
+export function esignSandboxEnabled(env: Env): boolean {
+  const raw = (text(env, 'MOHAR_ESIGN_SANDBOX') ?? '1').toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError('MOHAR_ESIGN_SANDBOX', `must be 1 (the built-in ESP simulator for test data) or 0 (off) (got "${raw}")`);
+}

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { delimiter, resolve } from 'node:path';
-import { esignConfig, type EsignConfig } from './config-esign.js';
+import { esignConfig, esignSandboxEnabled, type EsignConfig } from './config-esign.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -70,6 +70,8 @@ export interface Config {
   readonly certifyAtSend: boolean;
   /** Aadhaar eSign (MOHAR_ESIGN_*, server/config-esign.ts); undefined: `aadhaar` recipients are refused. */
   readonly esign: EsignConfig | undefined;
+  /** MOHAR_ESIGN_SANDBOX (default on): test data signs by Aadhaar through the built-in ESP simulator (domain/aadhaar/esign-for.ts). */
+  readonly esignSandbox: boolean;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +185,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: trustProxy(env),
     certifyAtSend: text(env, 'MOHAR_CERTIFY_AT_SEND') === undefined || flag(env, 'MOHAR_CERTIFY_AT_SEND'),
     esign: esignConfig(env, cwd),
+    esignSandbox: esignSandboxEnabled(env),
   };
 }
 

@@ -1,6 +1,8 @@
 /**
  * The simulated ESP's pages. No inline script or style: the auto-post page loads /esign/2.1/autopost.js
- * and every page /esign/2.1/esp.css, so they run under a strict Content-Security-Policy (server.ts).
+ * and every page /esign/2.1/esp.css, so they run under a strict Content-Security-Policy (server.ts). Links
+ * are relative to the page (…/esign/2.1/signdoc, …/authenticate), so the pages also work where the
+ * simulator is mounted under a prefix (the sandbox's /sandbox/esp/esign/2.1, server/routes/sandbox-esp.ts).
  */
 import type { Session } from './esp.js';
 import { SIMULATOR_OTP, TEST_AADHAAR, type EspError } from './scenarios.js';
@@ -12,7 +14,7 @@ function esc(value: string): string {
 }
 
 function page(title: string, body: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><link rel="stylesheet" href="${BASE}/esp.css"></head><body><main><p class="banner">ESP simulator — for tests only, no real Aadhaar authentication</p>${body}</main></body></html>`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><link rel="stylesheet" href="esp.css"></head><body><main><p class="banner">ESP simulator — for tests only, no real Aadhaar authentication</p>${body}</main></body></html>`;
 }
 
 /** Consent, Aadhaar number, name (simulated e-KYC) and OTP. */
@@ -23,7 +25,7 @@ export function authenticatePage(session: Session, error?: string): string {
     `<h1>Sign with Aadhaar</h1>
 <p><strong>${esc(session.request.aspId)}</strong> asks you to sign:</p><ul>${docs}</ul>
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
-<form method="post" action="${BASE}/authenticate">
+<form method="post" action="authenticate">
 <input type="hidden" name="session" value="${esc(session.id)}">
 <label>Aadhaar number <input name="aadhaar" inputmode="numeric" autocomplete="off" pattern="\\d{12}" required value="${TEST_AADHAAR.success}"></label>
 <label>Name as in Aadhaar (simulated e-KYC) <input name="name" autocomplete="name" required></label>
@@ -44,7 +46,7 @@ export function autoPostPage(responseUrl: string, responseXml: string, txn: stri
 <input type="hidden" name="eSignResponse" value="${esc(responseXml)}">
 <input type="hidden" name="espTxnID" value="${esc(txn)}">
 <button type="submit">Continue</button>
-</form><script src="${BASE}/autopost.js"></script>`,
+</form><script src="autopost.js"></script>`,
   );
 }
 

@@ -16,7 +16,7 @@ export async function addRecipient(ctx: Context, accountId: string, envelopeId: 
     const at = iso(ctx.now());
     const position = existing.reduce((max, r) => Math.max(max, r.position), 0) + 1;
     const row = normalizeRecipient(input, envelope.routing_order as RoutingOrder, existing, envelopeId, position, at);
-    assertAadhaarAvailable(ctx.config, [row]);
+    assertAadhaarAvailable(ctx.config, [row], undefined, envelope.mode);
     checkDscLimits({ recipients: [...existing, row], documentCount: documents.length });
     await trx.insertInto('recipients').values(row).execute();
     await refreshSearch(trx, envelopeId);

@@ -84,7 +84,7 @@ export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInp
   const routing = input.routing_order ?? 'sequential';
   const recipients: RecipientsTable[] = [];
   (input.recipients ?? []).forEach((r, index) => recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)));
-  assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`);
+  assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`, ctx.mode);
   const extra = contents?.(id, at);
   checkDscLimits({ recipients, documentCount: extra?.documents.length ?? 0 });
   const fields = extra?.fields(recipients, id) ?? [];

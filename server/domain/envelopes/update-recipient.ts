@@ -34,7 +34,7 @@ export async function updateRecipient(ctx: Context, accountId: string, envelopeI
     const method = patch.signature_method ?? (keepsMethod(role, current.signature_method) ? current.signature_method : undefined);
     const input = { name: patch.name ?? current.name, email: patch.email ?? current.email, role, signature_method: method, sequence: patch.sequence ?? current.sequence } as RecipientInput;
     const normalized = normalizeRecipient(input, envelope.routing_order as RoutingOrder, [], envelopeId, current.position, current.created_at);
-    if (normalized.signature_method !== current.signature_method) assertAadhaarAvailable(ctx.config, [normalized]);
+    if (normalized.signature_method !== current.signature_method) assertAadhaarAvailable(ctx.config, [normalized], undefined, envelope.mode);
     const updated: RecipientsTable = { ...current, name: normalized.name, email: normalized.email, role: normalized.role, signature_method: normalized.signature_method, sequence: normalized.sequence };
     const all = recipients.map((r) => (r.id === recipientId ? updated : r));
     const documents = await trx.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', envelopeId).execute();

@@ -70,7 +70,7 @@ function invalid(errors: ErrorItem[]): MoharError {
 function checkRecipients(ctx: Context, recipients: readonly LegacyRecipientInput[]): void {
   const errors: ErrorItem[] = [];
   // Refused before spending quota when this server is not an eSign ASP (the one rule: aadhaar/availability.ts).
-  assertAadhaarAvailable(ctx.config, recipients.map((r) => ({ name: r.name, signature_method: recipientModel(r.typeOfSignature).signature_method })), (i) => `/recipientDetail/${i}/typeOfSignature`);
+  assertAadhaarAvailable(ctx.config, recipients.map((r) => ({ name: r.name, signature_method: recipientModel(r.typeOfSignature).signature_method })), (i) => `/recipientDetail/${i}/typeOfSignature`, ctx.mode);
   recipients.forEach((r, i) => {
     if (recipientModel(r.typeOfSignature).role !== 'signer') return;
     for (const key of ['page_no', 'x_cor', 'y_cor'] as const) {

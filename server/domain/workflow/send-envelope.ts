@@ -51,7 +51,7 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
     }
   }
   if (problems.length > 0) throw new MoharError('envelope_incomplete', `the envelope cannot be sent: ${problems.map((p) => p.message).join('; ')}`, { errors: problems });
-  assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`);
+  assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`, envelope.mode);
   checkDscLimits({ recipients, documentCount: documents.length });
 
   // Prepare (and certify) every document outside the transaction: CPU-bound PDF work.
