@@ -26,6 +26,24 @@ interface Props {
 
 const REASONS = ['otp_wrong', 'otp_expired', 'attempts_exceeded', 'aadhaar_locked', 'service_down', 'cancelled', 'aadhaar_invalid', 'name_mismatch', 'expired', 'response_invalid', 'certificate_untrusted', 'document_changed', 'esp_error'];
 
+const KEPT = 'mohar:aadhaar:values:';
+
+/**
+ * The values the signer typed, kept in this tab while they are at the ESP (sessionStorage: this origin and tab
+ * only), so a failed or cancelled attempt does not make them type everything again. Read once, then dropped.
+ */
+export function keptAadhaarValues(view: SignerView): Record<string, FieldValue> {
+  const key = `${KEPT}${view.recipient.recipient_id}`;
+  try {
+    const kept = JSON.parse(window.sessionStorage.getItem(key) ?? '{}') as Record<string, unknown>;
+    window.sessionStorage.removeItem(key);
+    const mine = new Set(view.fields.map((f) => f.field_id));
+    return Object.fromEntries(Object.entries(kept).filter((e): e is [string, FieldValue] => mine.has(e[0]) && (typeof e[1] === 'string' || typeof e[1] === 'boolean')));
+  } catch {
+    return {};
+  }
+}
+
 /** The failure the ESP round trip came back with, from this page's address. */
 function returnedFailure(): string | null {
   const query = new URLSearchParams(window.location.search);
@@ -59,7 +77,13 @@ export function AadhaarPanel({ view, api, ready, consent, onConsent, fieldValues
     if (!ready()) return;
     setBusy(true);
     try {
-      const started = await api.startAadhaar(fieldValues());
+      const values = fieldValues();
+      const started = await api.startAadhaar(values);
+      try {
+        window.sessionStorage.setItem(`${KEPT}${view.recipient.recipient_id}`, JSON.stringify(values));
+      } catch {
+        // Storage refused (private mode, quota): the signer types them again after a failure.
+      }
       // This server's own page (the path: the page may be reached under another origin than MOHAR_BASE_URL).
       const autopost = new URL(started.autopost_url, window.location.href);
       window.location.assign(`${autopost.pathname}${autopost.search}`);

@@ -7,7 +7,7 @@ import { ApiError, isDeadLink, type SignBody, type SignerApi } from '../api';
 import { FIELD, initialsOf, initialValue, isComplete, needsInput, readingOrder, valuesToSend } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { ActResult, AdoptedSignature, FieldValue, SignerView } from '../types';
-import { AadhaarPanel } from './AadhaarPanel';
+import { AadhaarPanel, keptAadhaarValues } from './AadhaarPanel';
 import { ActionBar } from './ActionBar';
 import { DeclineDialog } from './DeclineDialog';
 import { DocumentView } from './DocumentView';
@@ -44,10 +44,14 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
   // A reviewer only confirms: they hold no fields (the server refuses them at layout time), so none to fill.
   const fields = useMemo(() => (view.recipient.role === 'reviewer' ? [] : [...view.fields].sort(readingOrder(view.documents))), [view]);
   const toFill = useMemo(() => fields.filter((f) => needsInput(f) && !((dsc || aadhaar) && f.field_type === FIELD.SIGNATURE)), [fields, dsc]);
-  const [values, setValues] = useState<Record<string, FieldValue>>(() => Object.fromEntries(fields.flatMap((f) => {
-    const value = initialValue(f);
-    return value === undefined ? [] : [[f.field_id, value]];
-  })));
+  const [values, setValues] = useState<Record<string, FieldValue>>(() => ({
+    ...Object.fromEntries(fields.flatMap((f) => {
+      const value = initialValue(f);
+      return value === undefined ? [] : [[f.field_id, value]];
+    })),
+    // Back from the eSign service provider: what the signer typed before they went.
+    ...(aadhaar ? keptAadhaarValues(view) : {}),
+  }));
   const [signature, setSignature] = useState<AdoptedSignature | null>(null);
   // Drawn or typed once, like the signature, and shown in every Initials field of this signer.
   const [initials, setInitials] = useState<AdoptedSignature | null>(null);
