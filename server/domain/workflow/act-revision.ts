@@ -48,6 +48,9 @@ export type RecordAct = (trx: Kysely<Database>, actors: Actors, at: string, leve
 
 const ATTEMPTS = 3;
 
+/** A document moved under this act (a parallel act committed first): thrown to roll the whole commit back. */
+class StaleBytes extends Error {}
+
 interface Built {
   readonly documentId: string;
   readonly before: string;
@@ -61,7 +64,7 @@ async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisio
   if (documentIds.length === 0) return [];
   const { mode } = await ctx.db.selectFrom('envelopes').select('mode').where('id', '=', envelopeId).executeTakeFirstOrThrow();
   const seal = await sealFor(ctx, mode);
-  const current = await ctx.db.selectFrom('envelope_documents').select(['document_id', 'current_sha256']).where('envelope_id', '=', envelopeId).where('document_id', 'in', documentIds).execute();
+  const current = await ctx.db.selectFrom('envelope_documents').select(['document_id', 'current_sha256']).where('envelope_id', '=', envelopeId).where('document_id', 'in', documentIds).orderBy('position').execute();
   const built: Built[] = [];
   for (const doc of current) {
     const docFields = plan.fields.filter((f) => f.document_id === doc.document_id);
@@ -104,12 +107,16 @@ export async function commitActRevisions(ctx: Context, envelopeId: string, recip
       const actors = await lockActors(ctx, trx, envelopeId, recipientId);
       for (const r of revisions) {
         const moved = await trx.updateTable('envelope_documents').set({ current_sha256: r.after }).where('envelope_id', '=', envelopeId).where('document_id', '=', r.documentId).where('current_sha256', '=', r.before).executeTakeFirst();
-        if (Number(moved.numUpdatedRows) !== 1) return 'stale' as const;
+        // Thrown, not returned: an earlier document of this act already moved in this transaction.
+        if (Number(moved.numUpdatedRows) !== 1) throw new StaleBytes();
         const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', envelopeId).where('document_id', '=', r.documentId).executeTakeFirstOrThrow();
         await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: r.documentId, seq: Number(seq ?? 0) + 1, sha256: r.after, size: r.size, act: plan.revisionAct, recipient_id: recipientId, created_at: at }).execute();
       }
       for (const [fieldId, value] of plan.values.stored) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
       return record(trx, actors, at, level);
+    }).catch((error: unknown) => {
+      if (error instanceof StaleBytes) return 'stale' as const;
+      throw error;
     });
     if (outcome !== 'stale') return outcome;
     if (attempt >= ATTEMPTS) throw new MoharError('concurrent_update', 'the document changed while acting; try again');
