@@ -17,6 +17,8 @@ import { API, LEGACY, startTestServer, type TestAccount, type TestServer } from 
 import { startSmtp, type SmtpTestServer } from '../../support/smtp.js';
 import { legacyCreate, startDocServer, tokenOf, type DocServer } from '../legacy/helpers.js';
 import { createSaleTemplate, instantiate, PEOPLE } from '../templates/helpers.js';
+import { makeSource, postBulk, row } from '../bulk/helpers.js';
+import { makePdf } from '../../support/pdf-fixtures.js';
 
 const TEST_MARK = /TEST\s*[–-]\s*no legal effect/;
 
@@ -226,6 +228,32 @@ for (const kind of DATABASES) {
       await server.runJobs();
       assert.deepEqual(await outbox(id), [], 'nor any later mail');
       assert.equal((await server.request('GET', `${API}/envelopes/${id}`, { key: account.key })).json().status, 'completed');
+    });
+
+    test('workspace documents and bulk sends are per mode too; a test bulk send makes test envelopes', async () => {
+      const upload = await server.request('POST', `${API}/documents`, { key: account.key, file: { bytes: makePdf({ pages: 1 }) } });
+      assert.equal(upload.statusCode, 201, upload.body);
+      const documentId = upload.json().document_id as string;
+      assert.equal((await server.request('GET', `${API}/documents/${documentId}`, { key: testKey })).statusCode, 404);
+      assert.equal((await server.request('GET', `${API}/documents/${documentId}/content`, { key: testKey })).statusCode, 404);
+      const testDraft = await server.request('POST', `${API}/envelopes`, { key: testKey, json: { title: 'Attach' } });
+      assert.equal((await server.request('POST', `${API}/envelopes/${testDraft.json().id}/documents`, { key: testKey, json: { document_id: documentId } })).statusCode, 404, 'a live upload cannot be attached by a test key');
+      assert.equal((await server.request('GET', `${API}/documents/${documentId}`, { key: account.key })).statusCode, 200);
+
+      const liveSource = await makeSource(server, account.key);
+      const crossSource = await postBulk(server, testKey, { source_envelope_id: liveSource.id, rows: [row(1)] });
+      assert.equal(crossSource.statusCode, 404, `a live source is not found by a test key: ${crossSource.body}`);
+      const source = await makeSource(server, testKey);
+      const created = await postBulk(server, testKey, { source_envelope_id: source.id, rows: [row(1), row(2)] });
+      assert.equal(created.statusCode, 202, created.body);
+      const bulkId = created.json().bulk_send_id as string;
+      for (const path of [`/bulk-sends/${bulkId}`, `/bulk-sends/${bulkId}/envelopes`]) assert.equal((await server.request('GET', `${API}${path}`, { key: account.key })).statusCode, 404, path);
+      assert.equal((await server.request('POST', `${API}/bulk-sends/${bulkId}/cancel`, { key: account.key })).statusCode, 404);
+      assert.ok(!(await server.request('GET', `${API}/bulk-sends`, { key: account.key })).json().bulk_sends.some((b: { bulk_send_id: string }) => b.bulk_send_id === bulkId));
+      for (let i = 0; i < 5; i++) await server.runJobs();
+      const envelopes = (await server.request('GET', `${API}/envelopes?bulk_send_id=${bulkId}`, { key: testKey })).json().envelopes as { id: string }[];
+      assert.equal(envelopes.length, 2);
+      for (const e of envelopes) assert.equal((await server.request('GET', `${API}/envelopes/${e.id}`, { key: testKey })).json().mode, 'test');
     });
 
     test('templates are shared: instantiated with a test key the envelope is test; delivery "none" on instantiate', async () => {
