@@ -141,6 +141,8 @@ async function applySignature(ctx: Context, row: TxnRow, response: EsignResponse
       ip: client.ip,
       user_agent: client.userAgent,
       certificate: summary,
+      // One line for the certificate of completion ('Signing certificate').
+      certificate_subject: [summary.subject, `Aadhaar eSign${summary.year_of_birth ? `, year of birth ${summary.year_of_birth}` : ''}${summary.gender ? `, gender ${summary.gender}` : ''}`, `ESP ${new URL(ctx.config.esign!.espUrl).host}, txn ${row.id}`].join('; '),
       esp: { txn: row.id, res_code: response.resCode, ts: response.ts, url: ctx.config.esign!.espUrl },
       certificate_validation: { anchor: built.path.at(-1)!.subject, chain: built.path.map((c) => c.subject), checked_at: iso(now) },
       name_match: identity.name_match,

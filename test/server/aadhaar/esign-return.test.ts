@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { loadCertificateInput } from '../../../server/audit/certificate.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { startTestEsp, type TestEsp } from '../../support/esp.js';
@@ -35,6 +36,14 @@ for (const kind of DATABASES) {
       const response = await server.app.inject({ method: 'POST', url: '/sign/aadhaar/response', payload: new URLSearchParams(answer.fields!).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       assert.equal(response.statusCode, 303, response.body);
       assert.equal(response.headers.location, 'https://portal.example.com/signed?case=42');
+
+      // The certificate of completion names the eSign certificate and the e-KYC facts.
+      const input = await loadCertificateInput(server.ctx.db, draft.id);
+      const subject = input.recipients[0]!.certificateSubject ?? '';
+      assert.match(subject, /CN=Test Signer/);
+      assert.match(subject, /Aadhaar eSign/);
+      assert.match(subject, /year of birth \d{4}/);
+      assert.match(subject, /txn MOHAR-[0-9a-f]{32}/);
     });
 
     test('the OpenAPI document lists the Aadhaar eSign signer routes with their schemas', async () => {
