@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { scheduleReminderSweep } from '../../../server/domain/workflow/auto-remind.js';
+import { scheduleReminderSweep, sweepReminders } from '../../../server/domain/workflow/auto-remind.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft, type Draft } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
@@ -147,6 +147,15 @@ for (const kind of DATABASES) {
       const trail = (await t.server.request('GET', `${API}/envelopes/${byDefaults.id}/audit-trail`, { key: t.account.key })).json();
       const reminders = trail.events.filter((e: { action: string }) => e.action === 'reminder.sent');
       assert.equal(reminders.length, 4, 'each automatic reminder and the warning are audited');
+    });
+
+    test('two sweeps at once mail a due recipient once', async () => {
+      const draft = await envelope({ reminders: { first_after_days: 1, every_days: 1, expiry_warning_days: null } });
+      t.server.clock.advance(DAY + HOUR);
+      elapsed += DAY + HOUR;
+      const counts = await Promise.all([sweepReminders(t.server.ctx), sweepReminders(t.server.ctx), sweepReminders(t.server.ctx)]);
+      assert.deepEqual(await mails(draft), ['reminder']);
+      assert.ok(counts.reduce((a, b) => a + b, 0) >= 1);
     });
 
     async function manualRemind(draft: Draft, when: number): Promise<void> {
