@@ -102,12 +102,21 @@ async function knownSigners(ctx: Context, envelopeId: string, documentId: string
 }
 
 /** The seal's certificate (the test seal's for a test envelope) as the verifier prints it, to recognise its signatures. */
-async function sealIdentity(ctx: Context, mode: DataMode | undefined): Promise<{ subject: string; serial: string }> {
+async function sealIdentity(ctx: Context, mode: DataMode | undefined): Promise<SealIdentity> {
   const { x509 } = certInfo((await sealFor(ctx, mode)).certificate);
-  return { subject: x509.subject.split('\n').join(', '), serial: x509.serialNumber };
+  return { subject: x509.subject.split('\n').join(', '), serial: x509.serialNumber, test: mode === 'test' };
 }
 
-function summarize(s: SignatureReport, known: KnownSigner | null, seal: { subject: string; serial: string } | null): SignatureSummary {
+interface SealIdentity {
+  readonly subject: string;
+  readonly serial: string;
+  /** The test seal of a test envelope (issue 16): its signatures are a test's, never the installation seal's. */
+  readonly test: boolean;
+}
+
+const TEST_SEAL_TRUST = { status: 'test_certificate', reason: 'signed by the test seal of a test envelope (qsk_test_ key): no legal effect' } as const;
+
+function summarize(s: SignatureReport, known: KnownSigner | null, seal: SealIdentity | null): SignatureSummary {
   const bySeal = seal !== null && s.signer !== null && s.signer.serialNumber === seal.serial && s.signer.subject === seal.subject;
   return {
     index: s.index,
@@ -129,6 +138,6 @@ function summarize(s: SignatureReport, known: KnownSigner | null, seal: { subjec
     valid: s.valid,
     problems: s.problems,
     recipient_id: known?.recipientId ?? null,
-    trust: known?.trust ?? (bySeal ? { status: 'installation_seal', reason: null } : null),
+    trust: known?.trust ?? (bySeal ? (seal.test ? TEST_SEAL_TRUST : { status: 'installation_seal', reason: null }) : null),
   };
 }

@@ -33,7 +33,7 @@ export const SignatureSummary = Type.Object({
   trust: Nullable(Type.Object({
     status: StringEnum(['trusted', 'untrusted', 'test_certificate', 'installation_seal'] as const),
     reason: Nullable(Type.String({ description: 'why untrusted: unknown_issuer, expired, revoked, revocation_unknown, not_for_signing' })),
-  }, { description: 'USB DSC: the trust judged when the signature was accepted; installation_seal: signed by this server; null: the server knows no trust result' })),
+  }, { description: 'USB DSC: the trust judged when the signature was accepted; installation_seal: signed by this server; test_certificate: the sandbox test certificate or, on a test envelope, the test seal; null: the server knows no trust result' })),
 });
 
 export const SignaturesResponse = Type.Object({

@@ -164,6 +164,10 @@ for (const kind of DATABASES) {
       assert.ok(subjects.length >= 1);
       for (const subject of subjects) assert.match(subject, /TEST/, `sealed by the test seal: ${subject}`);
       assert.ok(verifyPdf(download.rawPayload).valid, 'the mark does not break any signature');
+      // The signatures endpoint names the test seal's signatures as test, never as the installation seal.
+      const summary = (await server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/signatures`, { key: testKey })).json();
+      assert.ok(summary.signatures.length >= 2);
+      for (const sig of summary.signatures) assert.equal(sig.trust?.status, 'test_certificate', sig.field);
     });
 
     test('a live envelope: delivered mail, no mark, the live seal', async () => {
