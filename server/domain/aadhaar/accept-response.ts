@@ -15,10 +15,10 @@ import { embedSignature } from '../../../pdf/sign/prepare.js';
 import { verifyEsignResponse, type EsignResponse } from '../../aadhaar/messages.js';
 import { openSecretBox } from '../../seal/secret-box.js';
 import { iso, type Context } from '../context.js';
-import { dscTrustAnchors } from '../trust/anchors.js';
 import { bindIdentity } from '../trust/identity.js';
 import { loadActors, recordAct, type ClientInfo } from '../workflow/act-context.js';
 import { summarizeEsignCertificate } from './certificate-summary.js';
+import { esignForResponse, type EsignSettings } from './esign-for.js';
 import { reasonOfEspCode, type EsignFailureReason } from './esp-errors.js';
 import { claimTxn, documentsOf, failTxn, findTxn, valuesOf, type PreparedDocument, type TxnRow } from './transactions.js';
 
@@ -47,8 +47,8 @@ function failure(row: TxnRow | undefined, token: string | null, error: MoharErro
 
 /** Verifies and applies an EsignResp. Known refusals come back as `ok: false` (the page shows them); bugs throw. */
 export async function acceptEsignResponse(ctx: Context, xml: string, client: ClientInfo): Promise<EsignOutcome> {
-  const esign = ctx.config.esign;
-  if (!esign) throw new MoharError('aadhaar_not_configured', 'Aadhaar eSign is not configured on this server');
+  // The pinned certificate and anchors of the ESP of the txn's data (live: MOHAR_ESIGN_*; test: the built-in simulator).
+  const esign = await esignForResponse(ctx, xml);
   let response: EsignResponse;
   try {
     response = verifyEsignResponse(xml, esign.espCertificatePem);
@@ -70,7 +70,7 @@ export async function acceptEsignResponse(ctx: Context, xml: string, client: Cli
       const reason = reasonOfEspCode(response.errCode);
       throw new MoharError('esign_failed', `the eSign service provider did not sign: ${response.errMsg || response.errCode} (${response.errCode})`, { extra: { reason, esp_code: response.errCode } });
     }
-    const finished = await applySignature(ctx, row, response, client);
+    const finished = await applySignature(ctx, row, response, client, esign);
     await ctx.db.updateTable('esign_transactions').set({ state: 'signed', response_code: response.resCode.slice(0, 200) }).where('id', '=', row.id).execute();
     return { ok: true, txn: row.id, token: token!, envelopeId: row.envelope_id, envelopeFinished: finished };
   } catch (error) {
@@ -87,7 +87,7 @@ interface CheckedDocument {
   readonly size: number;
 }
 
-async function applySignature(ctx: Context, row: TxnRow, response: EsignResponse, client: ClientInfo): Promise<boolean> {
+async function applySignature(ctx: Context, row: TxnRow, response: EsignResponse, client: ClientInfo, esign: EsignSettings): Promise<boolean> {
   const now = ctx.now();
   const { recipient } = await loadActors(ctx.db, row.envelope_id, row.recipient_id);
   const documents = documentsOf(row);
@@ -113,7 +113,7 @@ async function applySignature(ctx: Context, row: TxnRow, response: EsignResponse
   if (responseCertificate && responseCertificate.length > 0 && !responseCertificate.equals(Buffer.from(signer))) throw refuse('response_invalid', 'UserX509Certificate is not the certificate that signed');
 
   // The eSign certificate is issued for this signature by the ESP's CA under a CCA root.
-  const built = buildCertificatePath(signer, pool, dscTrustAnchors(ctx.config));
+  const built = buildCertificatePath(signer, pool, esign.trustAnchors);
   const judged = judgeCertificatePath(built, now);
   if (!built.anchored || judged.problem !== null) throw refuse('certificate_untrusted', `the signer's certificate does not chain to a CCA root or a configured anchor (${judged.problems.join('; ') || 'no path'})`);
   const identity = bindIdentity(certInfo(signer), recipient);
@@ -142,8 +142,8 @@ async function applySignature(ctx: Context, row: TxnRow, response: EsignResponse
       user_agent: client.userAgent,
       certificate: summary,
       // One line for the certificate of completion ('Signing certificate').
-      certificate_subject: [summary.subject, `Aadhaar eSign${summary.year_of_birth ? `, year of birth ${summary.year_of_birth}` : ''}${summary.gender ? `, gender ${summary.gender}` : ''}`, `ESP ${new URL(ctx.config.esign!.espUrl).host}, txn ${row.id}`].join('; '),
-      esp: { txn: row.id, res_code: response.resCode, ts: response.ts, url: ctx.config.esign!.espUrl },
+      certificate_subject: [summary.subject, `Aadhaar eSign${summary.year_of_birth ? `, year of birth ${summary.year_of_birth}` : ''}${summary.gender ? `, gender ${summary.gender}` : ''}`, `${esign.sandbox ? 'sandbox ESP simulator' : `ESP ${new URL(esign.espUrl).host}`}, txn ${row.id}`].join('; '),
+      esp: { txn: row.id, res_code: response.resCode, ts: response.ts, url: esign.espUrl, sandbox: esign.sandbox },
       certificate_validation: { anchor: built.path.at(-1)!.subject, chain: built.path.map((c) => c.subject), checked_at: iso(now) },
       name_match: identity.name_match,
       pades_level: 'B-B',

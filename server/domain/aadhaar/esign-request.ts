@@ -3,10 +3,10 @@
  * XML signature (aadhaar/messages.ts, xml.ts). Built when the transaction starts and again, from the same
  * row, when the auto-post page is opened (a fresh `ts`; the txn and the hashes are the row's).
  */
-import { MoharError } from '../../../common/errors.js';
 import { ESIGN_VERSION, formatEsignTimestamp, signEsignRequest, type InputHash } from '../../aadhaar/messages.js';
 import { iso, type Context } from '../context.js';
 import { aspSigner } from './asp-signer.js';
+import { esignForEnvelope } from './esign-for.js';
 import { documentsOf, findTxn, type TxnRow } from './transactions.js';
 
 /** The path of the response URL the ESP posts EsignResp to (pages, not the JSON API). */
@@ -20,8 +20,7 @@ export interface EsignForm {
 }
 
 export async function signedRequestFor(ctx: Context, row: TxnRow): Promise<EsignForm> {
-  const esign = ctx.config.esign;
-  if (!esign) throw new MoharError('aadhaar_not_configured', 'Aadhaar eSign is not configured on this server');
+  const esign = await esignForEnvelope(ctx, row.envelope_id);
   const envelope = await ctx.db.selectFrom('envelopes').select('title').where('id', '=', row.envelope_id).executeTakeFirstOrThrow();
   const files = await ctx.db.selectFrom('documents').select(['id', 'filename']).where('id', 'in', documentsOf(row).map((d) => d.document_id)).execute();
   const docs: InputHash[] = documentsOf(row).map((d) => ({

@@ -12,12 +12,12 @@ import type { ClientInfo } from '../workflow/act-context.js';
 import type { ResolvedSession } from '../workflow/sessions.js';
 import { acceptEsignResponse, type EsignOutcome } from './accept-response.js';
 import { aspSigner } from './asp-signer.js';
+import { esignForEnvelope } from './esign-for.js';
 
 export type EsignRecovery = { readonly state: 'none' | 'pending' } | { readonly state: 'answered'; readonly outcome: EsignOutcome };
 
 export async function recoverEsignStatus(ctx: Context, session: ResolvedSession, client: ClientInfo): Promise<EsignRecovery> {
-  const esign = ctx.config.esign;
-  if (!esign) throw new MoharError('aadhaar_not_configured', 'Aadhaar eSign is not configured on this server');
+  const esign = await esignForEnvelope(ctx, session.envelopeId);
   const now = ctx.now();
   const row = await ctx.db.selectFrom('esign_transactions').selectAll().where('recipient_id', '=', session.recipientId).where('state', '=', 'pending').where('used_at', 'is', null).where('expires_at', '>', iso(now)).orderBy('created_at', 'desc').executeTakeFirst();
   if (!row) return { state: 'none' };

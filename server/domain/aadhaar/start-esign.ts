@@ -18,6 +18,7 @@ import { checkActionForRole } from '../workflow/decide-act.js';
 import { pdfFieldName } from '../workflow/field-names.js';
 import { fillValues } from '../workflow/field-values.js';
 import type { ResolvedSession } from '../workflow/sessions.js';
+import { esignForEnvelope } from './esign-for.js';
 import { AUTOPOST_PATH, signedRequestFor } from './esign-request.js';
 import { newTxnId, TXN_SECONDS, type PreparedDocument } from './transactions.js';
 
@@ -41,8 +42,8 @@ export interface EsignStart {
 const ESIGN_RESERVE = RESERVE_WITH_TIMESTAMP;
 
 export async function startEsign(ctx: Context, session: ResolvedSession, token: string, input: EsignStartInput): Promise<EsignStart> {
-  const esign = ctx.config.esign;
-  if (!esign) throw new MoharError('aadhaar_not_configured', 'Aadhaar eSign is not configured on this server');
+  // The ESP of this envelope's data: MOHAR_ESIGN_* for live data, the built-in simulator for test data (esign-for.ts).
+  await esignForEnvelope(ctx, session.envelopeId);
   if (input.consent !== true) throw new MoharError('consent_required', 'accept the consent statement to sign');
   const { recipient, envelope } = await loadActors(ctx.db, session.envelopeId, session.recipientId);
   checkActionForRole('sign', recipient.role);
