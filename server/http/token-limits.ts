@@ -20,8 +20,8 @@ import { Problem } from './schemas/common.js';
 
 /** Default body limit of a token route. */
 export const TOKEN_ROUTE_BODY_LIMIT = 64 * 1024;
-/** The signing act: JSON with a base64 signature image (schema: at most 2,000,000 characters). */
-export const SIGN_ACT_BODY_LIMIT = 3 * 1024 * 1024;
+/** The signing act: JSON with a base64 signature image and a base64 initials image (schema: at most 2,000,000 characters each). */
+export const SIGN_ACT_BODY_LIMIT = 5 * 1024 * 1024;
 
 const isTokenRoute = (url: string): boolean => url.includes('/:token');
 

@@ -56,11 +56,11 @@ for (const kind of DATABASES) {
       assert.notEqual(small.statusCode, 413);
     });
 
-    test('the signing act itself may carry a signature image (up to 3 MiB), not more', async () => {
+    test('the signing act itself may carry a signature and an initials image (up to 5 MiB), not more', async () => {
       const image = { action: 'sign', consent: true, signature: { kind: 'drawn', image_png: 'A'.repeat(1_000_000) } };
       const fits = await t.server.request('POST', `${API}/signing/${fakeToken(3)}`, { json: image });
       assert.notEqual(fits.statusCode, 413, fits.body);
-      const tooBig = await t.server.app.inject({ method: 'POST', url: `${API}/signing/${fakeToken(3)}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...image, pad: 'x'.repeat(3_200_000) }) });
+      const tooBig = await t.server.app.inject({ method: 'POST', url: `${API}/signing/${fakeToken(3)}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...image, pad: 'x'.repeat(5_300_000) }) });
       assert.equal(tooBig.statusCode, 413);
     });
 

@@ -6,8 +6,10 @@
  * Initials field, and an image that is not a PNG.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { verifyPdf } from '../../../pdf/verify/index.js';
+import { pngFile } from '../../../pdf/write/image-fit.js';
 import { makePng } from '../../pdf/sign/helpers.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
@@ -93,6 +95,23 @@ for (const kind of DATABASES) {
       }
       const revisions = await t.server.ctx.db.selectFrom('document_revisions').select(['act', 'recipient_id']).where('envelope_id', '=', draft.id).orderBy('seq').execute();
       assert.equal(revisions.filter((r) => r.act === 'signed' && r.recipient_id === asha).length, 1, 'initials, values and signature in one revision');
+    });
+
+    test('a signature and initials at the largest size the schema allows fit the act\'s body limit', async () => {
+      // Random pixels do not compress: 600 x 600 RGBA is about 1.44 MB of PNG, 1.92 million base64 characters.
+      const noisy = () => {
+        const row = 600 * 4 + 1;
+        const raw = randomBytes(row * 600);
+        for (let y = 0; y < 600; y++) raw[y * row] = 0;
+        return pngFile(600, 600, 6, raw).toString('base64');
+      };
+      const [signaturePng, initialsPng] = [noisy(), noisy()];
+      assert.ok(signaturePng.length > 1_900_000 && signaturePng.length < 2_000_000, `${signaturePng.length} characters`);
+      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Kavya Nair', email: 'kavya@example.com' }], extraFields: (ids) => [initialsField(ids[0]!, 1, 300)] });
+      await sendDraft(t.server, t.account.key, draft);
+      const token = await link(draft.id, draft.recipientIds[0]!);
+      const signed = await t.server.request('POST', `${API}/signing/${token}`, { json: { action: 'sign', consent: true, signature: { kind: 'drawn', image_png: signaturePng }, initials: { kind: 'drawn', image_png: initialsPng } } });
+      assert.equal(signed.statusCode, 200, signed.body.slice(0, 500));
     });
 
     test('typed initials without a picture show the typed text', async () => {
