@@ -14,7 +14,7 @@ function esc(value: string): string {
 }
 
 function page(title: string, body: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><link rel="stylesheet" href="esp.css"></head><body><main><p class="banner">ESP simulator — for tests only, no real Aadhaar authentication</p>${body}</main></body></html>`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><link rel="stylesheet" href="esp.css"><link rel="icon" href="favicon.ico"></head><body><main><p class="banner">ESP simulator — for tests only, no real Aadhaar authentication</p>${body}</main></body></html>`;
 }
 
 /** Consent, Aadhaar number, name (simulated e-KYC) and OTP. */

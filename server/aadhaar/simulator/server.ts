@@ -67,6 +67,8 @@ function answer(status: number, type: string, body: string, csp = cspFor()): Sim
 export async function answerSimulator(esp: EspSimulator, method: string, path: string, readBody: () => Promise<string>): Promise<SimulatorAnswer> {
   if (method === 'GET' && path === `${BASE}/esp.css`) return answer(200, 'text/css; charset=utf-8', ESP_CSS);
   if (method === 'GET' && path === `${BASE}/autopost.js`) return answer(200, 'text/javascript; charset=utf-8', AUTOPOST_JS);
+  // The pages name this icon so a browser asks here, not at the origin's /favicon.ico (Mohar's answers 404).
+  if (method === 'GET' && path === `${BASE}/favicon.ico`) return answer(204, 'image/x-icon', '');
   if (method !== 'POST') return answer(404, 'text/plain; charset=utf-8', 'not found');
   const body = await readBody();
   if (path === `${BASE}/status`) return answer(200, 'application/xml; charset=utf-8', await esp.status(body));
