@@ -6,7 +6,9 @@ import { migrateToLatest } from '../server/storage/migrations/index.js';
 
 export async function serveCommand(config: Config): Promise<void> {
   const hsm = config.sealPkcs11 ? await hsmSeal(config.sealPkcs11) : undefined;
-  const server = await startServer(config, hsm ? { seal: hsm.seal } : {});
+  const aspKey = config.esign?.aspKey;
+  const asp = aspKey && 'pkcs11' in aspKey ? await hsmSeal(aspKey.pkcs11, 'MOHAR_ESIGN_ASP_PKCS11_MODULE') : undefined;
+  const server = await startServer(config, { ...(hsm ? { seal: hsm.seal } : {}), ...(asp ? { esignAsp: asp.seal } : {}) });
   const out = process.stdout;
   if (server.bootstrap) {
     out.write(`\nFirst start: created the default account. api_admin login: ${server.bootstrap.email}\n`);
@@ -19,6 +21,7 @@ export async function serveCommand(config: Config): Promise<void> {
   const stop = async () => {
     await server.close();
     await hsm?.close();
+    await asp?.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

@@ -14,6 +14,14 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const ESIGN_AUTH_MODES = ['1', '2', '3'] as const;
 export type EsignAuthMode = (typeof ESIGN_AUTH_MODES)[number];
 
+/** MOHAR_ESIGN_ASP_PKCS11_*: the same shape as the seal's MOHAR_SEAL_PKCS11_*. */
+export interface EsignPkcs11Key {
+  readonly module: string;
+  readonly token: string | undefined;
+  readonly certId: string;
+  readonly pin: string;
+}
+
 export interface EsignConfig {
   /** The ESP's form URL: the signer's browser posts the signed Esign request there. */
   readonly espUrl: string;
@@ -21,8 +29,11 @@ export interface EsignConfig {
   readonly statusUrl: string | undefined;
   /** The ASP id the ESP registered (aspId). */
   readonly aspId: string;
-  /** The ASP's signing key and certificate (PKCS#12) that sign every Esign request. */
-  readonly aspKey: { readonly pkcs12: string; readonly passphrase: string };
+  /**
+   * The ASP's signing key and certificate that sign every Esign request: a PKCS#12 file, or a key on a
+   * PKCS#11 token or HSM (opened by `mohar serve`, like the seal's: server/ may not import native/).
+   */
+  readonly aspKey: { readonly pkcs12: string; readonly passphrase: string } | { readonly pkcs11: EsignPkcs11Key };
   /** The ESP's certificate (PEM), pinned: EsignResp signatures by any other key are refused. */
   readonly espCertificatePem: string;
   readonly authMode: EsignAuthMode;
@@ -63,6 +74,15 @@ function espCertificate(env: Env, cwd: string): string {
 }
 
 function aspKey(env: Env, cwd: string): EsignConfig['aspKey'] {
+  const module = text(env, 'MOHAR_ESIGN_ASP_PKCS11_MODULE');
+  if (module !== undefined) {
+    if (text(env, 'MOHAR_ESIGN_ASP_KEY') !== undefined) throw new ConfigError('MOHAR_ESIGN_ASP_PKCS11_MODULE', 'set either MOHAR_ESIGN_ASP_KEY or MOHAR_ESIGN_ASP_PKCS11_MODULE, not both');
+    const certId = text(env, 'MOHAR_ESIGN_ASP_PKCS11_CERT_ID');
+    if (certId === undefined || !/^[0-9a-fA-F:]+$/.test(certId)) throw new ConfigError('MOHAR_ESIGN_ASP_PKCS11_CERT_ID', 'must be the hex CKA_ID of the ASP certificate on the token');
+    const pin = env.MOHAR_ESIGN_ASP_PKCS11_PIN;
+    if (pin === undefined || pin === '') throw new ConfigError('MOHAR_ESIGN_ASP_PKCS11_PIN', 'the token PIN is needed: requests are signed unattended');
+    return { pkcs11: { module: resolve(cwd, module), token: text(env, 'MOHAR_ESIGN_ASP_PKCS11_TOKEN'), certId, pin } };
+  }
   const path = resolve(cwd, required(env, 'MOHAR_ESIGN_ASP_KEY'));
   try {
     readFileSync(path);

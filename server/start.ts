@@ -30,6 +30,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Another seal than the installation seal or PKCS#12 (e.g. a PKCS#11 key, which the CLI opens through native/). */
   readonly seal?: SealSource;
+  /** The Aadhaar eSign ASP key on a PKCS#11 token (MOHAR_ESIGN_ASP_PKCS11_*), opened by the CLI the same way. */
+  readonly esignAsp?: SealSource;
 }
 
 export async function openRuntime(config: Config, now: () => Date = () => new Date(), options: RuntimeOptions = {}): Promise<Runtime> {
@@ -47,7 +49,7 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
   const seal = options.seal ?? sealSource({ db: storage.db, config, now });
   const testSeal = testSealSource({ db: storage.db, config, now });
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), blobs, config, pdf, now, keyCache, seal, testSeal };
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), blobs, config, pdf, now, keyCache, seal, testSeal, ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}) };
   return {
     ctx,
     async close() {

@@ -23,6 +23,8 @@ export interface Context {
   readonly keyCache: TtlCache<string, KeyIdentity>;
   /** The installation's seal key (or the configured PKCS#12), loaded on first use. */
   readonly seal: () => Promise<SignatureProvider>;
+  /** The Aadhaar eSign ASP key when it is on a PKCS#11 token (MOHAR_ESIGN_ASP_PKCS11_*), opened by the CLI. */
+  readonly esignAsp?: () => Promise<SignatureProvider>;
   /** The test seal (server/seal/installation-seal.ts, kind 'test'): seals test envelopes, never live ones. */
   readonly testSeal: () => Promise<SignatureProvider>;
   /**

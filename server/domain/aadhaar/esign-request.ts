@@ -41,7 +41,7 @@ export async function signedRequestFor(ctx: Context, row: TxnRow): Promise<Esign
     responseSigType: 'pkcs7',
     responseUrl: `${ctx.config.baseUrl}${RESPONSE_PATH}`,
     docs,
-  }, await aspSigner(esign));
+  }, await aspSigner(ctx, esign));
   return { esp_url: esign.espUrl, form: { eSignRequest, aspTxnID: row.id, 'Content-Type': 'application/xml' } };
 }
 

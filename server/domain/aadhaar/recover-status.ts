@@ -22,7 +22,7 @@ export async function recoverEsignStatus(ctx: Context, session: ResolvedSession,
   const row = await ctx.db.selectFrom('esign_transactions').selectAll().where('recipient_id', '=', session.recipientId).where('state', '=', 'pending').where('used_at', 'is', null).where('expires_at', '>', iso(now)).orderBy('created_at', 'desc').executeTakeFirst();
   if (!row) return { state: 'none' };
   if (!esign.statusUrl) return { state: 'pending' };
-  const query = await signEsignStatusRequest({ ver: ESIGN_VERSION, ts: formatEsignTimestamp(now), txn: row.id, aspId: esign.aspId }, await aspSigner(esign));
+  const query = await signEsignStatusRequest({ ver: ESIGN_VERSION, ts: formatEsignTimestamp(now), txn: row.id, aspId: esign.aspId }, await aspSigner(ctx, esign));
   let xml: string;
   try {
     const answer = await fetchTransport({ timeoutMs: 15_000, maxBytes: 1024 * 1024 })({ url: esign.statusUrl, body: Buffer.from(query, 'utf8'), contentType: 'application/xml', accept: 'application/xml' });
