@@ -15,6 +15,8 @@ import { makePdf, qpdfCheck, samples } from '../support/pdf-fixtures.js';
 import { ensureConsoleBuilt, ensureRendererBuilt } from '../support/renderer.js';
 import { API, useTestServer } from '../support/server.js';
 import { DATABASES } from '../support/databases.js';
+import { mailBody } from '../../server/mail/outbox.js';
+import { installationBox } from '../../server/seal/installation-box.js';
 import { pdfsigVerdicts } from '../support/validators.js';
 
 ensureConsoleBuilt();
@@ -41,8 +43,10 @@ async function dragField(page: Page, type: string, pageNumber: number, at: { x: 
 /** The signing link in a recipient's newest invitation mail. */
 async function linkFromMail(t: ReturnType<typeof useTestServer>, origin: string, envelopeId: string, email: string): Promise<string> {
   await t.server.runJobs();
-  const mails = await t.server.ctx.db.selectFrom('outbox_mail').select(['text', 'kind']).where('envelope_id', '=', envelopeId).where('to_address', '=', email).execute();
-  const url = mails.map((m) => /https?:\/\/\S+\/sign\/\S+/.exec(m.text)?.[0]).find(Boolean);
+  const mails = await t.server.ctx.db.selectFrom('outbox_mail').select(['id', 'text', 'html', 'sealed', 'kind']).where('envelope_id', '=', envelopeId).where('to_address', '=', email).execute();
+  // A mail with a signing link is stored sealed (issue 16, point 10): opened as the sender opens it.
+  const box = await installationBox(t.server.ctx.config);
+  const url = mails.map((m) => /https?:\/\/\S+\/sign\/\S+/.exec(mailBody(m, box).text)?.[0]).find(Boolean);
   assert.ok(url, `an invitation with a signing link for ${email}: ${JSON.stringify(mails.map((m) => m.kind))}`);
   return onServer(origin, url);
 }
