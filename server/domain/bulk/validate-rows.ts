@@ -11,6 +11,7 @@ import { MAX_METADATA_BYTES } from '../envelopes/create-envelope.js';
 import { checkDscLimits } from '../envelopes/dsc-rules.js';
 import { validateFieldLayout } from '../envelopes/field-layout.js';
 import { normalizeRecipient } from '../envelopes/recipients.js';
+import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import type { RecipientsTable } from '../../storage/schema.js';
 import { mergeFields, mergeKeys, pairRecipients, type BulkRow } from './merge.js';
 import { documentInfos, type SourceSnapshot } from './source.js';
@@ -28,7 +29,7 @@ function messageOf(error: unknown): { code: string; message: string } {
   return { code: error.code, message: error.message };
 }
 
-function checkRow(source: SourceSnapshot, infos: Awaited<ReturnType<typeof documentInfos>>, keys: Set<string>, row: BulkRow, index: number): ErrorItem[] {
+function checkRow(source: SourceSnapshot, infos: Awaited<ReturnType<typeof documentInfos>>, keys: Set<string>, row: BulkRow, index: number, aadhaar: (recipients: readonly RecipientsTable[]) => void): ErrorItem[] {
   const errors: ErrorItem[] = [];
   if (row.recipients.length !== source.slots.length) {
     return [problem(index, '/recipients', 'wrong_recipient_count', `the source has ${source.slots.length} recipient(s); this row has ${row.recipients.length}`)];
@@ -50,6 +51,14 @@ function checkRow(source: SourceSnapshot, infos: Awaited<ReturnType<typeof docum
     }
   });
   if (recipients.length !== paired.length) return errors;
+  try {
+    // Aadhaar signers only where eSign is available for this data (aadhaar/availability.ts): refused here, not in the fan-out.
+    aadhaar(recipients);
+  } catch (error) {
+    const { code, message } = messageOf(error);
+    const slot = recipients.findIndex((r) => r.signature_method === 'aadhaar');
+    errors.push(problem(index, `/recipients/${slot}/signature_method`, code, message));
+  }
   try {
     checkDscLimits({ recipients, documentCount: source.documents.length });
   } catch (error) {
@@ -101,10 +110,11 @@ export async function validateRows(ctx: Context, accountId: string, source: Sour
   const infos = await documentInfos(ctx, accountId, source);
   const keys = mergeKeys(source);
   const errors: ErrorItem[] = [];
+  const aadhaar = (recipients: readonly RecipientsTable[]) => assertAadhaarAvailable(ctx.config, recipients, undefined, ctx.mode ?? 'live');
   for (let index = 0; index < rows.length; index++) {
     // 10,000 rows take a few hundred ms: let other requests (status polls) in between.
     if (index > 0 && index % YIELD_EVERY === 0) await setImmediate();
-    errors.push(...checkRow(source, infos, keys, rows[index]!, index));
+    errors.push(...checkRow(source, infos, keys, rows[index]!, index, aadhaar));
   }
   errors.push(...(await externalIdProblems(ctx, accountId, rows)));
   if (errors.length === 0) return;
