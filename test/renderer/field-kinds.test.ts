@@ -33,3 +33,11 @@ test('reviewers and cc hold no fields; approvers hold any but Signature and Init
   const problems = localProblems([field('f1', 'r', 8), field('f2', 'a', 8), field('f3', 'c', 9)], [signer, reviewer, approver, cc]);
   assert.deepEqual([...problems], [['f1', 'reviewer'], ['f3', 'cc']]);
 });
+
+test('token-like signers hold no Initials: USB DSC and Aadhaar eSign (the server refuses them too)', () => {
+  const signer = (signatureMethod: string): EditorParty => ({ key: signatureMethod, role: 'signer', signatureMethod, label: signatureMethod });
+  assert.equal(unavailableFor(2, signer('dsc')), 'dscInitial');
+  assert.equal(unavailableFor(2, signer('aadhaar')), 'aadhaarInitial');
+  assert.equal(unavailableFor(2, signer('electronic')), null);
+  assert.equal(unavailableFor(1, signer('aadhaar')), null);
+});

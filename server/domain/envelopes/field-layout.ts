@@ -150,6 +150,10 @@ export function validateFieldLayout(fields: readonly FieldInput[], recipients: r
     if (recipient && HOLDS_NO_FIELDS[recipient.role]) problem(HOLDS_NO_FIELDS[recipient.role]!, 'role_mismatch');
     else if (recipient && recipient.role !== 'signer' && SIGNATURE_TYPES.has(f.field_type)) problem(`a ${recipient.role} does not sign; Signature and Initial fields belong to signers`, 'role_mismatch');
     if (isDsc && f.field_type === FIELD_TYPES.INITIAL) problem('Initial (type 2) is not available for USB DSC signers', 'initial_not_available_for_dsc');
+    // An Aadhaar eSign signature is made by the ESP over the prepared revision, once; drawn initials would be
+    // a second, electronic mark of a signer whose legal signature is the eSign one (as for a USB token).
+    const isAadhaar = recipient?.role === 'signer' && recipient.signature_method === 'aadhaar';
+    if (isAadhaar && f.field_type === FIELD_TYPES.INITIAL) problem('Initial (type 2) is not available for Aadhaar eSign signers', 'initial_not_available_for_aadhaar');
     if (f.pdf_signature_field !== undefined && !(isDsc && f.field_type === FIELD_TYPES.SIGNATURE)) {
       problem('pdf_signature_field is only for the Signature field (type 1) of a USB DSC signer', 'placement_not_allowed');
     }

@@ -85,6 +85,15 @@ describe('field layout', () => {
     assert.ok(errorsOf([dscSignature, { ...dscSignature, field_type: 2 }]).some((e) => e.code === 'initial_not_available_for_dsc'));
   });
 
+  test('Aadhaar eSign: no Initial (the ESP signs once); a Signature field is fine', () => {
+    const aadhaar: LayoutRecipient = { id: 'r-aadhaar', role: 'signer', signature_method: 'aadhaar', name: 'Kavya' };
+    const place = { recipient_id: 'r-aadhaar', page_number: 1, x: 300, y: 100, width: 120, height: 40 };
+    const check = (fields: FieldInput[]) => validateFieldLayout([dscSignature, ...fields], [...recipients, aadhaar], document);
+    assert.ok(check([{ ...place, field_type: 1 }]).ok);
+    const result = check([{ ...place, field_type: 1 }, { ...place, y: 200, field_type: 2 }]);
+    assert.ok(!result.ok && result.errors.some((e) => e.index === 2 && e.code === 'initial_not_available_for_aadhaar'));
+  });
+
   test('pdf_signature_field must name an existing empty field, once, and only for a DSC signature', () => {
     assert.equal(errorsOf([{ recipient_id: 'r-dsc', field_type: 1, pdf_signature_field: 'Nope' }])[0]!.code, 'signature_field_missing');
     const signed = errorsOf([{ recipient_id: 'r-dsc', field_type: 1, pdf_signature_field: 'Old' }]);

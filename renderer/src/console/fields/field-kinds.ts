@@ -30,7 +30,7 @@ export const isDscSigner = (party: EditorParty | undefined): boolean => party?.r
 /** cc recipients get a copy and reviewers only confirm: neither holds fields (the server's role_mismatch). */
 export const holdsFields = (party: EditorParty): boolean => party.role !== 'cc' && party.role !== 'reviewer';
 
-export type Unavailable = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | null;
+export type Unavailable = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | 'aadhaarInitial' | null;
 
 /** Why a party may not hold a type (null: it may). */
 export function unavailableFor(type: number, party: EditorParty | undefined): Unavailable {
@@ -39,11 +39,12 @@ export function unavailableFor(type: number, party: EditorParty | undefined): Un
   if (party.role === 'reviewer') return 'reviewer';
   if (party.role !== 'signer' && SIGNATURE_TYPES.has(type)) return 'notSigner';
   if (isDscSigner(party) && type === FIELD.INITIAL) return 'dscInitial';
+  if (party.role === 'signer' && party.signatureMethod === 'aadhaar' && type === FIELD.INITIAL) return 'aadhaarInitial';
   return null;
 }
 
 /** The local checks' problems (strings/compose.ts has their words under compose.fields.problem.*). */
-export type LocalProblem = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | 'dscSecondSignature' | 'optionsMissing' | 'optionsDuplicate' | 'valueNotOption' | 'number' | 'date' | 'unknownParty';
+export type LocalProblem = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | 'aadhaarInitial' | 'dscSecondSignature' | 'optionsMissing' | 'optionsDuplicate' | 'valueNotOption' | 'number' | 'date' | 'unknownParty';
 
 function valueProblem(field: EditorField): LocalProblem | null {
   const options = field.options ?? [];
