@@ -3,8 +3,8 @@
  * readable again to sign), bound to their endpoint row as additional authenticated data.
  */
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config.js';
-import { openSecretBox, type SecretBox } from '../seal/secret-box.js';
+import { installationBox } from '../seal/installation-box.js';
+import type { SecretBox } from '../seal/secret-box.js';
 import type { WebhookEndpointsTable } from '../storage/schema.js';
 
 /** 32 random bytes; the HMAC key is the whole string's UTF-8 bytes. */
@@ -12,18 +12,8 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
-const boxes = new WeakMap<Pick<Config, 'secretKey' | 'dataDir'>, Promise<SecretBox>>();
-
-/** The secret box of this installation, opened once per Config. */
-export function webhookSecretBox(config: Pick<Config, 'secretKey' | 'dataDir'>): Promise<SecretBox> {
-  let box = boxes.get(config);
-  if (!box) {
-    box = openSecretBox(config);
-    box.catch(() => boxes.delete(config));
-    boxes.set(config, box);
-  }
-  return box;
-}
+/** The secret box of this installation, opened once per Config (the same box as mails' and replays'). */
+export const webhookSecretBox = installationBox;
 
 function context(endpointId: string): string {
   return `webhook_endpoints:${endpointId}`;
