@@ -49,7 +49,7 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
   const seal = options.seal ?? sealSource({ db: storage.db, config, now });
   const testSeal = testSealSource({ db: storage.db, config, now });
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), blobs, config, pdf, now, keyCache, seal, testSeal, ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}) };
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), ...(storage.postgres ? { postgres: storage.postgres } : {}), blobs, config, pdf, now, keyCache, seal, testSeal, ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}) };
   return {
     ctx,
     async close() {

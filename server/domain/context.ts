@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blobs.js';
 import type { DialectName } from '../storage/connect.js';
 import type { SqliteFastPath } from '../storage/sqlite-fast-path.js';
+import type { NamedStatements } from '../storage/connect.js';
 import type { Database, DataMode } from '../storage/schema.js';
 import type { PdfInspector } from './documents/pdf-inspector.js';
 import type { KeyIdentity } from './keys/api-keys.js';
@@ -15,6 +16,8 @@ export interface Context {
   readonly dialect: DialectName;
   /** SQLite only: prepared statements and group commit for the hottest calls (storage/sqlite-fast-path.ts). */
   readonly sqlite?: SqliteFastPath;
+  /** PostgreSQL only: statements prepared once per pooled connection (storage/pg-statement.ts). */
+  readonly postgres?: NamedStatements;
   readonly blobs: BlobStore;
   readonly config: Config;
   readonly pdf: PdfInspector;

@@ -17,7 +17,14 @@ export interface Storage {
   readonly dialect: DialectName;
   /** Prepared statements and group commit on the SQLite connection (sqlite-fast-path.ts); none on PostgreSQL. */
   readonly sqlite?: SqliteFastPath;
+  /** PostgreSQL only: statements prepared once per connection (pg-statement.ts). */
+  readonly postgres?: NamedStatements;
   close(): Promise<void>;
+}
+
+/** Runs a statement by name: PostgreSQL parses and plans it once per pooled connection, not on every call. */
+export interface NamedStatements {
+  run(name: string, text: string, values: readonly unknown[]): Promise<{ rowCount: number }>;
 }
 
 export interface ConnectOptions {
@@ -33,7 +40,10 @@ export function connectStorage(options: ConnectOptions): Storage {
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const postgres: NamedStatements = {
+      run: async (name, text, values) => ({ rowCount: (await pool.query({ name, text, values: [...values] })).rowCount ?? 0 }),
+    };
+    return { db, dialect: 'postgres', postgres, close: () => db.destroy() };
   }
   mkdirSync(options.dataDir, { recursive: true });
   const file = new BetterSqlite3(join(options.dataDir, 'mohar.sqlite'));

@@ -12,7 +12,9 @@
  * Rows of a table with different sets of keys are written by separate CTEs, so a key a row leaves out gets
  * the column's DEFAULT, exactly as with Kysely's VALUES (an `undefined` value counts as left out).
  */
+import { createHash } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';
+import type { NamedStatements } from './connect.js';
 
 export interface TableRows {
   readonly table: string;
@@ -25,21 +27,32 @@ export interface Tail {
   readonly parameters: readonly unknown[];
 }
 
-const texts = new Map<string, string>();
+interface Statement {
+  readonly text: string;
+  /** The name it is prepared under on each pooled connection: made from the text, so one text, one name. */
+  readonly name: string;
+}
+
+const statements = new Map<string, Statement>();
 const MAX_TEXTS = 200;
 
-/** One statement: every group of rows as a CTE, then `tail` as the main query. Rows changed by `tail`. */
-export async function insertRowsThen<DB>(db: Kysely<DB>, tables: readonly TableRows[], tail: Tail): Promise<bigint> {
+/**
+ * One statement: every group of rows as a CTE, then `tail` as the main query. Rows changed by `tail`.
+ * With `named` (the pool's, outside a transaction) the statement is prepared once per connection.
+ */
+export async function insertRowsThen<DB>(db: Kysely<DB>, tables: readonly TableRows[], tail: Tail, named?: NamedStatements): Promise<bigint> {
   const groups = tables.flatMap(({ table, rows }) => groupByColumns(table, rows));
   const shape = `${groups.map((g) => `${g.table}(${g.columns.join(',')})`).join(';')}|${tail.parameters.length}|${tail.sql}`;
-  let text = texts.get(shape);
-  if (text === undefined) {
-    text = statementText(groups, tail);
-    if (texts.size >= MAX_TEXTS) texts.delete(texts.keys().next().value!);
-    texts.set(shape, text);
+  let statement = statements.get(shape);
+  if (statement === undefined) {
+    const text = statementText(groups, tail);
+    statement = { text, name: `mohar_rows_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` };
+    if (statements.size >= MAX_TEXTS) statements.delete(statements.keys().next().value!);
+    statements.set(shape, statement);
   }
   const parameters = [...tail.parameters, ...groups.map((g) => JSON.stringify(g.rows))];
-  const result = await db.executeQuery(CompiledQuery.raw(text, parameters));
+  if (named) return BigInt((await named.run(statement.name, statement.text, parameters)).rowCount);
+  const result = await db.executeQuery(CompiledQuery.raw(statement.text, parameters));
   return result.numAffectedRows ?? 0n;
 }
 

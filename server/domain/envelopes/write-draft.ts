@@ -87,7 +87,7 @@ async function writeStatement(ctx: Context, rows: DraftRows, key: KeyWithAnswer 
     { table: 'fields', rows: rows.fields },
     { table: 'audit_events', rows: [rows.audit] },
     { table: 'events', rows: [rows.event.row] },
-  ], { sql: delivery.sql, parameters: delivery.parameters });
+  ], { sql: delivery.sql, parameters: delivery.parameters }, ctx.postgres);
   return delivered > 0n;
 }
 
