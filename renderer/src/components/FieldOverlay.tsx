@@ -56,7 +56,7 @@ export function FieldOverlay(props: FieldOverlayProps) {
     content = <ReadOnlyField id={id} text={value} description={t('field.other', { label: name, value })} />;
   } else if (field.field_type === FIELD.SIGNATURE) {
     content = props.tokenSignature
-      ? <ReadOnlyField id={id} text={t(props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature')} description={t(props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature')} />
+      ? <ReadOnlyField id={id} wrap text={t(props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature')} description={t(props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature')} />
       : <SignatureField {...common} signature={props.signature} onOpen={props.onOpenSignature} />;
   } else if (field.field_type === FIELD.INITIAL) {
     content = <InitialsField {...common} initials={props.initials} onOpen={props.onOpenInitials} />;
