@@ -269,6 +269,20 @@ for (const kind of DATABASES) describe(`console compose in Chromium on ${kind}`,
     await dragBy({ x: box.x + 20, y: box.y + 10 }, 100, 60);
     assert.ok(Math.abs(await value('Left') - (left + 100 / scale)) < 1.5, 'moved right by the mouse distance');
     assert.ok(Math.abs(await value('Top') - (top + 60 / scale)) < 1.5, 'moved down by the mouse distance');
+    // Capture lost mid-drag (a dialog, the window losing focus) and the button released off the box: the drag
+    // has ended, so a mouse merely passing over the box afterwards moves nothing.
+    box = (await asha.boundingBox())!;
+    await page.mouse.move(box.x + 20, box.y + 10);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 30, box.y + 10, { steps: 2 });
+    await asha.evaluate((el) => el.releasePointerCapture(1));
+    await page.mouse.move(box.x + 30, box.y - 200, { steps: 2 });
+    await page.mouse.up();
+    const [leftAfterLoss, topAfterLoss] = [await value('Left'), await value('Top')];
+    await page.mouse.move(box.x + 25, box.y + 12, { steps: 4 });
+    await page.mouse.move(box.x + 5, box.y + 20, { steps: 4 });
+    assert.deepEqual([await value('Left'), await value('Top')], [leftAfterLoss, topAfterLoss], 'hovering after lost capture moves nothing');
+    await page.mouse.move(box.x - 300, box.y - 200);
     box = (await asha.boundingBox())!;
     await dragBy({ x: box.x + box.width - 1, y: box.y + box.height - 1 }, 40, 0);
     assert.ok(Math.abs(await value('Width') - (width + 40 / scale)) < 1.5, 'the corner handle resizes');

@@ -7,6 +7,10 @@
  * only stops the fling: Chromium (156 and later) then produces no click, so the next button never works.
  * A person drawing a signature slows down and stops before lifting; explicit timestamps with a resting sample
  * make that deterministic on fast and slow machines alike.
+ *
+ * The stroke's timestamps run ahead of the wall clock (21 samples and the rest are ~0.5 s of hand time, sent in
+ * a few milliseconds), so the gesture returns only once the clock has passed its last event: a tap that follows
+ * (Playwright stamps it "now") must not look to Chromium as if it happened before the finger lifted.
  */
 import type { CDPSession } from 'playwright-core';
 
@@ -30,5 +34,8 @@ export async function drawWithFinger(cdp: CDPSession, points: readonly Point[]):
   const last = points[points.length - 1]!;
   const restedAt = (points.length - 1) * SAMPLE_MS + REST_MS;
   await touch('touchMove', restedAt, last);
-  await touch('touchEnd', restedAt + SAMPLE_MS);
+  const liftedAt = restedAt + SAMPLE_MS;
+  await touch('touchEnd', liftedAt);
+  const untilLifted = at(liftedAt + SAMPLE_MS) * 1000 - Date.now();
+  if (untilLifted > 0) await new Promise((resolve) => setTimeout(resolve, untilLifted));
 }

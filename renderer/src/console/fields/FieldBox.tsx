@@ -90,6 +90,9 @@ export function FieldBox({ field, page, scale, colour, caption, description, sel
       onPointerMove={move}
       onPointerUp={end}
       onPointerCancel={end}
+      // Capture lost mid-drag (a dialog opened, the window lost focus): the pointerup may land elsewhere, and
+      // without this a mouse merely hovering over the box later would keep moving it.
+      onLostPointerCapture={end}
       onFocus={() => onSelect(field.id)}
       onKeyDown={onKeyDown}
     >
