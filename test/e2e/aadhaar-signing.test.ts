@@ -14,7 +14,7 @@ import type { SignPreparedRequest } from '../../common/desktop-bridge.js';
 import { createDesktopSigner, type DesktopSigner } from '../../main/signer/index.js';
 import { verifyPdf } from '../../pdf/verify/index.js';
 import { scriptedPrompt } from '../main/signer/support.js';
-import { collectPageErrors, launchChromium, newContext, screenshots } from '../support/browser.js';
+import { checkPhoneWidth, collectPageErrors, launchChromium, newContext, screenshots } from '../support/browser.js';
 import { DATABASES } from '../support/databases.js';
 import { useDscTrust } from '../support/dsc-trust.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
@@ -138,16 +138,19 @@ for (const kind of DATABASES) {
       await page2.getByLabel('Address (required)').fill('7 Residency Road, Bengaluru');
       await page2.getByRole('checkbox', { name: /sign this document with Aadhaar eSign/ }).check();
       await shots.take(page2, 'aadhaar-ready');
+      await checkPhoneWidth(page2, shots, 'aadhaar-ready', [page2.getByRole('button', { name: 'Sign with Aadhaar' })]);
       const before = await state();
       await page2.getByRole('button', { name: 'Sign with Aadhaar' }).click();
       await atTheEsp(page2, 'Meera Iyer', TEST_AADHAAR.wrongOtp);
       await shots.take(page2, 'esp-otp-page');
+      await checkPhoneWidth(page2, shots, 'esp-otp-page', [page2.getByLabel('OTP'), page2.getByRole('button', { name: 'Sign', exact: true })]);
       await page2.getByRole('button', { name: 'Sign', exact: true }).click();
       const failure = page2.locator('.aadhaar-failure');
       await failure.waitFor();
       assert.match(await failure.textContent() ?? '', /The OTP was wrong\..*Nothing was signed/);
       assert.equal(await failure.getAttribute('data-reason'), 'otp_wrong');
       await shots.take(page2, 'aadhaar-wrong-otp');
+      await checkPhoneWidth(page2, shots, 'aadhaar-wrong-otp', [failure, page2.getByRole('button', { name: 'Try again with Aadhaar' })]);
       assert.equal(await state(), before, 'the failed attempt changed nothing');
       // Hindi too.
       await page2.getByRole('combobox', { name: /Language|भाषा/ }).selectOption('hi').catch(() => undefined);
@@ -161,6 +164,7 @@ for (const kind of DATABASES) {
       await page2.getByRole('button', { name: 'Sign', exact: true }).click();
       await page2.getByRole('heading', { name: 'Signed with Aadhaar eSign' }).waitFor();
       await shots.take(page2, 'aadhaar-signed');
+      await checkPhoneWidth(page2, shots, 'aadhaar-signed', [page2.getByRole('heading', { name: 'Signed with Aadhaar eSign' })]);
       // Back from the ESP the link is used: the signer view answers 410 (signing_link_used), which the page shows as done.
       assert.deepEqual(errors2.filter((e) => !/status of 410/.test(e)), [], 'no other console errors (CSP violations included)');
       await context2.close();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { verifyPdf } from '../../pdf/verify/index.js';
-import { collectPageErrors, launchChromium, listenOnLoopback, newContext, onServer, screenshots } from '../support/browser.js';
+import { checkPhoneWidth, collectPageErrors, launchChromium, listenOnLoopback, newContext, onServer, screenshots } from '../support/browser.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
 import { appearanceImages, formValues } from '../support/form-reading.js';
 import { makePdf, qpdfCheck } from '../support/pdf-fixtures.js';
@@ -68,12 +68,14 @@ describe('an approver fills and approves; a signer draws initials once', () => {
     await page.getByRole('alert').filter({ hasText: /field/ }).waitFor();
     await page.getByLabel('PO number (required)').fill('PO-4711');
     await shots.take(page, 'approver-filled');
+    await checkPhoneWidth(page, shots, 'approver-filled', [page.getByLabel('PO number (required)'), page.getByRole('button', { name: 'Approve' })]);
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('heading', { name: 'You have approved' }).waitFor();
     const downloading = page.waitForEvent('download');
     await page.getByRole('link', { name: /^Download / }).click();
     const pdf = readFileSync((await (await downloading).path())!);
     await shots.take(page, 'approver-done');
+    await checkPhoneWidth(page, shots, 'approver-done', [page.getByRole('link', { name: /^Download / })]);
     assert.deepEqual(errors, []);
     await page.context().close();
 
@@ -111,6 +113,7 @@ describe('an approver fills and approves; a signer draws initials once', () => {
     await dialog.waitFor();
     await drawOn(page, 'Initials drawing area');
     await shots.take(page, 'initials-drawn');
+    await checkPhoneWidth(page, shots, 'initials-drawn', [dialog.getByRole('img', { name: 'Initials drawing area' }), dialog.getByRole('button', { name: 'Use these initials' })]);
     await dialog.getByRole('button', { name: 'Use these initials' }).click();
     await dialog.waitFor({ state: 'detached' });
     const adopted = page.getByRole('button', { name: /^Initials \(required\): Your initials \(change\)/ });

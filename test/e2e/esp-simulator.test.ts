@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { formatEsignTimestamp, signEsignRequest, verifyEsignResponse } from '../../server/aadhaar/messages.js';
-import { collectPageErrors, launchChromium, newContext, screenshots } from '../support/browser.js';
+import { checkPhoneWidth, collectPageErrors, launchChromium, newContext, screenshots } from '../support/browser.js';
 import { startTestEsp, type TestEsp } from '../support/esp.js';
 
 function escapeAttr(value: string): string {
@@ -72,6 +72,7 @@ describe('ESP simulator in Chromium', () => {
     await page.getByLabel('OTP').fill('123456');
     await page.getByLabel(/I consent/).check();
     await shots.take(page, 'otp-page');
+    await checkPhoneWidth(page, shots, 'otp-page', [page.getByLabel('OTP'), page.getByRole('button', { name: 'Sign', exact: true })]);
     await page.getByRole('button', { name: 'Sign', exact: true }).click();
     await page.getByRole('heading', { name: 'Received' }).waitFor();
     assert.equal(received.length, 1);

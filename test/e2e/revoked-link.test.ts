@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, listenOnLoopback, onServer, screenshots } from '../support/browser.js';
+import { checkPhoneWidth, launchChromium, listenOnLoopback, onServer, screenshots } from '../support/browser.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
 import { ensureRendererBuilt } from '../support/renderer.js';
 import { API, useTestServer } from '../support/server.js';
@@ -44,5 +44,6 @@ describe('a revoked signing link in Chromium', () => {
     await page.getByRole('combobox', { name: 'Language' }).selectOption('hi');
     await page.getByRole('heading', { level: 1, name: 'यह लिंक अब मान्य नहीं है', exact: true }).waitFor();
     await shots.take(page, 'revoked-hindi');
+    await checkPhoneWidth(page, shots, 'revoked-hindi', [page.getByRole('heading', { level: 1 })]);
   });
 });

@@ -14,7 +14,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import type { TestServer } from './server.js';
 
 export const CHROMIUM = process.env.MOHAR_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -62,6 +63,32 @@ export function screenshots(suite: string) {
       return file;
     },
   };
+}
+
+/** A phone's screen in CSS pixels (an iPhone 12–15). */
+export const PHONE = { width: 390, height: 844 } as const;
+
+/**
+ * The page as it is now, at a phone's width: it needs no sideways scrolling and each of `controls` lies inside
+ * the screen's width (reachable by scrolling down at most). A screenshot is kept as `step`; the page's own
+ * viewport comes back afterwards, so the flow around it goes on unchanged.
+ */
+export async function checkPhoneWidth(page: Page, shots: ReturnType<typeof screenshots>, step: string, controls: readonly Locator[] = []): Promise<void> {
+  const before = page.viewportSize();
+  await page.setViewportSize(PHONE);
+  try {
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 1, `${step}: the page scrolls sideways by ${String(overflow)} px at ${PHONE.width} px wide`);
+    for (const control of controls) {
+      await control.scrollIntoViewIfNeeded();
+      const box = await control.boundingBox();
+      assert.ok(box, `${step}: ${control.toString()} is shown at a phone's width`);
+      assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width + 1, `${step}: ${control.toString()} lies outside the screen (x ${box.x}, width ${box.width})`);
+    }
+    await shots.take(page, `${step}-phone`);
+  } finally {
+    if (before) await page.setViewportSize(before);
+  }
 }
 
 /** A one-page HTTP server (a parent page that embeds the signing page); its origin differs by port. Set `html` before loading it. */

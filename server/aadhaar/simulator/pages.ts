@@ -57,5 +57,5 @@ export function errorPage(error: EspError, detail: string): string {
 export const AUTOPOST_JS = `document.getElementById('esign-response').submit();\n`;
 
 export const ESP_CSS = `body{font-family:system-ui,sans-serif;margin:0;background:#f4f4f0;color:#222}main{max-width:36rem;margin:2rem auto;background:#fff;padding:1.5rem;border-radius:.5rem}
-.banner{background:#fff3cd;padding:.5rem;border-radius:.25rem;font-size:.9rem}label{display:block;margin:.75rem 0}input:not([type=checkbox]){display:block;width:100%;padding:.4rem;font-size:1rem}
+.banner{background:#fff3cd;padding:.5rem;border-radius:.25rem;font-size:.9rem}label{display:block;margin:.75rem 0}input:not([type=checkbox]){display:block;box-sizing:border-box;width:100%;padding:.4rem;font-size:1rem}
 .consent{font-size:.9rem}.error{color:#a40000}button{margin-right:.5rem;padding:.5rem 1rem;font-size:1rem}\n`;
