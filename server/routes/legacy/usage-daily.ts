@@ -14,6 +14,7 @@ export const DailyUsageResponse = Type.Object({
     envelopes: Type.Integer({ description: 'envelopes created that day, by any API' }),
     calls: Type.Integer({ description: 'legacy document creates with live keys (what the monthly quota counts)' }),
     test_calls: Type.Integer({ description: 'legacy document creates with test keys (never against the quota)' }),
+    test_envelopes: Type.Integer({ description: 'envelopes made with test keys by any API, test_calls among them (test data: no quota, no legal effect)' }),
   }), { description: 'every day of the month up to today, oldest first' }),
 });
 

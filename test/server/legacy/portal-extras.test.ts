@@ -34,18 +34,19 @@ for (const kind of DATABASES) {
       assert.equal((await legacyCreate(server, owner.key, { docUrl: `${docs.base}/doc.pdf`, mail: false })).statusCode, 200);
       assert.equal((await legacyCreate(server, owner.testKey!, { docUrl: `${docs.base}/doc.pdf`, mail: false })).statusCode, 200);
       await makeDraft(server, owner.key, { recipients: [{ name: 'Asha', email: 'asha@example.com' }] });
+      await makeDraft(server, owner.testKey!, { recipients: [{ name: 'Tara', email: 'tara@example.com' }] });
       await makeDraft(server, stranger.key, { recipients: [{ name: 'Ravi', email: 'ravi@example.com' }] });
       const answer = await server.request('GET', `${LEGACY}/usage/daily/`, { token: owner.token });
       assert.equal(answer.statusCode, 200, answer.body);
       const now = server.clock.now();
-      const { period, days } = answer.json() as { period: string; days: { date: string; envelopes: number; calls: number; test_calls: number }[] };
+      const { period, days } = answer.json() as { period: string; days: { date: string; envelopes: number; calls: number; test_calls: number; test_envelopes: number }[] };
       assert.equal(period, now.toISOString().slice(0, 7));
       assert.equal(days.length, now.getUTCDate(), 'one entry per day up to today');
       assert.equal(days[0]!.date, `${period}-01`);
-      assert.deepEqual(days.at(-1), { date: now.toISOString().slice(0, 10), envelopes: 3, calls: 1, test_calls: 1 });
+      assert.deepEqual(days.at(-1), { date: now.toISOString().slice(0, 10), envelopes: 4, calls: 1, test_calls: 1, test_envelopes: 2 }, 'the test key\'s legacy create and its v1 draft are test data');
       assert.equal(days.slice(0, -1).reduce((sum, d) => sum + d.envelopes, 0), 0);
       // The same with the API key; nothing without credentials.
-      assert.deepEqual((await server.request('GET', `${LEGACY}/usage/daily/`, { key: owner.key })).json().days.at(-1).envelopes, 3);
+      assert.deepEqual((await server.request('GET', `${LEGACY}/usage/daily/`, { key: owner.key })).json().days.at(-1).envelopes, 4);
       assert.equal((await server.request('GET', `${LEGACY}/usage/daily/`)).statusCode, 401);
     });
 

@@ -1,4 +1,7 @@
-/** Bars per day of the month in SVG (no chart library): live legacy calls, test calls, other envelopes stacked. */
+/**
+ * Bars per day of the month in SVG (no chart library), stacked: live legacy calls (the quota), test data (envelopes
+ * of test keys, by any API), and the other live envelopes.
+ */
 import { useT } from '../../i18n';
 
 export interface UsageDay {
@@ -6,6 +9,7 @@ export interface UsageDay {
   envelopes: number;
   calls: number;
   test_calls: number;
+  test_envelopes: number;
 }
 
 const HEIGHT = 140;
@@ -26,12 +30,12 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
         {days.map((d, i) => {
           const x = i * (BAR + GAP);
           const live = scale(d.calls);
-          const test = scale(d.test_calls);
-          const other = scale(d.envelopes - d.calls - d.test_calls);
+          const test = scale(d.test_envelopes);
+          const other = scale(d.envelopes - d.calls - d.test_envelopes);
           const day = Number(d.date.slice(8));
           return (
             <g key={d.date}>
-              <title>{t('developer.usage.dayTitle', { date: d.date, envelopes: d.envelopes, calls: d.calls, test: d.test_calls })}</title>
+              <title>{t('developer.usage.dayTitle', { date: d.date, envelopes: d.envelopes, calls: d.calls, test: d.test_envelopes })}</title>
               <rect className="bar-other" x={x} y={HEIGHT - other - test - live} width={BAR} height={other} />
               <rect className="bar-test" x={x} y={HEIGHT - test - live} width={BAR} height={test} />
               <rect className="bar-live" x={x} y={HEIGHT - live} width={BAR} height={live} />
