@@ -7,7 +7,7 @@
  * account accepts untrusted certificates). Otherwise nothing changes.
  */
 import { MoharError } from '../../../common/errors.js';
-import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
+import { certInfo, inspectCms, policyOids } from '../../../pdf/cms/index.js';
 import type { ChangedObject } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
 import { appendRevisions } from '../documents/append-revisions.js';
@@ -121,10 +121,8 @@ function signerCertificateOf(pdf: Buffer, byteRange: readonly number[]): Uint8Ar
   return certificate;
 }
 
-/** CCA India class from certificate policies: OID 2.16.356.100.2.N is DER 06 06 60 82 64 64 02 0N. */
+/** CCA India class from certificate policies: the first policy 2.16.356.100.2.N (N a single digit 1-9). */
 function ccaClass(der: Uint8Array): string | null {
-  const policies = certInfo(der).cert.extensions?.find((e) => e.extnID === '2.5.29.32');
-  if (!policies) return null;
-  const match = /060660826464020([1-9])/.exec(Buffer.from(policies.extnValue.valueBlock.valueHexView).toString('hex'));
+  const match = policyOids(certInfo(der)).map((oid) => /^2\.16\.356\.100\.2\.([1-9])$/.exec(oid)).find((m) => m !== null);
   return match ? `Class ${match[1]}` : null;
 }
