@@ -3,6 +3,9 @@
  * (with the CCA India class), e-mail, and the public key material (RSA modulus / EC point) that PKCS#11
  * key objects are compared with. pkijs/asn1js parse the structure and extensions; node's crypto gives the
  * key details and the fingerprint.
+ *
+ * Not shared with pdf/cms/x509.ts (the reader of pdf/ and server/): eslint.config.js forbids native/ -> pdf/,
+ * and the two read for different ends (key matching and display here; raw DER for CMS and chains there).
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';

@@ -26,6 +26,6 @@ export type { ValidationData, CertificateNote, GatherValidationDataOptions, Ocsp
 export { inspectCms } from './inspect.js';
 export type { CmsInspection, InspectCmsOptions } from './inspect.js';
 export type { EssCheck } from './signer-info.js';
-export { certInfo } from './x509.js';
+export { certInfo, policyOids, subjectValues } from './x509.js';
 export type { CertInfo } from './x509.js';
 export { OID } from './oids.js';

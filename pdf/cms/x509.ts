@@ -2,6 +2,11 @@
  * Certificate helpers shared by the CMS builder, the timestamp and OCSP checks and the inspector.
  * Raw fields (issuer, subject, serial, SPKI) are cut out of the original DER so that nothing is
  * re-encoded; pkijs is used for the extensions and node:crypto for keys and signature checks.
+ *
+ * The one certificate reader of pdf/ and server/: the server reads names, e-mails and policies through it
+ * (subjectValues, policyOids) rather than by hand. native/x509.ts keeps a reader of its own because
+ * eslint.config.js forbids native/ -> pdf/ (and pdf/ -> native/), and the token UI needs what this one does
+ * not (RFC 4514 names, the key material PKCS#11 objects are matched by).
  */
 import { X509Certificate, createHash, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
@@ -92,6 +97,29 @@ export function isIssuedBy(child: CertInfo, issuer: CertInfo): boolean {
 
 export function isSelfSigned(cert: CertInfo): boolean {
   return isIssuedBy(cert, cert);
+}
+
+/**
+ * The values of one attribute of the subject (CN, emailAddress, ST, …), as node:crypto names them, in the
+ * certificate's order: what the server reads to bind a certificate to a person and to summarise it.
+ */
+export function subjectValues(cert: CertInfo, key: string): string[] {
+  return cert.x509.subject.split('\n').flatMap((line) => {
+    const at = line.indexOf('=');
+    return at > 0 && line.slice(0, at).trim() === key ? [line.slice(at + 1).trim()] : [];
+  });
+}
+
+/** The policy identifiers of the certificatePolicies extension, in order (empty when absent or unreadable). */
+export function policyOids(cert: CertInfo): string[] {
+  const ext = extension(cert, '2.5.29.32');
+  if (!ext) return [];
+  const parsed = asn1js.fromBER(extensionValue(ext));
+  if (!(parsed.result instanceof asn1js.Sequence)) return [];
+  return parsed.result.valueBlock.value.flatMap((policy) => {
+    const oid = policy instanceof asn1js.Sequence ? policy.valueBlock.value[0] : undefined;
+    return oid instanceof asn1js.ObjectIdentifier ? [oid.valueBlock.toString()] : [];
+  });
 }
 
 function extension(cert: CertInfo, id: string): pkijs.Extension | undefined {

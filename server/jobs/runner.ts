@@ -19,6 +19,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DialectName } from '../storage/connect.js';
 import type { Database, JobsTable } from '../storage/schema.js';
 import { retryDelayMs } from './backoff.js';
+import { LeaseLoop } from './lease-loop.js';
 import { describeError } from './queue.js';
 
 export interface JobRunInfo {
@@ -100,12 +101,8 @@ export class JobRunner {
   private readonly random: () => number;
   private readonly logger: JobLogger;
 
-  private started = false;
-  private stopping = false;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: LeaseLoop;
   private heartbeat: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private pokedWhileTicking = false;
   private readonly active = new Map<string, { promise: Promise<void>; abort: AbortController }>();
   /** Jobs given up at stop(): whatever their handler does later is not written back. */
   private readonly detached = new Set<string>();
@@ -122,6 +119,7 @@ export class JobRunner {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? consoleLogger;
+    this.loop = new LeaseLoop({ pollIntervalMs: this.pollIntervalMs, round: () => this.claimRound(), hasRoom: () => this.active.size < this.concurrency });
   }
 
   /** Adds a handler (before start(), or at any time: the next claim includes the kind). */
@@ -131,20 +129,12 @@ export class JobRunner {
 
   /** Starts polling. */
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
-    this.scheduleHeartbeat();
+    if (this.loop.start()) this.scheduleHeartbeat();
   }
 
   /** Looks for due jobs now (call after committing an enqueue); harmless when idle or stopped. */
   poke(): void {
-    if (!this.started || this.stopping) return;
-    if (this.ticking) {
-      this.pokedWhileTicking = true;
-      return;
-    }
-    this.schedule(0);
+    this.loop.poke();
   }
 
   /** Number of jobs running now. */
@@ -157,11 +147,8 @@ export class JobRunner {
    * then keep their lease until it expires and are retried by whichever runner comes next).
    */
   async stop(options: StopOptions = {}): Promise<void> {
-    if (!this.started || this.stopping) return;
-    this.stopping = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.ticking;
+    if (!this.loop.beginStop()) return;
+    await this.loop.roundEnded();
     const running = Promise.allSettled([...this.active.values()].map((a) => a.promise));
     if (options.timeoutMs === undefined) {
       await running;
@@ -180,8 +167,7 @@ export class JobRunner {
       }
       this.active.clear();
     }
-    this.started = false;
-    this.stopping = false;
+    this.loop.finishStop();
   }
 
   /**
@@ -199,34 +185,19 @@ export class JobRunner {
     }
   }
 
-  private schedule(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = undefined;
-    if (!this.started || this.stopping) return;
-    let full = false;
-    this.ticking = (async () => {
-      try {
-        const free = this.concurrency - this.active.size;
-        if (free <= 0 || this.handlers.size === 0) return;
-        await this.reapExpiredLeases();
-        const jobs = await this.claim(free);
-        for (const job of jobs) this.launch(job);
-        full = jobs.length === free;
-      } catch (error) {
-        this.logger.error({ err: error }, 'job runner: claiming jobs failed; trying again at the next poll');
-      }
-    })();
-    await this.ticking;
-    this.ticking = undefined;
-    if (!this.started || this.stopping) return;
-    // More may be due: a full batch, or a poke that arrived during the claim.
-    const again = this.pokedWhileTicking || (full && this.active.size < this.concurrency);
-    this.pokedWhileTicking = false;
-    this.schedule(again ? 0 : this.pollIntervalMs);
+  /** One round of the lease loop: claims jobs for the free slots and launches them; true when it filled them all. */
+  private async claimRound(): Promise<boolean> {
+    try {
+      const free = this.concurrency - this.active.size;
+      if (free <= 0 || this.handlers.size === 0) return false;
+      await this.reapExpiredLeases();
+      const jobs = await this.claim(free);
+      for (const job of jobs) this.launch(job);
+      return jobs.length === free;
+    } catch (error) {
+      this.logger.error({ err: error }, 'job runner: claiming jobs failed; trying again at the next poll');
+      return false;
+    }
   }
 
   private launch(job: JobRow): void {
@@ -396,7 +367,7 @@ export class JobRunner {
     const every = Math.max(50, Math.floor(this.leaseMs / 4));
     this.heartbeat = setTimeout(() => {
       void this.renewLeases().finally(() => {
-        if (this.started && this.heartbeat !== undefined) this.scheduleHeartbeat();
+        if (this.loop.isStarted && this.heartbeat !== undefined) this.scheduleHeartbeat();
       });
     }, every);
   }

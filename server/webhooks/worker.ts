@@ -16,6 +16,7 @@ import { hostname } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Context } from '../domain/context.js';
+import { LeaseLoop } from '../jobs/lease-loop.js';
 import type { SecretBox } from '../seal/secret-box.js';
 import type { Database } from '../storage/schema.js';
 import { Claimer, type DeliveryRow } from './claim.js';
@@ -80,11 +81,7 @@ export class WebhookWorker {
   private claimer: Claimer;
   private readonly ownPool: number;
 
-  private started = false;
-  private stopping = false;
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private pokedWhileTicking = false;
+  private readonly loop: LeaseLoop;
   private lastReap = -Infinity;
   /** Claimed and not yet recorded. */
   private inFlight = 0;
@@ -108,11 +105,12 @@ export class WebhookWorker {
     this.listenEnabled = options.listen ?? true;
     this.claimer = new Claimer(ctx.db, ctx.dialect);
     this.ownPool = options.ownPool ?? 0;
+    this.loop = new LeaseLoop({ pollIntervalMs: this.pollIntervalMs, round: () => this.claimRound(), hasRoom: () => this.inFlight < this.concurrency });
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
+    // The first round runs on a timer, after the setup below.
+    if (!this.loop.start()) return;
     if (this.ctx.dialect === 'postgres' && this.ownPool > 0 && this.ctx.config.databaseUrl) {
       const pool = new pg.Pool({ connectionString: this.ctx.config.databaseUrl, max: this.ownPool });
       pool.on('error', () => undefined); // an idle connection that drops must not crash the process
@@ -122,17 +120,11 @@ export class WebhookWorker {
     }
     this.unsubscribe = onDeliveriesQueued(() => this.poke());
     if (this.ctx.dialect === 'postgres' && this.listenEnabled && this.ctx.config.databaseUrl) void this.listen();
-    this.schedule(0);
   }
 
   /** Looks for due deliveries now; harmless when idle or stopped. */
   poke(): void {
-    if (!this.started || this.stopping) return;
-    if (this.ticking) {
-      this.pokedWhileTicking = true;
-      return;
-    }
-    this.schedule(0);
+    this.loop.poke();
   }
 
   /** Deliveries claimed and not recorded yet. */
@@ -145,15 +137,13 @@ export class WebhookWorker {
    * and are retried after it expires) and records their outcomes.
    */
   async stop(options: { timeoutMs?: number } = {}): Promise<void> {
-    if (!this.started || this.stopping) return;
-    this.stopping = true;
-    clearTimeout(this.timer);
+    if (!this.loop.beginStop()) return;
     this.unsubscribe?.();
     clearTimeout(this.listenTimer);
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
-    await this.ticking;
+    await this.loop.roundEnded();
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.running]),
@@ -172,8 +162,7 @@ export class WebhookWorker {
       this.claimer = new Claimer(this.db, this.ctx.dialect);
       await own.destroy();
     }
-    this.started = false;
-    this.stopping = false;
+    this.loop.finishStop();
   }
 
   /**
@@ -192,36 +181,22 @@ export class WebhookWorker {
     }
   }
 
-  private schedule(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = undefined;
-    if (!this.started || this.stopping) return;
-    let full = false;
-    this.ticking = (async () => {
-      try {
-        if (performance.now() - this.lastReap >= REAP_EVERY_MS) {
-          this.lastReap = performance.now();
-          await this.reapExpiredLeases();
-        }
-        const free = this.concurrency - this.inFlight;
-        if (free <= 0) return;
-        const claimed = await this.claim(free);
-        for (const c of claimed) this.launch(c);
-        full = claimed.length === free;
-      } catch (error) {
-        this.logger.error({ err: error }, 'webhook worker: claiming deliveries failed; trying again at the next poll');
+  /** One round of the lease loop: claims deliveries for the free slots and launches them; true when it filled them all. */
+  private async claimRound(): Promise<boolean> {
+    try {
+      if (performance.now() - this.lastReap >= REAP_EVERY_MS) {
+        this.lastReap = performance.now();
+        await this.reapExpiredLeases();
       }
-    })();
-    await this.ticking;
-    this.ticking = undefined;
-    if (!this.started || this.stopping) return;
-    const again = this.pokedWhileTicking || (full && this.inFlight < this.concurrency);
-    this.pokedWhileTicking = false;
-    this.schedule(again ? 0 : this.pollIntervalMs);
+      const free = this.concurrency - this.inFlight;
+      if (free <= 0) return false;
+      const claimed = await this.claim(free);
+      for (const c of claimed) this.launch(c);
+      return claimed.length === free;
+    } catch (error) {
+      this.logger.error({ err: error }, 'webhook worker: claiming deliveries failed; trying again at the next poll');
+      return false;
+    }
   }
 
   private launch(claimed: Claimed): void {
@@ -341,12 +316,12 @@ export class WebhookWorker {
 
   /** PostgreSQL: a connection that LISTENs, so a commit anywhere wakes this worker at once. */
   private async listen(): Promise<void> {
-    if (!this.started || this.stopping) return;
+    if (!this.loop.claiming) return;
     const client = new pg.Client({ connectionString: this.ctx.config.databaseUrl });
     const retry = (): void => {
       if (this.listener === client) this.listener = undefined;
       client.end().catch(() => undefined);
-      if (!this.started || this.stopping) return;
+      if (!this.loop.claiming) return;
       clearTimeout(this.listenTimer);
       this.listenTimer = setTimeout(() => void this.listen(), LISTEN_RETRY_MS);
     };
@@ -355,7 +330,7 @@ export class WebhookWorker {
     try {
       await client.connect();
       await client.query(`LISTEN ${WEBHOOK_CHANNEL}`);
-      if (!this.started || this.stopping) {
+      if (!this.loop.claiming) {
         await client.end();
         return;
       }

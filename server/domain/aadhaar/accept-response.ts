@@ -15,6 +15,7 @@ import { embedSignature } from '../../../pdf/sign/prepare.js';
 import { verifyEsignResponse, type EsignResponse } from '../../aadhaar/messages.js';
 import { openSecretBox } from '../../seal/secret-box.js';
 import { iso, type Context } from '../context.js';
+import { appendRevisions } from '../documents/append-revisions.js';
 import { bindIdentity } from '../trust/identity.js';
 import { loadActors, recordAct, type ClientInfo } from '../workflow/act-context.js';
 import { summarizeEsignCertificate } from './certificate-summary.js';
@@ -130,10 +131,8 @@ async function applySignature(ctx: Context, row: TxnRow, response: EsignResponse
   return ctx.db.transaction().execute(async (trx) => {
     const actors = await loadActors(trx, row.envelope_id, row.recipient_id);
     for (const { doc, sha256, size } of checked) {
-      const moved = await trx.updateTable('envelope_documents').set({ current_sha256: sha256 }).where('envelope_id', '=', row.envelope_id).where('document_id', '=', doc.document_id).where('current_sha256', '=', doc.from_sha256).executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) throw refuse('document_changed', 'the document changed while you were with the eSign service provider (another signer acted); sign again');
-      const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', row.envelope_id).where('document_id', '=', doc.document_id).executeTakeFirstOrThrow();
-      await trx.insertInto('document_revisions').values({ envelope_id: row.envelope_id, document_id: doc.document_id, seq: Number(seq ?? 0) + 1, sha256, size, act: 'signed', recipient_id: row.recipient_id, created_at: at }).execute();
+      const appended = await appendRevisions(trx, { envelopeId: row.envelope_id, documentId: doc.document_id, from: doc.from_sha256, revisions: [{ sha256, size, act: 'signed' }], recipientId: row.recipient_id, at });
+      if (!appended) throw refuse('document_changed', 'the document changed while you were with the eSign service provider (another signer acted); sign again');
     }
     for (const [fieldId, value] of valuesOf(row)) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
     return recordAct(ctx, trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {

@@ -5,7 +5,7 @@
  * subjectDirectoryAttributes (RFC 3739), and a masked Aadhaar number if an ESP puts one in the subject.
  */
 import * as asn1js from 'asn1js';
-import { certInfo } from '../../../pdf/cms/index.js';
+import { certInfo, policyOids, subjectValues } from '../../../pdf/cms/index.js';
 
 const DATE_OF_BIRTH = '1.3.6.1.5.5.7.9.1';
 const GENDER = '1.3.6.1.5.5.7.9.3';
@@ -26,14 +26,6 @@ export interface EsignCertificateSummary {
   readonly gender: string | null;
   /** CCA certificate policies (2.16.356.100.2.*) found. */
   readonly policies: string[];
-}
-
-function subjectValue(subject: string, key: string): string | null {
-  for (const line of subject.split('\n')) {
-    const at = line.indexOf('=');
-    if (at > 0 && line.slice(0, at).trim() === key) return line.slice(at + 1).trim();
-  }
-  return null;
 }
 
 function directoryAttributes(value: ArrayBuffer): { yob: number | null; gender: string | null } {
@@ -58,29 +50,20 @@ export function summarizeEsignCertificate(der: Uint8Array): EsignCertificateSumm
   const extensions = info.cert.extensions ?? [];
   const sda = extensions.find((e) => e.extnID === '2.5.29.9');
   const attrs = sda ? directoryAttributes(sda.extnValue.valueBlock.valueHexView.slice().buffer) : { yob: null, gender: null };
-  const policiesExt = extensions.find((e) => e.extnID === '2.5.29.32');
-  const policies: string[] = [];
-  if (policiesExt) {
-    const parsed = asn1js.fromBER(policiesExt.extnValue.valueBlock.valueHexView.slice().buffer);
-    if (parsed.result instanceof asn1js.Sequence) {
-      for (const p of parsed.result.valueBlock.value) {
-        const oid = p instanceof asn1js.Sequence ? p.valueBlock.value[0] : undefined;
-        if (oid instanceof asn1js.ObjectIdentifier && oid.valueBlock.toString().startsWith('2.16.356.100.2')) policies.push(oid.valueBlock.toString());
-      }
-    }
-  }
+  const policies = policyOids(info).filter((oid) => oid.startsWith('2.16.356.100.2'));
+  const subjectValue = (key: string): string | null => subjectValues(info, key)[0] ?? null;
   const masked = subject.split('\n').map((l) => l.slice(l.indexOf('=') + 1).trim()).find((v) => /^[Xx*]{8}\d{4}$/.test(v.replace(/[\s-]/g, ''))) ?? null;
   return {
-    name: subjectValue(subject, 'CN'),
+    name: subjectValue('CN'),
     subject: subject.replace(/\n/g, ', '),
     issuer: info.x509.issuer.replace(/\n/g, ', '),
     serial: info.serialHex,
     not_before: new Date(info.x509.validFrom).toISOString(),
     not_after: new Date(info.x509.validTo).toISOString(),
-    state: subjectValue(subject, 'ST'),
-    postal_code: subjectValue(subject, 'postalCode'),
-    pseudonym: subjectValue(subject, 'pseudonym'),
-    uid_hash: subjectValue(subject, 'serialNumber'),
+    state: subjectValue('ST'),
+    postal_code: subjectValue('postalCode'),
+    pseudonym: subjectValue('pseudonym'),
+    uid_hash: subjectValue('serialNumber'),
     masked_aadhaar: masked,
     year_of_birth: attrs.yob,
     gender: attrs.gender,

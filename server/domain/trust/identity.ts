@@ -4,7 +4,7 @@
  * subject's emailAddress; both comparisons ignore case and repeated spaces. A certificate without an
  * e-mail cannot contradict the recipient's (email_match null).
  */
-import type { CertInfo } from '../../../pdf/cms/index.js';
+import { subjectValues, type CertInfo } from '../../../pdf/cms/index.js';
 
 export interface IdentityBinding {
   readonly certificate_name: string | null;
@@ -16,13 +16,6 @@ export interface IdentityBinding {
 
 function normalizeName(name: string): string {
   return name.normalize('NFKC').replace(/[.,]/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
-}
-
-function subjectValues(cert: CertInfo, key: string): string[] {
-  return cert.x509.subject.split('\n').flatMap((line) => {
-    const at = line.indexOf('=');
-    return at > 0 && line.slice(0, at).trim() === key ? [line.slice(at + 1).trim()] : [];
-  });
 }
 
 function certificateEmails(cert: CertInfo): string[] {

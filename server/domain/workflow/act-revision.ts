@@ -14,6 +14,7 @@ import type { SignatureAppearance } from '../../../pdf/sign/appearance.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { iso, sealFor, type Context } from '../context.js';
+import { appendRevisions } from '../documents/append-revisions.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { lockActors, type loadActors } from './act-context.js';
@@ -106,11 +107,9 @@ export async function commitActRevisions(ctx: Context, envelopeId: string, recip
       // Locked on PostgreSQL: a decline racing this act waits for it and then sees it (act-context.ts).
       const actors = await lockActors(ctx, trx, envelopeId, recipientId);
       for (const r of revisions) {
-        const moved = await trx.updateTable('envelope_documents').set({ current_sha256: r.after }).where('envelope_id', '=', envelopeId).where('document_id', '=', r.documentId).where('current_sha256', '=', r.before).executeTakeFirst();
+        const appended = await appendRevisions(trx, { envelopeId, documentId: r.documentId, from: r.before, revisions: [{ sha256: r.after, size: r.size, act: plan.revisionAct }], recipientId, at });
         // Thrown, not returned: an earlier document of this act already moved in this transaction.
-        if (Number(moved.numUpdatedRows) !== 1) throw new StaleBytes();
-        const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', envelopeId).where('document_id', '=', r.documentId).executeTakeFirstOrThrow();
-        await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: r.documentId, seq: Number(seq ?? 0) + 1, sha256: r.after, size: r.size, act: plan.revisionAct, recipient_id: recipientId, created_at: at }).execute();
+        if (!appended) throw new StaleBytes();
       }
       for (const [fieldId, value] of plan.values.stored) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
       return record(trx, actors, at, level);

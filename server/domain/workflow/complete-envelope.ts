@@ -10,6 +10,7 @@
  */
 import { loadCertificateInput, appendAudit } from '../../audit/index.js';
 import { createCertificateOffLoop } from './certificate-off-loop.js';
+import { appendRevisions } from '../documents/append-revisions.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import type { PadesLevel } from '../../../pdf/verify/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
@@ -87,11 +88,8 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
     const moved = await trx.updateTable('envelopes').set({ status: 'completed', completed_at: at, updated_at: at, pades_level: level }).where('id', '=', envelopeId).where('status', '=', 'sent').executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return;
     for (const [documentId, { from, revisions }] of archived) {
-      const current = await trx.updateTable('envelope_documents').set({ current_sha256: revisions.at(-1)!.sha256 }).where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).where('current_sha256', '=', from).executeTakeFirst();
-      if (Number(current.numUpdatedRows) !== 1) throw new Error(`document ${documentId} changed during completion`);
-      const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).executeTakeFirstOrThrow();
-      let next = Number(seq ?? 0);
-      for (const r of revisions) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: documentId, seq: ++next, sha256: r.sha256, size: r.size, act: r.act, recipient_id: null, created_at: at }).execute();
+      const appended = await appendRevisions(trx, { envelopeId, documentId, from, revisions, recipientId: null, at });
+      if (!appended) throw new Error(`document ${documentId} changed during completion`);
     }
     await trx.updateTable('recipients').set({ status: 'completed' }).where('envelope_id', '=', envelopeId).where('role', '=', 'cc').execute();
     const base = `${ctx.config.baseUrl}/backend/api/v1/envelopes/${envelopeId}/documents`;

@@ -7,9 +7,10 @@
  * account accepts untrusted certificates). Otherwise nothing changes.
  */
 import { MoharError } from '../../../common/errors.js';
-import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
+import { certInfo, inspectCms, policyOids } from '../../../pdf/cms/index.js';
 import type { ChangedObject } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
+import { appendRevisions } from '../documents/append-revisions.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
@@ -88,16 +89,14 @@ export async function acceptTokenSignature(ctx: Context, session: ResolvedSessio
   const trust = await judgeDscSignature(ctx, { envelopeId: session.envelopeId, recipient, pdf: uploaded, byteRange: signature.byteRange, timestamp: signature.timestamp });
 
   const sha256 = await ctx.blobs.put(uploaded);
+  // The signer's values, when there were any, are a revision of their own under the signature.
+  const filled = prepared.length !== (await ctx.blobs.get(currentSha)).length;
+  const revisions = [...(filled ? [{ sha256: recipient.prepared_sha256, size: prepared.length, act: 'filled' }] : []), { sha256, size: uploaded.length, act: 'signed' }];
   const at = iso(ctx.now());
   const finished = await ctx.db.transaction().execute(async (trx) => {
     const actors = await lockActors(ctx, trx, session.envelopeId, session.recipientId);
-    const moved = await trx.updateTable('envelope_documents').set({ current_sha256: sha256 }).where('envelope_id', '=', session.envelopeId).where('document_id', '=', documentId).where('current_sha256', '=', currentSha).executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) throw refuse('the document changed while it was being signed; fetch the prepared document again');
-    const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', session.envelopeId).where('document_id', '=', documentId).executeTakeFirstOrThrow();
-    if (prepared.length !== (await ctx.blobs.get(currentSha)).length) {
-      await trx.insertInto('document_revisions').values({ envelope_id: session.envelopeId, document_id: documentId, seq: Number(seq ?? 0) + 1, sha256: recipient.prepared_sha256!, size: prepared.length, act: 'filled', recipient_id: recipient.id, created_at: at }).execute();
-    }
-    await trx.insertInto('document_revisions').values({ envelope_id: session.envelopeId, document_id: documentId, seq: Number(seq ?? 0) + 2, sha256, size: uploaded.length, act: 'signed', recipient_id: recipient.id, created_at: at }).execute();
+    const appended = await appendRevisions(trx, { envelopeId: session.envelopeId, documentId, from: currentSha, revisions, recipientId: recipient.id, at });
+    if (!appended) throw refuse('the document changed while it was being signed; fetch the prepared document again');
     for (const [fieldId, value] of Object.entries(preparedFrom.values ?? {})) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
     const done = await recordAct(ctx, trx, actors.envelope, actors.recipients, actors.recipient, 'signed', {
       method: 'dsc',
@@ -122,10 +121,8 @@ function signerCertificateOf(pdf: Buffer, byteRange: readonly number[]): Uint8Ar
   return certificate;
 }
 
-/** CCA India class from certificate policies: OID 2.16.356.100.2.N is DER 06 06 60 82 64 64 02 0N. */
+/** CCA India class from certificate policies: the first policy 2.16.356.100.2.N (N a single digit 1-9). */
 function ccaClass(der: Uint8Array): string | null {
-  const policies = certInfo(der).cert.extensions?.find((e) => e.extnID === '2.5.29.32');
-  if (!policies) return null;
-  const match = /060660826464020([1-9])/.exec(Buffer.from(policies.extnValue.valueBlock.valueHexView).toString('hex'));
+  const match = policyOids(certInfo(der)).map((oid) => /^2\.16\.356\.100\.2\.([1-9])$/.exec(oid)).find((m) => m !== null);
   return match ? `Class ${match[1]}` : null;
 }

@@ -13,7 +13,7 @@ import { idempotent } from '../../http/idempotency.js';
 import { ApiKeyHeader, IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { AppSignStatusResponse, DocIdParams, DocIdQuery, LegacyCreateBody, LegacyCreateResponse, SignStatusResponse, SigningLinksBody, SigningLinksResponse, TokenParams } from '../../http/schemas/legacy.js';
 import type { App } from '../types.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
 const Pdf = Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' });
@@ -26,8 +26,8 @@ function checkBodyKey(request: FastifyRequest, bodyKey: string): void {
   }
 }
 
-function sendPdf(reply: FastifyReply, pdf: FinalDocument): FastifyReply {
-  return reply.type('application/pdf').header('Cache-Control', 'private, no-store').header('ETag', `"${pdf.sha256}"`).header('Content-Disposition', attachmentDisposition(pdf.filename)).send(pdf.bytes);
+function sendFinal(reply: FastifyReply, pdf: FinalDocument): FastifyReply {
+  return sendPdf(reply, { bytes: pdf.bytes, sha256: pdf.sha256, filename: pdf.filename, noStore: true });
 }
 
 export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string): void {
@@ -100,7 +100,7 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
       querystring: DocIdQuery,
       response: { 200: Pdf, ...problems(401, 403, 404, 409) },
     },
-  }, async (request, reply) => sendPdf(reply, await downloadFinal(forCaller(ctx, request), accountOf(request), request.query.doc_id)));
+  }, async (request, reply) => sendFinal(reply, await downloadFinal(forCaller(ctx, request), accountOf(request), request.query.doc_id)));
 
   app.get('/document/signed/:token/', {
     schema: {
@@ -109,5 +109,5 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
       params: TokenParams,
       response: { 200: Pdf, ...problems(409, 410) },
     },
-  }, async (request, reply) => sendPdf(reply, await downloadByLink(ctx, request.params.token)));
+  }, async (request, reply) => sendFinal(reply, await downloadByLink(ctx, request.params.token)));
 }

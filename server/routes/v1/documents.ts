@@ -3,6 +3,7 @@ import { documentView, findDocument, uploadDocument } from '../../domain/documen
 import type { Context } from '../../domain/context.js';
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { readFilePart } from '../../http/multipart.js';
+import { sendPdf } from '../../http/send-pdf.js';
 import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
 import { Type } from 'typebox';
@@ -48,10 +49,6 @@ export function documentRoutes(app: App, ctx: Context): void {
   }, async (request, reply) => {
     const document = await findDocument(forCaller(ctx, request), accountOf(request), request.params.document_id);
     const bytes = await ctx.blobs.get(document.sha256);
-    return reply
-      .type('application/pdf')
-      .header('ETag', `"${document.sha256}"`)
-      .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
-      .send(bytes);
+    return sendPdf(reply, { bytes, sha256: document.sha256, reprDigest: true });
   });
 }

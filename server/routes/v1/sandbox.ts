@@ -12,7 +12,7 @@ import { MockRequestCreated, MockRequestForm, MockRequestParams, MockRequestView
 import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
 import type { App } from '../types.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
 
@@ -51,7 +51,7 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     },
   }, async (request, reply) => {
     const document = await downloadMockRequest(ctx, accountOf(request), request.params.public_id);
-    return reply.type('application/pdf').header('ETag', `"${document.sha256}"`).header('Content-Disposition', attachmentDisposition(document.filename)).send(document.bytes);
+    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256, filename: document.filename });
   });
 
   // The signing page's "Sign with a test certificate": the session token is the credential, as for every signer act.

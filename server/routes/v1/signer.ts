@@ -17,7 +17,7 @@ import { SIGN_ACT_BODY_LIMIT } from '../../http/token-limits.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { signElectronically } from '../../domain/workflow/electronic-act.js';
 import { acceptTokenSignature, prepareForToken } from '../../domain/workflow/dsc-act.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { sendPdf } from '../../http/send-pdf.js';
 
 export function signerRoutes(app: App, ctx: Context): void {
   app.get('/signing/:token', {
@@ -30,7 +30,7 @@ export function signerRoutes(app: App, ctx: Context): void {
     const session = await resolveSession(ctx, request.params.token);
     const row = await ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', session.envelopeId).where('document_id', '=', request.params.document_id).executeTakeFirst();
     if (!row?.current_sha256) throw new MoharError('document_not_found', `no document ${request.params.document_id} in this envelope`);
-    return reply.type('application/pdf').header('ETag', `"${row.current_sha256}"`).send(await ctx.blobs.get(row.current_sha256));
+    return sendPdf(reply, { bytes: await ctx.blobs.get(row.current_sha256), sha256: row.current_sha256 });
   });
 
   // The recipient's own copy of the final documents: the same bytes as the completion mail attaches.
@@ -39,13 +39,7 @@ export function signerRoutes(app: App, ctx: Context): void {
   }, async (request, reply) => {
     const session = await resolveSession(ctx, request.params.token, 'download');
     const document = await finalDocument(ctx, session.accountId, session.envelopeId, request.params.document_id);
-    return reply
-      .type('application/pdf')
-      .header('ETag', `"${document.sha256}"`)
-      .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
-      .header('Content-Disposition', attachmentDisposition(document.filename))
-      .header('Cache-Control', 'private, no-store')
-      .send(document.bytes);
+    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256, reprDigest: true, filename: document.filename, noStore: true });
   });
 
   app.post('/signing/:token', {
@@ -76,7 +70,7 @@ export function signerRoutes(app: App, ctx: Context): void {
   };
   const sendPrepared = async (token: string, documentId: string, fields: Record<string, string | boolean> | undefined, reply: import('fastify').FastifyReply) => {
     const prepared = await prepareForToken(ctx, await resolveSession(ctx, token), documentId, fields);
-    return reply.type('application/pdf').header('X-Mohar-Signature-Field', encodeURIComponent(prepared.fieldName)).send(prepared.bytes);
+    return sendPdf(reply, { bytes: prepared.bytes, headers: { 'X-Mohar-Signature-Field': encodeURIComponent(prepared.fieldName) } });
   };
   app.get('/signing/:token/documents/:document_id/prepared', {
     schema: { ...preparedSchema, summary: 'USB DSC: the bytes the token signs over (your values filled)' },

@@ -8,7 +8,7 @@ import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envel
 import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
 
@@ -42,11 +42,6 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
     },
   }, async (request, reply) => {
     const document = await finalDocument(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id);
-    return reply
-      .type('application/pdf')
-      .header('ETag', `"${document.sha256}"`)
-      .header('Repr-Digest', `sha-256=:${Buffer.from(document.sha256, 'hex').toString('base64')}:`)
-      .header('Content-Disposition', attachmentDisposition(document.filename))
-      .send(document.bytes);
+    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256, reprDigest: true, filename: document.filename });
   });
 }

@@ -11,7 +11,7 @@ import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
 import type { App } from '../types.js';
-import { attachmentDisposition } from '../../http/content-disposition.js';
+import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
 
@@ -91,7 +91,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
   }, async (request, reply) => {
     const envelope = await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
     if (!envelope.certificate_sha256) throw new MoharError('document_not_ready', 'the certificate of completion is issued when the envelope is completed', { extra: { envelope_status: envelope.status } });
-    return reply.type('application/pdf').header('ETag', `"${envelope.certificate_sha256}"`).header('Content-Disposition', attachmentDisposition(`certificate-of-completion-${envelope.id}.pdf`)).send(await ctx.blobs.get(envelope.certificate_sha256));
+    return sendPdf(reply, { bytes: await ctx.blobs.get(envelope.certificate_sha256), sha256: envelope.certificate_sha256, filename: `certificate-of-completion-${envelope.id}.pdf` });
   });
 
   app.post('/envelopes/:id/void', {
