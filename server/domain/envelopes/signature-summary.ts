@@ -15,7 +15,7 @@ import { sealFor, type Context } from '../context.js';
 import type { DataMode } from '../../storage/schema.js';
 import { pdfFieldName } from '../workflow/field-names.js';
 import { findEnvelope } from './find-envelope.js';
-import { FIELD_TYPES } from './field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 
 /** Classes of change Mohar's allow-list can ever accept after a signature (pdf/verify/judge.ts allowedBy). */
 const ALLOW_LIST_CLASSES = new Set(['structure', 'ltv', 'signing', 'form_filling']);

@@ -15,7 +15,7 @@ import { fetchTransport } from '../../net/http-transport.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { iso, sealFor, type Context } from '../context.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import { lockActors, type loadActors } from './act-context.js';
 import { pdfFieldName } from './field-names.js';
 import type { FilledValues } from './field-values.js';

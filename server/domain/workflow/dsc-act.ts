@@ -11,7 +11,7 @@ import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
 import type { ChangedObject } from '../../../pdf/verify/index.js';
 import { iso, type Context } from '../context.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import { clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
 import type { DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
