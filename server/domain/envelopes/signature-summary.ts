@@ -7,9 +7,7 @@
  * carries the trust result judged when it was accepted (recipient act_details), and signatures by this
  * installation's seal (certification at send, electronic acts) are named as such.
  */
-import type { SignatureReport } from '../../../pdf/verify/index.js';
-import { certInfo } from '../../../pdf/cms/index.js';
-import { isoFromPdfDate } from '../../../pdf/index.js';
+import { certInfo, isoFromPdfDate, type SignatureReport } from '../../../pdf/index.js';
 import { MoharError } from '../../../common/errors.js';
 import { sealFor, type Context } from '../context.js';
 import type { DataMode } from '../../storage/schema.js';

@@ -8,9 +8,7 @@
  */
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import type { PadesTarget } from '../../../pdf/sign/pades.js';
-import type { FieldImage } from '../../../pdf/prepare/fill-form.js';
-import type { SignatureAppearance } from '../../../pdf/sign/appearance.js';
+import type { FieldImage, PadesTarget, SignatureAppearance } from '../../../pdf/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { iso, sealFor, type Context } from '../context.js';

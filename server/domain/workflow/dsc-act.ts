@@ -7,8 +7,7 @@
  * account accepts untrusted certificates). Otherwise nothing changes.
  */
 import { MoharError } from '../../../common/errors.js';
-import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
-import type { ChangedObject } from '../../../pdf/verify/index.js';
+import { certInfo, inspectCms, type ChangedObject } from '../../../pdf/index.js';
 import { iso, type Context } from '../context.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../../../common/fields.js';
