@@ -3,7 +3,7 @@
  * pdf/ imports from here only (eslint.config.js forbids deep imports, as for native/); the folders' own index
  * files (cms/, verify/) are internal groupings. The headline calls:
  *
- *   inspectPdf(bytes)                         what a PDF is (pages, signature fields, limits)
+ *   inspectPdf(bytes, limits?)                what a PDF is: pages, signature fields, revisions
  *   prepareForm(bytes, fields) / fillForm     envelope fields as AcroForm fields, and their values
  *   signPades(bytes, signer, options)         one PAdES signature, B-B to B-LTA
  *   verifyPdf(bytes)                          every signature's report
