@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Pkcs11Module } from '../native/index.js';
-import { signPades } from '../pdf/sign/pades.js';
+import { signPades } from '../pdf/index.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
 import { openTokenSigner, peakRss, stats, timedProvider, VISIBLE_FIELD, type ChildReport } from './signing-support.js';
 

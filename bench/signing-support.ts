@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Pkcs11Module, tokenSigner } from '../native/index.js';
-import type { SignatureProvider } from '../pdf/sign/ports.js';
+import type { SignatureProvider } from '../pdf/index.js';
 import { buildPdf, type FixtureObject } from '../test/support/pdf-fixtures.js';
 
 export const MIB = 1024 * 1024;

@@ -5,10 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { MoharError } from '../common/errors.js';
 import { Pkcs11Module, tokenSigner } from '../native/index.js';
-import { softwareSigner } from '../pdf/cms/index.js';
-import { PADES_LEVELS, signPades, type PadesTarget } from '../pdf/sign/pades.js';
-import type { SignatureProvider } from '../pdf/sign/ports.js';
-import type { SignatureFieldChoice } from '../pdf/sign/prepare.js';
+import { PADES_LEVELS, signPades, softwareSigner, type PadesTarget, type SignatureFieldChoice, type SignatureProvider } from '../pdf/index.js';
 import type { Config } from '../server/config.js';
 import { fetchTransport } from '../server/net/http-transport.js';
 import { readSecret } from './secret-input.js';

@@ -3,7 +3,7 @@
  * beyond form filling, signing and validation data (an `other` or `annotations` change); 1 otherwise.
  */
 import { readFile } from 'node:fs/promises';
-import { formatReport, verifyPdf, type VerifyReport } from '../pdf/verify/index.js';
+import { formatReport, verifyPdf, type VerifyReport } from '../pdf/index.js';
 
 /** Whether anything after a signature is beyond what a signed document may gain (shown with its reason). */
 export function changedBeyondSigning(report: VerifyReport): boolean {

@@ -39,7 +39,7 @@ export interface BulkCsvFormat {
   readonly merge_fields: readonly BulkCsvMergeField[];
 }
 
-/** Field types that take a pre-assigned value (the interface's numbers; FIELD_TYPES in pdf/). */
+/** Field types that take a pre-assigned value (the interface's numbers: FIELD_TYPES in common/fields.ts). */
 export const MERGE_FIELD_TYPES = { 8: 'text', 9: 'checkbox', 10: 'number', 11: 'date', 12: 'dropdown', 13: 'radio' } as const;
 export type MergeFieldType = (typeof MERGE_FIELD_TYPES)[keyof typeof MERGE_FIELD_TYPES];
 

@@ -1,6 +1,6 @@
 /**
  * The token as a signature provider for the PDF signer. The shape is the SignatureProvider port of
- * pdf/sign/ports.ts, copied here on purpose: native/ does not import pdf/ (and pdf/ does not import native/);
+ * pdf/ports.ts, copied here on purpose: native/ does not import pdf/ (and pdf/ does not import native/);
  * the main process hands a TokenSignatureProvider to pdf/ where a SignatureProvider is expected.
  */
 import { X509Certificate } from 'node:crypto';
@@ -8,7 +8,7 @@ import { MoharError } from '../common/errors.js';
 import type { Pkcs11Module, RsaMechanismChoice, TokenCertificate, TokenSelector } from './pkcs11-module.js';
 import { assertCertificateValid } from './x509.js';
 
-/** Same shape as pdf/sign/ports.ts SignatureProvider. */
+/** Same shape as pdf/ports.ts SignatureProvider. */
 export interface TokenSignatureProvider {
   /** DER X.509 certificate of the signer. */
   readonly certificate: Uint8Array;

@@ -5,7 +5,7 @@
  */
 import { DESKTOP_BRIDGE_VERSION, type BridgeResult, type MoharDesktopBridge, type SignPreparedResult, type TokenInfo } from '../../common/desktop-bridge.js';
 import type { ModuleLoadFailure } from '../../native/index.js';
-import type { HttpTransport } from '../../pdf/sign/ports.js';
+import type { HttpTransport } from '../../pdf/index.js';
 import { failed, ok } from './outcome.js';
 import type { PinPrompt } from './pin-prompt.js';
 import { signPrepared } from './sign-prepared.js';

@@ -4,8 +4,7 @@
  * here refuses with invalid_request before a token or a PIN is involved.
  */
 import type { SignPreparedRequest } from '../../common/desktop-bridge.js';
-import { PdfReader, getPages, listSignatureFields } from '../../pdf/index.js';
-import { checkSignable } from '../../pdf/sign/checks.js';
+import { checkSignable, getPages, listSignatureFields, PdfReader } from '../../pdf/index.js';
 import { DesktopFailure } from './outcome.js';
 
 export interface ValidRequest {

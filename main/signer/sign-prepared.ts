@@ -7,8 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { BridgeResult, SignPreparedResult } from '../../common/desktop-bridge.js';
 import { buildChain, tokenKey } from '../../native/index.js';
-import { signPades, type PadesTarget } from '../../pdf/sign/pades.js';
-import type { HttpTransport, SignatureProvider } from '../../pdf/sign/ports.js';
+import { signPades, type HttpTransport, type PadesTarget, type SignatureProvider } from '../../pdf/index.js';
 import { DesktopFailure, failed, ok, toDesktopError, type SigningPhase } from './outcome.js';
 import type { PinPrompt } from './pin-prompt.js';
 import { validateRequest } from './request.js';

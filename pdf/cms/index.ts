@@ -1,6 +1,6 @@
 /**
  * pdf/cms: the cryptographic part of PAdES. Pure: no HTTP of its own, all I/O through the ports
- * in pdf/sign/ports.ts (SignatureProvider, HttpTransport).
+ * in pdf/ports.ts (SignatureProvider, HttpTransport).
  *
  * Error codes: invalid_signature_data (malformed CMS or certificate), tsa_unavailable,
  * validation_data_unavailable, signing_key_invalid (unreadable software key, or a signature that

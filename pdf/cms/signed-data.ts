@@ -14,7 +14,7 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError } from '../../common/errors.js';
-import type { SignatureProvider } from '../sign/ports.js';
+import type { SignatureProvider } from '../ports.js';
 import { childrenOf, concatBytes, equalBytes, octets, oid, readTlv, seq, set, sortDerSet, tlv } from './der.js';
 import { OID } from './oids.js';
 import { verifySignature } from './verify.js';

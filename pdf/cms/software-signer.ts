@@ -13,7 +13,7 @@ import { createPrivateKey, createPublicKey, sign as nodeSign, type KeyObject } f
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError } from '../../common/errors.js';
-import type { SignatureProvider } from '../sign/ports.js';
+import type { SignatureProvider } from '../ports.js';
 import { certificatesFrom, equalBytes, fromBufferSource, toArrayBuffer } from './der.js';
 import { certInfo, type CertInfo } from './x509.js';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError, isMoharError } from '../../common/errors.js';
-import type { HttpTransport } from '../sign/ports.js';
+import type { HttpTransport } from '../ports.js';
 import { childrenOf, equalBytes, fromBufferSource, oid, positiveIntegerContent, readTlv, seq, set, sortDerSet, tlv, toArrayBuffer, toHex, type Tlv } from './der.js';
 import { DIGEST_BY_OID, OID } from './oids.js';
 import { certificatesOf, checkSignerInfo } from './signer-info.js';

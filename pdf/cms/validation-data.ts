@@ -8,7 +8,7 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError } from '../../common/errors.js';
-import type { HttpTransport } from '../sign/ports.js';
+import type { HttpTransport } from '../ports.js';
 import { equalBytes, fromBufferSource, looksLikePem, pemBlocks, toArrayBuffer, toHex } from './der.js';
 import { DIGEST_BY_OID, OID } from './oids.js';
 import { verifySignature } from './verify.js';

@@ -10,7 +10,7 @@
 import { MoharError } from '../../common/errors.js';
 import { addSignatureTimestamp, createSignedData, gatherValidationData, inspectCms, requestDocumentTimestamp } from '../cms/index.js';
 import { appendDss } from './dss.js';
-import type { HttpTransport, SignatureProvider } from './ports.js';
+import type { HttpTransport, SignatureProvider } from '../ports.js';
 import type { PrepareOptions } from './prepare.js';
 import { signPdf, timestampPdf } from './sign-pdf.js';
 

@@ -1,60 +1,29 @@
 /**
- * Field types (the interface's field_type numbers) and what the page does with them: which the signer fills,
- * which they draw or type once (signature, initials), which Mohar fills from the signer's details (shown as a
- * preview, exactly as the server will fill them: server/domain/workflow/field-values.ts), and when a field
+ * What the signing page does with each field type (the types and their shared rules: common/fields.ts): which
+ * the signer fills, which they draw or type once (signature, initials), which Mohar fills from the signer's
+ * details (shown as a preview, exactly as the server will fill them: the same detailValue), and when a field
  * counts as done.
  */
+import { DETAIL_FILLED_TYPES, detailValue, FIELD_TYPES, SIGNATURE_TYPES } from '../../common/fields';
 import type { AdoptedSignature, FieldValue, SignerField, SignerView } from './types';
 
-export const FIELD = {
-  SIGNATURE: 1,
-  INITIAL: 2,
-  DATE_SIGNED: 3,
-  FULL_NAME: 4,
-  FIRST_NAME: 5,
-  LAST_NAME: 6,
-  EMAIL: 7,
-  TEXT: 8,
-  CHECKBOX: 9,
-  NUMBER: 10,
-  DATE: 11,
-  DROPDOWN: 12,
-  RADIO: 13,
-} as const;
+export { initialsOf } from '../../common/fields';
 
-const AUTO = new Set<number>([FIELD.DATE_SIGNED, FIELD.FULL_NAME, FIELD.FIRST_NAME, FIELD.LAST_NAME, FIELD.EMAIL]);
+/** The field_type numbers (common/fields.ts), by the short name the page's code uses. */
+export const FIELD = FIELD_TYPES;
 
 export function isAutoFilled(field: SignerField): boolean {
-  return AUTO.has(field.field_type);
+  return DETAIL_FILLED_TYPES.has(field.field_type);
 }
 
 /** What the server will write into an auto-filled field. */
 export function autoValue(field: SignerField, recipient: SignerView['recipient'], today: string): string {
-  const parts = recipient.name.trim().split(/\s+/);
-  switch (field.field_type) {
-    case FIELD.DATE_SIGNED:
-      return today;
-    case FIELD.FULL_NAME:
-      return recipient.name;
-    case FIELD.FIRST_NAME:
-      return parts[0] ?? '';
-    case FIELD.LAST_NAME:
-      return parts.length > 1 ? parts[parts.length - 1]! : '';
-    case FIELD.EMAIL:
-      return recipient.email;
-    default:
-      return '';
-  }
-}
-
-/** Initials of a name ("Asha Rao" → "AR"): what the initials dialog offers to type. */
-export function initialsOf(name: string): string {
-  return name.trim().split(/\s+/).filter(Boolean).map((p) => p[0]!.toUpperCase()).join('');
+  return detailValue(field.field_type, recipient, today) ?? '';
 }
 
 /** Drawn like a signature: Signature and Initials fields are done by adopting a picture, not by a value. */
 export function isAdopted(field: SignerField): boolean {
-  return field.field_type === FIELD.SIGNATURE || field.field_type === FIELD.INITIAL;
+  return SIGNATURE_TYPES.has(field.field_type);
 }
 
 /** Fields the signer must complete before the act: signatures, initials, and required fields they fill in. */

@@ -14,7 +14,7 @@
 import { DOMParser, XMLSerializer, type Document, type Element } from '@xmldom/xmldom';
 import { SignedXml } from 'xml-crypto';
 import { MoharError } from '../../common/errors.js';
-import type { SignatureProvider } from '../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../pdf/index.js';
 
 export const DSIG_NS = 'http://www.w3.org/2000/09/xmldsig#';
 export const ALGORITHMS = {

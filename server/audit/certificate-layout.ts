@@ -3,9 +3,7 @@
  * sealed): plain data in, the unsealed PDF out. Kept apart from the database and the seal so that the PDF
  * work can run in the PDF worker pool (server/domain/documents/pdf-tasks.ts prepareCertificate).
  */
-import { prepareSignature, type PrepareOptions, type PreparedSignature } from '../../pdf/sign/prepare.js';
-import { newTextDocument, type Block } from '../../pdf/write/new-document.js';
-import { displayDate } from '../../pdf/write/text.js';
+import { displayDate, newTextDocument, prepareSignature, type Block, type PreparedSignature, type PrepareOptions } from '../../pdf/index.js';
 import { canonicalJson, verifyAuditChain, type AuditRow } from './chain.js';
 import { dscLines, type DscFacts } from './dsc-facts.js';
 

@@ -14,9 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
-import { certInfo } from '../../pdf/cms/x509.js';
-import { signPades, type PadesOptions, type PadesTarget } from '../../pdf/sign/pades.js';
-import type { HttpTransport, SignatureProvider } from '../../pdf/sign/ports.js';
+import { certInfo, signPades, type HttpTransport, type PadesOptions, type PadesTarget, type SignatureProvider } from '../../pdf/index.js';
 import type { Database } from '../storage/schema.js';
 import { certificateDocument, type CertificateInput, type CertificateLayoutOptions } from './certificate-layout.js';
 import { verifyAuditChain, type AuditRow, type ChainReport } from './chain.js';

@@ -9,7 +9,7 @@ import type { Database, DataMode } from '../storage/schema.js';
 import type { PdfInspector } from './documents/pdf-inspector.js';
 import type { KeyIdentity } from './keys/api-keys.js';
 import type { TtlCache } from './ttl-cache.js';
-import type { SignatureProvider } from '../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../pdf/index.js';
 
 export interface Context {
   readonly db: Kysely<Database>;

@@ -8,7 +8,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
-import type { HttpTransport } from '../../pdf/sign/ports.js';
+import type { HttpTransport } from '../../pdf/index.js';
 import { classifyAddress, isPublicAddress } from './address-policy.js';
 
 export interface GuardedTransportOptions {

@@ -2,7 +2,7 @@
  * The HttpTransport port of pdf/ (TSA, OCSP, CRL and caIssuers requests) over fetch: bounded in time
  * and size, no redirects followed silently, errors with the URL named.
  */
-import type { HttpTransport } from '../../pdf/sign/ports.js';
+import type { HttpTransport } from '../../pdf/index.js';
 
 export interface HttpTransportOptions {
   readonly timeoutMs?: number;

@@ -29,8 +29,7 @@
 import { createPrivateKey, randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { MoharError, isMoharError } from '../../common/errors.js';
-import { softwareSigner } from '../../pdf/cms/index.js';
-import type { SignatureProvider } from '../../pdf/sign/ports.js';
+import { softwareSigner, type SignatureProvider } from '../../pdf/index.js';
 import { isUniqueViolation } from '../storage/connect.js';
 import type { Database, SealKeysTable } from '../storage/schema.js';
 import { addYears, makeCertificate, name } from './certificate-builder.js';

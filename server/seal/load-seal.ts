@@ -15,8 +15,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { MoharError } from '../../common/errors.js';
-import { softwareSigner } from '../../pdf/cms/index.js';
-import type { SignatureProvider } from '../../pdf/sign/ports.js';
+import { softwareSigner, type SignatureProvider } from '../../pdf/index.js';
 import type { Context } from '../domain/context.js';
 import { loadInstallationSeal, type InstallationSealOptions } from './installation-seal.js';
 import { openSecretBox } from './secret-box.js';

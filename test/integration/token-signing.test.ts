@@ -9,7 +9,7 @@ import { MoharError } from '../../common/errors.js';
 import { Pkcs11Module, tokenSigner } from '../../native/index.js';
 import { inspectCms, softwareSigner } from '../../pdf/cms/index.js';
 import { signPades } from '../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../pdf/index.js';
 import { verifyPdf } from '../../pdf/verify/index.js';
 import { makePdf, qpdfCheck, samples } from '../support/pdf-fixtures.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';

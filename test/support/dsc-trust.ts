@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { softwareSigner } from '../../pdf/cms/index.js';
-import type { SignatureProvider } from '../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../pdf/index.js';
 import { startOcspResponder, type OcspResponder } from './ocsp.js';
 import { createTestPki, type SoftwareCredential, type SoftwareSignerOptions, type TestPki } from './pki.js';
 import { DEFAULT_TOKEN_KEYS, type TokenKeySpec } from './softhsm.js';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import type { HttpTransport } from '../../pdf/sign/ports.js';
+import type { HttpTransport } from '../../pdf/index.js';
 
 /** Runs openssl; rejects with its stderr on failure. */
 export function openssl(args: readonly string[], options: { cwd?: string } = {}): Promise<string> {

@@ -5,8 +5,7 @@
  */
 import { randomBytes, sign as nodeSign } from 'node:crypto';
 import type { Element } from '@xmldom/xmldom';
-import { createSignedData } from '../../../pdf/cms/signed-data.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import { createSignedData, type SignatureProvider } from '../../../pdf/index.js';
 import {
   ESIGN_VERSION,
   formatEsignTimestamp,

@@ -10,8 +10,7 @@
  * recorded. Any refusal leaves the envelope as it was; the signer gets the reason and may start again.
  */
 import { MoharError } from '../../../common/errors.js';
-import { buildCertificatePath, certInfo, inspectCms, judgeCertificatePath } from '../../../pdf/cms/index.js';
-import { embedSignature } from '../../../pdf/sign/prepare.js';
+import { buildCertificatePath, certInfo, embedSignature, inspectCms, judgeCertificatePath } from '../../../pdf/index.js';
 import { verifyEsignResponse, type EsignResponse } from '../../aadhaar/messages.js';
 import { openSecretBox } from '../../seal/secret-box.js';
 import { iso, type Context } from '../context.js';

@@ -5,8 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { MoharError } from '../../../common/errors.js';
-import { softwareSigner } from '../../../pdf/cms/index.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import { softwareSigner, type SignatureProvider } from '../../../pdf/index.js';
 import type { EsignConfig } from '../../config-esign.js';
 import type { Context } from '../context.js';
 

@@ -5,7 +5,7 @@
  * subjectDirectoryAttributes (RFC 3739), and a masked Aadhaar number if an ESP puts one in the subject.
  */
 import * as asn1js from 'asn1js';
-import { certInfo, policyOids, subjectValues } from '../../../pdf/cms/index.js';
+import { certInfo, policyOids, subjectValues } from '../../../pdf/index.js';
 
 const DATE_OF_BIRTH = '1.3.6.1.5.5.7.9.1';
 const GENDER = '1.3.6.1.5.5.7.9.3';

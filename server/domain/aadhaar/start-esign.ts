@@ -8,11 +8,11 @@
  * (esign-request.ts), and returns what the browser posts to the ESP.
  */
 import { MoharError } from '../../../common/errors.js';
-import { RESERVE_WITH_TIMESTAMP } from '../../../pdf/sign/prepare.js';
+import { RESERVE_WITH_TIMESTAMP } from '../../../pdf/index.js';
 import { openSecretBox } from '../../seal/secret-box.js';
 import { iso, type Context } from '../context.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import { loadActors } from '../workflow/act-context.js';
 import { checkActionForRole } from '../workflow/decide-act.js';
 import { pdfFieldName } from '../workflow/field-names.js';

@@ -8,7 +8,7 @@ import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 import { storedInfo } from '../documents/documents.js';
 import { validateFieldLayout, type FieldInput } from '../envelopes/field-layout.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import type { Role, RoutingOrder, SignatureMethod } from '../envelopes/model.js';
 import { findTemplate, loadVersion } from '../templates/store.js';
 import type { TemplateField } from '../templates/model.js';

@@ -4,10 +4,7 @@
  * Inputs and outputs cross the thread boundary by structured clone, so they hold only data (bytes,
  * strings, numbers, plain objects, Dates); a Buffer arrives as a Uint8Array.
  */
-import { addTestMark, fillForm, inspectPdf, prepareForm, type FormFieldLayout, type FormValues, type PdfInfo, type PdfLimits } from '../../../pdf/index.js';
-import { prepareSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
-import { judgeAppendedRevision, verifyPdf, type RevisionJudgement, type RevisionPolicy, type VerifyReport } from '../../../pdf/verify/index.js';
-import { fitPng } from '../../../pdf/write/image-fit.js';
+import { addTestMark, fillForm, fitPng, inspectPdf, judgeAppendedRevision, prepareForm, prepareSignature, verifyPdf, type FormFieldLayout, type FormValues, type PdfInfo, type PdfLimits, type PreparedSignature, type PrepareOptions, type RevisionJudgement, type RevisionPolicy, type VerifyReport } from '../../../pdf/index.js';
 import { prepareCertificate, type CertificateInput, type CertificateLayoutOptions } from '../../audit/certificate-layout.js';
 
 /** A signature image above this many pixels is downscaled before it is embedded (4 megapixels). */

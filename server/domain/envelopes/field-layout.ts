@@ -4,7 +4,10 @@
  * after /Rotate): the same convention as pdf/geometry.ts, so the visible size is what bounds them.
  */
 import type { ErrorItem } from '../../../common/errors.js';
-import { AUTO_FILLED_TYPES, CHOICE_TYPES, FIELD_TYPES, MAX_OPTIONS, SIGNATURE_TYPES } from './field-types.js';
+import { AUTO_FILLED_TYPES, CHOICE_TYPES, FIELD_TYPES, fieldRefusal, isFieldType, type FieldRefusal } from '../../../common/fields.js';
+
+/** The most options a Dropdown or Radio field may have. */
+const MAX_OPTIONS = 200;
 
 export interface FieldInput {
   recipient_id: string;
@@ -62,11 +65,18 @@ export interface PlacedField {
 
 export type LayoutResult = { ok: true; fields: PlacedField[] } | { ok: false; errors: ErrorItem[] };
 
-/** Roles that hold no fields at all, with the reason the layout reports. */
-const HOLDS_NO_FIELDS: Readonly<Record<string, string>> = {
-  cc: 'cc recipients receive a copy and hold no fields',
-  reviewer: 'a reviewer confirms they have read the document and holds no fields; give fields to a signer or an approver',
-};
+/** Why a recipient may not hold a field (common/fields.ts decides), as the layout reports it. */
+function refusalProblem(refusal: FieldRefusal, role: string): { message: string; code: string } {
+  switch (refusal) {
+    case 'cc': return { message: 'cc recipients receive a copy and hold no fields', code: 'role_mismatch' };
+    case 'reviewer': return { message: 'a reviewer confirms they have read the document and holds no fields; give fields to a signer or an approver', code: 'role_mismatch' };
+    case 'notSigner': return { message: `a ${role} does not sign; Signature and Initial fields belong to signers`, code: 'role_mismatch' };
+    case 'dscInitial': return { message: 'Initial (type 2) is not available for USB DSC signers', code: 'initial_not_available_for_dsc' };
+    // An Aadhaar eSign signature is made by the ESP over the prepared revision, once; drawn initials would be
+    // a second, electronic mark of a signer whose legal signature is the eSign one (as for a USB token).
+    case 'aadhaarInitial': return { message: 'Initial (type 2) is not available for Aadhaar eSign signers', code: 'initial_not_available_for_aadhaar' };
+  }
+}
 
 /** Rounding in clients must not make a field that touches the page edge invalid. */
 const EPSILON = 0.01;
@@ -143,17 +153,15 @@ export function validateFieldLayout(fields: readonly FieldInput[], recipients: r
     };
     const recipient = byId.get(f.recipient_id);
     if (!recipient) problem(`recipient ${f.recipient_id} is not a recipient of this envelope`, 'unknown_recipient');
-    if (!Number.isInteger(f.field_type) || f.field_type < 1 || f.field_type > 13) problem('field_type must be an integer from 1 to 13', 'unknown_field_type');
+    if (!isFieldType(f.field_type)) problem('field_type must be an integer from 1 to 13', 'unknown_field_type');
     const isDsc = recipient?.role === 'signer' && recipient.signature_method === 'dsc';
     // A cc gets a copy and a reviewer only confirms: neither act writes into the document, so a field of
     // theirs could never be filled (its input would be lost). Approvers fill theirs; only signers sign.
-    if (recipient && HOLDS_NO_FIELDS[recipient.role]) problem(HOLDS_NO_FIELDS[recipient.role]!, 'role_mismatch');
-    else if (recipient && recipient.role !== 'signer' && SIGNATURE_TYPES.has(f.field_type)) problem(`a ${recipient.role} does not sign; Signature and Initial fields belong to signers`, 'role_mismatch');
-    if (isDsc && f.field_type === FIELD_TYPES.INITIAL) problem('Initial (type 2) is not available for USB DSC signers', 'initial_not_available_for_dsc');
-    // An Aadhaar eSign signature is made by the ESP over the prepared revision, once; drawn initials would be
-    // a second, electronic mark of a signer whose legal signature is the eSign one (as for a USB token).
-    const isAadhaar = recipient?.role === 'signer' && recipient.signature_method === 'aadhaar';
-    if (isAadhaar && f.field_type === FIELD_TYPES.INITIAL) problem('Initial (type 2) is not available for Aadhaar eSign signers', 'initial_not_available_for_aadhaar');
+    const refusal = recipient ? fieldRefusal(f.field_type, recipient.role, recipient.signature_method) : null;
+    if (recipient && refusal) {
+      const { message, code } = refusalProblem(refusal, recipient.role);
+      problem(message, code);
+    }
     if (f.pdf_signature_field !== undefined && !(isDsc && f.field_type === FIELD_TYPES.SIGNATURE)) {
       problem('pdf_signature_field is only for the Signature field (type 1) of a USB DSC signer', 'placement_not_allowed');
     }

@@ -7,15 +7,13 @@
  * carries the trust result judged when it was accepted (recipient act_details), and signatures by this
  * installation's seal (certification at send, electronic acts) are named as such.
  */
-import type { SignatureReport } from '../../../pdf/verify/index.js';
-import { certInfo } from '../../../pdf/cms/index.js';
-import { isoFromPdfDate } from '../../../pdf/index.js';
+import { certInfo, isoFromPdfDate, type SignatureReport } from '../../../pdf/index.js';
 import { MoharError } from '../../../common/errors.js';
 import { sealFor, type Context } from '../context.js';
 import type { DataMode } from '../../storage/schema.js';
 import { pdfFieldName } from '../workflow/field-names.js';
 import { findEnvelope } from './find-envelope.js';
-import { FIELD_TYPES } from './field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 
 /** Classes of change Mohar's allow-list can ever accept after a signature (pdf/verify/judge.ts allowedBy). */
 const ALLOW_LIST_CLASSES = new Set(['structure', 'ltv', 'signing', 'form_filling']);

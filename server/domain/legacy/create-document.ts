@@ -13,7 +13,7 @@ import type { Context } from '../context.js';
 import { uploadDocument, type PageView } from '../documents/documents.js';
 import { attachDocument } from '../envelopes/attach-document.js';
 import { checkRedirectUrl, createEnvelope } from '../envelopes/create-envelope.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import type { RecipientInput } from '../envelopes/model.js';
 import { replaceFields } from '../envelopes/replace-fields.js';
 import type { KeyIdentity } from '../keys/api-keys.js';

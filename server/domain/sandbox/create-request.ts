@@ -8,7 +8,7 @@ import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import { iso, type Context } from '../context.js';
 import { attachDocument } from '../envelopes/attach-document.js';
 import { createEnvelope } from '../envelopes/create-envelope.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import { replaceFields } from '../envelopes/replace-fields.js';
 import type { KeyIdentity } from '../keys/api-keys.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';

@@ -5,7 +5,7 @@
  * (dsc-act.ts). So the sandbox exercises the real DSC path, events and completion included.
  */
 import { MoharError } from '../../../common/errors.js';
-import { signPades } from '../../../pdf/sign/pades.js';
+import { signPades } from '../../../pdf/index.js';
 import { iso, type Context } from '../context.js';
 import type { ClientInfo } from '../workflow/act-context.js';
 import type { DecisionResult } from '../workflow/decide-act.js';

@@ -5,8 +5,7 @@
  * lives only in memory for the one signature and is dropped afterwards.
  */
 import { createHash, createPrivateKey, webcrypto } from 'node:crypto';
-import { certInfo, softwareSigner } from '../../../pdf/cms/index.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import { certInfo, softwareSigner, type SignatureProvider } from '../../../pdf/index.js';
 import { distinguishedName, makeCertificate, OID_COMMON_NAME, OID_EMAIL, OID_ORGANIZATION, OID_ORGANIZATIONAL_UNIT } from '../../seal/certificate-builder.js';
 
 export const TEST_CERTIFICATE_NOTICE = 'TEST CERTIFICATE - not a legally trusted DSC';

@@ -3,9 +3,7 @@
  * here a missing issuer is fetched from the certificate's AIA caIssuers URLs (untrusted input, so through
  * the guarded transport) and the path is built again, a few rounds at most.
  */
-import { buildCertificatePath, OID, parseFetchedCertificates, type CertificatePath } from '../../../pdf/cms/index.js';
-import type { HttpTransport } from '../../../pdf/sign/ports.js';
-import { accessUrls } from '../../../pdf/cms/x509.js';
+import { accessUrls, buildCertificatePath, OID, parseFetchedCertificates, type CertificatePath, type HttpTransport } from '../../../pdf/index.js';
 
 const MAX_FETCH_ROUNDS = 4;
 

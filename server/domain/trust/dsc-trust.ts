@@ -9,7 +9,7 @@
  */
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import { buildCertificatePath, certInfo, gatherValidationData, inspectCms, judgeCertificatePath, type CertInfo, type CmsInspection, type ValidationData } from '../../../pdf/cms/index.js';
+import { buildCertificatePath, certInfo, gatherValidationData, inspectCms, judgeCertificatePath, type CertInfo, type CmsInspection, type ValidationData } from '../../../pdf/index.js';
 import { guardedTransport } from '../../net/guarded-transport.js';
 import type { Database } from '../../storage/schema.js';
 import { readSettings } from '../accounts/settings.js';

@@ -4,7 +4,7 @@
  * subject's emailAddress; both comparisons ignore case and repeated spaces. A certificate without an
  * e-mail cannot contradict the recipient's (email_match null).
  */
-import { subjectValues, type CertInfo } from '../../../pdf/cms/index.js';
+import { subjectValues, type CertInfo } from '../../../pdf/index.js';
 
 export interface IdentityBinding {
   readonly certificate_name: string | null;

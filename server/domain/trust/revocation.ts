@@ -5,8 +5,7 @@
  * publishes none cannot be checked by anybody and is recorded as such. A revocation after a trusted
  * timestamp's time does not void a signature made before it.
  */
-import { OID, type CertificateNote, type CertInfo } from '../../../pdf/cms/index.js';
-import { accessUrls, crlUrls } from '../../../pdf/cms/x509.js';
+import { accessUrls, crlUrls, OID, type CertificateNote, type CertInfo } from '../../../pdf/index.js';
 
 export interface RevocationRecord {
   readonly status: 'good' | 'revoked' | 'unknown' | 'not_checked';

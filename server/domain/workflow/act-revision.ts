@@ -8,15 +8,13 @@
  */
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import type { PadesTarget } from '../../../pdf/sign/pades.js';
-import type { FieldImage } from '../../../pdf/prepare/fill-form.js';
-import type { SignatureAppearance } from '../../../pdf/sign/appearance.js';
+import type { FieldImage, PadesTarget, SignatureAppearance } from '../../../pdf/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { iso, sealFor, type Context } from '../context.js';
 import { appendRevisions } from '../documents/append-revisions.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import { lockActors, type loadActors } from './act-context.js';
 import { pdfFieldName } from './field-names.js';
 import type { FilledValues } from './field-values.js';

@@ -4,9 +4,7 @@
  * timestamp over it (PAdES B-LT, then B-LTA). Revocation URLs come from certificates, i.e. from
  * untrusted input: they are fetched through the guarded transport. The TSA is the operator's choice.
  */
-import { gatherValidationData, inspectCms, requestDocumentTimestamp, type GatherValidationDataOptions } from '../../../pdf/cms/index.js';
-import { appendDss, timestampPdf } from '../../../pdf/index.js';
-import { verifyPdf } from '../../../pdf/verify/index.js';
+import { appendDss, gatherValidationData, inspectCms, requestDocumentTimestamp, timestampPdf, verifyPdf, type GatherValidationDataOptions } from '../../../pdf/index.js';
 import { guardedTransport } from '../../net/guarded-transport.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import type { Context } from '../context.js';

@@ -6,7 +6,7 @@
  * seal's CMS (and the TSA round trip, B-T) stays here, as for the electronic act (sign-off-loop.ts).
  */
 import { certificateSealing, checkCertificateTrail, completionCertificate, type CertificateInput, type CertificateOptions, type CompletionCertificate } from '../../audit/certificate.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/index.js';
 import type { Context } from '../context.js';
 import { prepareOptionsOf, sealPrepared, timestampAuthority } from './sign-off-loop.js';
 

@@ -10,8 +10,7 @@
  * of a document (ISO 32000-1 12.8.2.2.1), and certifying over someone else's signature would claim
  * authorship of what they signed.
  */
-import type { FormFieldLayout } from '../../../pdf/index.js';
-import type { PadesOptions } from '../../../pdf/sign/pades.js';
+import type { FormFieldLayout, PadesOptions } from '../../../pdf/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import { sealFor, type Context } from '../context.js';
 import type { DataMode } from '../../storage/schema.js';

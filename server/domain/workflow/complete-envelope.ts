@@ -12,7 +12,7 @@ import { loadCertificateInput, appendAudit } from '../../audit/index.js';
 import { createCertificateOffLoop } from './certificate-off-loop.js';
 import { appendRevisions } from '../documents/append-revisions.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
-import type { PadesLevel } from '../../../pdf/verify/index.js';
+import type { PadesLevel } from '../../../pdf/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
 import { iso, sealFor, type Context } from '../context.js';
 import { recordEvent } from './events.js';

@@ -7,12 +7,11 @@
  * account accepts untrusted certificates). Otherwise nothing changes.
  */
 import { MoharError } from '../../../common/errors.js';
-import { certInfo, inspectCms, policyOids } from '../../../pdf/cms/index.js';
-import type { ChangedObject } from '../../../pdf/verify/index.js';
+import { certInfo, inspectCms, policyOids, type ChangedObject } from '../../../pdf/index.js';
 import { iso, type Context } from '../context.js';
 import { appendRevisions } from '../documents/append-revisions.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import { clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
 import type { DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';

@@ -8,9 +8,9 @@ import { iso, type Context } from '../context.js';
 import { clientDetails, loadActors, recordAct, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { checkActionForRole, type DecisionResult } from './decide-act.js';
-import { fillValues, initialsOf } from './field-values.js';
+import { fillValues } from './field-values.js';
 import { pdfFieldName } from './field-names.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES, initialsOf } from '../../../common/fields.js';
 import type { FieldsTable } from '../../storage/schema.js';
 import type { ResolvedSession } from './sessions.js';
 

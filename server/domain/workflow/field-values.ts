@@ -4,7 +4,7 @@
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { FieldsTable, RecipientsTable } from '../../storage/schema.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { detailValue, FIELD_TYPES } from '../../../common/fields.js';
 import { pdfFieldName } from './field-names.js';
 
 export interface FilledValues {
@@ -12,24 +12,6 @@ export interface FilledValues {
   readonly pdf: Record<string, string | boolean>;
   /** By field id, stored on the field rows so later recipients see them. */
   readonly stored: Map<string, string>;
-}
-
-/** The initials of a name ("Asha Rao" → "AR"): the text an Initials field carries under drawn initials. */
-export function initialsOf(name: string): string {
-  return name.split(/\s+/).filter(Boolean).map((part) => part[0]!.toUpperCase()).join('');
-}
-
-/** What Mohar writes into a field filled from the signer's details; undefined for fields the signer fills. */
-function autoValue(f: FieldsTable, recipient: Pick<RecipientsTable, 'name' | 'email'>, today: string): string | undefined {
-  const parts = recipient.name.trim().split(/\s+/);
-  switch (f.field_type) {
-    case FIELD_TYPES.DATE_SIGNED: return today;
-    case FIELD_TYPES.FULL_NAME: return recipient.name;
-    case FIELD_TYPES.FIRST_NAME: return parts[0] ?? '';
-    case FIELD_TYPES.LAST_NAME: return parts.length > 1 ? parts[parts.length - 1]! : '';
-    case FIELD_TYPES.EMAIL: return recipient.email;
-    default: return undefined;
-  }
 }
 
 /**
@@ -66,7 +48,8 @@ function assertReadOnlyKept(fields: readonly FieldsTable[], given: Readonly<Reco
 
 export function fillValues(fields: readonly FieldsTable[], recipient: Pick<RecipientsTable, 'name' | 'email'>, given: Readonly<Record<string, string | boolean>>, today: string): FilledValues {
   const errors: ErrorItem[] = [];
-  const auto = (f: FieldsTable) => autoValue(f, recipient, today);
+  // What Mohar fills from the signer's details; undefined for fields the signer fills.
+  const auto = (f: FieldsTable) => detailValue(f.field_type, recipient, today);
   assertReadOnlyKept(fields, given, auto);
   const known = new Set(fields.map((f) => f.id));
   for (const id of Object.keys(given)) if (!known.has(id)) errors.push({ path: `/fields/${id}`, code: 'unknown_field', message: `field ${id} is not one of yours` });

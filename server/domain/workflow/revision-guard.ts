@@ -4,10 +4,10 @@
  * fail loudly as an internal error, never end up in a signed document. The policy names what the act
  * may change: the recipient's own fields, their own signature field, validation data.
  */
-import { judgeAppendedRevision, type RevisionPolicy } from '../../../pdf/verify/index.js';
+import { judgeAppendedRevision, type RevisionPolicy } from '../../../pdf/index.js';
 import type { PdfInspector } from '../documents/pdf-inspector.js';
 
-export type { RevisionPolicy } from '../../../pdf/verify/index.js';
+export type { RevisionPolicy } from '../../../pdf/index.js';
 
 /**
  * Throws a plain Error (an internal error, HTTP 500; nothing is stored) when `next` is not `prior` plus

@@ -10,7 +10,7 @@ import { iso, type Context } from '../context.js';
 import { checkDscLimits } from '../envelopes/dsc-rules.js';
 import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import { findDraftEnvelope } from '../envelopes/find-envelope.js';
-import { FIELD_TYPES } from '../envelopes/field-types.js';
+import { FIELD_TYPES } from '../../../common/fields.js';
 import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-status.js';
 import { recordEvent } from './events.js';
 import { currentTurn, isActor } from './routing.js';

@@ -5,11 +5,7 @@
  * `prepareSignature`, under the pool's memory and time caps. Only the seal's signature over the digest
  * (and the TSA round trip) stays here: it is small, fixed work and the key never leaves this thread.
  */
-import { addSignatureTimestamp, createSignedData } from '../../../pdf/cms/index.js';
-import type { PadesOptions, PadesTarget } from '../../../pdf/sign/pades.js';
-import { embedSignature, type PrepareOptions, type PreparedSignature } from '../../../pdf/sign/prepare.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
-import { assertPrefix } from '../../../pdf/write/incremental.js';
+import { addSignatureTimestamp, assertPrefix, createSignedData, embedSignature, type PadesOptions, type PadesTarget, type PreparedSignature, type PrepareOptions, type SignatureProvider } from '../../../pdf/index.js';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 

@@ -1,11 +1,15 @@
 import { Type, type Static } from 'typebox';
 import { Uuid } from './common.js';
+import { ALL_FIELD_TYPES, FIELD_TYPE_NAMES, FIELD_TYPES } from '../../../common/fields.js';
 import { FieldResponse } from './envelopes.js';
+
+/** '1 Signature; 2 Initial (not for USB DSC); 3 Date Signed; …': the API's names of the field types. */
+export const FIELD_TYPE_DESCRIPTION = ALL_FIELD_TYPES.map((type) => `${type} ${FIELD_TYPE_NAMES[type]}${type === FIELD_TYPES.INITIAL ? ' (not for USB DSC)' : ''}`).join('; ');
 
 /** Types only: the layout rules themselves are checked by the domain, which reports every bad field at once. */
 export const FieldBody = Type.Object({
   recipient_id: Type.String({ description: 'recipient the field belongs to' }),
-  field_type: Type.Integer({ description: '1 Signature; 2 Initial (not for USB DSC); 3 Date Signed; 4 Full Name; 5 First Name; 6 Last Name; 7 Email; 8 Text; 9 Checkbox; 10 Number; 11 Date; 12 Dropdown; 13 Radio' }),
+  field_type: Type.Integer({ description: FIELD_TYPE_DESCRIPTION }),
   page_number: Type.Optional(Type.Integer({ description: 'starts at 1' })),
   x: Type.Optional(Type.Number({ description: 'points from the left edge of the page as displayed' })),
   y: Type.Optional(Type.Number({ description: 'points from the top edge of the page as displayed' })),

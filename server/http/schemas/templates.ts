@@ -4,6 +4,7 @@ import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes
 import { TEMPLATE_FORMAT } from '../../domain/templates/model.js';
 import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
 import { Delivery, EnvelopeResponse } from './envelopes.js';
+import { FIELD_TYPE_DESCRIPTION } from './fields.js';
 import { EnvelopeReminders, ReminderSettingsBody } from './reminders.js';
 
 
@@ -36,7 +37,7 @@ export const TemplateRoleBody = Type.Object({
 export const TemplateFieldBody = Type.Object({
   field_key: Opt(Key('optional stable key for field_values at instantiation; unique in the template')),
   role_key: Type.String({ description: 'the role the field belongs to' }),
-  field_type: Type.Integer({ description: '1 Signature; 2 Initial (not for USB DSC); 3 Date Signed; 4 Full Name; 5 First Name; 6 Last Name; 7 Email; 8 Text; 9 Checkbox; 10 Number; 11 Date; 12 Dropdown; 13 Radio' }),
+  field_type: Type.Integer({ description: FIELD_TYPE_DESCRIPTION }),
   page_number: Type.Optional(Type.Integer({ description: 'starts at 1' })),
   x: Opt(Type.Number()),
   y: Opt(Type.Number()),

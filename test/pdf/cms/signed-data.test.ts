@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { assembleSignedData, buildSignedAttributes, createSignedData, inspectCms, OID, softwareSigner } from '../../../pdf/cms/index.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
 import { createTestPki, type TestCert, type TestPki } from './test-pki.js';
 import { hex, opensslSync, rejectsWithCode, scratch, throwsWithCode, type Scratch } from './helpers.js';
 

@@ -14,7 +14,7 @@ import {
   signatureValueOf,
   softwareSigner,
 } from '../../../pdf/cms/index.js';
-import type { HttpTransport } from '../../../pdf/sign/ports.js';
+import type { HttpTransport } from '../../../pdf/ports.js';
 import { childrenOf, readTlv } from '../../../pdf/cms/der.js';
 import { loopbackTransport, startTsa, type TestTsa, type TsaFailMode } from '../../support/tsa.js';
 import { createTestPki, type TestPki } from './test-pki.js';

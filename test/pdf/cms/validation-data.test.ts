@@ -1,7 +1,7 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { certInfo, checkCrl, checkOcspResponse, gatherValidationData, type CertificateNote, type ValidationData } from '../../../pdf/cms/index.js';
-import type { HttpTransport } from '../../../pdf/sign/ports.js';
+import type { HttpTransport } from '../../../pdf/ports.js';
 import { loopbackTransport } from '../../support/tsa.js';
 import { createTestPki, type TestCert, type TestPki } from './test-pki.js';
 import { opensslSync, rejectsWithCode, scratch, type Scratch } from './helpers.js';

@@ -18,7 +18,7 @@ import { isMoharError } from '../../../common/errors.js';
 import { requestDocumentTimestamp, softwareSigner } from '../../../pdf/cms/index.js';
 import { appendDss, fillForm, getPages, inspectPdf, IncrementalUpdate, makeStream, PdfArray, PdfDict, PdfReader, prepareForm, timestampPdf } from '../../../pdf/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { loopbackTransport, startTsa, type TestTsa } from '../../support/tsa.js';

@@ -13,7 +13,7 @@ import { fillForm } from '../../../pdf/prepare/fill-form.js';
 import { prepareForm } from '../../../pdf/prepare/prepare-form.js';
 import { appendDss } from '../../../pdf/sign/dss.js';
 import { signPades } from '../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
 import { timestampPdf } from '../../../pdf/sign/sign-pdf.js';
 import { judgeAppendedRevision, verifyPdf, type ChangedObject, type RevisionPolicy } from '../../../pdf/verify/index.js';
 import { revisionFacts } from '../../../pdf/verify/diff-facts.js';

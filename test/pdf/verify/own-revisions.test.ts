@@ -15,7 +15,7 @@ import { softwareSigner } from '../../../pdf/cms/index.js';
 import { fillForm } from '../../../pdf/prepare/fill-form.js';
 import { prepareForm, type FormFieldLayout } from '../../../pdf/prepare/prepare-form.js';
 import { signPades } from '../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
 import { judgeAppendedRevision, type RevisionJudgement } from '../../../pdf/verify/index.js';
 import { hasTool, linearize, makeHybridPdf, withObjectStreams } from '../../support/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../cms/test-pki.js';

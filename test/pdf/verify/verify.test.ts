@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { softwareSigner } from '../../../pdf/cms/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { appendUpdate, makePdf } from '../../support/pdf-fixtures.js';
 import { loopbackTransport, startTsa, type TestTsa } from '../../support/tsa.js';

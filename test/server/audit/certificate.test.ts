@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
 import { softwareSigner } from '../../../pdf/cms/index.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/index.js';
 import { GENESIS_HASH, canonicalJson, hashAuditRow, verifyAuditChain, type AuditRow } from '../../../server/audit/chain.js';
 import { AUDIT_ATTACHMENT, certificateDocument, createCompletionCertificate, loadCertificateInput, type CertificateInput } from '../../../server/audit/certificate.js';
 import { appendAudit, listAudit } from '../../../server/audit/store.js';

@@ -16,7 +16,7 @@ import { PdfArray, PdfName, PdfRef, PdfString } from '../../../pdf/objects.js';
 import { getPages } from '../../../pdf/pages.js';
 import { addSignatureAppearance } from '../../../pdf/sign/appearance.js';
 import { signPades } from '../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/index.js';
 import { addSigFlags } from '../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { dict, makeStream, name } from '../../../pdf/write/serialize.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { softwareSigner } from '../../../pdf/cms/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/index.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { makeTestCertificate } from '../../../server/domain/sandbox/test-certificate.js';
 import { DATABASES } from '../../support/databases.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Pkcs11Module, tokenSigner } from '../../../native/index.js';
 import { PdfReader } from '../../../pdf/document.js';
-import type { SignatureProvider } from '../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../pdf/index.js';
 import { readFormTree } from '../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState, type MouseEvent, type PointerEvent } from 'react';
 import { useT } from '../i18n';
 import type { ConsoleStringKey } from '../strings';
-import { FIELD_TYPES, unavailableFor } from './field-kinds';
+import { ALL_FIELD_TYPES, unavailableFor } from './field-kinds';
 import type { EditorParty } from './types';
 
 /** A pointer that moves this far (CSS px) after pressing is a drag, not a click. */
@@ -70,7 +70,7 @@ export function Palette({ party, colour, onAdd, onDrop }: Props) {
     <div className="palette" role="group" aria-label={t('compose.fields.palette')}>
       <p className="muted small-print">{t('compose.fields.paletteHint')}</p>
       <ul>
-        {FIELD_TYPES.map((type) => {
+        {ALL_FIELD_TYPES.map((type) => {
           const unavailable = unavailableFor(type, party);
           return (
             <li key={type}>

@@ -1,13 +1,13 @@
 /**
- * What the editor knows about each field type: its default size, which parties may hold it, whether it takes
- * a pre-assigned value or options, and the cheap layout rules it can check while placing (the server checks
- * them all again on save: server/domain/envelopes/field-layout.ts; these mirror its messages' intent).
+ * What the editor knows about each field type: its default size, which parties may hold it and whether it takes
+ * a pre-assigned value or options (the server's own rules, common/fields.ts), and the cheap layout rules it can
+ * check while placing (the server checks them all again on save: server/domain/envelopes/field-layout.ts; these
+ * mirror its messages' intent).
  */
-import { FIELD } from '../../fields';
+import { AUTO_FILLED_TYPES, CHOICE_TYPES, FIELD_TYPES, fieldRefusal, roleHoldsFields, type FieldRefusal, type FieldType } from '../../../../common/fields';
 import type { EditorField, EditorParty } from './types';
 
-export const FIELD_TYPES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+export { ALL_FIELD_TYPES, type FieldType } from '../../../../common/fields';
 
 /** Default width and height in PDF points when a field is dropped. */
 const SIZES: Record<FieldType, [number, number]> = {
@@ -21,26 +21,18 @@ export function defaultSize(type: number): { width: number; height: number } {
 }
 
 /** Filled from the signer's details or the act: no pre-assigned value, no "editable". */
-const AUTO_FILLED = new Set<number>([FIELD.SIGNATURE, FIELD.INITIAL, FIELD.DATE_SIGNED, FIELD.FULL_NAME, FIELD.FIRST_NAME, FIELD.LAST_NAME, FIELD.EMAIL]);
-const SIGNATURE_TYPES = new Set<number>([FIELD.SIGNATURE, FIELD.INITIAL]);
-
-export const takesValue = (type: number): boolean => !AUTO_FILLED.has(type);
-export const takesOptions = (type: number): boolean => type === FIELD.DROPDOWN || type === FIELD.RADIO;
+export const takesValue = (type: number): boolean => !AUTO_FILLED_TYPES.has(type);
+export const takesOptions = (type: number): boolean => CHOICE_TYPES.has(type);
 export const isDscSigner = (party: EditorParty | undefined): boolean => party?.role === 'signer' && party.signatureMethod === 'dsc';
 /** cc recipients get a copy and reviewers only confirm: neither holds fields (the server's role_mismatch). */
-export const holdsFields = (party: EditorParty): boolean => party.role !== 'cc' && party.role !== 'reviewer';
+export const holdsFields = (party: EditorParty): boolean => roleHoldsFields(party.role);
 
-export type Unavailable = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | 'aadhaarInitial' | null;
+export type Unavailable = FieldRefusal | null;
 
-/** Why a party may not hold a type (null: it may). */
+/** Why a party may not hold a type (null: it may), by the server's own rule. */
 export function unavailableFor(type: number, party: EditorParty | undefined): Unavailable {
   if (!party) return null;
-  if (party.role === 'cc') return 'cc';
-  if (party.role === 'reviewer') return 'reviewer';
-  if (party.role !== 'signer' && SIGNATURE_TYPES.has(type)) return 'notSigner';
-  if (isDscSigner(party) && type === FIELD.INITIAL) return 'dscInitial';
-  if (party.role === 'signer' && party.signatureMethod === 'aadhaar' && type === FIELD.INITIAL) return 'aadhaarInitial';
-  return null;
+  return fieldRefusal(type, party.role, party.signatureMethod);
 }
 
 /** The local checks' problems (strings/compose.ts has their words under compose.fields.problem.*). */
@@ -54,8 +46,8 @@ function valueProblem(field: EditorField): LocalProblem | null {
     if (field.value && !options.includes(field.value)) return 'valueNotOption';
   }
   if (!field.value) return null;
-  if (field.field_type === FIELD.NUMBER && !Number.isFinite(Number(field.value))) return 'number';
-  if (field.field_type === FIELD.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(field.value)) return 'date';
+  if (field.field_type === FIELD_TYPES.NUMBER && !Number.isFinite(Number(field.value))) return 'number';
+  if (field.field_type === FIELD_TYPES.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(field.value)) return 'date';
   return null;
 }
 
@@ -75,7 +67,7 @@ export function localProblems(fields: readonly EditorField[], parties: readonly 
       problems.set(field.id, unavailable);
       continue;
     }
-    if (isDscSigner(party) && field.field_type === FIELD.SIGNATURE) {
+    if (isDscSigner(party) && field.field_type === FIELD_TYPES.SIGNATURE) {
       // USB DSC: exactly one Signature field per signer; the second and later ones are the wrong ones.
       if (dscSignatures.has(party.key)) problems.set(field.id, 'dscSecondSignature');
       dscSignatures.add(party.key);

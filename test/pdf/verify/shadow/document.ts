@@ -9,7 +9,7 @@
 import { softwareSigner } from '../../../../pdf/cms/index.js';
 import { prepareForm, moharFieldName, type FormFieldLayout } from '../../../../pdf/index.js';
 import { signPades } from '../../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../../pdf/ports.js';
 import { buildPdf } from '../../../support/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../../../support/pki.js';
 

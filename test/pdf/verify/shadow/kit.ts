@@ -4,7 +4,7 @@
  * saving attacks that play with the table itself).
  */
 import { PdfArray, type PdfObject, type PdfRef } from '../../../../pdf/objects.js';
-import type { SignatureProvider } from '../../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../../pdf/ports.js';
 import { verifyPdf } from '../../../../pdf/verify/index.js';
 import { helveticaFont, resources } from '../../../../pdf/write/appearance.js';
 import type { IncrementalUpdate } from '../../../../pdf/write/incremental.js';

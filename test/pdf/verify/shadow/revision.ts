@@ -12,7 +12,7 @@ import { PdfReader } from '../../../../pdf/document.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../../../../pdf/objects.js';
 import { getPages, type Box } from '../../../../pdf/pages.js';
 import { addSignatureAppearance } from '../../../../pdf/sign/appearance.js';
-import type { SignatureProvider } from '../../../../pdf/sign/ports.js';
+import type { SignatureProvider } from '../../../../pdf/ports.js';
 import { addSigFlags } from '../../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
 import { cloneDict, dict, name } from '../../../../pdf/write/serialize.js';

@@ -1,7 +1,8 @@
 /**
  * The ports through which pdf/ reaches the outside world while signing. pdf/ does no I/O of its
  * own: a token (native/), a software key, an HTTP client for the TSA or OCSP responders (server/)
- * are all handed in by the caller.
+ * are all handed in by the caller. Below both cms/ and sign/ (both use them; neither owns them), and
+ * exported from pdf/index.ts.
  */
 
 /** The key that signs: a USB token key (via native/), a PKCS#12 seal key, or a remote signer. */
