@@ -5,7 +5,8 @@
  * answer. Target: p95 ≤ 50 ms for every search page.
  */
 import { sql } from 'kysely';
-import { API_BASE, buildApp, LEGACY_BASE } from '../server/app.js';
+import { API_BASE, LEGACY_BASE } from '../common/api-paths.js';
+import { buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';

@@ -13,6 +13,7 @@ import { createCertificateOffLoop } from './certificate-off-loop.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import type { PadesLevel } from '../../../pdf/verify/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
+import { API_BASE } from '../../../common/api-paths.js';
 import { iso, sealFor, type Context } from '../context.js';
 import { recordEvent } from './events.js';
 import { mailCompletion } from './notify.js';
@@ -94,7 +95,7 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
       for (const r of revisions) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: documentId, seq: ++next, sha256: r.sha256, size: r.size, act: r.act, recipient_id: null, created_at: at }).execute();
     }
     await trx.updateTable('recipients').set({ status: 'completed' }).where('envelope_id', '=', envelopeId).where('role', '=', 'cc').execute();
-    const base = `${ctx.config.baseUrl}/backend/api/v1/envelopes/${envelopeId}/documents`;
+    const base = `${ctx.config.baseUrl}${API_BASE}/envelopes/${envelopeId}/documents`;
     const finals = documents.map((d) => ({ document_id: d.document_id, sha256: d.current_sha256, download_url: `${base}/${d.document_id}/download` }));
     await recordEvent(trx, envelope.account_id, envelopeId, 'envelope.completed', { envelope: envelopeSummary({ ...envelope, status: 'completed' }), documents: finals, pades_level: level }, at, {
       type: 'system',

@@ -3,6 +3,7 @@
  * signing_url = {MOHAR_BASE_URL}/sign/{token}, valid 15 minutes.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { LEGACY_BASE, SIGNING_PAGE_BASE } from '../../../common/api-paths.js';
 import { MoharError } from '../../../common/errors.js';
 import type { Kysely } from 'kysely';
 import type { Database, SigningLinkKind } from '../../storage/schema.js';
@@ -83,7 +84,7 @@ export async function createSigningSession(ctx: Context, accountId: string, enve
     origin = normalizeOrigin(input.origin) ?? null;
     if (!origin) throw new MoharError('validation_failed', 'origin must be scheme://host[:port]', { errors: [{ path: '/origin', message: 'not an origin' }] });
     if (!(await allowedOrigins(ctx, accountId)).includes(origin)) {
-      throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT /backend/othercompanyapi/account/settings/)`);
+      throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT ${LEGACY_BASE}/account/settings/)`);
     }
   }
   const returnUrl = input.return_url === undefined ? null : checkReturnUrl(input.return_url, origin);
@@ -124,7 +125,7 @@ export async function insertSession(
   };
   if (db.isTransaction) await write(db);
   else await db.transaction().execute(write);
-  return `${baseUrl}/sign/${token}`;
+  return `${baseUrl}${SIGNING_PAGE_BASE}/${token}`;
 }
 
 export interface ResolvedSession {
