@@ -14,7 +14,8 @@ import { buildCertificatePath, certInfo, inspectCms, judgeCertificatePath } from
 import { embedSignature } from '../../../pdf/sign/prepare.js';
 import { verifyEsignResponse, type EsignResponse } from '../../aadhaar/messages.js';
 import { openSecretBox } from '../../seal/secret-box.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { bindIdentity } from '../trust/identity.js';
 import { loadActors, recordAct, type ClientInfo } from '../workflow/act-context.js';
 import { summarizeEsignCertificate } from './certificate-summary.js';

@@ -6,7 +6,8 @@
 import { MoharError } from '../../../common/errors.js';
 import type { EnvelopeDocumentsTable, EnvelopeSearchTermsTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { firstAuditRow, type AuditRow } from '../../audit/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import { createdEvent, type CreatedEvent } from './created-event.js';
 import { checkDscLimits } from './dsc-rules.js';

@@ -9,7 +9,8 @@
 import { MoharError } from '../../../common/errors.js';
 import { certInfo, inspectCms } from '../../../pdf/cms/index.js';
 import type { ChangedObject } from '../../../pdf/verify/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../envelopes/field-types.js';
 import { clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';

@@ -2,7 +2,8 @@
  * What a recipient sees through the signer API: the envelope, their action, their fields, the values other
  * recipients filled, and the documents with page sizes. The first look marks them viewed (with an event).
  */
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { storedInfo } from '../documents/documents.js';
 import { fieldView, type FieldView } from '../envelopes/views.js';
 import { recordEvent } from './events.js';

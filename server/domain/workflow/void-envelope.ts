@@ -1,6 +1,7 @@
 /** POST /envelopes/{id}/void: stops a draft or an envelope in progress; nobody can act on it afterwards. */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-status.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { recordEvent } from './events.js';
