@@ -14,7 +14,7 @@ import { iso } from '../time.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { allowedOrigins } from '../accounts/settings.js';
 import { ACTIVE_STATUSES } from './routing.js';
-import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
+import { FINISHED_ENVELOPE_STATUSES } from './states.js';
 
 /** A recipient in one of these has acted: their links are used up. */
 const USED_RECIPIENT_STATUSES: ReadonlySet<string> = new Set(['signed', 'approved', 'reviewed', 'declined', 'completed']);

@@ -7,8 +7,7 @@ import { findEnvelope } from '../envelopes/find-envelope.js';
 import { recordEvent } from './events.js';
 import { envelopeSummary } from './summaries.js';
 import { mailStopped } from './notify.js';
-
-export const FINISHED_ENVELOPE_STATUSES: ReadonlySet<string> = new Set(['completed', 'declined', 'voided', 'expired']);
+import { FINISHED_ENVELOPE_STATUSES } from './states.js';
 
 export async function voidEnvelope(ctx: Context, accountId: string, envelopeId: string, reason: string): Promise<EnvelopeStatusView> {
   const at = iso(ctx.now());
