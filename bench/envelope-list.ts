@@ -171,7 +171,7 @@ async function loginToken(envelopesUrl: string, email: string, password: string)
 async function matchCount(db: Parameters<typeof seedEnvelopes>[0], accountId: string, query: string): Promise<number | null> {
   const q = new URLSearchParams(query).get('q');
   if (q === null) return null;
-  const { searchQuery } = await import('../server/domain/envelopes/search-terms.js');
+  const { searchQuery } = await import('../server/storage/search-terms.js');
   const search = searchQuery(q)!;
   const row = await db.selectFrom('envelopes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where(sql<boolean>`search_text like ${search.like} escape '\\'`).executeTakeFirstOrThrow();
   return Number(row.n);

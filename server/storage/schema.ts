@@ -344,7 +344,7 @@ export interface EsignTransactionsTable {
   error_message: string | null;
 }
 
-/** Word-start suffixes of an envelope's searchable texts (migration 0013; server/domain/envelopes/search-terms.ts). */
+/** Word-start suffixes of an envelope's searchable texts (migration 0013; server/storage/search-terms.ts). */
 export interface EnvelopeSearchTermsTable {
   account_id: string;
   term: string;

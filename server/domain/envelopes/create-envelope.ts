@@ -14,7 +14,7 @@ import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
 import { assertAadhaarAvailable } from '../aadhaar/availability.js';
-import { searchRowsOf } from './search-terms.js';
+import { searchRowsOf } from '../../storage/search-terms.js';
 import { envelopeView, recipientView, type EnvelopeRow, type EnvelopeView } from './views.js';
 import { writeDraft } from './write-draft.js';
 import { checkReminderSettings } from '../workflow/reminder-settings.js';

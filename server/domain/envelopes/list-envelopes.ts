@@ -15,7 +15,7 @@ import { MoharError } from '../../../common/errors.js';
 import type { Database, EnvelopeStatus } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { creatorEmails } from '../users/creators.js';
-import { searchQuery, type SearchQuery } from './search-terms.js';
+import { searchQuery, type SearchQuery } from '../../storage/search-terms.js';
 import { summaryOf, SUMMARY_COLUMNS, type EnvelopeSummary, type SummaryRow } from './list-views.js';
 
 export const DEFAULT_LIST_LIMIT = 25;
