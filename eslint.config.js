@@ -1,8 +1,13 @@
 // ESLint: TypeScript rules plus import boundaries that mirror the architecture (docs/architecture.md):
 // main -> server, native, pdf; server -> pdf; pdf and native know nothing of HTTP, Electron or the DB;
-// renderer imports no Node module; common/ is a leaf everyone may use.
+// renderer imports no Node module; common/ is a leaf everyone may use. Inside server/: storage -> nothing above it,
+// domain -> storage (never http/ or routes/). test/architecture/import-cycles.test.ts keeps the imports free of cycles.
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
 
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'worker_threads', 'net', 'http', 'https', 'stream', 'zlib'];
 const SERVER_LIBS = ['fastify', '@fastify/*', 'kysely', 'pg', 'better-sqlite3', 'nodemailer', 'pino'];
@@ -20,6 +25,28 @@ const SURFACES_ONLY = [
   { group: ['**/native/*', '!**/native/index.js'], message: 'Import native/ through native/index.js, its public surface.' },
 ];
 
+const SERVER_FORBIDDEN = ['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron'];
+
+// mohar/no-import-from: relative imports that land in one of `folders` (paths from the repository root).
+// A glob cannot tell the PDF library (../../pdf from renderer/src) from the page's own viewer (renderer/src/pdf).
+const moharPlugin = {
+  rules: {
+    'no-import-from': {
+      meta: { type: 'problem', schema: [{ type: 'object', properties: { folders: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } }, additionalProperties: false }] },
+      create(context) {
+        const { folders, message } = context.options[0];
+        const check = (node) => {
+          const source = node.source?.value;
+          if (typeof source !== 'string' || !source.startsWith('.')) return;
+          const target = relative(ROOT, resolve(dirname(context.filename), source)).split(sep).join('/');
+          if (folders.some((folder) => target === folder || target.startsWith(`${folder}/`))) context.report({ node: node.source, message });
+        };
+        return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'release/**', 'node_modules/**', 'data/**', 'renderer/dist/**', 'renderer/dist-console/**', 'coverage/**', 'test-results/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -35,11 +62,17 @@ export default tseslint.config(
   { files: ['common/**'], rules: { 'no-restricted-imports': forbid(['../*', ...SERVER_LIBS, 'electron'], 'common/ is a leaf: it imports nothing of Mohar.') } },
   { files: ['pdf/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/native/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'pdf/ is a pure library: no HTTP, Electron, database or token code.') } },
   { files: ['native/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/pdf/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'native/ is PKCS#11 token access and nothing else.') } },
-  { files: ['server/**'], rules: { 'no-restricted-imports': forbid(['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron'], 'server/ depends on pdf/ and common/ only.', ...SURFACES_ONLY) } },
+  { files: ['server/**'], rules: { 'no-restricted-imports': forbid(SERVER_FORBIDDEN, 'server/ depends on pdf/ and common/ only.', ...SURFACES_ONLY) } },
+  // A later block's no-restricted-imports replaces an earlier one's, so each repeats what server/ forbids.
+  { files: ['server/storage/**'], rules: { 'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/domain/**', '**/http/**', '**/routes/**'], 'server/storage is the bottom layer: it imports no domain/, http/ or routes/.', ...SURFACES_ONLY) } },
+  { files: ['server/domain/**'], rules: { 'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/http/**', '**/routes/**'], 'server/domain knows nothing of HTTP: it imports no http/ or routes/.', ...SURFACES_ONLY) } },
+  // Published on its own as `mohar/webhooks` (package.json exports): a receiver installs nothing else.
+  { files: ['server/webhooks/verify.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:crypto$)', message: 'server/webhooks/verify.ts is published alone as mohar/webhooks: it imports node:crypto only.' }] }] } },
   { files: ['main/signer/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/cli/**', '**/renderer/**', '**/electron/**', '../electron', ...SERVER_LIBS, 'electron', 'electron/*'], 'main/signer is Electron-free: it imports native/, pdf/ and common/ only.', ...SURFACES_ONLY) } },
   { files: ['main/electron/**'], rules: { 'no-restricted-imports': forbid(['**/renderer/**', '**/cli/**'], 'main/electron is the thin shell: it wires main/signer, server/, native/ and common/.', ...SURFACES_ONLY) } },
   { files: ['cli/**', 'bench/**'], rules: { 'no-restricted-imports': ['error', { patterns: SURFACES_ONLY }] } },
   { files: ['renderer/**'], rules: { 'no-restricted-imports': forbid([...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'], 'renderer/ is browser code: no Node modules.') } },
+  { files: ['renderer/**'], plugins: { mohar: moharPlugin }, rules: { 'mohar/no-import-from': ['error', { folders: ['pdf'], message: 'renderer/ does not import the PDF library pdf/ (server and desktop code); pages use pdf.js through renderer/src/pdf.' }] } },
   // The renderer's build configuration runs in Node (Vite), not in the browser.
   { files: ['renderer/vite.config.ts', 'renderer/vite.console.config.ts', 'renderer/vite.shared.ts'], rules: { 'no-restricted-imports': 'off' } },
   // Only the settings parser, the CLI and desktop entries and test/bench harnesses may look at the environment.

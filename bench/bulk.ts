@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { API_BASE } from '../server/app.js';
+import { API_BASE } from '../common/api-paths.js';
 import { connectStorage } from '../server/storage/connect.js';
 import { createTestDatabase, type TestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';

@@ -6,7 +6,7 @@
  * statuses mostly completed and sent, some envelopes from templates and bulk sends, two years of history.
  */
 import type { Kysely } from 'kysely';
-import { searchRowsOf } from '../server/domain/envelopes/search-terms.js';
+import { searchRowsOf } from '../server/storage/search-terms.js';
 import type { Database, EnvelopeSearchTermsTable, RecipientsTable } from '../server/storage/schema.js';
 
 export const KINDS = ['Lease agreement', 'NDA', 'Sale deed', 'Employment offer', 'Loan agreement', 'Vendor contract', 'Rent receipt', 'Power of attorney', 'Service agreement', 'Purchase order', 'Consent form', 'Invoice approval', 'Gift deed', 'Partnership deed', 'Leave licence', 'Board resolution', 'Quotation', 'Affidavit', 'Indemnity bond', 'Franchise agreement'];

@@ -5,7 +5,8 @@
  * answer. Target: p95 ≤ 50 ms for every search page.
  */
 import { sql } from 'kysely';
-import { API_BASE, buildApp, LEGACY_BASE } from '../server/app.js';
+import { API_BASE, LEGACY_BASE } from '../common/api-paths.js';
+import { buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';
@@ -170,7 +171,7 @@ async function loginToken(envelopesUrl: string, email: string, password: string)
 async function matchCount(db: Parameters<typeof seedEnvelopes>[0], accountId: string, query: string): Promise<number | null> {
   const q = new URLSearchParams(query).get('q');
   if (q === null) return null;
-  const { searchQuery } = await import('../server/domain/envelopes/search-terms.js');
+  const { searchQuery } = await import('../server/storage/search-terms.js');
   const search = searchQuery(q)!;
   const row = await db.selectFrom('envelopes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where(sql<boolean>`search_text like ${search.like} escape '\\'`).executeTakeFirstOrThrow();
   return Number(row.n);

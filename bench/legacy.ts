@@ -10,7 +10,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { buildApp, LEGACY_BASE } from '../server/app.js';
+import { LEGACY_BASE } from '../common/api-paths.js';
+import { buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';

@@ -3,7 +3,8 @@
  * autocannon on a worker thread. Measures a bare Fastify route (the baseline), the envelope
  * status poll and envelope creation, and checks the ratios against the targets.
  */
-import { API_BASE, buildApp } from '../server/app.js';
+import { API_BASE } from '../common/api-paths.js';
+import { buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';

@@ -4,7 +4,8 @@
  * (POST /templates/{id}/instantiate, a fresh Idempotency-Key per request) in the same run, and checks
  * instantiate ≥ 0.5 × create by requests per second (the CPU per request is printed too).
  */
-import { API_BASE, buildApp } from '../server/app.js';
+import { API_BASE } from '../common/api-paths.js';
+import { buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';

@@ -8,7 +8,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { API_BASE, buildServerApp } from '../server/app.js';
+import { API_BASE } from '../common/api-paths.js';
+import { buildServerApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';

@@ -14,7 +14,8 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { API_BASE, buildServerApp } from '../server/app.js';
+import { API_BASE } from '../common/api-paths.js';
+import { buildServerApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import type { Context } from '../server/domain/context.js';

@@ -1,4 +1,5 @@
 /** A small JSON client of a running Mohar server's envelope API ({base_url}/backend/api/v1), for CLI commands. */
+import { API_BASE } from '../common/api-paths.js';
 
 export interface ApiResponse {
   readonly status: number;
@@ -18,7 +19,7 @@ export class UnreachableError extends Error {
 }
 
 export function apiClient(baseUrl: string, apiKey: string): ApiClient {
-  const base = `${baseUrl.replace(/\/+$/, '')}/backend/api/v1`;
+  const base = `${baseUrl.replace(/\/+$/, '')}${API_BASE}`;
   const send = async (method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse> => {
     let response: Response;
     let text: string;

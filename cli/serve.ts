@@ -1,3 +1,4 @@
+import { API_BASE, LEGACY_BASE } from '../common/api-paths.js';
 import type { Config } from '../server/config.js';
 import { startServer } from '../server/start.js';
 import { hsmSeal } from './hsm-seal.js';
@@ -17,7 +18,7 @@ export async function serveCommand(config: Config): Promise<void> {
     }
   }
   out.write(`\nMohar office server on ${server.url} (${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`})\n`);
-  out.write(`API docs: ${server.url}/backend/api/v1/docs and ${server.url}/backend/othercompanyapi/docs\n\n`);
+  out.write(`API docs: ${server.url}${API_BASE}/docs and ${server.url}${LEGACY_BASE}/docs\n\n`);
   const stop = async () => {
     await server.close();
     await hsm?.close();

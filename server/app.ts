@@ -5,6 +5,7 @@
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { API_BASE, LEGACY_BASE } from '../common/api-paths.js';
 import type { Context } from './domain/context.js';
 import { registerOpenApi } from './http/openapi.js';
 import { trackHandlers, type InFlight } from './http/in-flight.js';
@@ -44,8 +45,6 @@ import { installTokenRouteLimits } from './http/token-limits.js';
 import { AJV_CUSTOM_OPTIONS, partAwareValidator } from './http/validators.js';
 import { logSerializers, redactLogArguments, redactLogObject } from './http/log-redaction.js';
 
-export const API_BASE = '/backend/api/v1';
-export const LEGACY_BASE = '/backend/othercompanyapi';
 export const VERSION = '0.1.0';
 
 /** Secrets that must never reach a log line. */

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError } from './config.js';
+import { ConfigError } from './config-error.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

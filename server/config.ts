@@ -6,7 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { delimiter, resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
 import { esignConfig, esignSandboxEnabled, type EsignConfig } from './config-esign.js';
+
+// The CLI, the desktop shell and the tests catch it where they call parseConfig.
+export { ConfigError };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -72,13 +76,6 @@ export interface Config {
   readonly esign: EsignConfig | undefined;
   /** MOHAR_ESIGN_SANDBOX (default on): test data signs by Aadhaar through the built-in ESP simulator (domain/aadhaar/esign-for.ts). */
   readonly esignSandbox: boolean;
-}
-
-export class ConfigError extends Error {
-  constructor(readonly setting: string, problem: string) {
-    super(`invalid setting ${setting}: ${problem}`);
-    this.name = 'ConfigError';
-  }
 }
 
 type Env = Readonly<Record<string, string | undefined>>;

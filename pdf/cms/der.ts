@@ -3,7 +3,7 @@
  * (to splice an unsigned attribute into a CMS without re-encoding anything else), encoding a few
  * primitives, sorting SET OF members, PEM to DER. Everything else goes through asn1js/pkijs.
  */
-import { MoharError } from '../../common/errors.js';
+import { MoharError, type ErrorCode } from '../../common/errors.js';
 
 /** One DER element located inside a buffer. `start`..`end` covers tag, length and content. */
 export interface Tlv {
@@ -15,7 +15,7 @@ export interface Tlv {
 }
 
 /** Reads the element at `offset` (definite lengths, single-octet tags only). */
-export function readTlv(buf: Uint8Array, offset: number, code = 'invalid_signature_data'): Tlv {
+export function readTlv(buf: Uint8Array, offset: number, code: ErrorCode = 'invalid_signature_data'): Tlv {
   const tag = buf[offset];
   if (tag === undefined) throw new MoharError(code, 'truncated DER: no element at offset ' + offset);
   if ((tag & 0x1f) === 0x1f) throw new MoharError(code, 'multi-octet DER tags are not supported');
@@ -45,7 +45,7 @@ export function readTlv(buf: Uint8Array, offset: number, code = 'invalid_signatu
 }
 
 /** The direct children of a constructed element. */
-export function childrenOf(buf: Uint8Array, parent: Tlv, code = 'invalid_signature_data'): Tlv[] {
+export function childrenOf(buf: Uint8Array, parent: Tlv, code: ErrorCode = 'invalid_signature_data'): Tlv[] {
   if ((parent.tag & 0x20) === 0) throw new MoharError(code, 'expected a constructed DER element');
   const out: Tlv[] = [];
   let at = parent.contentStart;

@@ -5,6 +5,7 @@
  */
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import type { ErrorCode } from '../../common/errors.js';
 import { equalBytes, toHex } from './der.js';
 import { DIGEST_BY_OID, OID } from './oids.js';
 import { verifySignature } from './verify.js';
@@ -129,7 +130,7 @@ export function checkSignerInfo(signedData: pkijs.SignedData, index: number, cer
 }
 
 /** The DER certificates of a SignedData's certificate set (X.509 ones only). */
-export function certificatesOf(signedData: pkijs.SignedData, code: string): CertInfo[] {
+export function certificatesOf(signedData: pkijs.SignedData, code: ErrorCode): CertInfo[] {
   const out: CertInfo[] = [];
   for (const c of signedData.certificates ?? []) {
     if (!(c instanceof pkijs.Certificate)) continue;

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { MoharError, isMoharError } from '../../common/errors.js';
+import { MoharError, isMoharError, type ErrorCode } from '../../common/errors.js';
 import type { HttpTransport } from '../ports.js';
 import { childrenOf, equalBytes, fromBufferSource, oid, positiveIntegerContent, readTlv, seq, set, sortDerSet, tlv, toArrayBuffer, toHex, type Tlv } from './der.js';
 import { DIGEST_BY_OID, OID } from './oids.js';
@@ -61,7 +61,7 @@ export interface TimestampExpectation {
  * signing certificate, timeStamping EKU, imprint. Malformed → MoharError(code); everything
  * else is reported in `problems`. Whether the TSA chain is trusted is for the caller.
  */
-export function checkTimestampToken(tokenDer: Uint8Array, expected: TimestampExpectation = {}, code = 'invalid_signature_data'): TimestampTokenCheck {
+export function checkTimestampToken(tokenDer: Uint8Array, expected: TimestampExpectation = {}, code: ErrorCode = 'invalid_signature_data'): TimestampTokenCheck {
   let signedData: pkijs.SignedData;
   let tstInfo: pkijs.TSTInfo;
   let eContent: Uint8Array;

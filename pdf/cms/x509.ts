@@ -11,7 +11,7 @@
 import { X509Certificate, createHash, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { MoharError } from '../../common/errors.js';
+import { MoharError, type ErrorCode } from '../../common/errors.js';
 import { childrenOf, readTlv, toArrayBuffer, toHex } from './der.js';
 import { OID } from './oids.js';
 
@@ -36,7 +36,7 @@ export interface CertInfo {
 const cache = new WeakMap<Uint8Array, CertInfo>();
 
 /** Parses a DER certificate; malformed input → MoharError(code). */
-export function certInfo(der: Uint8Array, code = 'invalid_signature_data'): CertInfo {
+export function certInfo(der: Uint8Array, code: ErrorCode = 'invalid_signature_data'): CertInfo {
   const hit = cache.get(der);
   if (hit) return hit;
   let info: CertInfo;
@@ -183,7 +183,7 @@ export function crlUrls(cert: CertInfo): string[] {
 }
 
 /** Parses a DER object with a pkijs class, turning any failure into MoharError(code). */
-export function parsePkijs<T>(cls: { new (params: { schema: asn1js.AsnType }): T }, der: Uint8Array, what: string, code: string): T {
+export function parsePkijs<T>(cls: { new (params: { schema: asn1js.AsnType }): T }, der: Uint8Array, what: string, code: ErrorCode): T {
   const asn1 = asn1js.fromBER(toArrayBuffer(der));
   if (asn1.offset === -1) throw new MoharError(code, `malformed ${what}: ${asn1.result.error || 'not BER'}`);
   try {

@@ -10,7 +10,7 @@
  * Appearances draw with Helvetica: text outside WinAnsi is transliterated (Devanagari) or shown as
  * "?" (see pdf/write/text.ts); the /V value is exact.
  */
-import { MoharError, type ErrorItem } from '../../common/errors.js';
+import { MoharError, type ErrorCode, type ErrorItem } from '../../common/errors.js';
 import { PdfReader } from '../document.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString, type PdfObject } from '../objects.js';
 import { getPages, normalizeRotation, readBox, type Rotation } from '../pages.js';
@@ -120,13 +120,13 @@ export interface FieldImage {
 export function applyFieldImage(update: IncrementalUpdate, reader: PdfReader, fill: FieldImage): void {
   const tree = readFormTree(update);
   const byName = new Map(tree.fields.map((f) => [f.name, f]));
-  const errors: ErrorItem[] = [];
+  const errors: (ErrorItem & { readonly code: ErrorCode })[] = [];
   for (const fieldName of fill.fields) {
     const f = byName.get(fieldName);
     if (!f) errors.push({ path: fieldName, code: 'form_field_not_found', message: `no form field "${fieldName}"` });
     else if (f.type !== 'Tx') errors.push({ path: fieldName, code: 'form_value_invalid', message: `"${fieldName}" is not a text field: it cannot show a picture` });
   }
-  if (errors.length > 0) throw new MoharError(errors[0]!.code!, `${errors.map((e) => e.message).join('; ')}.`, { errors });
+  if (errors.length > 0) throw new MoharError(errors[0]!.code, `${errors.map((e) => e.message).join('; ')}.`, { errors });
   const img = imageXObject(fill.image);
   if (img.smask) img.image.dict.set('SMask', update.add(img.smask));
   const imageRef = update.add(img.image);

@@ -1,7 +1,8 @@
 /** The signer API ({api_base}/signing/{token}): the only server the page talks to. */
+import { API_BASE } from '../../common/api-paths';
 import type { ActResult, FieldValue, SignerView } from './types';
 
-export const API_BASE = '/backend/api/v1';
+export { API_BASE };
 
 /** A problem+json answer: `code` is the stable reason (docs/errors.md). */
 export class ApiError extends Error {

@@ -42,7 +42,3 @@ export interface Context {
 export function sealFor(ctx: Context, mode: DataMode | undefined): Promise<SignatureProvider> {
   return mode === 'test' ? ctx.testSeal() : ctx.seal();
 }
-
-export function iso(date: Date): string {
-  return date.toISOString();
-}

@@ -1,13 +1,15 @@
 /**
- * The one table that maps Mohar's stable error codes to HTTP. Every MoharError code thrown
- * anywhere (server/, pdf/, native/) must be listed here and in docs/errors.md; a test enforces it.
+ * The one table that maps Mohar's stable error codes to HTTP. Every MoharError code (the ErrorCode union
+ * of common/errors.ts) has its row here, or this does not compile; docs/errors.md lists each, a test enforces it.
  */
+import type { ErrorCode } from '../../common/errors.js';
+
 export interface ErrorCodeInfo {
   readonly status: number;
   readonly title: string;
 }
 
-export const ERROR_CODES = {
+export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   // Request shape
   validation_failed: { status: 422, title: 'The request is not valid' },
   malformed_json: { status: 400, title: 'The request body is not valid JSON' },
@@ -167,9 +169,7 @@ export const ERROR_CODES = {
   // Server side
   blob_missing: { status: 500, title: 'Stored bytes are missing' },
   internal_error: { status: 500, title: 'Internal error' },
-} as const satisfies Record<string, ErrorCodeInfo>;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
+};
 
 export function errorCodeInfo(code: string): ErrorCodeInfo | undefined {
   return Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as ErrorCode] : undefined;

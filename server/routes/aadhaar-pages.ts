@@ -11,6 +11,7 @@
  *   short page of its own (there is no signing page to return to).
  */
 import type { FastifyReply } from 'fastify';
+import { SIGNING_PAGE_BASE } from '../../common/api-paths.js';
 import { acceptEsignResponse } from '../domain/aadhaar/accept-response.js';
 import { AUTOPOST_PATH, openRequestFor, RESPONSE_PATH } from '../domain/aadhaar/esign-request.js';
 import type { Context } from '../domain/context.js';
@@ -84,13 +85,13 @@ ${inputs}
       if (outcome.ok) {
         if (outcome.envelopeFinished) await finalizeDocuments(ctx, outcome.envelopeId).catch((error: unknown) => request.log.warn({ err: error }, 'completion failed; the envelope.complete job will retry it'));
         // Where the signer goes after an act, as for the other methods: the link's return_url or the envelope's redirect_url, else the done page.
-        const next = (await afterAct(ctx, outcome.txn, outcome.envelopeId)) ?? `/sign/${outcome.token}?aadhaar=signed`;
+        const next = (await afterAct(ctx, outcome.txn, outcome.envelopeId)) ?? `${SIGNING_PAGE_BASE}/${outcome.token}?aadhaar=signed`;
         return reply.code(303).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').redirect(next, 303);
       }
       request.log.warn({ txn: outcome.txn, code: outcome.code, reason: outcome.reason, espCode: outcome.espCode }, 'Aadhaar eSign response refused');
       if (outcome.token) {
         const query = new URLSearchParams({ aadhaar: 'failed', reason: outcome.reason, ...(outcome.espCode ? { esp_code: outcome.espCode } : {}) });
-        return reply.code(303).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').redirect(`/sign/${outcome.token}?${query.toString()}`, 303);
+        return reply.code(303).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').redirect(`${SIGNING_PAGE_BASE}/${outcome.token}?${query.toString()}`, 303);
       }
       return pageHeaders(reply, "'none'").code(422).send(simplePage('Aadhaar eSign', 'This eSign response could not be accepted: it is not from the configured eSign service provider, or it names no signing of this server. Nothing was signed. Go back to your signing page and try again.', 'यह ई-साइन उत्तर स्वीकार नहीं किया जा सका; कुछ भी हस्ताक्षरित नहीं हुआ। अपने हस्ताक्षर पृष्ठ पर लौटें और फिर से प्रयास करें।'));
     });

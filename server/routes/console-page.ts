@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { FastifyReply } from 'fastify';
+import { API_BASE, LEGACY_BASE } from '../../common/api-paths.js';
 import { builtAssets, builtPage } from '../http/built-assets.js';
 import { rendererBuildDir, signingPagePolicy } from './signing-page.js';
 import type { App } from './types.js';
@@ -20,7 +21,7 @@ const MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
 <body style="font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
 <h1>The office console has not been built</h1>
 <p>This server has no <code>renderer/dist-console</code>. Build it with <code>npm run build</code> and reload.
-The APIs work meanwhile: <a href="/backend/api/v1/docs/">envelope API</a>, <a href="/backend/othercompanyapi/docs/">legacy and account API</a>.</p>
+The APIs work meanwhile: <a href="${API_BASE}/docs/">envelope API</a>, <a href="${LEGACY_BASE}/docs/">legacy and account API</a>.</p>
 </body></html>`;
 
 export function consolePageRoutes(app: App, options: { dir?: string } = {}): void {

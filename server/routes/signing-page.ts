@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 import type { Context } from '../domain/context.js';
-import { API_BASE } from '../app.js';
+import { API_BASE, SIGNING_PAGE_BASE } from '../../common/api-paths.js';
 import { builtAssets, builtPage } from '../http/built-assets.js';
 import { embeddingOrigin, resolveSession } from '../domain/workflow/sessions.js';
 import type { App } from './types.js';
@@ -88,7 +88,7 @@ export function signingPageRoutes(app: App, ctx: Context, options: { dir?: strin
     if (!frameOrigin) reply.header('X-Frame-Options', 'DENY');
   };
 
-  app.get<{ Params: { token: string } }>('/sign/:token', { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { token: string } }>(`${SIGNING_PAGE_BASE}/:token`, { schema: { hide: true } }, async (request, reply) => {
     const token = TOKEN.test(request.params.token) ? request.params.token : null;
     const frameOrigin = token ? await embeddingOrigin(ctx, token) : null;
     pageHeaders(reply, frameOrigin);
@@ -99,6 +99,6 @@ export function signingPageRoutes(app: App, ctx: Context, options: { dir?: strin
     return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}${hints}</head>`));
   });
 
-  app.get<{ Params: { file: string } }>('/sign/assets/:file', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, null, request.params.file));
-  app.get<{ Params: { dir: string; file: string } }>('/sign/assets/:dir/:file', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file));
+  app.get<{ Params: { file: string } }>(`${SIGNING_PAGE_BASE}/assets/:file`, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, null, request.params.file));
+  app.get<{ Params: { dir: string; file: string } }>(`${SIGNING_PAGE_BASE}/assets/:dir/:file`, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file));
 }

@@ -106,7 +106,7 @@ export interface EnvelopesTable {
   id: string;
   account_id: string;
   title: string;
-  status: string;
+  status: EnvelopeStatus;
   external_id: string | null;
   routing_order: string;
   message: string | null;
@@ -147,6 +147,11 @@ export interface EnvelopesTable {
 /** Whose data a row is: made with a live key (or a console login) or a qsk_test_ key (issue 16). */
 export type DataMode = 'live' | 'test';
 
+/** An envelope's state; domain/workflow/states.ts lists them and says which are finished. */
+export type EnvelopeStatus = 'draft' | 'sent' | 'completed' | 'declined' | 'voided' | 'expired';
+/** A recipient's state: created (draft), waiting (a later turn), active and viewed (may act), how it finished; completed: a cc. */
+export type RecipientStatus = 'created' | 'waiting' | 'active' | 'viewed' | 'signed' | 'approved' | 'reviewed' | 'declined' | 'completed';
+
 export interface RecipientsTable {
   id: string;
   envelope_id: string;
@@ -155,7 +160,7 @@ export interface RecipientsTable {
   role: string;
   signature_method: string;
   sequence: number;
-  status: string;
+  status: RecipientStatus;
   position: number;
   created_at: string;
   viewed_at: string | null;
@@ -339,7 +344,7 @@ export interface EsignTransactionsTable {
   error_message: string | null;
 }
 
-/** Word-start suffixes of an envelope's searchable texts (migration 0013; server/domain/envelopes/search-terms.ts). */
+/** Word-start suffixes of an envelope's searchable texts (migration 0013; server/storage/search-terms.ts). */
 export interface EnvelopeSearchTermsTable {
   account_id: string;
   term: string;

@@ -4,7 +4,8 @@
  * scheduled time. Not while an attempt is in flight, nor for a disabled endpoint.
  */
 import { MoharError } from '../../common/errors.js';
-import { iso, type Context } from '../domain/context.js';
+import type { Context } from '../domain/context.js';
+import { iso } from '../domain/time.js';
 import { findDelivery } from './get-delivery.js';
 import { announceDeliveries } from './signal.js';
 import { deliveryView, type DeliveryView } from './views.js';

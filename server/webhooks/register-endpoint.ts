@@ -5,7 +5,8 @@
  * receiver that has not switched yet still verifies.
  */
 import { randomUUID } from 'node:crypto';
-import { iso, type Context } from '../domain/context.js';
+import type { Context } from '../domain/context.js';
+import { iso } from '../domain/time.js';
 import type { Resolver } from '../net/guarded-transport.js';
 import { isUniqueViolation } from '../storage/connect.js';
 import { accountEndpoint, rotatedSecret } from './endpoints.js';

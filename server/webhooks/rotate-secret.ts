@@ -1,5 +1,6 @@
 /** Developer portal: a new secret now; the old one keeps signing alongside it for the overlap (default 24 h). */
-import { iso, type Context } from '../domain/context.js';
+import type { Context } from '../domain/context.js';
+import { iso } from '../domain/time.js';
 import { requireAccountEndpoint, rotatedSecret } from './endpoints.js';
 import { webhookSecretBox } from './secrets.js';
 

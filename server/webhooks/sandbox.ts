@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { iso, type Context } from '../domain/context.js';
+import type { Context } from '../domain/context.js';
+import { iso } from '../domain/time.js';
 import type { Resolver } from '../net/guarded-transport.js';
 import type { Database } from '../storage/schema.js';
 import { newWebhookSecret, sealSecret, webhookSecretBox } from './secrets.js';

@@ -1,6 +1,7 @@
 /** Developer portal: a `webhook.test` event to the account's endpoint, delivered and logged like a real one. */
 import { MoharError } from '../../common/errors.js';
-import { iso, type Context } from '../domain/context.js';
+import type { Context } from '../domain/context.js';
+import { iso } from '../domain/time.js';
 import { requireAccountEndpoint } from './endpoints.js';
 import { recordEndpointEvent } from './endpoint-events.js';
 

@@ -1,10 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspectPdf } from '../../pdf/index.js';
-import { isMoharError, MoharError } from '../../common/errors.js';
+import { isMoharError, MoharError, type ErrorCode } from '../../common/errors.js';
 import { makePdf, buildPdf, encrypt, withObjectStreams, hostile, objectStream, xrefStreamObject } from '../support/pdf-fixtures.js';
 
-const rejects = (pdf: Uint8Array, code: string, message?: RegExp, limits?: Parameters<typeof inspectPdf>[1]): void => {
+const rejects = (pdf: Uint8Array, code: ErrorCode, message?: RegExp, limits?: Parameters<typeof inspectPdf>[1]): void => {
   assert.throws(
     () => inspectPdf(pdf, limits),
     (e) => isMoharError(e, code) && (message === undefined || message.test(e.message)),

@@ -7,8 +7,9 @@
 import { ApiError, problemOf } from '../api';
 
 export { ApiError };
-export const API_BASE = '/backend/api/v1';
-export const LEGACY_BASE = '/backend/othercompanyapi';
+import { API_BASE, LEGACY_BASE } from '../../../common/api-paths';
+
+export { API_BASE, LEGACY_BASE };
 const SESSION = `${LEGACY_BASE}/auth/session`;
 /** Every console call to the session routes carries it: another site's page cannot (no CORS preflight is granted). */
 const CONSOLE_HEADER = { 'x-mohar-console': '1' };

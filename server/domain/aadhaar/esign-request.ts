@@ -4,7 +4,8 @@
  * row, when the auto-post page is opened (a fresh `ts`; the txn and the hashes are the row's).
  */
 import { ESIGN_VERSION, formatEsignTimestamp, signEsignRequest, type InputHash } from '../../aadhaar/messages.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { aspSigner } from './asp-signer.js';
 import { esignForEnvelope } from './esign-for.js';
 import { documentsOf, findTxn, type TxnRow } from './transactions.js';

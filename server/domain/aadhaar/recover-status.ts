@@ -7,7 +7,8 @@
 import { MoharError } from '../../../common/errors.js';
 import { ESIGN_VERSION, formatEsignTimestamp, signEsignStatusRequest, verifyEsignResponse } from '../../aadhaar/messages.js';
 import { fetchTransport } from '../../net/http-transport.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import type { ClientInfo } from '../workflow/act-context.js';
 import type { ResolvedSession } from '../workflow/sessions.js';
 import { acceptEsignResponse, type EsignOutcome } from './accept-response.js';

@@ -10,7 +10,8 @@
 import { MoharError } from '../../../common/errors.js';
 import { RESERVE_WITH_TIMESTAMP } from '../../../pdf/index.js';
 import { openSecretBox } from '../../seal/secret-box.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import { FIELD_TYPES } from '../../../common/fields.js';
 import { loadActors } from '../workflow/act-context.js';

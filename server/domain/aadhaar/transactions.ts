@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { Database, EsignTransactionsTable } from '../../storage/schema.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 
 /** How long the ESP has to answer (eSign: the signer authenticates within minutes). */
 export const TXN_SECONDS = 30 * 60;

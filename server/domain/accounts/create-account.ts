@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { hashPassword } from '../auth/passwords.js';
 
 export interface NewAccount {

@@ -7,7 +7,8 @@
  * 5 are ever checked, the rest are refused as locked, and a right password arriving meanwhile is refused too.
  */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { recordAudit } from '../users/audit-log.js';
 import { DUMMY_HASH_PROMISE, verifyPassword } from './passwords.js';
 import { issueTokenPair, type TokenPair } from './tokens.js';

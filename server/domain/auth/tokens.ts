@@ -7,7 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;

@@ -5,7 +5,7 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 import { findBulkSend, getBulkSend } from './read-bulk-sends.js';
 
 export async function cancelBulkSend(ctx: Context, accountId: string, id: string) {

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import type { Database } from '../../storage/schema.js';
 import { enqueueJob } from '../../jobs/queue.js';

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { queueDeliveries } from '../../webhooks/fan-out.js';
 import type { Context } from '../context.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 import type { BulkSendEvent } from './events.js';
 import { failuresOf, rowCounts, type BulkFailure } from './read-bulk-sends.js';
 

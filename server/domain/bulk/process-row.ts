@@ -15,7 +15,7 @@
  */
 import { isMoharError, MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 import type { StoredPdfInfo } from '../documents/documents.js';
 import { attachDocument } from '../envelopes/attach-document.js';
 import { createEnvelope, type DraftContents } from '../envelopes/create-envelope.js';

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobHandlers } from '../../jobs/runner.js';
 import { PermanentJobError } from '../../jobs/runner.js';
 import type { Context } from '../context.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
 import { enqueueChunk } from './create-bulk-send.js';
 import { finishIfDone } from './finish-batch.js';

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import { MoharError } from '../../../common/errors.js';
 import type { PdfInfo } from '../../../pdf/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { storeRevision } from './recent-revisions.js';
 
 export interface PageView {

@@ -10,7 +10,7 @@
  * The tasks themselves are plain functions in pdf-tasks.ts.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { MoharError, type ErrorItem } from '../../../common/errors.js';
+import { MoharError, type ErrorCode, type ErrorItem } from '../../../common/errors.js';
 import type { PdfInfo, PdfLimits } from '../../../pdf/index.js';
 import type { PdfTaskInput, PdfTaskKind, PdfTaskOutput } from './pdf-tasks.js';
 
@@ -38,7 +38,7 @@ interface Job {
   reject(error: unknown): void;
 }
 
-type WorkerReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; code: string; message: string; errors?: ErrorItem[]; extra?: Record<string, unknown> };
+type WorkerReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; code: ErrorCode; message: string; errors?: ErrorItem[]; extra?: Record<string, unknown> };
 
 /** What a timed-out task was doing, for the error message. */
 const DOING: Record<PdfTaskKind, string> = {

@@ -1,5 +1,6 @@
 /** POST /envelopes/{id}/recipients: one more recipient on a draft. */
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { checkDscLimits } from './dsc-rules.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import type { RecipientInput, RoutingOrder } from './model.js';

@@ -2,7 +2,8 @@
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { Database } from '../../storage/schema.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { documentView, findDocument, uploadDocument, type DocumentView } from '../documents/documents.js';
 import { checkDscLimits } from './dsc-rules.js';
 import { findDraftEnvelope } from './find-envelope.js';

@@ -6,14 +6,15 @@
 import { MoharError } from '../../../common/errors.js';
 import type { EnvelopeDocumentsTable, EnvelopeSearchTermsTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import { firstAuditRow, type AuditRow } from '../../audit/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import { createdEvent, type CreatedEvent } from './created-event.js';
 import { checkDscLimits } from './dsc-rules.js';
 import type { EnvelopeInput } from './model.js';
 import { normalizeRecipient } from './recipients.js';
 import { assertAadhaarAvailable } from '../aadhaar/availability.js';
-import { searchRowsOf } from './search-terms.js';
+import { searchRowsOf } from '../../storage/search-terms.js';
 import { envelopeView, recipientView, type EnvelopeRow, type EnvelopeView } from './views.js';
 import { writeDraft } from './write-draft.js';
 import { checkReminderSettings } from '../workflow/reminder-settings.js';

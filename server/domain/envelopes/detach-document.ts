@@ -4,7 +4,8 @@
  * refers to any more are the blob collector's business (server/storage/blob-gc.ts).
  */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import { loadEnvelopeView, type EnvelopeView } from './views.js';
 

@@ -12,10 +12,10 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { sql } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import type { Database } from '../../storage/schema.js';
+import type { Database, EnvelopeStatus } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { creatorEmails } from '../users/creators.js';
-import { searchQuery, type SearchQuery } from './search-terms.js';
+import { searchQuery, type SearchQuery } from '../../storage/search-terms.js';
 import { summaryOf, SUMMARY_COLUMNS, type EnvelopeSummary, type SummaryRow } from './list-views.js';
 
 export const DEFAULT_LIST_LIMIT = 25;
@@ -24,7 +24,7 @@ export const MAX_LIST_LIMIT = 100;
 export const PROBE_ROWS = 1000;
 
 export interface EnvelopeListQuery {
-  status?: string[];
+  status?: EnvelopeStatus[];
   q?: string;
   created_from?: string;
   created_to?: string;
@@ -89,7 +89,7 @@ export async function listEnvelopes(ctx: Context, accountId: string, query: Enve
   if (Array.isArray(ids) && ids.length === 0) return { envelopes: [], next_cursor: null };
   const statuses = [...new Set(query.status ?? [])];
 
-  const select = (status: readonly string[]): EnvelopeSelect => {
+  const select = (status: readonly EnvelopeStatus[]): EnvelopeSelect => {
     let s = ctx.db.selectFrom('envelopes').select(SUMMARY_COLUMNS).where('account_id', '=', accountId);
     if (ctx.mode !== undefined) s = s.where('mode', '=', ctx.mode);
     if (status.length === 1) s = s.where('status', '=', status[0]!);

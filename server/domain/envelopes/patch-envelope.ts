@@ -6,7 +6,8 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { isUniqueViolation } from '../../storage/connect.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { mergePatch } from '../templates/patch-template.js';
 import { checkRedirectUrl, MAX_METADATA_BYTES } from './create-envelope.js';
 import { findDraftEnvelope, findEnvelope } from './find-envelope.js';

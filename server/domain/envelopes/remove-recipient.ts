@@ -1,6 +1,7 @@
 /** DELETE /envelopes/{id}/recipients/{recipient_id}: a recipient leaves a draft, with the fields placed for them. */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import { refreshSearch } from './search-index.js';
 import { loadEnvelopeView, type EnvelopeView } from './views.js';

@@ -1,6 +1,7 @@
 /** PUT /envelopes/{id}/documents/{document_id}/fields: replace the whole layout of one document on a draft. */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import { storedInfo } from '../documents/documents.js';
 import { findDraftEnvelope } from './find-envelope.js';

@@ -1,7 +1,7 @@
 /** Keeps an envelope's search rows (search_text and terms, see search-terms.ts) in step with its texts. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
-import { searchRowsOf, termsOf } from './search-terms.js';
+import { searchRowsOf, termsOf } from '../../storage/search-terms.js';
 
 /**
  * Rewrites the search rows of one envelope from what is stored now. Call it inside the transaction that

@@ -5,7 +5,8 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import type { RecipientsTable } from '../../storage/schema.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { checkDscLimits } from './dsc-rules.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import { recheckLayouts } from './layout-recheck.js';

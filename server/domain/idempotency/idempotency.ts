@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database, IdempotencyKeysTable } from '../../storage/schema.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { installationBox } from '../../seal/installation-box.js';
 
 /**

@@ -5,7 +5,8 @@
  */
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 
 export type KeyMode = 'live' | 'test';
 

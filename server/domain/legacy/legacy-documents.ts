@@ -5,7 +5,7 @@
  */
 import type { CompiledQuery, Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import type { Database, DataMode } from '../../storage/schema.js';
+import type { Database, DataMode, EnvelopeStatus, RecipientStatus } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 
 export interface LegacyDocument {
@@ -37,13 +37,13 @@ export interface StatusRow {
   account_id: string;
   test: number;
   envelope_id: string;
-  envelope_status: string;
+  envelope_status: EnvelopeStatus;
   name: string | null;
   email: string | null;
   role: string | null;
   signature_method: string | null;
   sequence: number | null;
-  recipient_status: string | null;
+  recipient_status: RecipientStatus | null;
   decline_reason: string | null;
 }
 

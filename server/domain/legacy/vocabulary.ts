@@ -1,6 +1,7 @@
 /** The legacy API's words for recipients and document states, and Mohar's envelope model behind them. */
 import type { Role, SignatureMethod } from '../envelopes/model.js';
 import { FINISHED_STATUSES, isActor } from '../workflow/routing.js';
+import type { EnvelopeStatus, RecipientStatus } from '../workflow/states.js';
 
 export const LEGACY_SIGNATURE_TYPES = ['E-Signature', 'aadhaar_digital_signature', 'Approver', 'Reviewer'] as const;
 export type LegacySignatureType = (typeof LEGACY_SIGNATURE_TYPES)[number];
@@ -37,7 +38,7 @@ export function capacityOf(role: string): string {
 }
 
 /** The status word of a document: from the envelope's state and whether anyone has acted yet. */
-export function legacyStatus(envelopeStatus: string, recipients: readonly { role: string; status: string }[]): LegacyStatus {
+export function legacyStatus(envelopeStatus: EnvelopeStatus, recipients: readonly { role: string; status: RecipientStatus }[]): LegacyStatus {
   switch (envelopeStatus) {
     case 'draft':
       return 'Uploaded';

@@ -6,7 +6,8 @@
 import { MoharError } from '../../../common/errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { MAIL_SEND_JOB } from '../../mail/outbox.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 
 export interface ResentMail {
   id: string;

@@ -4,7 +4,8 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { jobView, type JobView } from '../../jobs/queue.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 
 export async function retryJob(ctx: Context, accountId: string, jobId: string): Promise<JobView> {
   const row = await ctx.db.selectFrom('jobs').selectAll().where('id', '=', jobId).where('account_id', '=', accountId).executeTakeFirst();

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { attachDocument } from '../envelopes/attach-document.js';
 import { createEnvelope } from '../envelopes/create-envelope.js';
 import { FIELD_TYPES } from '../../../common/fields.js';

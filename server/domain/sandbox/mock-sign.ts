@@ -6,7 +6,8 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { signPades } from '../../../pdf/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import type { ClientInfo } from '../workflow/act-context.js';
 import type { DecisionResult } from '../workflow/decide-act.js';
 import { acceptTokenSignature, prepareForToken } from '../workflow/dsc-act.js';

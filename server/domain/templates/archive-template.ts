@@ -3,7 +3,8 @@
  * cannot be instantiated or patched); POST /templates/{id}/restore brings it back. Archiving an archived
  * template (or restoring an active one) changes nothing and records nothing.
  */
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import type { TemplateActor } from './model.js';
 import { loadVersion, recordChange, withTemplate } from './store.js';
 import { portableTemplate, type PortableTemplate } from './views.js';

@@ -3,7 +3,8 @@
  * envelope (its documents, fields and recipients become the template's documents, fields and roles; the
  * envelope is not changed), or by importing a portable template exported elsewhere.
  */
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { loadEnvelopeView } from '../envelopes/views.js';

@@ -6,7 +6,8 @@
  * If-Match carries the ETag of the version the caller edited: another version in between gives 412.
  */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { DocumentResolver, type UploadedPart } from './documents.js';
 import type { DefinitionInput, DocumentInput, TemplateActor, TemplateDefinition } from './model.js';
 import { findTemplate, loadVersion, withTemplate } from './store.js';

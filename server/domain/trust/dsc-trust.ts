@@ -13,7 +13,8 @@ import { buildCertificatePath, certInfo, gatherValidationData, inspectCms, judge
 import { guardedTransport } from '../../net/guarded-transport.js';
 import type { Database } from '../../storage/schema.js';
 import { readSettings } from '../accounts/settings.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { dscTrustAnchors } from './anchors.js';
 import { buildPathFetchingIssuers } from './certificate-path.js';
 import { bindIdentity, identityMismatch, type IdentityBinding } from './identity.js';

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 
 export const AUDIT_ACTIONS = [
   'login', 'login_failed', 'user_invited', 'role_changed', 'user_deactivated', 'password_set', 'password_changed',

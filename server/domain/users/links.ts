@@ -10,7 +10,8 @@ import { escapeHtml } from '../../mail/templates.js';
 import { queueMail } from '../../mail/outbox.js';
 import type { Database } from '../../storage/schema.js';
 import { hashToken } from '../auth/tokens.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 
 export const INVITE_LINK_SECONDS = 72 * 3600;
 export const RESET_LINK_SECONDS = 3600;

@@ -1,7 +1,7 @@
 /** Ending a user's logins: every refresh and access token at once (deactivation, password change or reset). */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 
 /** `keepRefreshHash`: the session to keep (a user changing their own password stays logged in there). */
 export async function revokeUserSessions(db: Kysely<Database>, now: Date, userId: string, keepRefreshHash?: string): Promise<void> {

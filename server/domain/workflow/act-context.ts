@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { COMPLETE_JOB } from './job-kinds.js';
 import { mailTurn } from './notify.js';
-import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
+import { FINISHED_ENVELOPE_STATUSES } from './states.js';
 
 export interface ClientInfo {
   readonly ip: string;

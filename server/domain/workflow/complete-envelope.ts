@@ -14,7 +14,9 @@ import { appendRevisions } from '../documents/append-revisions.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import type { PadesLevel } from '../../../pdf/index.js';
 import { fetchTransport } from '../../net/http-transport.js';
-import { iso, sealFor, type Context } from '../context.js';
+import { API_BASE } from '../../../common/api-paths.js';
+import { sealFor, type Context } from '../context.js';
+import { iso } from '../time.js';
 import { recordEvent } from './events.js';
 import { mailCompletion } from './notify.js';
 import { envelopeSummary } from './summaries.js';
@@ -92,7 +94,7 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
       if (!appended) throw new Error(`document ${documentId} changed during completion`);
     }
     await trx.updateTable('recipients').set({ status: 'completed' }).where('envelope_id', '=', envelopeId).where('role', '=', 'cc').execute();
-    const base = `${ctx.config.baseUrl}/backend/api/v1/envelopes/${envelopeId}/documents`;
+    const base = `${ctx.config.baseUrl}${API_BASE}/envelopes/${envelopeId}/documents`;
     const finals = documents.map((d) => ({ document_id: d.document_id, sha256: d.current_sha256, download_url: `${base}/${d.document_id}/download` }));
     await recordEvent(trx, envelope.account_id, envelopeId, 'envelope.completed', { envelope: envelopeSummary({ ...envelope, status: 'completed' }), documents: finals, pades_level: level }, at, {
       type: 'system',

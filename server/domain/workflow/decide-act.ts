@@ -1,6 +1,7 @@
 /** Review, approve and decline acts: a recorded decision; an approver's values are written and sealed. */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { claimRecipient, clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { fillValues } from './field-values.js';

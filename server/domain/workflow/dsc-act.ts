@@ -8,8 +8,9 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { certInfo, inspectCms, policyOids, type ChangedObject } from '../../../pdf/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
 import { appendRevisions } from '../documents/append-revisions.js';
+import { iso } from '../time.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../../../common/fields.js';
 import { clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';

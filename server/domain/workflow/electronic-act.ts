@@ -4,7 +4,8 @@
  * installation's seal key (act-revision.ts, shared with an approval that writes values).
  */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { clientDetails, loadActors, recordAct, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { checkActionForRole, type DecisionResult } from './decide-act.js';

@@ -1,5 +1,6 @@
 /** The expiry job: an envelope still in progress at its expires_at becomes `expired`; nobody can act afterwards. */
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { recordEvent } from './events.js';
 import { envelopeSummary } from './summaries.js';
 

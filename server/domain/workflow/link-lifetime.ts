@@ -10,7 +10,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Database, SigningLinkKind } from '../../storage/schema.js';
-import { iso } from '../context.js';
+import { iso } from '../time.js';
 
 export const KEPT_LINK_KINDS: readonly SigningLinkKind[] = ['mail', 'legacy_link'];
 

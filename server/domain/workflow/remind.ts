@@ -1,7 +1,8 @@
 /** POST /envelopes/{id}/remind: mail active recipients again, at most once per recipient per hour. */
 import { MoharError } from '../../../common/errors.js';
 import { appendAudit } from '../../audit/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { mailTurn } from './notify.js';
 import { ACTIVE_STATUSES } from './routing.js';

@@ -6,7 +6,8 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { appendAudit } from '../../audit/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { revokeLinks } from './link-lifetime.js';
 

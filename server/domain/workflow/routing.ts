@@ -3,17 +3,19 @@
  * (equal numbers form a parallel group); parallel routing: every actor at once. cc recipients never
  * act: they receive the completed copy.
  */
+import type { RecipientStatus } from './states.js';
+
 export const ACTOR_ROLES: ReadonlySet<string> = new Set(['signer', 'reviewer', 'approver']);
 /** A recipient in one of these has finished its part. */
-export const FINISHED_STATUSES: ReadonlySet<string> = new Set(['signed', 'approved', 'reviewed']);
+export const FINISHED_STATUSES: ReadonlySet<RecipientStatus> = new Set(['signed', 'approved', 'reviewed']);
 /** A recipient in one of these may act now. */
-export const ACTIVE_STATUSES: ReadonlySet<string> = new Set(['active', 'viewed']);
+export const ACTIVE_STATUSES: ReadonlySet<RecipientStatus> = new Set(['active', 'viewed']);
 
 export interface RoutingRecipient {
   readonly id: string;
   readonly role: string;
   readonly sequence: number;
-  readonly status: string;
+  readonly status: RecipientStatus;
 }
 
 export function isActor(r: { role: string }): boolean {

@@ -6,7 +6,8 @@
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { FormFieldLayout } from '../../../pdf/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { checkDscLimits } from '../envelopes/dsc-rules.js';
 import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import { findDraftEnvelope } from '../envelopes/find-envelope.js';

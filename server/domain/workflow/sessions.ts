@@ -3,16 +3,18 @@
  * signing_url = {MOHAR_BASE_URL}/sign/{token}, valid 15 minutes.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { LEGACY_BASE, SIGNING_PAGE_BASE } from '../../../common/api-paths.js';
 import { MoharError } from '../../../common/errors.js';
 import type { Kysely } from 'kysely';
 import type { Database, SigningLinkKind } from '../../storage/schema.js';
 import { KEPT_LINK_KINDS, revokeLinks } from './link-lifetime.js';
 import { appendAudit } from '../../audit/index.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { allowedOrigins } from '../accounts/settings.js';
 import { ACTIVE_STATUSES } from './routing.js';
-import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
+import { FINISHED_ENVELOPE_STATUSES } from './states.js';
 
 /** A recipient in one of these has acted: their links are used up. */
 const USED_RECIPIENT_STATUSES: ReadonlySet<string> = new Set(['signed', 'approved', 'reviewed', 'declined', 'completed']);
@@ -83,7 +85,7 @@ export async function createSigningSession(ctx: Context, accountId: string, enve
     origin = normalizeOrigin(input.origin) ?? null;
     if (!origin) throw new MoharError('validation_failed', 'origin must be scheme://host[:port]', { errors: [{ path: '/origin', message: 'not an origin' }] });
     if (!(await allowedOrigins(ctx, accountId)).includes(origin)) {
-      throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT /backend/othercompanyapi/account/settings/)`);
+      throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT ${LEGACY_BASE}/account/settings/)`);
     }
   }
   const returnUrl = input.return_url === undefined ? null : checkReturnUrl(input.return_url, origin);
@@ -124,7 +126,7 @@ export async function insertSession(
   };
   if (db.isTransaction) await write(db);
   else await db.transaction().execute(write);
-  return `${baseUrl}/sign/${token}`;
+  return `${baseUrl}${SIGNING_PAGE_BASE}/${token}`;
 }
 
 export interface ResolvedSession {

@@ -2,13 +2,14 @@
  * What a recipient sees through the signer API: the envelope, their action, their fields, the values other
  * recipients filled, and the documents with page sizes. The first look marks them viewed (with an event).
  */
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { storedInfo } from '../documents/documents.js';
 import { fieldView, type FieldView } from '../envelopes/views.js';
 import { recordEvent } from './events.js';
 import type { ResolvedSession } from './sessions.js';
 import { envelopeSummary, recipientSummary } from './summaries.js';
-import { FINISHED_ENVELOPE_STATUSES } from './void-envelope.js';
+import { FINISHED_ENVELOPE_STATUSES, type EnvelopeStatus } from './states.js';
 
 export type SignerAction = 'sign' | 'review' | 'approve' | 'wait' | 'done' | 'closed';
 
@@ -24,7 +25,7 @@ export interface SignerView {
   sandbox: boolean;
 }
 
-export function actionFor(envelopeStatus: string, recipient: { role: string; status: string }): SignerAction {
+export function actionFor(envelopeStatus: EnvelopeStatus, recipient: { role: string; status: string }): SignerAction {
   if (FINISHED_ENVELOPE_STATUSES.has(envelopeStatus)) return 'closed';
   if (['signed', 'approved', 'reviewed', 'declined', 'completed'].includes(recipient.status)) return 'done';
   if (recipient.status !== 'active' && recipient.status !== 'viewed') return 'wait';

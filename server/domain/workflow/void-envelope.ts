@@ -1,13 +1,13 @@
 /** POST /envelopes/{id}/void: stops a draft or an envelope in progress; nobody can act on it afterwards. */
 import { MoharError } from '../../../common/errors.js';
-import { iso, type Context } from '../context.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { envelopeStatus, type EnvelopeStatusView } from '../envelopes/envelope-status.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
 import { recordEvent } from './events.js';
 import { envelopeSummary } from './summaries.js';
 import { mailStopped } from './notify.js';
-
-export const FINISHED_ENVELOPE_STATUSES: ReadonlySet<string> = new Set(['completed', 'declined', 'voided', 'expired']);
+import { FINISHED_ENVELOPE_STATUSES } from './states.js';
 
 export async function voidEnvelope(ctx: Context, accountId: string, envelopeId: string, reason: string): Promise<EnvelopeStatusView> {
   const at = iso(ctx.now());

@@ -1,9 +1,8 @@
 /** GET /envelopes: query and answer. */
 import { Type, type Static } from 'typebox';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../../domain/envelopes/list-envelopes.js';
+import { ENVELOPE_STATUSES } from '../../domain/workflow/states.js';
 import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
-
-export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided', 'expired'] as const;
 
 const DateOrDateTime = (description: string) => Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], { description });
 

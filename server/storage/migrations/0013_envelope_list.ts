@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.js';
-import { searchRowsOf, type SearchSource } from '../../domain/envelopes/search-terms.js';
+import { searchRowsOf, type SearchSource } from '../search-terms.js';
 
 /**
  * Issue 14, GET /envelopes: newest first with cursor paging and filters, fast with 100,000 envelopes.
@@ -9,7 +9,7 @@ import { searchRowsOf, type SearchSource } from '../../domain/envelopes/search-t
  * range walked newest first and stopped after `limit` rows; the old (account_id, created_at) index is
  * a prefix of the new list index and goes.
  *
- * Search (`q`, see server/domain/envelopes/search-terms.ts): the same plain SQL on both databases, no
+ * Search (`q`, see server/storage/search-terms.ts): the same plain SQL on both databases, no
  * extension. `envelopes.search_text` holds title, external_id and the recipients' names and e-mails,
  * normalized (lower case, every word start marked), so `q` matching many envelopes is found by walking
  * the list index with one LIKE. `envelope_search_terms` holds every word-start suffix of those texts

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { isMoharError } from '../../../common/errors.js';
+import { isMoharError, type ErrorCode } from '../../../common/errors.js';
 
 export interface Scratch {
   readonly dir: string;
@@ -41,7 +41,7 @@ export function opensslSync(args: readonly string[]): OpensslResult {
 }
 
 /** Asserts that an async call fails with MoharError(code) and returns the error. */
-export async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<Error> {
+export async function rejectsWithCode(promise: Promise<unknown>, code: ErrorCode): Promise<Error> {
   try {
     await promise;
   } catch (e) {
@@ -51,7 +51,7 @@ export async function rejectsWithCode(promise: Promise<unknown>, code: string): 
   assert.fail(`expected MoharError ${code}, but the call succeeded`);
 }
 
-export function throwsWithCode(fn: () => unknown, code: string): Error {
+export function throwsWithCode(fn: () => unknown, code: ErrorCode): Error {
   try {
     fn();
   } catch (e) {

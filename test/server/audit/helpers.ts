@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { connectStorage, type Storage } from '../../../server/storage/connect.js';
 import { migrateToLatest } from '../../../server/storage/migrations/index.js';
-import type { Database } from '../../../server/storage/schema.js';
+import type { Database, EnvelopeStatus, RecipientStatus } from '../../../server/storage/schema.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from '../../support/databases.js';
 
 export interface AuditTestDb {
@@ -39,7 +39,7 @@ export interface TestEnvelope {
 /** An account with one envelope and its recipients, written directly (no domain rules). */
 export async function insertEnvelope(
   db: Kysely<Database>,
-  options: { title?: string; status?: string; recipients?: { name: string; email: string; role?: string; method?: string; status?: string }[]; accountName?: string } = {},
+  options: { title?: string; status?: EnvelopeStatus; recipients?: { name: string; email: string; role?: string; method?: string; status?: RecipientStatus }[]; accountName?: string } = {},
 ): Promise<TestEnvelope> {
   const at = '2024-05-01T09:00:00.000Z';
   const accountId = randomUUID();

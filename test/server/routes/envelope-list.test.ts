@@ -95,7 +95,7 @@ for (const kind of DATABASES) {
 
     test('the common-query path (list walk with LIKE) answers exactly like the rare-query path (terms)', async () => {
       for (const q of ['asha', 'rao@ex', 'sha', '00123', 'lease', '100%_', 'सीता', 'e', '@example.com']) {
-        for (const status of [undefined, ['draft'], ['draft', 'voided']]) {
+        for (const status of [undefined, ['draft' as const], ['draft' as const, 'voided' as const]]) {
           const query = { q, limit: 2, ...(status ? { status } : {}) };
           const rare = await listEnvelopes(t.server.ctx, t.account.accountId, query);
           const common = await listEnvelopes(t.server.ctx, t.account.accountId, query, 0);

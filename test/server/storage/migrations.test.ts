@@ -42,7 +42,7 @@ for (const kind of DATABASES) {
       }
       const at = new Date().toISOString();
       await storage.db.insertInto('accounts').values({ id: 'a1', name: 'A', test_mode: 0, suspended: 0, monthly_call_limit: null, settings: '{}', created_at: at }).execute();
-      const envelope = { account_id: 'a1', title: 't', status: 'draft', routing_order: 'sequential', message: null, expire_in_days: null, redirect_url: null, metadata: null, created_at: at, updated_at: at };
+      const envelope = { account_id: 'a1', title: 't', status: 'draft' as const, routing_order: 'sequential', message: null, expire_in_days: null, redirect_url: null, metadata: null, created_at: at, updated_at: at };
       await storage.db.insertInto('envelopes').values({ ...envelope, id: 'e1', external_id: 'x' }).execute();
       await storage.db.insertInto('envelopes').values({ ...envelope, id: 'e2', external_id: null }).execute();
       await storage.db.insertInto('envelopes').values({ ...envelope, id: 'e3', external_id: null }).execute();

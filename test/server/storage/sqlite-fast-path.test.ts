@@ -44,7 +44,7 @@ describe('SQLite fast path', () => {
     id: randomUUID(),
     account_id: accountId,
     title,
-    status: 'draft',
+    status: 'draft' as const,
     external_id: null,
     routing_order: 'sequential',
     message: null,

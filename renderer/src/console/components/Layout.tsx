@@ -1,6 +1,7 @@
 /** The frame of every logged-in page: brand, main navigation, help menu, language, account and logout. */
 import { useId, type ReactNode } from 'react';
 import { LANGUAGE_NAMES, type Language } from '../../i18n/strings';
+import { API_BASE, LEGACY_BASE } from '../api';
 import { useT } from '../i18n';
 import { Link, useRouter } from '../router';
 import { useSession, useUser } from '../session';
@@ -36,8 +37,8 @@ function HelpMenu() {
     <details className="menu">
       <summary>{t('console.help')}</summary>
       <ul>
-        <li><a href="/backend/api/v1/docs/" target="_blank" rel="noopener">{t('console.help.apiV1')}</a></li>
-        <li><a href="/backend/othercompanyapi/docs/" target="_blank" rel="noopener">{t('console.help.legacy')}</a></li>
+        <li><a href={`${API_BASE}/docs/`} target="_blank" rel="noopener">{t('console.help.apiV1')}</a></li>
+        <li><a href={`${LEGACY_BASE}/docs/`} target="_blank" rel="noopener">{t('console.help.legacy')}</a></li>
       </ul>
     </details>
   );

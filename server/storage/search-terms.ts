@@ -10,7 +10,7 @@
  *   (its word-start part, cut the same way) is a prefix of at least one term of each envelope it matches,
  *   so a prefix range on the terms gives a superset of the matches, which the LIKE then confirms.
  */
-import type { EnvelopeSearchTermsTable } from '../../storage/schema.js';
+import type { EnvelopeSearchTermsTable } from './schema.js';
 
 /** Marks a word start inside search_text; never typed by anyone. */
 export const WORD_MARK = '\u0001';
