@@ -27,6 +27,18 @@ export default tseslint.config(
   { files: ['pdf/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/native/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'pdf/ is a pure library: no HTTP, Electron, database or token code.') } },
   { files: ['native/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/pdf/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'native/ is PKCS#11 token access and nothing else.') } },
   { files: ['server/**'], rules: { 'no-restricted-imports': forbid(['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron'], 'server/ depends on pdf/ and common/ only.') } },
+  // Routes speak HTTP and call domain operations (server/domain/...); tables and query builders stay below them.
+  {
+    files: ['server/routes/**'],
+    rules: {
+      'no-restricted-imports': forbid(['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron', '**/storage/**', 'kysely'], 'server/routes/ calls domain operations: no storage or Kysely here (and, as all of server/, no native/, main/, renderer/ or cli/).'),
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Settings are read once in server/config.ts (parseConfig); pass a Config instead.' },
+        { selector: "MemberExpression[object.property.name='db'][property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction|with|selectNoFrom)$/]", message: 'Routes do not query storage: call (or add) a domain operation under server/domain/.' },
+      ],
+    },
+  },
   { files: ['main/signer/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/cli/**', '**/renderer/**', '**/electron/**', '../electron', ...SERVER_LIBS, 'electron', 'electron/*'], 'main/signer is Electron-free: it imports native/, pdf/ and common/ only.') } },
   { files: ['main/electron/**'], rules: { 'no-restricted-imports': forbid(['**/renderer/**', '**/cli/**'], 'main/electron is the thin shell: it wires main/signer, server/, native/ and common/.') } },
   { files: ['renderer/**'], rules: { 'no-restricted-imports': forbid([...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'], 'renderer/ is browser code: no Node modules.') } },
