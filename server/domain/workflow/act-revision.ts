@@ -11,7 +11,6 @@ import { MoharError } from '../../../common/errors.js';
 import type { PadesTarget } from '../../../pdf/sign/pades.js';
 import type { FieldImage } from '../../../pdf/prepare/fill-form.js';
 import type { SignatureAppearance } from '../../../pdf/sign/appearance.js';
-import { fetchTransport } from '../../net/http-transport.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { iso, sealFor, type Context } from '../context.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
@@ -84,7 +83,7 @@ async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisio
       name: plan.name,
       reason: plan.reason,
       ...(plan.appearance ? { appearance: plan.appearance } : {}),
-      ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
+      ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: ctx.transports.timestamps } : {}),
     });
     await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: [...Object.keys(formValues), ...pictured] });
     built.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await storeRevision(ctx, signed.bytes), size: signed.bytes.length });
