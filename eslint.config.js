@@ -66,6 +66,18 @@ export default tseslint.config(
   // A later block's no-restricted-imports replaces an earlier one's, so each repeats what server/ forbids.
   { files: ['server/storage/**'], rules: { 'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/domain/**', '**/http/**', '**/routes/**'], 'server/storage is the bottom layer: it imports no domain/, http/ or routes/.', ...SURFACES_ONLY) } },
   { files: ['server/domain/**'], rules: { 'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/http/**', '**/routes/**'], 'server/domain knows nothing of HTTP: it imports no http/ or routes/.', ...SURFACES_ONLY) } },
+  // Routes speak HTTP and call domain operations (server/domain/...); tables and query builders stay below them.
+  {
+    files: ['server/routes/**'],
+    rules: {
+      'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/storage/**', 'kysely'], 'server/routes/ calls domain operations: no storage or Kysely here (and, as all of server/, no native/, main/, renderer/ or cli/).', ...SURFACES_ONLY),
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Settings are read once in server/config.ts (parseConfig); pass a Config instead.' },
+        { selector: "MemberExpression[object.property.name='db'][property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction|with|selectNoFrom)$/]", message: 'Routes do not query storage: call (or add) a domain operation under server/domain/.' },
+      ],
+    },
+  },
   // Published on its own as `mohar/webhooks` (package.json exports): a receiver installs nothing else.
   { files: ['server/webhooks/verify.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:crypto$)', message: 'server/webhooks/verify.ts is published alone as mohar/webhooks: it imports node:crypto only.' }] }] } },
   { files: ['main/signer/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/cli/**', '**/renderer/**', '**/electron/**', '../electron', ...SERVER_LIBS, 'electron', 'electron/*'], 'main/signer is Electron-free: it imports native/, pdf/ and common/ only.', ...SURFACES_ONLY) } },

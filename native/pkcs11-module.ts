@@ -11,16 +11,15 @@
  *   attributes) are synchronous and short, with event-loop turns in between.
  * - PKCS#11 errors become MoharError codes in native/errors.ts (translatePkcs11Error) only.
  */
-import { createHash, constants as cryptoConstants, verify as cryptoVerify, X509Certificate } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pkcs11js from 'pkcs11js';
 import { MoharError } from '../common/errors.js';
-import { ecdsaRawToDer, sha256DigestInfo } from './der.js';
-import { ckrName, ckrOf, pkcs11Failure, translatePkcs11Error } from './errors.js';
+import { ckrName, ckrOf, pkcs11Failure, translatePkcs11Error, type Pkcs11ErrorContext } from './errors.js';
+import { assertKeyBelongsToCertificate, chooseMechanism, pickCertificate, signOnToken, type RsaMechanismChoice, type SignatureMechanism } from './sign-steps.js';
 import { SerialQueue } from './queue.js';
-import { assertCertificateValid, parseCertificate, toHex, type CertificateInfo } from './x509.js';
+import { parseCertificate, toHex, type CertificateInfo } from './x509.js';
 
 type Handle = pkcs11js.Handle;
 
@@ -84,8 +83,7 @@ export interface ListCertificatesOptions {
   readonly includeWithoutKey?: boolean;
 }
 
-export type RsaMechanismChoice = 'auto' | 'CKM_SHA256_RSA_PKCS' | 'CKM_RSA_PKCS';
-export type SignatureMechanism = 'CKM_SHA256_RSA_PKCS' | 'CKM_RSA_PKCS' | 'CKM_ECDSA';
+export type { RsaMechanismChoice, SignatureMechanism } from './sign-steps.js';
 
 export interface SignSha256Request {
   readonly token: TokenSelector;
@@ -608,89 +606,39 @@ export class Pkcs11Module {
       const session = this.openSession(p, slot, token);
       let loggedIn = false;
       try {
-        // 1. The certificate (public objects, no login yet).
-        const before = this.readObjects(p, session, token);
-        const candidates = before.certs.filter((c) => (certId === undefined || (c.id !== null && toHex(c.id) === certId)) && (fingerprint === undefined || c.info.fingerprintSha256 === fingerprint));
-        if (candidates.length === 0) {
-          throw new MoharError('key_not_found', `no certificate with ${certId !== undefined ? `CKA_ID ${certId}` : `fingerprint ${fingerprint}`} on token "${token.label}"`, {
-            extra: { certId: certId ?? null, certFingerprint: fingerprint ?? null, token: token.label },
-          });
-        }
-        // Several certificates under one id (a renewal): prefer the valid one with the latest notAfter.
-        const valid = candidates.filter((c) => c.info.notBefore <= now && now <= c.info.notAfter).sort((a, b) => b.info.notAfter.getTime() - a.info.notAfter.getTime());
-        const cert = valid[0] ?? candidates[0]!;
-        assertCertificateValid(cert.info, now);
-
-        // 2. Log in, then find the private key (CKA_PRIVATE keys are only visible now).
+        const cert = pickCertificate(this.readObjects(p, session, token).certs, { certId, fingerprint }, token.label, now);
+        // CKA_PRIVATE keys are only visible after C_Login.
         loggedIn = this.login(p, slot, session, token, request.pin);
         await nextTurn();
-        const after = this.readObjects(p, session, token);
-        const match = matchKey(cert, after.privateKeys, after.publicKeys);
-        if (!match || match.evidence !== 'privateKey') {
-          throw new MoharError('key_not_found', `no private key for the certificate of ${cert.info.subjectCommonName ?? cert.info.subject} on token "${token.label}"`, {
-            extra: { certId: cert.id ? toHex(cert.id) : null, token: token.label },
-          });
-        }
-        const tokenCertificate: TokenCertificate = { ...cert.info, token, certId: cert.id ? toHex(cert.id) : null, label: cert.label, privateKey: keyReference(match) };
-
-        // 3. Mechanism.
-        let mechanisms: number[];
-        try {
-          mechanisms = p.C_GetMechanismList(slot);
-        } catch (error) {
-          throw translatePkcs11Error(error, context('C_GetMechanismList'));
-        }
-        const hash = createHash('sha256').update(data).digest();
-        let mechanism: SignatureMechanism;
-        let input: Buffer;
-        if (cert.info.keyType === 'RSA') {
-          const hasSha256 = mechanisms.includes(pkcs11js.CKM_SHA256_RSA_PKCS);
-          const hasRaw = mechanisms.includes(pkcs11js.CKM_RSA_PKCS);
-          if (choice === 'CKM_SHA256_RSA_PKCS' || (choice === 'auto' && hasSha256)) {
-            if (!hasSha256) throw new MoharError('mechanism_not_supported', `token "${token.label}" does not offer CKM_SHA256_RSA_PKCS`, { extra: { mechanism: 'CKM_SHA256_RSA_PKCS' } });
-            mechanism = 'CKM_SHA256_RSA_PKCS';
-            input = Buffer.from(data);
-          } else {
-            if (!hasRaw) throw new MoharError('mechanism_not_supported', `token "${token.label}" offers neither CKM_SHA256_RSA_PKCS nor CKM_RSA_PKCS`, { extra: { mechanism: 'CKM_RSA_PKCS' } });
-            mechanism = 'CKM_RSA_PKCS';
-            input = Buffer.from(sha256DigestInfo(hash));
-          }
-        } else {
-          if (!mechanisms.includes(pkcs11js.CKM_ECDSA)) throw new MoharError('mechanism_not_supported', `token "${token.label}" does not offer CKM_ECDSA`, { extra: { mechanism: 'CKM_ECDSA' } });
-          mechanism = 'CKM_ECDSA';
-          input = hash;
-        }
-
-        // 4. Sign (off the main thread).
-        try {
-          p.C_SignInit(session, { mechanism: pkcs11js[mechanism] }, match.key.handle);
-        } catch (error) {
-          throw translatePkcs11Error(error, context('C_SignInit'));
-        }
-        let raw: Buffer;
-        try {
-          raw = await p.C_SignAsync(session, input, Buffer.alloc(1024));
-        } catch (error) {
-          throw translatePkcs11Error(error, context('C_Sign'));
-        }
-        const signature = mechanism === 'CKM_ECDSA' ? ecdsaRawToDer(new Uint8Array(raw)) : new Uint8Array(raw);
-
-        // 5. The signature must verify with the certificate, or the key was not the certificate's.
-        const publicKey = new X509Certificate(cert.info.der).publicKey;
-        const ok =
-          cert.info.keyType === 'RSA'
-            ? cryptoVerify('sha256', data, { key: publicKey, padding: cryptoConstants.RSA_PKCS1_PADDING }, signature)
-            : cryptoVerify('sha256', data, publicKey, signature);
-        if (!ok) {
-          throw new MoharError('key_not_found', `the key used for ${cert.info.subjectCommonName ?? cert.info.subject} does not belong to its certificate (the signature does not verify)`, {
-            extra: { certId: tokenCertificate.certId, keyId: tokenCertificate.privateKey?.id ?? null, token: token.label },
-          });
-        }
-        return { signature, mechanism, certificate: tokenCertificate };
+        const { key, certificate } = this.privateKeyOf(p, session, token, cert);
+        const input = chooseMechanism(this.mechanismsOf(p, slot, context), cert.info.keyType, choice, token.label, data);
+        const signature = await signOnToken(p, session, key.handle, input, context);
+        assertKeyBelongsToCertificate(cert.info, data, signature, { certId: certificate.certId, keyId: certificate.privateKey?.id ?? null, token: token.label });
+        return { signature, mechanism: input.mechanism, certificate };
       } finally {
         this.endSession(p, session, loggedIn);
       }
     });
+  }
+
+  /** The private key of the certificate, seen after login (key_not_found when there is none), and the certificate as listed. */
+  private privateKeyOf(p: pkcs11js.PKCS11, session: Handle, token: TokenInfo, cert: CertRecord): { key: KeyRecord; certificate: TokenCertificate } {
+    const after = this.readObjects(p, session, token);
+    const match = matchKey(cert, after.privateKeys, after.publicKeys);
+    if (!match || match.evidence !== 'privateKey') {
+      throw new MoharError('key_not_found', `no private key for the certificate of ${cert.info.subjectCommonName ?? cert.info.subject} on token "${token.label}"`, {
+        extra: { certId: cert.id ? toHex(cert.id) : null, token: token.label },
+      });
+    }
+    return { key: match.key, certificate: { ...cert.info, token, certId: cert.id ? toHex(cert.id) : null, label: cert.label, privateKey: keyReference(match) } };
+  }
+
+  private mechanismsOf(p: pkcs11js.PKCS11, slot: Handle, context: (operation: string) => Pkcs11ErrorContext): number[] {
+    try {
+      return p.C_GetMechanismList(slot);
+    } catch (error) {
+      throw translatePkcs11Error(error, context('C_GetMechanismList'));
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import type { App } from './routes/types.js';
 import type { KeyIdentity } from './domain/keys/api-keys.js';
 import { TtlCache } from './domain/ttl-cache.js';
 import { sealSource, testSealSource, type SealSource } from './seal/load-seal.js';
+import { defaultTransports, type Transports } from './net/transports.js';
 import { JobRunner, type JobLogger } from './jobs/runner.js';
 import { mailJobHandlers } from './mail/send.js';
 import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
@@ -32,6 +33,8 @@ export interface RuntimeOptions {
   readonly seal?: SealSource;
   /** The Aadhaar eSign ASP key on a PKCS#11 token (MOHAR_ESIGN_ASP_PKCS11_*), opened by the CLI the same way. */
   readonly esignAsp?: SealSource;
+  /** Other ways out to the network than the default transports (net/transports.ts). */
+  readonly transports?: Transports;
 }
 
 export async function openRuntime(config: Config, now: () => Date = () => new Date(), options: RuntimeOptions = {}): Promise<Runtime> {
@@ -49,7 +52,8 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   const keyCache = new TtlCache<string, KeyIdentity>(storage.dialect === 'sqlite' ? KEY_CACHE_MS : 0);
   const seal = options.seal ?? sealSource({ db: storage.db, config, now });
   const testSeal = testSealSource({ db: storage.db, config, now });
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), ...(storage.postgres ? { postgres: storage.postgres } : {}), blobs, config, pdf, now, keyCache, seal, testSeal, ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}) };
+  const transports = options.transports ?? defaultTransports(config);
+  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), ...(storage.postgres ? { postgres: storage.postgres } : {}), blobs, config, pdf, now, keyCache, seal, testSeal, transports, ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}) };
   return {
     ctx,
     async close() {

@@ -19,7 +19,8 @@ export {
   checkTimestampToken,
 } from './timestamp.js';
 export type { TimestampResult, TimestampTokenCheck, TimestampExpectation } from './timestamp.js';
-export { gatherValidationData, checkOcspResponse, checkCrl, buildOcspRequest, parseFetchedCertificates } from './validation-data.js';
+export { checkOcspResponse, checkCrl, buildOcspRequest, parseFetchedCertificates } from './validation-data.js';
+export { gatherValidationData } from './gather-validation-data.js';
 export { buildCertificatePath, judgeCertificatePath, keyUsageAllowsSigning } from './chain.js';
 export type { CertificatePath, PathJudgement, PathProblem } from './chain.js';
 export type { ValidationData, CertificateNote, GatherValidationDataOptions, OcspCheck, CrlCheck, RevocationStatus } from './validation-data.js';

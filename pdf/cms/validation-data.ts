@@ -4,15 +4,15 @@
  * certificate (AIA OCSP, SHA-1 CertID), or a CRL from its distribution points when there is no
  * OCSP URL or OCSP fails. Every response is checked (signature, issuer, freshness) before it is
  * kept; what was found is reported per certificate. All fetching goes through the HttpTransport port.
+ * This file holds the checks and the shapes; the gathering itself, in stages, is gather-validation-data.ts.
  */
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { MoharError } from '../../common/errors.js';
 import type { HttpTransport } from '../ports.js';
 import { equalBytes, fromBufferSource, looksLikePem, pemBlocks, toArrayBuffer, toHex } from './der.js';
 import { DIGEST_BY_OID, OID } from './oids.js';
 import { verifySignature } from './verify.js';
-import { accessUrls, certInfo, crlUrls, digest, extendedKeyUsage, hasExtension, isIssuedBy, isSelfSigned, type CertInfo } from './x509.js';
+import { certInfo, digest, extendedKeyUsage, isIssuedBy, type CertInfo } from './x509.js';
 
 /** Clock skew tolerated on thisUpdate / nextUpdate. */
 const SKEW_MS = 5 * 60_000;
@@ -167,7 +167,7 @@ function failedCrl(problem: string): CrlCheck {
 }
 
 /** DER bytes of a CRL given as DER or PEM. */
-function crlDer(bytes: Uint8Array): Uint8Array {
+export function crlDer(bytes: Uint8Array): Uint8Array {
   if (looksLikePem(bytes)) return pemBlocks(Buffer.from(bytes).toString('latin1'), 'X509 CRL')[0] ?? bytes;
   return bytes;
 }
@@ -263,20 +263,6 @@ export interface GatherValidationDataOptions {
   readonly requireAll?: boolean;
 }
 
-interface MutableNote {
-  subject: string;
-  serialNumber: string;
-  roles: CertificateNote['roles'];
-  root: boolean;
-  issuerFetchedFrom: string | null;
-  status: CertificateNote['status'];
-  source: CertificateNote['source'];
-  url: string | null;
-  revocationTime: Date | null;
-  revocationReason: string | null;
-  problems: string[];
-}
-
 /** Certificates from a caIssuers answer: PEM, a certs-only PKCS#7 (.p7c), or one DER certificate. */
 export function parseFetchedCertificates(bytes: Uint8Array): Uint8Array[] {
   if (looksLikePem(bytes)) return pemBlocks(Buffer.from(bytes).toString('latin1'), 'CERTIFICATE');
@@ -291,202 +277,4 @@ export function parseFetchedCertificates(bytes: Uint8Array): Uint8Array[] {
     // not PKCS#7: a plain DER certificate
   }
   return [bytes];
-}
-
-/** Gathers B-LT validation material for the signer chain and optionally the TSA chain. */
-export async function gatherValidationData(options: GatherValidationDataOptions): Promise<ValidationData> {
-  const { transport } = options;
-  const at = options.at ?? new Date();
-  const pool: CertInfo[] = [];
-  const addToPool = (der: Uint8Array): CertInfo => {
-    const found = pool.find((c) => equalBytes(c.der, der));
-    if (found) return found;
-    const info = certInfo(der, 'invalid_signature_data');
-    pool.push(info);
-    return info;
-  };
-  const leaves: [CertInfo, 'signer' | 'tsa'][] = [];
-  const signerChain = options.chain.map(addToPool);
-  if (signerChain[0]) leaves.push([signerChain[0], 'signer']);
-  const tsaChain = (options.tsaChain ?? []).map(addToPool);
-  if (tsaChain[0]) leaves.push([tsaChain[0], 'tsa']);
-  for (const der of options.extra?.certs ?? []) addToPool(der);
-  if (leaves.length === 0) throw new RangeError('gatherValidationData: the signer chain is empty');
-
-  const notes = new Map<CertInfo, MutableNote>();
-  const issuers = new Map<CertInfo, CertInfo>();
-  const noteFor = (c: CertInfo, role: CertificateNote['roles'][number]): MutableNote => {
-    let n = notes.get(c);
-    if (!n) {
-      n = { subject: c.subject, serialNumber: c.serialHex, roles: [], root: false, issuerFetchedFrom: null, status: 'unavailable', source: null, url: null, revocationTime: null, revocationReason: null, problems: [] };
-      notes.set(c, n);
-    }
-    if (!n.roles.includes(role)) n.roles.push(role);
-    return n;
-  };
-
-  // 1. Build each chain up to a self-signed root, fetching missing issuers.
-  for (const [leaf, role] of leaves) {
-    let current = leaf;
-    for (let depth = 0; depth < 10; depth++) {
-      const note = noteFor(current, role);
-      if (isSelfSigned(current)) {
-        note.root = true;
-        note.status = 'not-checked';
-        break;
-      }
-      let issuer = issuers.get(current) ?? pool.find((c) => c !== current && isIssuedBy(current, c));
-      if (!issuer) {
-        for (const url of accessUrls(current, OID.adCaIssuers)) {
-          try {
-            const fetched = parseFetchedCertificates(await transport({ url, accept: 'application/pkix-cert' }));
-            for (const der of fetched) {
-              const candidate = addToPool(der);
-              if (isIssuedBy(current, candidate)) {
-                issuer = candidate;
-                note.issuerFetchedFrom = url;
-              }
-            }
-            if (issuer) break;
-            note.problems.push(`caIssuers ${url} did not hold the issuer`);
-          } catch (e) {
-            note.problems.push(`caIssuers ${url}: ${(e as Error).message}`);
-          }
-        }
-      }
-      if (!issuer) {
-        note.problems.push('the issuer certificate was not found: the chain is incomplete');
-        break;
-      }
-      issuers.set(current, issuer);
-      current = issuer;
-    }
-  }
-
-  const ocsps: Uint8Array[] = [];
-  const crls: Uint8Array[] = [];
-  const keep = (list: Uint8Array[], der: Uint8Array): void => {
-    if (!list.some((x) => equalBytes(x, der))) list.push(der);
-  };
-  const extraOcsps = options.extra?.ocsps ?? [];
-  const extraCrls = (options.extra?.crls ?? []).map(crlDer);
-  const fetchedCrls = new Map<string, Promise<Uint8Array>>();
-  const fetchCrl = (url: string): Promise<Uint8Array> => {
-    let p = fetchedCrls.get(url);
-    if (!p) {
-      p = transport({ url, accept: 'application/pkix-crl' }).then(crlDer);
-      fetchedCrls.set(url, p);
-    }
-    return p;
-  };
-
-  const jobs: [CertInfo, CertInfo][] = [...issuers];
-  const queued = new Set<CertInfo>(issuers.keys());
-  const useOcsp = (note: MutableNote, check: OcspCheck, der: Uint8Array, source: 'ocsp' | 'supplied-ocsp', url: string | null, issuer: CertInfo): void => {
-    note.status = check.status ?? 'unknown';
-    note.source = source;
-    note.url = url;
-    note.revocationTime = check.revocationTime;
-    note.revocationReason = check.revocationReason;
-    keep(ocsps, der);
-    if (check.responderCertificate) {
-      const responder = addToPool(check.responderCertificate);
-      const rn = noteFor(responder, 'ocsp-responder');
-      if (queued.has(responder)) return;
-      if (hasExtension(responder, OID.ocspNoCheck)) {
-        rn.status = 'not-checked';
-      } else {
-        // No ocsp-nocheck: the responder's own status is needed as well.
-        queued.add(responder);
-        jobs.push([responder, issuer]);
-      }
-    }
-  };
-  const useCrl = (note: MutableNote, check: CrlCheck, der: Uint8Array, source: 'crl' | 'supplied-crl', url: string | null): void => {
-    note.status = check.status ?? 'unknown';
-    note.source = source;
-    note.url = url;
-    note.revocationTime = check.revocationTime;
-    note.revocationReason = check.revocationReason;
-    keep(crls, der);
-  };
-
-  const revocation = async (cert: CertInfo, issuer: CertInfo): Promise<void> => {
-    const note = notes.get(cert)!;
-    for (const der of extraOcsps) {
-      const check = checkOcspResponse(der, cert, issuer, at);
-      if (check.valid && check.status !== 'unknown') return useOcsp(note, check, der, 'supplied-ocsp', null, issuer);
-    }
-    for (const der of extraCrls) {
-      const check = checkCrl(der, cert, issuer, at);
-      if (check.valid) return useCrl(note, check, der, 'supplied-crl', null);
-    }
-    let unknown: { check: OcspCheck; der: Uint8Array; url: string } | null = null;
-    if (!options.preferCrl) {
-      const ocspUrls = accessUrls(cert, OID.adOcsp);
-      for (const url of ocspUrls) {
-        let der: Uint8Array;
-        try {
-          der = await transport({ url, body: buildOcspRequest(cert, issuer), contentType: 'application/ocsp-request', accept: 'application/ocsp-response' });
-        } catch (e) {
-          note.problems.push(`OCSP ${url}: ${(e as Error).message}`);
-          continue;
-        }
-        const check = checkOcspResponse(der, cert, issuer, at);
-        if (!check.valid) {
-          note.problems.push(...check.problems.map((p) => `OCSP ${url}: ${p}`));
-          continue;
-        }
-        if (check.status === 'unknown') {
-          note.problems.push(`OCSP ${url}: the responder does not know the certificate`);
-          unknown ??= { check, der, url };
-          continue;
-        }
-        return useOcsp(note, check, der, 'ocsp', url, issuer);
-      }
-      if (ocspUrls.length === 0) note.problems.push('no OCSP URL in the certificate');
-    }
-    const dps = crlUrls(cert);
-    for (const url of dps) {
-      let der: Uint8Array;
-      try {
-        der = await fetchCrl(url);
-      } catch (e) {
-        note.problems.push(`CRL ${url}: ${(e as Error).message}`);
-        continue;
-      }
-      const check = checkCrl(der, cert, issuer, at);
-      if (!check.valid) {
-        note.problems.push(...check.problems.map((p) => `CRL ${url}: ${p}`));
-        continue;
-      }
-      return useCrl(note, check, der, 'crl', url);
-    }
-    if (dps.length === 0) note.problems.push('no CRL distribution point in the certificate');
-    if (unknown) useOcsp(note, unknown.check, unknown.der, 'ocsp', unknown.url, issuer);
-  };
-
-  // 2. Revocation data for every certificate with a known issuer (and for delegated OCSP
-  //    responders without id-pkix-ocsp-nocheck, which the first round may discover).
-  while (jobs.length > 0) {
-    const batch = jobs.splice(0);
-    await Promise.all(batch.map(([cert, issuer]) => revocation(cert, issuer)));
-  }
-
-  const certs = pool.filter((c) => notes.has(c)).map((c) => c.der);
-  const result: ValidationData = {
-    certs,
-    ocsps,
-    crls,
-    notes: [...notes.values()].map((n) => ({ ...n, roles: [...n.roles], problems: [...n.problems] })),
-  };
-  if (options.requireAll ?? true) {
-    const missing = result.notes.filter((n) => n.status === 'unavailable');
-    if (missing.length > 0) {
-      throw new MoharError('validation_data_unavailable', `no usable validation data for: ${missing.map((n) => `${n.subject} (${n.problems.at(-1) ?? 'nothing found'})`).join('; ')}`, {
-        errors: missing.map((n) => ({ path: n.subject, message: n.problems.join('; ') || 'nothing found' })),
-      });
-    }
-  }
-  return result;
 }

@@ -28,31 +28,18 @@ import { MoharError, type ErrorItem } from '../../common/errors.js';
 import { docMdpPermission } from '../acroform.js';
 import { PdfReader } from '../document.js';
 import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
-import { PdfArray, PdfDict, PdfName, PdfRef, type PdfObject } from '../objects.js';
+import { PdfArray, PdfDict, PdfName, PdfRef } from '../objects.js';
 import { getPages, type PageInfo } from '../pages.js';
 import { helveticaFont, viewSize, zapfDingbatsFont } from '../write/appearance.js';
 import { addAnnotation, addSigFlags, editAcroForm, editArrayEntry, editDictEntry, editFields, readFormTree, type FormTree } from '../write/form.js';
 import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
+import { FIELD_TYPES } from '../../common/fields.js';
 import { dict, name } from '../write/serialize.js';
 import { textString } from '../write/text.js';
 import { checkboxAppearances, radioAppearances, signatureFieldAppearance, textFieldAppearance } from './appearances.js';
 
-/** The interface's field types. */
-export const FIELD_TYPES = {
-  SIGNATURE: 1,
-  INITIAL: 2,
-  DATE_SIGNED: 3,
-  FULL_NAME: 4,
-  FIRST_NAME: 5,
-  LAST_NAME: 6,
-  EMAIL: 7,
-  TEXT: 8,
-  CHECKBOX: 9,
-  NUMBER: 10,
-  DATE: 11,
-  DROPDOWN: 12,
-  RADIO: 13,
-} as const;
+/** The interface's field types: one table for every layer (common/fields.ts). */
+export { FIELD_TYPES };
 
 const TYPE_LABELS: Record<number, string> = {
   1: 'Signature', 2: 'Initials', 3: 'Date signed', 4: 'Full name', 5: 'First name', 6: 'Last name',
@@ -211,6 +198,20 @@ function parentNode(update: IncrementalUpdate, tree: FormTree, fields: PdfArray,
 export function prepareForm(bytes: Uint8Array, fields: readonly FormFieldLayout[]): PreparedForm {
   const reader = PdfReader.open(bytes);
   const update = new IncrementalUpdate(reader);
+  const { tree, placed } = placeFields(reader, update, fields);
+  const target = openFormFor(update, tree);
+  const out = placed.map((field) => addField(target, field));
+  if (out.some((f) => f.pdfType === 'Sig')) addSigFlags(update, 1);
+  const result = update.write().bytes;
+  assertPrefix(bytes, result);
+  return { bytes: result, fields: out };
+}
+
+/**
+ * The fields placed on their pages, or why not: document_locked (DocMDP P=1), invalid_field_layout, or none
+ * given. Also the form tree as it was, read before this revision edits it.
+ */
+function placeFields(reader: PdfReader, update: IncrementalUpdate, fields: readonly FormFieldLayout[]): { tree: FormTree; placed: Placed[] } {
   const pages = getPages(reader);
   const tree = readFormTree(update);
   const certified = docMdpPermission(reader);
@@ -219,110 +220,133 @@ export function prepareForm(bytes: Uint8Array, fields: readonly FormFieldLayout[
   }
   const placed = validate(fields, pages, tree, certified);
   if (placed.length === 0) throw new MoharError('bad_request', 'There are no fields to add.');
+  return { tree, placed };
+}
 
+/** Where this revision's fields go: the form tree as it was, the AcroForm's /Fields, /Helv, and the parent nodes created so far. */
+interface FormTarget {
+  readonly update: IncrementalUpdate;
+  readonly tree: FormTree;
+  readonly fieldList: PdfArray;
+  readonly helv: PdfDict | PdfRef;
+  readonly created: Map<string, { ref: PdfRef; kids: PdfArray }>;
+}
+
+/** The AcroForm to add to (created when absent), with its /Fields and default resources. */
+function openFormFor(update: IncrementalUpdate, tree: FormTree): FormTarget {
   const acroForm = editAcroForm(update);
   const fieldList = editFields(update, acroForm);
   const helv = ensureResources(update, acroForm);
-  const created = new Map<string, { ref: PdfRef; kids: PdfArray }>();
-  const out: PreparedFormField[] = [];
+  return { update, tree, fieldList, helv, created: new Map() };
+}
 
-  for (const { spec, name: fqName, page } of placed) {
-    const parts = fqName.split('.');
-    const parent = parentNode(update, tree, fieldList, created, parts.slice(0, -1));
-    const partial = parts[parts.length - 1]!;
-    const userRect = viewRectToUserSpace(page, spec.rect).map((n) => Math.round(n * 1000) / 1000) as [number, number, number, number];
-    const rotation = page.rotate;
-    const box = { ...viewSize(userRect, rotation), rotation };
-    const required = spec.required ?? spec.type !== FIELD_TYPES.CHECKBOX;
-    const pdfType = pdfTypeOf(spec.type);
-    const field = dict({
-      FT: name(pdfType),
-      T: textString(partial),
-      TU: textString(spec.label ?? TYPE_LABELS[spec.type] ?? 'Field'),
-      Parent: parent.ref ?? undefined,
-    });
-    const widgetBase = (rect: readonly number[]): PdfDict =>
-      dict({
-        Type: name('Annot'),
-        Subtype: name('Widget'),
-        Rect: new PdfArray([...rect]),
-        P: page.ref,
-        F: 4,
-        MK: rotation !== 0 ? dict({ R: rotation }) : undefined,
-      });
-    let flags = required && pdfType !== 'Sig' ? FF.REQUIRED : 0;
-    const widgetRefs: PdfRef[] = [];
+/** A widget annotation on the page at `rect` (user space), turned with the page. */
+function widgetBase(page: PageInfo, rect: readonly number[]): PdfDict {
+  return dict({
+    Type: name('Annot'),
+    Subtype: name('Widget'),
+    Rect: new PdfArray([...rect]),
+    P: page.ref,
+    F: 4,
+    MK: page.rotate !== 0 ? dict({ R: page.rotate }) : undefined,
+  });
+}
 
-    if (pdfType === 'Sig') {
-      const w = widgetBase(userRect);
-      w.set('AP', dict({ N: update.add(signatureFieldAppearance(spec.label, box, helv)) }));
-      mergeInto(field, w);
-    } else if (pdfType === 'Tx') {
-      const size = spec.fontSize ?? 0;
-      field.set('DA', textString(`/Helv ${size} Tf 0 g`));
-      if (spec.value !== undefined) field.set('V', textString(spec.value));
-      const w = widgetBase(userRect);
-      w.set('AP', dict({ N: update.add(textFieldAppearance(spec.value ?? '', box, helv, { fontSize: size })) }));
-      mergeInto(field, w);
-    } else if (pdfType === 'Ch') {
-      flags |= FF.COMBO;
-      const size = spec.fontSize ?? 0;
-      field.set('DA', textString(`/Helv ${size} Tf 0 g`));
-      field.set('Opt', new PdfArray((spec.options ?? []).map((o) => textString(o))));
-      if (spec.value !== undefined) field.set('V', textString(spec.value));
-      const w = widgetBase(userRect);
-      w.set('AP', dict({ N: update.add(textFieldAppearance(spec.value ?? '', box, helv, { fontSize: size })) }));
-      mergeInto(field, w);
-    } else if (spec.type === FIELD_TYPES.CHECKBOX) {
-      const on = spec.value === 'true';
-      field.set('DA', textString('/ZaDb 0 Tf 0 g'));
-      field.set('V', name(on ? 'Yes' : 'Off'));
-      const w = widgetBase(userRect);
-      const ap = checkboxAppearances(box);
-      w.set('MK', dict({ CA: textString('4'), R: rotation !== 0 ? rotation : undefined }));
-      w.set('AP', dict({ N: dict({ Yes: update.add(ap.on), Off: update.add(ap.off) }) }));
-      w.set('AS', name(on ? 'Yes' : 'Off'));
-      mergeInto(field, w);
-    } else {
-      // Radio group: the field holds /Opt and /V, one kid widget per option.
-      flags |= FF.RADIO | FF.NO_TOGGLE_TO_OFF;
-      const options = spec.options ?? [];
-      const selected = spec.value !== undefined ? options.indexOf(spec.value) : -1;
-      field.set('DA', textString('/ZaDb 0 Tf 0 g'));
-      field.set('Opt', new PdfArray(options.map((o) => textString(o))));
-      field.set('V', name(selected >= 0 ? String(selected) : 'Off'));
-      const fieldRef = update.allocate();
-      const kids: PdfObject[] = [];
-      radioLayout(spec.rect, options.length).forEach((sub, i) => {
-        const r = viewRectToUserSpace(page, sub).map((n) => Math.round(n * 1000) / 1000) as [number, number, number, number];
-        const w = widgetBase(r);
-        const ap = radioAppearances(options[i]!, { ...viewSize(r, rotation), rotation }, helv);
-        w.set('Parent', fieldRef);
-        w.set('MK', dict({ CA: textString('l'), R: rotation !== 0 ? rotation : undefined }));
-        w.set('AP', dict({ N: dict({ [String(i)]: update.add(ap.on), Off: update.add(ap.off) }) }));
-        w.set('AS', name(i === selected ? String(i) : 'Off'));
-        const ref = update.add(w);
-        kids.push(ref);
-        widgetRefs.push(ref);
-      });
-      field.set('Kids', new PdfArray(kids));
-      if (flags) field.set('Ff', flags);
-      update.set(fieldRef, field);
-      parent.add(fieldRef);
-      for (const ref of widgetRefs) addAnnotation(update, page.ref, ref);
-      out.push({ name: fqName, type: spec.type, pdfType });
-      continue;
-    }
-    if (flags) field.set('Ff', flags);
+/** A view rectangle in the page's user space, to the thousandth of a point. */
+function userRectOf(page: PageInfo, rect: Rect): [number, number, number, number] {
+  return viewRectToUserSpace(page, rect).map((n) => Math.round(n * 1000) / 1000) as [number, number, number, number];
+}
+
+/** One field under its parent node: a field with its one widget, or a radio group with a widget per option. */
+function addField(target: FormTarget, { spec, name: fqName, page }: Placed): PreparedFormField {
+  const { update } = target;
+  const parts = fqName.split('.');
+  const parent = parentNode(update, target.tree, target.fieldList, target.created, parts.slice(0, -1));
+  const pdfType = pdfTypeOf(spec.type);
+  const field = dict({
+    FT: name(pdfType),
+    T: textString(parts[parts.length - 1]!),
+    TU: textString(spec.label ?? TYPE_LABELS[spec.type] ?? 'Field'),
+    Parent: parent.ref ?? undefined,
+  });
+  const required = spec.required ?? spec.type !== FIELD_TYPES.CHECKBOX;
+  const flags = required && pdfType !== 'Sig' ? FF.REQUIRED : 0;
+  if (spec.type === FIELD_TYPES.RADIO) {
+    const { fieldRef, widgetRefs } = writeRadioGroup(target, field, spec, page, flags);
+    parent.add(fieldRef);
+    for (const ref of widgetRefs) addAnnotation(update, page.ref, ref);
+  } else {
+    const typeFlags = writeWidgetField(target, field, spec, page, pdfType);
+    if (flags | typeFlags) field.set('Ff', flags | typeFlags);
     const ref = update.add(field);
     parent.add(ref);
     addAnnotation(update, page.ref, ref);
-    out.push({ name: fqName, type: spec.type, pdfType });
   }
-  if (out.some((f) => f.pdfType === 'Sig')) addSigFlags(update, 1);
-  const result = update.write().bytes;
-  assertPrefix(bytes, result);
-  return { bytes: result, fields: out };
+  return { name: fqName, type: spec.type, pdfType };
+}
+
+/**
+ * A field that is its own widget (signature, text, dropdown, check box): its value, /DA and appearance
+ * streams. Returns the field flags its type adds.
+ */
+function writeWidgetField(target: FormTarget, field: PdfDict, spec: FormFieldLayout, page: PageInfo, pdfType: PreparedFormField['pdfType']): number {
+  const { update, helv } = target;
+  const userRect = userRectOf(page, spec.rect);
+  const box = { ...viewSize(userRect, page.rotate), rotation: page.rotate };
+  const w = widgetBase(page, userRect);
+  let flags = 0;
+  if (pdfType === 'Sig') {
+    w.set('AP', dict({ N: update.add(signatureFieldAppearance(spec.label, box, helv)) }));
+  } else if (pdfType === 'Tx') {
+    const size = spec.fontSize ?? 0;
+    field.set('DA', textString(`/Helv ${size} Tf 0 g`));
+    if (spec.value !== undefined) field.set('V', textString(spec.value));
+    w.set('AP', dict({ N: update.add(textFieldAppearance(spec.value ?? '', box, helv, { fontSize: size })) }));
+  } else if (pdfType === 'Ch') {
+    flags |= FF.COMBO;
+    const size = spec.fontSize ?? 0;
+    field.set('DA', textString(`/Helv ${size} Tf 0 g`));
+    field.set('Opt', new PdfArray((spec.options ?? []).map((o) => textString(o))));
+    if (spec.value !== undefined) field.set('V', textString(spec.value));
+    w.set('AP', dict({ N: update.add(textFieldAppearance(spec.value ?? '', box, helv, { fontSize: size })) }));
+  } else {
+    const on = spec.value === 'true';
+    field.set('DA', textString('/ZaDb 0 Tf 0 g'));
+    field.set('V', name(on ? 'Yes' : 'Off'));
+    const ap = checkboxAppearances(box);
+    w.set('MK', dict({ CA: textString('4'), R: page.rotate !== 0 ? page.rotate : undefined }));
+    w.set('AP', dict({ N: dict({ Yes: update.add(ap.on), Off: update.add(ap.off) }) }));
+    w.set('AS', name(on ? 'Yes' : 'Off'));
+  }
+  mergeInto(field, w);
+  return flags;
+}
+
+/** A radio group: the field holds /Opt and /V, one kid widget per option (laid out by radioLayout). */
+function writeRadioGroup(target: FormTarget, field: PdfDict, spec: FormFieldLayout, page: PageInfo, requiredFlag: number): { fieldRef: PdfRef; widgetRefs: PdfRef[] } {
+  const { update, helv } = target;
+  const flags = requiredFlag | FF.RADIO | FF.NO_TOGGLE_TO_OFF;
+  const options = spec.options ?? [];
+  const selected = spec.value !== undefined ? options.indexOf(spec.value) : -1;
+  field.set('DA', textString('/ZaDb 0 Tf 0 g'));
+  field.set('Opt', new PdfArray(options.map((o) => textString(o))));
+  field.set('V', name(selected >= 0 ? String(selected) : 'Off'));
+  const fieldRef = update.allocate();
+  const widgetRefs: PdfRef[] = [];
+  radioLayout(spec.rect, options.length).forEach((sub, i) => {
+    const r = userRectOf(page, sub);
+    const w = widgetBase(page, r);
+    const ap = radioAppearances(options[i]!, { ...viewSize(r, page.rotate), rotation: page.rotate }, helv);
+    w.set('Parent', fieldRef);
+    w.set('MK', dict({ CA: textString('l'), R: page.rotate !== 0 ? page.rotate : undefined }));
+    w.set('AP', dict({ N: dict({ [String(i)]: update.add(ap.on), Off: update.add(ap.off) }) }));
+    w.set('AS', name(i === selected ? String(i) : 'Off'));
+    widgetRefs.push(update.add(w));
+  });
+  field.set('Kids', new PdfArray([...widgetRefs]));
+  if (flags) field.set('Ff', flags);
+  update.set(fieldRef, field);
+  return { fieldRef, widgetRefs };
 }
 
 /** Field and its only widget in one dictionary (ISO 32000-1 12.5.6.19). */

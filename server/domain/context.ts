@@ -1,4 +1,4 @@
-/** What every domain operation receives: storage, blob store, settings and a clock (tests move time). */
+/** What every domain operation receives: storage, blob store, settings, a clock (tests move time) and the ports (seal, network). */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blobs.js';
@@ -10,6 +10,7 @@ import type { PdfInspector } from './documents/pdf-inspector.js';
 import type { KeyIdentity } from './keys/api-keys.js';
 import type { TtlCache } from './ttl-cache.js';
 import type { SignatureProvider } from '../../pdf/index.js';
+import type { Transports } from '../net/transports.js';
 
 export interface Context {
   readonly db: Kysely<Database>;
@@ -30,6 +31,8 @@ export interface Context {
   readonly esignAsp?: () => Promise<SignatureProvider>;
   /** The test seal (server/seal/installation-seal.ts, kind 'test'): seals test envelopes, never live ones. */
   readonly testSeal: () => Promise<SignatureProvider>;
+  /** Outbound HTTP (TSA, OCSP, CRL, caIssuers, eSign status), handed in like the seal: server/net/transports.ts. */
+  readonly transports: Transports;
   /**
    * The caller's data mode on envelope-API requests (http/auth-hooks.ts forCaller): loads by id and lists
    * see only rows of this mode, and what it creates gets it. Unset for jobs and signer links, which reach an

@@ -14,6 +14,7 @@ import type { FastifyReply } from 'fastify';
 import { SIGNING_PAGE_BASE } from '../../common/api-paths.js';
 import { acceptEsignResponse } from '../domain/aadhaar/accept-response.js';
 import { AUTOPOST_PATH, openRequestFor, RESPONSE_PATH } from '../domain/aadhaar/esign-request.js';
+import { returnTargetAfterEsign } from '../domain/aadhaar/return-target.js';
 import type { Context } from '../domain/context.js';
 import { finalizeDocuments } from '../domain/workflow/complete-envelope.js';
 import { clientOf } from './v1/signer-answer.js';
@@ -44,14 +45,6 @@ const STYLE = 'font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem au
 function simplePage(title: string, english: string, hindi: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
 <body style="${STYLE}"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(english)}</p><p lang="hi">${escapeHtml(hindi)}</p></body></html>`;
-}
-
-/** The link's return_url or the envelope's redirect_url (both checked as http(s) when they were set), or null. */
-async function afterAct(ctx: Context, txn: string, envelopeId: string): Promise<string | null> {
-  const link = await ctx.db.selectFrom('esign_transactions').innerJoin('signing_sessions', 'signing_sessions.token_hash', 'esign_transactions.session_token_hash').select('signing_sessions.return_url').where('esign_transactions.id', '=', txn).executeTakeFirst();
-  const envelope = await ctx.db.selectFrom('envelopes').select('redirect_url').where('id', '=', envelopeId).executeTakeFirst();
-  const target = link?.return_url ?? envelope?.redirect_url ?? null;
-  return target !== null && /^https?:$/.test(URL.canParse(target) ? new URL(target).protocol : '') ? target : null;
 }
 
 export function aadhaarPageRoutes(app: App, ctx: Context): void {
@@ -85,7 +78,7 @@ ${inputs}
       if (outcome.ok) {
         if (outcome.envelopeFinished) await finalizeDocuments(ctx, outcome.envelopeId).catch((error: unknown) => request.log.warn({ err: error }, 'completion failed; the envelope.complete job will retry it'));
         // Where the signer goes after an act, as for the other methods: the link's return_url or the envelope's redirect_url, else the done page.
-        const next = (await afterAct(ctx, outcome.txn, outcome.envelopeId)) ?? `${SIGNING_PAGE_BASE}/${outcome.token}?aadhaar=signed`;
+        const next = (await returnTargetAfterEsign(ctx, outcome.txn, outcome.envelopeId)) ?? `${SIGNING_PAGE_BASE}/${outcome.token}?aadhaar=signed`;
         return reply.code(303).header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').redirect(next, 303);
       }
       request.log.warn({ txn: outcome.txn, code: outcome.code, reason: outcome.reason, espCode: outcome.espCode }, 'Aadhaar eSign response refused');

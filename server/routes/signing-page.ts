@@ -16,6 +16,7 @@ import type { Context } from '../domain/context.js';
 import { API_BASE, SIGNING_PAGE_BASE } from '../../common/api-paths.js';
 import { builtAssets, builtPage } from '../http/built-assets.js';
 import { embeddingOrigin, resolveSession } from '../domain/workflow/sessions.js';
+import { envelopeDocumentIds } from '../domain/workflow/envelope-document-ids.js';
 import type { App } from './types.js';
 
 /** A build folder of renderer/ in this installation: beside package.json, from source (tsx) or from dist/. */
@@ -61,9 +62,9 @@ const MISSING = `<!doctype html><html lang="en"><head><meta charset="utf-8"><tit
 async function preloads(ctx: Context, token: string): Promise<string[]> {
   try {
     const session = await resolveSession(ctx, token);
-    const documents = await ctx.db.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', session.envelopeId).orderBy('position').execute();
+    const documentIds = await envelopeDocumentIds(ctx, session.envelopeId);
     const base = `${API_BASE}/signing/${token}`;
-    return [base, ...documents.map((d) => `${base}/documents/${d.document_id}`)];
+    return [base, ...documentIds.map((id) => `${base}/documents/${id}`)];
   } catch {
     return [];
   }

@@ -6,7 +6,6 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { ESIGN_VERSION, formatEsignTimestamp, signEsignStatusRequest, verifyEsignResponse } from '../../aadhaar/messages.js';
-import { fetchTransport } from '../../net/http-transport.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import type { ClientInfo } from '../workflow/act-context.js';
@@ -26,7 +25,7 @@ export async function recoverEsignStatus(ctx: Context, session: ResolvedSession,
   const query = await signEsignStatusRequest({ ver: ESIGN_VERSION, ts: formatEsignTimestamp(now), txn: row.id, aspId: esign.aspId }, await aspSigner(ctx, esign));
   let xml: string;
   try {
-    const answer = await fetchTransport({ timeoutMs: 15_000, maxBytes: 1024 * 1024 })({ url: esign.statusUrl, body: Buffer.from(query, 'utf8'), contentType: 'application/xml', accept: 'application/xml' });
+    const answer = await ctx.transports.esignStatus({ url: esign.statusUrl, body: Buffer.from(query, 'utf8'), contentType: 'application/xml', accept: 'application/xml' });
     xml = Buffer.from(answer).toString('utf8');
   } catch (error) {
     throw new MoharError('esign_unavailable', `the eSign service provider's status service did not answer: ${(error as Error).message}`, { cause: error });

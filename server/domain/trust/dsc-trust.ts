@@ -10,7 +10,6 @@
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import { buildCertificatePath, certInfo, gatherValidationData, inspectCms, judgeCertificatePath, type CertInfo, type CmsInspection, type ValidationData } from '../../../pdf/index.js';
-import { guardedTransport } from '../../net/guarded-transport.js';
 import type { Database } from '../../storage/schema.js';
 import { readSettings } from '../accounts/settings.js';
 import type { Context } from '../context.js';
@@ -116,7 +115,7 @@ export async function judgeDscSignature(ctx: Context, input: JudgeDscInput): Pro
   if (await isSandboxRequest(ctx, input.envelopeId)) return testCertificate(signer, identity, now);
 
   const anchors = dscTrustAnchors(ctx.config);
-  const transport = guardedTransport({ allowPrivate: ctx.config.fetchAllowPrivate });
+  const transport = ctx.transports.certificateUrls;
   const problems: string[] = [];
   const stamped = trustedTimestampTime(cms, input.timestamp, anchors, problems);
   const signedAt = stamped ?? now;

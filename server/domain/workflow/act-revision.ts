@@ -9,7 +9,6 @@
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { FieldImage, PadesTarget, SignatureAppearance } from '../../../pdf/index.js';
-import { fetchTransport } from '../../net/http-transport.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { sealFor, type Context } from '../context.js';
 import { appendRevisions } from '../documents/append-revisions.js';
@@ -84,7 +83,7 @@ async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisio
       name: plan.name,
       reason: plan.reason,
       ...(plan.appearance ? { appearance: plan.appearance } : {}),
-      ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
+      ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: ctx.transports.timestamps } : {}),
     });
     await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: [...Object.keys(formValues), ...pictured] });
     built.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await storeRevision(ctx, signed.bytes), size: signed.bytes.length });

@@ -5,8 +5,6 @@
  * untrusted input: they are fetched through the guarded transport. The TSA is the operator's choice.
  */
 import { appendDss, gatherValidationData, inspectCms, requestDocumentTimestamp, timestampPdf, verifyPdf, type GatherValidationDataOptions } from '../../../pdf/index.js';
-import { guardedTransport } from '../../net/guarded-transport.js';
-import { fetchTransport } from '../../net/http-transport.js';
 import type { Context } from '../context.js';
 
 export interface ArchivedRevision {
@@ -21,7 +19,6 @@ function contentsOf(pdf: Uint8Array, byteRange: readonly number[]): Buffer {
 
 /** `extra`: validation data gathered earlier (a DSC act's chain and OCSP/CRL answers), reused beside what is fetched now. */
 export async function archiveDocument(ctx: Context, bytes: Buffer, tsaUrl: string, extra?: GatherValidationDataOptions['extra']): Promise<ArchivedRevision[]> {
-  const revocation = guardedTransport({ allowPrivate: ctx.config.fetchAllowPrivate });
   const certs: Uint8Array[] = [];
   const ocsps: Uint8Array[] = [];
   const crls: Uint8Array[] = [];
@@ -31,7 +28,7 @@ export async function archiveDocument(ctx: Context, bytes: Buffer, tsaUrl: strin
     if (!cms.signerCertificate) continue;
     const chain = [cms.signerCertificate, ...cms.certificates.filter((c) => c !== cms.signerCertificate)];
     // Missing revocation data is noted, not fatal: a private CA (the installation seal) publishes none.
-    const data = await gatherValidationData({ chain, tsaChain: cms.timestamp?.certificates ?? [], transport: revocation, requireAll: false, ...(extra ? { extra } : {}) });
+    const data = await gatherValidationData({ chain, tsaChain: cms.timestamp?.certificates ?? [], transport: ctx.transports.certificateUrls, requireAll: false, ...(extra ? { extra } : {}) });
     certs.push(...data.certs);
     ocsps.push(...data.ocsps);
     crls.push(...data.crls);
@@ -39,6 +36,6 @@ export async function archiveDocument(ctx: Context, bytes: Buffer, tsaUrl: strin
   }
   if (certs.length === 0) return [];
   const withDss = appendDss(bytes, { certs, ocsps, crls, vri }).bytes;
-  const stamped = await timestampPdf(withDss, async (digest) => (await requestDocumentTimestamp(fetchTransport(), tsaUrl, digest)).tokenDer);
+  const stamped = await timestampPdf(withDss, async (digest) => (await requestDocumentTimestamp(ctx.transports.timestamps, tsaUrl, digest)).tokenDer);
   return [{ bytes: withDss, act: 'validation_data' }, { bytes: stamped.bytes, act: 'document_timestamp' }];
 }

@@ -11,7 +11,6 @@
  * authorship of what they signed.
  */
 import type { FormFieldLayout, PadesOptions } from '../../../pdf/index.js';
-import { fetchTransport } from '../../net/http-transport.js';
 import { sealFor, type Context } from '../context.js';
 import type { DataMode } from '../../storage/schema.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
@@ -54,7 +53,7 @@ export async function prepareDocument(ctx: Context, original: Uint8Array, layout
     certify: { permission: PERMISSION },
     signingTime: at,
     reason: 'Certified by Mohar at send: only form filling and signing are allowed after this signature',
-    ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
+    ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: ctx.transports.timestamps } : {}),
   };
   const tsa = timestampAuthority(options);
   const certify = ctx.config.certifyAtSend ? prepareOptionsOf(options, tsa !== undefined) : null;

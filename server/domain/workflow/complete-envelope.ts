@@ -13,7 +13,6 @@ import { createCertificateOffLoop } from './certificate-off-loop.js';
 import { appendRevisions } from '../documents/append-revisions.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import type { PadesLevel } from '../../../pdf/index.js';
-import { fetchTransport } from '../../net/http-transport.js';
 import { API_BASE } from '../../../common/api-paths.js';
 import { sealFor, type Context } from '../context.js';
 import { iso } from '../time.js';
@@ -112,7 +111,7 @@ async function issueCertificate(ctx: Context, envelopeId: string): Promise<void>
   const input = await loadCertificateInput(ctx.db, envelopeId);
   const certificate = await createCertificateOffLoop(ctx, input, await sealFor(ctx, envelope.mode), {
     signingTime: ctx.now(),
-    ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: fetchTransport() } : {}),
+    ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: ctx.transports.timestamps } : {}),
   });
   const sha256 = await ctx.blobs.put(certificate.bytes);
   await ctx.db.transaction().execute(async (trx) => {

@@ -7,6 +7,7 @@ import type { Context } from '../../domain/context.js';
 import { startEsign } from '../../domain/aadhaar/start-esign.js';
 import { recoverEsignStatus } from '../../domain/aadhaar/recover-status.js';
 import { finalizeDocuments } from '../../domain/workflow/complete-envelope.js';
+import { envelopeAfterAct } from '../../domain/workflow/envelope-after-act.js';
 import { resolveSession } from '../../domain/workflow/sessions.js';
 import { problems } from '../../http/schemas/common.js';
 import { EsignStartBody, EsignStartResponse, EsignStatusResponse } from '../../http/schemas/aadhaar.js';
@@ -41,7 +42,7 @@ export function aadhaarSignerRoutes(app: App, ctx: Context): void {
     const outcome = recovered.outcome;
     if (!outcome.ok) return { state: 'failed' as const, recipient_status: null, envelope_status: null, failure: { reason: outcome.reason, code: outcome.code, esp_code: outcome.espCode, message: outcome.message } };
     if (outcome.envelopeFinished) await finalizeDocuments(ctx, outcome.envelopeId).catch((error: unknown) => request.log.warn({ err: error }, 'completion failed; the envelope.complete job will retry it'));
-    const envelope = await ctx.db.selectFrom('envelopes').select('status').where('id', '=', outcome.envelopeId).executeTakeFirstOrThrow();
+    const envelope = await envelopeAfterAct(ctx, outcome.envelopeId);
     return { state: 'signed' as const, recipient_status: 'signed', envelope_status: envelope.status, failure: null };
   });
 }

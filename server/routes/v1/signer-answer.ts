@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../domain/context.js';
 import { finalizeDocuments } from '../../domain/workflow/complete-envelope.js';
 import type { DecisionResult } from '../../domain/workflow/decide-act.js';
+import { envelopeAfterAct } from '../../domain/workflow/envelope-after-act.js';
 import type { ResolvedSession } from '../../domain/workflow/sessions.js';
 import type { ClientInfo } from '../../domain/workflow/act-context.js';
 
@@ -26,6 +27,6 @@ async function completeNow(ctx: Context, envelopeId: string, request: FastifyReq
 
 export async function completeAndAnswer(ctx: Context, session: ResolvedSession, result: DecisionResult, request: FastifyRequest): Promise<{ recipient_status: string; envelope_status: string; redirect_url: string | null }> {
   if (result.envelopeFinished && result.status !== 'declined') await completeNow(ctx, session.envelopeId, request);
-  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', session.envelopeId).executeTakeFirstOrThrow();
-  return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirect_url };
+  const envelope = await envelopeAfterAct(ctx, session.envelopeId);
+  return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirectUrl };
 }

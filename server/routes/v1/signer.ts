@@ -4,6 +4,7 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../../domain/context.js';
+import { currentDocument } from '../../domain/workflow/current-document.js';
 import { finalDocument } from '../../domain/workflow/download.js';
 import { approveOrReview, decline, type DecisionResult } from '../../domain/workflow/decide-act.js';
 import { resolveSession } from '../../domain/workflow/sessions.js';
@@ -28,9 +29,8 @@ export function signerRoutes(app: App, ctx: Context): void {
     schema: { tags: ['signer'], summary: 'The current bytes of a document', params: TokenDocumentParams, response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), ...problems(404, 410) } },
   }, async (request, reply) => {
     const session = await resolveSession(ctx, request.params.token);
-    const row = await ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', session.envelopeId).where('document_id', '=', request.params.document_id).executeTakeFirst();
-    if (!row?.current_sha256) throw new MoharError('document_not_found', `no document ${request.params.document_id} in this envelope`);
-    return sendPdf(reply, { bytes: await ctx.blobs.get(row.current_sha256), sha256: row.current_sha256 });
+    const document = await currentDocument(ctx, session.envelopeId, request.params.document_id);
+    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256 });
   });
 
   // The recipient's own copy of the final documents: the same bytes as the completion mail attaches.

@@ -4,9 +4,8 @@ import type { Context } from '../../domain/context.js';
 import { sendEnvelope } from '../../domain/workflow/send-envelope.js';
 import { voidEnvelope } from '../../domain/workflow/void-envelope.js';
 import { remindRecipients } from '../../domain/workflow/remind.js';
-import { findEnvelope } from '../../domain/envelopes/find-envelope.js';
-import { auditEventView, listAudit, verifyAuditChain } from '../../audit/index.js';
-import { MoharError } from '../../../common/errors.js';
+import { envelopeAuditTrail } from '../../domain/envelopes/audit-trail.js';
+import { completionCertificateFile } from '../../domain/envelopes/completion-certificate.js';
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
@@ -68,16 +67,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
         ...problems(401, 404),
       },
     },
-  }, async (request) => {
-    await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
-    const rows = await listAudit(ctx.db, request.params.id);
-    const chain = verifyAuditChain(rows);
-    return {
-      envelope_id: request.params.id,
-      chain: { ok: chain.ok, count: chain.count, head_hash: chain.headHash ?? null, first_bad_seq: chain.firstBadSeq ?? null, problem: chain.message ?? null },
-      events: rows.map(auditEventView),
-    };
-  });
+  }, (request) => envelopeAuditTrail(forCaller(ctx, request), accountOf(request), request.params.id));
 
   app.get('/envelopes/:id/audit-trail/certificate', {
     onRequest,
@@ -89,9 +79,8 @@ export function workflowRoutes(app: App, ctx: Context): void {
       response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404, 409) },
     },
   }, async (request, reply) => {
-    const envelope = await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
-    if (!envelope.certificate_sha256) throw new MoharError('document_not_ready', 'the certificate of completion is issued when the envelope is completed', { extra: { envelope_status: envelope.status } });
-    return sendPdf(reply, { bytes: await ctx.blobs.get(envelope.certificate_sha256), sha256: envelope.certificate_sha256, filename: `certificate-of-completion-${envelope.id}.pdf` });
+    const certificate = await completionCertificateFile(forCaller(ctx, request), accountOf(request), request.params.id);
+    return sendPdf(reply, { bytes: certificate.bytes, sha256: certificate.sha256, filename: certificate.filename });
   });
 
   app.post('/envelopes/:id/void', {
