@@ -9,7 +9,20 @@ import tseslint from 'typescript-eslint';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 
-const NODE_BUILTINS = ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'worker_threads', 'net', 'http', 'https', 'stream', 'zlib'];
+const NODE_BUILTINS = [
+  'node:*',
+  'fs',
+  'path',
+  'os',
+  'crypto',
+  'child_process',
+  'worker_threads',
+  'net',
+  'http',
+  'https',
+  'stream',
+  'zlib',
+];
 const SERVER_LIBS = ['fastify', '@fastify/*', 'kysely', 'pg', 'better-sqlite3', 'nodemailer', 'pino'];
 
 function forbid(groups, message, ...more) {
@@ -21,8 +34,14 @@ function forbid(groups, message, ...more) {
 // Not to test/: test/pdf tests the internals, server and desktop tests forge hostile PDFs with pdf/'s writer
 // parts, and test/pdf's helpers ('../../pdf/sign/helpers.js' from test/server/x/) look like deep imports.
 const SURFACES_ONLY = [
-  { group: ['**/pdf/*', '!**/pdf/index.js'], message: 'Import pdf/ through pdf/index.js, its public surface (export what you need there).' },
-  { group: ['**/native/*', '!**/native/index.js'], message: 'Import native/ through native/index.js, its public surface.' },
+  {
+    group: ['**/pdf/*', '!**/pdf/index.js'],
+    message: 'Import pdf/ through pdf/index.js, its public surface (export what you need there).',
+  },
+  {
+    group: ['**/native/*', '!**/native/index.js'],
+    message: 'Import native/ through native/index.js, its public surface.',
+  },
 ];
 
 const SERVER_FORBIDDEN = ['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron'];
@@ -32,62 +51,243 @@ const SERVER_FORBIDDEN = ['**/native/**', '**/main/**', '**/renderer/**', '**/cl
 const moharPlugin = {
   rules: {
     'no-import-from': {
-      meta: { type: 'problem', schema: [{ type: 'object', properties: { folders: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } }, additionalProperties: false }] },
+      meta: {
+        type: 'problem',
+        schema: [
+          {
+            type: 'object',
+            properties: { folders: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
+            additionalProperties: false,
+          },
+        ],
+      },
       create(context) {
         const { folders, message } = context.options[0];
         const check = (node) => {
           const source = node.source?.value;
           if (typeof source !== 'string' || !source.startsWith('.')) return;
-          const target = relative(ROOT, resolve(dirname(context.filename), source)).split(sep).join('/');
-          if (folders.some((folder) => target === folder || target.startsWith(`${folder}/`))) context.report({ node: node.source, message });
+          const target = relative(ROOT, resolve(dirname(context.filename), source))
+            .split(sep)
+            .join('/');
+          if (folders.some((folder) => target === folder || target.startsWith(`${folder}/`))) {
+            context.report({ node: node.source, message });
+          }
         };
-        return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+        return {
+          ImportDeclaration: check,
+          ExportNamedDeclaration: check,
+          ExportAllDeclaration: check,
+          ImportExpression: check,
+        };
       },
     },
   },
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'data/**', 'renderer/dist/**', 'renderer/dist-console/**', 'coverage/**', 'test-results/**', 'bench/results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'release/**',
+      'node_modules/**',
+      'data/**',
+      'renderer/dist/**',
+      'renderer/dist-console/**',
+      'coverage/**',
+      'test-results/**',
+      'bench/results/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Settings are read once in server/config.ts (parseConfig); pass a Config instead.' }],
+      // Prettier (npm run lint checks it) lays code out at 120 columns; comments and code it cannot break are kept
+      // there too. Long string and template literals may run on: breaking them would only hide the text.
+      'max-len': [
+        'error',
+        { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true },
+      ],
+      // A body Prettier had to put on a line of its own gets braces, so the next statement cannot be read as part of
+      // it.
+      curly: ['error', 'multi-line'],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Settings are read once in server/config.ts (parseConfig); pass a Config instead.',
+        },
+      ],
     },
   },
-  { files: ['common/**'], rules: { 'no-restricted-imports': forbid(['../*', ...SERVER_LIBS, 'electron'], 'common/ is a leaf: it imports nothing of Mohar.') } },
-  { files: ['pdf/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/native/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'pdf/ is a pure library: no HTTP, Electron, database or token code.') } },
-  { files: ['native/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/pdf/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'], 'native/ is PKCS#11 token access and nothing else.') } },
-  { files: ['server/**'], rules: { 'no-restricted-imports': forbid(SERVER_FORBIDDEN, 'server/ depends on pdf/ and common/ only.', ...SURFACES_ONLY) } },
+  {
+    files: ['common/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['../*', ...SERVER_LIBS, 'electron'],
+        'common/ is a leaf: it imports nothing of Mohar.',
+      ),
+    },
+  },
+  {
+    files: ['pdf/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/server/**', '**/native/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'],
+        'pdf/ is a pure library: no HTTP, Electron, database or token code.',
+      ),
+    },
+  },
+  {
+    files: ['native/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/server/**', '**/pdf/**', '**/main/**', '**/renderer/**', ...SERVER_LIBS, 'electron'],
+        'native/ is PKCS#11 token access and nothing else.',
+      ),
+    },
+  },
+  {
+    files: ['server/**'],
+    rules: {
+      'no-restricted-imports': forbid(SERVER_FORBIDDEN, 'server/ depends on pdf/ and common/ only.', ...SURFACES_ONLY),
+    },
+  },
   // A later block's no-restricted-imports replaces an earlier one's, so each repeats what server/ forbids.
-  { files: ['server/storage/**'], rules: { 'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/domain/**', '**/http/**', '**/routes/**'], 'server/storage is the bottom layer: it imports no domain/, http/ or routes/.', ...SURFACES_ONLY) } },
-  { files: ['server/domain/**'], rules: { 'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/http/**', '**/routes/**'], 'server/domain knows nothing of HTTP: it imports no http/ or routes/.', ...SURFACES_ONLY) } },
+  {
+    files: ['server/storage/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        [...SERVER_FORBIDDEN, '**/domain/**', '**/http/**', '**/routes/**'],
+        'server/storage is the bottom layer: it imports no domain/, http/ or routes/.',
+        ...SURFACES_ONLY,
+      ),
+    },
+  },
+  {
+    files: ['server/domain/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        [...SERVER_FORBIDDEN, '**/http/**', '**/routes/**'],
+        'server/domain knows nothing of HTTP: it imports no http/ or routes/.',
+        ...SURFACES_ONLY,
+      ),
+    },
+  },
   // Routes speak HTTP and call domain operations (server/domain/...); tables and query builders stay below them.
   {
     files: ['server/routes/**'],
     rules: {
-      'no-restricted-imports': forbid([...SERVER_FORBIDDEN, '**/storage/**', 'kysely'], 'server/routes/ calls domain operations: no storage or Kysely here (and, as all of server/, no native/, main/, renderer/ or cli/).', ...SURFACES_ONLY),
+      'no-restricted-imports': forbid(
+        [...SERVER_FORBIDDEN, '**/storage/**', 'kysely'],
+        'server/routes/ calls domain operations: no storage or Kysely here (and, as all of server/, no native/, main/, renderer/ or cli/).',
+        ...SURFACES_ONLY,
+      ),
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Settings are read once in server/config.ts (parseConfig); pass a Config instead.' },
-        { selector: "MemberExpression[object.property.name='db'][property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction|with|selectNoFrom)$/]", message: 'Routes do not query storage: call (or add) a domain operation under server/domain/.' },
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Settings are read once in server/config.ts (parseConfig); pass a Config instead.',
+        },
+        {
+          selector:
+            "MemberExpression[object.property.name='db'][property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction|with|selectNoFrom)$/]",
+          message: 'Routes do not query storage: call (or add) a domain operation under server/domain/.',
+        },
       ],
     },
   },
   // Published on its own as `mohar/webhooks` (package.json exports): a receiver installs nothing else.
-  { files: ['server/webhooks/verify.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:crypto$)', message: 'server/webhooks/verify.ts is published alone as mohar/webhooks: it imports node:crypto only.' }] }] } },
-  { files: ['main/signer/**'], rules: { 'no-restricted-imports': forbid(['**/server/**', '**/cli/**', '**/renderer/**', '**/electron/**', '../electron', ...SERVER_LIBS, 'electron', 'electron/*'], 'main/signer is Electron-free: it imports native/, pdf/ and common/ only.', ...SURFACES_ONLY) } },
-  { files: ['main/electron/**'], rules: { 'no-restricted-imports': forbid(['**/renderer/**', '**/cli/**'], 'main/electron is the thin shell: it wires main/signer, server/, native/ and common/.', ...SURFACES_ONLY) } },
+  {
+    files: ['server/webhooks/verify.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!node:crypto$)',
+              message: 'server/webhooks/verify.ts is published alone as mohar/webhooks: it imports node:crypto only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['main/signer/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        [
+          '**/server/**',
+          '**/cli/**',
+          '**/renderer/**',
+          '**/electron/**',
+          '../electron',
+          ...SERVER_LIBS,
+          'electron',
+          'electron/*',
+        ],
+        'main/signer is Electron-free: it imports native/, pdf/ and common/ only.',
+        ...SURFACES_ONLY,
+      ),
+    },
+  },
+  {
+    files: ['main/electron/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        ['**/renderer/**', '**/cli/**'],
+        'main/electron is the thin shell: it wires main/signer, server/, native/ and common/.',
+        ...SURFACES_ONLY,
+      ),
+    },
+  },
   { files: ['cli/**', 'bench/**'], rules: { 'no-restricted-imports': ['error', { patterns: SURFACES_ONLY }] } },
-  { files: ['renderer/**'], rules: { 'no-restricted-imports': forbid([...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'], 'renderer/ is browser code: no Node modules.') } },
-  { files: ['renderer/**'], plugins: { mohar: moharPlugin }, rules: { 'mohar/no-import-from': ['error', { folders: ['pdf'], message: 'renderer/ does not import the PDF library pdf/ (server and desktop code); pages use pdf.js through renderer/src/pdf.' }] } },
+  {
+    files: ['renderer/**'],
+    rules: {
+      'no-restricted-imports': forbid(
+        [...NODE_BUILTINS, '**/server/**', '**/native/**', '**/main/**', '**/cli/**', ...SERVER_LIBS, 'electron'],
+        'renderer/ is browser code: no Node modules.',
+      ),
+    },
+  },
+  {
+    files: ['renderer/**'],
+    plugins: { mohar: moharPlugin },
+    rules: {
+      'mohar/no-import-from': [
+        'error',
+        {
+          folders: ['pdf'],
+          message:
+            'renderer/ does not import the PDF library pdf/ (server and desktop code); pages use pdf.js through renderer/src/pdf.',
+        },
+      ],
+    },
+  },
   // The renderer's build configuration runs in Node (Vite), not in the browser.
-  { files: ['renderer/vite.config.ts', 'renderer/vite.console.config.ts', 'renderer/vite.shared.ts'], rules: { 'no-restricted-imports': 'off' } },
+  {
+    files: ['renderer/vite.config.ts', 'renderer/vite.console.config.ts', 'renderer/vite.shared.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
   // Only the settings parser, the CLI and desktop entries and test/bench harnesses may look at the environment.
-  { files: ['server/config.ts', 'cli/**', 'main/electron/main.ts', 'test/**', 'bench/**', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
+  {
+    files: ['server/config.ts', 'cli/**', 'main/electron/main.ts', 'test/**', 'bench/**', 'scripts/**'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );

@@ -55,17 +55,46 @@ const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 
 async function http<T>(url: string, init: RequestInit, expected: number): Promise<T> {
   const response = await fetch(url, init);
   const text = await response.text();
-  if (response.status !== expected) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  if (response.status !== expected) {
+    throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text.slice(0, 500)}`);
+  }
   return JSON.parse(text) as T;
 }
 
-/** Two signers on one page; merge fields Customer (Text) and Amount (Number) for the first, Start (Date) for the second. */
+/**
+ * Two signers on one page; merge fields Customer (Text) and Amount (Number) for the first, Start (Date) for the second.
+ */
 async function createSource(api: string, key: string): Promise<string> {
   const json = { 'x-api-key': key, 'content-type': 'application/json' };
-  const envelope = await http<{ id: string; recipients: { recipient_id: string }[] }>(`${api}/envelopes`, { method: 'POST', headers: json, body: JSON.stringify({ title: 'Renewal', message: 'Please sign', recipients: [{ name: 'Customer', email: 'customer@example.com' }, { name: 'Witness', email: 'witness@example.com' }] }) }, 201);
+  const envelope = await http<{ id: string; recipients: { recipient_id: string }[] }>(
+    `${api}/envelopes`,
+    {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        title: 'Renewal',
+        message: 'Please sign',
+        recipients: [
+          { name: 'Customer', email: 'customer@example.com' },
+          { name: 'Witness', email: 'witness@example.com' },
+        ],
+      }),
+    },
+    201,
+  );
   const form = new FormData();
-  form.append('file', new Blob([makePdf({ pages: [{ text: 'Mohar bulk send benchmark: one page, two signers.' }] })], { type: 'application/pdf' }), 'renewal.pdf');
-  const document = await http<{ document_id: string }>(`${api}/envelopes/${envelope.id}/documents`, { method: 'POST', headers: { 'x-api-key': key }, body: form }, 201);
+  form.append(
+    'file',
+    new Blob([makePdf({ pages: [{ text: 'Mohar bulk send benchmark: one page, two signers.' }] })], {
+      type: 'application/pdf',
+    }),
+    'renewal.pdf',
+  );
+  const document = await http<{ document_id: string }>(
+    `${api}/envelopes/${envelope.id}/documents`,
+    { method: 'POST', headers: { 'x-api-key': key }, body: form },
+    201,
+  );
   const [one, two] = envelope.recipients.map((r) => r.recipient_id);
   const fields = [
     { recipient_id: one, field_type: 1, page_number: 1, x: 40, y: 500, width: 180, height: 50 },
@@ -74,14 +103,21 @@ async function createSource(api: string, key: string): Promise<string> {
     { recipient_id: one, field_type: 10, page_number: 1, x: 40, y: 140, width: 100, height: 20, label: 'Amount' },
     { recipient_id: two, field_type: 11, page_number: 1, x: 300, y: 140, width: 100, height: 20, label: 'Start' },
   ];
-  await http(`${api}/envelopes/${envelope.id}/documents/${document.document_id}/fields`, { method: 'PUT', headers: json, body: JSON.stringify({ fields }) }, 200);
+  await http(
+    `${api}/envelopes/${envelope.id}/documents/${document.document_id}/fields`,
+    { method: 'PUT', headers: json, body: JSON.stringify({ fields }) },
+    200,
+  );
   return envelope.id;
 }
 
 function rowsOf(count: number): unknown[] {
   return Array.from({ length: count }, (_, i) => ({
     external_id: `bench-${i}`,
-    recipients: [{ name: `Customer ${i}`, email: `c${i}@example.com` }, { name: `Witness ${i}`, email: `w${i}@example.com` }],
+    recipients: [
+      { name: `Customer ${i}`, email: `c${i}@example.com` },
+      { name: `Witness ${i}`, email: `w${i}@example.com` },
+    ],
     field_values: { Customer: `Customer number ${i}`, Amount: 1000 + i, Start: '2027-01-15' },
   }));
 }
@@ -92,7 +128,10 @@ interface StatusClient {
 }
 
 async function startStatusClient(): Promise<StatusClient> {
-  const child = fork(fileURLToPath(new URL('./bulk-status-client.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(new URL('./bulk-status-client.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`the status client exited (code ${code})`)));
@@ -100,11 +139,12 @@ async function startStatusClient(): Promise<StatusClient> {
   let stopped: Promise<{ latencies: number[]; errors: number }> | undefined;
   return {
     start: (url, key) => child.send({ type: 'start', url, key, intervalMs: STATUS_INTERVAL_MS }),
-    stop: () => (stopped ??= new Promise((resolve) => {
-      child.once('message', (m) => resolve(m as { latencies: number[]; errors: number }));
-      child.once('exit', () => resolve({ latencies: [], errors: 0 }));
-      child.send({ type: 'stop' });
-    })),
+    stop: () =>
+      (stopped ??= new Promise((resolve) => {
+        child.once('message', (m) => resolve(m as { latencies: number[]; errors: number }));
+        child.once('exit', () => resolve({ latencies: [], errors: 0 }));
+        child.send({ type: 'stop' });
+      })),
   };
 }
 
@@ -153,7 +193,17 @@ function serve(database: TestDatabase, env: Record<string, string>): Promise<{ c
   const args = build ? [...flags, build, 'serve'] : [...flags, '--import', 'tsx', 'cli/main.ts', 'serve'];
   const child = spawn(process.execPath, args, {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000', ...(process.env.MOHAR_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.MOHAR_BENCH_NODE_OPTIONS } : {}), ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MOHAR_PORT: '0',
+      MOHAR_DATA_DIR: database.dataDir,
+      ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}),
+      MOHAR_LOG_LEVEL: 'warn',
+      MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...(process.env.MOHAR_BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.MOHAR_BENCH_NODE_OPTIONS } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -173,17 +223,41 @@ function serve(database: TestDatabase, env: Record<string, string>): Promise<{ c
 
 async function apiKeyOf(url: string): Promise<string> {
   const json = { 'content-type': 'application/json' };
-  const login = await http<{ access_token: string }>(`${url}/backend/othercompanyapi/auth/login/`, { method: 'POST', headers: json, body: JSON.stringify({ email: ADMIN.MOHAR_ADMIN_EMAIL, password: ADMIN.MOHAR_ADMIN_PASSWORD }) }, 200);
-  return (await http<{ api_key: string }>(`${url}/backend/othercompanyapi/apikey/generate/`, { method: 'POST', headers: { authorization: `Bearer ${login.access_token}` } }, 201)).api_key;
+  const login = await http<{ access_token: string }>(
+    `${url}/backend/othercompanyapi/auth/login/`,
+    {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email: ADMIN.MOHAR_ADMIN_EMAIL, password: ADMIN.MOHAR_ADMIN_PASSWORD }),
+    },
+    200,
+  );
+  return (
+    await http<{ api_key: string }>(
+      `${url}/backend/othercompanyapi/apikey/generate/`,
+      { method: 'POST', headers: { authorization: `Bearer ${login.access_token}` } },
+      201,
+    )
+  ).api_key;
 }
 
 async function check(database: TestDatabase, batchId: string): Promise<NonNullable<BulkRun['check']>> {
   const storage = connectStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
   try {
     const { db } = storage;
-    const envelopes = await sql<{ status: string; n: number | string }>`select status, count(*) as n from envelopes where bulk_send_id = ${batchId} group by status`.execute(db);
-    const once = await sql<{ n: number | string }>`select count(*) as n from (select row_index from envelopes where bulk_send_id = ${batchId} group by row_index having count(*) = 1) x`.execute(db);
-    const rows = await sql<{ status: string; n: number | string }>`select status, count(*) as n from bulk_send_rows where bulk_send_id = ${batchId} group by status`.execute(db);
+    const envelopes = await sql<{
+      status: string;
+      n: number | string;
+    }>`select status, count(*) as n from envelopes where bulk_send_id = ${batchId} group by status`.execute(db);
+    const once = await sql<{
+      n: number | string;
+    }>`select count(*) as n from (select row_index from envelopes where bulk_send_id = ${batchId} group by row_index having count(*) = 1) x`.execute(
+      db,
+    );
+    const rows = await sql<{
+      status: string;
+      n: number | string;
+    }>`select status, count(*) as n from bulk_send_rows where bulk_send_id = ${batchId} group by status`.execute(db);
     return {
       envelopes: Object.fromEntries(envelopes.rows.map((r) => [r.status, Number(r.n)])),
       rowsWithOneEnvelope: Number(once.rows[0]?.n ?? 0),
@@ -213,7 +287,15 @@ async function benchDatabase(kind: DatabaseChoice, rows: number): Promise<BulkRu
       const machineBefore = machineTicks();
       const cpuBefore = cpuMs(pid);
       const posted = performance.now();
-      const accepted = await http<{ bulk_send_id: string }>(`${api}/bulk-sends`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': `bench-${kind}` }, body }, 202);
+      const accepted = await http<{ bulk_send_id: string }>(
+        `${api}/bulk-sends`,
+        {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': `bench-${kind}` },
+          body,
+        },
+        202,
+      );
       const from = performance.now();
       let batch: { status: string; counts: Record<string, number> };
       let shown = from;
@@ -222,7 +304,9 @@ async function benchDatabase(kind: DatabaseChoice, rows: number): Promise<BulkRu
         if (!['queued', 'running'].includes(batch.status)) break;
         if (performance.now() - shown > 10_000) {
           shown = performance.now();
-          process.stdout.write(`    ${fixed((shown - from) / 1000)} s: ${batch.counts.sent} sent, server RSS ${rssMb(pid) ?? '?'} MB\n`);
+          process.stdout.write(
+            `    ${fixed((shown - from) / 1000)} s: ${batch.counts.sent} sent, server RSS ${rssMb(pid) ?? '?'} MB\n`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
@@ -233,12 +317,21 @@ async function benchDatabase(kind: DatabaseChoice, rows: number): Promise<BulkRu
       const peak = peakRssMb(pid);
       const result = await check(database, accepted.bulk_send_id);
       const problems: string[] = [];
-      if (batch.status !== 'completed') problems.push(`the batch ended ${batch.status}: ${JSON.stringify(batch.counts)}`);
-      if (result.rowsWithOneEnvelope !== rows || (result.envelopes.sent ?? 0) !== rows) problems.push(`${result.rowsWithOneEnvelope} rows with exactly one envelope, ${result.envelopes.sent ?? 0} sent, of ${rows}`);
+      if (batch.status !== 'completed') {
+        problems.push(`the batch ended ${batch.status}: ${JSON.stringify(batch.counts)}`);
+      }
+      if (result.rowsWithOneEnvelope !== rows || (result.envelopes.sent ?? 0) !== rows) {
+        problems.push(
+          `${result.rowsWithOneEnvelope} rows with exactly one envelope, ${result.envelopes.sent ?? 0} sent, of ${rows}`,
+        );
+      }
       if (status.errors > 0) problems.push(`${status.errors} status requests failed`);
       const stats = { ...latencyStats(status.latencies), errors: status.errors };
       const envelopesPerSec = round(rows / seconds, 1);
-      const serverCores = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / 1000 / (seconds + (from - posted) / 1000);
+      const serverCores =
+        cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : (cpuAfter - cpuBefore) / 1000 / (seconds + (from - posted) / 1000);
       return {
         database: kind,
         engine: `${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, server ${process.env.MOHAR_BENCH_SERVE ? `built (${process.env.MOHAR_BENCH_SERVE})` : 'from the sources through tsx'}`,
@@ -250,10 +343,20 @@ async function benchDatabase(kind: DatabaseChoice, rows: number): Promise<BulkRu
         status: stats,
         rssMb: { before: rssBefore ?? Number.NaN, peak: peak ?? Number.NaN },
         ...(cpuBefore !== undefined && cpuAfter !== undefined && serverCores !== undefined && machine !== undefined
-          ? { cpu: { serverProcessMsPerRow: round((cpuAfter - cpuBefore) / rows, 2), cores: { server: round(serverCores, 2), others: round(Math.max(0, machine - serverCores), 2) } } }
+          ? {
+              cpu: {
+                serverProcessMsPerRow: round((cpuAfter - cpuBefore) / rows, 2),
+                cores: { server: round(serverCores, 2), others: round(Math.max(0, machine - serverCores), 2) },
+              },
+            }
           : {}),
         check: result,
-        targetsMet: { seconds: seconds <= BULK_TARGETS.seconds * (rows / 10_000), envelopesPerSec: envelopesPerSec >= BULK_TARGETS.envelopesPerSec, statusP99: stats.p99Ms <= BULK_TARGETS.statusP99Ms, peakRss: (peak ?? Infinity) <= BULK_TARGETS.peakRssMb },
+        targetsMet: {
+          seconds: seconds <= BULK_TARGETS.seconds * (rows / 10_000),
+          envelopesPerSec: envelopesPerSec >= BULK_TARGETS.envelopesPerSec,
+          statusP99: stats.p99Ms <= BULK_TARGETS.statusP99Ms,
+          peakRss: (peak ?? Infinity) <= BULK_TARGETS.peakRssMb,
+        },
         ok: problems.length === 0,
       };
     } finally {
@@ -286,7 +389,16 @@ function busyCores(before: { busy: number; total: number } | undefined): number 
 }
 
 export async function runBulk(options: BenchOptions): Promise<BulkReport> {
-  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options.rows ?? 10_000), (kind, error): BulkRun => ({ database: kind, engine: kind, error: error instanceof Error ? (error.stack ?? error.message) : String(error), ok: false }));
+  const runs = await perDatabase(
+    options,
+    (kind) => benchDatabase(kind, options.rows ?? 10_000),
+    (kind, error): BulkRun => ({
+      database: kind,
+      engine: kind,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      ok: false,
+    }),
+  );
   return { runs, ok: runs.every((r) => r.ok) };
 }
 
@@ -298,15 +410,33 @@ export function printBulk(report: BulkReport): void {
       continue;
     }
     const verdict = (met: boolean) => (met ? 'MET' : 'MISSED');
-    console.log(`  ${run.rows} rows accepted in ${fixed(run.acceptMs ?? 0)} ms; 202 → completed in ${fixed(run.seconds, 1)} s: ${fixed(run.envelopesPerSec ?? 0, 1)} envelopes/s created and sent`);
-    console.log(`  GET /envelopes/{id}/status during the fan-out (${run.status.count} requests): p50 ${run.status.p50Ms} ms, p99 ${run.status.p99Ms} ms, max ${run.status.maxMs} ms`);
-    console.log(`  server RSS: peak ${run.rssMb?.before} MB before the batch, ${run.rssMb?.peak} MB at the end (VmHWM)`);
-    if (run.cpu) console.log(`  CPU per row: server process ${run.cpu.serverProcessMsPerRow} ms; cores busy: server ${run.cpu.cores.server}, everything else ${run.cpu.cores.others} (the database, the status client and other people's work)`);
-    console.log(`  rows: ${JSON.stringify(run.check?.counts)}; envelopes: ${JSON.stringify(run.check?.envelopes)}; rows with exactly one envelope: ${run.check?.rowsWithOneEnvelope}`);
+    console.log(
+      `  ${run.rows} rows accepted in ${fixed(run.acceptMs ?? 0)} ms; 202 → completed in ${fixed(run.seconds, 1)} s: ${fixed(run.envelopesPerSec ?? 0, 1)} envelopes/s created and sent`,
+    );
+    console.log(
+      `  GET /envelopes/{id}/status during the fan-out (${run.status.count} requests): p50 ${run.status.p50Ms} ms, p99 ${run.status.p99Ms} ms, max ${run.status.maxMs} ms`,
+    );
+    console.log(
+      `  server RSS: peak ${run.rssMb?.before} MB before the batch, ${run.rssMb?.peak} MB at the end (VmHWM)`,
+    );
+    if (run.cpu) {
+      console.log(
+        `  CPU per row: server process ${run.cpu.serverProcessMsPerRow} ms; cores busy: server ${run.cpu.cores.server}, everything else ${run.cpu.cores.others} (the database, the status client and other people's work)`,
+      );
+    }
+    console.log(
+      `  rows: ${JSON.stringify(run.check?.counts)}; envelopes: ${JSON.stringify(run.check?.envelopes)}; rows with exactly one envelope: ${run.check?.rowsWithOneEnvelope}`,
+    );
     if (run.error) console.log(`  FAILED: ${run.error}`);
     const binding = run.database === 'sqlite' ? 'target' : 'target (informational on PostgreSQL)';
-    console.log(`  time = ${fixed(run.seconds, 1)} s  ${binding} <= ${fixed(BULK_TARGETS.seconds * ((run.rows ?? 10_000) / 10_000), 1)} s: ${verdict(run.targetsMet.seconds)}`);
-    console.log(`  status p99 = ${run.status.p99Ms} ms  ${binding} <= ${BULK_TARGETS.statusP99Ms} ms: ${verdict(run.targetsMet.statusP99)}`);
-    console.log(`  peak RSS = ${run.rssMb?.peak} MB  ${binding} <= ${BULK_TARGETS.peakRssMb} MB: ${verdict(run.targetsMet.peakRss)}`);
+    console.log(
+      `  time = ${fixed(run.seconds, 1)} s  ${binding} <= ${fixed(BULK_TARGETS.seconds * ((run.rows ?? 10_000) / 10_000), 1)} s: ${verdict(run.targetsMet.seconds)}`,
+    );
+    console.log(
+      `  status p99 = ${run.status.p99Ms} ms  ${binding} <= ${BULK_TARGETS.statusP99Ms} ms: ${verdict(run.targetsMet.statusP99)}`,
+    );
+    console.log(
+      `  peak RSS = ${run.rssMb?.peak} MB  ${binding} <= ${BULK_TARGETS.peakRssMb} MB: ${verdict(run.targetsMet.peakRss)}`,
+    );
   }
 }

@@ -22,7 +22,15 @@ export const CONSOLE_TARGETS = { firstRenderMs: 1000 } as const;
 
 const RUNS = 5;
 const ENVELOPES = 300;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 /** The first envelope row: a link to an envelope's detail page (not "New envelope"). */
 const FIRST_ROW = 'main a[href^="/app/envelopes/"]:not([href$="/new"])';
 
@@ -41,21 +49,43 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function seed(server: TestServer, key: string): Promise<void> {
   for (let i = 0; i < ENVELOPES; i++) {
-    const response = await server.request('POST', `${API}/envelopes`, { key, json: { title: `Lease ${i + 1}`, external_id: `lease-${i + 1}`, recipients: [{ name: `Tenant ${i + 1}`, email: `tenant${i + 1}@example.com` }] } });
+    const response = await server.request('POST', `${API}/envelopes`, {
+      key,
+      json: {
+        title: `Lease ${i + 1}`,
+        external_id: `lease-${i + 1}`,
+        recipients: [{ name: `Tenant ${i + 1}`, email: `tenant${i + 1}@example.com` }],
+      },
+    });
     if (response.statusCode !== 201) throw new Error(`seeding: ${response.statusCode} ${response.body}`);
   }
 }
 
-/** Milliseconds from navigation start until `selector` is in the page, read in the page (one animation frame of resolution). */
+/**
+ * Milliseconds from navigation start until `selector` is in the page, read in the page (one animation frame of
+ * resolution).
+ */
 async function timeTo(context: BrowserContext, url: string, selector: string): Promise<number> {
   const page = await context.newPage();
   await page.goto(url);
   // (The bench program has Node's types: no DOM lib, so the page's document is reached through globalThis.)
-  const handle = await page.waitForFunction((s) => ((globalThis as unknown as { document: { querySelector(q: string): unknown } }).document.querySelector(s) ? performance.now() : null), selector, { polling: 'raf', timeout: 30_000 });
+  const handle = await page.waitForFunction(
+    (s) =>
+      (globalThis as unknown as { document: { querySelector(q: string): unknown } }).document.querySelector(s)
+        ? performance.now()
+        : null,
+    selector,
+    { polling: 'raf', timeout: 30_000 },
+  );
   return (await handle.jsonValue()) as number;
 }
 
-async function measure(browser: Browser, origin: string, account: { email: string; password: string }, report: ConsoleReport): Promise<void> {
+async function measure(
+  browser: Browser,
+  origin: string,
+  account: { email: string; password: string },
+  report: ConsoleReport,
+): Promise<void> {
   const login = await newContext(browser, { viewport: { width: 1280, height: 900 } });
   const page = await login.newPage();
   await page.goto(`${origin}/app/`);
@@ -84,7 +114,8 @@ async function measure(browser: Browser, origin: string, account: { email: strin
 export async function runConsole(): Promise<ConsoleReport> {
   const dist = ensureConsoleBuilt();
   const scripts = readdirSync(join(dist, 'assets')).filter((f) => /\.m?js$/.test(f) && !f.startsWith('pdf.worker'));
-  const javascriptGzipKiB = scripts.reduce((n, f) => n + gzipSync(readFileSync(join(dist, 'assets', f)), { level: 9 }).length, 0) / 1024;
+  const javascriptGzipKiB =
+    scripts.reduce((n, f) => n + gzipSync(readFileSync(join(dist, 'assets', f)), { level: 9 }).length, 0) / 1024;
   const report: ConsoleReport = { ok: true, envelopes: ENVELOPES, listRuns: [], loginRuns: [], javascriptGzipKiB };
   const server = await startTestServer('sqlite', { MOHAR_LOG_LEVEL: 'warn' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -110,11 +141,30 @@ export function printConsole(report: ConsoleReport): void {
   if (report.error) console.log(`ERROR: ${report.error}`);
   const verdict = (value: number) => (value <= CONSOLE_TARGETS.firstRenderMs ? 'met' : 'MISSED');
   if (report.listMedianMs !== undefined && report.loginMedianMs !== undefined) {
-    console.log(`\n/app in headless Chromium 1280×900, fresh HTTP cache per run, ${report.envelopes} envelopes; median of ${report.listRuns.length} (ms from navigation start)`);
-    console.log(table(['measure', 'median', 'runs', 'target', ''], [
-      ['envelope list shown (returning user)', fixed(report.listMedianMs), report.listRuns.map((r) => fixed(r)).join(' '), `<= ${CONSOLE_TARGETS.firstRenderMs}`, verdict(report.listMedianMs)],
-      ['login form shown (visitor)', fixed(report.loginMedianMs), report.loginRuns.map((r) => fixed(r)).join(' '), '', ''],
-    ]));
+    console.log(
+      `\n/app in headless Chromium 1280×900, fresh HTTP cache per run, ${report.envelopes} envelopes; median of ${report.listRuns.length} (ms from navigation start)`,
+    );
+    console.log(
+      table(
+        ['measure', 'median', 'runs', 'target', ''],
+        [
+          [
+            'envelope list shown (returning user)',
+            fixed(report.listMedianMs),
+            report.listRuns.map((r) => fixed(r)).join(' '),
+            `<= ${CONSOLE_TARGETS.firstRenderMs}`,
+            verdict(report.listMedianMs),
+          ],
+          [
+            'login form shown (visitor)',
+            fixed(report.loginMedianMs),
+            report.loginRuns.map((r) => fixed(r)).join(' '),
+            '',
+            '',
+          ],
+        ],
+      ),
+    );
   }
   console.log(`console JavaScript (gzip -9, without the pdf.js worker): ${fixed(report.javascriptGzipKiB, 1)} KiB`);
 }

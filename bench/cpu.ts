@@ -60,12 +60,18 @@ export function startCpuAccount(dbPids: readonly number[]): (requests: number) =
     const usage = process.cpuUsage(own);
     const bench = (usage.user + usage.system) / 1e6 / seconds;
     // A backend that the pool closed meanwhile (idle timeout) drops out; its last ticks are lost.
-    const dbSeconds = dbTicks().reduce<number>((sum, now, i) => sum + (now === undefined || db[i] === undefined ? 0 : now - db[i]), 0) / TICKS_PER_SECOND;
+    const dbSeconds =
+      dbTicks().reduce<number>((sum, now, i) => sum + (now === undefined || db[i] === undefined ? 0 : now - db[i]), 0) /
+      TICKS_PER_SECOND;
     const busy = ((systemNow.busy - system.busy) / (systemNow.total - system.total)) * availableParallelism();
     return {
       serverUsPerRequest: round(((serverNow - server) / TICKS_PER_SECOND / requests) * 1e6, 1),
       dbUsPerRequest: round((dbSeconds / requests) * 1e6, 1),
-      cores: { bench: round(bench), db: round(dbSeconds / seconds), others: round(Math.max(0, busy - bench - dbSeconds / seconds)) },
+      cores: {
+        bench: round(bench),
+        db: round(dbSeconds / seconds),
+        others: round(Math.max(0, busy - bench - dbSeconds / seconds)),
+      },
     };
   };
 }

@@ -62,7 +62,10 @@ function cases(sample: readonly SeededEnvelope[], cursors: { plain: string; many
     { name: 'status=declined,voided', query: () => 'status=declined&status=voided' },
     { name: 'q few: e-mail', query: (n) => `q=${encodeURIComponent(at(n).emails[n % 2]!)}` },
     { name: 'q few: external_id', query: (n) => `q=${withExternal[(n * 31) % withExternal.length]!.externalId}` },
-    { name: 'q some: full name', query: (n) => `q=${encodeURIComponent(at(n).title.split(' ').slice(-3, -1).join(' '))}` },
+    {
+      name: 'q some: full name',
+      query: (n) => `q=${encodeURIComponent(at(n).title.split(' ').slice(-3, -1).join(' '))}`,
+    },
     { name: 'q many: first name', query: (n) => `q=${first(at(n))}` },
     { name: 'q many: document kind', query: (n) => `q=${encodeURIComponent(at(n).title.split(' ')[0]!)}` },
     { name: 'q many: mail domain', query: () => 'q=example.com' },
@@ -77,22 +80,31 @@ function cases(sample: readonly SeededEnvelope[], cursors: { plain: string; many
   ];
 }
 
-const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 async function walk(base: string, key: string, query: string, pages: number): Promise<string> {
   let cursor = '';
   for (let i = 0; i < pages; i++) {
-    const page = (await (await fetch(`${base}?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': key } })).json()) as { next_cursor: string | null };
+    const page = (await (
+      await fetch(`${base}?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`, { headers: { 'x-api-key': key } })
+    ).json()) as { next_cursor: string | null };
     if (page.next_cursor === null) break;
     cursor = page.next_cursor;
   }
   return cursor;
 }
 
-async function runCase(base: string, auth: { key: string; token: string }, c: Case): Promise<{ times: number[]; rows: number }> {
+async function runCase(
+  base: string,
+  auth: { key: string; token: string },
+  c: Case,
+): Promise<{ times: number[]; rows: number }> {
   const times: number[] = [];
   let rows = 0;
-  const headers: Record<string, string> = c.asUser ? { authorization: `Bearer ${auth.token}` } : { 'x-api-key': auth.key };
+  const headers: Record<string, string> = c.asUser
+    ? { authorization: `Bearer ${auth.token}` }
+    : { 'x-api-key': auth.key };
   for (let n = 0; n < WARMUP + REQUESTS; n++) {
     const started = performance.now();
     const response = await fetch(`${base}?${c.query(n)}`, { headers });
@@ -110,16 +122,38 @@ async function runCase(base: string, auth: { key: string; token: string }, c: Ca
 async function benchDatabase(kind: DatabaseChoice, count: number): Promise<ListRun> {
   const database = await createTestDatabase(kind);
   try {
-    const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_HOST: '127.0.0.1', MOHAR_PORT: '0', MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000' });
+    const config = parseConfig({
+      MOHAR_DATA_DIR: database.dataDir,
+      MOHAR_DATABASE_URL: database.databaseUrl,
+      MOHAR_HOST: '127.0.0.1',
+      MOHAR_PORT: '0',
+      MOHAR_LOG_LEVEL: 'warn',
+      MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000',
+    });
     const runtime = await openRuntime(config);
     try {
-      const account = await createAccount(runtime.ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
-      const other = await createAccount(runtime.ctx, { name: 'Other', email: 'other@example.com', password: 'bench-password-0123' });
+      const account = await createAccount(runtime.ctx, {
+        name: 'Bench',
+        email: 'bench@example.com',
+        password: 'bench-password-0123',
+      });
+      const other = await createAccount(runtime.ctx, {
+        name: 'Other',
+        email: 'other@example.com',
+        password: 'bench-password-0123',
+      });
       const { api_key: key } = await generateApiKey(runtime.ctx, account.accountId, 'live');
       const seeding = performance.now();
       // The account's login and two more users created a fifth of the envelopes each (created_by, ?mine=true).
       const creators = [account.userId, ...(await benchUsers(runtime.ctx.db, account.accountId))];
-      const sample = await seedEnvelopes(runtime.ctx.db, account.accountId, count, (done) => process.stdout.write(`\r  ${kind}: seeded ${done} envelopes`), true, creators);
+      const sample = await seedEnvelopes(
+        runtime.ctx.db,
+        account.accountId,
+        count,
+        (done) => process.stdout.write(`\r  ${kind}: seeded ${done} envelopes`),
+        true,
+        creators,
+      );
       await seedEnvelopes(runtime.ctx.db, other.accountId, Math.ceil(count / 20), () => undefined, false);
       const seedSeconds = (performance.now() - seeding) / 1000;
       process.stdout.write(` (${fixed(seedSeconds, 1)} s)\n`);
@@ -139,10 +173,26 @@ async function benchDatabase(kind: DatabaseChoice, count: number): Promise<ListR
           const { times, rows } = await runCase(base, { key, token }, c);
           const example = c.query(1);
           const p95 = percentile(times, 95);
-          results.push({ name: c.name, example: example.length > 70 ? `${example.slice(0, 67)}...` : example, matches: await matchCount(runtime.ctx.db, account.accountId, example), p50Ms: percentile(times, 50), p95Ms: p95, maxMs: times.at(-1)!, rowsPerPage: rows, met: p95 <= LIST_TARGETS.searchPageP95Ms });
+          results.push({
+            name: c.name,
+            example: example.length > 70 ? `${example.slice(0, 67)}...` : example,
+            matches: await matchCount(runtime.ctx.db, account.accountId, example),
+            p50Ms: percentile(times, 50),
+            p95Ms: p95,
+            maxMs: times.at(-1)!,
+            rowsPerPage: rows,
+            met: p95 <= LIST_TARGETS.searchPageP95Ms,
+          });
           process.stdout.write(`  ${kind}: ${c.name}: p95 ${fixed(p95, 1)} ms\n`);
         }
-        return { database: kind, engine: await engineVersion(runtime.ctx), envelopes: count, seedSeconds, busyCoresBefore, cases: results };
+        return {
+          database: kind,
+          engine: await engineVersion(runtime.ctx),
+          envelopes: count,
+          seedSeconds,
+          busyCoresBefore,
+          cases: results,
+        };
       } finally {
         await app.close();
       }
@@ -155,43 +205,95 @@ async function benchDatabase(kind: DatabaseChoice, count: number): Promise<ListR
 }
 
 async function benchUsers(db: Parameters<typeof seedEnvelopes>[0], accountId: string): Promise<string[]> {
-  const users = [1, 2].map((n) => ({ id: `00000000-0000-7000-8000-00000000000${n}`, account_id: accountId, email: `sender${n}@example.com`, password_hash: '!', role: 'sender', locked_until: null, created_at: new Date().toISOString(), last_login_at: null }));
+  const users = [1, 2].map((n) => ({
+    id: `00000000-0000-7000-8000-00000000000${n}`,
+    account_id: accountId,
+    email: `sender${n}@example.com`,
+    password_hash: '!',
+    role: 'sender',
+    locked_until: null,
+    created_at: new Date().toISOString(),
+    last_login_at: null,
+  }));
   await db.insertInto('users').values(users).execute();
   return users.map((u) => u.id);
 }
 
 /** The console's way in: a login token (POST {legacy_base}/auth/login/). */
 async function loginToken(envelopesUrl: string, email: string, password: string): Promise<string> {
-  const response = await fetch(envelopesUrl.replace(API_BASE + '/envelopes', `${LEGACY_BASE}/auth/login/`), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const response = await fetch(envelopesUrl.replace(API_BASE + '/envelopes', `${LEGACY_BASE}/auth/login/`), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   if (response.status !== 200) throw new Error(`bench login: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-/** How many envelopes the example's q matches (through the API's own list, counted page by page is too slow: a COUNT here). */
-async function matchCount(db: Parameters<typeof seedEnvelopes>[0], accountId: string, query: string): Promise<number | null> {
+/**
+ * How many envelopes the example's q matches (through the API's own list, counted page by page is too slow: a COUNT
+ * here).
+ */
+async function matchCount(
+  db: Parameters<typeof seedEnvelopes>[0],
+  accountId: string,
+  query: string,
+): Promise<number | null> {
   const q = new URLSearchParams(query).get('q');
   if (q === null) return null;
   const { searchQuery } = await import('../server/storage/search-terms.js');
   const search = searchQuery(q)!;
-  const row = await db.selectFrom('envelopes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where(sql<boolean>`search_text like ${search.like} escape '\\'`).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('envelopes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where(sql<boolean>`search_text like ${search.like} escape '\\'`)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export async function runEnvelopeList(options: BenchOptions): Promise<{ runs: ListRun[]; ok: boolean }> {
   // --rows N (shared with the bulk section's option) makes a smaller run.
   const count = (options as BenchOptions & { rows?: number }).rows ?? 100_000;
-  const runs = await perDatabase(options, (kind) => benchDatabase(kind, count), (kind, error): ListRun => ({ database: kind, engine: kind, envelopes: count, seedSeconds: 0, busyCoresBefore: undefined, error: error instanceof Error ? error.stack ?? error.message : String(error), cases: [] }));
+  const runs = await perDatabase(
+    options,
+    (kind) => benchDatabase(kind, count),
+    (kind, error): ListRun => ({
+      database: kind,
+      engine: kind,
+      envelopes: count,
+      seedSeconds: 0,
+      busyCoresBefore: undefined,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      cases: [],
+    }),
+  );
   return { runs, ok: runs.every((r) => r.error === undefined) };
 }
 
 export function printEnvelopeList(report: { runs: ListRun[] }): void {
   for (const run of report.runs) {
-    console.log(`\n${run.engine}: ${fixed(run.envelopes)} envelopes (+5% in another account), seeded in ${fixed(run.seedSeconds, 1)} s; other processes kept ${run.busyCoresBefore ?? '?'} cores busy before the run`);
+    console.log(
+      `\n${run.engine}: ${fixed(run.envelopes)} envelopes (+5% in another account), seeded in ${fixed(run.seedSeconds, 1)} s; other processes kept ${run.busyCoresBefore ?? '?'} cores busy before the run`,
+    );
     if (run.error !== undefined) {
       console.log(`  FAILED: ${run.error}`);
       continue;
     }
-    const rows = run.cases.map((c) => [c.name, c.matches === null ? '-' : fixed(c.matches), fixed(c.rowsPerPage, 1), fixed(c.p50Ms, 1), fixed(c.p95Ms, 1), fixed(c.maxMs, 1), c.met ? 'met' : 'MISSED']);
-    console.log(table(['case', 'q matches', 'rows/page', 'p50 ms', 'p95 ms', 'max ms', `p95 <= ${LIST_TARGETS.searchPageP95Ms} ms`], rows));
+    const rows = run.cases.map((c) => [
+      c.name,
+      c.matches === null ? '-' : fixed(c.matches),
+      fixed(c.rowsPerPage, 1),
+      fixed(c.p50Ms, 1),
+      fixed(c.p95Ms, 1),
+      fixed(c.maxMs, 1),
+      c.met ? 'met' : 'MISSED',
+    ]);
+    console.log(
+      table(
+        ['case', 'q matches', 'rows/page', 'p50 ms', 'p95 ms', 'max ms', `p95 <= ${LIST_TARGETS.searchPageP95Ms} ms`],
+        rows,
+      ),
+    );
   }
 }

@@ -19,7 +19,18 @@ import type { App } from '../server/routes/types.js';
 import { openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
-import { backendPids, perDatabase, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+import {
+  backendPids,
+  perDatabase,
+  disturbed,
+  engineVersion,
+  fixed,
+  measure,
+  table,
+  type BenchOptions,
+  type DatabaseChoice,
+  type LoadResult,
+} from './support.js';
 
 export const LEGACY_TARGETS = { limiterRatio: 0.9 } as const;
 /**
@@ -52,7 +63,9 @@ async function listen(app: App): Promise<string> {
 }
 
 async function pdfServer(pdf: Buffer): Promise<{ url: string; server: Server }> {
-  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length }).end(pdf));
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length }).end(pdf),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/contract.pdf`, server };
 }
@@ -79,48 +92,92 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
     const files = await pdfServer(makePdf({ pages: 1 }));
     const apps: App[] = [];
     try {
-      const account = await createAccount(runtime.ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
+      const account = await createAccount(runtime.ctx, {
+        name: 'Bench',
+        email: 'bench@example.com',
+        password: 'bench-password-0123',
+      });
       const { api_key: key } = await generateApiKey(runtime.ctx, account.accountId, 'live');
       const limited = await buildApp(runtime.ctx, { logStream: quiet });
-      const open = await buildApp({ ...runtime.ctx, config: { ...config, rateLimitPerMinute: 0 } }, { logStream: quiet });
+      const open = await buildApp(
+        { ...runtime.ctx, config: { ...config, rateLimitPerMinute: 0 } },
+        { logStream: quiet },
+      );
       apps.push(limited, open);
       const [limitedBase, openBase] = [await listen(limited), await listen(open)];
       const body = JSON.stringify({
         companyDetails: { api_key: key, is_mail_required: false },
         documentDetails: { doc_url: files.url },
-        recipientDetail: [{ name: 'Asha Rao', email: 'asha@example.com', typeOfSignature: 'E-Signature', sequence: 1, page_no: 1, x_cor: 72, y_cor: 600 }],
+        recipientDetail: [
+          {
+            name: 'Asha Rao',
+            email: 'asha@example.com',
+            typeOfSignature: 'E-Signature',
+            sequence: 1,
+            page_no: 1,
+            x_cor: 72,
+            y_cor: 600,
+          },
+        ],
       });
       const headers = { 'x-api-key': key, 'content-type': 'application/json' };
       const first = await fetch(`${limitedBase}/document/recipients/create/`, { method: 'POST', headers, body });
-      if (first.status !== 200) throw new Error(`the first legacy create answered ${first.status}: ${await first.text()}`);
+      if (first.status !== 200) {
+        throw new Error(`the first legacy create answered ${first.status}: ${await first.text()}`);
+      }
       const { document_id: documentId } = (await first.json()) as { document_id: number };
       const statusPath = `/document/app/sign/status/${documentId}/`;
       const check = await fetch(`${openBase}${statusPath}`, { headers: { 'x-api-key': key } });
-      if (check.status !== 200 || check.headers.has('x-ratelimit-limit')) throw new Error('the app without limiter should answer without X-RateLimit headers');
+      if (check.status !== 200 || check.headers.has('x-ratelimit-limit')) {
+        throw new Error('the app without limiter should answer without X-RateLimit headers');
+      }
 
       const dbPids = () => backendPids(runtime.ctx);
       const results: LoadResult[] = [];
       const on: LoadResult[] = [];
       const off: LoadResult[] = [];
-      const variants = [['status, limiter on', limitedBase, on], ['status, limiter off', openBase, off]] as const;
-      const slice = { ...options, duration: Math.max(2, Math.ceil(options.duration / 4)), warmup: Math.min(1, options.warmup), retries: 0 };
+      const variants = [
+        ['status, limiter on', limitedBase, on],
+        ['status, limiter off', openBase, off],
+      ] as const;
+      const slice = {
+        ...options,
+        duration: Math.max(2, Math.ceil(options.duration / 4)),
+        warmup: Math.min(1, options.warmup),
+        retries: 0,
+      };
       for (let round = 1; round <= ROUNDS; round++) {
         for (const [name, base, list] of round % 2 === 1 ? variants : [...variants].reverse()) {
           process.stdout.write(`  ${kind}: ${name}, slice ${round} (${slice.warmup}s warm-up + ${slice.duration}s)…\n`);
-          const result = await measure({ name: `${name} #${round}`, url: `${base}${statusPath}`, headers: { 'x-api-key': key } }, slice, dbPids);
+          const result = await measure(
+            { name: `${name} #${round}`, url: `${base}${statusPath}`, headers: { 'x-api-key': key } },
+            slice,
+            dbPids,
+          );
           list.push(result);
           results.push(result);
         }
       }
       // Creates last: their writes (and SQLite's growing WAL) must not weigh on the status comparison.
       process.stdout.write(`  ${kind}: legacy create (${options.warmup}s warm-up + ${options.duration}s)…\n`);
-      const create = await measure({ name: 'create (doc_url)', url: `${limitedBase}/document/recipients/create/`, method: 'POST', headers, body }, options, dbPids);
+      const create = await measure(
+        { name: 'create (doc_url)', url: `${limitedBase}/document/recipients/create/`, method: 'POST', headers, body },
+        options,
+        dbPids,
+      );
       results.push(create);
       const withLimiter = mean(on.map((r) => r.reqPerSec));
       const withoutLimiter = mean(off.map((r) => r.reqPerSec));
       const ratio = withLimiter / withoutLimiter;
       const cpuRatio = mean(off.map(cpuPerRequest)) / mean(on.map(cpuPerRequest));
-      return { database: kind, engine: await engineVersion(runtime.ctx), results, createsPerSecond: create.reqPerSec, status: { withLimiter, withoutLimiter, ratio, cpuRatio }, targetMet: ratio >= LEGACY_TARGETS.limiterRatio };
+      return {
+        database: kind,
+        engine: await engineVersion(runtime.ctx),
+        results,
+        createsPerSecond: create.reqPerSec,
+        status: { withLimiter, withoutLimiter, ratio, cpuRatio },
+        targetMet: ratio >= LEGACY_TARGETS.limiterRatio,
+      };
     } finally {
       // Let handlers of connections autocannon dropped finish before the database goes away.
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -134,7 +191,16 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
 }
 
 export async function runLegacy(options: BenchOptions): Promise<LegacyReport> {
-  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options), (kind, error): LegacyRun => ({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] }));
+  const runs = await perDatabase(
+    options,
+    (kind) => benchDatabase(kind, options),
+    (kind, error): LegacyRun => ({
+      database: kind,
+      engine: kind,
+      error: error instanceof Error ? error.message : String(error),
+      results: [],
+    }),
+  );
   return { runs, ok: runs.every((r) => r.error === undefined && r.results.every((x) => !x.failed)) };
 }
 
@@ -153,9 +219,25 @@ export function printLegacy(report: LegacyReport): void {
       `${r.non2xx}/${r.errors}/${r.timeouts}`,
       r.cpu ? fixed(cpuPerRequest(r), 1) : '-',
       r.cpu ? `${fixed(r.cpu.cores.bench, 2)}/${fixed(r.cpu.cores.db, 2)}/${fixed(r.cpu.cores.others, 2)}` : '-',
-      r.failed ? `FAILED ${JSON.stringify(r.statusCodes)}` : `ok${disturbed(r) ? ', DISTURBED' : ''}${r.attempts > 1 ? ` (best of ${r.attempts})` : ''}`,
+      r.failed
+        ? `FAILED ${JSON.stringify(r.statusCodes)}`
+        : `ok${disturbed(r) ? ', DISTURBED' : ''}${r.attempts > 1 ? ` (best of ${r.attempts})` : ''}`,
     ]);
-    console.log(table(['route', 'req/s', 'p99 ms', 'requests', 'non2xx/err/timeout', 'µs/req (server+db)', 'cores bench/db/others', 'run'], rows));
+    console.log(
+      table(
+        [
+          'route',
+          'req/s',
+          'p99 ms',
+          'requests',
+          'non2xx/err/timeout',
+          'µs/req (server+db)',
+          'cores bench/db/others',
+          'run',
+        ],
+        rows,
+      ),
+    );
     if (!run.status) continue;
     console.log(`  legacy creates: ${fixed(run.createsPerSecond ?? 0, 1)}/s`);
     console.log(

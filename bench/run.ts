@@ -1,7 +1,9 @@
 /**
- * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N] [--rows N]`
+ * `npm run bench -- [section...] [--only sqlite|postgres] [--duration N] [--warmup N] [--connections N] [--retries N]
+ * [--rows N]`
  *
- * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `webhooks`, `templates`, `bulk`, `signing`, `signing-page`, `console`), prints their tables, writes
+ * Runs the benchmark sections (all by default: `server`, `workflow`, `legacy`, `webhooks`, `templates`, `bulk`,
+ * `signing`, `signing-page`, `console`), prints their tables, writes
  * bench/results/<section>-<date>.json, and exits 1 only when a run had errors (2 when the
  * benchmark itself broke). Missed targets are printed as MISSED but do not fail the run, so the
  * numbers can still be recorded. See docs/performance.md.
@@ -29,7 +31,11 @@ interface Section {
 /** The signing benchmark runs in its own process (it measures that process's peak memory and owns a SoftHSM token). */
 function runSigningBench(): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./signing.ts', import.meta.url))], { stdio: 'inherit' });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./signing.ts', import.meta.url))],
+      { stdio: 'inherit' },
+    );
     child.on('close', (code) => resolve(code === 0));
   });
 }
@@ -44,7 +50,8 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   workflow: {
-    description: 'one-signer electronic envelopes end to end over HTTP (create, upload, field, send, session, sign), 10 at a time, job runner on',
+    description:
+      'one-signer electronic envelopes end to end over HTTP (create, upload, field, send, session, sign), 10 at a time, job runner on',
     async run(options) {
       const report = await runWorkflow(options);
       printWorkflow(report);
@@ -52,7 +59,8 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   legacy: {
-    description: 'legacy API: creates/s from a local doc_url (1-page PDF); the rate limiter\'s cost on GET /document/app/sign/status/{id}/ (with vs without, alternating)',
+    description:
+      "legacy API: creates/s from a local doc_url (1-page PDF); the rate limiter's cost on GET /document/app/sign/status/{id}/ (with vs without, alternating)",
     async run(options) {
       const report = await runLegacy(options);
       printLegacy(report);
@@ -60,7 +68,8 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   webhooks: {
-    description: 'webhook deliveries to a local receiver: 10,000 queued events drained (deliveries/s), then 10,000 at 200 events/s (event-to-delivery latency)',
+    description:
+      'webhook deliveries to a local receiver: 10,000 queued events drained (deliveries/s), then 10,000 at 200 events/s (event-to-delivery latency)',
     async run(options) {
       const report = await runWebhooks(options);
       printWebhooks(report);
@@ -68,13 +77,15 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   signing: {
-    description: 'signing engine on SoftHSM: 1-page overhead, 50 MB file (time vs SHA-256, peak RSS), 200-page chain (results in bench/results/signing-*.json)',
+    description:
+      'signing engine on SoftHSM: 1-page overhead, 50 MB file (time vs SHA-256, peak RSS), 200-page chain (results in bench/results/signing-*.json)',
     async run() {
       return { ok: await runSigningBench(), data: { see: 'bench/results/signing-*.json' } };
     },
   },
   templates: {
-    description: 'templates: instantiate a 3-role, 20-field template (fresh Idempotency-Key each) vs envelope create, same server and run',
+    description:
+      'templates: instantiate a 3-role, 20-field template (fresh Idempotency-Key each) vs envelope create, same server and run',
     async run(options) {
       const report = await runTemplates(options);
       printTemplates(report);
@@ -82,7 +93,8 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   bulk: {
-    description: 'bulk send: one POST /bulk-sends of 10,000 rows (--rows N) of a 2-recipient, 1-page source; 202 to completed, status p99 meanwhile, peak RSS',
+    description:
+      'bulk send: one POST /bulk-sends of 10,000 rows (--rows N) of a 2-recipient, 1-page source; 202 to completed, status p99 meanwhile, peak RSS',
     async run(options) {
       const report = await runBulk(options);
       printBulk(report);
@@ -90,7 +102,8 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   console: {
-    description: 'office console in headless Chromium: envelope list shown to a returning user (fresh cache, refresh cookie), login form for a visitor (median of 5)',
+    description:
+      'office console in headless Chromium: envelope list shown to a returning user (fresh cache, refresh cookie), login form for a visitor (median of 5)',
     async run() {
       const report = await runConsole();
       printConsole(report);
@@ -98,7 +111,8 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   'envelope-list': {
-    description: 'GET /envelopes with 100,000 envelopes (--rows N): p50/p95 of search, filter, first and deep pages, one request at a time',
+    description:
+      'GET /envelopes with 100,000 envelopes (--rows N): p50/p95 of search, filter, first and deep pages, one request at a time',
     async run(options) {
       const report = await runEnvelopeList(options);
       printEnvelopeList(report);
@@ -106,7 +120,8 @@ const SECTIONS: Record<string, Section> = {
     },
   },
   'signing-page': {
-    description: 'hosted signing page in headless Chromium: first page drawn and all fields interactive for a 10-page PDF (median of 5), JavaScript size gzipped',
+    description:
+      'hosted signing page in headless Chromium: first page drawn and all fields interactive for a 10-page PDF (median of 5), JavaScript size gzipped',
     async run() {
       const report = await runSigningPage();
       printSigningPage(report);
@@ -118,14 +133,22 @@ const SECTIONS: Record<string, Section> = {
 async function main(): Promise<number> {
   const options = parseBenchOptions(process.argv.slice(2));
   const unknown = options.sections.filter((s) => !(s in SECTIONS));
-  if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  if (unknown.length > 0) {
+    throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  }
   const names = options.sections.length > 0 ? options.sections : Object.keys(SECTIONS);
   const machine = machineInfo();
-  console.log(`Mohar benchmarks on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node} ${machine.platform}`);
-  console.log(`autocannon: ${options.connections} connections, ${options.warmup}s warm-up, ${options.duration}s measured per route`);
+  console.log(
+    `Mohar benchmarks on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node} ${machine.platform}`,
+  );
+  console.log(
+    `autocannon: ${options.connections} connections, ${options.warmup}s warm-up, ${options.duration}s measured per route`,
+  );
   const busyBefore = await machineBusyCores();
   if (busyBefore !== undefined && busyBefore > 0.2) {
-    console.log(`WARNING: the machine was already keeping ${busyBefore} of ${machine.cores} cores busy before starting; other processes compete with the benchmark, so numbers will be low and noisy (see the "others" column)`);
+    console.log(
+      `WARNING: the machine was already keeping ${busyBefore} of ${machine.cores} cores busy before starting; other processes compete with the benchmark, so numbers will be low and noisy (see the "others" column)`,
+    );
   }
   let ok = true;
   for (const name of names) {
@@ -133,7 +156,13 @@ async function main(): Promise<number> {
     console.log(`\n== ${name}: ${section.description}`);
     const startedAt = new Date().toISOString();
     const result = await section.run(options);
-    const file = await writeResults(name, { section: name, startedAt, machine: { ...machine, busyCoresBefore: busyBefore }, options, ...(result.data as object) });
+    const file = await writeResults(name, {
+      section: name,
+      startedAt,
+      machine: { ...machine, busyCoresBefore: busyBefore },
+      options,
+      ...(result.data as object),
+    });
     console.log(`\nresults: ${file}`);
     if (!result.ok) {
       console.log(`${name}: FAILED (a run had errors or non-2xx responses)`);

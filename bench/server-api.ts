@@ -11,9 +11,23 @@ import { generateApiKey } from '../server/domain/keys/api-keys.js';
 import { openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { DISTURBED_CORES } from './cpu.js';
-import { backendPids, perDatabase, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+import {
+  backendPids,
+  perDatabase,
+  disturbed,
+  engineVersion,
+  fixed,
+  measure,
+  table,
+  type BenchOptions,
+  type DatabaseChoice,
+  type LoadResult,
+} from './support.js';
 
-/** Minimum throughput as a fraction of the baseline route's. Binding on SQLite; PostgreSQL is reported against the same numbers. */
+/**
+ * Minimum throughput as a fraction of the baseline route's. Binding on SQLite; PostgreSQL is reported against the same
+ * numbers.
+ */
 export const TARGETS = { status: 0.5, create: 0.25 } as const;
 
 export const CREATE_BODY = JSON.stringify({ title: 'bench', recipients: [{ name: 'A', email: 'a@example.com' }] });
@@ -42,7 +56,10 @@ export interface DatabaseRun {
   results: LoadResult[];
   /** Throughput relative to the baseline route: what the targets are checked against. */
   ratios?: { status: number; create: number };
-  /** Baseline CPU per request / route CPU per request (server thread + database): the same ratio, insensitive to other load on the machine. */
+  /**
+   * Baseline CPU per request / route CPU per request (server thread + database): the same ratio, insensitive to other
+   * load on the machine.
+   */
   cpuRatios?: { status: number; create: number };
   targetsMet?: { status: boolean; create: boolean };
 }
@@ -58,7 +75,6 @@ function cpuRatio(baseline: LoadResult, route: LoadResult): number {
   return cost(baseline) / cost(route);
 }
 
-
 async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promise<DatabaseRun> {
   const database = await createTestDatabase(kind);
   try {
@@ -73,7 +89,11 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
     });
     const runtime = await openRuntime(config);
     try {
-      const account = await createAccount(runtime.ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
+      const account = await createAccount(runtime.ctx, {
+        name: 'Bench',
+        email: 'bench@example.com',
+        password: 'bench-password-0123',
+      });
       const { api_key: key } = await generateApiKey(runtime.ctx, account.accountId, 'live');
       const app = await buildApp(runtime.ctx);
       app.get('/bench/baseline', () => BASELINE);
@@ -86,12 +106,21 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
         const json = { ...auth, 'content-type': 'application/json' };
         const envelopeId = await createStatusEnvelope(base, json);
         const statusUrl = `${base}${API_BASE}/envelopes/${envelopeId}/status`;
-        const bytes = { baseline: await responseBytes(`${base}/bench/baseline`, {}), status: await responseBytes(statusUrl, auth) };
+        const bytes = {
+          baseline: await responseBytes(`${base}/bench/baseline`, {}),
+          status: await responseBytes(statusUrl, auth),
+        };
         const results: LoadResult[] = [];
         for (const target of [
           { name: 'baseline', url: `${base}/bench/baseline` },
           { name: 'status', url: statusUrl, headers: auth },
-          { name: 'create', url: `${base}${API_BASE}/envelopes`, method: 'POST' as const, headers: json, body: CREATE_BODY },
+          {
+            name: 'create',
+            url: `${base}${API_BASE}/envelopes`,
+            method: 'POST' as const,
+            headers: json,
+            body: CREATE_BODY,
+          },
         ]) {
           process.stdout.write(`  ${kind}: ${target.name} (${options.warmup}s warm-up + ${options.duration}s)…\n`);
           results.push(await measure(target, options, () => backendPids(runtime.ctx)));
@@ -100,7 +129,15 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
         const ratios = { status: status.reqPerSec / baseline.reqPerSec, create: create.reqPerSec / baseline.reqPerSec };
         const targetsMet = { status: ratios.status >= TARGETS.status, create: ratios.create >= TARGETS.create };
         const cpuRatios = { status: cpuRatio(baseline, status), create: cpuRatio(baseline, create) };
-        return { database: kind, engine: await engineVersion(runtime.ctx), bytes, results, ratios, cpuRatios, targetsMet };
+        return {
+          database: kind,
+          engine: await engineVersion(runtime.ctx),
+          bytes,
+          results,
+          ratios,
+          cpuRatios,
+          targetsMet,
+        };
       } finally {
         // autocannon drops its sockets when time is up; Fastify's close() does not wait for handlers
         // still running for those, so give them a moment before the database goes away.
@@ -124,7 +161,9 @@ async function createStatusEnvelope(base: string, headers: Record<string, string
     ],
   });
   const response = await fetch(`${base}${API_BASE}/envelopes`, { method: 'POST', headers, body });
-  if (response.status !== 201) throw new Error(`creating the status envelope answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 201) {
+    throw new Error(`creating the status envelope answered ${response.status}: ${await response.text()}`);
+  }
   return ((await response.json()) as { id: string }).id;
 }
 
@@ -135,13 +174,24 @@ async function responseBytes(url: string, headers: Record<string, string>): Prom
 }
 
 export async function runServerApi(options: BenchOptions): Promise<ServerApiReport> {
-  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options), (kind, error): DatabaseRun => ({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] }));
+  const runs = await perDatabase(
+    options,
+    (kind) => benchDatabase(kind, options),
+    (kind, error): DatabaseRun => ({
+      database: kind,
+      engine: kind,
+      error: error instanceof Error ? error.message : String(error),
+      results: [],
+    }),
+  );
   return { runs, ok: runs.every((r) => r.error === undefined && r.results.every((x) => !x.failed)) };
 }
 
 export function printServerApi(report: ServerApiReport): void {
   for (const run of report.runs) {
-    console.log(`\n${run.engine}${run.bytes ? ` (response bytes: baseline ${run.bytes.baseline}, status ${run.bytes.status})` : ''}`);
+    console.log(
+      `\n${run.engine}${run.bytes ? ` (response bytes: baseline ${run.bytes.baseline}, status ${run.bytes.status})` : ''}`,
+    );
     if (run.error !== undefined) {
       console.log(`  FAILED: ${run.error}`);
       continue;
@@ -159,15 +209,34 @@ export function printServerApi(report: ServerApiReport): void {
         ? `FAILED ${JSON.stringify(r.statusCodes)}${r.warmupFailures ? ` warm-up failures ${r.warmupFailures}` : ''}`
         : `ok${disturbed(r) ? ', DISTURBED' : ''}${r.attempts > 1 ? ` (best of ${r.attempts})` : ''}`,
     ]);
-    console.log(table(['route', 'req/s', 'p99 ms', 'requests', 'non2xx/err/timeout', 'server µs/req', 'db µs/req', 'cores bench/db/others', 'run'], rows));
+    console.log(
+      table(
+        [
+          'route',
+          'req/s',
+          'p99 ms',
+          'requests',
+          'non2xx/err/timeout',
+          'server µs/req',
+          'db µs/req',
+          'cores bench/db/others',
+          'run',
+        ],
+        rows,
+      ),
+    );
     if (!run.ratios || !run.targetsMet || !run.cpuRatios) continue;
     const binding = run.database === 'sqlite' ? 'target' : 'target (informational on PostgreSQL)';
     for (const name of ['status', 'create'] as const) {
       const verdict = run.targetsMet[name] ? 'met' : 'MISSED';
-      console.log(`  ${name}/baseline = ${fixed(run.ratios[name], 3)} (by CPU per request ${fixed(run.cpuRatios[name], 3)})  ${binding} >= ${TARGETS[name]}: ${verdict}`);
+      console.log(
+        `  ${name}/baseline = ${fixed(run.ratios[name], 3)} (by CPU per request ${fixed(run.cpuRatios[name], 3)})  ${binding} >= ${TARGETS[name]}: ${verdict}`,
+      );
     }
   }
   if (report.runs.some((run) => run.results.some(disturbed))) {
-    console.log(`\nDISTURBED: other processes kept more than ${DISTURBED_CORES} cores busy during a run; its req/s is low. The CPU-per-request columns and ratios hold up better.`);
+    console.log(
+      `\nDISTURBED: other processes kept more than ${DISTURBED_CORES} cores busy during a run; its req/s is low. The CPU-per-request columns and ratios hold up better.`,
+    );
   }
 }

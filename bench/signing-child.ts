@@ -36,7 +36,9 @@ async function main(): Promise<void> {
     const timed = timedProvider(signer);
     const signingTime = new Date();
     const small = makePdf({ pages: 1 });
-    for (let i = 0; i < 2; i++) await signPades(small, timed.provider, { level: 'B-B', field: VISIBLE_FIELD, signingTime });
+    for (let i = 0; i < 2; i++) {
+      await signPades(small, timed.provider, { level: 'B-B', field: VISIBLE_FIELD, signingTime });
+    }
     timed.take();
     const rssBeforeReadBytes = process.memoryUsage.rss();
 

@@ -26,7 +26,15 @@ export const PAGE_TARGETS = { firstPageMs: 1000, interactiveMs: 1500, bundleGzip
 
 const PAGES = 10;
 const RUNS = 5;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Milliseconds from navigation start. */
 export interface Marks {
@@ -65,7 +73,8 @@ function sizes(dir: string, files: string[]): AssetSize[] {
 
 /** A page of contract-like text: a heading and 40 lines of 11-point Helvetica. */
 function textPage(n: number): { text: string; content: string } {
-  const line = 'The tenant shall pay the rent on the first day of every month, by bank transfer to the account named above.';
+  const line =
+    'The tenant shall pay the rent on the first day of every month, by bank transfer to the account named above.';
   const lines = Array.from({ length: 40 }, (_, i) => `(${i + 1}. ${line.slice(0, 70 + (i % 30))}) '`).join('\n');
   return { text: `Rental agreement, page ${n}`, content: `BT /F1 11 Tf 14 TL 72 660 Td\n${lines}\nET` };
 }
@@ -75,9 +84,19 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export async function runSigningPage(): Promise<SigningPageReport> {
   const dist = ensureRendererBuilt();
   const assets = readdirSync(join(dist, 'assets'));
-  const javascript = sizes(join(dist, 'assets'), assets.filter((f) => /\.m?js$/.test(f) && !f.startsWith('pdf.worker')));
-  const worker = sizes(join(dist, 'assets'), assets.filter((f) => f.startsWith('pdf.worker')))[0] ?? null;
-  const css = sizes(join(dist, 'assets'), assets.filter((f) => f.endsWith('.css')));
+  const javascript = sizes(
+    join(dist, 'assets'),
+    assets.filter((f) => /\.m?js$/.test(f) && !f.startsWith('pdf.worker')),
+  );
+  const worker =
+    sizes(
+      join(dist, 'assets'),
+      assets.filter((f) => f.startsWith('pdf.worker')),
+    )[0] ?? null;
+  const css = sizes(
+    join(dist, 'assets'),
+    assets.filter((f) => f.endsWith('.css')),
+  );
   const bundleGzipKiB = javascript.reduce((n, a) => n + a.gzipBytes, 0) / 1024;
   const report: SigningPageReport = { ok: true, pages: PAGES, runs: [], javascript, worker, css, bundleGzipKiB };
 
@@ -90,10 +109,23 @@ export async function runSigningPage(): Promise<SigningPageReport> {
     const draft = await makeDraft(server, account.key, {
       recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }],
       pdf: makePdf({ pages: Array.from({ length: PAGES }, (_, i) => textPage(i + 1)) }),
-      extraFields: (ids) => Array.from({ length: PAGES }, (_, i) => ({ recipient_id: ids[0], field_type: 8, page_number: i + 1, x: 72, y: 740, width: 220, height: 22, label: `Initials on page ${i + 1}` })),
+      extraFields: (ids) =>
+        Array.from({ length: PAGES }, (_, i) => ({
+          recipient_id: ids[0],
+          field_type: 8,
+          page_number: i + 1,
+          x: 72,
+          y: 740,
+          width: 220,
+          height: 22,
+          label: `Initials on page ${i + 1}`,
+        })),
     });
     await sendDraft(server, account.key, draft);
-    const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+    const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+      key: account.key,
+      json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+    });
     if (session.statusCode !== 201) throw new Error(`signing session: ${session.statusCode} ${session.body}`);
     const url = `${origin}${new URL(session.json().signing_url).pathname}`;
 
@@ -101,11 +133,15 @@ export async function runSigningPage(): Promise<SigningPageReport> {
       const context = await newContext(browser, { viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
       await page.goto(url);
-      await page.waitForFunction(() => performance.getEntriesByName('mohar:fields-interactive').length > 0, undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => performance.getEntriesByName('mohar:fields-interactive').length > 0, undefined, {
+        timeout: 60_000,
+      });
       const marks = await page.evaluate(() => {
         const at = (name: string) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
         // (The bench program has Node's types, where 'navigation' entries do not exist.)
-        const navigation = (performance.getEntriesByType as unknown as (type: string) => { domContentLoadedEventEnd: number }[])('navigation')[0]!;
+        const navigation = (
+          performance.getEntriesByType as unknown as (type: string) => { domContentLoadedEventEnd: number }[]
+        )('navigation')[0]!;
         return {
           domContentLoadedMs: navigation.domContentLoadedEventEnd,
           viewLoadedMs: at('mohar:view-loaded'),
@@ -121,7 +157,9 @@ export async function runSigningPage(): Promise<SigningPageReport> {
       if (run > 0) report.runs.push(marks); // run 0 warms the server's asset cache and Chromium
     }
     const keys = Object.keys(report.runs[0]!) as (keyof Marks)[];
-    report.median = Object.fromEntries(keys.map((key) => [key, median(report.runs.map((r) => r[key]))])) as unknown as Marks;
+    report.median = Object.fromEntries(
+      keys.map((key) => [key, median(report.runs.map((r) => r[key]))]),
+    ) as unknown as Marks;
   } catch (error) {
     report.ok = false;
     report.error = error instanceof Error ? error.message : String(error);
@@ -137,22 +175,52 @@ export function printSigningPage(report: SigningPageReport): void {
   const verdict = (value: number, target: number) => (value <= target ? 'met' : 'MISSED');
   if (report.median) {
     const m = report.median;
-    console.log(`\n${report.pages}-page PDF, headless Chromium 1280×900, fresh context per run; median of ${report.runs.length} (ms from navigation start)`);
-    const row = (label: string, key: keyof Marks, target?: number) => [label, fixed(m[key], 0), report.runs.map((r) => fixed(r[key], 0)).join(' '), target ? `<= ${target}` : '', target ? verdict(m[key], target) : ''];
-    console.log(table(['measure', 'median', 'runs', 'target', ''], [
-      row('DOM content loaded', 'domContentLoadedMs'),
-      row('signer view loaded', 'viewLoadedMs'),
-      row('pdf.js loaded', 'pdfjsLoadedMs'),
-      row('document opened', 'documentOpenedMs'),
-      row('first page drawn', 'firstPageMs', PAGE_TARGETS.firstPageMs),
-      row('all fields interactive', 'interactiveMs', PAGE_TARGETS.interactiveMs),
-    ]));
+    console.log(
+      `\n${report.pages}-page PDF, headless Chromium 1280×900, fresh context per run; median of ${report.runs.length} (ms from navigation start)`,
+    );
+    const row = (label: string, key: keyof Marks, target?: number) => [
+      label,
+      fixed(m[key], 0),
+      report.runs.map((r) => fixed(r[key], 0)).join(' '),
+      target ? `<= ${target}` : '',
+      target ? verdict(m[key], target) : '',
+    ];
+    console.log(
+      table(
+        ['measure', 'median', 'runs', 'target', ''],
+        [
+          row('DOM content loaded', 'domContentLoadedMs'),
+          row('signer view loaded', 'viewLoadedMs'),
+          row('pdf.js loaded', 'pdfjsLoadedMs'),
+          row('document opened', 'documentOpenedMs'),
+          row('first page drawn', 'firstPageMs', PAGE_TARGETS.firstPageMs),
+          row('all fields interactive', 'interactiveMs', PAGE_TARGETS.interactiveMs),
+        ],
+      ),
+    );
   }
   console.log('\nJavaScript of the page (gzip -9)');
-  console.log(table(['file', 'bytes', 'gzip KiB'], [
-    ...report.javascript.map((a) => [a.file, String(a.bytes), fixed(a.gzipBytes / 1024, 1)]),
-    ['page total', String(report.javascript.reduce((n, a) => n + a.bytes, 0)), `${fixed(report.bundleGzipKiB, 1)} (target <= ${PAGE_TARGETS.bundleGzipKiB}: ${verdict(report.bundleGzipKiB, PAGE_TARGETS.bundleGzipKiB)})`],
-    ...(report.worker ? [[`${report.worker.file} (pdf.js worker, separate)`, String(report.worker.bytes), fixed(report.worker.gzipBytes / 1024, 1)]] : []),
-    ...report.css.map((a) => [`${a.file} (CSS)`, String(a.bytes), fixed(a.gzipBytes / 1024, 1)]),
-  ]));
+  console.log(
+    table(
+      ['file', 'bytes', 'gzip KiB'],
+      [
+        ...report.javascript.map((a) => [a.file, String(a.bytes), fixed(a.gzipBytes / 1024, 1)]),
+        [
+          'page total',
+          String(report.javascript.reduce((n, a) => n + a.bytes, 0)),
+          `${fixed(report.bundleGzipKiB, 1)} (target <= ${PAGE_TARGETS.bundleGzipKiB}: ${verdict(report.bundleGzipKiB, PAGE_TARGETS.bundleGzipKiB)})`,
+        ],
+        ...(report.worker
+          ? [
+              [
+                `${report.worker.file} (pdf.js worker, separate)`,
+                String(report.worker.bytes),
+                fixed(report.worker.gzipBytes / 1024, 1),
+              ],
+            ]
+          : []),
+        ...report.css.map((a) => [`${a.file} (CSS)`, String(a.bytes), fixed(a.gzipBytes / 1024, 1)]),
+      ],
+    ),
+  );
 }

@@ -48,7 +48,11 @@ export async function timeAsync<T>(fn: () => Promise<T>): Promise<{ value: T; ms
  * The provider with its sign() timed: `take()` returns the milliseconds spent inside sign() since
  * the last take() (the token operation: session, login, key lookup, C_Sign, check, logout).
  */
-export function timedProvider(provider: SignatureProvider): { provider: SignatureProvider; take(): number; calls(): number } {
+export function timedProvider(provider: SignatureProvider): {
+  provider: SignatureProvider;
+  take(): number;
+  calls(): number;
+} {
   let spent = 0;
   let count = 0;
   return {
@@ -108,14 +112,25 @@ export function makeBigPdf(targetBytes: number, fill: (buf: Buffer) => void, pag
     pageNums.push(page);
     const data = Buffer.allocUnsafe(width * height * 3);
     fill(data);
-    objects.push({ num: image, dict: `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8`, stream: data });
-    objects.push({ num: content, dict: '', stream: `q 612 0 0 792 0 0 cm /Im0 Do Q\nBT /F1 24 Tf 72 740 Td (Page ${i + 1}) Tj ET\n` });
+    objects.push({
+      num: image,
+      dict: `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8`,
+      stream: data,
+    });
+    objects.push({
+      num: content,
+      dict: '',
+      stream: `q 612 0 0 792 0 0 cm /Im0 Do Q\nBT /F1 24 Tf 72 740 Td (Page ${i + 1}) Tj ET\n`,
+    });
     objects.push({
       num: page,
       body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${content} 0 R /Resources << /XObject << /Im0 ${image} 0 R >> /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>`,
     });
   }
-  objects.push({ num: 2, body: `<< /Type /Pages /Kids [${pageNums.map((n) => `${n} 0 R`).join(' ')}] /Count ${pages} >>` });
+  objects.push({
+    num: 2,
+    body: `<< /Type /Pages /Kids [${pageNums.map((n) => `${n} 0 R`).join(' ')}] /Count ${pages} >>`,
+  });
   objects.push({ num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' });
   const id = '<0123456789ABCDEF0123456789ABCDEF>';
   return buildPdf(objects, `/Root 1 0 R /ID [${id} ${id}]`);

@@ -1,7 +1,8 @@
 /**
  * The signing-engine benchmark (issue 3):
  *
- *   node --import tsx bench/signing.ts [--reps 20] [--warmup 3] [--big-mb 50] [--big-runs 5] [--chain-reps 10] [--profile]
+ * node --import tsx bench/signing.ts [--reps 20] [--warmup 3] [--big-mb 50] [--big-runs 5] [--chain-reps 10]
+ * [--profile]
  *
  * On a fresh SoftHSM2 token (test/support/softhsm.ts: RSA-2048 and P-256 keys), in one run:
  *   1. a 1-page PDF signed PAdES B-B into a new visible field, RSA then P-256: time per signature, time
@@ -22,10 +23,32 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pkcs11Module } from '../native/index.js';
-import { assertPrefix, createSignedData, embedSignature, PdfReader, prepareSignature, signPades, verifyPdf, type SignatureFieldChoice, type SignatureProvider } from '../pdf/index.js';
+import {
+  assertPrefix,
+  createSignedData,
+  embedSignature,
+  PdfReader,
+  prepareSignature,
+  signPades,
+  verifyPdf,
+  type SignatureFieldChoice,
+  type SignatureProvider,
+} from '../pdf/index.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
 import { createSoftHsm, type SoftHsm } from '../test/support/softhsm.js';
-import { MIB, makeBigPdf, openTokenSigner, round, stats, timeAsync, timedProvider, timeSync, VISIBLE_FIELD, type ChildReport, type Stats } from './signing-support.js';
+import {
+  MIB,
+  makeBigPdf,
+  openTokenSigner,
+  round,
+  stats,
+  timeAsync,
+  timedProvider,
+  timeSync,
+  VISIBLE_FIELD,
+  type ChildReport,
+  type Stats,
+} from './signing-support.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH_DIR);
@@ -64,7 +87,9 @@ function parseOptions(argv: readonly string[]): Options {
     },
   });
   const whole = (name: string, raw: string, min: number): number => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be a whole number >= ${min} (got "${raw}")`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min) {
+      throw new Error(`--${name} must be a whole number >= ${min} (got "${raw}")`);
+    }
     return Number(raw);
   };
   return {
@@ -81,7 +106,9 @@ function parseOptions(argv: readonly string[]): Options {
 
 function toolVersion(command: string, args: string[]): string | null {
   try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0]!.trim();
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')[0]!
+      .trim();
   } catch {
     return null;
   }
@@ -117,10 +144,12 @@ function watchOthers(): () => number | null {
   return () => {
     const systemNow = systemTicks();
     const ownNow = ownTicks();
-    if (!system || !systemNow || own === undefined || ownNow === undefined || systemNow.total === system.total) return null;
+    if (!system || !systemNow || own === undefined || ownNow === undefined || systemNow.total === system.total) {
+      return null;
+    }
     const cores = availableParallelism();
     const busy = ((systemNow.busy - system.busy) / (systemNow.total - system.total)) * cores;
-    const ours = ((ownNow - own) / ((systemNow.total - system.total) / cores));
+    const ours = (ownNow - own) / ((systemNow.total - system.total) / cores);
     return round(Math.max(0, busy - ours));
   };
 }
@@ -150,13 +179,19 @@ function machineInfo() {
 function qpdfCheckFile(path: string): { checked: boolean; ok: boolean; output: string } {
   const r = spawnSync('qpdf', ['--check', path], { encoding: 'utf8', maxBuffer: 16 * MIB });
   if (r.error) return { checked: false, ok: false, output: String(r.error) };
-  return { checked: true, ok: r.status === 0, output: `${r.stdout}${r.stderr}`.trim().split('\n').slice(-3).join(' / ') };
+  return {
+    checked: true,
+    ok: r.status === 0,
+    output: `${r.stdout}${r.stderr}`.trim().split('\n').slice(-3).join(' / '),
+  };
 }
 
 function assertValid(bytes: Uint8Array, signatures: number, what: string): void {
   const report = verifyPdf(bytes);
   if (!report.valid || report.signatures.length !== signatures) {
-    throw new Error(`${what}: verifyPdf says valid=${report.valid} with ${report.signatures.length} signature(s): ${JSON.stringify(report.signatures.map((s) => s.problems))}`);
+    throw new Error(
+      `${what}: verifyPdf says valid=${report.valid} with ${report.signatures.length} signature(s): ${JSON.stringify(report.signatures.map((s) => s.problems))}`,
+    );
   }
 }
 
@@ -174,7 +209,14 @@ async function runSmall(signer: SignatureProvider, key: 'RSA' | 'EC', options: O
   const pdf = makePdf({ pages: [{ text: 'One-page agreement' }] });
   const timed = timedProvider(signer);
   const signingTime = new Date();
-  const sign = () => signPades(pdf, timed.provider, { level: 'B-B', field: VISIBLE_FIELD, signingTime, name: `${key} signer`, reason: 'bench' });
+  const sign = () =>
+    signPades(pdf, timed.provider, {
+      level: 'B-B',
+      field: VISIBLE_FIELD,
+      signingTime,
+      name: `${key} signer`,
+      reason: 'bench',
+    });
   for (let i = 0; i < options.warmup; i++) await sign();
   timed.take();
   const total: number[] = [];
@@ -214,18 +256,39 @@ interface Phases {
   reference?: { sha256Ms: Stats; md5Ms: Stats; copyMs: Stats; compareMs: Stats };
 }
 
-async function measurePhases(bytes: Buffer, signer: SignatureProvider, reps: number, warmup: number, reference: boolean): Promise<Phases> {
+async function measurePhases(
+  bytes: Buffer,
+  signer: SignatureProvider,
+  reps: number,
+  warmup: number,
+  reference: boolean,
+): Promise<Phases> {
   const timed = timedProvider(signer);
   const field: SignatureFieldChoice = VISIBLE_FIELD;
   const signingTime = new Date();
-  const rows: Record<'open' | 'prepare' | 'cms' | 'token' | 'embed' | 'prefix' | 'sum' | 'sha' | 'md5' | 'copy' | 'compare', number[]> = {
-    open: [], prepare: [], cms: [], token: [], embed: [], prefix: [], sum: [], sha: [], md5: [], copy: [], compare: [],
+  const rows: Record<
+    'open' | 'prepare' | 'cms' | 'token' | 'embed' | 'prefix' | 'sum' | 'sha' | 'md5' | 'copy' | 'compare',
+    number[]
+  > = {
+    open: [],
+    prepare: [],
+    cms: [],
+    token: [],
+    embed: [],
+    prefix: [],
+    sum: [],
+    sha: [],
+    md5: [],
+    copy: [],
+    compare: [],
   };
   for (let i = 0; i < warmup + reps; i++) {
     const open = timeSync(() => PdfReader.open(bytes));
     const prepare = timeSync(() => prepareSignature(bytes, { field, signingTime, timestamp: false }));
     timed.take();
-    const cms = await timeAsync(() => createSignedData({ messageDigest: prepare.value.digest, signer: timed.provider }));
+    const cms = await timeAsync(() =>
+      createSignedData({ messageDigest: prepare.value.digest, signer: timed.provider }),
+    );
     const token = timed.take();
     const embed = timeSync(() => embedSignature(prepare.value, cms.value));
     const prefix = timeSync(() => assertPrefix(bytes, embed.value));
@@ -253,7 +316,16 @@ async function measurePhases(bytes: Buffer, signer: SignatureProvider, reps: num
     embedMs: stats(rows.embed),
     prefixCheckMs: stats(rows.prefix),
     sumMs: stats(rows.sum),
-    ...(reference ? { reference: { sha256Ms: stats(rows.sha), md5Ms: stats(rows.md5), copyMs: stats(rows.copy), compareMs: stats(rows.compare) } } : {}),
+    ...(reference
+      ? {
+          reference: {
+            sha256Ms: stats(rows.sha),
+            md5Ms: stats(rows.md5),
+            copyMs: stats(rows.copy),
+            compareMs: stats(rows.compare),
+          },
+        }
+      : {}),
   };
 }
 
@@ -275,42 +347,66 @@ interface BigResult {
   profile: string | null;
 }
 
-function runChild(hsm: SoftHsm, certId: string, input: string, output: string | undefined, nodeFlags: string[] = []): ChildReport {
-  const r = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', join(BENCH_DIR, 'signing-child.ts'), input, ...(output ? [output] : [])], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    maxBuffer: 16 * MIB,
-    env: {
-      ...process.env,
-      SOFTHSM2_CONF: hsm.confPath,
-      MOHAR_BENCH_MODULE: hsm.modulePath,
-      MOHAR_BENCH_SERIAL: hsm.tokenSerial,
-      MOHAR_BENCH_CERT_ID: certId,
-      MOHAR_BENCH_PIN: hsm.pin,
+function runChild(
+  hsm: SoftHsm,
+  certId: string,
+  input: string,
+  output: string | undefined,
+  nodeFlags: string[] = [],
+): ChildReport {
+  const r = spawnSync(
+    process.execPath,
+    [...nodeFlags, '--import', 'tsx', join(BENCH_DIR, 'signing-child.ts'), input, ...(output ? [output] : [])],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 16 * MIB,
+      env: {
+        ...process.env,
+        SOFTHSM2_CONF: hsm.confPath,
+        MOHAR_BENCH_MODULE: hsm.modulePath,
+        MOHAR_BENCH_SERIAL: hsm.tokenSerial,
+        MOHAR_BENCH_CERT_ID: certId,
+        MOHAR_BENCH_PIN: hsm.pin,
+      },
     },
-  });
+  );
   if (r.status !== 0) throw new Error(`signing-child exited with ${r.status ?? r.signal}: ${r.stderr || r.error}`);
   const line = r.stdout.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as ChildReport;
 }
 
-async function runBig(hsm: SoftHsm, signer: SignatureProvider, certId: string, dir: string, options: Options): Promise<BigResult> {
+async function runBig(
+  hsm: SoftHsm,
+  signer: SignatureProvider,
+  certId: string,
+  dir: string,
+  options: Options,
+): Promise<BigResult> {
   const pdf = makeBigPdf(options.bigMb * MIB, (b) => randomFillSync(b));
   const input = join(dir, 'big.pdf');
   const output = join(dir, 'big-signed.pdf');
   writeFileSync(input, pdf);
   const inputCheck = qpdfCheckFile(input);
-  if (inputCheck.checked && !inputCheck.ok) throw new Error(`qpdf --check refuses the ${options.bigMb} MB test PDF: ${inputCheck.output}`);
-  process.stdout.write(`  test file: ${(pdf.length / MIB).toFixed(1)} MiB, qpdf --check: ${inputCheck.checked ? 'ok' : 'not run (no qpdf)'}\n`);
+  if (inputCheck.checked && !inputCheck.ok) {
+    throw new Error(`qpdf --check refuses the ${options.bigMb} MB test PDF: ${inputCheck.output}`);
+  }
+  process.stdout.write(
+    `  test file: ${(pdf.length / MIB).toFixed(1)} MiB, qpdf --check: ${inputCheck.checked ? 'ok' : 'not run (no qpdf)'}\n`,
+  );
 
   const runs: ChildReport[] = [];
   for (let i = 0; i < options.bigRuns; i++) {
     runs.push(runChild(hsm, certId, input, i === 0 ? output : undefined));
-    process.stdout.write(`  child ${i + 1}/${options.bigRuns}: ${runs[i]!.signMs.toFixed(0)} ms, peak RSS ${(runs[i]!.maxRssBytes / MIB).toFixed(0)} MiB\n`);
+    process.stdout.write(
+      `  child ${i + 1}/${options.bigRuns}: ${runs[i]!.signMs.toFixed(0)} ms, peak RSS ${(runs[i]!.maxRssBytes / MIB).toFixed(0)} MiB\n`,
+    );
   }
   const signed = readFileSync(output);
   const signedCheck = qpdfCheckFile(output);
-  if (signedCheck.checked && !signedCheck.ok) throw new Error(`qpdf --check refuses the signed ${options.bigMb} MB PDF: ${signedCheck.output}`);
+  if (signedCheck.checked && !signedCheck.ok) {
+    throw new Error(`qpdf --check refuses the signed ${options.bigMb} MB PDF: ${signedCheck.output}`);
+  }
   assertValid(signed, 1, `${options.bigMb} MB`);
 
   let profile: string | null = null;
@@ -351,7 +447,12 @@ interface ChainResult {
   qpdfCheck: string;
 }
 
-async function runChain(rsa: SignatureProvider, ec: SignatureProvider, dir: string, options: Options): Promise<ChainResult> {
+async function runChain(
+  rsa: SignatureProvider,
+  ec: SignatureProvider,
+  dir: string,
+  options: Options,
+): Promise<ChainResult> {
   const pages = 200;
   const pdf = makePdf({ pages: Array.from({ length: pages }, (_, i) => ({ text: `Page ${i + 1} of the agreement` })) });
   const timedRsa = timedProvider(rsa);
@@ -374,14 +475,25 @@ async function runChain(rsa: SignatureProvider, ec: SignatureProvider, dir: stri
     const tokens: number[] = [];
     for (const [i, step] of steps.entries()) {
       step.provider.take();
-      const { value, ms } = await timeAsync(() => signPades(bytes, step.provider.provider, { level: 'B-B', field: step.field, signingTime, reason: `signature ${i + 1}` }));
+      const { value, ms } = await timeAsync(() =>
+        signPades(bytes, step.provider.provider, {
+          level: 'B-B',
+          field: step.field,
+          signingTime,
+          reason: `signature ${i + 1}`,
+        }),
+      );
       times.push(ms);
       tokens.push(step.provider.take());
       total += ms;
       bytes = value.bytes;
     }
     const v = timeSync(() => verifyPdf(bytes));
-    if (!v.value.valid || v.value.signatures.length !== 3) throw new Error(`200-page chain: verifyPdf says valid=${v.value.valid} with ${v.value.signatures.length} signature(s)`);
+    if (!v.value.valid || v.value.signatures.length !== 3) {
+      throw new Error(
+        `200-page chain: verifyPdf says valid=${v.value.valid} with ${v.value.signatures.length} signature(s)`,
+      );
+    }
     result = bytes;
     if (rep === 0) continue; // warm-up
     times.forEach((t, i) => sig[i as 0 | 1 | 2].push(t));
@@ -411,12 +523,21 @@ type Verdict = 'MET' | 'MISSED' | 'ERROR';
 
 function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-const ms = (s: Stats, digits = 1): [string, string, string] => [s.median.toFixed(digits), s.p90.toFixed(digits), String(s.n)];
-const mib = (s: Stats): [string, string, string] => [(s.median / MIB).toFixed(0), (s.p90 / MIB).toFixed(0), String(s.n)];
+const ms = (s: Stats, digits = 1): [string, string, string] => [
+  s.median.toFixed(digits),
+  s.p90.toFixed(digits),
+  String(s.n),
+];
+const mib = (s: Stats): [string, string, string] => [
+  (s.median / MIB).toFixed(0),
+  (s.p90 / MIB).toFixed(0),
+  String(s.n),
+];
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
@@ -424,16 +545,25 @@ async function main(): Promise<number> {
   const busyBefore = await busyCores();
   const loadBefore = loadavg().map((n) => round(n));
   const startedAt = new Date().toISOString();
-  console.log(`Mohar signing benchmark on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node} ${machine.platform}; ${machine.softhsm ? `SoftHSM ${machine.softhsm}` : 'SoftHSM ?'}`);
+  console.log(
+    `Mohar signing benchmark on ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node} ${machine.platform}; ${machine.softhsm ? `SoftHSM ${machine.softhsm}` : 'SoftHSM ?'}`,
+  );
   console.log(`load average ${loadBefore.join(' ')}; cores busy before start: ${busyBefore ?? 'unknown'}`);
   if (busyBefore !== null && busyBefore > DISTURBED_CORES) {
-    console.log(`WARNING: other processes were keeping ${busyBefore} of ${machine.cores} cores busy before the start: times will be high and noisy.`);
+    console.log(
+      `WARNING: other processes were keeping ${busyBefore} of ${machine.cores} cores busy before the start: times will be high and noisy.`,
+    );
   }
 
   const errors: Record<string, string> = {};
   /** Cores other processes kept busy during each section (null where /proc cannot tell). */
   const othersCores: Record<string, number | null> = {};
-  const results: { small?: SmallResult[]; big?: BigResult; chain?: ChainResult; signerSetupMs?: Record<string, number> } = {};
+  const results: {
+    small?: SmallResult[];
+    big?: BigResult;
+    chain?: ChainResult;
+    signerSetupMs?: Record<string, number>;
+  } = {};
   const hsm = createSoftHsm();
   const dir = mkdtempSync(join(tmpdir(), 'mohar-bench-signing-'));
   let module: Pkcs11Module | undefined;
@@ -453,12 +583,21 @@ async function main(): Promise<number> {
     const endSection = (name: string, watch: () => number | null): void => {
       const cores = watch();
       othersCores[name] = cores;
-      if (cores !== null) console.log(`  other processes kept ${cores} cores busy meanwhile${cores > DISTURBED_CORES ? ' (DISTURBED: these numbers are high and noisy)' : ''}`);
+      if (cores !== null) {
+        console.log(
+          `  other processes kept ${cores} cores busy meanwhile${cores > DISTURBED_CORES ? ' (DISTURBED: these numbers are high and noisy)' : ''}`,
+        );
+      }
     };
-    console.log(`\n== 1. one page, PAdES B-B, visible field: ${options.reps} signatures per key after ${options.warmup} warm-up`);
+    console.log(
+      `\n== 1. one page, PAdES B-B, visible field: ${options.reps} signatures per key after ${options.warmup} warm-up`,
+    );
     let watch = watchOthers();
     results.small = [];
-    for (const [key, signer] of [['RSA', rsa], ['EC', ec]] as const) {
+    for (const [key, signer] of [
+      ['RSA', rsa],
+      ['EC', ec],
+    ] as const) {
       try {
         results.small.push(await runSmall(signer, key, options));
       } catch (error) {
@@ -519,7 +658,12 @@ async function main(): Promise<number> {
     rows.push([`${size}: token sign() (ms)`, ...ms(big.tokenMs), '', '']);
     rows.push([`${size}: SHA-256 of the file (ms)`, ...ms(big.sha256Ms), '', '']);
     rows.push([`${size}: signature / SHA-256`, ...ms(big.ratio, 2), `<= ${TARGETS.bigRatio}`, verdicts.bigRatio]);
-    rows.push([`${size}: peak RSS (MiB)`, ...mib(big.peakRssBytes), `<= ${(big.rssLimitBytes / MIB).toFixed(0)}`, verdicts.bigPeakRss]);
+    rows.push([
+      `${size}: peak RSS (MiB)`,
+      ...mib(big.peakRssBytes),
+      `<= ${(big.rssLimitBytes / MIB).toFixed(0)}`,
+      verdicts.bigPeakRss,
+    ]);
     rows.push([`${size}: RSS before reading (MiB)`, ...mib(big.rssBeforeReadBytes), '', '']);
   } else {
     verdicts.bigRatio = 'ERROR';
@@ -529,7 +673,9 @@ async function main(): Promise<number> {
   const chain = results.chain;
   if (chain) {
     const names = ['RSA', 'P-256', 'RSA'];
-    chain.signatureMs.forEach((s, i) => rows.push([`200 pages: signature ${i + 1} ${names[i]} (ms)`, ...ms(s), '', '']));
+    chain.signatureMs.forEach((s, i) =>
+      rows.push([`200 pages: signature ${i + 1} ${names[i]} (ms)`, ...ms(s), '', '']),
+    );
     rows.push(['200 pages: chain of 3 (ms)', ...ms(chain.chainMs), '', '']);
     rows.push(['200 pages: verifyPdf (ms)', ...ms(chain.verifyMs), '', '']);
   } else {
@@ -540,27 +686,66 @@ async function main(): Promise<number> {
   const phaseRows: string[][] = [];
   const addPhases = (label: string, p: Phases): void => {
     const cells = (s: Stats): string => s.median.toFixed(1);
-    phaseRows.push([label, cells(p.readerOpenMs), cells(p.prepareMs), cells(p.cmsWithoutTokenMs), cells(p.tokenMs), cells(p.embedMs), cells(p.prefixCheckMs), cells(p.sumMs)]);
+    phaseRows.push([
+      label,
+      cells(p.readerOpenMs),
+      cells(p.prepareMs),
+      cells(p.cmsWithoutTokenMs),
+      cells(p.tokenMs),
+      cells(p.embedMs),
+      cells(p.prefixCheckMs),
+      cells(p.sumMs),
+    ]);
   };
   for (const s of results.small ?? []) addPhases(`1 page ${s.key}`, s.phases);
   if (big) addPhases(`${(big.fileBytes / MIB).toFixed(1)} MiB RSA`, big.phases);
   if (phaseRows.length > 0) {
-    console.log(`\nwhere the time goes (medians, ms, in this process; signPdf's steps called one by one; prepareSignature includes its own reader open):`);
-    console.log(table(['file', 'PdfReader.open', 'prepareSignature', 'CMS w/o token', 'token sign()', 'embedSignature', 'assertPrefix', 'sum'], phaseRows));
+    console.log(
+      `\nwhere the time goes (medians, ms, in this process; signPdf's steps called one by one; prepareSignature includes its own reader open):`,
+    );
+    console.log(
+      table(
+        [
+          'file',
+          'PdfReader.open',
+          'prepareSignature',
+          'CMS w/o token',
+          'token sign()',
+          'embedSignature',
+          'assertPrefix',
+          'sum',
+        ],
+        phaseRows,
+      ),
+    );
   }
   if (big?.phases.reference) {
     const r = big.phases.reference;
-    console.log(`one pass over the ${(big.fileBytes / MIB).toFixed(1)} MiB file: SHA-256 ${r.sha256Ms.median.toFixed(1)} ms, MD5 ${r.md5Ms.median.toFixed(1)} ms, copy ${r.copyMs.median.toFixed(1)} ms, compare ${r.compareMs.median.toFixed(1)} ms`);
+    console.log(
+      `one pass over the ${(big.fileBytes / MIB).toFixed(1)} MiB file: SHA-256 ${r.sha256Ms.median.toFixed(1)} ms, MD5 ${r.md5Ms.median.toFixed(1)} ms, copy ${r.copyMs.median.toFixed(1)} ms, compare ${r.compareMs.median.toFixed(1)} ms`,
+    );
   }
 
   const loadAfter = loadavg().map((n) => round(n));
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z');
   const file = join(RESULTS_DIR, `signing-${stamp}.json`);
-  writeFileSync(file, `${JSON.stringify({ section: 'signing', startedAt, machine: { ...machine, busyCoresBefore: busyBefore, loadBefore, loadAfter, othersCores }, options, targets: TARGETS, verdicts, errors, ...results }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ section: 'signing', startedAt, machine: { ...machine, busyCoresBefore: busyBefore, loadBefore, loadAfter, othersCores }, options, targets: TARGETS, verdicts, errors, ...results }, null, 2)}\n`,
+  );
   console.log(`\nresults: ${file}`);
-  const disturbedSections = Object.entries(othersCores).filter(([, c]) => c !== null && c > DISTURBED_CORES).map(([n]) => n);
-  if (disturbedSections.length > 0) console.log(`WARNING: other processes competed for the CPU during ${disturbedSections.join(', ')}: run again on a quiet machine before judging those numbers.`);
+  const disturbedSections = Object.entries(othersCores)
+    .filter(([, c]) => c !== null && c > DISTURBED_CORES)
+    .map(([n]) => n);
+  if (disturbedSections.length > 0) {
+    console.log(
+      `WARNING: other processes competed for the CPU during ${disturbedSections.join(', ')}: run again on a quiet machine before judging those numbers.`,
+    );
+  }
   const failed = Object.keys(errors);
   if (failed.length > 0) console.log(`FAILED: ${failed.join(', ')} (see errors above)`);
   return failed.length > 0 ? 1 : 0;

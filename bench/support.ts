@@ -40,7 +40,11 @@ export function databasesOf(options: Pick<BenchOptions, 'only'>): DatabaseChoice
  * One benchmark per database, in turn. A database whose run throws is reported through `failed` (its message)
  * and the others still run, so one broken database never hides the other's figures.
  */
-export async function perDatabase<R>(options: Pick<BenchOptions, 'only'>, bench: (kind: DatabaseChoice) => Promise<R>, failed: (kind: DatabaseChoice, error: unknown) => R): Promise<R[]> {
+export async function perDatabase<R>(
+  options: Pick<BenchOptions, 'only'>,
+  bench: (kind: DatabaseChoice) => Promise<R>,
+  failed: (kind: DatabaseChoice, error: unknown) => R,
+): Promise<R[]> {
   const runs: R[] = [];
   for (const kind of databasesOf(options)) {
     try {
@@ -80,7 +84,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions {
 }
 
 function wholeNumber(name: string, raw: string, min: number): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be a whole number >= ${min} (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min) {
+    throw new Error(`${name} must be a whole number >= ${min} (got "${raw}")`);
+  }
   return Number(raw);
 }
 
@@ -108,7 +114,10 @@ export interface LoadTarget {
   readonly method?: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
   readonly body?: string;
-  /** autocannon replaces `[<id>]` in the request (headers and body) with a fresh id per request, e.g. an Idempotency-Key. */
+  /**
+   * autocannon replaces `[<id>]` in the request (headers and body) with a fresh id per request, e.g. an
+   * Idempotency-Key.
+   */
   readonly idReplacement?: boolean;
 }
 
@@ -153,7 +162,11 @@ async function cannon(target: LoadTarget, connections: number, duration: number)
 
 type MeasureOptions = Pick<BenchOptions, 'connections' | 'duration' | 'warmup' | 'retries'>;
 
-async function measureOnce(target: LoadTarget, options: MeasureOptions, dbPids: () => Promise<readonly number[]>): Promise<LoadResult> {
+async function measureOnce(
+  target: LoadTarget,
+  options: MeasureOptions,
+  dbPids: () => Promise<readonly number[]>,
+): Promise<LoadResult> {
   let warmupFailures = 0;
   if (options.warmup > 0) {
     const warm = await cannon(target, options.connections, options.warmup);
@@ -185,10 +198,16 @@ async function measureOnce(target: LoadTarget, options: MeasureOptions, dbPids: 
  * processes disturbed is repeated after waiting for quiet, keeping the least disturbed; a run
  * with errors is returned at once.
  */
-export async function measure(target: LoadTarget, options: MeasureOptions, dbPids: () => Promise<readonly number[]> = async () => []): Promise<LoadResult> {
+export async function measure(
+  target: LoadTarget,
+  options: MeasureOptions,
+  dbPids: () => Promise<readonly number[]> = async () => [],
+): Promise<LoadResult> {
   let best = await measureOnce(target, options, dbPids);
   for (let attempt = 2; attempt <= options.retries + 1 && !best.failed && disturbed(best); attempt++) {
-    process.stdout.write(`    disturbed (other processes took ${best.cpu?.cores.others} cores); waiting for quiet and repeating…\n`);
+    process.stdout.write(
+      `    disturbed (other processes took ${best.cpu?.cores.others} cores); waiting for quiet and repeating…\n`,
+    );
     await waitForQuiet(60);
     const next = await measureOnce(target, options, dbPids);
     const others = (r: LoadResult): number => r.cpu?.cores.others ?? 0;
@@ -199,7 +218,8 @@ export async function measure(target: LoadTarget, options: MeasureOptions, dbPid
 
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -210,7 +230,10 @@ export function fixed(value: number, digits = 0): string {
 /** Writes bench/results/<section>-<UTC date and time>.json (bench/results is git-ignored). */
 export async function writeResults(section: string, data: unknown): Promise<string> {
   await mkdir(RESULTS_DIR, { recursive: true });
-  const stamp = new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z');
   const file = join(RESULTS_DIR, `${section}-${stamp}.json`);
   await writeFile(file, `${JSON.stringify(data, null, 2)}\n`);
   return file;
@@ -219,7 +242,9 @@ export async function writeResults(section: string, data: unknown): Promise<stri
 /** PostgreSQL backends serving this database: their CPU is part of the server's cost. */
 export async function backendPids(ctx: Context): Promise<number[]> {
   if (ctx.dialect !== 'postgres') return [];
-  const r = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(ctx.db);
+  const r = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(
+    ctx.db,
+  );
   return r.rows.map((row) => row.pid);
 }
 

@@ -13,7 +13,18 @@ import { openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
 import { CREATE_BODY } from './server-api.js';
-import { backendPids, perDatabase, disturbed, engineVersion, fixed, measure, table, type BenchOptions, type DatabaseChoice, type LoadResult } from './support.js';
+import {
+  backendPids,
+  perDatabase,
+  disturbed,
+  engineVersion,
+  fixed,
+  measure,
+  table,
+  type BenchOptions,
+  type DatabaseChoice,
+  type LoadResult,
+} from './support.js';
 
 export const TEMPLATE_TARGETS = { instantiateVsCreate: 0.5 } as const;
 
@@ -23,7 +34,10 @@ const ROLES = [
   { role_key: 'witness', label: 'Witness', role: 'approver' },
 ];
 
-/** 20 fields: a Signature per signer, then Text, Date, Number, Checkbox fields spread over two pages and the three roles. */
+/**
+ * 20 fields: a Signature per signer, then Text, Date, Number, Checkbox fields spread over two pages and the three
+ * roles.
+ */
 export function benchFields(): Record<string, unknown>[] {
   const fields: Record<string, unknown>[] = [
     { role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50 },
@@ -32,14 +46,28 @@ export function benchFields(): Record<string, unknown>[] {
   const types = [8, 11, 10, 9, 4, 3];
   for (let i = 0; fields.length < 20; i++) {
     const type = types[i % types.length]!;
-    fields.push({ ...(type === 8 ? { field_key: `text_${i}` } : {}), role_key: ROLES[i % 3]!.role_key === 'witness' && [4, 3].includes(type) ? 'seller' : ROLES[i % 3]!.role_key, field_type: type, page_number: 1 + (i % 2), x: 40 + (i % 4) * 130, y: 60 + Math.floor(i / 4) * 40, width: 120, height: 20, label: `Field ${i}` });
+    fields.push({
+      ...(type === 8 ? { field_key: `text_${i}` } : {}),
+      role_key: ROLES[i % 3]!.role_key === 'witness' && [4, 3].includes(type) ? 'seller' : ROLES[i % 3]!.role_key,
+      field_type: type,
+      page_number: 1 + (i % 2),
+      x: 40 + (i % 4) * 130,
+      y: 60 + Math.floor(i / 4) * 40,
+      width: 120,
+      height: 20,
+      label: `Field ${i}`,
+    });
   }
   return fields;
 }
 
 export const INSTANTIATE_BODY = JSON.stringify({
   title: 'bench instantiate',
-  recipients: { seller: { name: 'Asha Rao', email: 'asha@example.com' }, buyer: { name: 'Vikram Shah', email: 'vikram@example.com' }, witness: { name: 'Kiran', email: 'kiran@example.com' } },
+  recipients: {
+    seller: { name: 'Asha Rao', email: 'asha@example.com' },
+    buyer: { name: 'Vikram Shah', email: 'vikram@example.com' },
+    witness: { name: 'Kiran', email: 'kiran@example.com' },
+  },
   field_values: { text_0: 'filled' },
 });
 
@@ -60,10 +88,19 @@ export interface TemplateReport {
 
 async function createBenchTemplate(base: string, key: string): Promise<string> {
   const form = new FormData();
-  form.append('template', JSON.stringify({ name: 'Bench sale', roles: ROLES, documents: [{ file: 'contract', fields: benchFields() }] }));
+  form.append(
+    'template',
+    JSON.stringify({ name: 'Bench sale', roles: ROLES, documents: [{ file: 'contract', fields: benchFields() }] }),
+  );
   form.append('contract', new Blob([makePdf({ pages: 2 })], { type: 'application/pdf' }), 'sale.pdf');
-  const response = await fetch(`${base}${API_BASE}/templates`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
-  if (response.status !== 201) throw new Error(`creating the bench template answered ${response.status}: ${await response.text()}`);
+  const response = await fetch(`${base}${API_BASE}/templates`, {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    body: form,
+  });
+  if (response.status !== 201) {
+    throw new Error(`creating the bench template answered ${response.status}: ${await response.text()}`);
+  }
   return ((await response.json()) as { template_id: string }).template_id;
 }
 
@@ -74,10 +111,21 @@ function cost(r: LoadResult): number {
 async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promise<TemplateRun> {
   const database = await createTestDatabase(kind);
   try {
-    const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_HOST: '127.0.0.1', MOHAR_PORT: '0', MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000' });
+    const config = parseConfig({
+      MOHAR_DATA_DIR: database.dataDir,
+      MOHAR_DATABASE_URL: database.databaseUrl,
+      MOHAR_HOST: '127.0.0.1',
+      MOHAR_PORT: '0',
+      MOHAR_LOG_LEVEL: 'warn',
+      MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000',
+    });
     const runtime = await openRuntime(config);
     try {
-      const account = await createAccount(runtime.ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
+      const account = await createAccount(runtime.ctx, {
+        name: 'Bench',
+        email: 'bench@example.com',
+        password: 'bench-password-0123',
+      });
       const { api_key: key } = await generateApiKey(runtime.ctx, account.accountId, 'live');
       const app = await buildApp(runtime.ctx);
       await app.listen({ host: '127.0.0.1', port: 0 });
@@ -89,15 +137,35 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
         const templateId = await createBenchTemplate(base, key);
         const results: LoadResult[] = [];
         for (const target of [
-          { name: 'create', url: `${base}${API_BASE}/envelopes`, method: 'POST' as const, headers: json, body: CREATE_BODY },
-          { name: 'instantiate', url: `${base}${API_BASE}/templates/${templateId}/instantiate`, method: 'POST' as const, headers: { ...json, 'idempotency-key': 'bench-[<id>]' }, body: INSTANTIATE_BODY, idReplacement: true },
+          {
+            name: 'create',
+            url: `${base}${API_BASE}/envelopes`,
+            method: 'POST' as const,
+            headers: json,
+            body: CREATE_BODY,
+          },
+          {
+            name: 'instantiate',
+            url: `${base}${API_BASE}/templates/${templateId}/instantiate`,
+            method: 'POST' as const,
+            headers: { ...json, 'idempotency-key': 'bench-[<id>]' },
+            body: INSTANTIATE_BODY,
+            idReplacement: true,
+          },
         ]) {
           process.stdout.write(`  ${kind}: ${target.name} (${options.warmup}s warm-up + ${options.duration}s)…\n`);
           results.push(await measure(target, options, () => backendPids(runtime.ctx)));
         }
         const [create, instantiate] = results as [LoadResult, LoadResult];
         const ratio = instantiate.reqPerSec / create.reqPerSec;
-        return { database: kind, engine: await engineVersion(runtime.ctx), results, ratio, cpuRatio: cost(create) / cost(instantiate), targetMet: ratio >= TEMPLATE_TARGETS.instantiateVsCreate };
+        return {
+          database: kind,
+          engine: await engineVersion(runtime.ctx),
+          results,
+          ratio,
+          cpuRatio: cost(create) / cost(instantiate),
+          targetMet: ratio >= TEMPLATE_TARGETS.instantiateVsCreate,
+        };
       } finally {
         await new Promise((resolve) => setTimeout(resolve, 500));
         await app.close();
@@ -111,7 +179,16 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
 }
 
 export async function runTemplates(options: BenchOptions): Promise<TemplateReport> {
-  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options), (kind, error): TemplateRun => ({ database: kind, engine: kind, error: error instanceof Error ? error.message : String(error), results: [] }));
+  const runs = await perDatabase(
+    options,
+    (kind) => benchDatabase(kind, options),
+    (kind, error): TemplateRun => ({
+      database: kind,
+      engine: kind,
+      error: error instanceof Error ? error.message : String(error),
+      results: [],
+    }),
+  );
   return { runs, ok: runs.every((r) => r.error === undefined && r.results.every((x) => !x.failed)) };
 }
 
@@ -123,13 +200,37 @@ export function printTemplates(report: TemplateReport): void {
       continue;
     }
     const rows = run.results.map((r) => [
-      r.name, fixed(r.reqPerSec), fixed(r.latencyP99Ms), fixed(r.requests), `${r.non2xx}/${r.errors}/${r.timeouts}`,
-      r.cpu ? fixed(r.cpu.serverUsPerRequest, 1) : '-', r.cpu ? fixed(r.cpu.dbUsPerRequest, 1) : '-',
+      r.name,
+      fixed(r.reqPerSec),
+      fixed(r.latencyP99Ms),
+      fixed(r.requests),
+      `${r.non2xx}/${r.errors}/${r.timeouts}`,
+      r.cpu ? fixed(r.cpu.serverUsPerRequest, 1) : '-',
+      r.cpu ? fixed(r.cpu.dbUsPerRequest, 1) : '-',
       r.cpu ? `${fixed(r.cpu.cores.bench, 2)}/${fixed(r.cpu.cores.db, 2)}/${fixed(r.cpu.cores.others, 2)}` : '-',
-      r.failed ? `FAILED ${JSON.stringify(r.statusCodes)}` : `ok${disturbed(r) ? ', DISTURBED' : ''}${r.attempts > 1 ? ` (best of ${r.attempts})` : ''}`,
+      r.failed
+        ? `FAILED ${JSON.stringify(r.statusCodes)}`
+        : `ok${disturbed(r) ? ', DISTURBED' : ''}${r.attempts > 1 ? ` (best of ${r.attempts})` : ''}`,
     ]);
-    console.log(table(['route', 'req/s', 'p99 ms', 'requests', 'non2xx/err/timeout', 'server µs/req', 'db µs/req', 'cores bench/db/others', 'run'], rows));
+    console.log(
+      table(
+        [
+          'route',
+          'req/s',
+          'p99 ms',
+          'requests',
+          'non2xx/err/timeout',
+          'server µs/req',
+          'db µs/req',
+          'cores bench/db/others',
+          'run',
+        ],
+        rows,
+      ),
+    );
     if (run.ratio === undefined) continue;
-    console.log(`  instantiate/create = ${fixed(run.ratio, 3)} (by CPU per request ${fixed(run.cpuRatio ?? Number.NaN, 3)})  target >= ${TEMPLATE_TARGETS.instantiateVsCreate}: ${run.targetMet ? 'met' : 'MISSED'}`);
+    console.log(
+      `  instantiate/create = ${fixed(run.ratio, 3)} (by CPU per request ${fixed(run.cpuRatio ?? Number.NaN, 3)})  target >= ${TEMPLATE_TARGETS.instantiateVsCreate}: ${run.targetMet ? 'met' : 'MISSED'}`,
+    );
   }
 }

@@ -19,10 +19,12 @@ const arrivals = new Map<string, number>();
 function valid(headers: Record<string, string | string[] | undefined>, body: Buffer): boolean {
   const timestamp = String(headers['x-service-timestamp']);
   const want = Buffer.from(webhookSignature(secret, timestamp, body), 'hex');
-  return String(headers['x-service-signature']).split(',').some((candidate) => {
-    const hex = candidate.trim().replace(/^sha256=/, '');
-    return hex.length === 64 && timingSafeEqual(Buffer.from(hex, 'hex'), want);
-  });
+  return String(headers['x-service-signature'])
+    .split(',')
+    .some((candidate) => {
+      const hex = candidate.trim().replace(/^sha256=/, '');
+      return hex.length === 64 && timingSafeEqual(Buffer.from(hex, 'hex'), want);
+    });
 }
 
 const server = createServer({ keepAliveTimeout: 30_000 }, (request, response) => {

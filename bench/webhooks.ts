@@ -31,7 +31,15 @@ import { registerWebhook } from '../server/webhooks/register-endpoint.js';
 import { webhookWorkerFor } from '../server/webhooks/worker.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { DISTURBED_CORES, startCpuAccount, waitForQuiet, type CpuAccount } from './cpu.js';
-import { backendPids, databasesOf, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
+import {
+  backendPids,
+  databasesOf,
+  engineVersion,
+  fixed,
+  table,
+  type BenchOptions,
+  type DatabaseChoice,
+} from './support.js';
 
 /** The issue's targets, binding on SQLite; PostgreSQL is reported against them. */
 export const WEBHOOK_TARGETS = { deliveriesPerSec: 500, steadyEventsPerSec: 200, p99Ms: 250 } as const;
@@ -56,10 +64,26 @@ export interface WebhookRun {
   database: DatabaseChoice;
   engine: string;
   error?: string;
-  /** cpu: the server's event-loop thread and the database processes per delivery, and the cores others took meanwhile. */
-  drain?: { events: number; recordMs: number; recordedPerSec: number; deliverMs: number; deliveriesPerSec: number; cpu: CpuAccount | undefined };
+  /**
+   * cpu: the server's event-loop thread and the database processes per delivery, and the cores others took meanwhile.
+   */
+  drain?: {
+    events: number;
+    recordMs: number;
+    recordedPerSec: number;
+    deliverMs: number;
+    deliveriesPerSec: number;
+    cpu: CpuAccount | undefined;
+  };
   /** latency: from the commit of the event; fromStart: from the start of the transaction that recorded it. */
-  steady?: { events: number; targetRate: number; achievedRate: number; latency: LatencyStats; fromStart: LatencyStats; cpu: CpuAccount | undefined };
+  steady?: {
+    events: number;
+    targetRate: number;
+    achievedRate: number;
+    latency: LatencyStats;
+    fromStart: LatencyStats;
+    cpu: CpuAccount | undefined;
+  };
   receiver?: { invalidSignatures: number; duplicates: number };
   check?: { deliveries: Record<string, number>; attempts: number };
   targetsMet?: { deliveriesPerSec: boolean; p99: boolean };
@@ -89,21 +113,27 @@ interface Receiver {
 }
 
 async function startReceiver(): Promise<Receiver> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(fileURLToPath(new URL('./webhook-receiver.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m: { type: string; port: number }) => (m.type === 'ready' ? resolve(m.port) : reject(new Error('receiver: unexpected message'))));
+    child.once('message', (m: { type: string; port: number }) =>
+      m.type === 'ready' ? resolve(m.port) : reject(new Error('receiver: unexpected message')),
+    );
     child.once('exit', (code) => reject(new Error(`the receiver exited (${code})`)));
   });
-  const next = <T>(type: string, limitMs: number): Promise<T> => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${type} from the receiver within ${limitMs} ms`)), limitMs);
-    const listener = (m: { type: string }) => {
-      if (m.type !== type) return;
-      clearTimeout(timer);
-      child.off('message', listener);
-      resolve(m as T);
-    };
-    child.on('message', listener);
-  });
+  const next = <T>(type: string, limitMs: number): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${type} from the receiver within ${limitMs} ms`)), limitMs);
+      const listener = (m: { type: string }) => {
+        if (m.type !== type) return;
+        clearTimeout(timer);
+        child.off('message', listener);
+        resolve(m as T);
+      };
+      child.on('message', listener);
+    });
   return {
     port,
     send: (message) => child.send(message),
@@ -147,13 +177,22 @@ async function dbCpuSeconds(ctx: Context): Promise<() => Promise<number>> {
 }
 
 /** startCpuAccount's figures with the database part from dbCpuSeconds. */
-function withDbCpu(cpu: CpuAccount | undefined, dbSeconds: number, seconds: number, deliveries: number): CpuAccount | undefined {
+function withDbCpu(
+  cpu: CpuAccount | undefined,
+  dbSeconds: number,
+  seconds: number,
+  deliveries: number,
+): CpuAccount | undefined {
   if (!cpu) return undefined;
   const missed = dbSeconds - (cpu.dbUsPerRequest * deliveries) / 1e6;
   return {
     ...cpu,
     dbUsPerRequest: round((dbSeconds / deliveries) * 1e6),
-    cores: { ...cpu.cores, db: round(dbSeconds / seconds, 2), others: round(Math.max(0, cpu.cores.others - missed / seconds), 2) },
+    cores: {
+      ...cpu.cores,
+      db: round(dbSeconds / seconds, 2),
+      others: round(Math.max(0, cpu.cores.others - missed / seconds), 2),
+    },
   };
 }
 
@@ -161,21 +200,52 @@ async function benchDatabase(kind: DatabaseChoice): Promise<WebhookRun> {
   const database = await createTestDatabase(kind);
   const receiver = await startReceiver();
   try {
-    const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_LOG_LEVEL: 'warn', MOHAR_WEBHOOK_ALLOW_PRIVATE: '1' });
+    const config = parseConfig({
+      MOHAR_DATA_DIR: database.dataDir,
+      MOHAR_DATABASE_URL: database.databaseUrl,
+      MOHAR_LOG_LEVEL: 'warn',
+      MOHAR_WEBHOOK_ALLOW_PRIVATE: '1',
+    });
     const runtime = await openRuntime(config);
     const ctx: Context = runtime.ctx;
     try {
       const engine = await engineVersion(ctx);
-      const { accountId } = await createAccount(ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
+      const { accountId } = await createAccount(ctx, {
+        name: 'Bench',
+        email: 'bench@example.com',
+        password: 'bench-password-0123',
+      });
       const webhook = await registerWebhook(ctx, accountId, `http://127.0.0.1:${receiver.port}/hooks`);
       receiver.send({ type: 'secret', secret: webhook.webhook_secret });
       const envelopes: string[] = [];
-      for (let i = 0; i < ENVELOPES; i++) envelopes.push((await createEnvelope(ctx, accountId, { title: `Bench ${i}`, recipients: [{ name: 'Asha', email: 'asha@example.com' }] })).id);
+      for (let i = 0; i < ENVELOPES; i++) {
+        envelopes.push(
+          (
+            await createEnvelope(ctx, accountId, {
+              title: `Bench ${i}`,
+              recipients: [{ name: 'Asha', email: 'asha@example.com' }],
+            })
+          ).id,
+        );
+      }
       let n = 0;
       const record = async (): Promise<string> => {
         const envelopeId = envelopes[n++ % envelopes.length]!;
-        return ctx.db.transaction().execute(async (trx) =>
-          (await recordEvent(trx, accountId, envelopeId, 'recipient.viewed', { envelope: { id: envelopeId, title: 'Bench', status: 'sent', external_id: null, metadata: null } }, new Date().toISOString())).id);
+        return ctx.db
+          .transaction()
+          .execute(
+            async (trx) =>
+              (
+                await recordEvent(
+                  trx,
+                  accountId,
+                  envelopeId,
+                  'recipient.viewed',
+                  { envelope: { id: envelopeId, title: 'Bench', status: 'sent', external_id: null, metadata: null } },
+                  new Date().toISOString(),
+                )
+              ).id,
+          );
       };
 
       // 1. drain
@@ -207,11 +277,16 @@ async function benchDatabase(kind: DatabaseChoice): Promise<WebhookRun> {
       let recorded = 0;
       const inFlight = new Set<Promise<void>>();
       while (recorded < EVENTS) {
-        const due = Math.min(EVENTS, Math.floor(((now() - steadyStart) / 1000) * WEBHOOK_TARGETS.steadyEventsPerSec) + 1);
+        const due = Math.min(
+          EVENTS,
+          Math.floor(((now() - steadyStart) / 1000) * WEBHOOK_TARGETS.steadyEventsPerSec) + 1,
+        );
         while (recorded < due) {
           if (inFlight.size >= 32) await Promise.race(inFlight);
           const started = now();
-          const one: Promise<void> = record().then((id) => void starts.set(id, { started, committed: now() })).finally(() => inFlight.delete(one));
+          const one: Promise<void> = record()
+            .then((id) => void starts.set(id, { started, committed: now() }))
+            .finally(() => inFlight.delete(one));
           inFlight.add(one);
           recorded++;
         }
@@ -226,7 +301,11 @@ async function benchDatabase(kind: DatabaseChoice): Promise<WebhookRun> {
 
       const latencies = [...starts].map(([id, t]) => (second.arrivals.get(id) ?? NaN) - t.committed);
       const fromStart = [...starts].map(([id, t]) => (second.arrivals.get(id) ?? NaN) - t.started);
-      const states = await ctx.db.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+      const states = await ctx.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute();
       const attempts = await sql<{ n: number | string }>`select count(*) as n from webhook_attempts`.execute(ctx.db);
       const deliveries = Object.fromEntries(states.map((s) => [s.status, Number(s.n)]));
       const attemptCount = Number(attempts.rows[0]?.n ?? 0);
@@ -234,15 +313,38 @@ async function benchDatabase(kind: DatabaseChoice): Promise<WebhookRun> {
       const deliveriesPerSec = round(EVENTS / (deliverMs / 1000));
       const invalid = first.invalid + second.invalid;
       const duplicates = first.duplicates + second.duplicates;
-      const ok = invalid === 0 && duplicates === 0 && deliveries.succeeded === 2 * EVENTS && Object.keys(deliveries).length === 1 && attemptCount === 2 * EVENTS && latencies.every(Number.isFinite);
+      const ok =
+        invalid === 0 &&
+        duplicates === 0 &&
+        deliveries.succeeded === 2 * EVENTS &&
+        Object.keys(deliveries).length === 1 &&
+        attemptCount === 2 * EVENTS &&
+        latencies.every(Number.isFinite);
       return {
         database: kind,
         engine,
-        drain: { events: EVENTS, recordMs: round(recordMs, 0), recordedPerSec: round(EVENTS / (recordMs / 1000)), deliverMs: round(deliverMs, 0), deliveriesPerSec, cpu: drainCpuUsed },
-        steady: { events: EVENTS, targetRate: WEBHOOK_TARGETS.steadyEventsPerSec, achievedRate: round(EVENTS / (producedMs / 1000)), latency, fromStart: stats(fromStart), cpu: steadyCpuUsed },
+        drain: {
+          events: EVENTS,
+          recordMs: round(recordMs, 0),
+          recordedPerSec: round(EVENTS / (recordMs / 1000)),
+          deliverMs: round(deliverMs, 0),
+          deliveriesPerSec,
+          cpu: drainCpuUsed,
+        },
+        steady: {
+          events: EVENTS,
+          targetRate: WEBHOOK_TARGETS.steadyEventsPerSec,
+          achievedRate: round(EVENTS / (producedMs / 1000)),
+          latency,
+          fromStart: stats(fromStart),
+          cpu: steadyCpuUsed,
+        },
         receiver: { invalidSignatures: invalid, duplicates },
         check: { deliveries, attempts: attemptCount },
-        targetsMet: { deliveriesPerSec: deliveriesPerSec >= WEBHOOK_TARGETS.deliveriesPerSec, p99: latency.p99Ms <= WEBHOOK_TARGETS.p99Ms },
+        targetsMet: {
+          deliveriesPerSec: deliveriesPerSec >= WEBHOOK_TARGETS.deliveriesPerSec,
+          p99: latency.p99Ms <= WEBHOOK_TARGETS.p99Ms,
+        },
         ok,
       };
     } finally {
@@ -260,13 +362,20 @@ export async function runWebhooks(options: BenchOptions): Promise<{ runs: Webhoo
   const kinds = databasesOf(options);
   const runs: WebhookRun[] = [];
   for (const kind of kinds) {
-    process.stdout.write(`  ${kind}: ${EVENTS} events drained, then ${EVENTS} at ${WEBHOOK_TARGETS.steadyEventsPerSec}/s…\n`);
+    process.stdout.write(
+      `  ${kind}: ${EVENTS} events drained, then ${EVENTS} at ${WEBHOOK_TARGETS.steadyEventsPerSec}/s…\n`,
+    );
     let best = await benchDatabase(kind);
     for (let attempt = 2; attempt <= options.retries + 1 && best.ok && disturbance(best) > DISTURBED_CORES; attempt++) {
-      process.stdout.write(`    disturbed (other processes took ${disturbance(best)} cores); waiting for quiet and repeating…\n`);
+      process.stdout.write(
+        `    disturbed (other processes took ${disturbance(best)} cores); waiting for quiet and repeating…\n`,
+      );
       await waitForQuiet(120);
       const next = await benchDatabase(kind);
-      best = !next.ok || disturbance(next) >= disturbance(best) ? { ...best, attempts: attempt } : { ...next, attempts: attempt };
+      best =
+        !next.ok || disturbance(next) >= disturbance(best)
+          ? { ...best, attempts: attempt }
+          : { ...next, attempts: attempt };
     }
     runs.push(best);
   }
@@ -274,27 +383,50 @@ export async function runWebhooks(options: BenchOptions): Promise<{ runs: Webhoo
 }
 
 export function printWebhooks(report: { runs: WebhookRun[] }): void {
-  const rows = report.runs.map((r) => r.error
-    ? [r.database, r.engine, `ERROR: ${r.error}`, '', '', '', '', '', '', '', '', '', '']
-    : [
-      r.database,
-      r.engine,
-      fixed(r.drain!.deliveriesPerSec),
-      r.drain!.cpu ? `${fixed(r.drain!.cpu.serverUsPerRequest)}+${fixed(r.drain!.cpu.dbUsPerRequest)}` : '?',
-      r.drain!.cpu ? fixed(r.drain!.cpu.cores.others, 2) : '?',
-      fixed(r.drain!.recordedPerSec),
-      fixed(r.steady!.achievedRate, 1),
-      fixed(r.steady!.latency.p50Ms, 1),
-      fixed(r.steady!.latency.p90Ms, 1),
-      fixed(r.steady!.latency.p99Ms, 1),
-      fixed(r.steady!.latency.maxMs, 1),
-      fixed(r.steady!.fromStart.p99Ms, 1),
-      `${r.receiver!.duplicates}/${r.receiver!.invalidSignatures}`,
-    ]);
-  console.log(table(['database', 'engine', 'deliveries/s', 'cpu µs/dlv srv+db', 'others', 'recorded/s', 'steady ev/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'p99 incl. recording', 'dup/invalid'], rows));
+  const rows = report.runs.map((r) =>
+    r.error
+      ? [r.database, r.engine, `ERROR: ${r.error}`, '', '', '', '', '', '', '', '', '', '']
+      : [
+          r.database,
+          r.engine,
+          fixed(r.drain!.deliveriesPerSec),
+          r.drain!.cpu ? `${fixed(r.drain!.cpu.serverUsPerRequest)}+${fixed(r.drain!.cpu.dbUsPerRequest)}` : '?',
+          r.drain!.cpu ? fixed(r.drain!.cpu.cores.others, 2) : '?',
+          fixed(r.drain!.recordedPerSec),
+          fixed(r.steady!.achievedRate, 1),
+          fixed(r.steady!.latency.p50Ms, 1),
+          fixed(r.steady!.latency.p90Ms, 1),
+          fixed(r.steady!.latency.p99Ms, 1),
+          fixed(r.steady!.latency.maxMs, 1),
+          fixed(r.steady!.fromStart.p99Ms, 1),
+          `${r.receiver!.duplicates}/${r.receiver!.invalidSignatures}`,
+        ],
+  );
+  console.log(
+    table(
+      [
+        'database',
+        'engine',
+        'deliveries/s',
+        'cpu µs/dlv srv+db',
+        'others',
+        'recorded/s',
+        'steady ev/s',
+        'p50 ms',
+        'p90 ms',
+        'p99 ms',
+        'max ms',
+        'p99 incl. recording',
+        'dup/invalid',
+      ],
+      rows,
+    ),
+  );
   for (const r of report.runs) {
     if (!r.targetsMet) continue;
     const verdict = (met: boolean): string => (met ? 'met' : 'MISSED');
-    console.log(`  ${r.database}: >= ${WEBHOOK_TARGETS.deliveriesPerSec} deliveries/s ${verdict(r.targetsMet.deliveriesPerSec)}; p99 <= ${WEBHOOK_TARGETS.p99Ms} ms at ${WEBHOOK_TARGETS.steadyEventsPerSec} events/s ${verdict(r.targetsMet.p99)}${r.database === 'sqlite' ? '' : ' (reported, binding on SQLite)'}; deliveries ${JSON.stringify(r.check!.deliveries)}, attempts ${r.check!.attempts}`);
+    console.log(
+      `  ${r.database}: >= ${WEBHOOK_TARGETS.deliveriesPerSec} deliveries/s ${verdict(r.targetsMet.deliveriesPerSec)}; p99 <= ${WEBHOOK_TARGETS.p99Ms} ms at ${WEBHOOK_TARGETS.steadyEventsPerSec} events/s ${verdict(r.targetsMet.p99)}${r.database === 'sqlite' ? '' : ' (reported, binding on SQLite)'}; deliveries ${JSON.stringify(r.check!.deliveries)}, attempts ${r.check!.attempts}`,
+    );
   }
 }

@@ -26,7 +26,8 @@ process.on('message', (raw) => {
   }
   runLoad(message.request, pdf).then(
     (result) => send({ type: 'result', result }),
-    (error: unknown) => send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    (error: unknown) =>
+      send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   );
 });
 send({ type: 'ready' });

@@ -29,18 +29,36 @@ function threads(): Map<string, number> {
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       // schedstat: nanoseconds on the CPU (not 10 ms ticks)
       const ns = Number(readFileSync(`/proc/${process.pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      const key = tid === String(process.pid) ? 'main' : process.env.MOHAR_CPU_BY_THREAD ? `${comm}:${Number(tid) - process.pid}` : comm;
+      const key =
+        tid === String(process.pid)
+          ? 'main'
+          : process.env.MOHAR_CPU_BY_THREAD
+            ? `${comm}:${Number(tid) - process.pid}`
+            : comm;
       out.set(key, (out.get(key) ?? 0) + ns / 1e6);
-    } catch { /* thread gone */ }
+    } catch {
+      /* thread gone */
+    }
   }
   return out;
 }
 
 const database = await createTestDatabase('sqlite');
-const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_HOST: '127.0.0.1', MOHAR_PORT: '0', MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000' });
+const config = parseConfig({
+  MOHAR_DATA_DIR: database.dataDir,
+  MOHAR_DATABASE_URL: database.databaseUrl,
+  MOHAR_HOST: '127.0.0.1',
+  MOHAR_PORT: '0',
+  MOHAR_LOG_LEVEL: 'warn',
+  MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000',
+});
 const runtime = await openRuntime(config);
 const { ctx } = runtime;
-const account = await createAccount(ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
+const account = await createAccount(ctx, {
+  name: 'Bench',
+  email: 'bench@example.com',
+  password: 'bench-password-0123',
+});
 const { api_key: key } = await generateApiKey(ctx, account.accountId, 'live');
 await ctx.seal();
 const { app } = await buildServerApp(ctx);
@@ -50,26 +68,68 @@ runner.start();
 const pdf = makePdf({ pages: [{ text: 'Mohar workflow benchmark: one page, one signer.' }] });
 const boundary = 'mohar-cpu-workload';
 const multipart = Buffer.concat([
-  Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="agreement.pdf"\r\ncontent-type: application/pdf\r\n\r\n`),
+  Buffer.from(
+    `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="agreement.pdf"\r\ncontent-type: application/pdf\r\n\r\n`,
+  ),
   pdf,
   Buffer.from(`\r\n--${boundary}--\r\n`),
 ]);
 
-async function call(method: string, url: string, payload: unknown, expected: number, headers: Record<string, string> = { 'x-api-key': key }) {
-  const r = await app.inject({ method, url: `${API_BASE}${url}`, headers: payload === undefined || Buffer.isBuffer(payload) ? headers : { ...headers, 'content-type': 'application/json' }, ...(payload === undefined ? {} : { payload: Buffer.isBuffer(payload) ? payload : JSON.stringify(payload) }) });
+async function call(
+  method: string,
+  url: string,
+  payload: unknown,
+  expected: number,
+  headers: Record<string, string> = { 'x-api-key': key },
+) {
+  const r = await app.inject({
+    method,
+    url: `${API_BASE}${url}`,
+    headers:
+      payload === undefined || Buffer.isBuffer(payload) ? headers : { ...headers, 'content-type': 'application/json' },
+    ...(payload === undefined ? {} : { payload: Buffer.isBuffer(payload) ? payload : JSON.stringify(payload) }),
+  });
   if (r.statusCode !== expected) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body.slice(0, 300)}`);
   return r.json();
 }
 
 async function envelope(i: number, label: string) {
-  const created = await call('POST', '/envelopes', { title: `CPU ${label} ${i}`, message: 'Please sign', recipients: [{ name: `Signer ${i}`, email: `s-${label}-${i}@example.com` }] }, 201);
+  const created = await call(
+    'POST',
+    '/envelopes',
+    {
+      title: `CPU ${label} ${i}`,
+      message: 'Please sign',
+      recipients: [{ name: `Signer ${i}`, email: `s-${label}-${i}@example.com` }],
+    },
+    201,
+  );
   const rid = created.recipients[0].recipient_id;
-  const doc = await call('POST', `/envelopes/${created.id}/documents`, multipart, 201, { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${boundary}` });
-  await call('PUT', `/envelopes/${created.id}/documents/${doc.document_id}/fields`, { fields: [{ recipient_id: rid, field_type: 1, page_number: 1, x: 40, y: 40, width: 180, height: 50 }] }, 200);
+  const doc = await call('POST', `/envelopes/${created.id}/documents`, multipart, 201, {
+    'x-api-key': key,
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+  });
+  await call(
+    'PUT',
+    `/envelopes/${created.id}/documents/${doc.document_id}/fields`,
+    { fields: [{ recipient_id: rid, field_type: 1, page_number: 1, x: 40, y: 40, width: 180, height: 50 }] },
+    200,
+  );
   await call('POST', `/envelopes/${created.id}/send`, undefined, 200);
-  const session = await call('POST', `/envelopes/${created.id}/signing-sessions`, { recipient_id: rid, mode: 'redirect' }, 201);
+  const session = await call(
+    'POST',
+    `/envelopes/${created.id}/signing-sessions`,
+    { recipient_id: rid, mode: 'redirect' },
+    201,
+  );
   const token = session.signing_url.split('/sign/')[1];
-  const act = await call('POST', `/signing/${token}`, { action: 'sign', consent: true, signature: { kind: 'typed', text: `Signer ${i}` } }, 200, { 'user-agent': 'mohar-cpu/1.0' });
+  const act = await call(
+    'POST',
+    `/signing/${token}`,
+    { action: 'sign', consent: true, signature: { kind: 'typed', text: `Signer ${i}` } },
+    200,
+    { 'user-agent': 'mohar-cpu/1.0' },
+  );
   if (act.envelope_status !== 'completed') throw new Error(`not completed: ${JSON.stringify(act)}`);
 }
 
@@ -83,9 +143,11 @@ async function drain() {
 
 async function run(count: number, label: string) {
   let next = 0;
-  await Promise.all(Array.from({ length: CONC }, async () => {
-    while (next < count) await envelope(next++, label);
-  }));
+  await Promise.all(
+    Array.from({ length: CONC }, async () => {
+      while (next < count) await envelope(next++, label);
+    }),
+  );
   await drain();
 }
 
@@ -98,9 +160,21 @@ const wall = performance.now() - w0;
 const u = process.cpuUsage(u0);
 const t1 = threads();
 const per = (ms: number) => (ms / N).toFixed(2);
-const rows = [...t1].map(([k, v]) => [k, v - (t0.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+const rows = [...t1]
+  .map(([k, v]) => [k, v - (t0.get(k) ?? 0)] as const)
+  .filter(([, v]) => v > 0)
+  .sort((a, b) => b[1] - a[1]);
 const certs = await sql`select count(*) as n from envelopes where certificate_sha256 is not null`.execute(ctx.db);
-console.log(JSON.stringify({ n: N, conc: CONC, wallMsPerEnvelope: Number(per(wall)), processMsPerEnvelope: Number(per((u.user + u.system) / 1000)), threadsMsPerEnvelope: Object.fromEntries(rows.map(([k, v]) => [k, Number(per(v))])), certificates: Number((certs.rows[0] as { n: number }).n) }));
+console.log(
+  JSON.stringify({
+    n: N,
+    conc: CONC,
+    wallMsPerEnvelope: Number(per(wall)),
+    processMsPerEnvelope: Number(per((u.user + u.system) / 1000)),
+    threadsMsPerEnvelope: Object.fromEntries(rows.map(([k, v]) => [k, Number(per(v))])),
+    certificates: Number((certs.rows[0] as { n: number }).n),
+  }),
+);
 await runner.stop({ timeoutMs: 10_000 });
 await app.close();
 await runtime.close();

@@ -49,7 +49,11 @@ export interface LoadResult {
 }
 
 class StepError extends Error {
-  constructor(readonly step: Step, readonly status: number, readonly detail: string) {
+  constructor(
+    readonly step: Step,
+    readonly status: number,
+    readonly detail: string,
+  ) {
     super(`${step}: ${status} ${detail}`);
   }
 }
@@ -68,7 +72,13 @@ async function call<T>(step: Step, url: string, init: RequestInit, expected: num
     response = await fetch(url, init);
     text = await response.text();
   } catch (error) {
-    throw new StepError(step, 0, error instanceof Error ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}` : String(error));
+    throw new StepError(
+      step,
+      0,
+      error instanceof Error
+        ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}`
+        : String(error),
+    );
   }
   const ms = performance.now() - started;
   if (response.status !== expected) throw new StepError(step, response.status, text.slice(0, 300));
@@ -97,44 +107,97 @@ export async function runLoad(request: LoadRequest, pdf: Uint8Array): Promise<Lo
       steps.push([step, timed.ms]);
       return timed.body;
     };
-    const created = record('create', await call<{ id: string; recipients: { recipient_id: string }[] }>('create', `${api}/envelopes`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ title: `Bench ${request.label} ${index}`, message: 'Please sign', recipients: [{ name: `Signer ${index}`, email: `signer-${request.label}-${index}@example.com` }] }),
-    }, 201));
+    const created = record(
+      'create',
+      await call<{ id: string; recipients: { recipient_id: string }[] }>(
+        'create',
+        `${api}/envelopes`,
+        {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({
+            title: `Bench ${request.label} ${index}`,
+            message: 'Please sign',
+            recipients: [{ name: `Signer ${index}`, email: `signer-${request.label}-${index}@example.com` }],
+          }),
+        },
+        201,
+      ),
+    );
     const envelopeId = created.id;
     const recipientId = created.recipients[0]!.recipient_id;
     const form = new FormData();
     form.append('file', blob, 'agreement.pdf');
-    const document = record('upload', await call<{ document_id: string }>('upload', `${api}/envelopes/${envelopeId}/documents`, { method: 'POST', headers: auth, body: form }, 201));
-    record('fields', await call('fields', `${api}/envelopes/${envelopeId}/documents/${document.document_id}/fields`, {
-      method: 'PUT',
-      headers: json,
-      body: JSON.stringify({ fields: [{ recipient_id: recipientId, field_type: 1, page_number: 1, x: 40, y: 40, width: 180, height: 50 }] }),
-    }, 200));
+    const document = record(
+      'upload',
+      await call<{ document_id: string }>(
+        'upload',
+        `${api}/envelopes/${envelopeId}/documents`,
+        { method: 'POST', headers: auth, body: form },
+        201,
+      ),
+    );
+    record(
+      'fields',
+      await call(
+        'fields',
+        `${api}/envelopes/${envelopeId}/documents/${document.document_id}/fields`,
+        {
+          method: 'PUT',
+          headers: json,
+          body: JSON.stringify({
+            fields: [
+              { recipient_id: recipientId, field_type: 1, page_number: 1, x: 40, y: 40, width: 180, height: 50 },
+            ],
+          }),
+        },
+        200,
+      ),
+    );
     record('send', await call('send', `${api}/envelopes/${envelopeId}/send`, { method: 'POST', headers: auth }, 200));
-    const session = record('session', await call<{ signing_url: string }>('session', `${api}/envelopes/${envelopeId}/signing-sessions`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ recipient_id: recipientId, mode: 'redirect' }),
-    }, 201));
+    const session = record(
+      'session',
+      await call<{ signing_url: string }>(
+        'session',
+        `${api}/envelopes/${envelopeId}/signing-sessions`,
+        {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ recipient_id: recipientId, mode: 'redirect' }),
+        },
+        201,
+      ),
+    );
     const token = session.signing_url.split('/sign/')[1];
     if (!token) throw new StepError('session', 201, `no token in signing_url ${session.signing_url}`);
     signing++;
     signConcurrency.push(signing);
     let act: Timed<{ envelope_status: string; recipient_status: string }>;
     try {
-      act = await call('sign', `${api}/signing/${token}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'mohar-bench/1.0' },
-        body: JSON.stringify({ action: 'sign', consent: true, signature: { kind: 'typed', text: `Signer ${index}` } }),
-      }, 200);
+      act = await call(
+        'sign',
+        `${api}/signing/${token}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'mohar-bench/1.0' },
+          body: JSON.stringify({
+            action: 'sign',
+            consent: true,
+            signature: { kind: 'typed', text: `Signer ${index}` },
+          }),
+        },
+        200,
+      );
     } finally {
       signing--;
     }
     record('sign', act);
     if (act.body.envelope_status !== 'completed' || act.body.recipient_status !== 'signed') {
-      throw new StepError('sign', act.status, `answered ${JSON.stringify(act.body)}, expected recipient_status signed and envelope_status completed`);
+      throw new StepError(
+        'sign',
+        act.status,
+        `answered ${JSON.stringify(act.body)}, expected recipient_status signed and envelope_status completed`,
+      );
     }
     // Only whole envelopes count: their steps enter the statistics together.
     for (const [step, ms] of steps) latencies[step].push(ms);
@@ -151,14 +214,33 @@ export async function runLoad(request: LoadRequest, pdf: Uint8Array): Promise<Lo
         try {
           await envelope(index);
         } catch (error) {
-          failures.push(error instanceof StepError ? { index, step: error.step, status: error.status, detail: error.detail } : { index, step: 'client', status: 0, detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+          failures.push(
+            error instanceof StepError
+              ? { index, step: error.step, status: error.status, detail: error.detail }
+              : {
+                  index,
+                  step: 'client',
+                  status: 0,
+                  detail: error instanceof Error ? (error.stack ?? error.message) : String(error),
+                },
+          );
         }
       }
     }),
   );
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
-  return { label: request.label, count: request.count, concurrency: request.concurrency, completed, failures, wallMs, latencies, signConcurrency, clientCpuMs: (cpu.user + cpu.system) / 1000 };
+  return {
+    label: request.label,
+    count: request.count,
+    concurrency: request.concurrency,
+    completed,
+    failures,
+    wallMs,
+    latencies,
+    signConcurrency,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+  };
 }
 
 export interface LoadClient {

@@ -23,7 +23,15 @@ import { generateApiKey } from '../server/domain/keys/api-keys.js';
 import { jobRunnerFor, openRuntime } from '../server/start.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { startCpuAccount } from './cpu.js';
-import { backendPids, perDatabase, engineVersion, fixed, table, type BenchOptions, type DatabaseChoice } from './support.js';
+import {
+  backendPids,
+  perDatabase,
+  engineVersion,
+  fixed,
+  table,
+  type BenchOptions,
+  type DatabaseChoice,
+} from './support.js';
 import { startLoadClient, STEPS, type EnvelopeFailure, type LoadResult, type Step } from './workflow-load.js';
 
 /** The issue's targets: binding on SQLite, PostgreSQL reported against the same numbers. */
@@ -73,7 +81,12 @@ export interface WorkflowRun {
   /** Time from the last sign act to an empty job queue (ms). */
   jobsDrainMs?: number;
   /** What the database holds afterwards (warm-up envelopes included). */
-  check?: { envelopes: Record<string, number>; certificates: number; mail: Record<string, number>; jobs: Record<string, number> };
+  check?: {
+    envelopes: Record<string, number>;
+    certificates: number;
+    mail: Record<string, number>;
+    jobs: Record<string, number>;
+  };
   warmup?: { completed: number; failures: number; wallMs: number };
   targetsMet?: { envelopesPerSec: boolean; signP99: boolean };
   ok: boolean;
@@ -89,21 +102,42 @@ const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 
 /** Nearest-rank percentiles. */
 export function latencyStats(values: readonly number[]): LatencyStats {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (p: number): number => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
+  const at = (p: number): number =>
+    sorted.length === 0
+      ? Number.NaN
+      : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
   const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-  return { count: sorted.length, meanMs: round(mean), p50Ms: round(at(50)), p90Ms: round(at(90)), p99Ms: round(at(99)), maxMs: round(at(100)) };
+  return {
+    count: sorted.length,
+    meanMs: round(mean),
+    p50Ms: round(at(50)),
+    p90Ms: round(at(90)),
+    p99Ms: round(at(99)),
+    maxMs: round(at(100)),
+  };
 }
 
-
-async function countBy(ctx: Context, table: 'envelopes' | 'outbox_mail' | 'jobs', column: 'status' | 'state', extra?: 'kind'): Promise<Record<string, number>> {
-  const rows = await sql<{ k: string; n: number | string }>`select ${sql.ref(column)}${extra ? sql` || ':' || ${sql.ref(extra)}` : sql``} as k, count(*) as n from ${sql.table(table)} group by 1 order by 1`.execute(ctx.db);
+async function countBy(
+  ctx: Context,
+  table: 'envelopes' | 'outbox_mail' | 'jobs',
+  column: 'status' | 'state',
+  extra?: 'kind',
+): Promise<Record<string, number>> {
+  const rows = await sql<{
+    k: string;
+    n: number | string;
+  }>`select ${sql.ref(column)}${extra ? sql` || ':' || ${sql.ref(extra)}` : sql``} as k, count(*) as n from ${sql.table(table)} group by 1 order by 1`.execute(
+    ctx.db,
+  );
   return Object.fromEntries(rows.rows.map((r) => [r.k, Number(r.n)]));
 }
 
 async function waitForJobs(ctx: Context, limitMs: number): Promise<number | undefined> {
   const started = performance.now();
   while (performance.now() - started < limitMs) {
-    const r = await sql<{ n: number | string }>`select count(*) as n from jobs where state in ('queued', 'running')`.execute(ctx.db);
+    const r = await sql<{
+      n: number | string;
+    }>`select count(*) as n from jobs where state in ('queued', 'running')`.execute(ctx.db);
     if (Number(r.rows[0]?.n ?? 0) === 0) return round(performance.now() - started, 0);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -113,11 +147,22 @@ async function waitForJobs(ctx: Context, limitMs: number): Promise<number | unde
 async function benchDatabase(kind: DatabaseChoice, concurrency: number): Promise<WorkflowRun> {
   const database = await createTestDatabase(kind);
   try {
-    const config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_HOST: '127.0.0.1', MOHAR_PORT: '0', MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000' });
+    const config = parseConfig({
+      MOHAR_DATA_DIR: database.dataDir,
+      MOHAR_DATABASE_URL: database.databaseUrl,
+      MOHAR_HOST: '127.0.0.1',
+      MOHAR_PORT: '0',
+      MOHAR_LOG_LEVEL: 'warn',
+      MOHAR_RATE_LIMIT_PER_MINUTE: '1000000000',
+    });
     const runtime = await openRuntime(config);
     const { ctx } = runtime;
     try {
-      const account = await createAccount(ctx, { name: 'Bench', email: 'bench@example.com', password: 'bench-password-0123' });
+      const account = await createAccount(ctx, {
+        name: 'Bench',
+        email: 'bench@example.com',
+        password: 'bench-password-0123',
+      });
       const { api_key: key } = await generateApiKey(ctx, account.accountId, 'live');
       // As startServer does: the installation seal exists before the first completion.
       await ctx.seal();
@@ -159,22 +204,39 @@ async function benchDatabase(kind: DatabaseChoice, concurrency: number): Promise
 
         const check = {
           envelopes: await countBy(ctx, 'envelopes', 'status'),
-          certificates: Number((await sql<{ n: number | string }>`select count(*) as n from envelopes where certificate_sha256 is not null`.execute(ctx.db)).rows[0]?.n ?? 0),
+          certificates: Number(
+            (
+              await sql<{
+                n: number | string;
+              }>`select count(*) as n from envelopes where certificate_sha256 is not null`.execute(ctx.db)
+            ).rows[0]?.n ?? 0,
+          ),
           mail: await countBy(ctx, 'outbox_mail', 'status', 'kind'),
           jobs: await countBy(ctx, 'jobs', 'state'),
         };
         const total = ENVELOPES + WARMUP_ENVELOPES;
         const problems: string[] = [];
-        if (load.failures.length > 0 || load.completed !== ENVELOPES) problems.push(`${load.failures.length} of ${ENVELOPES} envelopes failed`);
+        if (load.failures.length > 0 || load.completed !== ENVELOPES) {
+          problems.push(`${load.failures.length} of ${ENVELOPES} envelopes failed`);
+        }
         if (warm.failures.length > 0) problems.push(`${warm.failures.length} warm-up envelopes failed`);
         if (jobsDrainMs === undefined) problems.push(`the job queue did not drain within ${DRAIN_LIMIT_MS / 1000} s`);
-        if ((check.envelopes.completed ?? 0) !== total) problems.push(`${check.envelopes.completed ?? 0} of ${total} envelopes completed in the database`);
-        if (check.certificates !== total) problems.push(`${check.certificates} of ${total} certificates of completion issued`);
+        if ((check.envelopes.completed ?? 0) !== total) {
+          problems.push(`${check.envelopes.completed ?? 0} of ${total} envelopes completed in the database`);
+        }
+        if (check.certificates !== total) {
+          problems.push(`${check.certificates} of ${total} certificates of completion issued`);
+        }
         if ((check.jobs.dead ?? 0) > 0) problems.push(`${check.jobs.dead} dead jobs`);
-        const notKept = Object.entries(check.mail).filter(([k]) => !k.startsWith('kept:')).reduce((n, [, v]) => n + v, 0);
+        const notKept = Object.entries(check.mail)
+          .filter(([k]) => !k.startsWith('kept:'))
+          .reduce((n, [, v]) => n + v, 0);
         if (notKept > 0) problems.push(`${notKept} mails not kept`);
 
-        const steps = Object.fromEntries(STEPS.map((s) => [s, latencyStats(load.latencies[s])])) as Record<Step, LatencyStats>;
+        const steps = Object.fromEntries(STEPS.map((s) => [s, latencyStats(load.latencies[s])])) as Record<
+          Step,
+          LatencyStats
+        >;
         const envelopesPerSec = round(load.completed / wallSeconds, 2);
         const clientCores = load.clientCpuMs / 1000 / wallSeconds;
         return {
@@ -189,8 +251,15 @@ async function benchDatabase(kind: DatabaseChoice, concurrency: number): Promise
           envelopesPerSec,
           steps,
           serverSteps: Object.fromEntries([...serverTimes].map(([route, times]) => [route, latencyStats(times)])),
-          signConcurrency: { mean: round(load.signConcurrency.reduce((a, b) => a + b, 0) / Math.max(1, load.signConcurrency.length), 2), max: Math.max(0, ...load.signConcurrency) },
-          eventLoopDelayMs: { p50: round(delay.percentile(50) / 1e6), p99: round(delay.percentile(99) / 1e6), max: round(delay.max / 1e6) },
+          signConcurrency: {
+            mean: round(load.signConcurrency.reduce((a, b) => a + b, 0) / Math.max(1, load.signConcurrency.length), 2),
+            max: Math.max(0, ...load.signConcurrency),
+          },
+          eventLoopDelayMs: {
+            p50: round(delay.percentile(50) / 1e6),
+            p99: round(delay.percentile(99) / 1e6),
+            max: round(delay.max / 1e6),
+          },
           ...(cpuAccount
             ? {
                 cpu: {
@@ -198,14 +267,22 @@ async function benchDatabase(kind: DatabaseChoice, concurrency: number): Promise
                   serverProcessMsPerEnvelope: round(processCpuMs / Math.max(1, load.completed), 2),
                   dbMsPerEnvelope: round(cpuAccount.dbUsPerRequest / 1000, 2),
                   clientMsPerEnvelope: round(load.clientCpuMs / Math.max(1, load.completed), 2),
-                  cores: { server: cpuAccount.cores.bench, db: cpuAccount.cores.db, client: round(clientCores, 2), others: round(Math.max(0, cpuAccount.cores.others - clientCores), 2) },
+                  cores: {
+                    server: cpuAccount.cores.bench,
+                    db: cpuAccount.cores.db,
+                    client: round(clientCores, 2),
+                    others: round(Math.max(0, cpuAccount.cores.others - clientCores), 2),
+                  },
                 },
               }
             : {}),
           ...(jobsDrainMs === undefined ? {} : { jobsDrainMs }),
           check,
           warmup: { completed: warm.completed, failures: warm.failures.length, wallMs: round(warm.wallMs, 0) },
-          targetsMet: { envelopesPerSec: envelopesPerSec >= WORKFLOW_TARGETS.envelopesPerSec, signP99: steps.sign.p99Ms <= WORKFLOW_TARGETS.signP99Ms },
+          targetsMet: {
+            envelopesPerSec: envelopesPerSec >= WORKFLOW_TARGETS.envelopesPerSec,
+            signP99: steps.sign.p99Ms <= WORKFLOW_TARGETS.signP99Ms,
+          },
           ok: problems.length === 0,
         };
       } finally {
@@ -223,7 +300,16 @@ async function benchDatabase(kind: DatabaseChoice, concurrency: number): Promise
 }
 
 export async function runWorkflow(options: BenchOptions): Promise<WorkflowReport> {
-  const runs = await perDatabase(options, (kind) => benchDatabase(kind, options.connections), (kind, error): WorkflowRun => ({ database: kind, engine: kind, error: error instanceof Error ? (error.stack ?? error.message) : String(error), ok: false }));
+  const runs = await perDatabase(
+    options,
+    (kind) => benchDatabase(kind, options.connections),
+    (kind, error): WorkflowRun => ({
+      database: kind,
+      engine: kind,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      ok: false,
+    }),
+  );
   return { runs, ok: runs.every((r) => r.ok) };
 }
 
@@ -234,7 +320,9 @@ export function printWorkflow(report: WorkflowReport): void {
       console.log(`  FAILED: ${run.error ?? 'no result'}`);
       continue;
     }
-    console.log(`  ${run.completed} of ${run.envelopes} envelopes completed in ${fixed(run.wallMs / 1000, 2)} s with ${run.concurrency} workers: ${fixed(run.envelopesPerSec, 1)} envelopes/s`);
+    console.log(
+      `  ${run.completed} of ${run.envelopes} envelopes completed in ${fixed(run.wallMs / 1000, 2)} s with ${run.concurrency} workers: ${fixed(run.envelopesPerSec, 1)} envelopes/s`,
+    );
     const server = run.serverSteps ?? {};
     const serverRoute: Record<Step, string> = {
       create: `POST ${API_BASE}/envelopes`,
@@ -247,24 +335,52 @@ export function printWorkflow(report: WorkflowReport): void {
     const rows = STEPS.map((step) => {
       const s = run.steps![step];
       const h = server[serverRoute[step]];
-      return [step, fixed(s.p50Ms, 1), fixed(s.p90Ms, 1), fixed(s.p99Ms, 1), fixed(s.maxMs, 1), h ? fixed(h.p50Ms, 1) : '-', h ? fixed(h.p99Ms, 1) : '-'];
+      return [
+        step,
+        fixed(s.p50Ms, 1),
+        fixed(s.p90Ms, 1),
+        fixed(s.p99Ms, 1),
+        fixed(s.maxMs, 1),
+        h ? fixed(h.p50Ms, 1) : '-',
+        h ? fixed(h.p99Ms, 1) : '-',
+      ];
     });
     console.log(table(['step', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'server p50', 'server p99'], rows));
-    if (run.signConcurrency) console.log(`  sign acts in flight when one started: mean ${run.signConcurrency.mean}, max ${run.signConcurrency.max}`);
-    if (run.eventLoopDelayMs) console.log(`  server event-loop delay: p50 ${run.eventLoopDelayMs.p50} ms, p99 ${run.eventLoopDelayMs.p99} ms, max ${run.eventLoopDelayMs.max} ms`);
+    if (run.signConcurrency) {
+      console.log(
+        `  sign acts in flight when one started: mean ${run.signConcurrency.mean}, max ${run.signConcurrency.max}`,
+      );
+    }
+    if (run.eventLoopDelayMs) {
+      console.log(
+        `  server event-loop delay: p50 ${run.eventLoopDelayMs.p50} ms, p99 ${run.eventLoopDelayMs.p99} ms, max ${run.eventLoopDelayMs.max} ms`,
+      );
+    }
     if (run.cpu) {
       const c = run.cpu;
-      console.log(`  CPU per envelope: server thread ${c.serverThreadMsPerEnvelope} ms (process ${c.serverProcessMsPerEnvelope} ms), database ${c.dbMsPerEnvelope} ms, client ${c.clientMsPerEnvelope} ms; cores server/db/client/others ${c.cores.server}/${c.cores.db}/${c.cores.client}/${c.cores.others}`);
+      console.log(
+        `  CPU per envelope: server thread ${c.serverThreadMsPerEnvelope} ms (process ${c.serverProcessMsPerEnvelope} ms), database ${c.dbMsPerEnvelope} ms, client ${c.clientMsPerEnvelope} ms; cores server/db/client/others ${c.cores.server}/${c.cores.db}/${c.cores.client}/${c.cores.others}`,
+      );
     }
-    if (run.jobsDrainMs !== undefined) console.log(`  job queue empty ${fixed(run.jobsDrainMs)} ms after the last envelope; mail ${JSON.stringify(run.check?.mail)}; jobs ${JSON.stringify(run.check?.jobs)}`);
+    if (run.jobsDrainMs !== undefined) {
+      console.log(
+        `  job queue empty ${fixed(run.jobsDrainMs)} ms after the last envelope; mail ${JSON.stringify(run.check?.mail)}; jobs ${JSON.stringify(run.check?.jobs)}`,
+      );
+    }
     if (run.failures && run.failures.length > 0) {
-      for (const f of run.failures.slice(0, 5)) console.log(`  failure: envelope ${f.index} at ${f.step}: ${f.status} ${f.detail}`);
+      for (const f of run.failures.slice(0, 5)) {
+        console.log(`  failure: envelope ${f.index} at ${f.step}: ${f.status} ${f.detail}`);
+      }
     }
     if (run.error) console.log(`  FAILED: ${run.error}`);
     if (run.targetsMet) {
       const binding = run.database === 'sqlite' ? 'target' : 'target (informational on PostgreSQL)';
-      console.log(`  envelopes/s = ${fixed(run.envelopesPerSec, 1)}  ${binding} >= ${WORKFLOW_TARGETS.envelopesPerSec}: ${run.targetsMet.envelopesPerSec ? 'MET' : 'MISSED'}`);
-      console.log(`  sign act p99 = ${fixed(run.steps.sign.p99Ms, 1)} ms  ${binding} <= ${WORKFLOW_TARGETS.signP99Ms} ms: ${run.targetsMet.signP99 ? 'MET' : 'MISSED'}`);
+      console.log(
+        `  envelopes/s = ${fixed(run.envelopesPerSec, 1)}  ${binding} >= ${WORKFLOW_TARGETS.envelopesPerSec}: ${run.targetsMet.envelopesPerSec ? 'MET' : 'MISSED'}`,
+      );
+      console.log(
+        `  sign act p99 = ${fixed(run.steps.sign.p99Ms, 1)} ms  ${binding} <= ${WORKFLOW_TARGETS.signP99Ms} ms: ${run.targetsMet.signP99 ? 'MET' : 'MISSED'}`,
+      );
     }
   }
 }

@@ -5,7 +5,13 @@
  */
 import type { Command } from 'commander';
 import type { Config } from '../server/config.js';
-import { accountState, resolveAccount, setMonthlyCallLimit, setSuspended, type AccountState } from '../server/domain/accounts/account-admin.js';
+import {
+  accountState,
+  resolveAccount,
+  setMonthlyCallLimit,
+  setSuspended,
+  type AccountState,
+} from '../server/domain/accounts/account-admin.js';
 import type { Context } from '../server/domain/context.js';
 import { openRuntime } from '../server/start.js';
 
@@ -21,7 +27,11 @@ export function parseLimit(raw: string): number | null {
   return Number(raw);
 }
 
-async function withAccount(loadConfig: () => Config, ref: string, action: (ctx: Context, accountId: string) => Promise<AccountState>): Promise<void> {
+async function withAccount(
+  loadConfig: () => Config,
+  ref: string,
+  action: (ctx: Context, accountId: string) => Promise<AccountState>,
+): Promise<void> {
   const runtime = await openRuntime(loadConfig());
   try {
     const accountId = await resolveAccount(runtime.ctx, ref);

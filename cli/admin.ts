@@ -23,8 +23,15 @@ export function adminCommands(program: Command, loadConfig: () => Config): void 
       const password = (await readStdin()).split(/\r?\n/)[0] ?? '';
       const runtime = await openRuntime(loadConfig());
       try {
-        const created = await createAccount(runtime.ctx, { name: options.account, email: options.email, password, testMode: options.testMode });
-        process.stdout.write(`created account ${created.accountId} (${options.account}${options.testMode ? ', test mode' : ''}) with api_admin login ${created.email}\n`);
+        const created = await createAccount(runtime.ctx, {
+          name: options.account,
+          email: options.email,
+          password,
+          testMode: options.testMode,
+        });
+        process.stdout.write(
+          `created account ${created.accountId} (${options.account}${options.testMode ? ', test mode' : ''}) with api_admin login ${created.email}\n`,
+        );
       } finally {
         await runtime.close();
       }
@@ -37,7 +44,9 @@ export function adminCommands(program: Command, loadConfig: () => Config): void 
       const runtime = await openRuntime(loadConfig());
       try {
         const result = await unlockUser(runtime.ctx, email);
-        process.stdout.write(`${result.wasLocked ? 'unlocked' : 'was not locked (failed logins forgotten)'}: ${result.email}\n`);
+        process.stdout.write(
+          `${result.wasLocked ? 'unlocked' : 'was not locked (failed logins forgotten)'}: ${result.email}\n`,
+        );
       } finally {
         await runtime.close();
       }

@@ -20,19 +20,31 @@ export class UnreachableError extends Error {
 
 export function apiClient(baseUrl: string, apiKey: string): ApiClient {
   const base = `${baseUrl.replace(/\/+$/, '')}${API_BASE}`;
-  const send = async (method: string, path: string, body: unknown, headers: Record<string, string>): Promise<ApiResponse> => {
+  const send = async (
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<ApiResponse> => {
     let response: Response;
     let text: string;
     try {
       response = await fetch(`${base}${path}`, {
         method,
-        headers: { 'x-api-key': apiKey, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          'x-api-key': apiKey,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       text = await response.text();
     } catch (error) {
       const cause = (error as Error).cause as Error | undefined;
-      throw new UnreachableError(`cannot reach ${base}: ${cause?.message ?? (error as Error).message}`, { cause: error });
+      throw new UnreachableError(`cannot reach ${base}: ${cause?.message ?? (error as Error).message}`, {
+        cause: error,
+      });
     }
     let json: Record<string, unknown>;
     try {

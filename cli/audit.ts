@@ -33,7 +33,9 @@ export function auditCommands(program: Command, loadConfig: () => Config): void 
 }
 
 function line(envelopeId: string, report: ChainReport): string {
-  if (report.ok) return `OK      ${envelopeId}  ${report.count} event${report.count === 1 ? '' : 's'}${report.headHash ? `  head ${report.headHash}` : ''}`;
+  if (report.ok) {
+    return `OK      ${envelopeId}  ${report.count} event${report.count === 1 ? '' : 's'}${report.headHash ? `  head ${report.headHash}` : ''}`;
+  }
   return `BROKEN  ${envelopeId}  seq ${report.firstBadSeq}: ${report.reason}: ${report.message}`;
 }
 
@@ -43,7 +45,11 @@ function missingTable(error: unknown): boolean {
 }
 
 /** Verifies and prints; returns how many chains were checked and how many are broken. */
-export async function auditVerifyCommand(config: Config, options: AuditVerifyOptions, out: NodeJS.WritableStream = process.stdout): Promise<AuditVerifySummary> {
+export async function auditVerifyCommand(
+  config: Config,
+  options: AuditVerifyOptions,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<AuditVerifySummary> {
   const storage = connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   const { db } = storage;
   try {
@@ -78,14 +84,30 @@ export async function auditVerifyCommand(config: Config, options: AuditVerifyOpt
     const withoutTrail = await db
       .selectFrom('envelopes')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('audit_events').select('audit_events.seq').whereRef('audit_events.envelope_id', '=', 'envelopes.id'))))
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('audit_events')
+              .select('audit_events.seq')
+              .whereRef('audit_events.envelope_id', '=', 'envelopes.id'),
+          ),
+        ),
+      )
       .executeTakeFirstOrThrow();
     out.write(`${checked} envelope${checked === 1 ? '' : 's'} checked: ${checked - broken} ok, ${broken} broken\n`);
     const empty = Number(withoutTrail.n);
-    if (empty > 0) out.write(`${empty} envelope${empty === 1 ? ' has' : 's have'} no audit events (created before the audit trail, or their events were removed)\n`);
+    if (empty > 0) {
+      out.write(
+        `${empty} envelope${empty === 1 ? ' has' : 's have'} no audit events (created before the audit trail, or their events were removed)\n`,
+      );
+    }
     return { checked, broken };
   } catch (error) {
-    if (missingTable(error)) throw new MoharError('internal_error', 'the database has no audit_events table yet; run `mohar migrate` first', { cause: error });
+    if (missingTable(error)) {
+      throw new MoharError('internal_error', 'the database has no audit_events table yet; run `mohar migrate` first', {
+        cause: error,
+      });
+    }
     throw error;
   } finally {
     await storage.close();

@@ -30,7 +30,11 @@ function bar(b: BatchState): string {
   return `\r[${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}] ${String(Math.floor(done * 100)).padStart(3)}%  ${describe(b)}\x1b[K`;
 }
 
-export async function followBatch(api: ApiClient, id: string, options: { intervalMs: number; stream: NodeJS.WritableStream & { isTTY?: boolean } }): Promise<BatchState> {
+export async function followBatch(
+  api: ApiClient,
+  id: string,
+  options: { intervalMs: number; stream: NodeJS.WritableStream & { isTTY?: boolean } },
+): Promise<BatchState> {
   const tty = options.stream.isTTY === true;
   let last = '';
   let unreachableSince: number | null = null;
@@ -38,13 +42,19 @@ export async function followBatch(api: ApiClient, id: string, options: { interva
     let state: BatchState | undefined;
     try {
       const response = await api.get(`/bulk-sends/${id}`);
-      if (response.status !== 200) throw new Error(`GET /bulk-sends/${id}: ${response.status} ${JSON.stringify(response.json)}`);
+      if (response.status !== 200) {
+        throw new Error(`GET /bulk-sends/${id}: ${response.status} ${JSON.stringify(response.json)}`);
+      }
       state = response.json as unknown as BatchState;
       unreachableSince = null;
     } catch (error) {
       if (!(error instanceof UnreachableError)) throw error;
       unreachableSince ??= Date.now();
-      if (Date.now() - unreachableSince > UNREACHABLE_MS) throw new Error(`the server has been unreachable for ${UNREACHABLE_MS / 1000} s; the batch ${id} goes on without this command (GET /bulk-sends/${id})`);
+      if (Date.now() - unreachableSince > UNREACHABLE_MS) {
+        throw new Error(
+          `the server has been unreachable for ${UNREACHABLE_MS / 1000} s; the batch ${id} goes on without this command (GET /bulk-sends/${id})`,
+        );
+      }
       if (!tty) options.stream.write(`${error.message}; retrying\n`);
     }
     if (state) {

@@ -45,7 +45,10 @@ with its CSV line number) or the server refused the call.`;
 
 function sourceQuery(sourceId: string, options: BulkSendOptions): Record<string, string | number> {
   if (!options.template) return { source_envelope_id: sourceId };
-  return { source_template_id: sourceId, ...(options.templateVersion === undefined ? {} : { template_version: Number(options.templateVersion) }) };
+  return {
+    source_template_id: sourceId,
+    ...(options.templateVersion === undefined ? {} : { template_version: Number(options.templateVersion) }),
+  };
 }
 
 export function idempotencyKey(source: Record<string, string | number>, file: Uint8Array): string {
@@ -61,22 +64,33 @@ function printErrors(errors: readonly BulkCsvError[], stream: Output['err']): vo
 
 function report(state: BatchState, lines: readonly number[], io: Output): number {
   const c = state.counts;
-  io.out.write(`bulk send ${state.bulk_send_id}: ${state.status}; ${c.sent} of ${c.total} sent, ${c.failed} failed${c.canceled ? `, ${c.canceled} canceled` : ''}\n`);
+  io.out.write(
+    `bulk send ${state.bulk_send_id}: ${state.status}; ${c.sent} of ${c.total} sent, ${c.failed} failed${c.canceled ? `, ${c.canceled} canceled` : ''}\n`,
+  );
   for (const f of state.failures) {
-    io.out.write(`  failed: row ${f.row_index} (line ${lines[f.row_index] ?? '?'}${f.external_id ? `, ${f.external_id}` : ''}): ${f.message} (${f.code})\n`);
+    io.out.write(
+      `  failed: row ${f.row_index} (line ${lines[f.row_index] ?? '?'}${f.external_id ? `, ${f.external_id}` : ''}): ${f.message} (${f.code})\n`,
+    );
   }
   return state.status === 'completed' ? 0 : 1;
 }
 
 /** Runs the command; resolves with the exit code. */
-export async function bulkSendCommand(sourceId: string, file: string | undefined, options: BulkSendOptions, io: Output = { out: process.stdout, err: process.stderr }): Promise<number> {
+export async function bulkSendCommand(
+  sourceId: string,
+  file: string | undefined,
+  options: BulkSendOptions,
+  io: Output = { out: process.stdout, err: process.stderr },
+): Promise<number> {
   if (!options.apiKey) {
     io.err.write('mohar bulk-send: an API key is needed (--api-key or MOHAR_API_KEY)\n');
     return 2;
   }
   const api = apiClient(options.url, options.apiKey);
   const source = sourceQuery(sourceId, options);
-  const format = await api.get(`/bulk-sends/source-format?${new URLSearchParams(Object.entries(source).map(([k, v]): [string, string] => [k, String(v)]))}`);
+  const format = await api.get(
+    `/bulk-sends/source-format?${new URLSearchParams(Object.entries(source).map(([k, v]): [string, string] => [k, String(v)]))}`,
+  );
   if (format.status !== 200) return refused(format, io);
   if (options.sample) {
     io.out.write(format.json.sample_csv as string);
@@ -103,14 +117,26 @@ export async function bulkSendCommand(sourceId: string, file: string | undefined
   const posted = await api.post('/bulk-sends', body, { 'idempotency-key': idempotencyKey(source, bytes) });
   if (posted.status !== 202) return refused(posted, io, parsed.lines);
   const id = posted.json.bulk_send_id as string;
-  io.out.write(posted.replayed ? `${file} was sent before as bulk send ${id}: following it (nothing queued again)\n` : `queued bulk send ${id}: ${parsed.rows.length} row(s)\n`);
+  io.out.write(
+    posted.replayed
+      ? `${file} was sent before as bulk send ${id}: following it (nothing queued again)\n`
+      : `queued bulk send ${id}: ${parsed.rows.length} row(s)\n`,
+  );
   if (!options.wait) return 0;
   const final = await followBatch(api, id, { intervalMs: Number(options.interval) * 1000, stream: io.err });
   return report(final, parsed.lines, io);
 }
 
-function refused(response: { status: number; json: Record<string, unknown> }, io: Output, lines: readonly number[] = []): number {
-  const problem = response.json as { code?: string; detail?: string; errors?: { index?: number; path?: string; code?: string; message: string }[] };
+function refused(
+  response: { status: number; json: Record<string, unknown> },
+  io: Output,
+  lines: readonly number[] = [],
+): number {
+  const problem = response.json as {
+    code?: string;
+    detail?: string;
+    errors?: { index?: number; path?: string; code?: string; message: string }[];
+  };
   io.err.write(`refused (${response.status} ${problem.code ?? ''}): ${problem.detail ?? JSON.stringify(problem)}\n`);
   if (problem.code === 'invalid_rows' && problem.errors) printErrors(csvErrorsOfProblem(problem.errors, lines), io.err);
   return 1;
@@ -119,7 +145,9 @@ function refused(response: { status: number; json: Record<string, unknown> }, io
 export function bulkSendCommands(program: Command): void {
   program
     .command('bulk-send <source_id> [rows_csv]')
-    .description('send one envelope per CSV line from a draft envelope (or --template), follow the batch, list the failures')
+    .description(
+      'send one envelope per CSV line from a draft envelope (or --template), follow the batch, list the failures',
+    )
     .addOption(new Option('--url <base_url>', 'the Mohar server').env('MOHAR_URL').default('http://127.0.0.1:8080'))
     .addOption(new Option('--api-key <key>', 'the account API key').env('MOHAR_API_KEY'))
     .option('--template', 'source_id is a template (its roles are the recipient slots)')

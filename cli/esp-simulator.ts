@@ -7,7 +7,12 @@ import { createPrivateKey } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { issueAspCertificate, loadOrCreateSimulatorPki, pkiPaths, type SimulatorPki } from '../server/aadhaar/simulator/ca.js';
+import {
+  issueAspCertificate,
+  loadOrCreateSimulatorPki,
+  pkiPaths,
+  type SimulatorPki,
+} from '../server/aadhaar/simulator/ca.js';
 import { writePkcs12 } from '../server/aadhaar/simulator/pkcs12.js';
 import { SIMULATOR_OTP, TEST_AADHAAR } from '../server/aadhaar/simulator/scenarios.js';
 import { startEspSimulator } from '../server/aadhaar/simulator/server.js';
@@ -46,20 +51,34 @@ async function aspCertificate(pki: SimulatorPki, dir: string, options: EspSimula
   }
   if (!existsSync(p12Path)) {
     const certificate = readFileSync(certPath, 'utf8');
-    const der = Buffer.from(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(certificate)?.[1] ?? '', 'base64');
+    const der = Buffer.from(
+      /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(certificate)?.[1] ?? '',
+      'base64',
+    );
     const pkcs8 = createPrivateKey(readFileSync(keyPath, 'utf8')).export({ type: 'pkcs8', format: 'der' });
-    writeFileSync(p12Path, await writePkcs12({ pkcs8, certificate: der, passphrase: ASP_P12_PASSPHRASE, name: `${options.aspId} ASP` }), { mode: 0o600 });
+    writeFileSync(
+      p12Path,
+      await writePkcs12({ pkcs8, certificate: der, passphrase: ASP_P12_PASSPHRASE, name: `${options.aspId} ASP` }),
+      { mode: 0o600 },
+    );
   }
   return { certPem: readFileSync(certPath, 'utf8'), certPath, p12Path };
 }
 
 export async function espSimulatorCommand(options: EspSimulatorOptions): Promise<void> {
   const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (got "${options.port}")`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`--port must be a port number (got "${options.port}")`);
+  }
   const dir = resolve(options.dataDir);
   const pki = await loadOrCreateSimulatorPki(dir);
   const asp = await aspCertificate(pki, dir, options);
-  const running = await startEspSimulator({ pki, asps: new Map([[options.aspId, asp.certPem]]), port, host: options.host });
+  const running = await startEspSimulator({
+    pki,
+    asps: new Map([[options.aspId, asp.certPem]]),
+    port,
+    host: options.host,
+  });
   const paths = pkiPaths(dir);
   const lines = [
     `ESP simulator (test only) listening on ${running.url}`,
@@ -75,7 +94,9 @@ export async function espSimulatorCommand(options: EspSimulatorOptions): Promise
     `  MOHAR_ESIGN_ESP_URL=${running.espUrl}`,
     `  MOHAR_ESIGN_STATUS_URL=${running.statusUrl}`,
     `  MOHAR_ESIGN_ASP_ID=${options.aspId}`,
-    asp.p12Path ? `  MOHAR_ESIGN_ASP_KEY=${asp.p12Path}\n  MOHAR_ESIGN_ASP_KEY_PASSPHRASE=${ASP_P12_PASSPHRASE}` : '  MOHAR_ESIGN_ASP_KEY=<the PKCS#12 of the ASP key registered above>',
+    asp.p12Path
+      ? `  MOHAR_ESIGN_ASP_KEY=${asp.p12Path}\n  MOHAR_ESIGN_ASP_KEY_PASSPHRASE=${ASP_P12_PASSPHRASE}`
+      : '  MOHAR_ESIGN_ASP_KEY=<the PKCS#12 of the ASP key registered above>',
     `  MOHAR_ESIGN_ESP_CERT=${paths.responseSigner}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -26,9 +26,17 @@ function loadConfig(): Config {
   }
 }
 
-const program = new Command('mohar').description('Mohar: USB-token signer and e-signature office server').version('0.1.0');
-program.command('serve').description('run the office server (default 127.0.0.1:8080)').action(() => serveCommand(loadConfig()));
-program.command('migrate').description('bring the database schema up to date').action(() => migrateCommand(loadConfig()));
+const program = new Command('mohar')
+  .description('Mohar: USB-token signer and e-signature office server')
+  .version('0.1.0');
+program
+  .command('serve')
+  .description('run the office server (default 127.0.0.1:8080)')
+  .action(() => serveCommand(loadConfig()));
+program
+  .command('migrate')
+  .description('bring the database schema up to date')
+  .action(() => migrateCommand(loadConfig()));
 adminCommands(program, loadConfig);
 accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
@@ -44,7 +52,9 @@ program
   .action((options: { module?: string[] }) => tokensCommand(loadConfig(), options));
 program
   .command('sign <in> <out>')
-  .description('sign a PDF with a USB token (--module) or a PKCS#12 file (--p12); the PIN is read from a prompt or stdin')
+  .description(
+    'sign a PDF with a USB token (--module) or a PKCS#12 file (--p12); the PIN is read from a prompt or stdin',
+  )
   .option('--module <path>', 'PKCS#11 module of the token')
   .option('--token <label>', 'token label (default: the only or first token)')
   .option('--cert-id <hex>', 'CKA_ID of the certificate (default: the only one with a key)')
@@ -64,6 +74,8 @@ program
   .action((file: string, options: { json?: boolean }) => verifyCommand(file, options));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`mohar: ${isMoharError(error) ? error.message : error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `mohar: ${isMoharError(error) ? error.message : error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

@@ -9,7 +9,10 @@ export async function serveCommand(config: Config): Promise<void> {
   const hsm = config.sealPkcs11 ? await hsmSeal(config.sealPkcs11) : undefined;
   const aspKey = config.esign?.aspKey;
   const asp = aspKey && 'pkcs11' in aspKey ? await hsmSeal(aspKey.pkcs11, 'MOHAR_ESIGN_ASP_PKCS11_MODULE') : undefined;
-  const server = await startServer(config, { ...(hsm ? { seal: hsm.seal } : {}), ...(asp ? { esignAsp: asp.seal } : {}) });
+  const server = await startServer(config, {
+    ...(hsm ? { seal: hsm.seal } : {}),
+    ...(asp ? { esignAsp: asp.seal } : {}),
+  });
   const out = process.stdout;
   if (server.bootstrap) {
     out.write(`\nFirst start: created the default account. api_admin login: ${server.bootstrap.email}\n`);
@@ -17,7 +20,9 @@ export async function serveCommand(config: Config): Promise<void> {
       out.write(`Generated password (shown once, not stored in clear): ${server.bootstrap.generatedPassword}\n`);
     }
   }
-  out.write(`\nMohar office server on ${server.url} (${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`})\n`);
+  out.write(
+    `\nMohar office server on ${server.url} (${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`})\n`,
+  );
   out.write(`API docs: ${server.url}${API_BASE}/docs and ${server.url}${LEGACY_BASE}/docs\n\n`);
   const stop = async () => {
     await server.close();

@@ -18,7 +18,10 @@ import { openRuntime } from '../server/start.js';
 export async function exportTemplate(ctx: Context, templateId: string, version?: number): Promise<string> {
   const row = await ctx.db.selectFrom('templates').select('account_id').where('id', '=', templateId).executeTakeFirst();
   if (!row) throw new MoharError('template_not_found', `no template ${templateId}`);
-  const portable = await getTemplate(ctx, row.account_id, templateId, { includeDocuments: true, ...(version === undefined ? {} : { version }) });
+  const portable = await getTemplate(ctx, row.account_id, templateId, {
+    includeDocuments: true,
+    ...(version === undefined ? {} : { version }),
+  });
   return `${JSON.stringify(portable, null, 2)}\n`;
 }
 
@@ -26,10 +29,18 @@ async function accountFor(ctx: Context, ref: string | undefined): Promise<string
   if (ref !== undefined) return resolveAccount(ctx, ref);
   const accounts = await ctx.db.selectFrom('accounts').select('id').limit(2).execute();
   if (accounts.length === 1) return accounts[0]!.id;
-  throw new MoharError('validation_failed', 'this installation has several accounts: name one with --account <id or login e-mail>', { errors: [{ path: 'account', message: 'required' }] });
+  throw new MoharError(
+    'validation_failed',
+    'this installation has several accounts: name one with --account <id or login e-mail>',
+    { errors: [{ path: 'account', message: 'required' }] },
+  );
 }
 
-export async function importTemplateFile(ctx: Context, file: string, accountRef?: string): Promise<{ template_id: string; name: string; account_id: string }> {
+export async function importTemplateFile(
+  ctx: Context,
+  file: string,
+  accountRef?: string,
+): Promise<{ template_id: string; name: string; account_id: string }> {
   let portable: unknown;
   try {
     portable = JSON.parse(await readFile(file, 'utf8'));
@@ -40,7 +51,12 @@ export async function importTemplateFile(ctx: Context, file: string, accountRef?
     throw new MoharError('validation_failed', `${file} is not a template export (mohar template export)`);
   }
   const accountId = await accountFor(ctx, accountRef);
-  const created = await importTemplate(ctx, accountId, { type: 'admin', id: null }, portable as DefinitionInput & { format: string });
+  const created = await importTemplate(
+    ctx,
+    accountId,
+    { type: 'admin', id: null },
+    portable as DefinitionInput & { format: string },
+  );
   return { template_id: created.template_id, name: created.name, account_id: accountId };
 }
 
@@ -53,7 +69,13 @@ export function templateCommands(program: Command, loadConfig: () => Config): vo
     .action(async (id: string, options: { templateVersion?: string }) => {
       const runtime = await openRuntime(loadConfig());
       try {
-        process.stdout.write(await exportTemplate(runtime.ctx, id, options.templateVersion === undefined ? undefined : Number(options.templateVersion)));
+        process.stdout.write(
+          await exportTemplate(
+            runtime.ctx,
+            id,
+            options.templateVersion === undefined ? undefined : Number(options.templateVersion),
+          ),
+        );
       } finally {
         await runtime.close();
       }
@@ -66,7 +88,9 @@ export function templateCommands(program: Command, loadConfig: () => Config): vo
       const runtime = await openRuntime(loadConfig());
       try {
         const created = await importTemplateFile(runtime.ctx, file, options.account);
-        process.stdout.write(`imported template ${created.template_id} (${created.name}) into account ${created.account_id}\n`);
+        process.stdout.write(
+          `imported template ${created.template_id} (${created.name}) into account ${created.account_id}\n`,
+        );
       } finally {
         await runtime.close();
       }

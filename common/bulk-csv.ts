@@ -40,7 +40,14 @@ export interface BulkCsvFormat {
 }
 
 /** Field types that take a pre-assigned value (the interface's numbers: FIELD_TYPES in common/fields.ts). */
-export const MERGE_FIELD_TYPES = { 8: 'text', 9: 'checkbox', 10: 'number', 11: 'date', 12: 'dropdown', 13: 'radio' } as const;
+export const MERGE_FIELD_TYPES = {
+  8: 'text',
+  9: 'checkbox',
+  10: 'number',
+  11: 'date',
+  12: 'dropdown',
+  13: 'radio',
+} as const;
 export type MergeFieldType = (typeof MERGE_FIELD_TYPES)[keyof typeof MERGE_FIELD_TYPES];
 
 export interface BulkCsvRecipient {
@@ -94,9 +101,18 @@ function fail(line: number, row: number | null, column: string | null, code: str
 /** CSV text (RFC 4180: quotes, commas and newlines in cells; CRLF; a BOM) to records with their start lines. */
 export function parseCsvText(text: string): { records: CsvRecord[]; errors: BulkCsvError[] } {
   try {
-    const parsed = parse(text, { bom: true, info: true, raw: true, skip_empty_lines: true, relax_column_count: true }) as unknown as { record: string[]; raw: string; info: { lines: number } }[];
+    const parsed = parse(text, {
+      bom: true,
+      info: true,
+      raw: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+    }) as unknown as { record: string[]; raw: string; info: { lines: number } }[];
     // csv-parse counts lines up to a record's end; a quoted newline inside it moves its start back.
-    const records = parsed.map((p) => ({ cells: p.record, line: p.info.lines - (p.raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0) }));
+    const records = parsed.map((p) => ({
+      cells: p.record,
+      line: p.info.lines - (p.raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0),
+    }));
     return { records, errors: [] };
   } catch (error) {
     const e = error as { message?: string; lines?: number };
@@ -116,21 +132,64 @@ function readHeader(columns: readonly string[], line: number, format: BulkCsvFor
   let slots = 0;
   const mergeKeys = format && new Set(format.merge_fields.flatMap((f) => [f.key, ...f.aliases]));
   for (const column of columns) {
-    if (seen.has(column)) errors.push(fail(line, null, column, 'duplicate_column', `the column "${column}" appears twice`));
+    if (seen.has(column)) {
+      errors.push(fail(line, null, column, 'duplicate_column', `the column "${column}" appears twice`));
+    }
     seen.add(column);
     const recipient = RECIPIENT.exec(column);
     if (recipient) slots = Math.max(slots, Number(recipient[1]));
     else if (column.startsWith('field.') && column.length > 6) {
-      if (mergeKeys && !mergeKeys.has(column.slice(6))) errors.push(fail(line, null, column, 'unknown_merge_field', `the source has no field with the label or field_key "${column.slice(6)}"`));
-    } else if (!(PLAIN as readonly string[]).includes(column) && !(column.startsWith('metadata.') && column.length > 9)) {
-      errors.push(fail(line, null, column, 'unknown_column', `unknown column "${column}" (see docs/bulk-send.md, CSV column format)`));
+      if (mergeKeys && !mergeKeys.has(column.slice(6))) {
+        errors.push(
+          fail(
+            line,
+            null,
+            column,
+            'unknown_merge_field',
+            `the source has no field with the label or field_key "${column.slice(6)}"`,
+          ),
+        );
+      }
+    } else if (
+      !(PLAIN as readonly string[]).includes(column) &&
+      !(column.startsWith('metadata.') && column.length > 9)
+    ) {
+      errors.push(
+        fail(
+          line,
+          null,
+          column,
+          'unknown_column',
+          `unknown column "${column}" (see docs/bulk-send.md, CSV column format)`,
+        ),
+      );
     }
   }
   const expected = format ? format.recipient_slots.length : slots;
-  if (format && slots > expected) errors.push(fail(line, null, `recipient_${slots}_name`, 'unknown_column', `the source has ${expected} recipient slot(s); there is no recipient_${slots}`));
+  if (format && slots > expected) {
+    errors.push(
+      fail(
+        line,
+        null,
+        `recipient_${slots}_name`,
+        'unknown_column',
+        `the source has ${expected} recipient slot(s); there is no recipient_${slots}`,
+      ),
+    );
+  }
   for (let n = 1; n <= expected; n++) {
     for (const part of ['name', 'email']) {
-      if (!seen.has(`recipient_${n}_${part}`)) errors.push(fail(line, null, `recipient_${n}_${part}`, 'missing_column', `the column recipient_${n}_${part} is missing (one name and e-mail column per recipient slot)`));
+      if (!seen.has(`recipient_${n}_${part}`)) {
+        errors.push(
+          fail(
+            line,
+            null,
+            `recipient_${n}_${part}`,
+            'missing_column',
+            `the column recipient_${n}_${part} is missing (one name and e-mail column per recipient slot)`,
+          ),
+        );
+      }
     }
   }
   return { columns, slots: expected, errors };
@@ -139,7 +198,12 @@ function readHeader(columns: readonly string[], line: number, format: BulkCsvFor
 function rowOf(header: Header, record: CsvRecord, index: number, errors: BulkCsvError[]): BulkCsvRow {
   const at = (column: string) => fail(record.line, index, column, '', '');
   if (record.cells.length > header.columns.length) {
-    errors.push({ ...at(''), column: null, code: 'too_many_cells', message: `${record.cells.length} cells; the header has ${header.columns.length} columns` });
+    errors.push({
+      ...at(''),
+      column: null,
+      code: 'too_many_cells',
+      message: `${record.cells.length} cells; the header has ${header.columns.length} columns`,
+    });
   }
   const row: BulkCsvRow = { recipients: Array.from({ length: header.slots }, () => ({ name: '', email: '' })) };
   header.columns.forEach((column, i) => {
@@ -151,7 +215,13 @@ function rowOf(header: Header, record: CsvRecord, index: number, errors: BulkCsv
       if (!target) return;
       if (recipient[2] === 'sequence') {
         if (/^\d{1,4}$/.test(value) && Number(value) >= 1) target.sequence = Number(value);
-        else errors.push({ ...at(column), code: 'invalid_sequence', message: `"${value}" is not a sequence number (1 or more)` });
+        else {
+          errors.push({
+            ...at(column),
+            code: 'invalid_sequence',
+            message: `"${value}" is not a sequence number (1 or more)`,
+          });
+        }
       } else target[recipient[2] as 'name' | 'email' | 'role' | 'signature_method'] = value;
     } else if (column.startsWith('field.')) (row.field_values ??= {})[column.slice(6)] = value;
     else if (column.startsWith('metadata.')) (row.metadata ??= {})[column.slice(9)] = value;
@@ -159,7 +229,13 @@ function rowOf(header: Header, record: CsvRecord, index: number, errors: BulkCsv
   });
   row.recipients.forEach((r, n) => {
     for (const part of ['name', 'email'] as const) {
-      if (r[part] === '') errors.push({ ...at(`recipient_${n + 1}_${part}`), code: 'missing_value', message: `recipient ${n + 1} has no ${part === 'name' ? 'name' : 'e-mail'}` });
+      if (r[part] === '') {
+        errors.push({
+          ...at(`recipient_${n + 1}_${part}`),
+          code: 'missing_value',
+          message: `recipient ${n + 1} has no ${part === 'name' ? 'name' : 'e-mail'}`,
+        });
+      }
     }
   });
   return row;
@@ -171,11 +247,26 @@ function rowOf(header: Header, record: CsvRecord, index: number, errors: BulkCsv
  * rows with a problem are listed in `errors` and must not be sent as they are. `format` (the source's
  * slots and merge fields) adds the checks only it allows: slot count, unknown merge fields.
  */
-export function rowsFromRecords(records: readonly (readonly string[] | CsvRecord)[], format?: BulkCsvFormat): BulkCsvResult {
-  const withLines = records.map((r, i): CsvRecord => ('cells' in r ? r : { cells: r as readonly string[], line: i + 1 }));
+export function rowsFromRecords(
+  records: readonly (readonly string[] | CsvRecord)[],
+  format?: BulkCsvFormat,
+): BulkCsvResult {
+  const withLines = records.map((r, i): CsvRecord =>
+    'cells' in r ? r : { cells: r as readonly string[], line: i + 1 },
+  );
   const [first, ...data] = withLines.filter((r) => r.cells.some((c) => c.trim() !== ''));
-  if (!first) return { rows: [], lines: [], errors: [fail(1, null, null, 'empty_csv', 'the CSV is empty: a header line and one line per row are needed')] };
-  const header = readHeader(first.cells.map((c) => c.trim()), first.line, format);
+  if (!first) {
+    return {
+      rows: [],
+      lines: [],
+      errors: [fail(1, null, null, 'empty_csv', 'the CSV is empty: a header line and one line per row are needed')],
+    };
+  }
+  const header = readHeader(
+    first.cells.map((c) => c.trim()),
+    first.line,
+    format,
+  );
   const errors = [...header.errors];
   if (data.length === 0) errors.push(fail(first.line, null, null, 'no_rows', 'the CSV has a header but no rows'));
   const rows = data.map((record, index) => rowOf(header, record, index, errors));
@@ -201,10 +292,19 @@ export function columnOfPath(path: string): string | null {
 }
 
 /** The items of a 422 invalid_rows answer as CSV errors (line of the row, column of the path). */
-export function csvErrorsOfProblem(items: readonly { index?: number; path?: string; code?: string; message: string }[], lines: readonly number[]): BulkCsvError[] {
+export function csvErrorsOfProblem(
+  items: readonly { index?: number; path?: string; code?: string; message: string }[],
+  lines: readonly number[],
+): BulkCsvError[] {
   return items.map((e) => {
-    const line = e.index === undefined ? 1 : lines[e.index] ?? 1;
-    return fail(line, e.index ?? null, e.path === undefined ? null : columnOfPath(e.path), e.code ?? 'invalid', e.message);
+    const line = e.index === undefined ? 1 : (lines[e.index] ?? 1);
+    return fail(
+      line,
+      e.index ?? null,
+      e.path === undefined ? null : columnOfPath(e.path),
+      e.code ?? 'invalid',
+      e.message,
+    );
   });
 }
 
@@ -215,12 +315,17 @@ export function csvLine(cells: readonly string[]): string {
 
 function exampleValue(field: BulkCsvMergeField): string {
   switch (field.type) {
-    case 'number': return '100';
-    case 'date': return '2027-01-15';
-    case 'checkbox': return 'true';
+    case 'number':
+      return '100';
+    case 'date':
+      return '2027-01-15';
+    case 'checkbox':
+      return 'true';
     case 'dropdown':
-    case 'radio': return field.options?.[0] ?? '';
-    default: return field.label ?? field.key;
+    case 'radio':
+      return field.options?.[0] ?? '';
+    default:
+      return field.label ?? field.key;
   }
 }
 

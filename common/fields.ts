@@ -31,8 +31,19 @@ export const ALL_FIELD_TYPES: readonly FieldType[] = Object.values(FIELD_TYPES);
 
 /** How the API documents each type (the OpenAPI description of field_type, docs/api.md). */
 export const FIELD_TYPE_NAMES: Readonly<Record<FieldType, string>> = {
-  1: 'Signature', 2: 'Initial', 3: 'Date Signed', 4: 'Full Name', 5: 'First Name', 6: 'Last Name', 7: 'Email',
-  8: 'Text', 9: 'Checkbox', 10: 'Number', 11: 'Date', 12: 'Dropdown', 13: 'Radio',
+  1: 'Signature',
+  2: 'Initial',
+  3: 'Date Signed',
+  4: 'Full Name',
+  5: 'First Name',
+  6: 'Last Name',
+  7: 'Email',
+  8: 'Text',
+  9: 'Checkbox',
+  10: 'Number',
+  11: 'Date',
+  12: 'Dropdown',
+  13: 'Radio',
 };
 
 export function isFieldType(value: number): value is FieldType {
@@ -63,22 +74,35 @@ export interface SignerDetails {
   readonly email: string;
 }
 
-/** What Mohar writes into a field filled from the signer's details (`today` as the act dates it); undefined for the others. */
+/**
+ * What Mohar writes into a field filled from the signer's details (`today` as the act dates it); undefined for the
+ * others.
+ */
 export function detailValue(fieldType: number, signer: SignerDetails, today: string): string | undefined {
   const parts = signer.name.trim().split(/\s+/);
   switch (fieldType) {
-    case FIELD_TYPES.DATE_SIGNED: return today;
-    case FIELD_TYPES.FULL_NAME: return signer.name;
-    case FIELD_TYPES.FIRST_NAME: return parts[0] ?? '';
-    case FIELD_TYPES.LAST_NAME: return parts.length > 1 ? parts[parts.length - 1]! : '';
-    case FIELD_TYPES.EMAIL: return signer.email;
-    default: return undefined;
+    case FIELD_TYPES.DATE_SIGNED:
+      return today;
+    case FIELD_TYPES.FULL_NAME:
+      return signer.name;
+    case FIELD_TYPES.FIRST_NAME:
+      return parts[0] ?? '';
+    case FIELD_TYPES.LAST_NAME:
+      return parts.length > 1 ? parts[parts.length - 1]! : '';
+    case FIELD_TYPES.EMAIL:
+      return signer.email;
+    default:
+      return undefined;
   }
 }
 
 /** The initials of a name ("Asha Rao" → "AR"): the text an Initials field carries, and what the page offers to type. */
 export function initialsOf(name: string): string {
-  return name.split(/\s+/).filter(Boolean).map((part) => part[0]!.toUpperCase()).join('');
+  return name
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase())
+    .join('');
 }
 
 /** A cc gets a copy and a reviewer only confirms: neither act writes into the document, so neither holds fields. */

@@ -20,7 +20,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 // An example program reads its own settings from the environment.
 // eslint-disable-next-line no-restricted-syntax
 const settings = process.env;
-const secrets = (settings.MOHAR_WEBHOOK_SECRETS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const secrets = (settings.MOHAR_WEBHOOK_SECRETS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '');
 const port = Number(settings.PORT ?? 4000);
 if (secrets.length === 0) {
   console.error('set MOHAR_WEBHOOK_SECRETS to your webhook secret (POST /webhook/save/ returned it)');
@@ -35,14 +38,20 @@ async function handle(event: WebhookEvent): Promise<void> {
   switch (event.type) {
     case 'envelope.completed': {
       const documents = (event.data.documents ?? []) as { document_id: string; sha256: string; download_url: string }[];
-      for (const d of documents) console.log(`envelope ${(event.data.envelope as { id: string }).id} completed: download ${d.download_url} (SHA-256 ${d.sha256})`);
+      for (const d of documents) {
+        console.log(
+          `envelope ${(event.data.envelope as { id: string }).id} completed: download ${d.download_url} (SHA-256 ${d.sha256})`,
+        );
+      }
       break;
     }
     case 'webhook.test':
       console.log('test event received: the webhook works');
       break;
     default:
-      console.log(`${event.type} #${event.sequence} for envelope ${(event.data.envelope as { id?: string } | undefined)?.id ?? '-'}`);
+      console.log(
+        `${event.type} #${event.sequence} for envelope ${(event.data.envelope as { id?: string } | undefined)?.id ?? '-'}`,
+      );
   }
 }
 
@@ -67,7 +76,9 @@ const server = createServer((request, response) => {
         return;
       }
       console.warn(`refused a delivery: ${result.reason}: ${result.message}`);
-      response.writeHead(result.reason === 'invalid_body' ? 400 : 401, { 'content-type': 'text/plain' }).end(result.reason);
+      response
+        .writeHead(result.reason === 'invalid_body' ? 400 : 401, { 'content-type': 'text/plain' })
+        .end(result.reason);
       return;
     }
     response.writeHead(204).end();
@@ -80,5 +91,7 @@ const server = createServer((request, response) => {
 
 server.listen(port, '127.0.0.1', () => {
   const address = server.address();
-  console.log(`webhook receiver listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/`);
+  console.log(
+    `webhook receiver listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/`,
+  );
 });

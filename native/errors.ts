@@ -58,7 +58,10 @@ export function ckrOf(error: unknown): number | undefined {
 
 function pinFlags(flags: number | undefined): { pinCountLow: boolean; pinFinalTry: boolean } {
   const f = flags ?? 0;
-  return { pinCountLow: (f & pkcs11js.CKF_USER_PIN_COUNT_LOW) !== 0, pinFinalTry: (f & pkcs11js.CKF_USER_PIN_FINAL_TRY) !== 0 };
+  return {
+    pinCountLow: (f & pkcs11js.CKF_USER_PIN_COUNT_LOW) !== 0,
+    pinFinalTry: (f & pkcs11js.CKF_USER_PIN_FINAL_TRY) !== 0,
+  };
 }
 
 function errorText(error: unknown): string {
@@ -84,7 +87,10 @@ export function translatePkcs11Error(error: unknown, context: Pkcs11ErrorContext
 
   const code = ckrOf(error);
   if (code === undefined) {
-    return new MoharError('pkcs11_error', `${context.operation} failed${where}: ${errorText(error)}`, { extra: { operation: context.operation }, cause: error });
+    return new MoharError('pkcs11_error', `${context.operation} failed${where}: ${errorText(error)}`, {
+      extra: { operation: context.operation },
+      cause: error,
+    });
   }
   const name = ckrName(code);
   const extra = { operation: context.operation, ckr: name };
@@ -92,24 +98,49 @@ export function translatePkcs11Error(error: unknown, context: Pkcs11ErrorContext
     case pkcs11js.CKR_PIN_INCORRECT:
     case pkcs11js.CKR_PIN_INVALID:
     case pkcs11js.CKR_PIN_LEN_RANGE:
-      return new MoharError('pin_incorrect', `the PIN is incorrect${where} (${name})`, { extra: { ...extra, ...pinFlags(context.tokenFlags) }, cause: error });
+      return new MoharError('pin_incorrect', `the PIN is incorrect${where} (${name})`, {
+        extra: { ...extra, ...pinFlags(context.tokenFlags) },
+        cause: error,
+      });
     case pkcs11js.CKR_PIN_LOCKED:
-      return new MoharError('pin_locked', `the PIN is locked${where}: unblock it with the token's SO PIN / vendor tool`, { extra, cause: error });
+      return new MoharError(
+        'pin_locked',
+        `the PIN is locked${where}: unblock it with the token's SO PIN / vendor tool`,
+        { extra, cause: error },
+      );
     case pkcs11js.CKR_PIN_EXPIRED:
-      return new MoharError('pin_expired', `the PIN has expired${where}: change it with the token's vendor tool`, { extra, cause: error });
+      return new MoharError('pin_expired', `the PIN has expired${where}: change it with the token's vendor tool`, {
+        extra,
+        cause: error,
+      });
     case pkcs11js.CKR_TOKEN_NOT_PRESENT:
     case pkcs11js.CKR_TOKEN_NOT_RECOGNIZED:
     case pkcs11js.CKR_SLOT_ID_INVALID:
-      return new MoharError('token_not_present', `no token present${where} (${name} in ${context.operation})`, { extra, cause: error });
+      return new MoharError('token_not_present', `no token present${where} (${name} in ${context.operation})`, {
+        extra,
+        cause: error,
+      });
     case pkcs11js.CKR_DEVICE_REMOVED:
     case pkcs11js.CKR_SESSION_HANDLE_INVALID:
     case pkcs11js.CKR_SESSION_CLOSED:
-      return new MoharError('token_removed', `the token was removed${where} (${name} in ${context.operation}): insert it and try again`, { extra, cause: error });
+      return new MoharError(
+        'token_removed',
+        `the token was removed${where} (${name} in ${context.operation}): insert it and try again`,
+        { extra, cause: error },
+      );
     case pkcs11js.CKR_KEY_HANDLE_INVALID:
-      return new MoharError('key_not_found', `the key is no longer on the token${where} (${name} in ${context.operation})`, { extra, cause: error });
+      return new MoharError(
+        'key_not_found',
+        `the key is no longer on the token${where} (${name} in ${context.operation})`,
+        { extra, cause: error },
+      );
     case pkcs11js.CKR_MECHANISM_INVALID:
     case pkcs11js.CKR_MECHANISM_PARAM_INVALID:
-      return new MoharError('mechanism_not_supported', `the token does not support this signature mechanism${where} (${name} in ${context.operation})`, { extra, cause: error });
+      return new MoharError(
+        'mechanism_not_supported',
+        `the token does not support this signature mechanism${where} (${name} in ${context.operation})`,
+        { extra, cause: error },
+      );
     default:
       return new MoharError('pkcs11_error', `${context.operation} failed${where}: ${name}`, { extra, cause: error });
   }

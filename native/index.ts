@@ -12,7 +12,16 @@
  *   const signature = await signer.sign(signedAttributesDer);   // pdf/ SignatureProvider shape
  *   const watcher = watchTokens(module, { intervalMs: 1000 });   // 'inserted' / 'removed'
  */
-export { findModules, knownModules, KNOWN_MODULES, modulePlatform, type FindModulesOptions, type KnownModule, type ModuleCandidate, type ModulePlatform } from './modules.js';
+export {
+  findModules,
+  knownModules,
+  KNOWN_MODULES,
+  modulePlatform,
+  type FindModulesOptions,
+  type KnownModule,
+  type ModuleCandidate,
+  type ModulePlatform,
+} from './modules.js';
 export {
   openModules,
   Pkcs11Module,
@@ -28,8 +37,23 @@ export {
   type TokenInfo,
   type TokenSelector,
 } from './pkcs11-module.js';
-export { buildChain, tokenSigner, type PinProvider, type TokenSignatureProvider, type TokenSignerOptions } from './signer.js';
+export {
+  buildChain,
+  tokenSigner,
+  type PinProvider,
+  type TokenSignatureProvider,
+  type TokenSignerOptions,
+} from './signer.js';
 export { tokenKey, TokenWatcher, watchTokens, type TokenWatcherEvents, type TokenWatcherOptions } from './watcher.js';
-export { assertCertificateValid, CCA_POLICY_ARC, ccaClassOf, parseCertificate, type CcaClass, type CertificateInfo, type EcCurve, type KeyUsageName } from './x509.js';
+export {
+  assertCertificateValid,
+  CCA_POLICY_ARC,
+  ccaClassOf,
+  parseCertificate,
+  type CcaClass,
+  type CertificateInfo,
+  type EcCurve,
+  type KeyUsageName,
+} from './x509.js';
 export { ckrName, translatePkcs11Error, type NativeErrorCode, type Pkcs11ErrorContext } from './errors.js';
 export { ecdsaRawToDer, sha256DigestInfo, SHA256_DIGEST_INFO_PREFIX } from './der.js';

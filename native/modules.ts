@@ -37,7 +37,13 @@ export interface FindModulesOptions {
 }
 
 const WIN_SYSTEM32 = 'C:\\Windows\\System32';
-const LINUX_LIB_DIRS = ['/usr/lib', '/usr/local/lib', '/usr/lib64', '/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu'];
+const LINUX_LIB_DIRS = [
+  '/usr/lib',
+  '/usr/local/lib',
+  '/usr/lib64',
+  '/usr/lib/x86_64-linux-gnu',
+  '/usr/lib/aarch64-linux-gnu',
+];
 const MAC_LIB_DIRS = ['/usr/local/lib', '/Library/Frameworks/eToken.framework/Versions/A', '/opt/homebrew/lib'];
 
 function inDirs(dirs: readonly string[], file: string, sep = '/'): string[] {
@@ -50,26 +56,44 @@ function entries(vendor: string, product: string, paths: readonly string[]): Kno
 
 export const KNOWN_MODULES: Readonly<Record<ModulePlatform, readonly KnownModule[]>> = {
   win32: [
-    ...entries('Longmai/Feitian', 'ePass2003', [`${WIN_SYSTEM32}\\eps2003csp1164.dll`, `${WIN_SYSTEM32}\\eps2003csp11.dll`]),
+    ...entries('Longmai/Feitian', 'ePass2003', [
+      `${WIN_SYSTEM32}\\eps2003csp1164.dll`,
+      `${WIN_SYSTEM32}\\eps2003csp11.dll`,
+    ]),
     ...entries('WatchData', 'ProxKey', [`${WIN_SYSTEM32}\\SignatureP11.dll`, `${WIN_SYSTEM32}\\wdpkcs.dll`]),
     ...entries('Longmai', 'mToken CryptoID', [`${WIN_SYSTEM32}\\CryptoIDA_pkcs11.dll`]),
     ...entries('SafeNet/Gemalto', 'eToken', [`${WIN_SYSTEM32}\\eTPKCS11.dll`]),
     ...entries('SafeNet/Gemalto', 'IDPrime', [`${WIN_SYSTEM32}\\IDPrimePKCS11.dll`]),
-    ...entries('OpenSC', 'OpenSC', ['C:\\Program Files\\OpenSC Project\\OpenSC\\pkcs11\\opensc-pkcs11.dll', `${WIN_SYSTEM32}\\opensc-pkcs11.dll`]),
+    ...entries('OpenSC', 'OpenSC', [
+      'C:\\Program Files\\OpenSC Project\\OpenSC\\pkcs11\\opensc-pkcs11.dll',
+      `${WIN_SYSTEM32}\\opensc-pkcs11.dll`,
+    ]),
   ],
   linux: [
-    ...entries('Longmai/Feitian', 'ePass2003', [...inDirs(LINUX_LIB_DIRS, 'libcastle_v2.so.1.0.0'), ...inDirs(LINUX_LIB_DIRS, 'libcastle.so.1.0.0')]),
+    ...entries('Longmai/Feitian', 'ePass2003', [
+      ...inDirs(LINUX_LIB_DIRS, 'libcastle_v2.so.1.0.0'),
+      ...inDirs(LINUX_LIB_DIRS, 'libcastle.so.1.0.0'),
+    ]),
     ...entries('WatchData', 'ProxKey', ['/usr/lib/WatchData/ProxKey/lib/libwdpkcs_SignatureP11.so']),
     ...entries('Longmai', 'mToken CryptoID', inDirs(LINUX_LIB_DIRS, 'libcryptoida_pkcs11.so')),
     ...entries('SafeNet/Gemalto', 'eToken', inDirs(LINUX_LIB_DIRS, 'libeTPkcs11.so')),
-    ...entries('OpenSC', 'OpenSC', [...inDirs(LINUX_LIB_DIRS, 'opensc-pkcs11.so'), '/usr/lib/x86_64-linux-gnu/pkcs11/opensc-pkcs11.so']),
+    ...entries('OpenSC', 'OpenSC', [
+      ...inDirs(LINUX_LIB_DIRS, 'opensc-pkcs11.so'),
+      '/usr/lib/x86_64-linux-gnu/pkcs11/opensc-pkcs11.so',
+    ]),
   ],
   darwin: [
-    ...entries('Longmai/Feitian', 'ePass2003', [...inDirs(MAC_LIB_DIRS, 'libcastle_v2.1.0.0.dylib'), ...inDirs(MAC_LIB_DIRS, 'libcastle.1.0.0.dylib')]),
+    ...entries('Longmai/Feitian', 'ePass2003', [
+      ...inDirs(MAC_LIB_DIRS, 'libcastle_v2.1.0.0.dylib'),
+      ...inDirs(MAC_LIB_DIRS, 'libcastle.1.0.0.dylib'),
+    ]),
     ...entries('WatchData', 'ProxKey', inDirs(MAC_LIB_DIRS, 'libwdpkcs_Proxkey.dylib')),
     ...entries('Longmai', 'mToken CryptoID', inDirs(MAC_LIB_DIRS, 'libcryptoid_pkcs11.dylib')),
     ...entries('SafeNet/Gemalto', 'eToken', inDirs(MAC_LIB_DIRS, 'libeTPkcs11.dylib')),
-    ...entries('OpenSC', 'OpenSC', ['/Library/OpenSC/lib/opensc-pkcs11.so', ...inDirs(MAC_LIB_DIRS, 'opensc-pkcs11.so')]),
+    ...entries('OpenSC', 'OpenSC', [
+      '/Library/OpenSC/lib/opensc-pkcs11.so',
+      ...inDirs(MAC_LIB_DIRS, 'opensc-pkcs11.so'),
+    ]),
   ],
 };
 
@@ -108,6 +132,8 @@ export function findModules(options: FindModulesOptions): ModuleCandidate[] {
     out.push(candidate);
   };
   for (const path of options.extraPaths ?? []) consider(path, { path, vendor: null, product: null, source: 'extra' });
-  for (const known of knownModules(options.platform)) consider(known.path, { path: known.path, vendor: known.vendor, product: known.product, source: 'known' });
+  for (const known of knownModules(options.platform)) {
+    consider(known.path, { path: known.path, vendor: known.vendor, product: known.product, source: 'known' });
+  }
   return out;
 }

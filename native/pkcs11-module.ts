@@ -17,7 +17,14 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import pkcs11js from 'pkcs11js';
 import { MoharError } from '../common/errors.js';
 import { ckrName, ckrOf, pkcs11Failure, translatePkcs11Error, type Pkcs11ErrorContext } from './errors.js';
-import { assertKeyBelongsToCertificate, chooseMechanism, pickCertificate, signOnToken, type RsaMechanismChoice, type SignatureMechanism } from './sign-steps.js';
+import {
+  assertKeyBelongsToCertificate,
+  chooseMechanism,
+  pickCertificate,
+  signOnToken,
+  type RsaMechanismChoice,
+  type SignatureMechanism,
+} from './sign-steps.js';
 import { SerialQueue } from './queue.js';
 import { parseCertificate, toHex, type CertificateInfo } from './x509.js';
 
@@ -285,7 +292,12 @@ function readCertificates(p: pkcs11js.PKCS11, session: Handle): CertRecord[] {
     }
     const id = readAttribute(p, session, handle, pkcs11js.CKA_ID);
     const label = readAttribute(p, session, handle, pkcs11js.CKA_LABEL);
-    out.push({ handle, id: id && id.length > 0 ? new Uint8Array(id) : null, label: label ? clean(label.toString('utf8')) : null, info });
+    out.push({
+      handle,
+      id: id && id.length > 0 ? new Uint8Array(id) : null,
+      label: label ? clean(label.toString('utf8')) : null,
+      info,
+    });
   }
   return out;
 }
@@ -314,13 +326,24 @@ interface KeyMatch {
  * point on the private key or, through a public key object with that point, the private key with the
  * public key's CKA_ID). Without a visible private key, a public key object counts as evidence.
  */
-function matchKey(cert: CertRecord, privateKeys: readonly KeyRecord[], publicKeys: readonly KeyRecord[]): KeyMatch | null {
+function matchKey(
+  cert: CertRecord,
+  privateKeys: readonly KeyRecord[],
+  publicKeys: readonly KeyRecord[],
+): KeyMatch | null {
   const info = cert.info;
   for (const key of privateKeys) {
     if (equalBytes(cert.id, key.id) && keyMaterialConsistent(info, key)) {
       // An EC private key carries no point: if a public key with this id disagrees, it is not the pair.
       const publicTwin = publicKeys.find((pub) => equalBytes(pub.id, key.id) && pub.keyType === key.keyType);
-      if (publicTwin && publicTwin.ecPoints.length > 0 && info.keyType === 'EC' && !keyMaterialMatches(info, publicTwin)) continue;
+      if (
+        publicTwin &&
+        publicTwin.ecPoints.length > 0 &&
+        info.keyType === 'EC' &&
+        !keyMaterialMatches(info, publicTwin)
+      ) {
+        continue;
+      }
       return { key, matchedBy: 'id', evidence: 'privateKey' };
     }
   }
@@ -334,7 +357,9 @@ function matchKey(cert: CertRecord, privateKeys: readonly KeyRecord[], publicKey
   }
   // No private key in sight (they are CKA_PRIVATE until C_Login): the public half of the pair is evidence.
   for (const pub of publicKeys) {
-    if (equalBytes(cert.id, pub.id) && keyMaterialConsistent(info, pub)) return { key: pub, matchedBy: 'id', evidence: 'publicKey' };
+    if (equalBytes(cert.id, pub.id) && keyMaterialConsistent(info, pub)) {
+      return { key: pub, matchedBy: 'id', evidence: 'publicKey' };
+    }
   }
   for (const pub of publicKeys) {
     if (keyMaterialMatches(info, pub)) return { key: pub, matchedBy: 'publicKey', evidence: 'publicKey' };
@@ -344,7 +369,12 @@ function matchKey(cert: CertRecord, privateKeys: readonly KeyRecord[], publicKey
 
 function keyReference(match: KeyMatch | null): KeyReference | null {
   if (!match) return null;
-  return { id: match.key.id ? toHex(match.key.id) : null, label: match.key.label, matchedBy: match.matchedBy, evidence: match.evidence };
+  return {
+    id: match.key.id ? toHex(match.key.id) : null,
+    label: match.key.label,
+    matchedBy: match.matchedBy,
+    evidence: match.evidence,
+  };
 }
 
 function normaliseHex(hex: string, what: string): string {
@@ -455,8 +485,16 @@ export class Pkcs11Module {
         (selector.slotId === undefined || token.slotId === selector.slotId),
     );
     if (!found) {
-      const wanted = [selector.label && `label "${selector.label}"`, selector.serial && `serial ${selector.serial}`, selector.slotId && `slot ${selector.slotId}`].filter(Boolean).join(', ');
-      throw new MoharError('token_not_present', `no token with ${wanted} in ${this.path}: insert it and try again`, { extra: { ...selector, modulePath: this.path } });
+      const wanted = [
+        selector.label && `label "${selector.label}"`,
+        selector.serial && `serial ${selector.serial}`,
+        selector.slotId && `slot ${selector.slotId}`,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      throw new MoharError('token_not_present', `no token with ${wanted} in ${this.path}: insert it and try again`, {
+        extra: { ...selector, modulePath: this.path },
+      });
     }
     return found;
   }
@@ -483,7 +521,10 @@ export class Pkcs11Module {
       throw translatePkcs11Error(pkcs11Failure(pkcs11js.CKR_PIN_LOCKED, 'C_Login'), { ...context, tokenFlags: flags });
     }
     if (typeof pin !== 'string' || pin.length === 0) {
-      throw translatePkcs11Error(pkcs11Failure(pkcs11js.CKR_PIN_LEN_RANGE, 'C_Login'), { ...context, tokenFlags: flags });
+      throw translatePkcs11Error(pkcs11Failure(pkcs11js.CKR_PIN_LEN_RANGE, 'C_Login'), {
+        ...context,
+        tokenFlags: flags,
+      });
     }
     try {
       p.C_Login(session, pkcs11js.CKU_USER, pin);
@@ -530,7 +571,9 @@ export class Pkcs11Module {
       try {
         p.C_Finalize();
       } catch (error) {
-        if (ckrOf(error) !== pkcs11js.CKR_CRYPTOKI_NOT_INITIALIZED) throw translatePkcs11Error(error, { operation: 'C_Finalize', modulePath: this.path });
+        if (ckrOf(error) !== pkcs11js.CKR_CRYPTOKI_NOT_INITIALIZED) {
+          throw translatePkcs11Error(error, { operation: 'C_Finalize', modulePath: this.path });
+        }
       }
       try {
         initialize(p);
@@ -559,7 +602,12 @@ export class Pkcs11Module {
         for (const cert of certs) {
           let privateKey = keyReference(matchKey(cert, privateKeys, publicKeys));
           if (!privateKey && keysHidden && !cert.info.isCa) {
-            privateKey = { id: cert.id ? toHex(cert.id) : null, label: cert.label, matchedBy: 'id', evidence: 'unverified' };
+            privateKey = {
+              id: cert.id ? toHex(cert.id) : null,
+              label: cert.label,
+              matchedBy: 'id',
+              evidence: 'unverified',
+            };
           }
           if (!privateKey && !options.includeWithoutKey) continue;
           out.push({ ...cert.info, token, certId: cert.id ? toHex(cert.id) : null, label: cert.label, privateKey });
@@ -571,7 +619,11 @@ export class Pkcs11Module {
     });
   }
 
-  private readObjects(p: pkcs11js.PKCS11, session: Handle, token: TokenInfo): { certs: CertRecord[]; privateKeys: KeyRecord[]; publicKeys: KeyRecord[] } {
+  private readObjects(
+    p: pkcs11js.PKCS11,
+    session: Handle,
+    token: TokenInfo,
+  ): { certs: CertRecord[]; privateKeys: KeyRecord[]; publicKeys: KeyRecord[] } {
     try {
       return {
         certs: readCertificates(p, session),
@@ -594,8 +646,11 @@ export class Pkcs11Module {
    */
   signSha256(request: SignSha256Request): Promise<SignSha256Result> {
     const certId = request.certId === undefined ? undefined : normaliseHex(request.certId, 'certId');
-    const fingerprint = request.certFingerprint === undefined ? undefined : normaliseHex(request.certFingerprint, 'certFingerprint');
-    if (certId === undefined && fingerprint === undefined) return Promise.reject(new TypeError('signSha256 needs certId or certFingerprint'));
+    const fingerprint =
+      request.certFingerprint === undefined ? undefined : normaliseHex(request.certFingerprint, 'certFingerprint');
+    if (certId === undefined && fingerprint === undefined) {
+      return Promise.reject(new TypeError('signSha256 needs certId or certFingerprint'));
+    }
     const data = new Uint8Array(request.data);
     const now = request.now ?? new Date();
     const choice = request.rsaMechanism ?? 'auto';
@@ -606,14 +661,29 @@ export class Pkcs11Module {
       const session = this.openSession(p, slot, token);
       let loggedIn = false;
       try {
-        const cert = pickCertificate(this.readObjects(p, session, token).certs, { certId, fingerprint }, token.label, now);
+        const cert = pickCertificate(
+          this.readObjects(p, session, token).certs,
+          { certId, fingerprint },
+          token.label,
+          now,
+        );
         // CKA_PRIVATE keys are only visible after C_Login.
         loggedIn = this.login(p, slot, session, token, request.pin);
         await nextTurn();
         const { key, certificate } = this.privateKeyOf(p, session, token, cert);
-        const input = chooseMechanism(this.mechanismsOf(p, slot, context), cert.info.keyType, choice, token.label, data);
+        const input = chooseMechanism(
+          this.mechanismsOf(p, slot, context),
+          cert.info.keyType,
+          choice,
+          token.label,
+          data,
+        );
         const signature = await signOnToken(p, session, key.handle, input, context);
-        assertKeyBelongsToCertificate(cert.info, data, signature, { certId: certificate.certId, keyId: certificate.privateKey?.id ?? null, token: token.label });
+        assertKeyBelongsToCertificate(cert.info, data, signature, {
+          certId: certificate.certId,
+          keyId: certificate.privateKey?.id ?? null,
+          token: token.label,
+        });
         return { signature, mechanism: input.mechanism, certificate };
       } finally {
         this.endSession(p, session, loggedIn);
@@ -621,16 +691,37 @@ export class Pkcs11Module {
     });
   }
 
-  /** The private key of the certificate, seen after login (key_not_found when there is none), and the certificate as listed. */
-  private privateKeyOf(p: pkcs11js.PKCS11, session: Handle, token: TokenInfo, cert: CertRecord): { key: KeyRecord; certificate: TokenCertificate } {
+  /**
+   * The private key of the certificate, seen after login (key_not_found when there is none), and the certificate as
+   * listed.
+   */
+  private privateKeyOf(
+    p: pkcs11js.PKCS11,
+    session: Handle,
+    token: TokenInfo,
+    cert: CertRecord,
+  ): { key: KeyRecord; certificate: TokenCertificate } {
     const after = this.readObjects(p, session, token);
     const match = matchKey(cert, after.privateKeys, after.publicKeys);
     if (!match || match.evidence !== 'privateKey') {
-      throw new MoharError('key_not_found', `no private key for the certificate of ${cert.info.subjectCommonName ?? cert.info.subject} on token "${token.label}"`, {
-        extra: { certId: cert.id ? toHex(cert.id) : null, token: token.label },
-      });
+      throw new MoharError(
+        'key_not_found',
+        `no private key for the certificate of ${cert.info.subjectCommonName ?? cert.info.subject} on token "${token.label}"`,
+        {
+          extra: { certId: cert.id ? toHex(cert.id) : null, token: token.label },
+        },
+      );
     }
-    return { key: match.key, certificate: { ...cert.info, token, certId: cert.id ? toHex(cert.id) : null, label: cert.label, privateKey: keyReference(match) } };
+    return {
+      key: match.key,
+      certificate: {
+        ...cert.info,
+        token,
+        certId: cert.id ? toHex(cert.id) : null,
+        label: cert.label,
+        privateKey: keyReference(match),
+      },
+    };
   }
 
   private mechanismsOf(p: pkcs11js.PKCS11, slot: Handle, context: (operation: string) => Pkcs11ErrorContext): number[] {
@@ -681,7 +772,9 @@ export interface ModuleLoadFailure {
 }
 
 /** Opens every path; the ones that fail are reported and the others still work. */
-export async function openModules(paths: readonly string[]): Promise<{ modules: Pkcs11Module[]; failures: ModuleLoadFailure[] }> {
+export async function openModules(
+  paths: readonly string[],
+): Promise<{ modules: Pkcs11Module[]; failures: ModuleLoadFailure[] }> {
   const modules: Pkcs11Module[] = [];
   const failures: ModuleLoadFailure[] = [];
   for (const path of paths) {

@@ -53,7 +53,9 @@ export function buildChain(leaf: Uint8Array, pool: readonly Uint8Array[], maxDep
     if (current.checkIssued(current) && current.verify(current.publicKey)) break; // self-signed: the top
     const issuer = pool
       .map((der) => ({ der, cert: new X509Certificate(der) }))
-      .find(({ cert }) => !used.has(cert.fingerprint256) && current.checkIssued(cert) && current.verify(cert.publicKey));
+      .find(
+        ({ cert }) => !used.has(cert.fingerprint256) && current.checkIssued(cert) && current.verify(cert.publicKey),
+      );
     if (!issuer) break;
     chain.push(new Uint8Array(issuer.der));
     used.add(issuer.cert.fingerprint256);
@@ -67,27 +69,45 @@ export function buildChain(leaf: Uint8Array, pool: readonly Uint8Array[], maxDep
  * sign() runs Pkcs11Module.signSha256. Fails early with key_not_found (no such certificate with a key on the
  * token) or certificate_expired.
  */
-export async function tokenSigner(options: TokenSignerOptions): Promise<TokenSignatureProvider & { readonly info: TokenCertificate }> {
+export async function tokenSigner(
+  options: TokenSignerOptions,
+): Promise<TokenSignatureProvider & { readonly info: TokenCertificate }> {
   const { module, token } = options;
   const certId = options.certId?.replace(/[\s:]/g, '').toLowerCase();
   const fingerprint = options.certFingerprint?.replace(/[\s:]/g, '').toLowerCase();
-  if (certId === undefined && fingerprint === undefined) throw new TypeError('tokenSigner needs certId or certFingerprint');
+  if (certId === undefined && fingerprint === undefined) {
+    throw new TypeError('tokenSigner needs certId or certFingerprint');
+  }
   const now = options.now ?? (() => new Date());
 
   const all = await module.listCertificates(token, { includeWithoutKey: true });
-  const matching = all.filter((c) => (certId === undefined || c.certId === certId) && (fingerprint === undefined || c.fingerprintSha256 === fingerprint));
+  const matching = all.filter(
+    (c) =>
+      (certId === undefined || c.certId === certId) &&
+      (fingerprint === undefined || c.fingerprintSha256 === fingerprint),
+  );
   const at = now();
   // Prefer a certificate valid now, then the strongest evidence of its key.
   const rank = (c: TokenCertificate): number =>
-    (c.notBefore <= at && at <= c.notAfter ? 10 : 0) + (c.privateKey?.evidence === 'privateKey' ? 2 : c.privateKey?.evidence === 'publicKey' ? 1 : 0);
+    (c.notBefore <= at && at <= c.notAfter ? 10 : 0) +
+    (c.privateKey?.evidence === 'privateKey' ? 2 : c.privateKey?.evidence === 'publicKey' ? 1 : 0);
   const info = matching.filter((c) => c.privateKey !== null).sort((a, b) => rank(b) - rank(a))[0];
   if (!info) {
-    throw new MoharError('key_not_found', `no certificate with a key for ${certId !== undefined ? `CKA_ID ${certId}` : `fingerprint ${fingerprint}`} on the token`, {
-      extra: { certId: certId ?? null, certFingerprint: fingerprint ?? null },
-    });
+    throw new MoharError(
+      'key_not_found',
+      `no certificate with a key for ${certId !== undefined ? `CKA_ID ${certId}` : `fingerprint ${fingerprint}`} on the token`,
+      {
+        extra: { certId: certId ?? null, certFingerprint: fingerprint ?? null },
+      },
+    );
   }
   assertCertificateValid(info, at);
-  const chain = options.chain ? options.chain.map((c) => new Uint8Array(c)) : buildChain(info.der, all.filter((c) => c.fingerprintSha256 !== info.fingerprintSha256).map((c) => c.der));
+  const chain = options.chain
+    ? options.chain.map((c) => new Uint8Array(c))
+    : buildChain(
+        info.der,
+        all.filter((c) => c.fingerprintSha256 !== info.fingerprintSha256).map((c) => c.der),
+      );
 
   let pin: string | PinProvider | undefined = options.pin;
   return {
@@ -101,7 +121,9 @@ export async function tokenSigner(options: TokenSignerOptions): Promise<TokenSig
       const source = pin;
       if (typeof source === 'string') pin = undefined; // one use
       if (source === undefined) {
-        throw new Error('tokenSigner: a PIN string is good for one sign() call; pass a PinProvider to sign more than once');
+        throw new Error(
+          'tokenSigner: a PIN string is good for one sign() call; pass a PinProvider to sign more than once',
+        );
       }
       const value = typeof source === 'string' ? source : await source();
       const result = await module.signSha256({

@@ -38,7 +38,9 @@ export interface TokenWatcherEvents {
 }
 
 export function tokenKey(token: TokenInfo): string {
-  return token.serial.length > 0 ? `${token.manufacturer}\u0000${token.model}\u0000${token.serial}` : `slot:${token.slotId}\u0000${token.label}`;
+  return token.serial.length > 0
+    ? `${token.manufacturer}\u0000${token.model}\u0000${token.serial}`
+    : `slot:${token.slotId}\u0000${token.label}`;
 }
 
 export class TokenWatcher extends EventEmitter<TokenWatcherEvents> {

@@ -9,7 +9,16 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import { AltName, AttributeTypeAndValue, BasicConstraints, Certificate, CertificatePolicies, ExtKeyUsage, type Extension, type RelativeDistinguishedNames } from 'pkijs';
+import {
+  AltName,
+  AttributeTypeAndValue,
+  BasicConstraints,
+  Certificate,
+  CertificatePolicies,
+  ExtKeyUsage,
+  type Extension,
+  type RelativeDistinguishedNames,
+} from 'pkijs';
 import { MoharError } from '../common/errors.js';
 
 export type KeyUsageName =
@@ -24,7 +33,15 @@ export type KeyUsageName =
   | 'decipherOnly';
 
 const KEY_USAGE_BITS: readonly KeyUsageName[] = [
-  'digitalSignature', 'nonRepudiation', 'keyEncipherment', 'dataEncipherment', 'keyAgreement', 'keyCertSign', 'cRLSign', 'encipherOnly', 'decipherOnly',
+  'digitalSignature',
+  'nonRepudiation',
+  'keyEncipherment',
+  'dataEncipherment',
+  'keyAgreement',
+  'keyCertSign',
+  'cRLSign',
+  'encipherOnly',
+  'decipherOnly',
 ];
 
 /** CCA India (Controller of Certifying Authorities) policy arc: 2.16.356.100.2.<class>. */
@@ -131,7 +148,10 @@ function attributeText(attribute: AttributeTypeAndValue): { text: string; isStri
 }
 
 function escapeRfc4514(value: string): string {
-  let out = value.replace(/[\\,+"<>;=]/g, (c) => `\\${c}`).split('\0').join('\\00');
+  let out = value
+    .replace(/[\\,+"<>;=]/g, (c) => `\\${c}`)
+    .split('\0')
+    .join('\\00');
   if (out.startsWith('#') || out.startsWith(' ')) out = `\\${out}`;
   if (out.endsWith(' ') && out.length > 0) out = `${out.slice(0, -1)}\\ `;
   return out;
@@ -149,7 +169,11 @@ function formatName(name: RelativeDistinguishedNames): string {
 }
 
 function nameValues(name: RelativeDistinguishedNames, oid: string): string[] {
-  return name.typesAndValues.filter((atv) => atv.type === oid).map((atv) => attributeText(atv)).filter((v) => v.isString).map((v) => v.text);
+  return name.typesAndValues
+    .filter((atv) => atv.type === oid)
+    .map((atv) => attributeText(atv))
+    .filter((v) => v.isString)
+    .map((v) => v.text);
 }
 
 function extensionSchema(extension: Extension): asn1js.AsnType {
@@ -167,13 +191,21 @@ export function ccaClassOf(policies: readonly string[]): CcaClass | null {
   for (const oid of cca) {
     const arc = oid.slice(CCA_POLICY_ARC.length + 1);
     const level = arc === '1' ? 1 : arc === '2' ? 2 : arc === '3' ? 3 : null;
-    const candidate: CcaClass = level === null ? { oid, name: `CCA India policy ${oid}`, level } : { oid, name: `Class ${level}`, level };
+    const candidate: CcaClass =
+      level === null ? { oid, name: `CCA India policy ${oid}`, level } : { oid, name: `Class ${level}`, level };
     if (!best || (candidate.level ?? 0) > (best.level ?? 0)) best = candidate;
   }
   return best;
 }
 
-const CURVES: Readonly<Record<string, EcCurve>> = { prime256v1: 'P-256', 'P-256': 'P-256', secp384r1: 'P-384', 'P-384': 'P-384', secp521r1: 'P-521', 'P-521': 'P-521' };
+const CURVES: Readonly<Record<string, EcCurve>> = {
+  prime256v1: 'P-256',
+  'P-256': 'P-256',
+  secp384r1: 'P-384',
+  'P-384': 'P-384',
+  secp521r1: 'P-521',
+  'P-521': 'P-521',
+};
 
 /** Parsed certificates by DER (hex): a token's certificates are read and parsed twice per signature. */
 const PARSED = new Map<string, CertificateInfo>();
@@ -197,7 +229,11 @@ function parseCertificateUncached(der: Uint8Array): CertificateInfo {
     cert = Certificate.fromBER(bytes);
     nodeCert = new X509Certificate(bytes);
   } catch (error) {
-    throw new MoharError('invalid_certificate', `not an X.509 certificate: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new MoharError(
+      'invalid_certificate',
+      `not an X.509 certificate: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 
   let keyUsage: KeyUsageName[] | null = null;
@@ -218,7 +254,9 @@ function parseCertificateUncached(der: Uint8Array): CertificateInfo {
           extendedKeyUsage = [...new ExtKeyUsage({ schema: extensionSchema(extension) }).keyPurposes];
           break;
         case '2.5.29.32':
-          policies = new CertificatePolicies({ schema: extensionSchema(extension) }).certificatePolicies.map((p) => p.policyIdentifier);
+          policies = new CertificatePolicies({ schema: extensionSchema(extension) }).certificatePolicies.map(
+            (p) => p.policyIdentifier,
+          );
           break;
         case '2.5.29.17':
           for (const general of new AltName({ schema: extensionSchema(extension) }).altNames) {
@@ -258,7 +296,10 @@ function parseCertificateUncached(der: Uint8Array): CertificateInfo {
     ecPoint.set(x, 1);
     ecPoint.set(y, 1 + x.length);
   } else {
-    throw new MoharError('mechanism_not_supported', `certificate key type ${key.asymmetricKeyType ?? 'unknown'} is not RSA or EC`);
+    throw new MoharError(
+      'mechanism_not_supported',
+      `certificate key type ${key.asymmetricKeyType ?? 'unknown'} is not RSA or EC`,
+    );
   }
 
   const subjectEmails = nameValues(cert.subject, OID_EMAIL);
@@ -301,12 +342,24 @@ export function assertCertificateValid(info: CertificateInfo, now: Date = new Da
   const who = info.subjectCommonName ?? info.subject;
   if (now.getTime() > info.notAfter.getTime()) {
     throw new MoharError('certificate_expired', `the certificate of ${who} expired on ${info.notAfter.toISOString()}`, {
-      extra: { notBefore: info.notBefore.toISOString(), notAfter: info.notAfter.toISOString(), fingerprintSha256: info.fingerprintSha256 },
+      extra: {
+        notBefore: info.notBefore.toISOString(),
+        notAfter: info.notAfter.toISOString(),
+        fingerprintSha256: info.fingerprintSha256,
+      },
     });
   }
   if (now.getTime() < info.notBefore.getTime()) {
-    throw new MoharError('certificate_expired', `the certificate of ${who} is not valid before ${info.notBefore.toISOString()}`, {
-      extra: { notBefore: info.notBefore.toISOString(), notAfter: info.notAfter.toISOString(), fingerprintSha256: info.fingerprintSha256 },
-    });
+    throw new MoharError(
+      'certificate_expired',
+      `the certificate of ${who} is not valid before ${info.notBefore.toISOString()}`,
+      {
+        extra: {
+          notBefore: info.notBefore.toISOString(),
+          notAfter: info.notAfter.toISOString(),
+          fingerprintSha256: info.fingerprintSha256,
+        },
+      },
+    );
   }
 }

@@ -50,21 +50,26 @@ export function listSignatureFields(reader: PdfReader, pages: readonly PageInfo[
   const locate = pageLocator(reader, pages);
   const out: SignatureFieldInfo[] = [];
   const seen = new Set<string | PdfDict>();
-  const stack: Frame[] = fields.items.map((node) => ({ node, parentName: '', fieldType: undefined, depth: 0 })).reverse();
+  const stack: Frame[] = fields.items
+    .map((node) => ({ node, parentName: '', fieldType: undefined, depth: 0 }))
+    .reverse();
   let visited = 0;
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const { parentName, fieldType, depth } = frame;
     const node = lastRef(reader, frame.node);
     if (++visited > reader.limits.maxObjects) throw tooComplex('too many form fields');
-    if (depth > reader.limits.maxDepth) throw tooComplex(`form fields nested deeper than ${reader.limits.maxDepth} levels`);
+    if (depth > reader.limits.maxDepth) {
+      throw tooComplex(`form fields nested deeper than ${reader.limits.maxDepth} levels`);
+    }
     const dict = reader.resolve(node);
     if (!(dict instanceof PdfDict)) continue;
     const key = node instanceof PdfRef ? node.key : dict;
     if (seen.has(key)) continue; // a field listed twice or a /Kids cycle
     seen.add(key);
     const partial = reader.get(dict, 'T');
-    const name = partial instanceof PdfString ? (parentName ? `${parentName}.${partial.toText()}` : partial.toText()) : parentName;
+    const name =
+      partial instanceof PdfString ? (parentName ? `${parentName}.${partial.toText()}` : partial.toText()) : parentName;
     const type = reader.getName(dict, 'FT') ?? fieldType;
     const kids = reader.getArray(dict, 'Kids')?.items ?? [];
     const childFields: PdfObject[] = [];

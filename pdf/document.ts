@@ -12,7 +12,14 @@ import { indexObjectStream, objectStreamMember, type ObjectStreamData } from './
 import { DecodeBudget } from './output-limit.js';
 import { Parser, endstreamFinder, type ParserOptions } from './parser.js';
 import { findRevisions, scanObjects, type RevisionMark } from './xref-repair.js';
-import { findStartxref, readXrefChain, type XrefContext, type XrefEntry, type XrefInfo, type XrefKind } from './xref.js';
+import {
+  findStartxref,
+  readXrefChain,
+  type XrefContext,
+  type XrefEntry,
+  type XrefInfo,
+  type XrefKind,
+} from './xref.js';
 
 /** Most objects being loaded at once (a /Length inside an object stream whose /Length is ...). */
 const MAX_LOAD_NESTING = 64;
@@ -46,7 +53,11 @@ export class PdfReader {
     const m = /^%PDF-(\d+\.\d+)/.exec(head.toString('latin1', this.headerOffset, this.headerOffset + 16));
     this.headerVersion = m?.[1] ?? '1.0';
     this.budget = new DecodeBudget(limits);
-    this.plainParser = { maxDepth: limits.maxDepth, maxItems: limits.maxObjects, findEndstream: endstreamFinder(bytes) };
+    this.plainParser = {
+      maxDepth: limits.maxDepth,
+      maxItems: limits.maxObjects,
+      findEndstream: endstreamFinder(bytes),
+    };
     this.parser = { ...this.plainParser, resolveLength: (ref) => this.resolveLength(ref) };
   }
 
@@ -135,7 +146,15 @@ export class PdfReader {
       entries.set(o.num, { type: 'offset', offset: o.offset, gen: o.gen });
       position.set(o.num, o.offset);
     }
-    const base: XrefInfo = { entries, trailer: new PdfDict(), sections: [], startxref: findStartxref(this.bytes), kind: 'table', size: 0, reconstructed: true };
+    const base: XrefInfo = {
+      entries,
+      trailer: new PdfDict(),
+      sections: [],
+      startxref: findStartxref(this.bytes),
+      kind: 'table',
+      size: 0,
+      reconstructed: true,
+    };
     this.xrefInfo = base;
     this.cache.clear();
     this.objectStreams.clear();
@@ -201,7 +220,10 @@ export class PdfReader {
     this.loading.add(num);
     let value: PdfObject | undefined;
     try {
-      value = entry.type === 'offset' ? this.parseAt(entry.offset, num, gen) : this.parseCompressed(num, entry.streamNum, entry.index);
+      value =
+        entry.type === 'offset'
+          ? this.parseAt(entry.offset, num, gen)
+          : this.parseCompressed(num, entry.streamNum, entry.index);
     } finally {
       this.loading.delete(num);
     }

@@ -111,7 +111,8 @@ function asciiHexDecode(data: Uint8Array): Uint8Array {
   let high = -1;
   for (const c of data) {
     if (c === 0x3e) break;
-    const v = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+    const v =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
     if (v < 0) continue;
     if (high < 0) high = v;
     else {

@@ -180,11 +180,21 @@ export class Lexer {
         if (p >= end) break;
         c = buf[p++]!;
         switch (c) {
-          case 0x6e: c = 0x0a; break; // \n
-          case 0x72: c = 0x0d; break; // \r
-          case 0x74: c = 0x09; break; // \t
-          case 0x62: c = 0x08; break; // \b
-          case 0x66: c = 0x0c; break; // \f
+          case 0x6e:
+            c = 0x0a;
+            break; // \n
+          case 0x72:
+            c = 0x0d;
+            break; // \r
+          case 0x74:
+            c = 0x09;
+            break; // \t
+          case 0x62:
+            c = 0x08;
+            break; // \b
+          case 0x66:
+            c = 0x0c;
+            break; // \f
           case 0x0d: // line continuation: backslash + EOL produces nothing
             if (buf[p] === 0x0a) p++;
             continue;

@@ -42,7 +42,11 @@ export function tooComplex(what: string): MoharError {
 }
 
 export function invalidPdf(what: string, cause?: unknown): MoharError {
-  return new MoharError('invalid_pdf', `The file is not a readable PDF: ${what}.`, cause === undefined ? {} : { cause });
+  return new MoharError(
+    'invalid_pdf',
+    `The file is not a readable PDF: ${what}.`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Errors that must never be swallowed by a repair attempt. */

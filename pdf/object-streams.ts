@@ -31,7 +31,12 @@ export function indexObjectStream(data: Uint8Array, n: number, first: number): O
  * The object `num` stored at position `index` (the xref's claim); if the header disagrees, the
  * object is looked up by number. undefined when it is not there or does not parse.
  */
-export function objectStreamMember(os: ObjectStreamData, num: number, index: number, parser: ParserOptions): PdfObject | undefined {
+export function objectStreamMember(
+  os: ObjectStreamData,
+  num: number,
+  index: number,
+  parser: ParserOptions,
+): PdfObject | undefined {
   let pair = os.pairs[index];
   if (!pair || pair[0] !== num) pair = os.pairs.find(([n]) => n === num);
   if (!pair) return undefined;

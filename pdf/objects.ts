@@ -53,6 +53,7 @@ export class PdfString {
 }
 
 // PDFDocEncoding differs from Latin-1 in 0x80..0x9F (and 0xAD); the rest maps 1:1.
+// prettier-ignore
 const PDF_DOC_HIGH: readonly (string | undefined)[] = [
   '\u2022', '\u2020', '\u2021', '\u2026', '\u2014', '\u2013', '\u0192', '\u2044',
   '\u2039', '\u203a', '\u2212', '\u2030', '\u201e', '\u201c', '\u201d', '\u2018',
@@ -123,16 +124,7 @@ export class PdfStream {
   }
 }
 
-export type PdfObject =
-  | number
-  | boolean
-  | null
-  | PdfName
-  | PdfString
-  | PdfArray
-  | PdfDict
-  | PdfStream
-  | PdfRef;
+export type PdfObject = number | boolean | null | PdfName | PdfString | PdfArray | PdfDict | PdfStream | PdfRef;
 
 /** An object read from `N G obj ... endobj`, with the offset of its header in the file. */
 export interface IndirectObject {

@@ -41,7 +41,10 @@ export class DecodeBudget {
     const { maxInflateBytes, maxTotalDecodedBytes } = this.limits;
     const left = maxTotalDecodedBytes - this.used;
     if (left < maxInflateBytes) {
-      return { maxBytes: Math.max(0, left), what: `decoded streams exceed the total budget of ${maxTotalDecodedBytes} bytes` };
+      return {
+        maxBytes: Math.max(0, left),
+        what: `decoded streams exceed the total budget of ${maxTotalDecodedBytes} bytes`,
+      };
     }
     return { maxBytes: maxInflateBytes, what: `a stream decodes to more than ${maxInflateBytes} bytes` };
   }

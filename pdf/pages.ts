@@ -48,7 +48,9 @@ export function getPages(reader: PdfReader): PageInfo[] {
   const root = reader.resolve(rootRef);
   if (!(root instanceof PdfDict)) throw invalidPdf('no page tree');
   const declared = reader.getNumber(root, 'Count');
-  if (declared !== undefined && declared > maxPages) throw tooComplex(`more than ${maxPages} pages (the document says ${declared})`);
+  if (declared !== undefined && declared > maxPages) {
+    throw tooComplex(`more than ${maxPages} pages (the document says ${declared})`);
+  }
 
   const pages: PageInfo[] = [];
   const seenTreeNodes = new Set<string | PdfDict>();
@@ -75,7 +77,9 @@ export function getPages(reader: PdfReader): PageInfo[] {
       if (seenTreeNodes.has(key)) throw invalidPdf('the page tree contains a cycle');
       seenTreeNodes.add(key);
       const items = kids?.items ?? [];
-      if (stack.length + items.length > maxNodes) throw tooComplex(`page tree has more than ${maxNodes} nodes (limit: ${maxPages} pages)`);
+      if (stack.length + items.length > maxNodes) {
+        throw tooComplex(`page tree has more than ${maxNodes} nodes (limit: ${maxPages} pages)`);
+      }
       for (let i = items.length - 1; i >= 0; i--) stack.push({ node: items[i]!, inherited: here, depth: depth + 1 });
       continue;
     }
@@ -86,7 +90,13 @@ export function getPages(reader: PdfReader): PageInfo[] {
   return pages;
 }
 
-function makePage(reader: PdfReader, index: number, ref: PdfRef | undefined, dict: PdfDict, attrs: Inherited): PageInfo {
+function makePage(
+  reader: PdfReader,
+  index: number,
+  ref: PdfRef | undefined,
+  dict: PdfDict,
+  attrs: Inherited,
+): PageInfo {
   let mediaBox = readBox(reader, attrs.mediaBox ?? null) ?? DEFAULT_MEDIA_BOX;
   if (mediaBox[2] - mediaBox[0] <= 0 || mediaBox[3] - mediaBox[1] <= 0) mediaBox = DEFAULT_MEDIA_BOX;
   const crop = readBox(reader, attrs.cropBox ?? null);

@@ -155,7 +155,9 @@ export class Parser {
     const buf = this.lexer.buf;
     let start = afterKeyword;
     // The keyword is followed by CRLF or LF (some writers emit a lone CR or spaces first).
-    while (buf[start] === 0x20 && (buf[start + 1] === 0x20 || buf[start + 1] === 0x0d || buf[start + 1] === 0x0a)) start++;
+    while (buf[start] === 0x20 && (buf[start + 1] === 0x20 || buf[start + 1] === 0x0d || buf[start + 1] === 0x0a)) {
+      start++;
+    }
     if (buf[start] === 0x0d) start += buf[start + 1] === 0x0a ? 2 : 1;
     else if (buf[start] === 0x0a) start++;
 

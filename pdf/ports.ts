@@ -20,4 +20,9 @@ export interface SignatureProvider {
 }
 
 /** Sends a DER request to a URL and returns the DER response (RFC 3161 TSA, OCSP, CRL and AIA fetches). */
-export type HttpTransport = (request: { url: string; body?: Uint8Array; contentType?: string; accept?: string }) => Promise<Uint8Array>;
+export type HttpTransport = (request: {
+  url: string;
+  body?: Uint8Array;
+  contentType?: string;
+  accept?: string;
+}) => Promise<Uint8Array>;

@@ -72,7 +72,9 @@ export function scanObjects(bytes: Uint8Array, parser: ParserOptions, limits: Pd
       if (!isBoundary(buf[at - 1]) || !isBoundary(buf[at + 7])) continue;
       try {
         const dict = new Parser(bytes, pos, parser).parseObject();
-        if (dict instanceof PdfDict) trailers.push({ offset: at, dict, kind: dict.has('XRefStm') ? 'hybrid' : 'table' });
+        if (dict instanceof PdfDict) {
+          trailers.push({ offset: at, dict, kind: dict.has('XRefStm') ? 'hybrid' : 'table' });
+        }
       } catch (err) {
         if (isFatal(err)) throw err;
       }

@@ -89,7 +89,11 @@ export function readXrefChain(ctx: XrefContext, startxref: number, shift: number
   return { entries, trailer: newest.trailer, sections, startxref, kind: newest.kind, size, reconstructed: false };
 }
 
-function readSection(ctx: XrefContext, offset: number, shift: number): { section: XrefSection; sectionEntries: Map<number, XrefEntry> } {
+function readSection(
+  ctx: XrefContext,
+  offset: number,
+  shift: number,
+): { section: XrefSection; sectionEntries: Map<number, XrefEntry> } {
   // Some files have junk before "%PDF-" and offsets counted from the header: try both.
   for (const at of shift > 0 ? [offset, offset + shift] : [offset]) {
     const lexer = new Lexer(ctx.bytes, at);
@@ -169,7 +173,9 @@ function readTable(ctx: XrefContext, pos: number): { entries: Map<number, XrefEn
       const gen = readInt();
       skipWs();
       const kind = buf[p++];
-      if (offset < 0 || gen < 0 || (kind !== 0x6e && kind !== 0x66)) throw invalidPdf(`bad xref table entry near offset ${p}`);
+      if (offset < 0 || gen < 0 || (kind !== 0x6e && kind !== 0x66)) {
+        throw invalidPdf(`bad xref table entry near offset ${p}`);
+      }
       if (entries.size >= ctx.limits.maxObjects) throw tooComplex(`more than ${ctx.limits.maxObjects} objects`);
       // An in-use entry at offset 0 is a common writer bug; treat it as free.
       entries.set(first + i, kind === 0x6e && offset > 0 ? { type: 'offset', offset, gen } : { type: 'free', gen });
@@ -197,7 +203,10 @@ function digitsAt(buf: Uint8Array, p: number, n: number): number {
 }
 
 /** An xref stream (7.5.8): /W field widths, /Index subsections, decoded with predictors. */
-export function readXrefStream(ctx: XrefContext, offset: number): { trailer: PdfDict; sectionEntries: Map<number, XrefEntry> } {
+export function readXrefStream(
+  ctx: XrefContext,
+  offset: number,
+): { trailer: PdfDict; sectionEntries: Map<number, XrefEntry> } {
   const parser = new Parser(ctx.bytes, offset, ctx.parser);
   const obj = parser.parseIndirectObject().value;
   if (!(obj instanceof PdfStream) || !(obj.dict.get('W') instanceof PdfArray)) {
@@ -213,7 +222,9 @@ export function readXrefStream(ctx: XrefContext, offset: number): { trailer: Pdf
   const size = dict.get('Size');
   const index = dict.get('Index');
   const ranges: number[] =
-    index instanceof PdfArray ? index.items.map((n) => (typeof n === 'number' ? n : -1)) : [0, typeof size === 'number' ? size : 0];
+    index instanceof PdfArray
+      ? index.items.map((n) => (typeof n === 'number' ? n : -1))
+      : [0, typeof size === 'number' ? size : 0];
   let total = 0;
   for (let i = 1; i < ranges.length; i += 2) total += Math.max(0, ranges[i]!);
   if (total > ctx.limits.maxObjects) throw tooComplex(`more than ${ctx.limits.maxObjects} objects`);
@@ -241,8 +252,9 @@ export function readXrefStream(ctx: XrefContext, offset: number): { trailer: Pdf
       const f3 = field(w2, 0);
       const num = first + i;
       if (type === 0) entries.set(num, { type: 'free', gen: f3 });
-      else if (type === 1) entries.set(num, f2 > 0 ? { type: 'offset', offset: f2, gen: f3 } : { type: 'free', gen: f3 });
-      else if (type === 2) entries.set(num, { type: 'compressed', streamNum: f2, index: f3 });
+      else if (type === 1) {
+        entries.set(num, f2 > 0 ? { type: 'offset', offset: f2, gen: f3 } : { type: 'free', gen: f3 });
+      } else if (type === 2) entries.set(num, { type: 'compressed', streamNum: f2, index: f3 });
       // other types are reserved: such references resolve to null
     }
   }

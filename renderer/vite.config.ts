@@ -17,8 +17,18 @@ function preloadPdfChunk(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, context) {
-        const chunk = Object.values(context.bundle ?? {}).find((c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'load-pdf');
-        return chunk ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/sign/${chunk.fileName}` }, injectTo: 'head' }] : [];
+        const chunk = Object.values(context.bundle ?? {}).find(
+          (c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'load-pdf',
+        );
+        return chunk
+          ? [
+              {
+                tag: 'link',
+                attrs: { rel: 'modulepreload', crossorigin: true, href: `/sign/${chunk.fileName}` },
+                injectTo: 'head',
+              },
+            ]
+          : [];
       },
     },
   };

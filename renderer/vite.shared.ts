@@ -15,12 +15,20 @@ export function pdfjsResources(): Plugin {
     name: 'mohar-pdfjs-resources',
     apply: 'build',
     generateBundle() {
-      for (const [dir, pattern] of [['wasm/', /\.wasm$|^LICENSE/], ['standard_fonts/', /\.(pfb|ttf)$|^LICENSE/]] as const) {
+      for (const [dir, pattern] of [
+        ['wasm/', /\.wasm$|^LICENSE/],
+        ['standard_fonts/', /\.(pfb|ttf)$|^LICENSE/],
+      ] as const) {
         for (const file of readdirSync(new URL(dir, PDFJS))) {
-          if (pattern.test(file)) this.emitFile({ type: 'asset', fileName: `assets/pdfjs-${version}/${file}`, source: readFileSync(new URL(dir + file, PDFJS)) });
+          if (pattern.test(file)) {
+            this.emitFile({
+              type: 'asset',
+              fileName: `assets/pdfjs-${version}/${file}`,
+              source: readFileSync(new URL(dir + file, PDFJS)),
+            });
+          }
         }
       }
     },
   };
 }
-

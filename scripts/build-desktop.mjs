@@ -16,17 +16,38 @@ const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'dist', 'main', 'electron');
 
 function tsc(project) {
-  const run = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, project)], { stdio: 'inherit' });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, project)],
+    { stdio: 'inherit' },
+  );
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
 
 tsc('tsconfig.desktop.json');
 tsc('main/electron/pin-window/tsconfig.json');
 
-const preload = { bundle: true, format: 'cjs', platform: 'browser', target: 'es2022', external: ['electron'], sourcemap: false, legalComments: 'none', logLevel: 'warning' };
+const preload = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'browser',
+  target: 'es2022',
+  external: ['electron'],
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
 await build({ ...preload, entryPoints: [join(root, 'main/electron/preload.ts')], outfile: join(out, 'preload.cjs') });
-await build({ ...preload, entryPoints: [join(root, 'main/electron/pin-window/pin-preload.ts')], outfile: join(out, 'pin-window', 'pin-preload.cjs') });
+await build({
+  ...preload,
+  entryPoints: [join(root, 'main/electron/pin-window/pin-preload.ts')],
+  outfile: join(out, 'pin-window', 'pin-preload.cjs'),
+});
 
 mkdirSync(join(out, 'pin-window'), { recursive: true });
-for (const file of ['pin.html', 'pin.css']) copyFileSync(join(root, 'main/electron/pin-window', file), join(out, 'pin-window', file));
-process.stdout.write(`Mohar Desktop built: ${join('dist', 'main', 'electron', 'main.js')} (run it with: npx electron ${join('dist', 'main', 'electron', 'main.js')})\n`);
+for (const file of ['pin.html', 'pin.css']) {
+  copyFileSync(join(root, 'main/electron/pin-window', file), join(out, 'pin-window', file));
+}
+process.stdout.write(
+  `Mohar Desktop built: ${join('dist', 'main', 'electron', 'main.js')} (run it with: npx electron ${join('dist', 'main', 'electron', 'main.js')})\n`,
+);

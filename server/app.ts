@@ -111,48 +111,55 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   installTokenRouteLimits(app, ctx);
   await app.register(multipart, { limits: { fileSize: ctx.config.maxPdfBytes, files: 1, fields: 20, parts: 25 } });
 
-  await app.register(async (v1: App) => {
-    await registerOpenApi(v1, {
-      title: 'Mohar envelope API v1',
-      description: 'Envelopes, documents, fields and recipients. Authenticate with the X-Api-Key header. Errors are application/problem+json; see docs/errors.md.',
-      serverUrl: `${ctx.config.baseUrl}${API_BASE}`,
-      version: VERSION,
-      webhooks: webhookOpenApi(),
-    });
-    envelopeRoutes(v1, ctx);
-    workflowRoutes(v1, ctx);
-    signingSessionRoutes(v1, ctx);
-    signerRoutes(v1, ctx);
-    aadhaarSignerRoutes(v1, ctx);
-    documentRoutes(v1, ctx);
-    sandboxRoutes(v1, ctx);
-    templateRoutes(v1, ctx);
-    bulkSendRoutes(v1, ctx);
-    recipientLinkRoutes(v1, ctx);
-    accountReminderRoutes(v1, ctx);
-  }, { prefix: API_BASE });
+  await app.register(
+    async (v1: App) => {
+      await registerOpenApi(v1, {
+        title: 'Mohar envelope API v1',
+        description:
+          'Envelopes, documents, fields and recipients. Authenticate with the X-Api-Key header. Errors are application/problem+json; see docs/errors.md.',
+        serverUrl: `${ctx.config.baseUrl}${API_BASE}`,
+        version: VERSION,
+        webhooks: webhookOpenApi(),
+      });
+      envelopeRoutes(v1, ctx);
+      workflowRoutes(v1, ctx);
+      signingSessionRoutes(v1, ctx);
+      signerRoutes(v1, ctx);
+      aadhaarSignerRoutes(v1, ctx);
+      documentRoutes(v1, ctx);
+      sandboxRoutes(v1, ctx);
+      templateRoutes(v1, ctx);
+      bulkSendRoutes(v1, ctx);
+      recipientLinkRoutes(v1, ctx);
+      accountReminderRoutes(v1, ctx);
+    },
+    { prefix: API_BASE },
+  );
 
-  await app.register(async (legacy: App) => {
-    await registerOpenApi(legacy, {
-      title: 'Mohar legacy API',
-      description: 'Account management (login, API keys) and the document-id based calls. Paths end in a slash.',
-      serverUrl: `${ctx.config.baseUrl}${LEGACY_BASE}`,
-      version: VERSION,
-      webhooks: webhookOpenApi(),
-    });
-    authRoutes(legacy, ctx);
-    await consoleSessionRoutes(legacy, ctx, LEGACY_BASE);
-    apiKeyRoutes(legacy, ctx);
-    accountSettingsRoutes(legacy, ctx);
-    mailRoutes(legacy, ctx);
-    jobRoutes(legacy, ctx);
-    webhookRoutes(legacy, ctx);
-    legacyDocumentRoutes(legacy, ctx, LEGACY_BASE);
-    usageRoutes(legacy, ctx);
-    userRoutes(legacy, ctx, LEGACY_BASE);
-    usageDailyRoutes(legacy, ctx);
-    operatorRoutes(legacy, ctx);
-  }, { prefix: LEGACY_BASE });
+  await app.register(
+    async (legacy: App) => {
+      await registerOpenApi(legacy, {
+        title: 'Mohar legacy API',
+        description: 'Account management (login, API keys) and the document-id based calls. Paths end in a slash.',
+        serverUrl: `${ctx.config.baseUrl}${LEGACY_BASE}`,
+        version: VERSION,
+        webhooks: webhookOpenApi(),
+      });
+      authRoutes(legacy, ctx);
+      await consoleSessionRoutes(legacy, ctx, LEGACY_BASE);
+      apiKeyRoutes(legacy, ctx);
+      accountSettingsRoutes(legacy, ctx);
+      mailRoutes(legacy, ctx);
+      jobRoutes(legacy, ctx);
+      webhookRoutes(legacy, ctx);
+      legacyDocumentRoutes(legacy, ctx, LEGACY_BASE);
+      usageRoutes(legacy, ctx);
+      userRoutes(legacy, ctx, LEGACY_BASE);
+      usageDailyRoutes(legacy, ctx);
+      operatorRoutes(legacy, ctx);
+    },
+    { prefix: LEGACY_BASE },
+  );
 
   healthRoutes(app);
   consolePageRoutes(app);

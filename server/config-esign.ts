@@ -49,8 +49,15 @@ function httpUrl(env: Env, name: string): string | undefined {
   if (raw === undefined) return undefined;
   if (!URL.canParse(raw)) throw new ConfigError(name, `must be a URL (got "${raw}")`);
   const parsed = new URL(raw);
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new ConfigError(name, `must start with https:// (or http:// for a local simulator) (got "${parsed.protocol}//…")`);
-  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(name, 'must not contain a user name or password');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new ConfigError(
+      name,
+      `must start with https:// (or http:// for a local simulator) (got "${parsed.protocol}//…")`,
+    );
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(name, 'must not contain a user name or password');
+  }
   return parsed.href;
 }
 
@@ -76,18 +83,33 @@ function espCertificate(env: Env, cwd: string): string {
 function aspKey(env: Env, cwd: string): EsignConfig['aspKey'] {
   const module = text(env, 'MOHAR_ESIGN_ASP_PKCS11_MODULE');
   if (module !== undefined) {
-    if (text(env, 'MOHAR_ESIGN_ASP_KEY') !== undefined) throw new ConfigError('MOHAR_ESIGN_ASP_PKCS11_MODULE', 'set either MOHAR_ESIGN_ASP_KEY or MOHAR_ESIGN_ASP_PKCS11_MODULE, not both');
+    if (text(env, 'MOHAR_ESIGN_ASP_KEY') !== undefined) {
+      throw new ConfigError(
+        'MOHAR_ESIGN_ASP_PKCS11_MODULE',
+        'set either MOHAR_ESIGN_ASP_KEY or MOHAR_ESIGN_ASP_PKCS11_MODULE, not both',
+      );
+    }
     const certId = text(env, 'MOHAR_ESIGN_ASP_PKCS11_CERT_ID');
-    if (certId === undefined || !/^[0-9a-fA-F:]+$/.test(certId)) throw new ConfigError('MOHAR_ESIGN_ASP_PKCS11_CERT_ID', 'must be the hex CKA_ID of the ASP certificate on the token');
+    if (certId === undefined || !/^[0-9a-fA-F:]+$/.test(certId)) {
+      throw new ConfigError(
+        'MOHAR_ESIGN_ASP_PKCS11_CERT_ID',
+        'must be the hex CKA_ID of the ASP certificate on the token',
+      );
+    }
     const pin = env.MOHAR_ESIGN_ASP_PKCS11_PIN;
-    if (pin === undefined || pin === '') throw new ConfigError('MOHAR_ESIGN_ASP_PKCS11_PIN', 'the token PIN is needed: requests are signed unattended');
+    if (pin === undefined || pin === '') {
+      throw new ConfigError('MOHAR_ESIGN_ASP_PKCS11_PIN', 'the token PIN is needed: requests are signed unattended');
+    }
     return { pkcs11: { module: resolve(cwd, module), token: text(env, 'MOHAR_ESIGN_ASP_PKCS11_TOKEN'), certId, pin } };
   }
   const path = resolve(cwd, required(env, 'MOHAR_ESIGN_ASP_KEY'));
   try {
     readFileSync(path);
   } catch (error) {
-    throw new ConfigError('MOHAR_ESIGN_ASP_KEY', `cannot read the ASP PKCS#12 file ${path}: ${(error as Error).message}`);
+    throw new ConfigError(
+      'MOHAR_ESIGN_ASP_KEY',
+      `cannot read the ASP PKCS#12 file ${path}: ${(error as Error).message}`,
+    );
   }
   return { pkcs12: path, passphrase: env.MOHAR_ESIGN_ASP_KEY_PASSPHRASE ?? '' };
 }
@@ -95,15 +117,31 @@ function aspKey(env: Env, cwd: string): EsignConfig['aspKey'] {
 export function esignConfig(env: Env, cwd: string): EsignConfig | undefined {
   const espUrl = httpUrl(env, 'MOHAR_ESIGN_ESP_URL');
   if (espUrl === undefined) {
-    const stray = ['MOHAR_ESIGN_ASP_ID', 'MOHAR_ESIGN_ASP_KEY', 'MOHAR_ESIGN_ESP_CERT', 'MOHAR_ESIGN_STATUS_URL'].find((n) => text(env, n) !== undefined);
+    const stray = ['MOHAR_ESIGN_ASP_ID', 'MOHAR_ESIGN_ASP_KEY', 'MOHAR_ESIGN_ESP_CERT', 'MOHAR_ESIGN_STATUS_URL'].find(
+      (n) => text(env, n) !== undefined,
+    );
     if (stray) throw new ConfigError('MOHAR_ESIGN_ESP_URL', `is required when ${stray} is set (Aadhaar eSign)`);
     return undefined;
   }
   const aspId = required(env, 'MOHAR_ESIGN_ASP_ID');
-  if (!/^[\w.-]{1,64}$/.test(aspId)) throw new ConfigError('MOHAR_ESIGN_ASP_ID', `must be the ASP id the ESP issued (letters, digits, . _ -) (got "${aspId}")`);
+  if (!/^[\w.-]{1,64}$/.test(aspId)) {
+    throw new ConfigError(
+      'MOHAR_ESIGN_ASP_ID',
+      `must be the ASP id the ESP issued (letters, digits, . _ -) (got "${aspId}")`,
+    );
+  }
   const authMode = (text(env, 'MOHAR_ESIGN_AUTH_MODE') ?? '1') as EsignAuthMode;
-  if (!ESIGN_AUTH_MODES.includes(authMode)) throw new ConfigError('MOHAR_ESIGN_AUTH_MODE', `must be 1 (OTP), 2 (fingerprint) or 3 (iris) (got "${authMode}")`);
-  return { espUrl, statusUrl: httpUrl(env, 'MOHAR_ESIGN_STATUS_URL'), aspId, aspKey: aspKey(env, cwd), espCertificatePem: espCertificate(env, cwd), authMode };
+  if (!ESIGN_AUTH_MODES.includes(authMode)) {
+    throw new ConfigError('MOHAR_ESIGN_AUTH_MODE', `must be 1 (OTP), 2 (fingerprint) or 3 (iris) (got "${authMode}")`);
+  }
+  return {
+    espUrl,
+    statusUrl: httpUrl(env, 'MOHAR_ESIGN_STATUS_URL'),
+    aspId,
+    aspKey: aspKey(env, cwd),
+    espCertificatePem: espCertificate(env, cwd),
+    authMode,
+  };
 }
 
 /**
@@ -115,5 +153,8 @@ export function esignSandboxEnabled(env: Env): boolean {
   const raw = (text(env, 'MOHAR_ESIGN_SANDBOX') ?? '1').toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError('MOHAR_ESIGN_SANDBOX', `must be 1 (the built-in ESP simulator for test data) or 0 (off) (got "${raw}")`);
+  throw new ConfigError(
+    'MOHAR_ESIGN_SANDBOX',
+    `must be 1 (the built-in ESP simulator for test data) or 0 (off) (got "${raw}")`,
+  );
 }

@@ -25,7 +25,9 @@ export interface Config {
   readonly maxPdfPages: number;
   /** Most rows in one POST /bulk-sends (MOHAR_BULK_MAX_ROWS). */
   readonly bulkMaxRows: number;
-  /** How long a job (and a bulk send row) stays claimed by a worker that stopped renewing it (MOHAR_JOB_LEASE_SECONDS). */
+  /**
+   * How long a job (and a bulk send row) stays claimed by a worker that stopped renewing it (MOHAR_JOB_LEASE_SECONDS).
+   */
   readonly jobLeaseSeconds: number;
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
@@ -48,10 +50,16 @@ export interface Config {
   readonly sealP12: string | undefined;
   readonly sealP12Passphrase: string | undefined;
   /** A seal key on a PKCS#11 token or HSM, instead of the installation seal or a PKCS#12 file. */
-  readonly sealPkcs11: { readonly module: string; readonly token: string | undefined; readonly certId: string; readonly pin: string } | undefined;
-  /** Allow fetches for untrusted URLs (revocation data, later document URLs) to reach private and loopback addresses. */
+  readonly sealPkcs11:
+    | { readonly module: string; readonly token: string | undefined; readonly certId: string; readonly pin: string }
+    | undefined;
+  /**
+   * Allow fetches for untrusted URLs (revocation data, later document URLs) to reach private and loopback addresses.
+   */
   readonly fetchAllowPrivate: boolean;
-  /** Extra DSC trust anchors (DER), from the PEM bundle MOHAR_DSC_TRUST_ANCHORS, beside the built-in CCA India roots. */
+  /**
+   * Extra DSC trust anchors (DER), from the PEM bundle MOHAR_DSC_TRUST_ANCHORS, beside the built-in CCA India roots.
+   */
   readonly dscTrustAnchors: readonly Uint8Array[];
   /** Allow webhook URLs on private and loopback addresses, and plain http (LANs, tests). */
   readonly webhookAllowPrivate: boolean;
@@ -70,17 +78,31 @@ export interface Config {
    * false (default) = the socket's address; true = any proxy; a list = only these addresses or CIDR ranges.
    */
   readonly trustProxy: boolean | readonly string[];
-  /** Certify each prepared document at send (DocMDP P=2, the installation seal); MOHAR_CERTIFY_AT_SEND=0 turns it off. */
+  /**
+   * Certify each prepared document at send (DocMDP P=2, the installation seal); MOHAR_CERTIFY_AT_SEND=0 turns it off.
+   */
   readonly certifyAtSend: boolean;
   /** Aadhaar eSign (MOHAR_ESIGN_*, server/config-esign.ts); undefined: `aadhaar` recipients are refused. */
   readonly esign: EsignConfig | undefined;
-  /** MOHAR_ESIGN_SANDBOX (default on): test data signs by Aadhaar through the built-in ESP simulator (domain/aadhaar/esign-for.ts). */
+  /**
+   * MOHAR_ESIGN_SANDBOX (default on): test data signs by Aadhaar through the built-in ESP simulator
+   * (domain/aadhaar/esign-for.ts).
+   */
   readonly esignSandbox: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, kb: 1000, mib: 1024 ** 2, mb: 1000 ** 2, gib: 1024 ** 3, gb: 1000 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kib: 1024,
+  kb: 1000,
+  mib: 1024 ** 2,
+  mb: 1000 ** 2,
+  gib: 1024 ** 3,
+  gb: 1000 ** 3,
+};
 
 function text(env: Env, name: string): string | undefined {
   const value = env[name];
@@ -102,7 +124,9 @@ function byteSize(env: Env, name: string, fallback: number): number {
   if (raw === undefined) return fallback;
   const match = /^(\d+)\s*([a-z]*)$/i.exec(raw);
   const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
-  if (!match || unit === undefined) throw new ConfigError(name, `must be a size such as 52428800, 50MiB or 1GiB (got "${raw}")`);
+  if (!match || unit === undefined) {
+    throw new ConfigError(name, `must be a size such as 52428800, 50MiB or 1GiB (got "${raw}")`);
+  }
   const value = Number(match[1]) * unit;
   if (value < 1024) throw new ConfigError(name, `must be at least 1 KiB (got "${raw}")`);
   return value;
@@ -118,7 +142,10 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
     throw new ConfigError(name, `must be a URL (got "${redactUrl(raw)}")`);
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${parsed.protocol}//…")`);
+    throw new ConfigError(
+      name,
+      `must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${parsed.protocol}//…")`,
+    );
   }
   return raw;
 }
@@ -132,7 +159,9 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 
 export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
   const host = text(env, 'MOHAR_HOST') ?? '127.0.0.1';
-  if (!/^[\w.:-]+$/.test(host)) throw new ConfigError('MOHAR_HOST', `must be a host name or IP address (got "${host}")`);
+  if (!/^[\w.:-]+$/.test(host)) {
+    throw new ConfigError('MOHAR_HOST', `must be a host name or IP address (got "${host}")`);
+  }
   const port = integer(env, 'MOHAR_PORT', 8080, 0, 65535);
   const databaseUrl = url(env, 'MOHAR_DATABASE_URL', ['postgres:', 'postgresql:']);
   const baseUrlRaw = url(env, 'MOHAR_BASE_URL', ['http:', 'https:']);
@@ -147,7 +176,9 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     throw new ConfigError('MOHAR_ADMIN_PASSWORD', 'must be at least 12 characters long');
   }
   const logLevel = (text(env, 'MOHAR_LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('MOHAR_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('MOHAR_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
   return {
     host,
     port,
@@ -161,7 +192,10 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     adminEmail,
     adminPassword,
     logLevel,
-    pkcs11Modules: (text(env, 'MOHAR_PKCS11_MODULES') ?? '').split(delimiter).map((p) => p.trim()).filter((p) => p !== ''),
+    pkcs11Modules: (text(env, 'MOHAR_PKCS11_MODULES') ?? '')
+      .split(delimiter)
+      .map((p) => p.trim())
+      .filter((p) => p !== ''),
     desktopServerUrl: desktopServerUrl(env),
     desktopTrustedOrigins: desktopTrustedOrigins(env),
     tsaUrl: url(env, 'MOHAR_TSA_URL', ['http:', 'https:']),
@@ -196,7 +230,9 @@ function dscTrustAnchors(env: Env, cwd: string): Uint8Array[] {
   } catch (error) {
     throw new ConfigError('MOHAR_DSC_TRUST_ANCHORS', `cannot read ${path}: ${(error as Error).message}`);
   }
-  const blocks = [...pem.matchAll(/-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
+  const blocks = [...pem.matchAll(/-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g)].map(
+    (m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')),
+  );
   if (blocks.length === 0) throw new ConfigError('MOHAR_DSC_TRUST_ANCHORS', `${path} holds no PEM certificate`);
   return blocks;
 }
@@ -204,11 +240,20 @@ function dscTrustAnchors(env: Env, cwd: string): Uint8Array[] {
 function sealPkcs11(env: Env, cwd: string): Config['sealPkcs11'] {
   const module = text(env, 'MOHAR_SEAL_PKCS11_MODULE');
   if (module === undefined) return undefined;
-  if (text(env, 'MOHAR_SEAL_P12') !== undefined) throw new ConfigError('MOHAR_SEAL_PKCS11_MODULE', 'set either MOHAR_SEAL_P12 or MOHAR_SEAL_PKCS11_MODULE, not both');
+  if (text(env, 'MOHAR_SEAL_P12') !== undefined) {
+    throw new ConfigError(
+      'MOHAR_SEAL_PKCS11_MODULE',
+      'set either MOHAR_SEAL_P12 or MOHAR_SEAL_PKCS11_MODULE, not both',
+    );
+  }
   const certId = text(env, 'MOHAR_SEAL_PKCS11_CERT_ID');
-  if (certId === undefined || !/^[0-9a-fA-F:]+$/.test(certId)) throw new ConfigError('MOHAR_SEAL_PKCS11_CERT_ID', 'must be the hex CKA_ID of the seal certificate on the token');
+  if (certId === undefined || !/^[0-9a-fA-F:]+$/.test(certId)) {
+    throw new ConfigError('MOHAR_SEAL_PKCS11_CERT_ID', 'must be the hex CKA_ID of the seal certificate on the token');
+  }
   const pin = env.MOHAR_SEAL_PKCS11_PIN;
-  if (pin === undefined || pin === '') throw new ConfigError('MOHAR_SEAL_PKCS11_PIN', 'the token PIN is needed for an unattended seal');
+  if (pin === undefined || pin === '') {
+    throw new ConfigError('MOHAR_SEAL_PKCS11_PIN', 'the token PIN is needed for an unattended seal');
+  }
   return { module: resolve(cwd, module), token: text(env, 'MOHAR_SEAL_PKCS11_TOKEN'), certId, pin };
 }
 
@@ -217,16 +262,31 @@ function trustProxy(env: Env): boolean | string[] {
   const raw = text(env, 'MOHAR_TRUST_PROXY');
   if (raw === undefined || raw === '0' || raw === 'false') return false;
   if (raw === '1' || raw === 'true') return true;
-  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     const [address = '', bits, extra] = entry.split('/');
     const family = isIP(address);
     const maxBits = family === 6 ? 128 : 32;
-    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError('MOHAR_TRUST_PROXY', `must be 1, 0 or a comma-separated list of proxy addresses or CIDR ranges (got "${entry}")`);
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))
+    ) {
+      throw new ConfigError(
+        'MOHAR_TRUST_PROXY',
+        `must be 1, 0 or a comma-separated list of proxy addresses or CIDR ranges (got "${entry}")`,
+      );
     }
   }
-  if (entries.length === 0) throw new ConfigError('MOHAR_TRUST_PROXY', 'must be 1, 0 or a comma-separated list of proxy addresses or CIDR ranges');
+  if (entries.length === 0) {
+    throw new ConfigError(
+      'MOHAR_TRUST_PROXY',
+      'must be 1, 0 or a comma-separated list of proxy addresses or CIDR ranges',
+    );
+  }
   return entries;
 }
 
@@ -248,7 +308,12 @@ function mailFrom(env: Env): string {
 function secretKey(env: Env): string | undefined {
   const value = env.MOHAR_SECRET_KEY;
   if (value === undefined || value === '') return undefined;
-  if (value.length < 32) throw new ConfigError('MOHAR_SECRET_KEY', 'must be at least 32 characters of random material (e.g. openssl rand -base64 32)');
+  if (value.length < 32) {
+    throw new ConfigError(
+      'MOHAR_SECRET_KEY',
+      'must be at least 32 characters of random material (e.g. openssl rand -base64 32)',
+    );
+  }
   return value;
 }
 
@@ -262,7 +327,9 @@ function desktopUrl(name: string, raw: string): URL {
   } catch {
     throw new ConfigError(name, `must be a URL (got "${raw}")`);
   }
-  if (parsed.username !== '' || parsed.password !== '') throw new ConfigError(name, 'must not contain a user name or password');
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(name, 'must not contain a user name or password');
+  }
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && LOOPBACK_HOSTS.includes(parsed.hostname))) {
     throw new ConfigError(name, `must be https (http only on 127.0.0.1, [::1] or localhost) (got "${raw}")`);
   }
@@ -278,9 +345,18 @@ function desktopServerUrl(env: Env): string | undefined {
 function desktopTrustedOrigins(env: Env): string[] {
   const raw = text(env, 'MOHAR_DESKTOP_TRUSTED_ORIGINS');
   if (raw === undefined) return [];
-  return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
-    const parsed = desktopUrl('MOHAR_DESKTOP_TRUSTED_ORIGINS', entry);
-    if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') throw new ConfigError('MOHAR_DESKTOP_TRUSTED_ORIGINS', `must list origins only, such as https://sign.example.com (got "${entry}")`);
-    return parsed.origin;
-  });
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const parsed = desktopUrl('MOHAR_DESKTOP_TRUSTED_ORIGINS', entry);
+      if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
+        throw new ConfigError(
+          'MOHAR_DESKTOP_TRUSTED_ORIGINS',
+          `must list origins only, such as https://sign.example.com (got "${entry}")`,
+        );
+      }
+      return parsed.origin;
+    });
 }

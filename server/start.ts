@@ -37,7 +37,11 @@ export interface RuntimeOptions {
   readonly transports?: Transports;
 }
 
-export async function openRuntime(config: Config, now: () => Date = () => new Date(), options: RuntimeOptions = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  now: () => Date = () => new Date(),
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
   const storage = connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(storage.db);
@@ -45,7 +49,10 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
     await storage.close();
     throw error;
   }
-  const blobs = storage.dialect === 'postgres' ? new DatabaseBlobStore(storage.db) : new FileBlobStore(join(config.dataDir, 'blobs'));
+  const blobs =
+    storage.dialect === 'postgres'
+      ? new DatabaseBlobStore(storage.db)
+      : new FileBlobStore(join(config.dataDir, 'blobs'));
   const pdf = createPdfInspector({ limits: { maxPages: config.maxPdfPages } });
   // One SQLite file has one server process, so a cached key identity can be dropped at once on rotation.
   // Several PostgreSQL instances could not tell each other, so there the cache is off.
@@ -53,7 +60,21 @@ export async function openRuntime(config: Config, now: () => Date = () => new Da
   const seal = options.seal ?? sealSource({ db: storage.db, config, now });
   const testSeal = testSealSource({ db: storage.db, config, now });
   const transports = options.transports ?? defaultTransports(config);
-  const ctx: Context = { db: storage.db, dialect: storage.dialect, ...(storage.sqlite ? { sqlite: storage.sqlite } : {}), ...(storage.postgres ? { postgres: storage.postgres } : {}), blobs, config, pdf, now, keyCache, seal, testSeal, transports, ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}) };
+  const ctx: Context = {
+    db: storage.db,
+    dialect: storage.dialect,
+    ...(storage.sqlite ? { sqlite: storage.sqlite } : {}),
+    ...(storage.postgres ? { postgres: storage.postgres } : {}),
+    blobs,
+    config,
+    pdf,
+    now,
+    keyCache,
+    seal,
+    testSeal,
+    transports,
+    ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}),
+  };
   return {
     ctx,
     async close() {

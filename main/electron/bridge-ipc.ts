@@ -4,7 +4,12 @@
  * goes back (the service returns JSON-shaped BridgeResults). Written against the small part of Electron's
  * ipcMain it uses, so it is unit-tested without Electron.
  */
-import { DESKTOP_BRIDGE_CHANNELS, type BridgeResult, type MoharDesktopBridge, type TokenInfo } from '../../common/desktop-bridge.js';
+import {
+  DESKTOP_BRIDGE_CHANNELS,
+  type BridgeResult,
+  type MoharDesktopBridge,
+  type TokenInfo,
+} from '../../common/desktop-bridge.js';
 import { isTrustedSender, isTrustedUrl, type SenderFrame } from './trust.js';
 
 /** What the handlers read of an IPC event (a subset of Electron's IpcMainEvent / IpcMainInvokeEvent). */
@@ -28,7 +33,10 @@ export interface IpcMainLike {
 
 export const UNTRUSTED_PAGE: BridgeResult<never> = {
   ok: false,
-  error: { code: 'invalid_request', message: 'This page is not on a Mohar server that Mohar Desktop trusts, so it cannot use the token.' },
+  error: {
+    code: 'invalid_request',
+    message: 'This page is not on a Mohar server that Mohar Desktop trusts, so it cannot use the token.',
+  },
 };
 
 function frameOf(event: BridgeIpcEvent): SenderFrame | null {
@@ -36,7 +44,11 @@ function frameOf(event: BridgeIpcEvent): SenderFrame | null {
 }
 
 /** Registers the bridge handlers; returns a function that removes them and ends every token watch. */
-export function registerBridgeIpc(ipc: IpcMainLike, signer: MoharDesktopBridge, origins: readonly string[]): () => void {
+export function registerBridgeIpc(
+  ipc: IpcMainLike,
+  signer: MoharDesktopBridge,
+  origins: readonly string[],
+): () => void {
   const watches = new Map<number, () => void>();
   const hooked = new Set<number>();
   const unwatch = (id: number): void => {
@@ -44,9 +56,13 @@ export function registerBridgeIpc(ipc: IpcMainLike, signer: MoharDesktopBridge, 
     watches.delete(id);
   };
 
-  ipc.handle(DESKTOP_BRIDGE_CHANNELS.listTokens, (event) => (isTrustedSender(frameOf(event), origins) ? signer.listTokens() : UNTRUSTED_PAGE));
+  ipc.handle(DESKTOP_BRIDGE_CHANNELS.listTokens, (event) =>
+    isTrustedSender(frameOf(event), origins) ? signer.listTokens() : UNTRUSTED_PAGE,
+  );
 
-  ipc.handle(DESKTOP_BRIDGE_CHANNELS.signPrepared, (event, request) => (isTrustedSender(frameOf(event), origins) ? signer.signPrepared(request as never) : UNTRUSTED_PAGE));
+  ipc.handle(DESKTOP_BRIDGE_CHANNELS.signPrepared, (event, request) =>
+    isTrustedSender(frameOf(event), origins) ? signer.signPrepared(request as never) : UNTRUSTED_PAGE,
+  );
 
   ipc.on(DESKTOP_BRIDGE_CHANNELS.watchTokens, (event, on) => {
     const { sender } = event;
@@ -54,7 +70,9 @@ export function registerBridgeIpc(ipc: IpcMainLike, signer: MoharDesktopBridge, 
     if (!isTrustedSender(frameOf(event), origins) || watches.has(sender.id)) return;
     const stop = signer.watchTokens((tokens: TokenInfo[]) => {
       // The page may have navigated since it subscribed: only a trusted page hears about tokens.
-      if (!sender.isDestroyed() && isTrustedUrl(sender.getURL(), origins)) sender.send(DESKTOP_BRIDGE_CHANNELS.tokensChanged, tokens);
+      if (!sender.isDestroyed() && isTrustedUrl(sender.getURL(), origins)) {
+        sender.send(DESKTOP_BRIDGE_CHANNELS.tokensChanged, tokens);
+      }
     });
     watches.set(sender.id, stop);
     // The watch belongs to the window (a page that follows in it finds it running); a closed window ends it.

@@ -25,8 +25,12 @@ export function parseDeepLink(raw: string, origins: readonly string[]): DeepLink
     return refuse('not a Mohar link');
   }
   if (link.protocol !== 'mohar:') return refuse('not a mohar: link');
-  if (link.host.toLowerCase() !== 'sign' || (link.pathname !== '' && link.pathname !== '/')) return refuse('unknown Mohar link (expected mohar://sign?url=…)');
-  if (link.username !== '' || link.password !== '' || link.hash !== '') return refuse('unexpected parts in the Mohar link');
+  if (link.host.toLowerCase() !== 'sign' || (link.pathname !== '' && link.pathname !== '/')) {
+    return refuse('unknown Mohar link (expected mohar://sign?url=…)');
+  }
+  if (link.username !== '' || link.password !== '' || link.hash !== '') {
+    return refuse('unexpected parts in the Mohar link');
+  }
   const keys = [...link.searchParams.keys()];
   if (keys.length !== 1 || keys[0] !== 'url') return refuse('the Mohar link must carry exactly one url parameter');
 

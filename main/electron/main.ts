@@ -19,7 +19,11 @@ import { trustedOrigins } from './trust.js';
 import { hardenSession, openMoharWindow } from './windows.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const FILES = { preload: join(here, 'preload.cjs'), pinHtml: join(here, 'pin-window', 'pin.html'), pinPreload: join(here, 'pin-window', 'pin-preload.cjs') };
+const FILES = {
+  preload: join(here, 'preload.cjs'),
+  pinHtml: join(here, 'pin-window', 'pin.html'),
+  pinPreload: join(here, 'pin-window', 'pin-preload.cjs'),
+};
 
 /** Deep links that arrive before the app is ready wait here. */
 const early: string[] = [];
@@ -50,7 +54,12 @@ async function ready(): Promise<void> {
     extraOrigins = [config.baseUrl, ...extraOrigins]; // signing links carry MOHAR_BASE_URL
     closeServer = () => server.close();
     if (server.bootstrap?.generatedPassword) {
-      void dialog.showMessageBox({ type: 'info', title: 'Mohar', message: 'First start: the administrator account was created.', detail: `Login: ${server.bootstrap.email}\nPassword (shown once): ${server.bootstrap.generatedPassword}` });
+      void dialog.showMessageBox({
+        type: 'info',
+        title: 'Mohar',
+        message: 'First start: the administrator account was created.',
+        detail: `Login: ${server.bootstrap.email}\nPassword (shown once): ${server.bootstrap.generatedPassword}`,
+      });
     }
   }
   const origins = trustedOrigins(serverUrl, extraOrigins);
@@ -90,8 +99,9 @@ if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   // Run as `electron dist/main/electron/main.js` the app must name its script for the OS to call it back.
-  if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient('mohar', process.execPath, [resolve(process.argv[1])]);
-  else app.setAsDefaultProtocolClient('mohar');
+  if (process.defaultApp && process.argv[1]) {
+    app.setAsDefaultProtocolClient('mohar', process.execPath, [resolve(process.argv[1])]);
+  } else app.setAsDefaultProtocolClient('mohar');
 
   const initial = deepLinkInArgv(process.argv);
   if (initial) early.push(initial);
@@ -115,9 +125,12 @@ if (!app.requestSingleInstanceLock()) {
     void shutdown().finally(() => app.quit());
   });
 
-  app.whenReady().then(ready).catch((error: unknown) => {
-    const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
-    dialog.showErrorBox('Mohar could not start', message);
-    app.exit(1);
-  });
+  app
+    .whenReady()
+    .then(ready)
+    .catch((error: unknown) => {
+      const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+      dialog.showErrorBox('Mohar could not start', message);
+      app.exit(1);
+    });
 }

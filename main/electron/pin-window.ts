@@ -43,7 +43,15 @@ export function createPinWindowPrompt(files: { html: string; preload: string }):
           autoHideMenuBar: true,
           show: false,
           title: 'Mohar: token PIN',
-          webPreferences: { preload: files.preload, contextIsolation: true, sandbox: true, nodeIntegration: false, devTools: false, spellcheck: false, webviewTag: false },
+          webPreferences: {
+            preload: files.preload,
+            contextIsolation: true,
+            sandbox: true,
+            nodeIntegration: false,
+            devTools: false,
+            spellcheck: false,
+            webviewTag: false,
+          },
         });
         const id = win.webContents.id;
         let done = false;

@@ -6,7 +6,13 @@
  * Bundled to CommonJS by scripts/build-desktop.mjs (sandboxed preloads cannot load ES modules).
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { DESKTOP_BRIDGE_CHANNELS, DESKTOP_BRIDGE_GLOBAL, DESKTOP_BRIDGE_VERSION, type MoharDesktopBridge, type TokenInfo } from '../../common/desktop-bridge.js';
+import {
+  DESKTOP_BRIDGE_CHANNELS,
+  DESKTOP_BRIDGE_GLOBAL,
+  DESKTOP_BRIDGE_VERSION,
+  type MoharDesktopBridge,
+  type TokenInfo,
+} from '../../common/desktop-bridge.js';
 
 type Listener = (tokens: TokenInfo[]) => void;
 const listeners = new Set<{ listener: Listener }>();

@@ -3,7 +3,13 @@
  * Electron shell wires it through contextBridge and tests (and the Playwright end-to-end test, through
  * exposeBinding) use it as is.
  */
-import { DESKTOP_BRIDGE_VERSION, type BridgeResult, type MoharDesktopBridge, type SignPreparedResult, type TokenInfo } from '../../common/desktop-bridge.js';
+import {
+  DESKTOP_BRIDGE_VERSION,
+  type BridgeResult,
+  type MoharDesktopBridge,
+  type SignPreparedResult,
+  type TokenInfo,
+} from '../../common/desktop-bridge.js';
 import type { ModuleLoadFailure } from '../../native/index.js';
 import type { HttpTransport } from '../../pdf/index.js';
 import { failed, ok } from './outcome.js';
@@ -21,7 +27,10 @@ export interface DesktopSignerOptions {
   maxPdfBytes?: number;
   /** Display names of modules by path (default: the known vendor product, else the file name). */
   moduleNames?: Record<string, string>;
-  /** Token watching: poll interval (default 1000 ms) and 'reinitialize' for modules that only see new tokens after C_Initialize (SoftHSM). */
+  /**
+   * Token watching: poll interval (default 1000 ms) and 'reinitialize' for modules that only see new tokens after
+   * C_Initialize (SoftHSM).
+   */
   watch?: { intervalMs?: number; rescan?: 'none' | 'reinitialize' };
   /** B-T: embed a signature timestamp from this TSA (default B-B, no timestamp). */
   timestamp?: { tsaUrl: string; transport: HttpTransport };
@@ -36,8 +45,15 @@ const DEFAULT_MAX_PDF_BYTES = 50 * 1024 * 1024;
 export function createDesktopSigner(options: DesktopSignerOptions): DesktopSigner {
   const now = options.now ?? (() => new Date());
   const report = options.onError ?? (() => undefined);
-  const tokens = new TokenSet([...options.modulePaths], options.moduleNames ?? {}, (failure: ModuleLoadFailure) => report(failure.error));
-  const watch = new TokenWatch(tokens, now, { intervalMs: options.watch?.intervalMs ?? 1000, rescan: options.watch?.rescan ?? 'none' }, report);
+  const tokens = new TokenSet([...options.modulePaths], options.moduleNames ?? {}, (failure: ModuleLoadFailure) =>
+    report(failure.error),
+  );
+  const watch = new TokenWatch(
+    tokens,
+    now,
+    { intervalMs: options.watch?.intervalMs ?? 1000, rescan: options.watch?.rescan ?? 'none' },
+    report,
+  );
   const busy = new Set<string>();
   let closed = false;
   const closedResult = <T>(): BridgeResult<T> => failed('signing_failed', 'Mohar Desktop is shutting down.');
@@ -50,7 +66,10 @@ export function createDesktopSigner(options: DesktopSignerOptions): DesktopSigne
       try {
         return ok(await tokens.list(now()));
       } catch (error) {
-        return failed('signing_failed', `The tokens could not be read: ${error instanceof Error ? error.message : String(error)}`);
+        return failed(
+          'signing_failed',
+          `The tokens could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     },
 

@@ -36,10 +36,16 @@ function displayText(value: string): string {
 }
 
 export function validateRequest(request: unknown, maxPdfBytes: number): ValidRequest {
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) throw invalid('The request must be an object.');
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw invalid('The request must be an object.');
+  }
   const r = request as Partial<Record<keyof SignPreparedRequest, unknown>>;
-  if (typeof r.pdfBase64 !== 'string' || r.pdfBase64.length === 0) throw invalid('pdfBase64 must be the prepared PDF in base64.');
-  if (r.pdfBase64.length > Math.ceil(maxPdfBytes / 3) * 4) throw invalid(`The PDF is larger than ${maxPdfBytes} bytes.`);
+  if (typeof r.pdfBase64 !== 'string' || r.pdfBase64.length === 0) {
+    throw invalid('pdfBase64 must be the prepared PDF in base64.');
+  }
+  if (r.pdfBase64.length > Math.ceil(maxPdfBytes / 3) * 4) {
+    throw invalid(`The PDF is larger than ${maxPdfBytes} bytes.`);
+  }
   if (r.pdfBase64.length % 4 !== 0 || !BASE64.test(r.pdfBase64)) throw invalid('pdfBase64 is not valid base64.');
   const pdf = Buffer.from(r.pdfBase64, 'base64');
   if (pdf.length > maxPdfBytes) throw invalid(`The PDF is larger than ${maxPdfBytes} bytes.`);

@@ -3,7 +3,14 @@
  * load is reported and skipped, the others still work), and the tokens they see.
  */
 import type { TokenInfo } from '../../common/desktop-bridge.js';
-import { openModules, type ModuleLoadFailure, type Pkcs11Module, type TokenCertificate as NativeCertificate, type TokenInfo as NativeToken, type TokenSelector } from '../../native/index.js';
+import {
+  openModules,
+  type ModuleLoadFailure,
+  type Pkcs11Module,
+  type TokenCertificate as NativeCertificate,
+  type TokenInfo as NativeToken,
+  type TokenSelector,
+} from '../../native/index.js';
 import { bridgeCertificates, bridgeSlotId, bridgeToken, moduleDisplayName } from './token-view.js';
 
 export interface FoundToken {
@@ -71,7 +78,13 @@ export class TokenSet {
       } catch {
         continue;
       }
-      out.push(bridgeToken(found.token, bridgeCertificates(certificates, now).map((c) => c.view), found.moduleName));
+      out.push(
+        bridgeToken(
+          found.token,
+          bridgeCertificates(certificates, now).map((c) => c.view),
+          found.moduleName,
+        ),
+      );
     }
     return out;
   }

@@ -9,7 +9,12 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { TokenCertificate, TokenInfo } from '../../common/desktop-bridge.js';
-import { KNOWN_MODULES, tokenKey, type TokenCertificate as NativeCertificate, type TokenInfo as NativeToken } from '../../native/index.js';
+import {
+  KNOWN_MODULES,
+  tokenKey,
+  type TokenCertificate as NativeCertificate,
+  type TokenInfo as NativeToken,
+} from '../../native/index.js';
 
 /** The product name of a known vendor module ("ePass2003"), else the file name without "lib" and extension. */
 export function moduleDisplayName(modulePath: string, names: Readonly<Record<string, string>> = {}): string {
@@ -27,7 +32,10 @@ export function moduleDisplayName(modulePath: string, names: Readonly<Record<str
  * module path and the token's manufacturer + model + serial, hashed, so two modules never collide.
  */
 export function bridgeSlotId(token: NativeToken): string {
-  return createHash('sha256').update(`${token.modulePath}\u0000${tokenKey(token)}`).digest('hex').slice(0, 24);
+  return createHash('sha256')
+    .update(`${token.modulePath}\u0000${tokenKey(token)}`)
+    .digest('hex')
+    .slice(0, 24);
 }
 
 const FINGERPRINT_ID = 'sha256:';
@@ -49,16 +57,27 @@ function day(date: Date): string {
 export function certificateProblems(cert: NativeCertificate, now: Date): string[] {
   const problems: string[] = [];
   if (now.getTime() > cert.notAfter.getTime()) problems.push(`The certificate expired on ${day(cert.notAfter)}.`);
-  if (now.getTime() < cert.notBefore.getTime()) problems.push(`The certificate is not valid before ${day(cert.notBefore)}.`);
+  if (now.getTime() < cert.notBefore.getTime()) {
+    problems.push(`The certificate is not valid before ${day(cert.notBefore)}.`);
+  }
   if (cert.privateKey === null) problems.push('The token holds no private key for this certificate.');
-  if (cert.keyUsage !== null && !cert.keyUsage.includes('digitalSignature') && !cert.keyUsage.includes('nonRepudiation')) {
-    problems.push('The certificate is not meant for signing (its key usage allows neither digital signatures nor non-repudiation).');
+  if (
+    cert.keyUsage !== null &&
+    !cert.keyUsage.includes('digitalSignature') &&
+    !cert.keyUsage.includes('nonRepudiation')
+  ) {
+    problems.push(
+      'The certificate is not meant for signing (its key usage allows neither digital signatures nor non-repudiation).',
+    );
   }
   return problems;
 }
 
 /** The signer certificates of one token (CA certificates left out), as the bridge shows them. */
-export function bridgeCertificates(all: readonly NativeCertificate[], now: Date): { view: TokenCertificate; native: NativeCertificate }[] {
+export function bridgeCertificates(
+  all: readonly NativeCertificate[],
+  now: Date,
+): { view: TokenCertificate; native: NativeCertificate }[] {
   return all
     .filter((cert) => !cert.isCa)
     .map((cert) => {
@@ -81,7 +100,11 @@ export function bridgeCertificates(all: readonly NativeCertificate[], now: Date)
     });
 }
 
-export function bridgeToken(token: NativeToken, certificates: readonly TokenCertificate[], moduleName: string): TokenInfo {
+export function bridgeToken(
+  token: NativeToken,
+  certificates: readonly TokenCertificate[],
+  moduleName: string,
+): TokenInfo {
   return {
     slotId: bridgeSlotId(token),
     label: token.label,

@@ -42,7 +42,11 @@ function sameCertificate(a: CertInfo, b: CertInfo): boolean {
  * certificate is an anchor, or is issued by one (checked by signature). Anchors are preferred over pool
  * certificates at each step, so a cross-certificate in the CMS does not hide a configured anchor.
  */
-export function buildCertificatePath(leaf: Uint8Array, pool: readonly Uint8Array[], anchors: readonly Uint8Array[]): CertificatePath {
+export function buildCertificatePath(
+  leaf: Uint8Array,
+  pool: readonly Uint8Array[],
+  anchors: readonly Uint8Array[],
+): CertificatePath {
   const anchorInfos = anchors.map((a) => certInfo(a));
   // Candidates come from untrusted places (the CMS, caIssuers answers): unreadable ones are skipped.
   const poolInfos = pool.flatMap((p) => {
@@ -87,7 +91,10 @@ function basicConstraints(cert: CertInfo): { ca: boolean; pathLen: number | null
   try {
     const bc = pkijs.BasicConstraints.fromBER(toArrayBuffer(ext.extnValue.valueBlock.valueHexView));
     const len = bc.pathLenConstraint;
-    return { ca: bc.cA === true, pathLen: typeof len === 'number' ? len : len instanceof asn1js.Integer ? len.valueBlock.valueDec : null };
+    return {
+      ca: bc.cA === true,
+      pathLen: typeof len === 'number' ? len : len instanceof asn1js.Integer ? len.valueBlock.valueDec : null,
+    };
   } catch {
     return { ca: false, pathLen: null };
   }
@@ -107,21 +114,40 @@ export function judgeCertificatePath(built: CertificatePath, at: Date): PathJudg
   };
   if (!built.anchored) {
     const top = built.path.at(-1)!;
-    note('unknown_issuer', isSelfSigned(top) ? `${top.subject} is self-signed and not a trust anchor` : `no path from ${top.subject} to a trust anchor (issuer ${top.x509.issuer.replace(/\n/g, ', ')} not found)`);
+    note(
+      'unknown_issuer',
+      isSelfSigned(top)
+        ? `${top.subject} is self-signed and not a trust anchor`
+        : `no path from ${top.subject} to a trust anchor (issuer ${top.x509.issuer.replace(/\n/g, ', ')} not found)`,
+    );
   }
   for (const cert of built.path) {
-    if (!validAt(cert, at)) note('expired', `${cert.subject} is not valid at ${at.toISOString()} (valid ${new Date(cert.x509.validFrom).toISOString()} to ${new Date(cert.x509.validTo).toISOString()})`);
+    if (!validAt(cert, at)) {
+      note(
+        'expired',
+        `${cert.subject} is not valid at ${at.toISOString()} (valid ${new Date(cert.x509.validFrom).toISOString()} to ${new Date(cert.x509.validTo).toISOString()})`,
+      );
+    }
   }
   // Issuers: every certificate above the signer must be a CA allowed to sign certificates, within pathLen.
   built.path.slice(1).forEach((issuer, index) => {
     const bc = basicConstraints(issuer);
     if (!bc?.ca) note('bad_ca', `${issuer.subject} is not a CA certificate (basicConstraints)`);
     const ku = keyUsageBits(issuer);
-    if (ku !== null && (ku & KU_KEY_CERT_SIGN) === 0) note('bad_ca', `${issuer.subject} may not sign certificates (keyUsage lacks keyCertSign)`);
+    if (ku !== null && (ku & KU_KEY_CERT_SIGN) === 0) {
+      note('bad_ca', `${issuer.subject} may not sign certificates (keyUsage lacks keyCertSign)`);
+    }
     // CA certificates below this issuer, excluding the signer: index counts them.
-    if (bc?.pathLen !== null && bc?.pathLen !== undefined && index > bc.pathLen) note('bad_ca', `${issuer.subject} allows ${bc.pathLen} CA certificate(s) below it; the path has ${index}`);
+    if (bc?.pathLen !== null && bc?.pathLen !== undefined && index > bc.pathLen) {
+      note('bad_ca', `${issuer.subject} allows ${bc.pathLen} CA certificate(s) below it; the path has ${index}`);
+    }
   });
   const signer = built.path[0]!;
-  if (!keyUsageAllowsSigning(signer)) note('not_for_signing', `${signer.subject} is not for signing (keyUsage has neither digitalSignature nor nonRepudiation)`);
+  if (!keyUsageAllowsSigning(signer)) {
+    note(
+      'not_for_signing',
+      `${signer.subject} is not for signing (keyUsage has neither digitalSignature nor nonRepudiation)`,
+    );
+  }
   return { problem, problems };
 }

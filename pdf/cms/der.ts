@@ -105,7 +105,9 @@ export function positiveIntegerContent(bytes: Uint8Array): Uint8Array {
   let i = 0;
   while (i < bytes.length - 1 && bytes[i] === 0) i++;
   const trimmed = bytes.subarray(i);
-  return trimmed.length > 0 && (trimmed[0]! & 0x80) !== 0 ? concatBytes(Uint8Array.of(0), trimmed) : Uint8Array.from(trimmed.length ? trimmed : [0]);
+  return trimmed.length > 0 && (trimmed[0]! & 0x80) !== 0
+    ? concatBytes(Uint8Array.of(0), trimmed)
+    : Uint8Array.from(trimmed.length ? trimmed : [0]);
 }
 
 /** Orders SET OF members as DER requires (X.690 11.6: ascending, shorter padded with zeros). */
@@ -138,7 +140,9 @@ export function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
 }
 
 export function fromBufferSource(data: ArrayBuffer | ArrayBufferView): Uint8Array {
-  return data instanceof ArrayBuffer ? new Uint8Array(data.slice(0)) : new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
+  return data instanceof ArrayBuffer
+    ? new Uint8Array(data.slice(0))
+    : new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
 }
 
 /** All PEM blocks with the given label (or any label) as DER. */

@@ -63,9 +63,13 @@ export async function gatherValidationData(options: GatherValidationDataOptions)
 function refuseUnavailable(result: ValidationData): void {
   const missing = result.notes.filter((n) => n.status === 'unavailable');
   if (missing.length > 0) {
-    throw new MoharError('validation_data_unavailable', `no usable validation data for: ${missing.map((n) => `${n.subject} (${n.problems.at(-1) ?? 'nothing found'})`).join('; ')}`, {
-      errors: missing.map((n) => ({ path: n.subject, message: n.problems.join('; ') || 'nothing found' })),
-    });
+    throw new MoharError(
+      'validation_data_unavailable',
+      `no usable validation data for: ${missing.map((n) => `${n.subject} (${n.problems.at(-1) ?? 'nothing found'})`).join('; ')}`,
+      {
+        errors: missing.map((n) => ({ path: n.subject, message: n.problems.join('; ') || 'nothing found' })),
+      },
+    );
   }
 }
 
@@ -141,7 +145,19 @@ class ValidationGathering {
   private noteFor(c: CertInfo, role: Role): MutableNote {
     let n = this.notes.get(c);
     if (!n) {
-      n = { subject: c.subject, serialNumber: c.serialHex, roles: [], root: false, issuerFetchedFrom: null, status: 'unavailable', source: null, url: null, revocationTime: null, revocationReason: null, problems: [] };
+      n = {
+        subject: c.subject,
+        serialNumber: c.serialHex,
+        roles: [],
+        root: false,
+        issuerFetchedFrom: null,
+        status: 'unavailable',
+        source: null,
+        url: null,
+        revocationTime: null,
+        revocationReason: null,
+        problems: [],
+      };
       this.notes.set(c, n);
     }
     if (!n.roles.includes(role)) n.roles.push(role);
@@ -157,7 +173,10 @@ class ValidationGathering {
         note.status = 'not-checked';
         return;
       }
-      const issuer = this.issuers.get(current) ?? this.pool.find((c) => c !== current && isIssuedBy(current, c)) ?? (await this.fetchIssuer(current, note));
+      const issuer =
+        this.issuers.get(current) ??
+        this.pool.find((c) => c !== current && isIssuedBy(current, c)) ??
+        (await this.fetchIssuer(current, note));
       if (!issuer) {
         note.problems.push('the issuer certificate was not found: the chain is incomplete');
         return;
@@ -189,7 +208,10 @@ class ValidationGathering {
     return issuer;
   }
 
-  /** The revocation status of one certificate: supplied data, else OCSP (unless preferCrl), else CRLs, else an OCSP "unknown". */
+  /**
+   * The revocation status of one certificate: supplied data, else OCSP (unless preferCrl), else CRLs, else an OCSP
+   * "unknown".
+   */
   private async revocation(cert: CertInfo, issuer: CertInfo): Promise<void> {
     const note = this.notes.get(cert)!;
     if (this.useSuppliedData(note, cert, issuer)) return;
@@ -222,14 +244,22 @@ class ValidationGathering {
     return false;
   }
 
-  /** Each AIA OCSP URL in turn: 'used' for the first valid answer that knows the certificate, else the first "unknown" (or null). */
+  /**
+   * Each AIA OCSP URL in turn: 'used' for the first valid answer that knows the certificate, else the first "unknown"
+   * (or null).
+   */
   private async askOcsp(note: MutableNote, cert: CertInfo, issuer: CertInfo): Promise<'used' | UnknownOcsp | null> {
     let unknown: UnknownOcsp | null = null;
     const ocspUrls = accessUrls(cert, OID.adOcsp);
     for (const url of ocspUrls) {
       let der: Uint8Array;
       try {
-        der = await this.transport({ url, body: buildOcspRequest(cert, issuer), contentType: 'application/ocsp-request', accept: 'application/ocsp-response' });
+        der = await this.transport({
+          url,
+          body: buildOcspRequest(cert, issuer),
+          contentType: 'application/ocsp-request',
+          accept: 'application/ocsp-response',
+        });
       } catch (e) {
         note.problems.push(`OCSP ${url}: ${(e as Error).message}`);
         continue;
@@ -283,7 +313,14 @@ class ValidationGathering {
     return p;
   }
 
-  private useOcsp(note: MutableNote, check: OcspCheck, der: Uint8Array, source: 'ocsp' | 'supplied-ocsp', url: string | null, issuer: CertInfo): void {
+  private useOcsp(
+    note: MutableNote,
+    check: OcspCheck,
+    der: Uint8Array,
+    source: 'ocsp' | 'supplied-ocsp',
+    url: string | null,
+    issuer: CertInfo,
+  ): void {
     note.status = check.status ?? 'unknown';
     note.source = source;
     note.url = url;
@@ -306,7 +343,13 @@ class ValidationGathering {
     }
   }
 
-  private useCrl(note: MutableNote, check: CrlCheck, der: Uint8Array, source: 'crl' | 'supplied-crl', url: string | null): void {
+  private useCrl(
+    note: MutableNote,
+    check: CrlCheck,
+    der: Uint8Array,
+    source: 'crl' | 'supplied-crl',
+    url: string | null,
+  ): void {
     note.status = check.status ?? 'unknown';
     note.source = source;
     note.url = url;

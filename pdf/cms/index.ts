@@ -23,7 +23,14 @@ export { checkOcspResponse, checkCrl, buildOcspRequest, parseFetchedCertificates
 export { gatherValidationData } from './gather-validation-data.js';
 export { buildCertificatePath, judgeCertificatePath, keyUsageAllowsSigning } from './chain.js';
 export type { CertificatePath, PathJudgement, PathProblem } from './chain.js';
-export type { ValidationData, CertificateNote, GatherValidationDataOptions, OcspCheck, CrlCheck, RevocationStatus } from './validation-data.js';
+export type {
+  ValidationData,
+  CertificateNote,
+  GatherValidationDataOptions,
+  OcspCheck,
+  CrlCheck,
+  RevocationStatus,
+} from './validation-data.js';
 export { inspectCms } from './inspect.js';
 export type { CmsInspection, InspectCmsOptions } from './inspect.js';
 export type { EssCheck } from './signer-info.js';

@@ -31,14 +31,19 @@ export interface CmsInspection {
   readonly messageDigest: Uint8Array | null;
   /** Whether messageDigest equals the digest of the given content; null when no content was given. */
   readonly messageDigestMatches: boolean | null;
-  /** A CMS signing-time attribute is present (not allowed in PAdES baseline signatures; reported as a problem for id-data content only). */
+  /**
+   * A CMS signing-time attribute is present (not allowed in PAdES baseline signatures; reported as a problem for
+   * id-data content only).
+   */
   readonly hasSigningTime: boolean;
   readonly signingTime: Date | null;
   /** ESS signing-certificate(-v2) attribute: its version and whether it names the signer certificate. */
   readonly signingCertificate: EssCheck | null;
   /** The signature over the DER signed attributes verifies with the signer certificate's key. */
   readonly signatureValid: boolean;
-  /** Signature timestamps (unsigned attribute 1.2.840.113549.1.9.16.2.14), imprint checked against the signature value. */
+  /**
+   * Signature timestamps (unsigned attribute 1.2.840.113549.1.9.16.2.14), imprint checked against the signature value.
+   */
   readonly timestamps: TimestampTokenCheck[];
   /** The first of `timestamps`, or null. */
   readonly timestamp: TimestampTokenCheck | null;
@@ -85,7 +90,9 @@ export function inspectCms(der: Uint8Array, options: InspectCmsOptions = {}): Cm
   const eContentType = signedData.encapContentInfo.eContentType;
   const eContent = signedData.encapContentInfo.eContent;
   const detached = !eContent;
-  if (si.contentType !== null && si.contentType !== eContentType) problems.push('the content-type attribute differs from the encapsulated content type');
+  if (si.contentType !== null && si.contentType !== eContentType) {
+    problems.push('the content-type attribute differs from the encapsulated content type');
+  }
 
   let messageDigestMatches: boolean | null = null;
   const content = options.content ?? (eContent ? new Uint8Array(eContent.getValue()) : undefined);
@@ -97,12 +104,23 @@ export function inspectCms(der: Uint8Array, options: InspectCmsOptions = {}): Cm
       expected = new Uint8Array(h.digest());
     }
     messageDigestMatches = !!expected && !!si.messageDigest && equalBytes(expected, si.messageDigest);
-    if (!messageDigestMatches) problems.push(si.digestName ? 'the message digest does not match the signed content' : `unsupported digest algorithm ${si.digestAlgorithm}`);
+    if (!messageDigestMatches) {
+      problems.push(
+        si.digestName
+          ? 'the message digest does not match the signed content'
+          : `unsupported digest algorithm ${si.digestAlgorithm}`,
+      );
+    }
   }
-  // PAdES baseline rules for signatures over data (a timestamp token, e.g. a document timestamp, may carry signing-time).
-  if (si.hasSigningTimeAttribute && eContentType === OID.data) problems.push('a CMS signing-time attribute is present (not allowed in PAdES)');
+  // PAdES baseline rules for signatures over data (a timestamp token, e.g. a document timestamp, may carry
+  // signing-time).
+  if (si.hasSigningTimeAttribute && eContentType === OID.data) {
+    problems.push('a CMS signing-time attribute is present (not allowed in PAdES)');
+  }
   if (!si.ess) problems.push('no ESS signing-certificate(-v2) attribute');
-  else if (si.ess.matchesSigner === false) problems.push('the ESS signing-certificate attribute does not name the signer certificate');
+  else if (si.ess.matchesSigner === false) {
+    problems.push('the ESS signing-certificate attribute does not name the signer certificate');
+  }
 
   const timestamps: TimestampTokenCheck[] = [];
   const unsigned = signedData.signerInfos[0]!.unsignedAttrs?.attributes ?? [];

@@ -24,7 +24,10 @@ export type KeyType = 'RSA' | 'EC';
 
 const essCache = new WeakMap<CertInfo, Uint8Array>();
 
-/** `SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2 }` for one certificate (SHA-256, DEFAULT so omitted). */
+/**
+ * `SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2 }` for one certificate (SHA-256, DEFAULT so
+ * omitted).
+ */
 export function signingCertificateV2(certificate: Uint8Array): Uint8Array {
   const c = certInfo(certificate);
   // The same for every signature of one certificate (the seal signs thousands): built once per certificate.
@@ -138,14 +141,21 @@ export function assembleSignedData(options: AssembleOptions): Uint8Array {
   const sigAlg = signatureAlgorithm(keyType);
   const check = verifySignature(cert.publicKey, sigAlg, OID.sha256, options.signedAttributes, signature);
   if (!check.ok) {
-    throw new MoharError('signing_key_invalid', `the signature made by the signing key does not verify with the signer certificate (${cert.subject}): ${check.reason ?? ''}`);
+    throw new MoharError(
+      'signing_key_invalid',
+      `the signature made by the signing key does not verify with the signer certificate (${cert.subject}): ${check.reason ?? ''}`,
+    );
   }
 
   const attrs = readTlv(options.signedAttributes, 0, 'invalid_signature_data');
-  if (attrs.tag !== 0x31 || attrs.end !== options.signedAttributes.length) throw new RangeError('signedAttributes must be a DER SET OF Attribute');
+  if (attrs.tag !== 0x31 || attrs.end !== options.signedAttributes.length) {
+    throw new RangeError('signedAttributes must be a DER SET OF Attribute');
+  }
   for (const member of childrenOf(options.signedAttributes, attrs)) {
     const parts = member.tag === 0x30 ? childrenOf(options.signedAttributes, member) : [];
-    if (parts.length !== 2 || parts[0]!.tag !== 0x06 || parts[1]!.tag !== 0x31) throw new RangeError('signedAttributes must be a DER SET OF Attribute');
+    if (parts.length !== 2 || parts[0]!.tag !== 0x06 || parts[1]!.tag !== 0x31) {
+      throw new RangeError('signedAttributes must be a DER SET OF Attribute');
+    }
   }
 
   const certs: Uint8Array[] = [];
@@ -165,7 +175,13 @@ export function assembleSignedData(options: AssembleOptions): Uint8Array {
     DER[keyType],
     octets(signature),
   );
-  const signedData = seq(DER.version1, tlv(0x31, DER.sha256), DER.encapData, tlv(0xa0, ...certs), tlv(0x31, signerInfo));
+  const signedData = seq(
+    DER.version1,
+    tlv(0x31, DER.sha256),
+    DER.encapData,
+    tlv(0xa0, ...certs),
+    tlv(0x31, signerInfo),
+  );
   return seq(DER.signedData, tlv(0xa0, signedData));
 }
 
@@ -181,7 +197,10 @@ export async function createSignedData(options: CreateSignedDataOptions): Promis
   const cert = certInfo(signer.certificate);
   const keyType = keyTypeOf(cert);
   if (keyType !== signer.keyType) {
-    throw new MoharError('signing_key_invalid', `the signer reports a ${signer.keyType} key but its certificate holds a ${keyType} key`);
+    throw new MoharError(
+      'signing_key_invalid',
+      `the signer reports a ${signer.keyType} key but its certificate holds a ${keyType} key`,
+    );
   }
   const signedAttributes = buildSignedAttributes({ messageDigest: options.messageDigest, certificate: cert.der });
   const signature = await signer.sign(signedAttributes);

@@ -38,7 +38,10 @@ export interface SignerInfoCheck {
   readonly problems: string[];
 }
 
-function attributeValues(attrs: pkijs.SignedAndUnsignedAttributes | undefined, type: string): asn1js.AsnType[] | undefined {
+function attributeValues(
+  attrs: pkijs.SignedAndUnsignedAttributes | undefined,
+  type: string,
+): asn1js.AsnType[] | undefined {
   return attrs?.attributes.find((a) => a.type === type)?.values as asn1js.AsnType[] | undefined;
 }
 
@@ -63,11 +66,15 @@ function essCheck(attrs: pkijs.SignedAndUnsignedAttributes | undefined, signer: 
       const hash = parts[i];
       if (!(hash instanceof asn1js.OctetString)) return { version, hashAlgorithm, matchesSigner: false };
       if (!signer) return { version, hashAlgorithm, matchesSigner: null };
-      let matches = Object.values(DIGEST_BY_OID).includes(hashAlgorithm) && equalBytes(new Uint8Array(hash.valueBlock.valueHexView), digest(hashAlgorithm, signer.der));
+      let matches =
+        Object.values(DIGEST_BY_OID).includes(hashAlgorithm) &&
+        equalBytes(new Uint8Array(hash.valueBlock.valueHexView), digest(hashAlgorithm, signer.der));
       const issuerSerial = parts[i + 1];
       if (matches && issuerSerial instanceof asn1js.Sequence) {
         const serial = issuerSerial.valueBlock.value[1];
-        matches = serial instanceof asn1js.Integer && toHex(new Uint8Array(serial.valueBlock.valueHexView)) === signer.serialHex;
+        matches =
+          serial instanceof asn1js.Integer &&
+          toHex(new Uint8Array(serial.valueBlock.valueHexView)) === signer.serialHex;
       }
       return { version, hashAlgorithm, matchesSigner: matches };
     } catch {
@@ -78,7 +85,11 @@ function essCheck(attrs: pkijs.SignedAndUnsignedAttributes | undefined, signer: 
 }
 
 /** Checks signerInfos[index] against the certificates `certs` (the SignedData's own plus any extra). */
-export function checkSignerInfo(signedData: pkijs.SignedData, index: number, certs: readonly CertInfo[]): SignerInfoCheck {
+export function checkSignerInfo(
+  signedData: pkijs.SignedData,
+  index: number,
+  certs: readonly CertInfo[],
+): SignerInfoCheck {
   const si = signedData.signerInfos[index];
   if (!si) throw new RangeError('no SignerInfo at index ' + index);
   const problems: string[] = [];
@@ -106,7 +117,13 @@ export function checkSignerInfo(signedData: pkijs.SignedData, index: number, cer
     if (!contentType) problems.push('the content-type signed attribute is missing');
     if (!messageDigest) problems.push('the message-digest signed attribute is missing');
     if (signer) {
-      const check = verifySignature(signer.publicKey, si.signatureAlgorithm, digestOid, signedAttributesDer, signatureValue);
+      const check = verifySignature(
+        signer.publicKey,
+        si.signatureAlgorithm,
+        digestOid,
+        signedAttributesDer,
+        signatureValue,
+      );
       signatureAlgorithm = check.algorithm;
       signatureValid = check.ok;
       if (!check.ok) problems.push(check.reason ?? 'the signature does not verify');

@@ -75,9 +75,13 @@ async function readPkcs12(file: Uint8Array, passphrase: string): Promise<Pkcs12C
   for (const content of authSafe.safeContents) {
     const one = new pkijs.AuthenticatedSafe({ safeContents: [content] });
     try {
-      await one.parseInternalValues({ safeContents: [content.contentType === pkijs.ContentInfo.ENCRYPTED_DATA ? { password } : {}] });
+      await one.parseInternalValues({
+        safeContents: [content.contentType === pkijs.ContentInfo.ENCRYPTED_DATA ? { password } : {}],
+      });
     } catch (e) {
-      out.problems.push(`an encrypted safe could not be decrypted (${(e as Error).message}); legacy PKCS#12 encryption is not supported, re-export with OpenSSL 3 defaults`);
+      out.problems.push(
+        `an encrypted safe could not be decrypted (${(e as Error).message}); legacy PKCS#12 encryption is not supported, re-export with OpenSSL 3 defaults`,
+      );
       continue;
     }
     const safe = (one.parsedValue as { safeContents: { value: pkijs.SafeContents }[] }).safeContents[0]!.value;
@@ -93,7 +97,10 @@ async function readPkcs12(file: Uint8Array, passphrase: string): Promise<Pkcs12C
           const certBag = bag.bagValue as pkijs.CertBag;
           if (certBag.certId !== CERT_X509) continue;
           const value = certBag.certValue;
-          const der = value instanceof asn1js.OctetString ? new Uint8Array(value.valueBlock.valueHexView) : fromBufferSource(value.toSchema().toBER(false));
+          const der =
+            value instanceof asn1js.OctetString
+              ? new Uint8Array(value.valueBlock.valueHexView)
+              : fromBufferSource(value.toSchema().toBER(false));
           out.certificates.push(der);
         }
       } catch (e) {
@@ -113,7 +120,8 @@ export async function softwareSigner(options: SoftwareSignerOptions): Promise<Si
   let key: KeyObject;
   let certificate: CertInfo;
   let chain: Uint8Array[];
-  const given = options.certificate === undefined ? undefined : certInfo(certsOf(options.certificate)[0]!, 'signing_key_invalid');
+  const given =
+    options.certificate === undefined ? undefined : certInfo(certsOf(options.certificate)[0]!, 'signing_key_invalid');
   const givenChain = options.chain?.flatMap((c) => certsOf(c));
   if (options.pkcs12) {
     if (options.keyPem !== undefined) throw invalid('give either keyPem or pkcs12, not both');
@@ -134,7 +142,11 @@ export async function softwareSigner(options: SoftwareSignerOptions): Promise<Si
     if (!given) throw invalid('a certificate is required with keyPem');
     try {
       const pem = typeof options.keyPem === 'string' ? options.keyPem : Buffer.from(options.keyPem).toString('latin1');
-      key = createPrivateKey(options.passphrase === undefined ? { key: pem, format: 'pem' } : { key: pem, format: 'pem', passphrase: options.passphrase });
+      key = createPrivateKey(
+        options.passphrase === undefined
+          ? { key: pem, format: 'pem' }
+          : { key: pem, format: 'pem', passphrase: options.passphrase },
+      );
     } catch (e) {
       throw invalid(`the private key is not readable: ${(e as Error).message}`, e);
     }
@@ -150,7 +162,9 @@ export async function softwareSigner(options: SoftwareSignerOptions): Promise<Si
     chain,
     keyType: type === 'rsa' ? 'RSA' : 'EC',
     async sign(data: Uint8Array): Promise<Uint8Array> {
-      return new Uint8Array(nodeSign('sha256', data, type === 'ec' ? { key: signingKey, dsaEncoding: 'der' } : signingKey));
+      return new Uint8Array(
+        nodeSign('sha256', data, type === 'ec' ? { key: signingKey, dsaEncoding: 'der' } : signingKey),
+      );
     },
   };
 }

@@ -9,7 +9,21 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError, isMoharError, type ErrorCode } from '../../common/errors.js';
 import type { HttpTransport } from '../ports.js';
-import { childrenOf, equalBytes, fromBufferSource, oid, positiveIntegerContent, readTlv, seq, set, sortDerSet, tlv, toArrayBuffer, toHex, type Tlv } from './der.js';
+import {
+  childrenOf,
+  equalBytes,
+  fromBufferSource,
+  oid,
+  positiveIntegerContent,
+  readTlv,
+  seq,
+  set,
+  sortDerSet,
+  tlv,
+  toArrayBuffer,
+  toHex,
+  type Tlv,
+} from './der.js';
 import { DIGEST_BY_OID, OID } from './oids.js';
 import { certificatesOf, checkSignerInfo } from './signer-info.js';
 import { digest as hashWith, extendedKeyUsage, sha256, type CertInfo } from './x509.js';
@@ -61,7 +75,11 @@ export interface TimestampExpectation {
  * signing certificate, timeStamping EKU, imprint. Malformed → MoharError(code); everything
  * else is reported in `problems`. Whether the TSA chain is trusted is for the caller.
  */
-export function checkTimestampToken(tokenDer: Uint8Array, expected: TimestampExpectation = {}, code: ErrorCode = 'invalid_signature_data'): TimestampTokenCheck {
+export function checkTimestampToken(
+  tokenDer: Uint8Array,
+  expected: TimestampExpectation = {},
+  code: ErrorCode = 'invalid_signature_data',
+): TimestampTokenCheck {
   let signedData: pkijs.SignedData;
   let tstInfo: pkijs.TSTInfo;
   let eContent: Uint8Array;
@@ -80,7 +98,9 @@ export function checkTimestampToken(tokenDer: Uint8Array, expected: TimestampExp
   }
   const problems: string[] = [];
   const own = certificatesOf(signedData, code);
-  if (signedData.signerInfos.length !== 1) problems.push(`the token has ${signedData.signerInfos.length} signers instead of one`);
+  if (signedData.signerInfos.length !== 1) {
+    problems.push(`the token has ${signedData.signerInfos.length} signers instead of one`);
+  }
   const si = checkSignerInfo(signedData, 0, [...own, ...(expected.extraCertificates ?? [])]);
   problems.push(...si.problems.map((p) => `TSA signature: ${p}`));
   let signatureValid = si.signatureValid;
@@ -105,10 +125,15 @@ export function checkTimestampToken(tokenDer: Uint8Array, expected: TimestampExp
   const tsa = si.signer;
   if (tsa) {
     const eku = extendedKeyUsage(tsa);
-    timestampingCertificate = !!eku && eku.critical && eku.purposes.length === 1 && eku.purposes[0] === OID.kpTimeStamping;
-    if (!timestampingCertificate) problems.push('the TSA certificate lacks a critical extended key usage of id-kp-timeStamping only');
+    timestampingCertificate =
+      !!eku && eku.critical && eku.purposes.length === 1 && eku.purposes[0] === OID.kpTimeStamping;
+    if (!timestampingCertificate) {
+      problems.push('the TSA certificate lacks a critical extended key usage of id-kp-timeStamping only');
+    }
     const genTime = tstInfo.genTime.getTime();
-    if (genTime < Date.parse(tsa.x509.validFrom) || genTime > Date.parse(tsa.x509.validTo)) problems.push('genTime is outside the TSA certificate validity');
+    if (genTime < Date.parse(tsa.x509.validFrom) || genTime > Date.parse(tsa.x509.validTo)) {
+      problems.push('genTime is outside the TSA certificate validity');
+    }
   }
 
   const imprintOid = tstInfo.messageImprint.hashAlgorithm.algorithmId;
@@ -120,7 +145,11 @@ export function checkTimestampToken(tokenDer: Uint8Array, expected: TimestampExp
   } else if (expected.data) {
     const name = DIGEST_BY_OID[imprintOid];
     imprintMatches = name !== undefined && equalBytes(imprint, hashWith(name, expected.data));
-    if (!imprintMatches) problems.push(name ? 'the token imprint does not match the timestamped data' : `unsupported imprint algorithm ${imprintOid}`);
+    if (!imprintMatches) {
+      problems.push(
+        name ? 'the token imprint does not match the timestamped data' : `unsupported imprint algorithm ${imprintOid}`,
+      );
+    }
   }
   const certificates = [...(tsa ? [tsa.der] : []), ...own.filter((c) => c !== tsa).map((c) => c.der)];
   return {
@@ -141,10 +170,40 @@ export function checkTimestampToken(tokenDer: Uint8Array, expected: TimestampExp
 }
 
 function unavailable(url: string, why: string, cause?: unknown): MoharError {
-  return new MoharError('tsa_unavailable', `timestamp from ${url}: ${why}`, { extra: { tsaUrl: url }, ...(cause === undefined ? {} : { cause }) });
+  return new MoharError('tsa_unavailable', `timestamp from ${url}: ${why}`, {
+    extra: { tsaUrl: url },
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
-const FAIL_INFO = ['badAlg', '', 'badRequest', '', '', 'badDataFormat', '', '', '', '', '', '', '', '', 'timeNotAvailable', 'unacceptedPolicy', 'unacceptedExtension', 'addInfoNotAvailable', '', '', '', '', '', '', '', 'systemFailure'];
+const FAIL_INFO = [
+  'badAlg',
+  '',
+  'badRequest',
+  '',
+  '',
+  'badDataFormat',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  'timeNotAvailable',
+  'unacceptedPolicy',
+  'unacceptedExtension',
+  'addInfoNotAvailable',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  'systemFailure',
+];
 
 /**
  * Requests an RFC 3161 timestamp over `digest` (SHA-256, 32 bytes) and checks the answer:
@@ -152,7 +211,11 @@ const FAIL_INFO = ['badAlg', '', 'badRequest', '', '', 'badDataFormat', '', '', 
  * certificate carried in the token, TSA certificate with a critical timeStamping EKU.
  * Any failure → MoharError('tsa_unavailable').
  */
-export async function requestTimestamp(transport: HttpTransport, url: string, digest: Uint8Array): Promise<TimestampResult> {
+export async function requestTimestamp(
+  transport: HttpTransport,
+  url: string,
+  digest: Uint8Array,
+): Promise<TimestampResult> {
   if (digest.length !== 32) throw new RangeError('digest must be a SHA-256 digest (32 bytes)');
   const nonceBytes = positiveIntegerContent(randomBytes(8));
   const request = new pkijs.TimeStampReq({
@@ -167,7 +230,12 @@ export async function requestTimestamp(transport: HttpTransport, url: string, di
   const body = fromBufferSource(request.toSchema().toBER(false));
   let response: Uint8Array;
   try {
-    response = await transport({ url, body, contentType: 'application/timestamp-query', accept: 'application/timestamp-reply' });
+    response = await transport({
+      url,
+      body,
+      contentType: 'application/timestamp-query',
+      accept: 'application/timestamp-reply',
+    });
   } catch (e) {
     throw unavailable(url, `the request failed: ${(e as Error).message}`, e);
   }
@@ -176,12 +244,17 @@ export async function requestTimestamp(transport: HttpTransport, url: string, di
   try {
     const top = readTlv(response, 0);
     const parts = childrenOf(response, top);
-    const status = pkijs.PKIStatusInfo.fromBER(toArrayBuffer(response.subarray(parts[0]?.start ?? 0, parts[0]?.end ?? 0)));
+    const status = pkijs.PKIStatusInfo.fromBER(
+      toArrayBuffer(response.subarray(parts[0]?.start ?? 0, parts[0]?.end ?? 0)),
+    );
     if (status.status !== 0 && status.status !== 1) {
       const text = status.statusStrings?.map((s) => s.valueBlock.value).join('; ');
       const bits = status.failInfo ? new Uint8Array(status.failInfo.valueBlock.valueHexView) : new Uint8Array(0);
       const fails = FAIL_INFO.filter((name, i) => name && ((bits[i >> 3] ?? 0) & (0x80 >> (i & 7))) !== 0);
-      throw unavailable(url, `the TSA refused (status ${status.status}${text ? `: ${text}` : ''}${fails.length ? `; ${fails.join(', ')}` : ''})`);
+      throw unavailable(
+        url,
+        `the TSA refused (status ${status.status}${text ? `: ${text}` : ''}${fails.length ? `; ${fails.join(', ')}` : ''})`,
+      );
     }
     const tokenTlv = parts[1];
     if (!tokenTlv) throw unavailable(url, 'the reply is granted but holds no token');
@@ -204,14 +277,23 @@ export async function requestTimestamp(transport: HttpTransport, url: string, di
   if (check.problems.length > 0 || !check.signatureValid || !check.tsaCertificate) {
     throw unavailable(url, `the reply does not hold up: ${check.problems.join('; ') || 'invalid TSA signature'}`);
   }
-  return { tokenDer: token, genTime: check.genTime, tsaCertificate: check.tsaCertificate, certificates: check.certificates };
+  return {
+    tokenDer: token,
+    genTime: check.genTime,
+    tsaCertificate: check.tsaCertificate,
+    certificates: check.certificates,
+  };
 }
 
 /**
  * A document timestamp (PAdES B-LTA, `/Type /DocTimeStamp`, `/SubFilter /ETSI.RFC3161`): the
  * TimeStampToken over the SHA-256 of the ByteRange bytes is itself the /Contents value.
  */
-export async function requestDocumentTimestamp(transport: HttpTransport, url: string, byteRangeDigest: Uint8Array): Promise<TimestampResult> {
+export async function requestDocumentTimestamp(
+  transport: HttpTransport,
+  url: string,
+  byteRangeDigest: Uint8Array,
+): Promise<TimestampResult> {
   return requestTimestamp(transport, url, byteRangeDigest);
 }
 
@@ -226,7 +308,11 @@ function locateSignerInfo(cms: Uint8Array, index: number): SignerInfoLocation {
   const contentInfo = readTlv(cms, 0);
   const ciParts = childrenOf(cms, contentInfo);
   const explicit = ciParts[1];
-  if (ciParts[0]?.tag !== 0x06 || !equalBytes(cms.subarray(ciParts[0].start, ciParts[0].end), oid(OID.signedData)) || explicit?.tag !== 0xa0) {
+  if (
+    ciParts[0]?.tag !== 0x06 ||
+    !equalBytes(cms.subarray(ciParts[0].start, ciParts[0].end), oid(OID.signedData)) ||
+    explicit?.tag !== 0xa0
+  ) {
     throw new MoharError('invalid_signature_data', 'the CMS is not a SignedData ContentInfo');
   }
   const signedData = childrenOf(cms, explicit)[0];
@@ -242,7 +328,10 @@ function locateSignerInfo(cms: Uint8Array, index: number): SignerInfoLocation {
   return { path: [contentInfo, explicit, signedData, signerInfos, signerInfo], fields, signature };
 }
 
-/** Replaces the innermost element of `path` with `replacement`, re-lengthing every enclosing element (trailing padding is dropped). */
+/**
+ * Replaces the innermost element of `path` with `replacement`, re-lengthing every enclosing element (trailing padding
+ * is dropped).
+ */
 function spliceAtPath(buf: Uint8Array, path: readonly Tlv[], replacement: Uint8Array): Uint8Array {
   let bytes = replacement;
   for (let i = path.length - 2; i >= 0; i--) {
@@ -276,7 +365,11 @@ export function signatureValueOf(cmsDer: Uint8Array, index = 0): Uint8Array {
  * signature-time-stamp unsigned attribute (1.2.840.113549.1.9.16.2.14). Returns the new CMS DER;
  * everything else stays byte-identical. TSA problems → MoharError('tsa_unavailable').
  */
-export async function addSignatureTimestamp(cmsDer: Uint8Array, transport: HttpTransport, url: string): Promise<Uint8Array> {
+export async function addSignatureTimestamp(
+  cmsDer: Uint8Array,
+  transport: HttpTransport,
+  url: string,
+): Promise<Uint8Array> {
   const signatureValue = signatureValueOf(cmsDer);
   const ts = await requestTimestamp(transport, url, sha256(signatureValue));
   return addUnsignedAttribute(cmsDer, OID.signatureTimeStampToken, ts.tokenDer);

@@ -19,7 +19,19 @@ const SKEW_MS = 5 * 60_000;
 
 export type RevocationStatus = 'good' | 'revoked' | 'unknown';
 
-const REASONS = ['unspecified', 'keyCompromise', 'cACompromise', 'affiliationChanged', 'superseded', 'cessationOfOperation', 'certificateHold', '', 'removeFromCRL', 'privilegeWithdrawn', 'aACompromise'];
+const REASONS = [
+  'unspecified',
+  'keyCompromise',
+  'cACompromise',
+  'affiliationChanged',
+  'superseded',
+  'cessationOfOperation',
+  'certificateHold',
+  '',
+  'removeFromCRL',
+  'privilegeWithdrawn',
+  'aACompromise',
+];
 
 export interface OcspCheck {
   /** Signature verified with an authorised responder, the response covers the certificate and is fresh. */
@@ -47,12 +59,26 @@ export interface CrlCheck {
 }
 
 function failedOcsp(problem: string): OcspCheck {
-  return { valid: false, status: null, producedAt: null, thisUpdate: null, nextUpdate: null, revocationTime: null, revocationReason: null, responderCertificate: null, problems: [problem] };
+  return {
+    valid: false,
+    status: null,
+    producedAt: null,
+    thisUpdate: null,
+    nextUpdate: null,
+    revocationTime: null,
+    revocationReason: null,
+    responderCertificate: null,
+    problems: [problem],
+  };
 }
 
 function freshness(thisUpdate: Date, nextUpdate: Date | undefined, at: Date, problems: string[]): void {
-  if (thisUpdate.getTime() > at.getTime() + SKEW_MS) problems.push(`thisUpdate ${thisUpdate.toISOString()} is in the future`);
-  if (nextUpdate && nextUpdate.getTime() < at.getTime() - SKEW_MS) problems.push(`expired: nextUpdate was ${nextUpdate.toISOString()}`);
+  if (thisUpdate.getTime() > at.getTime() + SKEW_MS) {
+    problems.push(`thisUpdate ${thisUpdate.toISOString()} is in the future`);
+  }
+  if (nextUpdate && nextUpdate.getTime() < at.getTime() - SKEW_MS) {
+    problems.push(`expired: nextUpdate was ${nextUpdate.toISOString()}`);
+  }
 }
 
 /** The SHA-1 OCSP CertID of `cert` as issued by `issuer` (RFC 6960; what responders expect). */
@@ -67,7 +93,9 @@ export function ocspCertId(cert: CertInfo, issuer: CertInfo): pkijs.CertID {
 
 /** DER OCSPRequest for one certificate (no nonce, no signature). */
 export function buildOcspRequest(cert: CertInfo, issuer: CertInfo): Uint8Array {
-  const request = new pkijs.OCSPRequest({ tbsRequest: new pkijs.TBSRequest({ requestList: [new pkijs.Request({ reqCert: ocspCertId(cert, issuer) })] }) });
+  const request = new pkijs.OCSPRequest({
+    tbsRequest: new pkijs.TBSRequest({ requestList: [new pkijs.Request({ reqCert: ocspCertId(cert, issuer) })] }),
+  });
   return fromBufferSource(request.toSchema(true).toBER(false));
 }
 
@@ -86,14 +114,27 @@ function certIdMatches(id: pkijs.CertID, cert: CertInfo, issuer: CertInfo): bool
  * response, responder authorised (the issuer itself, or a certificate it issued with the OCSPSigning
  * EKU), signature, CertID match, freshness. Never throws on bad input: problems are reported.
  */
-export function checkOcspResponse(responseDer: Uint8Array, cert: CertInfo, issuer: CertInfo, at: Date = new Date()): OcspCheck {
+export function checkOcspResponse(
+  responseDer: Uint8Array,
+  cert: CertInfo,
+  issuer: CertInfo,
+  at: Date = new Date(),
+): OcspCheck {
   let basic: pkijs.BasicOCSPResponse;
   try {
     const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(responseDer));
     const status = response.responseStatus.valueBlock.valueDec;
-    if (status !== 0) return failedOcsp(`the responder answered ${['successful', 'malformedRequest', 'internalError', 'tryLater', '', 'sigRequired', 'unauthorized'][status] || `status ${status}`}`);
-    if (!response.responseBytes || response.responseBytes.responseType !== OID.ocspBasic) return failedOcsp('not a basic OCSP response');
-    basic = pkijs.BasicOCSPResponse.fromBER(toArrayBuffer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView)));
+    if (status !== 0) {
+      return failedOcsp(
+        `the responder answered ${['successful', 'malformedRequest', 'internalError', 'tryLater', '', 'sigRequired', 'unauthorized'][status] || `status ${status}`}`,
+      );
+    }
+    if (!response.responseBytes || response.responseBytes.responseType !== OID.ocspBasic) {
+      return failedOcsp('not a basic OCSP response');
+    }
+    basic = pkijs.BasicOCSPResponse.fromBER(
+      toArrayBuffer(new Uint8Array(response.responseBytes.response.valueBlock.valueHexView)),
+    );
   } catch (e) {
     return failedOcsp(`unreadable OCSP response: ${(e as Error).message}`);
   }
@@ -108,31 +149,56 @@ export function checkOcspResponse(responseDer: Uint8Array, cert: CertInfo, issue
   });
   const responderId = data.responderID as pkijs.RelativeDistinguishedNames | asn1js.OctetString;
   const isResponder = (c: CertInfo): boolean =>
-    responderId instanceof asn1js.OctetString ? equalBytes(new Uint8Array(responderId.valueBlock.valueHexView), digest('sha1', c.publicKeyBits)) : responderId.isEqual(c.cert.subject);
+    responderId instanceof asn1js.OctetString
+      ? equalBytes(new Uint8Array(responderId.valueBlock.valueHexView), digest('sha1', c.publicKeyBits))
+      : responderId.isEqual(c.cert.subject);
   let responder: CertInfo | null = null;
   let delegated = false;
   if (isResponder(issuer)) responder = issuer;
   else {
     const candidate = carried.find(isResponder);
     if (!candidate) problems.push('the responder certificate is neither the issuer nor carried in the response');
-    else if (!isIssuedBy(candidate, issuer)) problems.push('the responder certificate was not issued by the certificate issuer');
-    else if (!extendedKeyUsage(candidate)?.purposes.includes(OID.kpOcspSigning)) problems.push('the responder certificate lacks the OCSPSigning extended key usage');
-    else {
+    else if (!isIssuedBy(candidate, issuer)) {
+      problems.push('the responder certificate was not issued by the certificate issuer');
+    } else if (!extendedKeyUsage(candidate)?.purposes.includes(OID.kpOcspSigning)) {
+      problems.push('the responder certificate lacks the OCSPSigning extended key usage');
+    } else {
       responder = candidate;
       delegated = true;
-      if (at.getTime() < Date.parse(candidate.x509.validFrom) - SKEW_MS || at.getTime() > Date.parse(candidate.x509.validTo) + SKEW_MS) problems.push('the responder certificate is not valid now');
+      if (
+        at.getTime() < Date.parse(candidate.x509.validFrom) - SKEW_MS ||
+        at.getTime() > Date.parse(candidate.x509.validTo) + SKEW_MS
+      ) {
+        problems.push('the responder certificate is not valid now');
+      }
     }
   }
   let signatureOk = false;
   if (responder) {
-    const check = verifySignature(responder.publicKey, basic.signatureAlgorithm, undefined, new Uint8Array(data.tbsView), new Uint8Array(basic.signature.valueBlock.valueHexView));
+    const check = verifySignature(
+      responder.publicKey,
+      basic.signatureAlgorithm,
+      undefined,
+      new Uint8Array(data.tbsView),
+      new Uint8Array(basic.signature.valueBlock.valueHexView),
+    );
     signatureOk = check.ok;
     if (!check.ok) problems.push(`responder signature: ${check.reason ?? 'invalid'}`);
   }
   const single = data.responses.find((r) => certIdMatches(r.certID, cert, issuer));
   if (!single) {
     problems.push('the response does not cover the certificate');
-    return { valid: false, status: null, producedAt: data.producedAt, thisUpdate: null, nextUpdate: null, revocationTime: null, revocationReason: null, responderCertificate: delegated ? responder!.der : null, problems };
+    return {
+      valid: false,
+      status: null,
+      producedAt: data.producedAt,
+      thisUpdate: null,
+      nextUpdate: null,
+      revocationTime: null,
+      revocationReason: null,
+      responderCertificate: delegated ? responder!.der : null,
+      problems,
+    };
   }
   freshness(single.thisUpdate, single.nextUpdate, at, problems);
   const certStatus = single.certStatus as asn1js.BaseBlock;
@@ -147,7 +213,9 @@ export function checkOcspResponse(responseDer: Uint8Array, cert: CertInfo, issue
     if (time instanceof asn1js.GeneralizedTime) revocationTime = time.toDate();
     const reason = parts[1] as asn1js.Constructed | undefined;
     const enumerated = reason?.valueBlock.value?.[0];
-    if (enumerated instanceof asn1js.Enumerated) revocationReason = REASONS[enumerated.valueBlock.valueDec] || `reason ${enumerated.valueBlock.valueDec}`;
+    if (enumerated instanceof asn1js.Enumerated) {
+      revocationReason = REASONS[enumerated.valueBlock.valueDec] || `reason ${enumerated.valueBlock.valueDec}`;
+    }
   }
   return {
     valid: signatureOk && problems.length === 0,
@@ -163,7 +231,15 @@ export function checkOcspResponse(responseDer: Uint8Array, cert: CertInfo, issue
 }
 
 function failedCrl(problem: string): CrlCheck {
-  return { valid: false, status: null, thisUpdate: null, nextUpdate: null, revocationTime: null, revocationReason: null, problems: [problem] };
+  return {
+    valid: false,
+    status: null,
+    thisUpdate: null,
+    nextUpdate: null,
+    revocationTime: null,
+    revocationReason: null,
+    problems: [problem],
+  };
 }
 
 /** DER bytes of a CRL given as DER or PEM. */
@@ -184,19 +260,33 @@ export function checkCrl(crl: Uint8Array, cert: CertInfo, issuer: CertInfo, at: 
     return failedCrl(`unreadable CRL: ${(e as Error).message}`);
   }
   const problems: string[] = [];
-  if (!list.issuer.isEqual(issuer.cert.subject)) problems.push('the CRL was not issued by the certificate issuer (indirect CRLs are not supported)');
-  const sig = verifySignature(issuer.publicKey, list.signatureAlgorithm, undefined, new Uint8Array(list.tbsView), new Uint8Array(list.signatureValue.valueBlock.valueHexView));
+  if (!list.issuer.isEqual(issuer.cert.subject)) {
+    problems.push('the CRL was not issued by the certificate issuer (indirect CRLs are not supported)');
+  }
+  const sig = verifySignature(
+    issuer.publicKey,
+    list.signatureAlgorithm,
+    undefined,
+    new Uint8Array(list.tbsView),
+    new Uint8Array(list.signatureValue.valueBlock.valueHexView),
+  );
   if (!sig.ok) problems.push(`CRL signature: ${sig.reason ?? 'invalid'}`);
   const thisUpdate = list.thisUpdate.value;
   const nextUpdate = list.nextUpdate?.value;
   freshness(thisUpdate, nextUpdate, at, problems);
-  if (list.crlExtensions?.extensions.some((e) => e.extnID === '2.5.29.27' || e.extnID === '2.5.29.46')) problems.push('delta CRLs are not supported');
-  const entry = list.revokedCertificates?.find((r) => toHex(new Uint8Array(r.userCertificate.valueBlock.valueHexView)) === cert.serialHex);
+  if (list.crlExtensions?.extensions.some((e) => e.extnID === '2.5.29.27' || e.extnID === '2.5.29.46')) {
+    problems.push('delta CRLs are not supported');
+  }
+  const entry = list.revokedCertificates?.find(
+    (r) => toHex(new Uint8Array(r.userCertificate.valueBlock.valueHexView)) === cert.serialHex,
+  );
   let revocationReason: string | null = null;
   const reasonExt = entry?.crlEntryExtensions?.extensions.find((e) => e.extnID === '2.5.29.21');
   if (reasonExt) {
     const v = asn1js.fromBER(toArrayBuffer(new Uint8Array(reasonExt.extnValue.valueBlock.valueHexView))).result;
-    if (v instanceof asn1js.Enumerated) revocationReason = REASONS[v.valueBlock.valueDec] || `reason ${v.valueBlock.valueDec}`;
+    if (v instanceof asn1js.Enumerated) {
+      revocationReason = REASONS[v.valueBlock.valueDec] || `reason ${v.valueBlock.valueDec}`;
+    }
   }
   return {
     valid: problems.length === 0,
@@ -249,7 +339,11 @@ export interface GatherValidationDataOptions {
   /** The TSA chain: TSA certificate first (e.g. TimestampResult.certificates). */
   readonly tsaChain?: readonly Uint8Array[];
   /** Validation data the caller already has; used instead of fetching when it covers a certificate. */
-  readonly extra?: { readonly certs?: readonly Uint8Array[]; readonly ocsps?: readonly Uint8Array[]; readonly crls?: readonly Uint8Array[] };
+  readonly extra?: {
+    readonly certs?: readonly Uint8Array[];
+    readonly ocsps?: readonly Uint8Array[];
+    readonly crls?: readonly Uint8Array[];
+  };
   readonly transport: HttpTransport;
   /** Time to check freshness against (default: now). */
   readonly at?: Date;
@@ -271,7 +365,9 @@ export function parseFetchedCertificates(bytes: Uint8Array): Uint8Array[] {
     const ci = pkijs.ContentInfo.fromBER(toArrayBuffer(bytes));
     if (ci.contentType === OID.signedData) {
       const sd = new pkijs.SignedData({ schema: ci.content });
-      return (sd.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate).map((c) => fromBufferSource(c.toSchema().toBER(false)));
+      return (sd.certificates ?? [])
+        .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
+        .map((c) => fromBufferSource(c.toSchema().toBER(false)));
     }
   } catch {
     // not PKCS#7: a plain DER certificate

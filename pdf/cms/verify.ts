@@ -70,10 +70,20 @@ export function verifySignature(
     }
     hash = DIGEST_BY_OID[params.hashAlgorithm.algorithmId];
     name = `RSASSA-PSS/${hash ?? '?'}`;
-    if (params.maskGenAlgorithm.algorithmId !== OID.mgf1) return { ok: false, algorithm: name, reason: 'unsupported PSS mask generation function' };
+    if (params.maskGenAlgorithm.algorithmId !== OID.mgf1) {
+      return { ok: false, algorithm: name, reason: 'unsupported PSS mask generation function' };
+    }
     try {
-      const mgfHash = new pkijs.AlgorithmIdentifier({ schema: params.maskGenAlgorithm.algorithmParams as asn1js.AsnType }).algorithmId;
-      if (mgfHash !== params.hashAlgorithm.algorithmId) return { ok: false, algorithm: name, reason: 'PSS with an MGF1 hash different from the message hash is not supported' };
+      const mgfHash = new pkijs.AlgorithmIdentifier({
+        schema: params.maskGenAlgorithm.algorithmParams as asn1js.AsnType,
+      }).algorithmId;
+      if (mgfHash !== params.hashAlgorithm.algorithmId) {
+        return {
+          ok: false,
+          algorithm: name,
+          reason: 'PSS with an MGF1 hash different from the message hash is not supported',
+        };
+      }
     } catch {
       return { ok: false, algorithm: name, reason: 'unreadable MGF1 parameters' };
     }
@@ -89,7 +99,9 @@ export function verifySignature(
   }
   try {
     const ok = nodeVerify(hash, data, { key: publicKey, ...options }, signature);
-    return ok ? { ok, algorithm: name } : { ok, algorithm: name, reason: 'the signature does not verify with the public key' };
+    return ok
+      ? { ok, algorithm: name }
+      : { ok, algorithm: name, reason: 'the signature does not verify with the public key' };
   } catch (e) {
     return { ok: false, algorithm: name, reason: `signature check failed: ${(e as Error).message}` };
   }

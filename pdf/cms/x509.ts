@@ -183,7 +183,12 @@ export function crlUrls(cert: CertInfo): string[] {
 }
 
 /** Parses a DER object with a pkijs class, turning any failure into MoharError(code). */
-export function parsePkijs<T>(cls: { new (params: { schema: asn1js.AsnType }): T }, der: Uint8Array, what: string, code: ErrorCode): T {
+export function parsePkijs<T>(
+  cls: { new (params: { schema: asn1js.AsnType }): T },
+  der: Uint8Array,
+  what: string,
+  code: ErrorCode,
+): T {
   const asn1 = asn1js.fromBER(toArrayBuffer(der));
   if (asn1.offset === -1) throw new MoharError(code, `malformed ${what}: ${asn1.result.error || 'not BER'}`);
   try {
@@ -194,7 +199,10 @@ export function parsePkijs<T>(cls: { new (params: { schema: asn1js.AsnType }): T
 }
 
 /** Finds, among `certs`, the one a CMS SignerIdentifier points at. */
-export function findBySignerId(certs: readonly CertInfo[], sid: pkijs.IssuerAndSerialNumber | asn1js.OctetString | undefined): CertInfo | undefined {
+export function findBySignerId(
+  certs: readonly CertInfo[],
+  sid: pkijs.IssuerAndSerialNumber | asn1js.OctetString | undefined,
+): CertInfo | undefined {
   if (!sid) return undefined;
   if (sid instanceof pkijs.IssuerAndSerialNumber) {
     const serial = toHex(new Uint8Array(sid.serialNumber.valueBlock.valueHexView));
@@ -205,6 +213,8 @@ export function findBySignerId(certs: readonly CertInfo[], sid: pkijs.IssuerAndS
     const ext = extension(c, '2.5.29.14');
     if (!ext) return false;
     const inner = asn1js.fromBER(extensionValue(ext));
-    return inner.result instanceof asn1js.OctetString && toHex(new Uint8Array(inner.result.valueBlock.valueHexView)) === ski;
+    return (
+      inner.result instanceof asn1js.OctetString && toHex(new Uint8Array(inner.result.valueBlock.valueHexView)) === ski
+    );
   });
 }

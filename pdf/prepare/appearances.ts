@@ -6,7 +6,16 @@
  */
 import type { PdfDict, PdfRef, PdfStream } from '../objects.js';
 import type { Rotation } from '../pages.js';
-import { Content, fitLines, formXObject, resources, round, singleLineText, textWidth, truncateToWidth } from '../write/appearance.js';
+import {
+  Content,
+  fitLines,
+  formXObject,
+  resources,
+  round,
+  singleLineText,
+  textWidth,
+  truncateToWidth,
+} from '../write/appearance.js';
 
 /** Grey of field frames: light enough not to compete with the document. */
 const FRAME_GRAY = 0.6;
@@ -26,11 +35,19 @@ export function autoFontSize(value: string, box: Box, max = 12): number {
 }
 
 function frame(c: Content, w: number, h: number): void {
-  c.op(0.75, 'w').gray(FRAME_GRAY, true).rect(0.375, 0.375, Math.max(0, w - 0.75), Math.max(0, h - 0.75)).op('S');
+  c.op(0.75, 'w')
+    .gray(FRAME_GRAY, true)
+    .rect(0.375, 0.375, Math.max(0, w - 0.75), Math.max(0, h - 0.75))
+    .op('S');
 }
 
 /** A text (or combo box) field showing `value`. `fontSize` 0 = auto. Multiline wraps words. */
-export function textFieldAppearance(value: string, box: Box, font: PdfDict | PdfRef, opts: { fontSize?: number; multiline?: boolean } = {}): PdfStream {
+export function textFieldAppearance(
+  value: string,
+  box: Box,
+  font: PdfDict | PdfRef,
+  opts: { fontSize?: number; multiline?: boolean } = {},
+): PdfStream {
   const { width, height, rotation } = box;
   const res = resources({ Helv: font });
   if (opts.multiline && value !== '') {
@@ -40,7 +57,11 @@ export function textFieldAppearance(value: string, box: Box, font: PdfDict | Pdf
     const c = new Content().raw('/Tx BMC').raw('q');
     frame(c, width, height);
     c.rect(1, 1, width - 2, height - 2).op('W', 'n');
-    c.raw('BT').op('/Helv', fit.size, 'Tf').gray(0).op(fit.size * 1.15, 'TL').op(2, height - 2 - fit.size * 0.8, 'Td');
+    c.raw('BT')
+      .op('/Helv', fit.size, 'Tf')
+      .gray(0)
+      .op(fit.size * 1.15, 'TL')
+      .op(2, height - 2 - fit.size * 0.8, 'Td');
     fit.lines.forEach((l, i) => {
       if (i > 0) c.raw('T*');
       c.showText(l);
@@ -78,14 +99,28 @@ export function checkboxAppearances(box: Box): { on: PdfStream; off: PdfStream }
   const y = (height - s) / 2;
   const off = new Content();
   off.raw('q');
-  off.op(0.75, 'w').gray(FRAME_GRAY, true).rect(x + 0.375, y + 0.375, s - 0.75, s - 0.75).op('S');
+  off
+    .op(0.75, 'w')
+    .gray(FRAME_GRAY, true)
+    .rect(x + 0.375, y + 0.375, s - 0.75, s - 0.75)
+    .op('S');
   off.raw('Q');
   const on = new Content();
   on.raw(off.toString().trim());
-  on.raw('q').op(Math.max(1, s * 0.12), 'w').op(1, 'J').op(1, 'j').gray(0, true);
-  on.op(x + s * 0.2, y + s * 0.52, 'm').op(x + s * 0.42, y + s * 0.26, 'l').op(x + s * 0.8, y + s * 0.78, 'l').op('S');
+  on.raw('q')
+    .op(Math.max(1, s * 0.12), 'w')
+    .op(1, 'J')
+    .op(1, 'j')
+    .gray(0, true);
+  on.op(x + s * 0.2, y + s * 0.52, 'm')
+    .op(x + s * 0.42, y + s * 0.26, 'l')
+    .op(x + s * 0.8, y + s * 0.78, 'l')
+    .op('S');
   on.raw('Q');
-  return { on: formXObject(width, height, rotation, on.toString()), off: formXObject(width, height, rotation, off.toString()) };
+  return {
+    on: formXObject(width, height, rotation, on.toString()),
+    off: formXObject(width, height, rotation, off.toString()),
+  };
 }
 
 /** On and off appearances of one radio button: a circle, filled dot when on, and its label. */
@@ -101,14 +136,31 @@ export function radioAppearances(label: string, box: Box, font: PdfDict | PdfRef
   const text = truncateToWidth(label, size, labelW);
   const base = (): Content => {
     const c = new Content().raw('q');
-    c.op(0.75, 'w').gray(FRAME_GRAY, true).circle(cx, cy, r - 0.375).op('S');
-    if (text) c.raw('BT').op('/Helv', size, 'Tf').gray(0).op(round(labelX), round(cy - size * 0.36), 'Td').showText(text).raw('ET');
+    c.op(0.75, 'w')
+      .gray(FRAME_GRAY, true)
+      .circle(cx, cy, r - 0.375)
+      .op('S');
+    if (text) {
+      c.raw('BT')
+        .op('/Helv', size, 'Tf')
+        .gray(0)
+        .op(round(labelX), round(cy - size * 0.36), 'Td')
+        .showText(text)
+        .raw('ET');
+    }
     return c;
   };
   const off = base().raw('Q');
-  const on = base().gray(0).circle(cx, cy, r * 0.5).op('f').raw('Q');
+  const on = base()
+    .gray(0)
+    .circle(cx, cy, r * 0.5)
+    .op('f')
+    .raw('Q');
   const res = resources({ Helv: font });
-  return { on: formXObject(width, height, rotation, on.toString(), res), off: formXObject(width, height, rotation, off.toString(), res) };
+  return {
+    on: formXObject(width, height, rotation, on.toString(), res),
+    off: formXObject(width, height, rotation, off.toString(), res),
+  };
 }
 
 /** An empty signature field: a light frame and, when given, a grey label. */
@@ -119,7 +171,12 @@ export function signatureFieldAppearance(label: string | undefined, box: Box, fo
   if (label) {
     const size = Math.min(10, Math.max(4, height * 0.4));
     const text = truncateToWidth(label, size, width - 4);
-    c.raw('BT').op('/Helv', size, 'Tf').gray(FRAME_GRAY).op(2, 2 + size * 0.25, 'Td').showText(text).raw('ET');
+    c.raw('BT')
+      .op('/Helv', size, 'Tf')
+      .gray(FRAME_GRAY)
+      .op(2, 2 + size * 0.25, 'Td')
+      .showText(text)
+      .raw('ET');
   }
   c.raw('Q');
   return formXObject(width, height, rotation, c.toString(), resources({ Helv: font }));
@@ -138,4 +195,3 @@ export function imageFieldAppearance(box: Box, image: PdfRef, size: { width: num
   const content = `q ${round(w)} 0 0 ${round(h)} ${round((width - w) / 2)} ${round((height - h) / 2)} cm /Img0 Do Q`;
   return formXObject(width, height, rotation, content, resources({}, { Img0: image }));
 }
-

@@ -47,16 +47,33 @@ export function applyFormValues(update: IncrementalUpdate, reader: PdfReader, va
   if (entries.length === 0) throw new MoharError('bad_request', 'There are no values to fill in.');
 
   const errors: ErrorItem[] = [];
-  const fillable = tree.fields.filter((f) => f.type !== 'Sig' && !(f.type === 'Btn' && f.flags & PUSHBUTTON)).map((f) => f.name);
+  const fillable = tree.fields
+    .filter((f) => f.type !== 'Sig' && !(f.type === 'Btn' && f.flags & PUSHBUTTON))
+    .map((f) => f.name);
   for (const [fieldName] of entries) {
     const f = byName.get(fieldName);
     if (!f) errors.push({ path: fieldName, code: 'form_field_not_found', message: `no form field "${fieldName}"` });
-    else if (f.type === 'Sig') errors.push({ path: fieldName, code: 'form_value_invalid', message: `"${fieldName}" is a signature field: it is signed, not filled` });
+    else if (f.type === 'Sig') {
+      errors.push({
+        path: fieldName,
+        code: 'form_value_invalid',
+        message: `"${fieldName}" is a signature field: it is signed, not filled`,
+      });
+    }
   }
   if (errors.length > 0) {
     const code = errors.some((e) => e.code === 'form_field_not_found') ? 'form_field_not_found' : 'form_value_invalid';
-    const list = fillable.length > 0 ? fillable.slice(0, 50).map((n) => `"${n}"`).join(', ') : 'none';
-    throw new MoharError(code, `${errors.map((e) => e.message).join('; ')}. Fillable fields: ${list}.`, { errors, extra: { fillableFields: fillable } });
+    const list =
+      fillable.length > 0
+        ? fillable
+            .slice(0, 50)
+            .map((n) => `"${n}"`)
+            .join(', ')
+        : 'none';
+    throw new MoharError(code, `${errors.map((e) => e.message).join('; ')}. Fillable fields: ${list}.`, {
+      errors,
+      extra: { fillableFields: fillable },
+    });
   }
 
   const rotationOf = widgetRotations(update, reader);
@@ -75,7 +92,11 @@ export function applyFormValues(update: IncrementalUpdate, reader: PdfReader, va
       }
       setValue(update, field, textString(value));
       const size = daFontSize(field.da);
-      for (const w of field.widgets) regenerate(update, field, w, rotationOf, (box) => textFieldAppearance(value, box, helv(), { fontSize: size, multiline: (field.flags & FF.MULTILINE) !== 0 }));
+      for (const w of field.widgets) {
+        regenerate(update, field, w, rotationOf, (box) =>
+          textFieldAppearance(value, box, helv(), { fontSize: size, multiline: (field.flags & FF.MULTILINE) !== 0 }),
+        );
+      }
     } else if (field.type === 'Ch') {
       if (typeof value !== 'string') {
         problem('a choice field takes one of its options');
@@ -89,7 +110,9 @@ export function applyFormValues(update: IncrementalUpdate, reader: PdfReader, va
       setValue(update, field, textString(choice?.export ?? value));
       const shown = choice?.display ?? value;
       const size = daFontSize(field.da);
-      for (const w of field.widgets) regenerate(update, field, w, rotationOf, (box) => textFieldAppearance(shown, box, helv(), { fontSize: size }));
+      for (const w of field.widgets) {
+        regenerate(update, field, w, rotationOf, (box) => textFieldAppearance(shown, box, helv(), { fontSize: size }));
+      }
     } else if (field.type === 'Btn') {
       if (field.flags & PUSHBUTTON) problem('a push button has no value');
       else if (field.flags & FF.RADIO) fillRadio(update, field, value, problem);
@@ -124,9 +147,17 @@ export function applyFieldImage(update: IncrementalUpdate, reader: PdfReader, fi
   for (const fieldName of fill.fields) {
     const f = byName.get(fieldName);
     if (!f) errors.push({ path: fieldName, code: 'form_field_not_found', message: `no form field "${fieldName}"` });
-    else if (f.type !== 'Tx') errors.push({ path: fieldName, code: 'form_value_invalid', message: `"${fieldName}" is not a text field: it cannot show a picture` });
+    else if (f.type !== 'Tx') {
+      errors.push({
+        path: fieldName,
+        code: 'form_value_invalid',
+        message: `"${fieldName}" is not a text field: it cannot show a picture`,
+      });
+    }
   }
-  if (errors.length > 0) throw new MoharError(errors[0]!.code, `${errors.map((e) => e.message).join('; ')}.`, { errors });
+  if (errors.length > 0) {
+    throw new MoharError(errors[0]!.code, `${errors.map((e) => e.message).join('; ')}.`, { errors });
+  }
   const img = imageXObject(fill.image);
   if (img.smask) img.image.dict.set('SMask', update.add(img.smask));
   const imageRef = update.add(img.image);
@@ -134,7 +165,9 @@ export function applyFieldImage(update: IncrementalUpdate, reader: PdfReader, fi
   for (const fieldName of fill.fields) {
     const field = byName.get(fieldName)!;
     setValue(update, field, textString(fill.value));
-    for (const w of field.widgets) regenerate(update, field, w, rotationOf, (box) => imageFieldAppearance(box, imageRef, img));
+    for (const w of field.widgets) {
+      regenerate(update, field, w, rotationOf, (box) => imageFieldAppearance(box, imageRef, img));
+    }
   }
 }
 
@@ -152,14 +185,24 @@ function setValue(update: IncrementalUpdate, field: FormField, value: PdfObject)
 }
 
 function fieldDict(update: IncrementalUpdate, field: FormField): PdfDict {
-  if (!field.ref) throw new MoharError('pdf_unsupported', `The form field "${field.name}" is not an object of its own and cannot be filled.`);
+  if (!field.ref) {
+    throw new MoharError(
+      'pdf_unsupported',
+      `The form field "${field.name}" is not an object of its own and cannot be filled.`,
+    );
+  }
   return update.editDict(field.ref);
 }
 
 /** The editable dictionary of a widget (the field's own when they are merged). */
 function widgetDict(update: IncrementalUpdate, field: FormField, w: FormWidget): PdfDict {
   if (w.ref && field.ref && w.ref.num === field.ref.num) return fieldDict(update, field);
-  if (!w.ref) throw new MoharError('pdf_unsupported', `A widget of "${field.name}" is not an object of its own and cannot be changed.`);
+  if (!w.ref) {
+    throw new MoharError(
+      'pdf_unsupported',
+      `A widget of "${field.name}" is not an object of its own and cannot be changed.`,
+    );
+  }
   return update.editDict(w.ref);
 }
 
@@ -172,7 +215,9 @@ function widgetRotations(update: IncrementalUpdate, reader: PdfReader): Rotation
   const byAnnot = new Map<string, Rotation>();
   for (const p of pages) {
     if (p.ref) byPage.set(p.ref.key, p.rotate);
-    for (const a of reader.getArray(p.dict, 'Annots')?.items ?? []) if (a instanceof PdfRef) byAnnot.set(a.key, p.rotate);
+    for (const a of reader.getArray(p.dict, 'Annots')?.items ?? []) {
+      if (a instanceof PdfRef) byAnnot.set(a.key, p.rotate);
+    }
   }
   return (w) => {
     const mk = update.resolve(w.dict.get('MK'));
@@ -184,7 +229,13 @@ function widgetRotations(update: IncrementalUpdate, reader: PdfReader): Rotation
   };
 }
 
-function regenerate(update: IncrementalUpdate, field: FormField, w: FormWidget, rotationOf: RotationOf, make: (box: { width: number; height: number; rotation: Rotation }) => ReturnType<typeof textFieldAppearance>): void {
+function regenerate(
+  update: IncrementalUpdate,
+  field: FormField,
+  w: FormWidget,
+  rotationOf: RotationOf,
+  make: (box: { width: number; height: number; rotation: Rotation }) => ReturnType<typeof textFieldAppearance>,
+): void {
   const rect = readBox(update.reader, update.resolve(w.dict.get('Rect')));
   if (!rect || rect[2] - rect[0] <= 0 || rect[3] - rect[1] <= 0) return; // hidden widget: nothing to draw
   const rotation = rotationOf(w);
@@ -198,7 +249,11 @@ function regenerate(update: IncrementalUpdate, field: FormField, w: FormWidget, 
 }
 
 /** A choice option by display text or export value: /Opt items are strings or [export display]. */
-function matchChoice(update: IncrementalUpdate, field: FormField, value: string): { export: string; display: string } | undefined {
+function matchChoice(
+  update: IncrementalUpdate,
+  field: FormField,
+  value: string,
+): { export: string; display: string } | undefined {
   const opt = update.resolve(field.dict.get('Opt'));
   if (!(opt instanceof PdfArray)) return undefined;
   for (const item of opt.items) {
@@ -209,7 +264,9 @@ function matchChoice(update: IncrementalUpdate, field: FormField, value: string)
       const di = update.resolve(o.get(1));
       const exText = ex instanceof PdfString ? ex.toText() : undefined;
       const diText = di instanceof PdfString ? di.toText() : exText;
-      if (exText !== undefined && (exText === value || diText === value)) return { export: exText, display: diText ?? exText };
+      if (exText !== undefined && (exText === value || diText === value)) {
+        return { export: exText, display: diText ?? exText };
+      }
     }
   }
   return undefined;
@@ -231,7 +288,13 @@ function truthy(value: string | boolean): boolean | undefined {
   return undefined;
 }
 
-function fillCheckbox(update: IncrementalUpdate, field: FormField, value: string | boolean, rotationOf: RotationOf, problem: (m: string) => void): void {
+function fillCheckbox(
+  update: IncrementalUpdate,
+  field: FormField,
+  value: string | boolean,
+  rotationOf: RotationOf,
+  problem: (m: string) => void,
+): void {
   const on = truthy(value);
   const states = field.widgets.map((w) => onState(update, w));
   const named = typeof value === 'string' && states.includes(value) ? value : undefined;
@@ -254,9 +317,17 @@ function fillCheckbox(update: IncrementalUpdate, field: FormField, value: string
   });
 }
 
-function fillRadio(update: IncrementalUpdate, field: FormField, value: string | boolean, problem: (m: string) => void): void {
+function fillRadio(
+  update: IncrementalUpdate,
+  field: FormField,
+  value: string | boolean,
+  problem: (m: string) => void,
+): void {
   const opt = update.resolve(field.dict.get('Opt'));
-  const options = opt instanceof PdfArray ? opt.items.map((o) => update.resolve(o)).map((o) => (o instanceof PdfString ? o.toText() : undefined)) : [];
+  const options =
+    opt instanceof PdfArray
+      ? opt.items.map((o) => update.resolve(o)).map((o) => (o instanceof PdfString ? o.toText() : undefined))
+      : [];
   const states = field.widgets.map((w) => onState(update, w));
   let state: string | undefined;
   if (value === false || value === '') state = 'Off';
@@ -267,7 +338,9 @@ function fillRadio(update: IncrementalUpdate, field: FormField, value: string | 
   }
   if (state === undefined) {
     const shown = options.filter((o): o is string => o !== undefined);
-    return problem(`"${String(value)}" is not one of the options (${(shown.length > 0 ? shown : states.filter((s): s is string => s !== undefined)).join(', ')})`);
+    return problem(
+      `"${String(value)}" is not one of the options (${(shown.length > 0 ? shown : states.filter((s): s is string => s !== undefined)).join(', ')})`,
+    );
   }
   setValue(update, field, new PdfName(state));
   // Only widgets whose state changes are rewritten: a widget redefined unchanged is a change a validator

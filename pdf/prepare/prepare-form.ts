@@ -31,7 +31,16 @@ import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
 import { PdfArray, PdfDict, PdfName, PdfRef } from '../objects.js';
 import { getPages, type PageInfo } from '../pages.js';
 import { helveticaFont, viewSize, zapfDingbatsFont } from '../write/appearance.js';
-import { addAnnotation, addSigFlags, editAcroForm, editArrayEntry, editDictEntry, editFields, readFormTree, type FormTree } from '../write/form.js';
+import {
+  addAnnotation,
+  addSigFlags,
+  editAcroForm,
+  editArrayEntry,
+  editDictEntry,
+  editFields,
+  readFormTree,
+  type FormTree,
+} from '../write/form.js';
 import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
 import { FIELD_TYPES } from '../../common/fields.js';
 import { dict, name } from '../write/serialize.js';
@@ -42,12 +51,30 @@ import { checkboxAppearances, radioAppearances, signatureFieldAppearance, textFi
 export { FIELD_TYPES };
 
 const TYPE_LABELS: Record<number, string> = {
-  1: 'Signature', 2: 'Initials', 3: 'Date signed', 4: 'Full name', 5: 'First name', 6: 'Last name',
-  7: 'Email', 8: 'Text', 9: 'Checkbox', 10: 'Number', 11: 'Date', 12: 'Dropdown', 13: 'Radio',
+  1: 'Signature',
+  2: 'Initials',
+  3: 'Date signed',
+  4: 'Full name',
+  5: 'First name',
+  6: 'Last name',
+  7: 'Email',
+  8: 'Text',
+  9: 'Checkbox',
+  10: 'Number',
+  11: 'Date',
+  12: 'Dropdown',
+  13: 'Radio',
 };
 
 /** Field flags (ISO 32000-1 tables 221, 226, 228, 230). */
-export const FF = { READ_ONLY: 1, REQUIRED: 2, NO_TOGGLE_TO_OFF: 1 << 14, RADIO: 1 << 15, COMBO: 1 << 17, MULTILINE: 1 << 12 } as const;
+export const FF = {
+  READ_ONLY: 1,
+  REQUIRED: 2,
+  NO_TOGGLE_TO_OFF: 1 << 14,
+  RADIO: 1 << 15,
+  COMBO: 1 << 17,
+  MULTILINE: 1 << 12,
+} as const;
 
 export interface FormFieldLayout {
   /** Field type, 1..13 (see FIELD_TYPES). */
@@ -107,7 +134,12 @@ interface Placed {
   readonly page: PageInfo;
 }
 
-function validate(fields: readonly FormFieldLayout[], pages: readonly PageInfo[], tree: FormTree, certified: 1 | 2 | 3 | null): Placed[] {
+function validate(
+  fields: readonly FormFieldLayout[],
+  pages: readonly PageInfo[],
+  tree: FormTree,
+  certified: 1 | 2 | 3 | null,
+): Placed[] {
   const errors: ErrorItem[] = [];
   const placed: Placed[] = [];
   const names = new Set<string>();
@@ -116,30 +148,54 @@ function validate(fields: readonly FormFieldLayout[], pages: readonly PageInfo[]
       errors.push({ index, path: `/fields/${index}`, code, message });
     };
     const before = errors.length;
-    if (!Number.isInteger(f.type) || f.type < 1 || f.type > 13) problem(`field type ${f.type} is not one of 1..13`, 'unknown_field_type');
-    if (certified !== null && f.type !== FIELD_TYPES.SIGNATURE) problem('the document is certified: only signature fields can be added', 'document_locked');
+    if (!Number.isInteger(f.type) || f.type < 1 || f.type > 13) {
+      problem(`field type ${f.type} is not one of 1..13`, 'unknown_field_type');
+    }
+    if (certified !== null && f.type !== FIELD_TYPES.SIGNATURE) {
+      problem('the document is certified: only signature fields can be added', 'document_locked');
+    }
     const page = pages[f.page - 1];
-    if (!Number.isInteger(f.page) || !page) problem(`page ${f.page} is outside the document (pages 1 to ${pages.length})`, 'page_out_of_range');
+    if (!Number.isInteger(f.page) || !page) {
+      problem(`page ${f.page} is outside the document (pages 1 to ${pages.length})`, 'page_out_of_range');
+    }
     const r = f.rect;
     if (!(r.width > 0 && r.height > 0)) problem('width and height must be greater than 0', 'empty_rectangle');
-    else if (page && !rectFitsPage(page, r)) problem(`the rectangle (x ${r.x}, y ${r.y}, width ${r.width}, height ${r.height}) is not inside page ${f.page}`, 'outside_page');
+    else if (page && !rectFitsPage(page, r)) {
+      problem(
+        `the rectangle (x ${r.x}, y ${r.y}, width ${r.width}, height ${r.height}) is not inside page ${f.page}`,
+        'outside_page',
+      );
+    }
     const fqName = f.name ?? moharFieldName(f.recipientId, f.id);
     if (fqName.split('.').some((p) => p === '')) problem(`"${fqName}" is not a usable field name`, 'bad_request');
-    if (names.has(fqName) || tree.nodes.has(fqName)) problem(`a form field named "${fqName}" exists already`, 'field_name_taken');
+    if (names.has(fqName) || tree.nodes.has(fqName)) {
+      problem(`a form field named "${fqName}" exists already`, 'field_name_taken');
+    }
     names.add(fqName);
     if (f.type === FIELD_TYPES.DROPDOWN || f.type === FIELD_TYPES.RADIO) {
       const opts = f.options ?? [];
       if (opts.length === 0) problem('Dropdown and Radio fields need options', 'options_missing');
-      else if (new Set(opts).size !== opts.length || opts.some((o) => o.trim() === '')) problem('options must be distinct, non-empty strings', 'options_invalid');
-      else if (f.value !== undefined && !opts.includes(f.value)) problem(`value "${f.value}" is not one of the options`, 'value_invalid');
+      else if (new Set(opts).size !== opts.length || opts.some((o) => o.trim() === '')) {
+        problem('options must be distinct, non-empty strings', 'options_invalid');
+      } else if (f.value !== undefined && !opts.includes(f.value)) {
+        problem(`value "${f.value}" is not one of the options`, 'value_invalid');
+      }
     }
-    if (f.type === FIELD_TYPES.CHECKBOX && f.value !== undefined && f.value !== 'true' && f.value !== 'false') problem('a Checkbox value is "true" or "false"', 'value_invalid');
-    if (f.type === FIELD_TYPES.SIGNATURE && f.value !== undefined) problem('a Signature field takes no value: it is signed', 'value_invalid');
+    if (f.type === FIELD_TYPES.CHECKBOX && f.value !== undefined && f.value !== 'true' && f.value !== 'false') {
+      problem('a Checkbox value is "true" or "false"', 'value_invalid');
+    }
+    if (f.type === FIELD_TYPES.SIGNATURE && f.value !== undefined) {
+      problem('a Signature field takes no value: it is signed', 'value_invalid');
+    }
     if (errors.length === before && page) placed.push({ spec: f, name: fqName, page });
   });
   if (errors.length > 0) {
     const first = errors[0]!;
-    throw new MoharError('invalid_field_layout', `The field layout cannot be placed on this PDF: ${first.path}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}.`, { errors });
+    throw new MoharError(
+      'invalid_field_layout',
+      `The field layout cannot be placed on this PDF: ${first.path}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}.`,
+      { errors },
+    );
   }
   return placed;
 }
@@ -152,7 +208,11 @@ function ensureResources(update: IncrementalUpdate, acroForm: PdfDict): PdfDict 
   const existing = fonts.get('Helv');
   const helv = update.resolve(existing);
   let helvRef: PdfRef | PdfDict;
-  if (helv instanceof PdfDict && update.resolve(helv.get('BaseFont')) instanceof PdfName && (update.resolve(helv.get('BaseFont')) as PdfName).name === 'Helvetica') {
+  if (
+    helv instanceof PdfDict &&
+    update.resolve(helv.get('BaseFont')) instanceof PdfName &&
+    (update.resolve(helv.get('BaseFont')) as PdfName).name === 'Helvetica'
+  ) {
     helvRef = existing instanceof PdfRef ? existing : helv;
   } else {
     // Absent, or /Helv names another font: our appearances use their own Helvetica object.
@@ -167,7 +227,13 @@ function ensureResources(update: IncrementalUpdate, acroForm: PdfDict): PdfDict 
  * Finds or creates the non-terminal node for `path` ("a.b"), returning where a kid is attached:
  * its reference (null for the top level) and a function that appends to its /Kids.
  */
-function parentNode(update: IncrementalUpdate, tree: FormTree, fields: PdfArray, created: Map<string, { ref: PdfRef; kids: PdfArray }>, path: string[]): { ref: PdfRef | null; add: (kid: PdfRef) => void } {
+function parentNode(
+  update: IncrementalUpdate,
+  tree: FormTree,
+  fields: PdfArray,
+  created: Map<string, { ref: PdfRef; kids: PdfArray }>,
+  path: string[],
+): { ref: PdfRef | null; add: (kid: PdfRef) => void } {
   if (path.length === 0) return { ref: null, add: (kid) => fields.items.push(kid) };
   const full = path.join('.');
   const mine = created.get(full);
@@ -175,7 +241,9 @@ function parentNode(update: IncrementalUpdate, tree: FormTree, fields: PdfArray,
   const existing = tree.nodes.get(full);
   if (existing) {
     const isTerminal = tree.fields.some((f) => f.name === full);
-    if (isTerminal || !existing.ref) throw new MoharError('field_name_taken', `The form field "${full}" exists and cannot take child fields.`);
+    if (isTerminal || !existing.ref) {
+      throw new MoharError('field_name_taken', `The form field "${full}" exists and cannot take child fields.`);
+    }
     const ref = existing.ref;
     return {
       ref,
@@ -211,19 +279,29 @@ export function prepareForm(bytes: Uint8Array, fields: readonly FormFieldLayout[
  * The fields placed on their pages, or why not: document_locked (DocMDP P=1), invalid_field_layout, or none
  * given. Also the form tree as it was, read before this revision edits it.
  */
-function placeFields(reader: PdfReader, update: IncrementalUpdate, fields: readonly FormFieldLayout[]): { tree: FormTree; placed: Placed[] } {
+function placeFields(
+  reader: PdfReader,
+  update: IncrementalUpdate,
+  fields: readonly FormFieldLayout[],
+): { tree: FormTree; placed: Placed[] } {
   const pages = getPages(reader);
   const tree = readFormTree(update);
   const certified = docMdpPermission(reader);
   if (certified === 1) {
-    throw new MoharError('document_locked', 'The document is certified with "no changes allowed" (DocMDP P=1): no form field can be added.');
+    throw new MoharError(
+      'document_locked',
+      'The document is certified with "no changes allowed" (DocMDP P=1): no form field can be added.',
+    );
   }
   const placed = validate(fields, pages, tree, certified);
   if (placed.length === 0) throw new MoharError('bad_request', 'There are no fields to add.');
   return { tree, placed };
 }
 
-/** Where this revision's fields go: the form tree as it was, the AcroForm's /Fields, /Helv, and the parent nodes created so far. */
+/**
+ * Where this revision's fields go: the form tree as it was, the AcroForm's /Fields, /Helv, and the parent nodes created
+ * so far.
+ */
 interface FormTarget {
   readonly update: IncrementalUpdate;
   readonly tree: FormTree;
@@ -289,7 +367,13 @@ function addField(target: FormTarget, { spec, name: fqName, page }: Placed): Pre
  * A field that is its own widget (signature, text, dropdown, check box): its value, /DA and appearance
  * streams. Returns the field flags its type adds.
  */
-function writeWidgetField(target: FormTarget, field: PdfDict, spec: FormFieldLayout, page: PageInfo, pdfType: PreparedFormField['pdfType']): number {
+function writeWidgetField(
+  target: FormTarget,
+  field: PdfDict,
+  spec: FormFieldLayout,
+  page: PageInfo,
+  pdfType: PreparedFormField['pdfType'],
+): number {
   const { update, helv } = target;
   const userRect = userRectOf(page, spec.rect);
   const box = { ...viewSize(userRect, page.rotate), rotation: page.rotate };
@@ -323,7 +407,13 @@ function writeWidgetField(target: FormTarget, field: PdfDict, spec: FormFieldLay
 }
 
 /** A radio group: the field holds /Opt and /V, one kid widget per option (laid out by radioLayout). */
-function writeRadioGroup(target: FormTarget, field: PdfDict, spec: FormFieldLayout, page: PageInfo, requiredFlag: number): { fieldRef: PdfRef; widgetRefs: PdfRef[] } {
+function writeRadioGroup(
+  target: FormTarget,
+  field: PdfDict,
+  spec: FormFieldLayout,
+  page: PageInfo,
+  requiredFlag: number,
+): { fieldRef: PdfRef; widgetRefs: PdfRef[] } {
   const { update, helv } = target;
   const flags = requiredFlag | FF.RADIO | FF.NO_TOGGLE_TO_OFF;
   const options = spec.options ?? [];

@@ -33,7 +33,13 @@ function bandAppearance(width: number, height: number, page: PageInfo, text: str
   c.rect(0.4, 0.4, Math.max(0, width - 0.8), Math.max(0, height - 0.8)).op('B');
   const size = Math.min(FONT_SIZE, (height - 4) / 0.9);
   const x = Math.max(2, (width - textWidth(text, size)) / 2);
-  c.raw('BT').op('/Helv', size, 'Tf').op(0.7, 0, 0, 'rg').op(x, (height - size * 0.72) / 2, 'Td').showText(text).raw('ET').raw('Q');
+  c.raw('BT')
+    .op('/Helv', size, 'Tf')
+    .op(0.7, 0, 0, 'rg')
+    .op(x, (height - size * 0.72) / 2, 'Td')
+    .showText(text)
+    .raw('ET')
+    .raw('Q');
   return formXObject(width, height, page.rotate, c.toString(), resources({ Helv: helveticaFont() }));
 }
 
@@ -42,10 +48,23 @@ export function addTestMark(bytes: Uint8Array, text: string = TEST_MARK_TEXT): B
   const reader = PdfReader.open(bytes);
   const update = new IncrementalUpdate(reader);
   for (const page of getPages(reader)) {
-    if (!page.ref) throw new MoharError('pdf_unsupported', 'A page is written inside the page tree instead of as an object of its own; it cannot take the test mark.');
+    if (!page.ref) {
+      throw new MoharError(
+        'pdf_unsupported',
+        'A page is written inside the page tree instead of as an object of its own; it cannot take the test mark.',
+      );
+    }
     const crop = page.cropBox;
-    const view = page.rotate === 90 || page.rotate === 270 ? { width: crop[3] - crop[1], height: crop[2] - crop[0] } : { width: crop[2] - crop[0], height: crop[3] - crop[1] };
-    const rect = viewRectToUserSpace(page, { x: MARGIN, y: MARGIN, width: Math.max(1, view.width - 2 * MARGIN), height: Math.min(BAND_HEIGHT, Math.max(1, view.height - 2 * MARGIN)) });
+    const view =
+      page.rotate === 90 || page.rotate === 270
+        ? { width: crop[3] - crop[1], height: crop[2] - crop[0] }
+        : { width: crop[2] - crop[0], height: crop[3] - crop[1] };
+    const rect = viewRectToUserSpace(page, {
+      x: MARGIN,
+      y: MARGIN,
+      width: Math.max(1, view.width - 2 * MARGIN),
+      height: Math.min(BAND_HEIGHT, Math.max(1, view.height - 2 * MARGIN)),
+    });
     const size = viewSize(rect, page.rotate);
     const appearance = update.add(bandAppearance(size.width, size.height, page, text));
     const annot = update.add(

@@ -33,7 +33,10 @@ export interface AppearanceFacts {
 }
 
 export function defaultSignatureLines(facts: AppearanceFacts): string[] {
-  const lines = [`Digitally signed by ${facts.name ?? 'an unnamed signer'}`, `Date: ${displayDate(facts.signingTime, facts.timeZoneOffsetMinutes ?? 0)}`];
+  const lines = [
+    `Digitally signed by ${facts.name ?? 'an unnamed signer'}`,
+    `Date: ${displayDate(facts.signingTime, facts.timeZoneOffsetMinutes ?? 0)}`,
+  ];
   if (facts.reason) lines.push(`Reason: ${facts.reason}`);
   if (facts.location) lines.push(`Location: ${facts.location}`);
   return lines;
@@ -51,7 +54,12 @@ export function addSignatureAppearance(
   const c = new Content();
   const xobjects: Record<string, PdfRef> = {};
   c.raw('q');
-  if (appearance.border) c.op(0.5, 'w').gray(0, true).rect(0.25, 0.25, width - 0.5, height - 0.5).op('S');
+  if (appearance.border) {
+    c.op(0.5, 'w')
+      .gray(0, true)
+      .rect(0.25, 0.25, width - 0.5, height - 0.5)
+      .op('S');
+  }
 
   let textX = pad;
   const showText = appearance.showText !== false || !appearance.image;
@@ -80,7 +88,11 @@ export function addSignatureAppearance(
     const blockH = leading * fit.lines.length;
     // Centre the block vertically; the first baseline sits one ascent (0.77 em) below its top.
     const top = height - pad - Math.max(0, (height - 2 * pad - blockH) / 2);
-    c.raw('BT').op('/F1', fit.size, 'Tf').gray(0).op(leading, 'TL').op(textX, top - fit.size * 0.77, 'Td');
+    c.raw('BT')
+      .op('/F1', fit.size, 'Tf')
+      .gray(0)
+      .op(leading, 'TL')
+      .op(textX, top - fit.size * 0.77, 'Td');
     fit.lines.forEach((line, i) => {
       if (i > 0) c.raw('T*');
       c.showText(line);

@@ -113,10 +113,15 @@ export function appendDss(bytes: Uint8Array, input: DssInput): DssResult {
       contents = signatures.get(entry.field);
       if (!contents) {
         const names = [...signatures.keys()].map((n) => `"${n}"`).join(', ') || 'none';
-        throw new MoharError('signature_field_not_found', `The PDF has no signed field "${entry.field}" to attach validation data to. Signed fields: ${names}.`);
+        throw new MoharError(
+          'signature_field_not_found',
+          `The PDF has no signed field "${entry.field}" to attach validation data to. Signed fields: ${names}.`,
+        );
       }
     }
-    if (!contents) throw new MoharError('bad_request', 'A VRI entry needs the signature field name or its /Contents bytes.');
+    if (!contents) {
+      throw new MoharError('bad_request', 'A VRI entry needs the signature field name or its /Contents bytes.');
+    }
     const key = vriKey(contents);
     const previous = update.resolve(vri.get(key));
     const e = previous instanceof PdfDict ? cloneDict(previous) : dict({ Type: name('VRI') });
@@ -139,7 +144,9 @@ export function appendDss(bytes: Uint8Array, input: DssInput): DssResult {
   }
   const dss = cloneDict(old);
   dss.set('Type', name('DSS'));
-  for (const kind of ['Certs', 'OCSPs', 'CRLs'] as const) dss.set(kind, arrays[kind].length > 0 ? new PdfArray(arrays[kind]) : null);
+  for (const kind of ['Certs', 'OCSPs', 'CRLs'] as const) {
+    dss.set(kind, arrays[kind].length > 0 ? new PdfArray(arrays[kind]) : null);
+  }
   dss.set('VRI', vri.size > 0 ? vri : null);
 
   const cat = editCatalog(update);
@@ -163,7 +170,9 @@ function signatureContents(update: IncrementalUpdate): Map<string, Uint8Array> {
     if (!(v instanceof PdfDict)) continue;
     const c = update.resolve(v.get('Contents'));
     if (!(c instanceof PdfString)) continue;
-    const isDocTimestamp = update.resolve(v.get('SubFilter')) instanceof PdfName && (update.resolve(v.get('SubFilter')) as PdfName).name === 'ETSI.RFC3161';
+    const isDocTimestamp =
+      update.resolve(v.get('SubFilter')) instanceof PdfName &&
+      (update.resolve(v.get('SubFilter')) as PdfName).name === 'ETSI.RFC3161';
     out.set(f.name, isDocTimestamp ? stripDerPadding(c.bytes) : c.bytes);
   }
   return out;
@@ -187,7 +196,10 @@ function stripDerPadding(b: Uint8Array): Uint8Array {
 function declareEsic(update: IncrementalUpdate, reader: PdfReader, cat: PdfDict): void {
   const version = (v: string | undefined): number => (v ? Number(v) : NaN);
   const catVersion = update.resolve(cat.get('Version'));
-  const effective = Math.max(version(reader.headerVersion) || 0, catVersion instanceof PdfName ? version(catVersion.name) || 0 : 0);
+  const effective = Math.max(
+    version(reader.headerVersion) || 0,
+    catVersion instanceof PdfName ? version(catVersion.name) || 0 : 0,
+  );
   if (effective >= 2) return;
   const ext = update.resolve(cat.get('Extensions'));
   const extensions = ext instanceof PdfDict ? cloneDict(ext) : dict({ Type: name('Extensions') });

@@ -8,7 +8,13 @@
  * A TSA that is down or answers wrongly fails the act with tsa_unavailable: no time is ever made up.
  */
 import { MoharError } from '../../common/errors.js';
-import { addSignatureTimestamp, createSignedData, gatherValidationData, inspectCms, requestDocumentTimestamp } from '../cms/index.js';
+import {
+  addSignatureTimestamp,
+  createSignedData,
+  gatherValidationData,
+  inspectCms,
+  requestDocumentTimestamp,
+} from '../cms/index.js';
 import { appendDss } from './dss.js';
 import type { HttpTransport, SignatureProvider } from '../ports.js';
 import type { PrepareOptions } from './prepare.js';
@@ -42,7 +48,11 @@ function needTsa(options: PadesOptions): { url: string; transport: HttpTransport
   return { url: options.tsaUrl, transport: options.transport };
 }
 
-export async function signPades(bytes: Uint8Array, signer: SignatureProvider, options: PadesOptions): Promise<PadesResult> {
+export async function signPades(
+  bytes: Uint8Array,
+  signer: SignatureProvider,
+  options: PadesOptions,
+): Promise<PadesResult> {
   const level = options.level;
   const tsa = level === 'B-B' ? undefined : needTsa(options);
   let cmsDer: Uint8Array | undefined;
@@ -51,7 +61,9 @@ export async function signPades(bytes: Uint8Array, signer: SignatureProvider, op
     cmsDer = tsa ? await addSignatureTimestamp(cms, tsa.transport, tsa.url) : cms;
     return cmsDer;
   });
-  if (level === 'B-B' || level === 'B-T') return { bytes: signed.bytes, fieldName: signed.fieldName, level, revisionsAdded: 1 };
+  if (level === 'B-B' || level === 'B-T') {
+    return { bytes: signed.bytes, fieldName: signed.fieldName, level, revisionsAdded: 1 };
+  }
 
   const tsaChain = inspectCms(cmsDer!).timestamp?.certificates ?? [];
   const data = await gatherValidationData({
@@ -60,9 +72,17 @@ export async function signPades(bytes: Uint8Array, signer: SignatureProvider, op
     transport: tsa!.transport,
     ...(options.validationData ? { extra: options.validationData } : {}),
   });
-  const withDss = appendDss(signed.bytes, { certs: data.certs, ocsps: data.ocsps, crls: data.crls, vri: [{ field: signed.fieldName, certs: data.certs, ocsps: data.ocsps, crls: data.crls }] });
+  const withDss = appendDss(signed.bytes, {
+    certs: data.certs,
+    ocsps: data.ocsps,
+    crls: data.crls,
+    vri: [{ field: signed.fieldName, certs: data.certs, ocsps: data.ocsps, crls: data.crls }],
+  });
   if (level === 'B-LT') return { bytes: withDss.bytes, fieldName: signed.fieldName, level, revisionsAdded: 2 };
 
-  const archived = await timestampPdf(withDss.bytes, async (digest) => (await requestDocumentTimestamp(tsa!.transport, tsa!.url, digest)).tokenDer);
+  const archived = await timestampPdf(
+    withDss.bytes,
+    async (digest) => (await requestDocumentTimestamp(tsa!.transport, tsa!.url, digest)).tokenDer,
+  );
   return { bytes: archived.bytes, fieldName: signed.fieldName, level, revisionsAdded: 3 };
 }

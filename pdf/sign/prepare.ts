@@ -20,7 +20,15 @@ import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
 import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
 import { viewSize } from '../write/appearance.js';
-import { addAnnotation, addSigFlags, editAcroForm, editCatalog, editDictEntry, editFields, readFormTree } from '../write/form.js';
+import {
+  addAnnotation,
+  addSigFlags,
+  editAcroForm,
+  editCatalog,
+  editDictEntry,
+  editFields,
+  readFormTree,
+} from '../write/form.js';
 import { IncrementalUpdate } from '../write/incremental.js';
 import { applyFieldImage, applyFormValues, type FieldImage, type FormValues } from '../prepare/fill-form.js';
 import { dict, name } from '../write/serialize.js';
@@ -109,7 +117,10 @@ interface Target {
 
 function checkReserve(reserve: number): void {
   if (!Number.isInteger(reserve) || reserve < 1024 || reserve > 4 * 1024 * 1024) {
-    throw new MoharError('bad_request', `The signature reserve must be a whole number of bytes from 1024 to 4 MiB; got ${reserve}.`);
+    throw new MoharError(
+      'bad_request',
+      `The signature reserve must be a whole number of bytes from 1024 to 4 MiB; got ${reserve}.`,
+    );
   }
 }
 
@@ -123,8 +134,12 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
   const reader = PdfReader.open(bytes);
   assertActAllowed(reader, 'sign');
   const update = new IncrementalUpdate(reader);
-  if (options.formValues && Object.keys(options.formValues).length > 0) applyFormValues(update, reader, options.formValues);
-  if (options.imageFields && options.imageFields.fields.length > 0) applyFieldImage(update, reader, options.imageFields);
+  if (options.formValues && Object.keys(options.formValues).length > 0) {
+    applyFormValues(update, reader, options.formValues);
+  }
+  if (options.imageFields && options.imageFields.fields.length > 0) {
+    applyFieldImage(update, reader, options.imageFields);
+  }
   const pages = getPages(reader);
   const offset = options.timeZoneOffsetMinutes ?? 0;
 
@@ -171,7 +186,9 @@ export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTim
     Filter: name('Adobe.PPKLite'),
     SubFilter: name('ETSI.RFC3161'),
   });
-  const field: SignatureFieldChoice = options.fieldName ? { invisible: true, name: options.fieldName } : { invisible: true };
+  const field: SignatureFieldChoice = options.fieldName
+    ? { invisible: true, name: options.fieldName }
+    : { invisible: true };
   const target = chooseTarget(reader, update, pages, field, 'DocTimeStamp', () => addEmptyAppearance(update));
   const placeholders = addPlaceholders(update, sig, reserve);
   return finish(update, sig, placeholders, target, 3);
@@ -183,13 +200,23 @@ export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTim
  * content someone else signed. Refused before the key is touched.
  */
 function assertCertifiable(reader: PdfReader, pages: readonly PageInfo[], permission: DocMdpLevel): void {
-  if (![1, 2, 3].includes(permission)) throw new MoharError('bad_request', `The DocMDP permission must be 1, 2 or 3; got ${String(permission)}.`);
-  if (docMdpPermission(reader) !== null) {
-    throw new MoharError('certification_not_allowed', 'The document is already certified (catalog /Perms /DocMDP): it cannot be certified again.');
+  if (![1, 2, 3].includes(permission)) {
+    throw new MoharError('bad_request', `The DocMDP permission must be 1, 2 or 3; got ${String(permission)}.`);
   }
-  const signed = listSignatureFields(reader, pages).filter((f) => f.signed).map((f) => `"${f.name}"`);
+  if (docMdpPermission(reader) !== null) {
+    throw new MoharError(
+      'certification_not_allowed',
+      'The document is already certified (catalog /Perms /DocMDP): it cannot be certified again.',
+    );
+  }
+  const signed = listSignatureFields(reader, pages)
+    .filter((f) => f.signed)
+    .map((f) => `"${f.name}"`);
   if (signed.length > 0) {
-    throw new MoharError('certification_not_allowed', `The document already carries a signature (${signed.join(', ')}): a certification must be its first signature.`);
+    throw new MoharError(
+      'certification_not_allowed',
+      `The document already carries a signature (${signed.join(', ')}): a certification must be its first signature.`,
+    );
   }
 }
 
@@ -200,13 +227,16 @@ function assertCertifiable(reader: PdfReader, pages: readonly PageInfo[], permis
  * the DocMDP transform version of ISO 32000-1; no /DigestMethod (deprecated in ISO 32000-2).
  */
 function certification(update: IncrementalUpdate, sig: PdfDict, target: Target, permission: DocMdpLevel): Target {
-  sig.set('Reference', new PdfArray([
-    dict({
-      Type: name('SigRef'),
-      TransformMethod: name('DocMDP'),
-      TransformParams: dict({ Type: name('TransformParams'), P: permission, V: name('1.2') }),
-    }),
-  ]));
+  sig.set(
+    'Reference',
+    new PdfArray([
+      dict({
+        Type: name('SigRef'),
+        TransformMethod: name('DocMDP'),
+        TransformParams: dict({ Type: name('TransformParams'), P: permission, V: name('1.2') }),
+      }),
+    ]),
+  );
   return {
     fieldName: target.fieldName,
     attach: (sigRef) => {
@@ -224,7 +254,12 @@ interface Placeholders {
 
 /** /ByteRange and /Contents go first, so nothing before them in the object can look like them. */
 function addPlaceholders(update: IncrementalUpdate, sig: PdfDict, reserve: number): Placeholders {
-  const byteRange = new PdfArray([0, new PdfName(BYTE_RANGE_PLACEHOLDER), new PdfName(BYTE_RANGE_PLACEHOLDER), new PdfName(BYTE_RANGE_PLACEHOLDER)]);
+  const byteRange = new PdfArray([
+    0,
+    new PdfName(BYTE_RANGE_PLACEHOLDER),
+    new PdfName(BYTE_RANGE_PLACEHOLDER),
+    new PdfName(BYTE_RANGE_PLACEHOLDER),
+  ]);
   const contents = new PdfString(new Uint8Array(reserve), true);
   sig.set('ByteRange', byteRange);
   sig.set('Contents', contents);
@@ -233,7 +268,13 @@ function addPlaceholders(update: IncrementalUpdate, sig: PdfDict, reserve: numbe
   return { byteRange, contents };
 }
 
-function finish(update: IncrementalUpdate, sig: PdfDict, ph: Placeholders, target: Target, sigFlags: number): PreparedSignature {
+function finish(
+  update: IncrementalUpdate,
+  sig: PdfDict,
+  ph: Placeholders,
+  target: Target,
+  sigFlags: number,
+): PreparedSignature {
   const sigRef = update.add(sig);
   target.attach(sigRef);
   addSigFlags(update, sigFlags);
@@ -241,30 +282,56 @@ function finish(update: IncrementalUpdate, sig: PdfDict, ph: Placeholders, targe
   const out = result.bytes;
   const br = result.spans.get(ph.byteRange);
   const ct = result.spans.get(ph.contents);
-  if (!br || !ct) throw new MoharError('pdf_write_failed', 'Could not write the PDF update: the signature placeholders were not written.');
+  if (!br || !ct) {
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not write the PDF update: the signature placeholders were not written.',
+    );
+  }
   // The gap is the whole "<...>" string.
   const a = ct.start;
   const b = ct.end;
   const byteRange: [number, number, number, number] = [0, a, b, out.length - b];
   let text = `[${byteRange.join(' ')}`;
   const width = br.end - br.start;
-  if (text.length + 1 > width) throw new MoharError('pdf_write_failed', 'Could not write the PDF update: the /ByteRange placeholder is too small.');
+  if (text.length + 1 > width) {
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not write the PDF update: the /ByteRange placeholder is too small.',
+    );
+  }
   text = text.padEnd(width - 1, ' ') + ']';
   out.write(text, br.start, 'latin1');
-  if (out[a] !== 0x3c || out[b - 1] !== 0x3e) throw new MoharError('pdf_write_failed', 'Could not write the PDF update: /Contents is not where it was written.');
+  if (out[a] !== 0x3c || out[b - 1] !== 0x3e) {
+    throw new MoharError('pdf_write_failed', 'Could not write the PDF update: /Contents is not where it was written.');
+  }
   // write() returned the old bytes followed by the new revision; the only writes since are the
   // /ByteRange text, and /Contents later, both inside the new revision: no need to compare the file again.
   if (br.start < result.previousLength || a < result.previousLength) {
-    throw new MoharError('pdf_write_failed', 'Could not write the PDF update: the signature placeholders are not in the new revision.');
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not write the PDF update: the signature placeholders are not in the new revision.',
+    );
   }
   const digest = byteRangeDigest(out, byteRange);
-  return { bytes: out, byteRange, contentsOffset: a + 1, contentsLength: b - a - 2, digest, fieldName: target.fieldName, previousLength: result.previousLength };
+  return {
+    bytes: out,
+    byteRange,
+    contentsOffset: a + 1,
+    contentsLength: b - a - 2,
+    digest,
+    fieldName: target.fieldName,
+    previousLength: result.previousLength,
+  };
 }
 
 /** SHA-256 over the two ByteRange segments. */
 export function byteRangeDigest(bytes: Uint8Array, byteRange: readonly [number, number, number, number]): Uint8Array {
   const [o1, l1, o2, l2] = byteRange;
-  return createHash('sha256').update(bytes.subarray(o1, o1 + l1)).update(bytes.subarray(o2, o2 + l2)).digest();
+  return createHash('sha256')
+    .update(bytes.subarray(o1, o1 + l1))
+    .update(bytes.subarray(o2, o2 + l2))
+    .digest();
 }
 
 /** The signed bytes themselves (the two ByteRange segments), e.g. for a signer that hashes on its own. */
@@ -310,15 +377,25 @@ function writeContents(prepared: PreparedSignature, cmsDer: Uint8Array, standalo
     );
   }
   if (bytes[contentsOffset - 1] !== 0x3c || bytes[contentsOffset + contentsLength] !== 0x3e) {
-    throw new MoharError('pdf_write_failed', 'Could not embed the signature: the prepared bytes do not have /Contents where expected.');
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not embed the signature: the prepared bytes do not have /Contents where expected.',
+    );
   }
   const current = Buffer.from(bytes.buffer, bytes.byteOffset + contentsOffset, contentsLength);
-  // One memcmp against a run of "0" digits (a byte-by-byte loop over the 32-64 KB placeholder cost ~0.5 ms per signature).
+  // One memcmp against a run of "0" digits (a byte-by-byte loop over the 32-64 KB placeholder cost ~0.5 ms per
+  // signature).
   if (!current.equals(zeroDigits(contentsLength))) {
-    throw new MoharError('pdf_write_failed', 'Could not embed the signature: the /Contents placeholder is not empty (already signed?).');
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not embed the signature: the /Contents placeholder is not empty (already signed?).',
+    );
   }
   if (standalone && !Buffer.from(byteRangeDigest(bytes, prepared.byteRange)).equals(Buffer.from(prepared.digest))) {
-    throw new MoharError('pdf_write_failed', 'Could not embed the signature: the prepared bytes changed after their digest was taken.');
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not embed the signature: the prepared bytes changed after their digest was taken.',
+    );
   }
   const out = standalone ? Buffer.from(bytes) : bytes;
   out.write(Buffer.from(cmsDer).toString('hex').toUpperCase(), contentsOffset, 'latin1');
@@ -351,12 +428,25 @@ function existingField(
   const list = empty.length > 0 ? empty.map((n) => `"${n}"`).join(', ') : 'none';
   const field: SignatureFieldInfo | undefined = fields.find((f) => f.name === fieldName);
   if (!field) {
-    throw new MoharError('signature_field_not_found', `The PDF has no signature field "${fieldName}". Empty signature fields: ${list}.`, { extra: { emptyFields: empty } });
+    throw new MoharError(
+      'signature_field_not_found',
+      `The PDF has no signature field "${fieldName}". Empty signature fields: ${list}.`,
+      { extra: { emptyFields: empty } },
+    );
   }
   if (field.signed) {
-    throw new MoharError('signature_field_signed', `The signature field "${fieldName}" is already signed. Empty signature fields: ${list}.`, { extra: { emptyFields: empty } });
+    throw new MoharError(
+      'signature_field_signed',
+      `The signature field "${fieldName}" is already signed. Empty signature fields: ${list}.`,
+      { extra: { emptyFields: empty } },
+    );
   }
-  if (!field.ref) throw new MoharError('pdf_unsupported', `The signature field "${fieldName}" is not an object of its own and cannot be signed into.`);
+  if (!field.ref) {
+    throw new MoharError(
+      'pdf_unsupported',
+      `The signature field "${fieldName}" is not an object of its own and cannot be signed into.`,
+    );
+  }
   const fieldRef = new PdfRef(field.ref.num, field.ref.gen);
   return {
     fieldName,
@@ -383,7 +473,9 @@ function existingField(
 function newField(
   update: IncrementalUpdate,
   pages: readonly PageInfo[],
-  choice: { readonly page: number; readonly rect: Rect; readonly name?: string } | { readonly invisible: true; readonly name?: string },
+  choice:
+    | { readonly page: number; readonly rect: Rect; readonly name?: string }
+    | { readonly invisible: true; readonly name?: string },
   defaultPrefix: string,
   makeAppearance: (box: { width: number; height: number; rotation: Rotation }) => PdfRef,
 ): Target {
@@ -393,7 +485,9 @@ function newField(
     if (fieldName === '' || fieldName.includes('.')) {
       throw new MoharError('bad_request', `A new signature field needs a name without dots; got "${fieldName}".`);
     }
-    if (tree.nodes.has(fieldName)) throw new MoharError('field_name_taken', `The PDF already has a form field named "${fieldName}".`);
+    if (tree.nodes.has(fieldName)) {
+      throw new MoharError('field_name_taken', `The PDF already has a form field named "${fieldName}".`);
+    }
   } else {
     for (let i = 1; ; i++) {
       if (!tree.nodes.has(`${defaultPrefix}${i}`)) {
@@ -409,12 +503,20 @@ function newField(
   if ('page' in choice) {
     const p = pages[choice.page - 1];
     if (!Number.isInteger(choice.page) || !p) {
-      throw new MoharError('page_out_of_range', `Page ${choice.page} is outside the document (pages 1 to ${pages.length}).`);
+      throw new MoharError(
+        'page_out_of_range',
+        `Page ${choice.page} is outside the document (pages 1 to ${pages.length}).`,
+      );
     }
     const r = choice.rect;
-    if (!(r.width > 0 && r.height > 0)) throw new MoharError('empty_rectangle', 'The signature rectangle needs a width and a height greater than 0.');
+    if (!(r.width > 0 && r.height > 0)) {
+      throw new MoharError('empty_rectangle', 'The signature rectangle needs a width and a height greater than 0.');
+    }
     if (!rectFitsPage(p, r)) {
-      throw new MoharError('outside_page', `The rectangle (x ${r.x}, y ${r.y}, width ${r.width}, height ${r.height}) is not inside page ${choice.page}.`);
+      throw new MoharError(
+        'outside_page',
+        `The rectangle (x ${r.x}, y ${r.y}, width ${r.width}, height ${r.height}) is not inside page ${choice.page}.`,
+      );
     }
     page = p;
     userRect = [...viewRectToUserSpace(p, r)] as [number, number, number, number];

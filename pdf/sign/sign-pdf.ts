@@ -6,7 +6,14 @@
  * timestampPdf does the same for a document timestamp (the callback returns a TimeStampToken).
  */
 import { assertPrefix } from '../write/incremental.js';
-import { embedSignatureInPlace, prepareDocumentTimestamp, prepareSignature, type DocumentTimestampOptions, type PrepareOptions, type PreparedSignature } from './prepare.js';
+import {
+  embedSignatureInPlace,
+  prepareDocumentTimestamp,
+  prepareSignature,
+  type DocumentTimestampOptions,
+  type PrepareOptions,
+  type PreparedSignature,
+} from './prepare.js';
 
 export type SignCallback = (digest: Uint8Array, prepared: PreparedSignature) => Promise<Uint8Array>;
 
@@ -24,7 +31,11 @@ export async function signPdf(bytes: Uint8Array, options: PrepareOptions, sign: 
   return complete(bytes, prepared, await sign(prepared.digest, prepared));
 }
 
-export async function timestampPdf(bytes: Uint8Array, stamp: SignCallback, options: DocumentTimestampOptions = {}): Promise<SignedPdf> {
+export async function timestampPdf(
+  bytes: Uint8Array,
+  stamp: SignCallback,
+  options: DocumentTimestampOptions = {},
+): Promise<SignedPdf> {
   const prepared = prepareDocumentTimestamp(bytes, options);
   return complete(bytes, prepared, await stamp(prepared.digest, prepared));
 }

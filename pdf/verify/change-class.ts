@@ -30,6 +30,11 @@ export function summariseClass(objects: readonly ChangedObject[]): ChangeClass {
 
 /** What a DocMDP permission allows after the certification signature (ISO 32000-1 12.8.2.2). */
 export function allowedByDocMdp(permission: number, change: ChangeClass): boolean {
-  const allowed: readonly ChangeClass[] = permission === 1 ? ['none', 'ltv'] : permission === 3 ? ['none', 'ltv', 'signing', 'form_filling', 'annotations'] : ['none', 'ltv', 'signing', 'form_filling'];
+  const allowed: readonly ChangeClass[] =
+    permission === 1
+      ? ['none', 'ltv']
+      : permission === 3
+        ? ['none', 'ltv', 'signing', 'form_filling', 'annotations']
+        : ['none', 'ltv', 'signing', 'form_filling'];
   return allowed.includes(change);
 }

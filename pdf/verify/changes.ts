@@ -46,7 +46,9 @@ export class RevisionChanges {
         objects = analyseRevision(this.readerAt(from), this.readerAt(to));
       } catch (error) {
         if (!isMoharError(error) || error.code === 'pdf_too_complex') throw error;
-        objects = [{ num: 0, class: 'other', reason: `the revision ending at byte ${to} cannot be read (${error.message})` }];
+        objects = [
+          { num: 0, class: 'other', reason: `the revision ending at byte ${to} cannot be read (${error.message})` },
+        ];
       }
       this.segments.set(key, objects);
     }
@@ -58,7 +60,9 @@ export class RevisionChanges {
     const { bytes } = this;
     if (signedLength >= bytes.length || isBlank(bytes.subarray(signedLength))) return { class: 'none', objects: [] };
     const whole = this.readers.get(bytes.length)!;
-    const ends = [...new Set([...whole.revisions.map((r) => r.end), bytes.length])].filter((end) => end > signedLength).sort((a, b) => a - b);
+    const ends = [...new Set([...whole.revisions.map((r) => r.end), bytes.length])]
+      .filter((end) => end > signedLength)
+      .sort((a, b) => a - b);
     const objects: ChangedObject[] = [];
     let from = signedLength;
     let analysed = false;
@@ -69,7 +73,13 @@ export class RevisionChanges {
       }
       from = end;
     }
-    if (!analysed) objects.push({ num: 0, class: 'other', reason: 'bytes appended after the signature that add no readable revision' });
+    if (!analysed) {
+      objects.push({
+        num: 0,
+        class: 'other',
+        reason: 'bytes appended after the signature that add no readable revision',
+      });
+    }
     return { class: summariseClass(objects), objects };
   }
 }

@@ -23,13 +23,32 @@ export interface DiffScope {
 }
 
 // Markup annotations (ISO 32000-1 12.5.6) that only show something: no actions, no media.
-const MARKUP = new Set(['Text', 'FreeText', 'Line', 'Square', 'Circle', 'Polygon', 'PolyLine', 'Highlight', 'Underline', 'Squiggly', 'StrikeOut', 'Stamp', 'Caret', 'Ink', 'Popup']);
+const MARKUP = new Set([
+  'Text',
+  'FreeText',
+  'Line',
+  'Square',
+  'Circle',
+  'Polygon',
+  'PolyLine',
+  'Highlight',
+  'Underline',
+  'Squiggly',
+  'StrikeOut',
+  'Stamp',
+  'Caret',
+  'Ink',
+  'Popup',
+]);
 
-const other = (reason: string, field?: string): Verdict => (field === undefined ? { class: 'other', reason } : { class: 'other', reason, field });
+const other = (reason: string, field?: string): Verdict =>
+  field === undefined ? { class: 'other', reason } : { class: 'other', reason, field };
 
 /** The signature this revision adds to a field, if any: its class and field. */
 function signedNow(scope: DiffScope, field: string): Verdict | undefined {
-  for (const sig of scope.newSigs.values()) if (sig.field === field) return { class: sig.docTimestamp ? 'ltv' : 'signing', reason: '', field };
+  for (const sig of scope.newSigs.values()) {
+    if (sig.field === field) return { class: sig.docTimestamp ? 'ltv' : 'signing', reason: '', field };
+  }
   return undefined;
 }
 
@@ -40,12 +59,20 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
   const { after } = scope;
   const d = dictOf(obj);
   const type = d?.get('Type');
-  if (type instanceof PdfName && (type.name === 'XRef' || type.name === 'ObjStm')) return [{ class: 'structure', reason: `cross-reference data (/${type.name})` }];
+  if (type instanceof PdfName && (type.name === 'XRef' || type.name === 'ObjStm')) {
+    return [{ class: 'structure', reason: `cross-reference data (/${type.name})` }];
+  }
   const sig = after.sigDicts.get(num);
   if (sig && scope.newSigs.has(num)) {
-    const what = sig.docTimestamp ? `document timestamp of field "${sig.field}"` : `signature dictionary of field "${sig.field}"`;
+    const what = sig.docTimestamp
+      ? `document timestamp of field "${sig.field}"`
+      : `signature dictionary of field "${sig.field}"`;
     const shape = d ? signatureShapeProblems(after.reader, d) : ['not a dictionary'];
-    if (d?.has('Reference') && !certifiesNow(scope, num)) shape.push('it carries a /Reference (a DocMDP or FieldMDP transform) but is not the certification of an unsigned document');
+    if (d?.has('Reference') && !certifiesNow(scope, num)) {
+      shape.push(
+        'it carries a /Reference (a DocMDP or FieldMDP transform) but is not the certification of an unsigned document',
+      );
+    }
     if (shape.length > 0) return [other(`${what}: ${shape.join('; ')}`, sig.field)];
     return [{ class: sig.docTimestamp ? 'ltv' : 'signing', reason: what, field: sig.field }];
   }
@@ -60,10 +87,19 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
   if (annotPage !== undefined) {
     const subtype = d?.get('Subtype');
     const label = subtype instanceof PdfName ? `/${subtype.name}` : 'without /Subtype';
-    if (subtype instanceof PdfName && MARKUP.has(subtype.name) && !d?.has('A') && !d?.has('AA')) return [{ class: 'annotations', reason: `new annotation ${label} on page ${annotPage + 1} (not a widget of a form field)` }];
+    if (subtype instanceof PdfName && MARKUP.has(subtype.name) && !d?.has('A') && !d?.has('AA')) {
+      return [
+        {
+          class: 'annotations',
+          reason: `new annotation ${label} on page ${annotPage + 1} (not a widget of a form field)`,
+        },
+      ];
+    }
     return [other(`new annotation ${label} on page ${annotPage + 1} not a widget of a field`)];
   }
-  if (num === after.acroFormNum) return acroFormVerdicts(scope, scope.before.reader.getDict(scope.before.reader.catalog, 'AcroForm'), d);
+  if (num === after.acroFormNum) {
+    return acroFormVerdicts(scope, scope.before.reader.getDict(scope.before.reader.catalog, 'AcroForm'), d);
+  }
   if (after.dss.has(num)) return [{ class: 'ltv', reason: `validation data (/DSS ${describe(obj)})` }];
   return undefined;
 }
@@ -72,26 +108,44 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
 function certifiesNow(scope: DiffScope, num: number): boolean {
   const { before, after } = scope;
   const perms = after.reader.getDict(after.reader.catalog, 'Perms')?.get('DocMDP');
-  return perms instanceof PdfRef && perms.num === num && !before.reader.catalog.has('Perms') && before.sigDicts.size === 0;
+  return (
+    perms instanceof PdfRef && perms.num === num && !before.reader.catalog.has('Perms') && before.sigDicts.size === 0
+  );
 }
 
 function newFieldVerdict(scope: DiffScope, node: FieldNode, d: PdfDict | undefined): Verdict {
   const what = node.field ? `new form field "${node.name}"` : `new widget of field "${node.name}"`;
-  if (node.type !== 'Sig' || !node.terminal && node.field) return other(`${what} (/${node.type ?? 'no type'})`, node.name);
+  if (node.type !== 'Sig' || (!node.terminal && node.field)) {
+    return other(`${what} (/${node.type ?? 'no type'})`, node.name);
+  }
   const signing = signedNow(scope, node.name);
   if (!signing) return other(`${what}: a signature field this revision does not sign`, node.name);
   const actions = ['A', 'AA'].filter((k) => d?.has(k));
   if (actions.length > 0) return other(`${what} carries actions (/${actions.join(', /')})`, node.name);
-  return as(signing, node.field ? `new signature field "${node.name}" with its widget` : `new widget of signature field "${node.name}"`);
+  return as(
+    signing,
+    node.field ? `new signature field "${node.name}" with its widget` : `new widget of signature field "${node.name}"`,
+  );
 }
 
 function acroFormVerdicts(scope: DiffScope, before: PdfDict | undefined, after: PdfDict | undefined): Verdict[] {
   const out: Verdict[] = [];
   for (const { key, how } of changedKeys(before, after)) {
-    if (key === 'Fields') out.push(...fieldsVerdicts(scope, scope.before.reader.resolve(before?.get('Fields') ?? null), scope.after.reader.resolve(after?.get('Fields') ?? null)));
-    else if (key === 'SigFlags') {
+    if (key === 'Fields') {
+      out.push(
+        ...fieldsVerdicts(
+          scope,
+          scope.before.reader.resolve(before?.get('Fields') ?? null),
+          scope.after.reader.resolve(after?.get('Fields') ?? null),
+        ),
+      );
+    } else if (key === 'SigFlags') {
       const sig = [...scope.newSigs.values()][0];
-      out.push(sig ? { class: sig.docTimestamp ? 'ltv' : 'signing', reason: 'AcroForm /SigFlags', field: sig.field } : other(`AcroForm /SigFlags ${how} without a signature`));
+      out.push(
+        sig
+          ? { class: sig.docTimestamp ? 'ltv' : 'signing', reason: 'AcroForm /SigFlags', field: sig.field }
+          : other(`AcroForm /SigFlags ${how} without a signature`),
+      );
     } else out.push(other(`AcroForm /${key} ${how}`));
   }
   return out;
@@ -99,7 +153,8 @@ function acroFormVerdicts(scope: DiffScope, before: PdfDict | undefined, after: 
 
 /** Items added to or removed from an array of references (/Fields, /Annots). */
 function arrayDiff(before: PdfObject, after: PdfObject): { added: number[]; removed: number; direct: boolean } {
-  const nums = (a: PdfObject): number[] => (a instanceof PdfArray ? a.items.filter((i): i is PdfRef => i instanceof PdfRef).map((i) => i.num) : []);
+  const nums = (a: PdfObject): number[] =>
+    a instanceof PdfArray ? a.items.filter((i): i is PdfRef => i instanceof PdfRef).map((i) => i.num) : [];
   const old = new Set(nums(before));
   const now = nums(after);
   const direct = after instanceof PdfArray && after.items.some((i) => !(i instanceof PdfRef));
@@ -116,11 +171,14 @@ function growthVerdicts(scope: DiffScope, where: string, before: PdfObject, afte
     if (!verdicts || verdicts.length === 0) out.push(other(`${where}: existing or unrecognised object ${num} added`));
     else for (const v of verdicts) out.push({ ...v, reason: `${where}: ${v.reason}` });
   }
-  if (out.length === 0 && added.length === 0 && removed === 0) out.push(other(`${where}: entries reordered or rewritten`));
+  if (out.length === 0 && added.length === 0 && removed === 0) {
+    out.push(other(`${where}: entries reordered or rewritten`));
+  }
   return out;
 }
 
-const fieldsVerdicts = (scope: DiffScope, before: PdfObject, after: PdfObject): Verdict[] => growthVerdicts(scope, 'AcroForm /Fields', before, after);
+const fieldsVerdicts = (scope: DiffScope, before: PdfObject, after: PdfObject): Verdict[] =>
+  growthVerdicts(scope, 'AcroForm /Fields', before, after);
 
 function catalogVerdicts(scope: DiffScope, before: PdfDict | undefined, after: PdfDict): Verdict[] {
   const out: Verdict[] = [];
@@ -131,12 +189,19 @@ function catalogVerdicts(scope: DiffScope, before: PdfDict | undefined, after: P
     else if (key === 'Extensions') {
       const old = rb.resolve(before?.get('Extensions') ?? null);
       const now = ra.resolve(after.get('Extensions'));
-      const beyond = changedKeys(dictOf(old), dictOf(now)).filter((c) => c.key !== 'ESIC' && !(c.key === 'Type' && c.how === 'added'));
-      out.push(beyond.length === 0 && now instanceof PdfDict ? { class: 'ltv', reason: 'catalog /Extensions /ESIC (PAdES extension level)' } : other(`catalog /Extensions ${how} beyond /ESIC`));
+      const beyond = changedKeys(dictOf(old), dictOf(now)).filter(
+        (c) => c.key !== 'ESIC' && !(c.key === 'Type' && c.how === 'added'),
+      );
+      out.push(
+        beyond.length === 0 && now instanceof PdfDict
+          ? { class: 'ltv', reason: 'catalog /Extensions /ESIC (PAdES extension level)' }
+          : other(`catalog /Extensions ${how} beyond /ESIC`),
+      );
     } else if (key === 'AcroForm') {
       const now = after.get('AcroForm');
-      if (now instanceof PdfDict || before?.get('AcroForm') instanceof PdfDict) out.push(...acroFormVerdicts(scope, rb.getDict(before, 'AcroForm'), ra.getDict(after, 'AcroForm')));
-      else if (!(now instanceof PdfRef && scope.added.has(now.num))) out.push(other(`catalog /AcroForm ${how}`));
+      if (now instanceof PdfDict || before?.get('AcroForm') instanceof PdfDict) {
+        out.push(...acroFormVerdicts(scope, rb.getDict(before, 'AcroForm'), ra.getDict(after, 'AcroForm')));
+      } else if (!(now instanceof PdfRef && scope.added.has(now.num))) out.push(other(`catalog /AcroForm ${how}`));
     } else if (key === 'Perms') out.push(permsVerdict(scope, before, after, how));
     else out.push(other(`catalog /${key} ${how}`));
   }
@@ -148,22 +213,40 @@ function permsVerdict(scope: DiffScope, before: PdfDict | undefined, after: PdfD
   const perms = scope.after.reader.getDict(after, 'Perms');
   const docMdp = perms?.get('DocMDP');
   const sig = docMdp instanceof PdfRef ? scope.newSigs.get(docMdp.num) : undefined;
-  if (!before?.has('Perms') && perms?.size === 1 && sig && !sig.docTimestamp) return { class: 'signing', reason: 'catalog /Perms /DocMDP (certification signature)', field: sig.field };
+  if (!before?.has('Perms') && perms?.size === 1 && sig && !sig.docTimestamp) {
+    return { class: 'signing', reason: 'catalog /Perms /DocMDP (certification signature)', field: sig.field };
+  }
   return other(`catalog /Perms ${how}`);
 }
 
-function fieldVerdicts(scope: DiffScope, node: FieldNode, before: PdfDict | undefined, after: PdfDict | undefined): Verdict[] {
+function fieldVerdicts(
+  scope: DiffScope,
+  node: FieldNode,
+  before: PdfDict | undefined,
+  after: PdfDict | undefined,
+): Verdict[] {
   const label = `field "${node.name}"`;
   const signing = node.type === 'Sig' ? signedNow(scope, node.name) : undefined;
   return changedKeys(before, after).map(({ key, how }): Verdict => {
     if (node.type === 'Sig') {
-      if (key === 'V' && before?.has('V')) return other(`signature ${label}: its signature (/V) was replaced`, node.name);
-      if ((key === 'V' || key === 'AP') && signing) return as(signing, key === 'V' ? `signature ${label} signed (/V)` : `appearance (/AP) of signature ${label}`);
-      return other(`signature ${label}: /${key} ${how}${signing ? '' : ' (the field is not signed in this revision)'}`, node.name);
+      if (key === 'V' && before?.has('V')) {
+        return other(`signature ${label}: its signature (/V) was replaced`, node.name);
+      }
+      if ((key === 'V' || key === 'AP') && signing) {
+        return as(signing, key === 'V' ? `signature ${label} signed (/V)` : `appearance (/AP) of signature ${label}`);
+      }
+      return other(
+        `signature ${label}: /${key} ${how}${signing ? '' : ' (the field is not signed in this revision)'}`,
+        node.name,
+      );
     }
-    if (['V', 'AP', 'AS'].includes(key) && node.terminal) return { class: 'form_filling', reason: `${label} /${key}`, field: node.name };
+    if (['V', 'AP', 'AS'].includes(key) && node.terminal) {
+      return { class: 'form_filling', reason: `${label} /${key}`, field: node.name };
+    }
     // A kid widget of a field (a radio button's options, say) carries its own state and appearance.
-    if (['AP', 'AS'].includes(key) && node.widget && !node.field) return { class: 'form_filling', reason: `${label} widget /${key}`, field: node.name };
+    if (['AP', 'AS'].includes(key) && node.widget && !node.field) {
+      return { class: 'form_filling', reason: `${label} widget /${key}`, field: node.name };
+    }
     return other(`${label}: /${key} ${how}`, node.name);
   });
 }
@@ -178,7 +261,16 @@ export function classifyChanged(scope: DiffScope, num: number, before: PdfObject
   if (num === fa.acroFormNum || num === fb.acroFormNum) return acroFormVerdicts(scope, bd, ad);
   const page = fa.pages.get(num) ?? fb.pages.get(num);
   if (page !== undefined) {
-    return changedKeys(bd, ad).flatMap(({ key, how }) => (key === 'Annots' ? growthVerdicts(scope, `page ${page + 1} /Annots`, fb.reader.resolve(bd?.get(key) ?? null), fa.reader.resolve(ad?.get(key) ?? null)) : [other(`page ${page + 1} /${key} ${how}`)]));
+    return changedKeys(bd, ad).flatMap(({ key, how }) =>
+      key === 'Annots'
+        ? growthVerdicts(
+            scope,
+            `page ${page + 1} /Annots`,
+            fb.reader.resolve(bd?.get(key) ?? null),
+            fa.reader.resolve(ad?.get(key) ?? null),
+          )
+        : [other(`page ${page + 1} /${key} ${how}`)],
+    );
   }
   const annotsOf = fa.annotsArrays.get(num);
   if (annotsOf !== undefined) return growthVerdicts(scope, `page ${annotsOf + 1} /Annots`, before, after);
@@ -188,7 +280,9 @@ export function classifyChanged(scope: DiffScope, num: number, before: PdfObject
   if (node) return fieldVerdicts(scope, node, bd, ad);
   const sig = fb.sigDicts.get(num);
   if (sig) return [other(`signature dictionary of field "${sig.field}" rewritten`, sig.field)];
-  if (fa.dss.has(num) && fb.dss.has(num) && !(after instanceof PdfStream)) return [{ class: 'ltv', reason: `validation data (/DSS ${describe(after)}) updated` }];
+  if (fa.dss.has(num) && fb.dss.has(num) && !(after instanceof PdfStream)) {
+    return [{ class: 'ltv', reason: `validation data (/DSS ${describe(after)}) updated` }];
+  }
   const content = fa.contents.get(num) ?? fb.contents.get(num);
   if (content !== undefined) return [other(`page ${content + 1} content stream (object ${num}) rewritten`)];
   const annot = fa.annots.get(num) ?? fb.annots.get(num);

@@ -56,7 +56,9 @@ function walkFields(reader: PdfReader, acroForm: PdfDict | undefined, facts: Rev
   let visited = 0;
   while (stack.length > 0) {
     const f = stack.pop()!;
-    if (++visited > reader.limits.maxObjects || f.depth > reader.limits.maxDepth) throw tooComplex('too many form fields');
+    if (++visited > reader.limits.maxObjects || f.depth > reader.limits.maxDepth) {
+      throw tooComplex('too many form fields');
+    }
     const num = refNum(f.node);
     const d = reader.resolve(f.node);
     if (!(d instanceof PdfDict) || num === undefined || facts.fields.has(num)) continue;
@@ -71,7 +73,9 @@ function walkFields(reader: PdfReader, acroForm: PdfDict | undefined, facts: Rev
       const kidNum = refNum(kid);
       if (!(k instanceof PdfDict) || kidNum === undefined) continue;
       if (!k.has('T') && !k.has('Kids') && (reader.getName(k, 'Subtype') === 'Widget' || k.has('Rect'))) {
-        if (!facts.fields.has(kidNum)) facts.fields.set(kidNum, { name, type, terminal: false, widget: true, field: false });
+        if (!facts.fields.has(kidNum)) {
+          facts.fields.set(kidNum, { name, type, terminal: false, widget: true, field: false });
+        }
       } else childFields.push(kid);
     }
     const terminal = childFields.length === 0;
@@ -91,11 +95,15 @@ function walkPages(reader: PdfReader, facts: RevisionFacts): void {
     if (page.ref) facts.pages.set(page.ref.num, page.index);
     const annots = page.dict.get('Annots');
     if (annots instanceof PdfRef) facts.annotsArrays.set(annots.num, page.index);
-    for (const a of reader.getArray(page.dict, 'Annots')?.items ?? []) if (a instanceof PdfRef && !facts.annots.has(a.num)) facts.annots.set(a.num, page.index);
+    for (const a of reader.getArray(page.dict, 'Annots')?.items ?? []) {
+      if (a instanceof PdfRef && !facts.annots.has(a.num)) facts.annots.set(a.num, page.index);
+    }
     const contents = page.dict.get('Contents');
     if (contents instanceof PdfRef) facts.contents.set(contents.num, page.index);
     const list = reader.resolve(contents);
-    if (list instanceof PdfArray) for (const c of list.items) if (c instanceof PdfRef) facts.contents.set(c.num, page.index);
+    if (list instanceof PdfArray) {
+      for (const c of list.items) if (c instanceof PdfRef) facts.contents.set(c.num, page.index);
+    }
   }
 }
 

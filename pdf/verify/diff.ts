@@ -42,11 +42,14 @@ function collect(before: PdfReader, after: PdfReader): Collected {
     const old = before.xref.entries.get(num);
     if (old && sameEntry(old, entry)) continue;
     if (!inUse(entry)) {
-      if (inUse(old)) problems.push({ num, class: 'other', reason: `object ${num} freed (${describe(objectAt(before, num))})` });
+      if (inUse(old)) {
+        problems.push({ num, class: 'other', reason: `object ${num} freed (${describe(objectAt(before, num))})` });
+      }
     } else if (old === undefined) added.add(num);
     else if (!inUse(old)) problems.push({ num, class: 'other', reason: `object number ${num} reused (it was free)` });
-    else if (old.type === 'offset' && entry.type === 'offset' && old.gen !== entry.gen) problems.push({ num, class: 'other', reason: `object ${num} given a new generation number` });
-    else changed.push(num);
+    else if (old.type === 'offset' && entry.type === 'offset' && old.gen !== entry.gen) {
+      problems.push({ num, class: 'other', reason: `object ${num} given a new generation number` });
+    } else changed.push(num);
   }
   return { added, changed, problems };
 }
@@ -64,7 +67,10 @@ function propagate(after: PdfReader, verdicts: Map<number, Verdict[]>, pending: 
       let grew = false;
       for (const v of given) {
         if (v.class === 'structure' || list.some((w) => w.class === v.class && w.field === v.field)) continue;
-        list.push({ ...v, reason: `new ${describe(objectAt(after, target))} used by object ${source} (${v.class}${v.field === undefined ? '' : ` of field "${v.field}"`})` });
+        list.push({
+          ...v,
+          reason: `new ${describe(objectAt(after, target))} used by object ${source} (${v.class}${v.field === undefined ? '' : ` of field "${v.field}"`})`,
+        });
         grew = true;
       }
       verdicts.set(target, list);
@@ -82,26 +88,56 @@ function danglingFilled(after: PdfReader, touched: ReadonlySet<number>, added: R
     for (const target of referencesIn(objectAt(after, num))) {
       if (!added.has(target) || reported.has(target)) continue;
       reported.add(target);
-      out.push({ num: target, class: 'other', reason: `new object ${target} fills a reference that unchanged object ${num} already made` });
+      out.push({
+        num: target,
+        class: 'other',
+        reason: `new object ${target} fills a reference that unchanged object ${num} already made`,
+      });
     }
   }
   return out;
 }
 
 // Trailer keys that describe the cross-reference structure itself, not the document.
-const TRAILER_STRUCTURE = new Set(['Size', 'Prev', 'XRefStm', 'ID', 'Type', 'W', 'Index', 'Filter', 'DecodeParms', 'Length']);
+const TRAILER_STRUCTURE = new Set([
+  'Size',
+  'Prev',
+  'XRefStm',
+  'ID',
+  'Type',
+  'W',
+  'Index',
+  'Filter',
+  'DecodeParms',
+  'Length',
+]);
 
 /** Step 6: the trailer may change only its structural keys. */
 function trailerChanges(before: PdfReader, after: PdfReader): ChangedObject[] {
   const out: ChangedObject[] = [];
-  if (after.xref.reconstructed) out.push({ num: 0, class: 'other', reason: 'the cross-reference data is damaged (objects found by scanning the file)' });
+  if (after.xref.reconstructed) {
+    out.push({
+      num: 0,
+      class: 'other',
+      reason: 'the cross-reference data is damaged (objects found by scanning the file)',
+    });
+  }
   const keys = new Set([...before.trailer.keys(), ...after.trailer.keys()]);
   for (const key of keys) {
     if (TRAILER_STRUCTURE.has(key)) continue;
     const a = before.trailer.get(key);
     const b = after.trailer.get(key);
-    const same = a instanceof PdfRef && b instanceof PdfRef ? a.num === b.num && a.gen === b.gen : a === b || JSON.stringify(a) === JSON.stringify(b);
-    if (!same) out.push({ num: 0, class: 'other', reason: `trailer /${key} ${a === null ? 'added' : b === null ? 'removed' : 'changed'}` });
+    const same =
+      a instanceof PdfRef && b instanceof PdfRef
+        ? a.num === b.num && a.gen === b.gen
+        : a === b || JSON.stringify(a) === JSON.stringify(b);
+    if (!same) {
+      out.push({
+        num: 0,
+        class: 'other',
+        reason: `trailer /${key} ${a === null ? 'added' : b === null ? 'removed' : 'changed'}`,
+      });
+    }
   }
   return out;
 }
@@ -119,11 +155,21 @@ export function analyseRevision(before: PdfReader, after: PdfReader): ChangedObj
     if (v) verdicts.set(num, v);
     else pending.add(num);
   }
-  for (const num of changed) verdicts.set(num, classifyChanged(scope, num, objectAt(before, num), objectAt(after, num)));
+  for (const num of changed) {
+    verdicts.set(num, classifyChanged(scope, num, objectAt(before, num), objectAt(after, num)));
+  }
   propagate(after, verdicts, pending);
   const out: ChangedObject[] = [...problems];
   for (const [num, list] of verdicts) for (const v of list) out.push({ num, ...v });
-  for (const num of pending) if (!verdicts.has(num)) out.push({ num, class: 'other', reason: `new ${describe(objectAt(after, num))} object ${num} used by nothing this revision may change` });
+  for (const num of pending) {
+    if (!verdicts.has(num)) {
+      out.push({
+        num,
+        class: 'other',
+        reason: `new ${describe(objectAt(after, num))} object ${num} used by nothing this revision may change`,
+      });
+    }
+  }
   out.push(...danglingFilled(after, new Set([...added, ...changed]), added), ...trailerChanges(before, after));
   return out.sort((a, b) => a.num - b.num);
 }

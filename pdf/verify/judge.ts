@@ -41,7 +41,11 @@ export function allowedBy(policy: RevisionPolicy, object: ChangedObject): boolea
   }
 }
 
-const refused = (problem: string, objects: readonly ChangedObject[] = [], offending: readonly ChangedObject[] = []): RevisionJudgement => ({ accepted: false, objects, offending, problem });
+const refused = (
+  problem: string,
+  objects: readonly ChangedObject[] = [],
+  offending: readonly ChangedObject[] = [],
+): RevisionJudgement => ({ accepted: false, objects, offending, problem });
 
 /** The shape of the appended bytes: exactly one revision, chained to the prior one. */
 function shapeProblem(prior: Uint8Array, next: Uint8Array, before: PdfReader, after: PdfReader): string | null {
@@ -49,14 +53,21 @@ function shapeProblem(prior: Uint8Array, next: Uint8Array, before: PdfReader, af
   if (appended.length !== 1) return `it must append exactly one revision; it appends ${appended.length}`;
   if (!next.subarray(appended[0]!.end).every((b) => b <= 0x20)) return 'bytes follow the end of the appended revision';
   if (after.xref.reconstructed) return 'the cross-reference data of the appended revision is damaged';
-  if ((after.xref.startxref ?? -1) < prior.length) return 'the appended revision points back into the earlier bytes for its cross-reference data';
-  if (after.trailer.get('Prev') !== before.xref.startxref) return 'the appended revision does not chain to the previous cross-reference section (/Prev)';
+  if ((after.xref.startxref ?? -1) < prior.length) {
+    return 'the appended revision points back into the earlier bytes for its cross-reference data';
+  }
+  if (after.trailer.get('Prev') !== before.xref.startxref) {
+    return 'the appended revision does not chain to the previous cross-reference section (/Prev)';
+  }
   return null;
 }
 
 function describeOffending(policy: RevisionPolicy, offending: readonly ChangedObject[]): string {
-  const signed = [...new Set(offending.filter((o) => o.class === 'signing' && o.field !== undefined).map((o) => `"${o.field}"`))];
-  const mine = policy.signingField === undefined ? 'this act may sign no field' : `only "${policy.signingField}" may be signed`;
+  const signed = [
+    ...new Set(offending.filter((o) => o.class === 'signing' && o.field !== undefined).map((o) => `"${o.field}"`)),
+  ];
+  const mine =
+    policy.signingField === undefined ? 'this act may sign no field' : `only "${policy.signingField}" may be signed`;
   const lead = signed.length > 0 ? `it signs ${signed.join(', ')} (${mine}); ` : '';
   const shown = offending.slice(0, 5).map((o) => (o.num === 0 ? o.reason : `object ${o.num}: ${o.reason}`));
   const more = offending.length > shown.length ? ` (and ${offending.length - shown.length} more)` : '';
@@ -65,7 +76,12 @@ function describeOffending(policy: RevisionPolicy, offending: readonly ChangedOb
 
 /** `next` must be `prior` + exactly one incremental revision whose every change the policy allows. */
 export function judgeAppendedRevision(prior: Uint8Array, next: Uint8Array, policy: RevisionPolicy): RevisionJudgement {
-  if (next.length <= prior.length || !Buffer.from(next.buffer, next.byteOffset, prior.length).equals(Buffer.from(prior.buffer, prior.byteOffset, prior.byteLength))) {
+  if (
+    next.length <= prior.length ||
+    !Buffer.from(next.buffer, next.byteOffset, prior.length).equals(
+      Buffer.from(prior.buffer, prior.byteOffset, prior.byteLength),
+    )
+  ) {
     return refused('it does not extend the earlier bytes exactly (earlier bytes changed, or nothing was appended)');
   }
   let before: PdfReader;

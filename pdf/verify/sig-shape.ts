@@ -9,12 +9,16 @@ import { byteRangeProblems } from './signatures.js';
 
 export function signatureShapeProblems(reader: PdfReader, sig: PdfDict): string[] {
   const range = sig.get('ByteRange');
-  if (!(range instanceof PdfArray) || range.items.length !== 4 || range.items.some((n) => typeof n !== 'number')) return ['no usable /ByteRange (four direct integers)'];
+  if (!(range instanceof PdfArray) || range.items.length !== 4 || range.items.some((n) => typeof n !== 'number')) {
+    return ['no usable /ByteRange (four direct integers)'];
+  }
   const numbers = range.items as number[];
   const problems = byteRangeProblems(reader.bytes, numbers);
   if (problems.length > 0) return problems;
   const [, a, b, c] = numbers as [number, number, number, number];
-  if (!reader.bytes.subarray(b + c).every((x) => x <= 0x20)) problems.push('the /ByteRange does not reach the end of its revision');
+  if (!reader.bytes.subarray(b + c).every((x) => x <= 0x20)) {
+    problems.push('the /ByteRange does not reach the end of its revision');
+  }
   const contents = sig.get('Contents');
   if (!(contents instanceof PdfString)) problems.push('/Contents is not a direct string');
   else if (contents.bytes.length * 2 !== b - a - 2) problems.push('/Contents is not the string in the /ByteRange gap');

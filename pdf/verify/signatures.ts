@@ -40,14 +40,19 @@ function docMdpOf(reader: PdfReader, sig: PdfDict): number | null {
 
 /** Checks that the ByteRange is [0 a b c] with the gap exactly the hex /Contents string. */
 export function byteRangeProblems(bytes: Uint8Array, range: readonly number[]): string[] {
-  if (range.length !== 4 || range.some((n) => !Number.isInteger(n) || n < 0)) return ['the /ByteRange is not four non-negative integers'];
+  if (range.length !== 4 || range.some((n) => !Number.isInteger(n) || n < 0)) {
+    return ['the /ByteRange is not four non-negative integers'];
+  }
   const [start, firstLength, gapEnd, secondLength] = range as [number, number, number, number];
   const problems: string[] = [];
   if (start !== 0) problems.push('the /ByteRange does not start at byte 0');
   if (gapEnd <= firstLength) problems.push('the /ByteRange ranges overlap');
   if (gapEnd + secondLength > bytes.length) problems.push('the /ByteRange reaches past the end of the file');
-  if (bytes[firstLength] !== 0x3c || bytes[gapEnd - 1] !== 0x3e) problems.push('the gap of the /ByteRange is not exactly the /Contents hex string');
-  else if (!/^[0-9A-Fa-f\s]*$/.test(Buffer.from(bytes.subarray(firstLength + 1, gapEnd - 1)).toString('latin1'))) problems.push('the /Contents gap holds more than hex digits');
+  if (bytes[firstLength] !== 0x3c || bytes[gapEnd - 1] !== 0x3e) {
+    problems.push('the gap of the /ByteRange is not exactly the /Contents hex string');
+  } else if (!/^[0-9A-Fa-f\s]*$/.test(Buffer.from(bytes.subarray(firstLength + 1, gapEnd - 1)).toString('latin1'))) {
+    problems.push('the /Contents gap holds more than hex digits');
+  }
   return problems;
 }
 
@@ -61,7 +66,10 @@ export function findSignatures(reader: PdfReader): FoundSignature[] {
     const sig = reader.resolve(fieldDict.get('V'));
     if (!(sig instanceof PdfDict)) continue;
     const rangeObj = reader.resolve(sig.get('ByteRange'));
-    const range = rangeObj instanceof PdfArray ? rangeObj.items.map((n) => reader.resolve(n)).filter((n): n is number => typeof n === 'number') : [];
+    const range =
+      rangeObj instanceof PdfArray
+        ? rangeObj.items.map((n) => reader.resolve(n)).filter((n): n is number => typeof n === 'number')
+        : [];
     const contents = reader.resolve(sig.get('Contents'));
     const subFilter = reader.resolve(sig.get('SubFilter'));
     found.push({
@@ -80,5 +88,7 @@ export function findSignatures(reader: PdfReader): FoundSignature[] {
     });
   }
   // Order of signing: by where their signed ranges end.
-  return found.sort((a, b) => (a.byteRange[2] ?? 0) + (a.byteRange[3] ?? 0) - ((b.byteRange[2] ?? 0) + (b.byteRange[3] ?? 0)));
+  return found.sort(
+    (a, b) => (a.byteRange[2] ?? 0) + (a.byteRange[3] ?? 0) - ((b.byteRange[2] ?? 0) + (b.byteRange[3] ?? 0)),
+  );
 }

@@ -16,12 +16,23 @@ export function formatReport(report: VerifyReport): string {
   if (report.signatures.length === 0) lines.push('No signatures.');
   for (const s of report.signatures) {
     lines.push('');
-    lines.push(`Signature ${s.index} (${s.kind === 'document_timestamp' ? 'document timestamp' : 'signature'}) in field "${s.field}": ${s.valid ? 'VALID' : 'INVALID'}`);
-    if (s.signer) lines.push(`  Signer: ${s.signer.subject}${s.signer.email ? ` <${s.signer.email}>` : ''}`, `  Issuer: ${s.signer.issuer}`);
+    lines.push(
+      `Signature ${s.index} (${s.kind === 'document_timestamp' ? 'document timestamp' : 'signature'}) in field "${s.field}": ${s.valid ? 'VALID' : 'INVALID'}`,
+    );
+    if (s.signer) {
+      lines.push(
+        `  Signer: ${s.signer.subject}${s.signer.email ? ` <${s.signer.email}>` : ''}`,
+        `  Issuer: ${s.signer.issuer}`,
+      );
+    }
     if (s.signingTime) lines.push(`  Signing time claimed (/M): ${s.signingTime}`);
     if (s.timestamp) lines.push(`  Timestamp: ${s.timestamp.genTime} (${s.timestamp.valid ? 'valid' : 'INVALID'})`);
-    lines.push(`  Covers: revision ${s.revision ?? '?'}${s.coversWholeDocument ? ' (the whole document)' : ''}; byte range ${s.byteRange.join(' ')}`);
-    lines.push(`  Digest: ${s.digestValid ? 'matches' : 'DOES NOT MATCH'}; signature: ${s.signatureValid ? 'verifies' : 'DOES NOT VERIFY'}`);
+    lines.push(
+      `  Covers: revision ${s.revision ?? '?'}${s.coversWholeDocument ? ' (the whole document)' : ''}; byte range ${s.byteRange.join(' ')}`,
+    );
+    lines.push(
+      `  Digest: ${s.digestValid ? 'matches' : 'DOES NOT MATCH'}; signature: ${s.signatureValid ? 'verifies' : 'DOES NOT VERIFY'}`,
+    );
     lines.push(`  Changed after it: ${CHANGES[s.changesAfter]}`);
     for (const o of s.changedObjects.filter((c) => c.class === 'other' || c.class === 'annotations')) {
       lines.push(`    ${o.class}: ${o.num === 0 ? 'trailer' : `object ${o.num}`}: ${o.reason}`);

@@ -72,7 +72,8 @@ function derPrefix(bytes: Uint8Array): Uint8Array {
 function signerSummary(der: Uint8Array | null): SignerSummary | null {
   if (!der) return null;
   const { x509 } = certInfo(der);
-  const email = /email:([^,\s]+)/i.exec(x509.subjectAltName ?? '')?.[1] ?? /emailAddress=([^\n,]+)/.exec(x509.subject)?.[1] ?? null;
+  const email =
+    /email:([^,\s]+)/i.exec(x509.subjectAltName ?? '')?.[1] ?? /emailAddress=([^\n,]+)/.exec(x509.subject)?.[1] ?? null;
   return {
     subject: x509.subject.split('\n').join(', '),
     issuer: x509.issuer.split('\n').join(', '),
@@ -87,7 +88,10 @@ function signerSummary(der: Uint8Array | null): SignerSummary | null {
 function dssCertificates(reader: PdfReader): Uint8Array[] {
   const certs = reader.getArray(reader.getDict(reader.catalog, 'DSS'), 'Certs');
   if (!(certs instanceof PdfArray)) return [];
-  return certs.items.map((item) => reader.resolve(item)).filter((s): s is PdfStream => s instanceof PdfStream).map((s) => reader.decodeStream(s));
+  return certs.items
+    .map((item) => reader.resolve(item))
+    .filter((s): s is PdfStream => s instanceof PdfStream)
+    .map((s) => reader.decodeStream(s));
 }
 
 function revisionOf(reader: PdfReader, signedEnd: number): number | null {
@@ -95,9 +99,19 @@ function revisionOf(reader: PdfReader, signedEnd: number): number | null {
   return index === -1 ? null : index + 1;
 }
 
-const DOCMDP_ALLOWS: Record<number, string> = { 1: 'no changes', 2: 'form filling and signing', 3: 'form filling, signing and annotations' };
+const DOCMDP_ALLOWS: Record<number, string> = {
+  1: 'no changes',
+  2: 'form filling and signing',
+  3: 'form filling, signing and annotations',
+};
 
-function checkOne(bytes: Uint8Array, reader: PdfReader, found: FoundSignature, index: number, revisions: RevisionChanges): SignatureReport {
+function checkOne(
+  bytes: Uint8Array,
+  reader: PdfReader,
+  found: FoundSignature,
+  index: number,
+  revisions: RevisionChanges,
+): SignatureReport {
   const problems = [...found.problems];
   const [a = 0, b = 0, c = 0] = found.byteRange.slice(1);
   const signedEnd = b + c;
@@ -117,26 +131,45 @@ function checkOne(bytes: Uint8Array, reader: PdfReader, found: FoundSignature, i
       digestValid = token.imprintMatches === true;
       signatureValid = token.signatureValid;
       signer = signerSummary(token.tsaCertificate);
-      timestamp = { genTime: token.genTime.toISOString(), valid: token.signatureValid && token.imprintMatches === true };
+      timestamp = {
+        genTime: token.genTime.toISOString(),
+        valid: token.signatureValid && token.imprintMatches === true,
+      };
       problems.push(...token.problems);
     } else {
       const cms = inspectCms(contents, { content: parts });
       digestValid = cms.messageDigestMatches === true;
       signatureValid = cms.signatureValid;
       signer = signerSummary(cms.signerCertificate);
-      if (cms.timestamp) timestamp = { genTime: cms.timestamp.genTime.toISOString(), valid: cms.timestamp.signatureValid && cms.timestamp.imprintMatches !== false };
+      if (cms.timestamp) {
+        timestamp = {
+          genTime: cms.timestamp.genTime.toISOString(),
+          valid: cms.timestamp.signatureValid && cms.timestamp.imprintMatches !== false,
+        };
+      }
       problems.push(...cms.problems);
     }
   } catch (error) {
     if (!isMoharError(error)) throw error;
     problems.push(error.message);
   }
-  if (parts.length > 0 && !digestValid) problems.push('the document bytes do not match the signed digest: they were changed after signing');
+  if (parts.length > 0 && !digestValid) {
+    problems.push('the document bytes do not match the signed digest: they were changed after signing');
+  }
   const changes = parts.length > 0 ? revisions.after(signedEnd) : { class: 'other' as const, objects: [] };
-  if (changes.class === 'other') problems.push('the document was changed after this signature in ways other than form filling, signatures, DSS and timestamps');
+  if (changes.class === 'other') {
+    problems.push(
+      'the document was changed after this signature in ways other than form filling, signatures, DSS and timestamps',
+    );
+  }
   if (found.docMdp !== null && !allowedByDocMdp(found.docMdp, changes.class)) {
-    const beyond = changes.objects.filter((o) => o.class !== 'structure' && !allowedByDocMdp(found.docMdp!, o.class)).slice(0, 3).map((o) => o.reason);
-    problems.push(`the document was certified allowing ${DOCMDP_ALLOWS[found.docMdp] ?? 'form filling and signing'} (DocMDP P=${found.docMdp}), yet it was changed beyond that${beyond.length > 0 ? `: ${beyond.join('; ')}` : ''}`);
+    const beyond = changes.objects
+      .filter((o) => o.class !== 'structure' && !allowedByDocMdp(found.docMdp!, o.class))
+      .slice(0, 3)
+      .map((o) => o.reason);
+    problems.push(
+      `the document was certified allowing ${DOCMDP_ALLOWS[found.docMdp] ?? 'form filling and signing'} (DocMDP P=${found.docMdp}), yet it was changed beyond that${beyond.length > 0 ? `: ${beyond.join('; ')}` : ''}`,
+    );
   }
   if (timestamp && !timestamp.valid) problems.push('the signature timestamp does not verify');
   const padesLevel = isTimestamp || found.subFilter !== 'ETSI.CAdES.detached' ? null : timestamp ? 'B-T' : 'B-B';
@@ -165,7 +198,11 @@ function checkOne(bytes: Uint8Array, reader: PdfReader, found: FoundSignature, i
 }
 
 /** B-LT when the final /DSS holds the signer's certificate; B-LTA when a valid document timestamp follows it. */
-function raiseLevels(reader: PdfReader, reports: SignatureReport[], certificates: Map<number, Uint8Array | null>): void {
+function raiseLevels(
+  reader: PdfReader,
+  reports: SignatureReport[],
+  certificates: Map<number, Uint8Array | null>,
+): void {
   const dss = dssCertificates(reader).map((d) => Buffer.from(d).toString('hex'));
   for (const report of reports) {
     if (report.padesLevel !== 'B-T') continue;
@@ -173,7 +210,13 @@ function raiseLevels(reader: PdfReader, reports: SignatureReport[], certificates
     if (!cert || !dss.includes(Buffer.from(cert).toString('hex'))) continue;
     report.padesLevel = 'B-LT';
     const end = (report.byteRange[2] ?? 0) + (report.byteRange[3] ?? 0);
-    const archived = reports.some((r) => r.kind === 'document_timestamp' && r.valid && (r.byteRange[2] ?? 0) + (r.byteRange[3] ?? 0) > end && r.changesAfter !== 'other');
+    const archived = reports.some(
+      (r) =>
+        r.kind === 'document_timestamp' &&
+        r.valid &&
+        (r.byteRange[2] ?? 0) + (r.byteRange[3] ?? 0) > end &&
+        r.changesAfter !== 'other',
+    );
     if (archived) report.padesLevel = 'B-LTA';
   }
 }

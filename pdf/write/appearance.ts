@@ -29,14 +29,23 @@ export function appearanceMatrix(rotation: Rotation, width: number, height: numb
 }
 
 /** Width and height of a user-space rectangle as displayed on a page with `rotation`. */
-export function viewSize(userRect: readonly [number, number, number, number], rotation: Rotation): { width: number; height: number } {
+export function viewSize(
+  userRect: readonly [number, number, number, number],
+  rotation: Rotation,
+): { width: number; height: number } {
   const w = Math.abs(userRect[2] - userRect[0]);
   const h = Math.abs(userRect[3] - userRect[1]);
   return rotation === 90 || rotation === 270 ? { width: h, height: w } : { width: w, height: h };
 }
 
 /** A form XObject for an appearance: /BBox [0 0 w h] in view orientation, rotated by /Matrix. */
-export function formXObject(width: number, height: number, rotation: Rotation, content: string, resources?: PdfDict): PdfStream {
+export function formXObject(
+  width: number,
+  height: number,
+  rotation: Rotation,
+  content: string,
+  resources?: PdfDict,
+): PdfStream {
   const d = dict({
     Type: name('XObject'),
     Subtype: name('Form'),
@@ -54,7 +63,12 @@ export function round(n: number): number {
 
 /** Standard 14 Helvetica with WinAnsiEncoding (not embedded: every viewer has it). */
 export function helveticaFont(): PdfDict {
-  return dict({ Type: name('Font'), Subtype: name('Type1'), BaseFont: name('Helvetica'), Encoding: name('WinAnsiEncoding') });
+  return dict({
+    Type: name('Font'),
+    Subtype: name('Type1'),
+    BaseFont: name('Helvetica'),
+    Encoding: name('WinAnsiEncoding'),
+  });
 }
 
 export function zapfDingbatsFont(): PdfDict {
@@ -74,7 +88,10 @@ export function resources(fonts: Record<string, PdfDict | PdfRef>, xobjects: Rec
     for (const [k, v] of Object.entries(xobjects)) x.set(k, v);
     r.set('XObject', x);
   }
-  r.set('ProcSet', new PdfArray([new PdfName('PDF'), new PdfName('Text'), new PdfName('ImageB'), new PdfName('ImageC')]));
+  r.set(
+    'ProcSet',
+    new PdfArray([new PdfName('PDF'), new PdfName('Text'), new PdfName('ImageB'), new PdfName('ImageC')]),
+  );
   return r;
 }
 
@@ -132,7 +149,13 @@ export function truncateToWidth(text: string, size: number, maxWidth: number): s
  * The largest font size (at most `maxSize`, at least `minSize`) at which the lines fit the box
  * (line height 1.15 x size). Lines that still do not fit at the minimum are truncated.
  */
-export function fitLines(lines: readonly string[], width: number, height: number, maxSize: number, minSize = 4): { size: number; lines: string[] } {
+export function fitLines(
+  lines: readonly string[],
+  width: number,
+  height: number,
+  maxSize: number,
+  minSize = 4,
+): { size: number; lines: string[] } {
   const n = Math.max(1, lines.length);
   let size = Math.min(maxSize, height / (n * 1.15));
   const widest = Math.max(0, ...lines.map((l) => textWidth(l, 1)));
@@ -142,7 +165,13 @@ export function fitLines(lines: readonly string[], width: number, height: number
 }
 
 /** A single line of text, vertically centred in a field box, for text and choice fields. */
-export function singleLineText(value: string, width: number, height: number, fontSize: number, fontName = 'Helv'): string {
+export function singleLineText(
+  value: string,
+  width: number,
+  height: number,
+  fontSize: number,
+  fontName = 'Helv',
+): string {
   const c = new Content();
   c.raw('/Tx BMC').raw('q');
   c.rect(1, 1, Math.max(0, width - 2), Math.max(0, height - 2)).op('W', 'n');

@@ -16,13 +16,17 @@ import { cloneArray, cloneDict } from './serialize.js';
 /** The catalog as this update sees it, as an editable new version. */
 export function editCatalog(update: IncrementalUpdate): PdfDict {
   const root = update.reader.trailer.get('Root');
-  if (!(root instanceof PdfRef)) throw new MoharError('invalid_pdf', 'The file is not a readable PDF: the trailer /Root is not a reference.');
+  if (!(root instanceof PdfRef)) {
+    throw new MoharError('invalid_pdf', 'The file is not a readable PDF: the trailer /Root is not a reference.');
+  }
   return update.editDict(root);
 }
 
 export function currentCatalog(update: IncrementalUpdate): PdfDict {
   const c = update.resolve(update.reader.trailer.get('Root'));
-  if (!(c instanceof PdfDict)) throw new MoharError('invalid_pdf', 'The file is not a readable PDF: no document catalog.');
+  if (!(c instanceof PdfDict)) {
+    throw new MoharError('invalid_pdf', 'The file is not a readable PDF: no document catalog.');
+  }
   return c;
 }
 
@@ -30,7 +34,13 @@ export function currentCatalog(update: IncrementalUpdate): PdfDict {
  * A dictionary-valued entry of `parent`, made editable: a new version of the indirect object, or a
  * copy placed into the (already editable) parent. Created when missing (`create`).
  */
-export function editDictEntry(update: IncrementalUpdate, parent: PdfDict, key: string, create: () => PdfDict, indirectWhenNew = false): PdfDict {
+export function editDictEntry(
+  update: IncrementalUpdate,
+  parent: PdfDict,
+  key: string,
+  create: () => PdfDict,
+  indirectWhenNew = false,
+): PdfDict {
   const raw = parent.get(key);
   if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfDict) return update.editDict(lastRef(update, raw));
   const value = update.resolve(raw);
@@ -69,11 +79,17 @@ export function editAcroForm(update: IncrementalUpdate): PdfDict {
   const raw = catalog.get('AcroForm');
   if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfDict) return update.editDict(lastRef(update, raw));
   const cat = editCatalog(update);
-  return editDictEntry(update, cat, 'AcroForm', () => {
-    const d = new PdfDict();
-    d.set('Fields', new PdfArray([]));
-    return d;
-  }, true);
+  return editDictEntry(
+    update,
+    cat,
+    'AcroForm',
+    () => {
+      const d = new PdfDict();
+      d.set('Fields', new PdfArray([]));
+      return d;
+    },
+    true,
+  );
 }
 
 /** Editable /Fields of an (editable) AcroForm. */
@@ -83,9 +99,16 @@ export function editFields(update: IncrementalUpdate, acroForm: PdfDict): PdfArr
 
 /** Adds an annotation reference to a page's /Annots. */
 export function addAnnotation(update: IncrementalUpdate, pageRef: PdfRef | undefined, annot: PdfRef): void {
-  if (!pageRef) throw new MoharError('pdf_unsupported', 'The page is written inside the page tree instead of as an object of its own; it cannot take a form field.');
+  if (!pageRef) {
+    throw new MoharError(
+      'pdf_unsupported',
+      'The page is written inside the page tree instead of as an object of its own; it cannot take a form field.',
+    );
+  }
   const page = update.resolve(pageRef);
-  if (!(page instanceof PdfDict)) throw new MoharError('invalid_pdf', 'The file is not a readable PDF: a page is missing.');
+  if (!(page instanceof PdfDict)) {
+    throw new MoharError('invalid_pdf', 'The file is not a readable PDF: a page is missing.');
+  }
   const raw = page.get('Annots');
   if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfArray) {
     update.editArray(lastRef(update, raw)).items.push(annot);
@@ -153,13 +176,24 @@ export function readFormTree(update: IncrementalUpdate): FormTree {
   const nodes = new Map<string, FormNode>();
   const list = af instanceof PdfDict ? update.resolve(af.get('Fields')) : null;
   if (!(list instanceof PdfArray)) return { fields, nodes };
-  type Frame = { node: PdfObject; parent: string; type: string | undefined; flags: number; da: string | undefined; depth: number };
-  const stack: Frame[] = list.items.map((node) => ({ node, parent: '', type: undefined, flags: 0, da: undefined, depth: 0 })).reverse();
+  type Frame = {
+    node: PdfObject;
+    parent: string;
+    type: string | undefined;
+    flags: number;
+    da: string | undefined;
+    depth: number;
+  };
+  const stack: Frame[] = list.items
+    .map((node) => ({ node, parent: '', type: undefined, flags: 0, da: undefined, depth: 0 }))
+    .reverse();
   const seen = new Set<string | PdfDict>();
   let visited = 0;
   while (stack.length > 0) {
     const f = stack.pop()!;
-    if (++visited > MAX_FIELDS || f.depth > update.reader.limits.maxDepth) throw new MoharError('pdf_too_complex', 'The PDF is too complex to process: too many form fields.');
+    if (++visited > MAX_FIELDS || f.depth > update.reader.limits.maxDepth) {
+      throw new MoharError('pdf_too_complex', 'The PDF is too complex to process: too many form fields.');
+    }
     const ref = f.node instanceof PdfRef ? lastRef(update, f.node) : undefined;
     const d = update.resolve(f.node);
     if (!(d instanceof PdfDict)) continue;
@@ -183,14 +217,17 @@ export function readFormTree(update: IncrementalUpdate): FormTree {
       for (const kid of kids.items) {
         const k = update.resolve(kid);
         if (!(k instanceof PdfDict)) continue;
-        if (!k.has('T') && !k.has('Kids') && isWidgetDict(update, k)) widgets.push({ ref: kid instanceof PdfRef ? lastRef(update, kid) : undefined, dict: k });
-        else childFields.push(kid);
+        if (!k.has('T') && !k.has('Kids') && isWidgetDict(update, k)) {
+          widgets.push({ ref: kid instanceof PdfRef ? lastRef(update, kid) : undefined, dict: k });
+        } else childFields.push(kid);
       }
     }
     for (let i = childFields.length - 1; i >= 0; i--) {
       stack.push({ node: childFields[i]!, parent: name, type, flags, da, depth: f.depth + 1 });
     }
-    if (childFields.length === 0 && t instanceof PdfString) fields.push({ name, ref, dict: d, type, flags, da, widgets });
+    if (childFields.length === 0 && t instanceof PdfString) {
+      fields.push({ name, ref, dict: d, type, flags, da, widgets });
+    }
   }
   return { fields, nodes };
 }

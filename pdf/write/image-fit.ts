@@ -27,7 +27,9 @@ export function fitPng(bytes: Uint8Array, maxPixels: number): FittedImage {
   const header = pngSize(b);
   if (header && header.width * header.height <= maxPixels) return { bytes, ...header, downscaled: false };
   const decoded = decodePng(b);
-  if (decoded.width * decoded.height <= maxPixels) return { bytes, width: decoded.width, height: decoded.height, downscaled: false };
+  if (decoded.width * decoded.height <= maxPixels) {
+    return { bytes, width: decoded.width, height: decoded.height, downscaled: false };
+  }
   const factor = Math.sqrt(maxPixels / (decoded.width * decoded.height));
   const width = Math.max(1, Math.floor(decoded.width * factor));
   const height = Math.max(1, Math.floor(decoded.height * factor));
@@ -38,12 +40,17 @@ export function fitPng(bytes: Uint8Array, maxPixels: number): FittedImage {
 
 /** Width and height from IHDR, without decoding; undefined when the bytes are not a PNG with an IHDR first. */
 function pngSize(b: Buffer): { width: number; height: number } | undefined {
-  if (b.length < 24 || !b.subarray(0, 8).equals(PNG_SIGNATURE) || b.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  if (b.length < 24 || !b.subarray(0, 8).equals(PNG_SIGNATURE) || b.toString('latin1', 12, 16) !== 'IHDR') {
+    return undefined;
+  }
   return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
 }
 
 /** For each output position, the input positions it covers and how much of each (sums to `scale`). */
-function taps(inSize: number, outSize: number): { start: Int32Array; count: Int32Array; weights: Float32Array; width: number } {
+function taps(
+  inSize: number,
+  outSize: number,
+): { start: Int32Array; count: Int32Array; weights: Float32Array; width: number } {
   const scale = inSize / outSize;
   const width = Math.ceil(scale) + 1;
   const start = new Int32Array(outSize);
@@ -54,7 +61,9 @@ function taps(inSize: number, outSize: number): { start: Int32Array; count: Int3
     const to = Math.min(inSize, (o + 1) * scale);
     start[o] = Math.floor(from);
     let n = 0;
-    for (let i = Math.floor(from); i < to && n < width; i++, n++) weights[o * width + n] = (Math.min(to, i + 1) - Math.max(from, i)) / scale;
+    for (let i = Math.floor(from); i < to && n < width; i++, n++) {
+      weights[o * width + n] = (Math.min(to, i + 1) - Math.max(from, i)) / scale;
+    }
     count[o] = n;
   }
   return { start, count, weights, width };
@@ -64,7 +73,13 @@ function taps(inSize: number, outSize: number): { start: Int32Array; count: Int3
  * Box-filter resampling with fractional coverage. Separable: rows first (into floats), then columns, so the
  * cost is O(input pixels) rather than O(input pixels x scale); the coverage of each position is computed once.
  */
-function areaAverage(samples: Buffer, size: Pick<DecodedPng, 'width' | 'height'>, channels: number, width: number, height: number): Buffer {
+function areaAverage(
+  samples: Buffer,
+  size: Pick<DecodedPng, 'width' | 'height'>,
+  channels: number,
+  width: number,
+  height: number,
+): Buffer {
   const horizontal = new Float32Array(width * size.height * channels);
   const tx = taps(size.width, width);
   for (let y = 0; y < size.height; y++) {
@@ -106,7 +121,13 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** An 8-bit PNG: gray (0), RGB (2), gray+alpha (4) or RGBA (6); every row with filter 0. */
-function encodePng(width: number, height: number, colorChannels: 1 | 3, color: Buffer, alpha: Buffer | undefined): Buffer {
+function encodePng(
+  width: number,
+  height: number,
+  colorChannels: 1 | 3,
+  color: Buffer,
+  alpha: Buffer | undefined,
+): Buffer {
   const channels = colorChannels + (alpha ? 1 : 0);
   const colorType = colorChannels === 1 ? (alpha ? 4 : 0) : alpha ? 6 : 2;
   const raw = Buffer.alloc((width * channels + 1) * height);
@@ -128,5 +149,10 @@ export function pngFile(width: number, height: number, colorType: 0 | 2 | 4 | 6,
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = colorType;
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -31,7 +31,9 @@ function badImage(message: string): MoharError {
 export function imageXObject(data: Uint8Array): ImageXObject {
   const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (b.length > 3 && b[0] === 0xff && b[1] === 0xd8) return jpeg(b);
-  if (b.length > 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return png(b);
+  if (b.length > 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) {
+    return png(b);
+  }
   throw badImage('only PNG and JPEG images are supported');
 }
 
@@ -59,7 +61,8 @@ function jpeg(b: Buffer): ImageXObject {
       const width = b.readUInt16BE(p + 7);
       const components = b[p + 9]!;
       if (width === 0 || height === 0) throw badImage('JPEG without a size');
-      const colorSpace = components === 1 ? 'DeviceGray' : components === 3 ? 'DeviceRGB' : components === 4 ? 'DeviceCMYK' : undefined;
+      const colorSpace =
+        components === 1 ? 'DeviceGray' : components === 3 ? 'DeviceRGB' : components === 4 ? 'DeviceCMYK' : undefined;
       if (!colorSpace) throw badImage(`JPEG with ${components} components`);
       const d = dict({
         Type: name('XObject'),
@@ -101,13 +104,27 @@ export interface DecodedPng {
 function png(b: Buffer): ImageXObject {
   const { width, height, colorChannels, color, alpha } = decodePng(b);
   const image = makeStream(
-    dict({ Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, ColorSpace: name(colorChannels === 1 ? 'DeviceGray' : 'DeviceRGB'), BitsPerComponent: 8 }),
+    dict({
+      Type: name('XObject'),
+      Subtype: name('Image'),
+      Width: width,
+      Height: height,
+      ColorSpace: name(colorChannels === 1 ? 'DeviceGray' : 'DeviceRGB'),
+      BitsPerComponent: 8,
+    }),
     color,
     { compress: true },
   );
   if (!alpha) return { image, width, height };
   const smask = makeStream(
-    dict({ Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, ColorSpace: name('DeviceGray'), BitsPerComponent: 8 }),
+    dict({
+      Type: name('XObject'),
+      Subtype: name('Image'),
+      Width: width,
+      Height: height,
+      ColorSpace: name('DeviceGray'),
+      BitsPerComponent: 8,
+    }),
     alpha,
     { compress: true },
   );
@@ -126,7 +143,13 @@ export function decodePng(b: Buffer): DecodedPng {
     const body = b.subarray(p + 8, p + 8 + len);
     if (body.length < len) throw badImage('truncated PNG');
     if (type === 'IHDR') {
-      header = { width: body.readUInt32BE(0), height: body.readUInt32BE(4), depth: body[8]!, colorType: body[9]!, interlace: body[12]! };
+      header = {
+        width: body.readUInt32BE(0),
+        height: body.readUInt32BE(4),
+        depth: body[8]!,
+        colorType: body[9]!,
+        interlace: body[12]!,
+      };
     } else if (type === 'PLTE') palette = body;
     else if (type === 'tRNS') trns = body;
     else if (type === 'IDAT') idat.push(body);
@@ -136,7 +159,9 @@ export function decodePng(b: Buffer): DecodedPng {
   if (!header || idat.length === 0) throw badImage('PNG without image data');
   const { width, height, depth, colorType } = header;
   const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[colorType];
-  if (!channels || ![1, 2, 4, 8, 16].includes(depth)) throw badImage(`unsupported PNG colour type ${colorType} / depth ${depth}`);
+  if (!channels || ![1, 2, 4, 8, 16].includes(depth)) {
+    throw badImage(`unsupported PNG colour type ${colorType} / depth ${depth}`);
+  }
   if (width === 0 || height === 0 || width * height > MAX_PIXELS) throw badImage(`PNG of ${width} x ${height} pixels`);
   if (colorType === 3 && !palette) throw badImage('palette PNG without a palette');
   let raw: Buffer;
@@ -147,7 +172,10 @@ export function decodePng(b: Buffer): DecodedPng {
   }
   // Samples as 8-bit values, row-major, `channels` per pixel.
   const scale = colorType !== 3; // palette indexes are not scaled to 8 bits
-  const samples = header.interlace === 1 ? deinterlace(raw, header, channels, scale) : unfilterPass(raw, 0, width, height, depth, channels, scale).samples;
+  const samples =
+    header.interlace === 1
+      ? deinterlace(raw, header, channels, scale)
+      : unfilterPass(raw, 0, width, height, depth, channels, scale).samples;
 
   const colorChannels = colorType === 0 || colorType === 4 ? 1 : 3;
   const pixels = width * height;
@@ -180,8 +208,12 @@ export function decodePng(b: Buffer): DecodedPng {
   } else {
     samples.copy(color, 0, 0, pixels * 3);
     if (alpha && trns && trns.length >= 6) {
-      const [r, g, bl] = [trns.readUInt16BE(0), trns.readUInt16BE(2), trns.readUInt16BE(4)].map((v) => scaleKey(v, depth));
-      for (let i = 0; i < pixels; i++) if (color[i * 3] === r && color[i * 3 + 1] === g && color[i * 3 + 2] === bl) alpha[i] = 0;
+      const [r, g, bl] = [trns.readUInt16BE(0), trns.readUInt16BE(2), trns.readUInt16BE(4)].map((v) =>
+        scaleKey(v, depth),
+      );
+      for (let i = 0; i < pixels; i++) {
+        if (color[i * 3] === r && color[i * 3 + 1] === g && color[i * 3 + 2] === bl) alpha[i] = 0;
+      }
     }
   }
   const opaque = !alpha || isAll255(alpha);
@@ -202,7 +234,15 @@ function scaleKey(v: number, depth: number): number {
 }
 
 /** Undoes the row filters of one (sub)image and expands samples to 8 bits (palette indexes stay indexes). */
-function unfilterPass(raw: Buffer, offset: number, width: number, height: number, depth: number, channels: number, scale: boolean): { samples: Buffer; consumed: number } {
+function unfilterPass(
+  raw: Buffer,
+  offset: number,
+  width: number,
+  height: number,
+  depth: number,
+  channels: number,
+  scale: boolean,
+): { samples: Buffer; consumed: number } {
   const bitsPerPixel = depth * channels;
   const rowBytes = Math.ceil((width * bitsPerPixel) / 8);
   const bpp = Math.max(1, Math.ceil(bitsPerPixel / 8));

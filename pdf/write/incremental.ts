@@ -32,7 +32,19 @@ import { ByteWriter, cloneArray, cloneDict, writeIndirectObject, writeObject, ty
 
 /** Trailer keys that describe a section rather than the document: never copied forward. */
 const SECTION_KEYS = new Set([
-  'Size', 'Prev', 'XRefStm', 'Type', 'W', 'Index', 'Filter', 'DecodeParms', 'Length', 'DL', 'F', 'FFilter', 'FDecodeParms',
+  'Size',
+  'Prev',
+  'XRefStm',
+  'Type',
+  'W',
+  'Index',
+  'Filter',
+  'DecodeParms',
+  'Length',
+  'DL',
+  'F',
+  'FFilter',
+  'FDecodeParms',
 ]);
 
 export type SectionKind = 'table' | 'stream';
@@ -165,7 +177,9 @@ export class IncrementalUpdate {
   write(): UpdateResult {
     const reader = this.reader;
     const original = reader.bytes;
-    for (const [num, p] of this.pending) if (p.value === undefined) throw writeFailed(`object ${num} was allocated but never set`);
+    for (const [num, p] of this.pending) {
+      if (p.value === undefined) throw writeFailed(`object ${num} was allocated but never set`);
+    }
     if (this.pending.size === 0) throw writeFailed('nothing to write');
 
     // Offsets: absolute, unless the file counts them from a header preceded by junk.
@@ -219,7 +233,12 @@ export class IncrementalUpdate {
   private offsetShift(): number {
     const r = this.reader;
     const first = r.xref.sections[0];
-    if (r.headerOffset > 0 && first && r.xref.startxref !== undefined && first.offset === r.xref.startxref + r.headerOffset) {
+    if (
+      r.headerOffset > 0 &&
+      first &&
+      r.xref.startxref !== undefined &&
+      first.offset === r.xref.startxref + r.headerOffset
+    ) {
       return r.headerOffset;
     }
     return 0;
@@ -229,15 +248,29 @@ export class IncrementalUpdate {
     const prev = this.reader.trailer;
     const t = new PdfDict();
     for (const [k, v] of prev.map) if (!SECTION_KEYS.has(k)) t.set(k, v);
-    if (!this.reader.xref.reconstructed && this.reader.xref.startxref !== undefined) t.set('Prev', this.reader.xref.startxref);
+    if (!this.reader.xref.reconstructed && this.reader.xref.startxref !== undefined) {
+      t.set('Prev', this.reader.xref.startxref);
+    }
     // /ID: keep the permanent identifier, renew the changing one from the new content (deterministic).
-    const hash = createHash('md5').update(this.reader.bytes.subarray(Math.max(0, originalLength - 4096))).update(w.toBytes()).digest();
+    const hash = createHash('md5')
+      .update(this.reader.bytes.subarray(Math.max(0, originalLength - 4096)))
+      .update(w.toBytes())
+      .digest();
     const id = this.reader.resolve(prev.get('ID'));
     const first = id instanceof PdfArray && id.get(0) instanceof PdfString ? (id.get(0) as PdfString) : undefined;
     // A file without /ID gets one from its length, start and end (ISO 32000-1 14.4 leaves the method
     // open); hashing the whole file cost ~75 ms per 50 MB.
     const b = this.reader.bytes;
-    const permanent = first ?? new PdfString(createHash('md5').update(String(b.length)).update(b.subarray(0, 65536)).update(b.subarray(Math.max(0, b.length - 65536))).digest(), true);
+    const permanent =
+      first ??
+      new PdfString(
+        createHash('md5')
+          .update(String(b.length))
+          .update(b.subarray(0, 65536))
+          .update(b.subarray(Math.max(0, b.length - 65536)))
+          .digest(),
+        true,
+      );
     t.set('ID', new PdfArray([permanent, new PdfString(hash, true)]));
     return t;
   }
@@ -255,13 +288,15 @@ export class IncrementalUpdate {
     for (const [num, r] of rows) all.set(num, r);
     const nums = [...all.keys()].sort((a, b) => a - b);
     w.text('xref\n');
-    for (let i = 0; i < nums.length; ) {
+    for (let i = 0; i < nums.length;) {
       let j = i;
       while (j + 1 < nums.length && nums[j + 1] === nums[j]! + 1) j++;
       w.text(`${nums[i]} ${j - i + 1}\n`);
       for (let k = i; k <= j; k++) {
         const r = all.get(nums[k]!)!;
-        w.text(`${String(r.offset).padStart(10, '0')} ${String(Math.min(r.gen, 65535)).padStart(5, '0')} ${r.free ? 'f' : 'n'} \n`);
+        w.text(
+          `${String(r.offset).padStart(10, '0')} ${String(Math.min(r.gen, 65535)).padStart(5, '0')} ${r.free ? 'f' : 'n'} \n`,
+        );
       }
       i = j + 1;
     }

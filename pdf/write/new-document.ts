@@ -14,7 +14,16 @@
 import { createHash } from 'node:crypto';
 import { MoharError } from '../../common/errors.js';
 import { PdfArray, PdfDict, PdfRef, PdfString, type PdfObject } from '../objects.js';
-import { ByteWriter, dict, formatLiteralString, formatNumber, makeStream, name, writeIndirectObject, writeObject } from './serialize.js';
+import {
+  ByteWriter,
+  dict,
+  formatLiteralString,
+  formatNumber,
+  makeStream,
+  name,
+  writeIndirectObject,
+  writeObject,
+} from './serialize.js';
 import { helveticaWidth, pdfDate, textString, toWinAnsi } from './text.js';
 
 export type StandardFont = 'Helvetica' | 'Helvetica-Bold' | 'Courier';
@@ -105,6 +114,7 @@ interface PageLayout {
 }
 
 // Helvetica-Bold advance widths (AFM, 1/1000 em) for WinAnsi 0x20..0x7E.
+// prettier-ignore
 const HELVETICA_BOLD_ASCII = [
   278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, // space .. /
   556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, // 0 .. ?
@@ -135,7 +145,9 @@ function invalid(message: string): MoharError {
 }
 
 function checkNumber(value: number, what: string, min: number, max: number): number {
-  if (!Number.isFinite(value) || value < min || value > max) throw invalid(`${what} must be a number from ${min} to ${max}; got ${value}.`);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw invalid(`${what} must be a number from ${min} to ${max}; got ${value}.`);
+  }
   return value;
 }
 
@@ -207,7 +219,9 @@ function layout(blocks: readonly Block[], g: Geometry, maxPages: number): PageLa
   let page: PageLayout | undefined;
   let y = top; // baseline of the last line placed (top of the text area on an empty page)
   const newPage = (): PageLayout => {
-    if (pages.length >= maxPages) throw new MoharError('pdf_write_failed', `Could not write the PDF: it would have more than ${maxPages} pages.`);
+    if (pages.length >= maxPages) {
+      throw new MoharError('pdf_write_failed', `Could not write the PDF: it would have more than ${maxPages} pages.`);
+    }
     page = { lines: [], rules: [] };
     pages.push(page);
     y = top;
@@ -263,7 +277,11 @@ function contentStream(p: PageLayout, g: Geometry, footer: string | undefined): 
   const ops: string[] = [];
   if (p.rules.length > 0) {
     ops.push('q 0.6 G 0.5 w');
-    for (const r of p.rules) ops.push(`${formatNumber(g.margin)} ${formatNumber(r.y)} m ${formatNumber(g.width - g.margin)} ${formatNumber(r.y)} l S`);
+    for (const r of p.rules) {
+      ops.push(
+        `${formatNumber(g.margin)} ${formatNumber(r.y)} m ${formatNumber(g.width - g.margin)} ${formatNumber(r.y)} l S`,
+      );
+    }
     ops.push('Q');
   }
   if (p.lines.length > 0 || footer !== undefined) ops.push('BT');
@@ -273,12 +291,16 @@ function contentStream(p: PageLayout, g: Geometry, footer: string | undefined): 
     const key = `/${FONT_KEYS[line.font]} ${formatNumber(line.size)} Tf`;
     if (key !== font) ops.push((font = key));
     if (line.gray !== gray) ops.push(`${formatNumber((gray = line.gray))} g`);
-    if (line.bytes.length > 0) ops.push(`1 0 0 1 ${formatNumber(line.x)} ${formatNumber(line.y)} Tm ${formatLiteralString(line.bytes)} Tj`);
+    if (line.bytes.length > 0) {
+      ops.push(`1 0 0 1 ${formatNumber(line.x)} ${formatNumber(line.y)} Tm ${formatLiteralString(line.bytes)} Tj`);
+    }
   }
   if (footer !== undefined) {
     const bytes = toWinAnsi(footer);
     const y = Math.max(g.margin / 2 - FOOTER_SIZE / 2, 4);
-    ops.push(`/F1 ${FOOTER_SIZE} Tf 0.4 g 1 0 0 1 ${formatNumber(g.margin)} ${formatNumber(y)} Tm ${formatLiteralString(bytes)} Tj`);
+    ops.push(
+      `/F1 ${FOOTER_SIZE} Tf 0.4 g 1 0 0 1 ${formatNumber(g.margin)} ${formatNumber(y)} Tm ${formatLiteralString(bytes)} Tj`,
+    );
   }
   if (p.lines.length > 0 || footer !== undefined) ops.push('ET');
   return Buffer.from(ops.join('\n') + '\n', 'latin1');
@@ -309,7 +331,12 @@ export function newTextDocument(blocks: readonly Block[], options: NewDocumentOp
   if (options.footer) usedFonts.add('Helvetica');
   const fonts = new PdfDict();
   for (const font of (['Helvetica', 'Helvetica-Bold', 'Courier'] as const).filter((f) => usedFonts.has(f))) {
-    fonts.set(FONT_KEYS[font], add(dict({ Type: name('Font'), Subtype: name('Type1'), BaseFont: name(font), Encoding: name('WinAnsiEncoding') })));
+    fonts.set(
+      FONT_KEYS[font],
+      add(
+        dict({ Type: name('Font'), Subtype: name('Type1'), BaseFont: name(font), Encoding: name('WinAnsiEncoding') }),
+      ),
+    );
   }
   const resources = add(dict({ Font: fonts, ProcSet: new PdfArray([name('PDF'), name('Text')]) }));
 
@@ -318,7 +345,15 @@ export function newTextDocument(blocks: readonly Block[], options: NewDocumentOp
     const footer = options.footer?.(i + 1, pages.length);
     const contents = add(makeStream(new PdfDict(), contentStream(p, g, footer), { compress: true }));
     kids.push(
-      add(dict({ Type: name('Page'), Parent: pagesRef, MediaBox: new PdfArray([0, 0, g.width, g.height]), Resources: resources, Contents: contents })),
+      add(
+        dict({
+          Type: name('Page'),
+          Parent: pagesRef,
+          MediaBox: new PdfArray([0, 0, g.width, g.height]),
+          Resources: resources,
+          Contents: contents,
+        }),
+      ),
     );
   });
   set(pagesRef, dict({ Type: name('Pages'), Kids: new PdfArray(kids), Count: kids.length }));
@@ -395,5 +430,7 @@ export function newTextDocument(blocks: readonly Block[], options: NewDocumentOp
 
 /** /F of a file specification: a portable ASCII name (the exact one is in /UF). */
 function toAsciiName(fileName: string): string {
-  return Buffer.from(toWinAnsi(fileName)).toString('latin1').replace(/[^\x20-\x7e]/g, '_');
+  return Buffer.from(toWinAnsi(fileName))
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, '_');
 }

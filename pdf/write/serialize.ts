@@ -136,7 +136,13 @@ export function writeObject(w: ByteWriter, obj: PdfObject, opts: SerializeOption
   if (tracked) opts.spans?.set(obj, { start, end: w.length });
 }
 
-function writeDict(w: ByteWriter, dict: PdfDict, opts: SerializeOptions, depth: number, streamLength: number | undefined): void {
+function writeDict(
+  w: ByteWriter,
+  dict: PdfDict,
+  opts: SerializeOptions,
+  depth: number,
+  streamLength: number | undefined,
+): void {
   w.text('<<');
   for (const [key, value] of dict.map) {
     if (streamLength !== undefined && key === 'Length') continue;
@@ -149,7 +155,13 @@ function writeDict(w: ByteWriter, dict: PdfDict, opts: SerializeOptions, depth: 
 }
 
 /** "N G obj ... endobj" for one indirect object. */
-export function writeIndirectObject(w: ByteWriter, num: number, gen: number, value: PdfObject, opts: SerializeOptions = {}): void {
+export function writeIndirectObject(
+  w: ByteWriter,
+  num: number,
+  gen: number,
+  value: PdfObject,
+  opts: SerializeOptions = {},
+): void {
   w.text(`${num} ${gen} obj\n`);
   writeObject(w, value, opts);
   w.text('\nendobj\n');

@@ -13,6 +13,7 @@
 import { PdfString } from '../objects.js';
 
 // PDFDocEncoding 0x80..0xA0 (ISO 32000-1 Annex D); 0x9F is undefined.
+// prettier-ignore
 const PDF_DOC_HIGH = [
   '\u2022', '\u2020', '\u2021', '\u2026', '\u2014', '\u2013', '\u0192', '\u2044',
   '\u2039', '\u203a', '\u2212', '\u2030', '\u201e', '\u201c', '\u201d', '\u2018',
@@ -80,13 +81,20 @@ export function pdfDate(date: Date, offsetMinutes = 0): string {
 
 const PDF_DATE = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz])|([+-])(\d{2})'?(\d{2})?'?)?$/;
 
-/** A PDF date (7.9.4, optional parts default as the standard says) as an ISO 8601 UTC string; null when it is not one. */
+/**
+ * A PDF date (7.9.4, optional parts default as the standard says) as an ISO 8601 UTC string; null when it is not one.
+ */
 export function isoFromPdfDate(text: string | null): string | null {
   const m = text === null ? null : PDF_DATE.exec(text.trim());
   if (!m) return null;
-  const [year, month = '01', day = '01', hour = '00', minute = '00', second = '00'] = m.slice(1, 7) as [string, ...(string | undefined)[]];
+  const [year, month = '01', day = '01', hour = '00', minute = '00', second = '00'] = m.slice(1, 7) as [
+    string,
+    ...(string | undefined)[],
+  ];
   const offset = m[8] ? (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10] ?? 0)) : 0;
-  const utc = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)) - offset * 60_000;
+  const utc =
+    Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)) -
+    offset * 60_000;
   return Number.isNaN(utc) ? null : new Date(utc).toISOString();
 }
 
@@ -104,17 +112,53 @@ export function displayDate(date: Date, offsetMinutes = 0): string {
 // ------------------------------------------------------------------ WinAnsi for appearance text
 
 const WIN_ANSI_HIGH: Record<string, number> = {
-  '\u20ac': 0x80, '\u201a': 0x82, '\u0192': 0x83, '\u201e': 0x84, '\u2026': 0x85, '\u2020': 0x86,
-  '\u2021': 0x87, '\u02c6': 0x88, '\u2030': 0x89, '\u0160': 0x8a, '\u2039': 0x8b, '\u0152': 0x8c,
-  '\u017d': 0x8e, '\u2018': 0x91, '\u2019': 0x92, '\u201c': 0x93, '\u201d': 0x94, '\u2022': 0x95,
-  '\u2013': 0x96, '\u2014': 0x97, '\u02dc': 0x98, '\u2122': 0x99, '\u0161': 0x9a, '\u203a': 0x9b,
-  '\u0153': 0x9c, '\u017e': 0x9e, '\u0178': 0x9f,
+  '\u20ac': 0x80,
+  '\u201a': 0x82,
+  '\u0192': 0x83,
+  '\u201e': 0x84,
+  '\u2026': 0x85,
+  '\u2020': 0x86,
+  '\u2021': 0x87,
+  '\u02c6': 0x88,
+  '\u2030': 0x89,
+  '\u0160': 0x8a,
+  '\u2039': 0x8b,
+  '\u0152': 0x8c,
+  '\u017d': 0x8e,
+  '\u2018': 0x91,
+  '\u2019': 0x92,
+  '\u201c': 0x93,
+  '\u201d': 0x94,
+  '\u2022': 0x95,
+  '\u2013': 0x96,
+  '\u2014': 0x97,
+  '\u02dc': 0x98,
+  '\u2122': 0x99,
+  '\u0161': 0x9a,
+  '\u203a': 0x9b,
+  '\u0153': 0x9c,
+  '\u017e': 0x9e,
+  '\u0178': 0x9f,
 };
 
 // Letters that Unicode does not decompose to a base letter plus accent.
 const LATIN_FALLBACK: Record<string, string> = {
-  'Ł': 'L', 'ł': 'l', 'Đ': 'D', 'đ': 'd', 'Ħ': 'H', 'ħ': 'h', 'ı': 'i', 'Ŋ': 'N', 'ŋ': 'n', 'Ŧ': 'T', 'ŧ': 't',
-  '\u2010': '-', '\u2011': '-', '\u2212': '-', '\u00a0': ' ', '\u20b9': 'Rs.',
+  Ł: 'L',
+  ł: 'l',
+  Đ: 'D',
+  đ: 'd',
+  Ħ: 'H',
+  ħ: 'h',
+  ı: 'i',
+  Ŋ: 'N',
+  ŋ: 'n',
+  Ŧ: 'T',
+  ŧ: 't',
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2212': '-',
+  '\u00a0': ' ',
+  '\u20b9': 'Rs.',
 };
 
 function winAnsiCode(ch: string): number | undefined {
@@ -161,6 +205,7 @@ export function isWinAnsi(s: string): boolean {
 }
 
 // Helvetica advance widths (AFM, 1/1000 em) for WinAnsi 0x20..0x7E.
+// prettier-ignore
 const HELVETICA_ASCII = [
   278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, // space .. /
   556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, // 0 .. ?
@@ -190,22 +235,73 @@ export function helveticaTextWidth(bytes: Uint8Array, size: number): number {
 // ------------------------------------------------------------------ Devanagari → Latin
 
 const DEV_VOWELS: Record<string, string> = {
-  'अ': 'a', 'आ': 'a', 'इ': 'i', 'ई': 'i', 'उ': 'u', 'ऊ': 'u', 'ऋ': 'ri', 'ए': 'e', 'ऐ': 'ai',
-  'ओ': 'o', 'औ': 'au', 'ऑ': 'o', 'ऍ': 'e',
+  अ: 'a',
+  आ: 'a',
+  इ: 'i',
+  ई: 'i',
+  उ: 'u',
+  ऊ: 'u',
+  ऋ: 'ri',
+  ए: 'e',
+  ऐ: 'ai',
+  ओ: 'o',
+  औ: 'au',
+  ऑ: 'o',
+  ऍ: 'e',
 };
 const DEV_CONSONANTS: Record<string, string> = {
-  'क': 'k', 'ख': 'kh', 'ग': 'g', 'घ': 'gh', 'ङ': 'n', 'च': 'ch', 'छ': 'chh', 'ज': 'j', 'झ': 'jh',
-  'ञ': 'n', 'ट': 't', 'ठ': 'th', 'ड': 'd', 'ढ': 'dh', 'ण': 'n', 'त': 't', 'थ': 'th', 'द': 'd',
-  'ध': 'dh', 'न': 'n', 'प': 'p', 'फ': 'ph', 'ब': 'b', 'भ': 'bh', 'म': 'm', 'य': 'y', 'र': 'r',
-  'ल': 'l', 'ळ': 'l', 'व': 'v', 'श': 'sh', 'ष': 'sh', 'स': 's', 'ह': 'h',
+  क: 'k',
+  ख: 'kh',
+  ग: 'g',
+  घ: 'gh',
+  ङ: 'n',
+  च: 'ch',
+  छ: 'chh',
+  ज: 'j',
+  झ: 'jh',
+  ञ: 'n',
+  ट: 't',
+  ठ: 'th',
+  ड: 'd',
+  ढ: 'dh',
+  ण: 'n',
+  त: 't',
+  थ: 'th',
+  द: 'd',
+  ध: 'dh',
+  न: 'n',
+  प: 'p',
+  फ: 'ph',
+  ब: 'b',
+  भ: 'bh',
+  म: 'm',
+  य: 'y',
+  र: 'r',
+  ल: 'l',
+  ळ: 'l',
+  व: 'v',
+  श: 'sh',
+  ष: 'sh',
+  स: 's',
+  ह: 'h',
 };
 // Consonant + nukta (NFC keeps U+0958..U+095F decomposed, so they arrive as two code points).
-const DEV_NUKTA: Record<string, string> = { 'क': 'q', 'ख': 'kh', 'ग': 'gh', 'ज': 'z', 'ड': 'r', 'ढ': 'rh', 'फ': 'f', 'य': 'y' };
+const DEV_NUKTA: Record<string, string> = { क: 'q', ख: 'kh', ग: 'gh', ज: 'z', ड: 'r', ढ: 'rh', फ: 'f', य: 'y' };
 const DEV_MATRAS: Record<string, string> = {
-  'ा': 'a', 'ि': 'i', 'ी': 'i', 'ु': 'u', 'ू': 'u', 'ृ': 'ri', 'े': 'e', 'ै': 'ai', 'ो': 'o',
-  'ौ': 'au', 'ॉ': 'o', 'ॅ': 'e',
+  'ा': 'a',
+  'ि': 'i',
+  'ी': 'i',
+  'ु': 'u',
+  'ू': 'u',
+  'ृ': 'ri',
+  'े': 'e',
+  'ै': 'ai',
+  'ो': 'o',
+  'ौ': 'au',
+  'ॉ': 'o',
+  'ॅ': 'e',
 };
-const DEV_SIGNS: Record<string, string> = { 'ं': 'n', 'ँ': 'n', 'ः': 'h', '।': '.', '॥': '.', 'ॐ': 'om' };
+const DEV_SIGNS: Record<string, string> = { 'ं': 'n', 'ँ': 'n', 'ः': 'h', '।': '.', '॥': '.', ॐ: 'om' };
 const VIRAMA = '्';
 const NUKTA = '़';
 

@@ -24,7 +24,12 @@ export class ApiError extends Error {
 }
 
 /** Answers that end a link for good (docs/errors.md): the page shows why, instead of the signing screen. */
-const DEAD_LINK_CODES = new Set(['signing_session_expired', 'signing_link_revoked', 'signing_link_used', 'envelope_closed']);
+const DEAD_LINK_CODES = new Set([
+  'signing_session_expired',
+  'signing_link_revoked',
+  'signing_link_used',
+  'envelope_closed',
+]);
 
 export function isDeadLink(error: unknown): error is ApiError {
   return error instanceof ApiError && DEAD_LINK_CODES.has(error.code);
@@ -101,19 +106,39 @@ export function signerApi(token: string): SignerApi {
       return new Uint8Array(await (await request(`${base}/documents/${documentId}`)).arrayBuffer());
     },
     async act(body) {
-      return (await (await request(base, { method: 'POST', headers: json, body: JSON.stringify(body) })).json()) as ActResult;
+      return (await (
+        await request(base, { method: 'POST', headers: json, body: JSON.stringify(body) })
+      ).json()) as ActResult;
     },
     async prepared(documentId, fields) {
       const url = `${base}/documents/${documentId}/prepared`;
-      const response = Object.keys(fields).length > 0 ? await request(url, { method: 'POST', headers: json, body: JSON.stringify({ fields }) }) : await request(url);
-      return { bytes: new Uint8Array(await response.arrayBuffer()), fieldName: decodeURIComponent(response.headers.get('x-mohar-signature-field') ?? '') };
+      const response =
+        Object.keys(fields).length > 0
+          ? await request(url, { method: 'POST', headers: json, body: JSON.stringify({ fields }) })
+          : await request(url);
+      return {
+        bytes: new Uint8Array(await response.arrayBuffer()),
+        fieldName: decodeURIComponent(response.headers.get('x-mohar-signature-field') ?? ''),
+      };
     },
     async uploadSigned(documentId, bytes) {
       const body = new Blob([bytes as BlobPart], { type: 'application/pdf' });
-      return (await (await request(`${base}/documents/${documentId}/signed`, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body })).json()) as ActResult;
+      return (await (
+        await request(`${base}/documents/${documentId}/signed`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/pdf' },
+          body,
+        })
+      ).json()) as ActResult;
     },
     async startAadhaar(fields) {
-      return (await (await request(`${base}/aadhaar`, { method: 'POST', headers: json, body: JSON.stringify({ consent: true, fields }) })).json()) as { txn: string; autopost_url: string };
+      return (await (
+        await request(`${base}/aadhaar`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ consent: true, fields }),
+        })
+      ).json()) as { txn: string; autopost_url: string };
     },
     async aadhaarStatus() {
       return (await (await request(`${base}/aadhaar/status`, { method: 'POST' })).json()) as AadhaarStatus;

@@ -32,7 +32,13 @@ export function needsInput(field: SignerField): boolean {
   return !isAutoFilled(field) && field.required;
 }
 
-export function isComplete(field: SignerField, value: FieldValue | undefined, signature: AdoptedSignature | null, signatureDone = signature !== null, initials: AdoptedSignature | null = null): boolean {
+export function isComplete(
+  field: SignerField,
+  value: FieldValue | undefined,
+  signature: AdoptedSignature | null,
+  signatureDone = signature !== null,
+  initials: AdoptedSignature | null = null,
+): boolean {
   if (field.field_type === FIELD.SIGNATURE) return signatureDone;
   if (field.field_type === FIELD.INITIAL) return initials !== null;
   if (field.field_type === FIELD.CHECKBOX) return value === true;
@@ -61,11 +67,20 @@ export function initialValue(field: SignerField): FieldValue | undefined {
 export function readingOrder(documents: readonly { document_id: string }[]) {
   const rank = new Map(documents.map((d, i) => [d.document_id, i]));
   return (a: SignerField, b: SignerField) =>
-    (rank.get(a.document_id) ?? 0) - (rank.get(b.document_id) ?? 0) || a.page_number - b.page_number || a.y - b.y || a.x - b.x;
+    (rank.get(a.document_id) ?? 0) - (rank.get(b.document_id) ?? 0) ||
+    a.page_number - b.page_number ||
+    a.y - b.y ||
+    a.x - b.x;
 }
 
-/** The values sent with the act: only fields the signer fills (the server fills the others; signature and initials go apart). */
-export function valuesToSend(fields: readonly SignerField[], values: Readonly<Record<string, FieldValue>>): Record<string, FieldValue> {
+/**
+ * The values sent with the act: only fields the signer fills (the server fills the others; signature and initials go
+ * apart).
+ */
+export function valuesToSend(
+  fields: readonly SignerField[],
+  values: Readonly<Record<string, FieldValue>>,
+): Record<string, FieldValue> {
   const out: Record<string, FieldValue> = {};
   for (const f of fields) {
     if (isAdopted(f) || isAutoFilled(f)) continue;

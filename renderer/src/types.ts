@@ -38,7 +38,14 @@ export interface SignerDocument {
 
 export interface SignerView {
   envelope: { id: string; title: string; message: string | null; status: string; redirect_url: string | null };
-  recipient: { recipient_id: string; name: string; email: string; role: string; signature_method: string; status: string };
+  recipient: {
+    recipient_id: string;
+    name: string;
+    email: string;
+    role: string;
+    signature_method: string;
+    status: string;
+  };
   action: SignerAction;
   fields: SignerField[];
   other_fields: SignerField[];

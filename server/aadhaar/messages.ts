@@ -81,7 +81,14 @@ function invalid(reason: string): MoharError {
 }
 
 function escapeXml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\r/g, '&#13;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\t/g, '&#9;');
 }
 
 function attributes(values: Readonly<Record<string, string>>): string {
@@ -119,7 +126,10 @@ function compactText(el: Element): string {
 
 export function buildEsignRequest(req: EsignRequest): string {
   const docs = req.docs
-    .map((d) => `<InputHash${attributes({ id: d.id, hashAlgorithm: d.hashAlgorithm, docInfo: d.docInfo })}>${escapeXml(d.hash)}</InputHash>`)
+    .map(
+      (d) =>
+        `<InputHash${attributes({ id: d.id, hashAlgorithm: d.hashAlgorithm, docInfo: d.docInfo })}>${escapeXml(d.hash)}</InputHash>`,
+    )
     .join('');
   const attrs = attributes({
     ver: req.ver,
@@ -140,7 +150,9 @@ export function parseEsignRequest(el: Element): EsignRequest {
   expectRoot(el, 'Esign');
   const docs = childElements(only(el, 'Docs')!, 'InputHash').map((h): InputHash => {
     const hashAlgorithm = required(h, 'hashAlgorithm');
-    if (hashAlgorithm.toUpperCase() !== 'SHA256') throw invalid(`InputHash hashAlgorithm ${hashAlgorithm} (SHA256 only)`);
+    if (hashAlgorithm.toUpperCase() !== 'SHA256') {
+      throw invalid(`InputHash hashAlgorithm ${hashAlgorithm} (SHA256 only)`);
+    }
     const hash = compactText(h).toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(hash)) throw invalid('an InputHash is not a hex SHA-256');
     return { id: required(h, 'id'), hashAlgorithm: 'SHA256', docInfo: optional(h, 'docInfo'), hash };
@@ -174,9 +186,20 @@ export function verifyEsignRequest(xml: string, aspCertificatePem: string, optio
 // --- EsignResp ---------------------------------------------------------------------------------------------
 
 export function buildEsignResponse(res: EsignResponse): string {
-  const attrs = attributes({ ver: res.ver, status: res.status, ts: res.ts, txn: res.txn, resCode: res.resCode, errCode: res.errCode, errMsg: res.errMsg });
+  const attrs = attributes({
+    ver: res.ver,
+    status: res.status,
+    ts: res.ts,
+    txn: res.txn,
+    resCode: res.resCode,
+    errCode: res.errCode,
+    errMsg: res.errMsg,
+  });
   const signatures = res.signatures
-    .map((s) => `<DocSignature${attributes({ id: s.id, sigHashAlgorithm: s.sigHashAlgorithm, error: s.error })}>${escapeXml(s.value)}</DocSignature>`)
+    .map(
+      (s) =>
+        `<DocSignature${attributes({ id: s.id, sigHashAlgorithm: s.sigHashAlgorithm, error: s.error })}>${escapeXml(s.value)}</DocSignature>`,
+    )
     .join('');
   return `<EsignResp${attrs}><UserX509Certificate>${escapeXml(res.userCertificate)}</UserX509Certificate><Signatures>${signatures}</Signatures></EsignResp>`;
 }
@@ -218,7 +241,9 @@ export async function signEsignResponse(res: EsignResponse, espSigner: XmlSigner
 
 /** Verifies the ESP's signature against the pinned ESP certificate, then reads the response. */
 export function verifyEsignResponse(xml: string, espCertificatePem: string, options: ParseOptions = {}): EsignResponse {
-  return parseEsignResponse(verifyEnveloped(xml, { ...options, certificatePem: espCertificatePem, rootName: 'EsignResp' }));
+  return parseEsignResponse(
+    verifyEnveloped(xml, { ...options, certificatePem: espCertificatePem, rootName: 'EsignResp' }),
+  );
 }
 
 // --- EsignStatus -------------------------------------------------------------------------------------------
@@ -236,8 +261,14 @@ export async function signEsignStatusRequest(req: EsignStatusRequest, aspSigner:
   return signEnveloped(buildEsignStatusRequest(req), aspSigner);
 }
 
-export function verifyEsignStatusRequest(xml: string, aspCertificatePem: string, options: ParseOptions = {}): EsignStatusRequest {
-  return parseEsignStatusRequest(verifyEnveloped(xml, { ...options, certificatePem: aspCertificatePem, rootName: 'EsignStatus' }));
+export function verifyEsignStatusRequest(
+  xml: string,
+  aspCertificatePem: string,
+  options: ParseOptions = {},
+): EsignStatusRequest {
+  return parseEsignStatusRequest(
+    verifyEnveloped(xml, { ...options, certificatePem: aspCertificatePem, rootName: 'EsignStatus' }),
+  );
 }
 
 // --- Timestamps --------------------------------------------------------------------------------------------

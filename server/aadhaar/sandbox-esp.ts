@@ -42,7 +42,10 @@ interface SandboxOptions {
 const started = new WeakMap<object, Promise<SandboxEsp>>();
 
 function derOf(pem: string): Buffer {
-  return Buffer.from(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem)?.[1]?.replace(/\s+/g, '') ?? '', 'base64');
+  return Buffer.from(
+    /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(pem)?.[1]?.replace(/\s+/g, '') ?? '',
+    'base64',
+  );
 }
 
 /** The sandbox ASP's certificate and PKCS#12, generated once under the simulated root. */
@@ -58,7 +61,16 @@ async function sandboxAsp(pki: SimulatorPki, dir: string): Promise<{ certPem: st
   const certPem = readFileSync(certPath, 'utf8');
   if (!existsSync(p12Path)) {
     const pkcs8 = createPrivateKey(readFileSync(keyPath, 'utf8')).export({ type: 'pkcs8', format: 'der' });
-    writeFileSync(p12Path, await writePkcs12({ pkcs8, certificate: derOf(certPem), passphrase: ASP_P12_PASSPHRASE, name: `${SANDBOX_ASP_ID} ASP` }), { mode: 0o600 });
+    writeFileSync(
+      p12Path,
+      await writePkcs12({
+        pkcs8,
+        certificate: derOf(certPem),
+        passphrase: ASP_P12_PASSPHRASE,
+        name: `${SANDBOX_ASP_ID} ASP`,
+      }),
+      { mode: 0o600 },
+    );
   }
   return { certPem, p12Path };
 }

@@ -33,7 +33,10 @@ const ACCEPTED_TRANSFORMS: ReadonlySet<string> = new Set([ALGORITHMS.enveloped, 
 export const DEFAULT_MAX_XML_BYTES = 1024 * 1024;
 
 function refused(reason: string, cause?: unknown): MoharError {
-  return new MoharError('esign_xml_invalid', `Aadhaar eSign XML refused: ${reason}`, { extra: { reason }, ...(cause === undefined ? {} : { cause }) });
+  return new MoharError('esign_xml_invalid', `Aadhaar eSign XML refused: ${reason}`, {
+    extra: { reason },
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 export interface ParseOptions {
@@ -64,7 +67,9 @@ export function parseXml(xml: string, options: ParseOptions = {}): Document {
   } catch (e) {
     throw refused(`not well-formed XML (${problems[0] ?? (e as Error).message})`, e);
   }
-  if (problems.length > 0 || !doc.documentElement) throw refused(`not well-formed XML (${problems[0] ?? 'no document element'})`);
+  if (problems.length > 0 || !doc.documentElement) {
+    throw refused(`not well-formed XML (${problems[0] ?? 'no document element'})`);
+  }
   if (doc.doctype) throw refused('a DOCTYPE is not allowed');
   return doc;
 }
@@ -95,27 +100,41 @@ function algorithmOf(parent: Element, localName: string): string {
 /** The shape checks: one Signature under the root, one Reference to URI="", fixed algorithms. */
 function checkSignatureShape(doc: Document, rootName: string): Element {
   const root = doc.documentElement!;
-  if (root.localName !== rootName || root.namespaceURI) throw refused(`the document element is ${root.localName ?? '?'}, expected ${rootName}`);
+  if (root.localName !== rootName || root.namespaceURI) {
+    throw refused(`the document element is ${root.localName ?? '?'}, expected ${rootName}`);
+  }
   const all = doc.getElementsByTagNameNS(DSIG_NS, 'Signature');
-  if (all.length !== 1) throw refused(all.length === 0 ? 'no XML signature' : `${all.length} XML signatures (exactly one is allowed)`);
+  if (all.length !== 1) {
+    throw refused(all.length === 0 ? 'no XML signature' : `${all.length} XML signatures (exactly one is allowed)`);
+  }
   const signature = all.item(0)!;
   if (signature.parentNode !== root) throw refused('the XML signature is not a child of the document element');
   if (dsigChildren(signature, 'Object').length > 0) throw refused('ds:Object is not allowed in the signature');
   const signedInfos = dsigChildren(signature, 'SignedInfo');
   if (signedInfos.length !== 1) throw refused('expected one SignedInfo');
   const signedInfo = signedInfos[0]!;
-  if (!ACCEPTED_C14N.has(algorithmOf(signedInfo, 'CanonicalizationMethod'))) throw refused('unsupported canonicalisation');
-  if (algorithmOf(signedInfo, 'SignatureMethod') !== ALGORITHMS.rsaSha256) throw refused('the signature method must be RSA-SHA256');
+  if (!ACCEPTED_C14N.has(algorithmOf(signedInfo, 'CanonicalizationMethod'))) {
+    throw refused('unsupported canonicalisation');
+  }
+  if (algorithmOf(signedInfo, 'SignatureMethod') !== ALGORITHMS.rsaSha256) {
+    throw refused('the signature method must be RSA-SHA256');
+  }
   const references = signature.getElementsByTagNameNS(DSIG_NS, 'Reference');
   if (references.length !== 1) throw refused(`${references.length} References (exactly one is allowed)`);
   const reference = references.item(0)!;
   if (reference.parentNode !== signedInfo) throw refused('the Reference is not in SignedInfo');
-  if (!reference.hasAttribute('URI') || reference.getAttribute('URI') !== '') throw refused('the Reference must have URI="" (the whole document)');
+  if (!reference.hasAttribute('URI') || reference.getAttribute('URI') !== '') {
+    throw refused('the Reference must have URI="" (the whole document)');
+  }
   if (algorithmOf(reference, 'DigestMethod') !== ALGORITHMS.sha256) throw refused('the digest method must be SHA-256');
   const transformsParent = dsigChildren(reference, 'Transforms');
   if (transformsParent.length !== 1) throw refused('the Reference must list its transforms');
   const transforms = dsigChildren(transformsParent[0]!, 'Transform').map((t) => t.getAttribute('Algorithm') ?? '');
-  if (!transforms.includes(ALGORITHMS.enveloped) || transforms.some((t) => !ACCEPTED_TRANSFORMS.has(t)) || transforms.length > 2) {
+  if (
+    !transforms.includes(ALGORITHMS.enveloped) ||
+    transforms.some((t) => !ACCEPTED_TRANSFORMS.has(t)) ||
+    transforms.length > 2
+  ) {
     throw refused('the transforms must be enveloped-signature and a canonicalisation');
   }
   return signature;
@@ -155,7 +174,9 @@ export function verifyEnveloped(xml: string, options: VerifyOptions): Element {
 export type XmlSigner = Pick<SignatureProvider, 'certificate' | 'keyType' | 'sign'>;
 
 function pemOf(der: Uint8Array): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n');
   return `-----BEGIN CERTIFICATE-----\n${b64.trimEnd()}\n-----END CERTIFICATE-----\n`;
 }
 
@@ -164,8 +185,15 @@ function pemOf(der: Uint8Array): string {
  * document, KeyInfo with the signer certificate) as the last child of the document element.
  */
 export async function signEnveloped(xml: string, signer: XmlSigner): Promise<string> {
-  if (signer.keyType !== 'RSA') throw new MoharError('signing_key_invalid', 'Aadhaar eSign XML signatures need an RSA key');
-  const sig = new SignedXml({ publicCert: pemOf(signer.certificate), privateKey: 'held-by-the-signer', signatureAlgorithm: ALGORITHMS.rsaSha256, canonicalizationAlgorithm: ALGORITHMS.excC14n });
+  if (signer.keyType !== 'RSA') {
+    throw new MoharError('signing_key_invalid', 'Aadhaar eSign XML signatures need an RSA key');
+  }
+  const sig = new SignedXml({
+    publicCert: pemOf(signer.certificate),
+    privateKey: 'held-by-the-signer',
+    signatureAlgorithm: ALGORITHMS.rsaSha256,
+    canonicalizationAlgorithm: ALGORITHMS.excC14n,
+  });
   // The key may live on a token: the RSA-SHA256 step is the signer's, asynchronously.
   sig.SignatureAlgorithms = {
     ...sig.SignatureAlgorithms,
@@ -184,9 +212,16 @@ export async function signEnveloped(xml: string, signer: XmlSigner): Promise<str
       }
     } as unknown as (typeof sig.SignatureAlgorithms)[keyof typeof sig.SignatureAlgorithms],
   };
-  sig.addReference({ xpath: '/*', transforms: [ALGORITHMS.enveloped, ALGORITHMS.excC14n], digestAlgorithm: ALGORITHMS.sha256, isEmptyUri: true });
+  sig.addReference({
+    xpath: '/*',
+    transforms: [ALGORITHMS.enveloped, ALGORITHMS.excC14n],
+    digestAlgorithm: ALGORITHMS.sha256,
+    isEmptyUri: true,
+  });
   await new Promise<void>((resolve, reject) => {
-    sig.computeSignature(xml, { location: { reference: '/*', action: 'append' } }, (err) => (err ? reject(err) : resolve()));
+    sig.computeSignature(xml, { location: { reference: '/*', action: 'append' } }, (err) =>
+      err ? reject(err) : resolve(),
+    );
   });
   return sig.getSignedXml();
 }

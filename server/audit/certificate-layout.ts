@@ -3,7 +3,14 @@
  * sealed): plain data in, the unsealed PDF out. Kept apart from the database and the seal so that the PDF
  * work can run in the PDF worker pool (server/domain/documents/pdf-tasks.ts prepareCertificate).
  */
-import { displayDate, newTextDocument, prepareSignature, type Block, type PreparedSignature, type PrepareOptions } from '../../pdf/index.js';
+import {
+  displayDate,
+  newTextDocument,
+  prepareSignature,
+  type Block,
+  type PreparedSignature,
+  type PrepareOptions,
+} from '../../pdf/index.js';
 import { canonicalJson, verifyAuditChain, type AuditRow } from './chain.js';
 import { dscLines, type DscFacts } from './dsc-facts.js';
 
@@ -105,9 +112,20 @@ export function certificateBlocks(input: CertificateInput, options: CertificateL
 
   heading('Documents');
   input.documents.forEach((d, i) => {
-    blocks.push({ text: `${i + 1}. ${d.name}${d.pageCount ? ` (${d.pageCount} page${d.pageCount === 1 ? '' : 's'})` : ''}`, font: 'Helvetica-Bold', spaceBefore: i ? 6 : 0 });
-    blocks.push({ text: `Final SHA-256: ${d.finalSha256 ?? 'none (no final document)'}`, font: 'Courier', size: 8, indent: 12 });
-    if (d.originalSha256) blocks.push({ text: `Original SHA-256: ${d.originalSha256}`, font: 'Courier', size: 8, indent: 12 });
+    blocks.push({
+      text: `${i + 1}. ${d.name}${d.pageCount ? ` (${d.pageCount} page${d.pageCount === 1 ? '' : 's'})` : ''}`,
+      font: 'Helvetica-Bold',
+      spaceBefore: i ? 6 : 0,
+    });
+    blocks.push({
+      text: `Final SHA-256: ${d.finalSha256 ?? 'none (no final document)'}`,
+      font: 'Courier',
+      size: 8,
+      indent: 12,
+    });
+    if (d.originalSha256) {
+      blocks.push({ text: `Original SHA-256: ${d.originalSha256}`, font: 'Courier', size: 8, indent: 12 });
+    }
   });
   if (input.documents.length === 0) blocks.push({ text: 'No documents.' });
 
@@ -137,9 +155,19 @@ export function certificateBlocks(input: CertificateInput, options: CertificateL
     font: chain.ok ? 'Helvetica' : 'Helvetica-Bold',
   });
   if (chain.headHash) blocks.push({ text: chain.headHash, font: 'Courier', size: 8 });
-  blocks.push({ text: `${HASH_RULE} The exact events are attached to this PDF as ${AUDIT_ATTACHMENT}.`, size: 8, gray: 0.3, spaceBefore: 4 });
+  blocks.push({
+    text: `${HASH_RULE} The exact events are attached to this PDF as ${AUDIT_ATTACHMENT}.`,
+    size: 8,
+    gray: 0.3,
+    spaceBefore: 4,
+  });
   for (const ev of input.events) {
-    blocks.push({ text: `#${ev.seq} · ${when(ev.at, tz)} · ${ev.action}`, font: 'Helvetica-Bold', size: 9, spaceBefore: 7 });
+    blocks.push({
+      text: `#${ev.seq} · ${when(ev.at, tz)} · ${ev.action}`,
+      font: 'Helvetica-Bold',
+      size: 9,
+      spaceBefore: 7,
+    });
     blocks.push({ text: `By: ${ev.actor_type}${ev.actor_id ? ` ${ev.actor_id}` : ''}`, size: 8, indent: 12 });
     if (ev.details !== '{}') blocks.push({ text: `Details: ${ev.details}`, size: 8, indent: 12 });
     blocks.push({ text: `prev ${ev.prev_hash}`, font: 'Courier', size: 7, indent: 12, gray: 0.3 });
@@ -150,20 +178,43 @@ export function certificateBlocks(input: CertificateInput, options: CertificateL
 
 /** The exact events, as embedded in the certificate. */
 export function auditAttachment(input: CertificateInput): Buffer {
-  return Buffer.from(canonicalJson({ format: 'mohar-audit-trail/1', envelope_id: input.envelope.id, hash_rule: HASH_RULE, events: input.events }), 'utf8');
+  return Buffer.from(
+    canonicalJson({
+      format: 'mohar-audit-trail/1',
+      envelope_id: input.envelope.id,
+      hash_rule: HASH_RULE,
+      events: input.events,
+    }),
+    'utf8',
+  );
 }
 
 /** The unsealed certificate PDF. */
 export function certificateDocument(input: CertificateInput, options: CertificateLayoutOptions): Buffer {
   return newTextDocument(certificateBlocks(input, options), {
-    info: { title: `Certificate of Completion: ${input.envelope.title}`, subject: `Envelope ${input.envelope.id}`, creator: 'Mohar' },
+    info: {
+      title: `Certificate of Completion: ${input.envelope.title}`,
+      subject: `Envelope ${input.envelope.id}`,
+      creator: 'Mohar',
+    },
     creationDate: options.issuedAt,
     footer: (page, pages) => `Certificate of Completion · envelope ${input.envelope.id} · page ${page} of ${pages}`,
-    attachments: [{ name: AUDIT_ATTACHMENT, data: auditAttachment(input), mimeType: 'application/json', description: 'The envelope audit trail (exact events and hashes)' }],
+    attachments: [
+      {
+        name: AUDIT_ATTACHMENT,
+        data: auditAttachment(input),
+        mimeType: 'application/json',
+        description: 'The envelope audit trail (exact events and hashes)',
+      },
+    ],
   });
 }
 
 /** The unsealed certificate with the seal's signature revision appended, up to the digest the seal signs. */
-export function prepareCertificate(input: CertificateInput, layout: CertificateLayoutOptions, options: PrepareOptions): PreparedSignature {
+export function prepareCertificate(
+  input: CertificateInput,
+  layout: CertificateLayoutOptions,
+  options: PrepareOptions,
+): PreparedSignature {
   return prepareSignature(certificateDocument(input, layout), options);
 }

@@ -14,15 +14,33 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
-import { certInfo, signPades, type HttpTransport, type PadesOptions, type PadesTarget, type SignatureProvider } from '../../pdf/index.js';
+import {
+  certInfo,
+  signPades,
+  type HttpTransport,
+  type PadesOptions,
+  type PadesTarget,
+  type SignatureProvider,
+} from '../../pdf/index.js';
 import type { Database } from '../storage/schema.js';
 import { certificateDocument, type CertificateInput, type CertificateLayoutOptions } from './certificate-layout.js';
 import { verifyAuditChain, type AuditRow, type ChainReport } from './chain.js';
 import { dscFacts } from './dsc-facts.js';
 import { listAudit } from './store.js';
 
-export { AUDIT_ATTACHMENT, auditAttachment, certificateBlocks, certificateDocument, prepareCertificate } from './certificate-layout.js';
-export type { CertificateDocument, CertificateInput, CertificateLayoutOptions, CertificateRecipient } from './certificate-layout.js';
+export {
+  AUDIT_ATTACHMENT,
+  auditAttachment,
+  certificateBlocks,
+  certificateDocument,
+  prepareCertificate,
+} from './certificate-layout.js';
+export type {
+  CertificateDocument,
+  CertificateInput,
+  CertificateLayoutOptions,
+  CertificateRecipient,
+} from './certificate-layout.js';
 
 export interface CertificateOptions {
   readonly signingTime: Date;
@@ -45,7 +63,6 @@ export interface CompletionCertificate {
   readonly fileName: string;
 }
 
-
 function sealSubjectOf(seal: SignatureProvider): string | undefined {
   try {
     // certInfo keeps the parsed certificate for as long as the seal holds its bytes: not parsed per certificate.
@@ -55,23 +72,38 @@ function sealSubjectOf(seal: SignatureProvider): string | undefined {
   }
 }
 
-/** No certificate over a tampered trail: the events must verify and belong to the envelope (else audit_chain_broken). */
+/**
+ * No certificate over a tampered trail: the events must verify and belong to the envelope (else audit_chain_broken).
+ */
 export function checkCertificateTrail(input: CertificateInput): ChainReport {
   const chain = verifyAuditChain(input.events);
   if (!chain.ok) {
-    throw new MoharError('audit_chain_broken', `the audit trail of envelope ${input.envelope.id} does not verify at seq ${chain.firstBadSeq}: ${chain.message}`, {
-      extra: { envelope_id: input.envelope.id, first_bad_seq: chain.firstBadSeq, reason: chain.reason },
-    });
+    throw new MoharError(
+      'audit_chain_broken',
+      `the audit trail of envelope ${input.envelope.id} does not verify at seq ${chain.firstBadSeq}: ${chain.message}`,
+      {
+        extra: { envelope_id: input.envelope.id, first_bad_seq: chain.firstBadSeq, reason: chain.reason },
+      },
+    );
   }
   const stranger = input.events.find((ev) => ev.envelope_id !== input.envelope.id);
-  if (stranger) throw new MoharError('audit_chain_broken', `the audit events given belong to envelope ${stranger.envelope_id}, not ${input.envelope.id}`);
+  if (stranger) {
+    throw new MoharError(
+      'audit_chain_broken',
+      `the audit events given belong to envelope ${stranger.envelope_id}, not ${input.envelope.id}`,
+    );
+  }
   return chain;
 }
 
 /** What the certificate shows of its seal, and the seal's PAdES signature on it. */
-export function certificateSealing(seal: SignatureProvider, options: CertificateOptions): { layout: CertificateLayoutOptions; pades: PadesOptions } {
+export function certificateSealing(
+  seal: SignatureProvider,
+  options: CertificateOptions,
+): { layout: CertificateLayoutOptions; pades: PadesOptions } {
   const sealSubject = sealSubjectOf(seal);
-  const zone = options.timeZoneOffsetMinutes === undefined ? {} : { timeZoneOffsetMinutes: options.timeZoneOffsetMinutes };
+  const zone =
+    options.timeZoneOffsetMinutes === undefined ? {} : { timeZoneOffsetMinutes: options.timeZoneOffsetMinutes };
   return {
     layout: { issuedAt: options.signingTime, ...zone, ...(sealSubject === undefined ? {} : { sealSubject }) },
     pades: {
@@ -88,8 +120,19 @@ export function certificateSealing(seal: SignatureProvider, options: Certificate
 }
 
 /** The sealed certificate's description. */
-export function completionCertificate(input: CertificateInput, bytes: Buffer, level: PadesTarget, chain: ChainReport): CompletionCertificate {
-  return { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), level, chain, fileName: `certificate-of-completion-${input.envelope.id}.pdf` };
+export function completionCertificate(
+  input: CertificateInput,
+  bytes: Buffer,
+  level: PadesTarget,
+  chain: ChainReport,
+): CompletionCertificate {
+  return {
+    bytes,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    level,
+    chain,
+    fileName: `certificate-of-completion-${input.envelope.id}.pdf`,
+  };
 }
 
 /**
@@ -98,7 +141,11 @@ export function completionCertificate(input: CertificateInput, bytes: Buffer, le
  * Throws audit_chain_broken when the events do not verify (or belong to another envelope); signing
  * errors come from signPades (tsa_unavailable, signing_key_invalid, validation_data_unavailable…).
  */
-export async function createCompletionCertificate(input: CertificateInput, seal: SignatureProvider, options: CertificateOptions): Promise<CompletionCertificate> {
+export async function createCompletionCertificate(
+  input: CertificateInput,
+  seal: SignatureProvider,
+  options: CertificateOptions,
+): Promise<CompletionCertificate> {
   const chain = checkCertificateTrail(input);
   const { layout, pades } = certificateSealing(seal, options);
   const signed = await signPades(certificateDocument(input, layout), seal, pades);
@@ -126,9 +173,15 @@ const ACTS = new Set(['recipient.signed', 'recipient.approved', 'recipient.revie
 
 /** What the trail says about one recipient (conventions: server/audit/README.md). */
 function recipientFacts(recipientId: string, events: readonly { row: AuditRow; details: Details }[]) {
-  const mine = events.filter((e) => (e.row.actor_type === 'recipient' && e.row.actor_id === recipientId) || e.details.recipient_id === recipientId);
+  const mine = events.filter(
+    (e) =>
+      (e.row.actor_type === 'recipient' && e.row.actor_id === recipientId) || e.details.recipient_id === recipientId,
+  );
   const act = mine.filter((e) => ACTS.has(e.row.action)).at(-1);
-  const withNetwork = act && (str(act.details.ip) || str(act.details.user_agent)) ? act : mine.filter((e) => str(e.details.ip) || str(e.details.user_agent)).at(-1);
+  const withNetwork =
+    act && (str(act.details.ip) || str(act.details.user_agent))
+      ? act
+      : mine.filter((e) => str(e.details.ip) || str(e.details.user_agent)).at(-1);
   let consentAt: string | undefined;
   for (const e of mine) {
     const consent = e.details.consent;
@@ -163,7 +216,11 @@ export interface LoadCertificateOptions {
  * Gathers the certificate's input: the envelope, its documents and recipients, and its audit trail;
  * per recipient facts (consent, IP, user agent, decline reason) come from the trail's details.
  */
-export async function loadCertificateInput(db: Kysely<Database>, envelopeId: string, options: LoadCertificateOptions = {}): Promise<CertificateInput> {
+export async function loadCertificateInput(
+  db: Kysely<Database>,
+  envelopeId: string,
+  options: LoadCertificateOptions = {},
+): Promise<CertificateInput> {
   let query = db
     .selectFrom('envelopes')
     .innerJoin('accounts', 'accounts.id', 'envelopes.account_id')
@@ -174,7 +231,12 @@ export async function loadCertificateInput(db: Kysely<Database>, envelopeId: str
   if (!envelope) throw new MoharError('envelope_not_found', `no envelope ${envelopeId}`);
 
   const [recipients, documents, events] = await Promise.all([
-    db.selectFrom('recipients').select(['id', 'name', 'email', 'role', 'signature_method', 'sequence', 'status']).where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    db
+      .selectFrom('recipients')
+      .select(['id', 'name', 'email', 'role', 'signature_method', 'sequence', 'status'])
+      .where('envelope_id', '=', envelopeId)
+      .orderBy('position')
+      .execute(),
     db
       .selectFrom('envelope_documents')
       .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
@@ -190,7 +252,11 @@ export async function loadCertificateInput(db: Kysely<Database>, envelopeId: str
   const finalOf = (documentId: string): string | null => {
     const given = options.finalSha256?.[documentId];
     if (given) return given;
-    const hit = sealed.filter((e) => e.details.document_id === documentId || (documents.length === 1 && e.details.document_id === undefined)).at(-1);
+    const hit = sealed
+      .filter(
+        (e) => e.details.document_id === documentId || (documents.length === 1 && e.details.document_id === undefined),
+      )
+      .at(-1);
     return hit ? (str(hit.details.document_sha256) ?? str(hit.details.sha256) ?? null) : null;
   };
 
@@ -203,7 +269,12 @@ export async function loadCertificateInput(db: Kysely<Database>, envelopeId: str
       completedAt: parsed.filter((e) => e.row.action === 'envelope.completed').at(-1)?.row.at ?? null,
       sender: envelope.sender,
     },
-    documents: documents.map((d) => ({ name: d.filename, pageCount: d.page_count, originalSha256: d.sha256, finalSha256: finalOf(d.id) })),
+    documents: documents.map((d) => ({
+      name: d.filename,
+      pageCount: d.page_count,
+      originalSha256: d.sha256,
+      finalSha256: finalOf(d.id),
+    })),
     recipients: recipients.map((r) => {
       const facts = recipientFacts(r.id, parsed);
       return {

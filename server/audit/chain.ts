@@ -49,7 +49,17 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The columns that are hashed (every one but `hash`), in canonical (sorted) order. */
-const HASHED_COLUMNS = ['account_id', 'action', 'actor_id', 'actor_type', 'at', 'details', 'envelope_id', 'prev_hash', 'seq'] as const;
+const HASHED_COLUMNS = [
+  'account_id',
+  'action',
+  'actor_id',
+  'actor_type',
+  'at',
+  'details',
+  'envelope_id',
+  'prev_hash',
+  'seq',
+] as const;
 
 /**
  * The exact text that is hashed for a row (every column except `hash`): canonicalJson of those columns.
@@ -116,7 +126,13 @@ export interface ChainAnchor {
  * and reports its seq (for a missing row, the seq that is missing).
  */
 export function verifyAuditChain(rows: readonly AuditRow[], anchor?: ChainAnchor): ChainReport {
-  const bad = (seq: number, reason: ChainProblem, message: string): ChainReport => ({ ok: false, count: rows.length, firstBadSeq: seq, reason, message });
+  const bad = (seq: number, reason: ChainProblem, message: string): ChainReport => ({
+    ok: false,
+    count: rows.length,
+    firstBadSeq: seq,
+    reason,
+    message,
+  });
   const envelopeId = rows[0]?.envelope_id;
   const seqs = new Set<number>();
   for (const row of rows) seqs.add(row.seq);
@@ -126,29 +142,63 @@ export function verifyAuditChain(rows: readonly AuditRow[], anchor?: ChainAnchor
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const expected = i + 1;
-    if (row.envelope_id !== envelopeId) return bad(expected, 'wrong_envelope', `seq ${row.seq} belongs to envelope ${row.envelope_id}, not ${envelopeId}`);
+    if (row.envelope_id !== envelopeId) {
+      return bad(
+        expected,
+        'wrong_envelope',
+        `seq ${row.seq} belongs to envelope ${row.envelope_id}, not ${envelopeId}`,
+      );
+    }
     if (row.seq !== expected) {
       if (row.seq < expected) return bad(row.seq, 'duplicate_seq', `seq ${row.seq} appears more than once`);
-      if (seqs.has(expected)) return bad(expected, 'out_of_order', `seq ${expected} is not in its place (found seq ${row.seq} there)`);
-      return bad(expected, 'missing_row', row.seq === expected + 1 ? `seq ${expected} is missing` : `seqs ${expected} to ${row.seq - 1} are missing`);
+      if (seqs.has(expected)) {
+        return bad(expected, 'out_of_order', `seq ${expected} is not in its place (found seq ${row.seq} there)`);
+      }
+      return bad(
+        expected,
+        'missing_row',
+        row.seq === expected + 1 ? `seq ${expected} is missing` : `seqs ${expected} to ${row.seq - 1} are missing`,
+      );
     }
     if (hashAuditRow(row) !== row.hash) {
       for (let s = 1; s <= maxSeq + 1; s++) {
         if (s !== row.seq && hashAuditRow({ ...row, seq: s }) === row.hash) {
-          return bad(row.seq, 'reordered', `the row at seq ${row.seq} is the event written as seq ${s}: rows were swapped or moved`);
+          return bad(
+            row.seq,
+            'reordered',
+            `the row at seq ${row.seq} is the event written as seq ${s}: rows were swapped or moved`,
+          );
         }
       }
-      return bad(row.seq, 'hash_mismatch', `seq ${row.seq} (${row.action}) was changed after it was written: its columns do not give its hash`);
+      return bad(
+        row.seq,
+        'hash_mismatch',
+        `seq ${row.seq} (${row.action}) was changed after it was written: its columns do not give its hash`,
+      );
     }
     const prevHash = i === 0 ? GENESIS_HASH : rows[i - 1]!.hash;
     if (row.prev_hash !== prevHash) {
-      return bad(row.seq, 'broken_link', i === 0 ? 'seq 1 does not start the chain (prev_hash is not 64 zeros)' : `seq ${row.seq} does not follow seq ${row.seq - 1}: prev_hash is not its hash (seq ${row.seq - 1} was rewritten, or a row was replaced)`);
+      return bad(
+        row.seq,
+        'broken_link',
+        i === 0
+          ? 'seq 1 does not start the chain (prev_hash is not 64 zeros)'
+          : `seq ${row.seq} does not follow seq ${row.seq - 1}: prev_hash is not its hash (seq ${row.seq - 1} was rewritten, or a row was replaced)`,
+      );
     }
   }
   const head = rows.at(-1);
   if (anchor) {
-    if (rows.length < anchor.seq) return bad(rows.length + 1, 'truncated', `the chain ends at seq ${rows.length}, the anchor is seq ${anchor.seq}`);
-    if (rows[anchor.seq - 1]?.hash !== anchor.hash) return bad(anchor.seq, 'anchor_mismatch', `seq ${anchor.seq} does not have the anchored hash: the chain was rewritten`);
+    if (rows.length < anchor.seq) {
+      return bad(rows.length + 1, 'truncated', `the chain ends at seq ${rows.length}, the anchor is seq ${anchor.seq}`);
+    }
+    if (rows[anchor.seq - 1]?.hash !== anchor.hash) {
+      return bad(
+        anchor.seq,
+        'anchor_mismatch',
+        `seq ${anchor.seq} does not have the anchored hash: the chain was rewritten`,
+      );
+    }
   }
   return head ? { ok: true, count: rows.length, headHash: head.hash } : { ok: true, count: 0 };
 }

@@ -71,18 +71,35 @@ export function dscFacts(details: Details): DscFacts | null {
 
 /** The certificate's lines for one DSC act, as [label, value] pairs; `when` formats ISO times. */
 export function dscLines(f: DscFacts, when: (iso: string | null) => string): [string, string][] {
-  const match = (v: boolean | null): string => (v === null ? 'not in the certificate' : v ? 'matches' : 'DOES NOT MATCH');
-  const trust = f.trust === 'untrusted' ? `UNTRUSTED (${f.trustReason ?? 'reason not recorded'}), accepted by the account's setting` : f.trust === 'test_certificate' ? 'test certificate (sandbox), not validated' : f.trust;
+  const match = (v: boolean | null): string =>
+    v === null ? 'not in the certificate' : v ? 'matches' : 'DOES NOT MATCH';
+  const trust =
+    f.trust === 'untrusted'
+      ? `UNTRUSTED (${f.trustReason ?? 'reason not recorded'}), accepted by the account's setting`
+      : f.trust === 'test_certificate'
+        ? 'test certificate (sandbox), not validated'
+        : f.trust;
   return [
     ['DSC certificate subject', f.subject ?? 'not recorded'],
     ['DSC certificate issuer', f.issuer ?? 'not recorded'],
     ['DSC certificate serial', f.serial ?? 'not recorded'],
-    ['DSC certificate validity', f.notBefore && f.notAfter ? `${when(f.notBefore)} to ${when(f.notAfter)}` : 'not recorded'],
+    [
+      'DSC certificate validity',
+      f.notBefore && f.notAfter ? `${when(f.notBefore)} to ${when(f.notAfter)}` : 'not recorded',
+    ],
     ['CCA class', f.ccaClass ?? 'none stated'],
     ['DSC trust', trust],
     ['Chain status', `${f.chainStatus ?? 'not checked'}${f.anchor ? ` (anchor: ${f.anchor})` : ''}`],
-    ['Revocation status', `${f.revocationStatus ?? 'not checked'}${f.revocationSource ? ` by ${f.revocationSource.toUpperCase()}` : ''}${f.revocationCheckedAt ? `, checked ${when(f.revocationCheckedAt)}` : ''}${f.revocationTime ? `, revoked ${when(f.revocationTime)}` : ''}`],
-    ['Signing time', f.signingTime ? `${when(f.signingTime)} (${f.signingTimeSource === 'timestamp' ? 'trusted timestamp' : 'server clock'})` : 'not recorded'],
+    [
+      'Revocation status',
+      `${f.revocationStatus ?? 'not checked'}${f.revocationSource ? ` by ${f.revocationSource.toUpperCase()}` : ''}${f.revocationCheckedAt ? `, checked ${when(f.revocationCheckedAt)}` : ''}${f.revocationTime ? `, revoked ${when(f.revocationTime)}` : ''}`,
+    ],
+    [
+      'Signing time',
+      f.signingTime
+        ? `${when(f.signingTime)} (${f.signingTimeSource === 'timestamp' ? 'trusted timestamp' : 'server clock'})`
+        : 'not recorded',
+    ],
     ['Certificate name / e-mail', `name ${match(f.nameMatch)}, e-mail ${match(f.emailMatch)}`],
   ];
 }

@@ -23,7 +23,16 @@ import { MoharError } from '../../common/errors.js';
 import { isUniqueViolation } from '../storage/connect.js';
 import { isPostgres } from '../storage/migrations/dialect.js';
 import type { Database } from '../storage/schema.js';
-import { ACTOR_TYPES, GENESIS_HASH, canonicalJson, hashAuditRow, verifyAuditChain, type ActorType, type AuditRow, type ChainReport } from './chain.js';
+import {
+  ACTOR_TYPES,
+  GENESIS_HASH,
+  canonicalJson,
+  hashAuditRow,
+  verifyAuditChain,
+  type ActorType,
+  type AuditRow,
+  type ChainReport,
+} from './chain.js';
 
 export interface AuditEntry {
   readonly envelopeId: string;
@@ -78,10 +87,16 @@ interface Prepared {
 }
 
 function prepare(entry: AuditEntry): Prepared {
-  if (!(ACTOR_TYPES as readonly string[]).includes(entry.actorType)) throw programmingError(`unknown actor type "${entry.actorType}"`);
-  if (entry.action.length > 100 || !ACTION_PATTERN.test(entry.action)) throw programmingError(`the action "${entry.action}" is not of the form noun.verb`);
+  if (!(ACTOR_TYPES as readonly string[]).includes(entry.actorType)) {
+    throw programmingError(`unknown actor type "${entry.actorType}"`);
+  }
+  if (entry.action.length > 100 || !ACTION_PATTERN.test(entry.action)) {
+    throw programmingError(`the action "${entry.action}" is not of the form noun.verb`);
+  }
   const details = entry.details ?? {};
-  if (typeof details !== 'object' || details === null || Array.isArray(details)) throw programmingError('details must be an object');
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) {
+    throw programmingError('details must be an object');
+  }
   let at: string;
   if (entry.at === undefined) at = new Date().toISOString();
   else if (entry.at instanceof Date) {
@@ -89,10 +104,20 @@ function prepare(entry: AuditEntry): Prepared {
     at = entry.at.toISOString();
   } else {
     // Stored times are fixed-width ISO-8601 UTC, so they sort as text (storage/schema.ts).
-    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(entry.at) || Number.isNaN(Date.parse(entry.at))) throw programmingError(`the time "${entry.at}" is not ISO-8601 UTC`);
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(entry.at) || Number.isNaN(Date.parse(entry.at))) {
+      throw programmingError(`the time "${entry.at}" is not ISO-8601 UTC`);
+    }
     at = entry.at;
   }
-  return { envelopeId: entry.envelopeId, accountId: entry.accountId, actorType: entry.actorType, actorId: entry.actorId ?? null, action: entry.action, details: canonicalJson(details), at };
+  return {
+    envelopeId: entry.envelopeId,
+    accountId: entry.accountId,
+    actorType: entry.actorType,
+    actorId: entry.actorId ?? null,
+    action: entry.action,
+    details: canonicalJson(details),
+    at,
+  };
 }
 
 async function appendIn(trx: Kysely<Database>, p: Prepared): Promise<AuditRow> {
@@ -102,7 +127,13 @@ async function appendIn(trx: Kysely<Database>, p: Prepared): Promise<AuditRow> {
   if (!envelope || (p.accountId !== undefined && envelope.account_id !== p.accountId)) {
     throw new MoharError('envelope_not_found', `no envelope ${p.envelopeId}`);
   }
-  const last = await trx.selectFrom('audit_events').select(['seq', 'hash']).where('envelope_id', '=', p.envelopeId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  const last = await trx
+    .selectFrom('audit_events')
+    .select(['seq', 'hash'])
+    .where('envelope_id', '=', p.envelopeId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   const unhashed: Omit<AuditRow, 'hash'> = {
     envelope_id: p.envelopeId,
     seq: (last ? Number(last.seq) : 0) + 1,
@@ -167,7 +198,11 @@ export async function appendAudit(db: Kysely<Database>, entry: AuditEntry): Prom
 }
 
 /** The envelope's chain in seq order (optionally only when it belongs to `accountId`). */
-export async function listAudit(db: Kysely<Database>, envelopeId: string, options: { accountId?: string } = {}): Promise<AuditRow[]> {
+export async function listAudit(
+  db: Kysely<Database>,
+  envelopeId: string,
+  options: { accountId?: string } = {},
+): Promise<AuditRow[]> {
   let query = db.selectFrom('audit_events').selectAll().where('envelope_id', '=', envelopeId);
   if (options.accountId !== undefined) query = query.where('account_id', '=', options.accountId);
   const rows = await query.orderBy('seq').execute();
@@ -181,10 +216,16 @@ export async function verifyEnvelopeAudit(db: Kysely<Database>, envelopeId: stri
 }
 
 /** Envelope ids that have audit events, in id order, a page at a time (`after`: the last id of the previous page). */
-export async function auditedEnvelopeIds(db: Kysely<Database>, options: { after?: string; limit?: number } = {}): Promise<string[]> {
+export async function auditedEnvelopeIds(
+  db: Kysely<Database>,
+  options: { after?: string; limit?: number } = {},
+): Promise<string[]> {
   let query = db.selectFrom('audit_events').select('envelope_id').distinct();
   if (options.after !== undefined) query = query.where('envelope_id', '>', options.after);
-  const rows = await query.orderBy('envelope_id').limit(options.limit ?? 500).execute();
+  const rows = await query
+    .orderBy('envelope_id')
+    .limit(options.limit ?? 500)
+    .execute();
   return rows.map((r) => r.envelope_id);
 }
 

@@ -1,4 +1,7 @@
-/** What every domain operation receives: storage, blob store, settings, a clock (tests move time) and the ports (seal, network). */
+/**
+ * What every domain operation receives: storage, blob store, settings, a clock (tests move time) and the ports (seal,
+ * network).
+ */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blobs.js';

@@ -54,20 +54,37 @@ export function requireApiKey(ctx: Context, options: ApiKeyOptions = {}) {
 }
 
 function suspendedError(): MoharError {
-  return new MoharError('account_suspended', 'this account is suspended; ask the operator of this Mohar server to resume it');
+  return new MoharError(
+    'account_suspended',
+    'this account is suspended; ask the operator of this Mohar server to resume it',
+  );
 }
 
 async function refuseSuspended(ctx: Context, accountId: string): Promise<void> {
-  const account = await ctx.db.selectFrom('accounts').select('suspended').where('id', '=', accountId).executeTakeFirst();
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select('suspended')
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   if (!account || account.suspended) throw suspendedError();
 }
 
 export function requireAdminLogin(ctx: Context) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);
-    if (!token) throw new MoharError('invalid_token', 'send an admin or api_admin login token as Authorization: Bearer <token> (POST /auth/login/)');
+    if (!token) {
+      throw new MoharError(
+        'invalid_token',
+        'send an admin or api_admin login token as Authorization: Bearer <token> (POST /auth/login/)',
+      );
+    }
     const user = await authenticateAccessToken(ctx, token);
-    if (!ACCOUNT_MANAGERS.includes(user.role)) throw new MoharError('insufficient_role', `a ${user.role} login cannot manage keys, webhooks or account settings; ask an admin of the account`);
+    if (!ACCOUNT_MANAGERS.includes(user.role)) {
+      throw new MoharError(
+        'insufficient_role',
+        `a ${user.role} login cannot manage keys, webhooks or account settings; ask an admin of the account`,
+      );
+    }
     request.user = user;
   };
 }
@@ -97,7 +114,10 @@ export function requireUserAdmin(ctx: Context) {
     const user = request.user!;
     if (user.role === 'admin') return;
     if (user.role === 'api_admin' && !(await hasOtherActiveAdmin(ctx, user.accountId, null))) return;
-    throw new MoharError('insufficient_role', `only an admin of the account manages its users and reads its audit log (this login is ${user.role})`);
+    throw new MoharError(
+      'insufficient_role',
+      `only an admin of the account manages its users and reads its audit log (this login is ${user.role})`,
+    );
   };
 }
 
@@ -105,7 +125,8 @@ export function requireUserAdmin(ctx: Context) {
 export function requireKeyOrLogin(ctx: Context) {
   const byLogin = requireAdminLogin(ctx);
   const byKey = requireApiKey(ctx);
-  return (request: FastifyRequest): Promise<void> => (header(request, 'authorization') ? byLogin(request) : byKey(request));
+  return (request: FastifyRequest): Promise<void> =>
+    header(request, 'authorization') ? byLogin(request) : byKey(request);
 }
 
 /** The caller's data mode: a qsk_test_ key is test; a live key and every login (the console) are live. */

@@ -33,7 +33,12 @@ interface Asset {
   readonly type: string;
 }
 
-export type SendAsset = (request: FastifyRequest, reply: FastifyReply, subdir: string | null, file: string) => Promise<FastifyReply>;
+export type SendAsset = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  subdir: string | null,
+  file: string,
+) => Promise<FastifyReply>;
 
 /** Serves `{dir}/assets/[subdir/]file`; unknown or ill-named files fall through to the 404 handler. */
 export function builtAssets(dir: string): SendAsset {
@@ -43,7 +48,11 @@ export function builtAssets(dir: string): SendAsset {
     let pending = assets.get(name);
     if (!pending) {
       pending = readFile(join(dir, 'assets', name)).then(
-        async (body) => ({ body, type: TYPES[extname(name)] ?? 'application/octet-stream', gzip: COMPRESSIBLE.has(extname(name)) ? await gzip(body, { level: 9 }) : null }),
+        async (body) => ({
+          body,
+          type: TYPES[extname(name)] ?? 'application/octet-stream',
+          gzip: COMPRESSIBLE.has(extname(name)) ? await gzip(body, { level: 9 }) : null,
+        }),
         () => null,
       );
       // Only found files stay cached: a later build may add the missing one.

@@ -118,7 +118,10 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
 
   // PDF writing and signing (pdf/write, pdf/sign, pdf/prepare)
   document_locked: { status: 409, title: 'The document is certified against further changes' },
-  certification_not_allowed: { status: 409, title: 'The document cannot be certified: it is signed or certified already' },
+  certification_not_allowed: {
+    status: 409,
+    title: 'The document cannot be certified: it is signed or certified already',
+  },
   signature_field_not_found: { status: 422, title: 'No such signature field' },
   signature_field_signed: { status: 409, title: 'The signature field is already signed' },
   field_name_taken: { status: 409, title: 'A form field of that name exists' },

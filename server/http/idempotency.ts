@@ -2,7 +2,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MoharError } from '../../common/errors.js';
 import type { Context } from '../domain/context.js';
-import { beginIdempotent, completeIdempotent, findIdempotent, KeyTakenMeanwhile, releaseIdempotent, requestFingerprint, type KeyInCommit } from '../domain/idempotency/idempotency.js';
+import {
+  beginIdempotent,
+  completeIdempotent,
+  findIdempotent,
+  KeyTakenMeanwhile,
+  releaseIdempotent,
+  requestFingerprint,
+  type KeyInCommit,
+} from '../domain/idempotency/idempotency.js';
 import { accountOf, header, modeOf } from './auth-hooks.js';
 
 /**
@@ -12,14 +20,25 @@ import { accountOf, header, modeOf } from './auth-hooks.js';
  */
 function fingerprintOf(request: FastifyRequest, sameness: unknown): string {
   const mode = modeOf(request);
-  return requestFingerprint(request.method, request.routeOptions.url ?? request.url, { params: request.params, body: sameness, ...(mode === 'test' ? { mode } : {}) });
+  return requestFingerprint(request.method, request.routeOptions.url ?? request.url, {
+    params: request.params,
+    body: sameness,
+    ...(mode === 'test' ? { mode } : {}),
+  });
 }
 
 /**
  * `sameness` is what makes two requests "the same" (default: the parsed body); a multipart route passes its
  * own description of the parts, since its parsed body is empty.
  */
-export async function idempotent(ctx: Context, request: FastifyRequest, reply: FastifyReply, status: number, run: () => Promise<unknown>, sameness: unknown = request.body): Promise<FastifyReply> {
+export async function idempotent(
+  ctx: Context,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  run: () => Promise<unknown>,
+  sameness: unknown = request.body,
+): Promise<FastifyReply> {
   const key = header(request, 'idempotency-key');
   if (key === undefined) return reply.code(status).send(await run());
   const accountId = accountOf(request);
@@ -44,7 +63,13 @@ export async function idempotent(ctx: Context, request: FastifyRequest, reply: F
  * attempt writes nothing, so there is nothing to release. When a concurrent request took the key first
  * (KeyTakenMeanwhile), this one answers from that request's row: a replay, or idempotency_in_progress.
  */
-export async function idempotentInOneCommit(ctx: Context, request: FastifyRequest, reply: FastifyReply, status: number, run: (claim?: KeyInCommit) => Promise<unknown>): Promise<FastifyReply> {
+export async function idempotentInOneCommit(
+  ctx: Context,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  run: (claim?: KeyInCommit) => Promise<unknown>,
+): Promise<FastifyReply> {
   const key = header(request, 'idempotency-key');
   if (key === undefined) return reply.code(status).send(await run());
   // The answer is serialized once, by the route's response schema, for the key's row and for the reply.
@@ -54,10 +79,18 @@ export async function idempotentInOneCommit(ctx: Context, request: FastifyReques
     answer = typeof json === 'string' ? json : Buffer.from(json as ArrayBuffer).toString('utf8');
     return answer;
   };
-  const claim: KeyInCommit = { accountId: accountOf(request), key, fingerprint: fingerprintOf(request, request.body), status, serialize };
+  const claim: KeyInCommit = {
+    accountId: accountOf(request),
+    key,
+    fingerprint: fingerprintOf(request, request.body),
+    status,
+    serialize,
+  };
   for (let attempt = 0; attempt < 2; attempt++) {
     const found = await findIdempotent(ctx, claim.accountId, key, claim.fingerprint);
-    if (found.kind === 'replay') return reply.header('Idempotent-Replayed', 'true').code(found.response.status).send(found.response.body);
+    if (found.kind === 'replay') {
+      return reply.header('Idempotent-Replayed', 'true').code(found.response.status).send(found.response.body);
+    }
     answer = undefined;
     try {
       const body = await run(claim);
@@ -67,5 +100,9 @@ export async function idempotentInOneCommit(ctx: Context, request: FastifyReques
       if (!(error instanceof KeyTakenMeanwhile)) throw error;
     }
   }
-  throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is changing state; retry shortly', { retryAfterSeconds: 1 });
+  throw new MoharError(
+    'idempotency_in_progress',
+    'a request with this Idempotency-Key is changing state; retry shortly',
+    { retryAfterSeconds: 1 },
+  );
 }

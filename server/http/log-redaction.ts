@@ -15,9 +15,14 @@ export const REDACTED = '[redacted]';
  * `/sign/{token}`, `/signing/{token}…` (signer API, sandbox), `/document/signed/{token}/` (legacy),
  * `/sign/aadhaar/go/{txn}` (the eSign auto-post page), also %2F-encoded.
  */
-const TOKEN_SEGMENT = /((?:\/|%2F)(?:sign|signing|signed|aadhaar(?:\/|%2F)go)(?:\/|%2F))(?!(?:assets|aadhaar|\[redacted\])(?:[/?#&"'\s]|%2F|%3F|$))((?:(?!%2F|%3F|%26)[^/?#&"'\s<>])+)/gi;
-/** `?token=…`, `&access_token=…`, `api_key=`, `secret=`, `password=`, `session=`, `signature=`, `code=` (also %3F/%26/%3D-encoded). */
-const SECRET_PARAMETER = /((?:[?&;]|%3F|%26)[\w.-]*(?:token|secret|password|passwd|api[_-]?key|apikey|session|signature|code)[\w.-]*(?:=|%3D))((?:(?!%26)[^&#"'\s<>])+)/gi;
+const TOKEN_SEGMENT =
+  /((?:\/|%2F)(?:sign|signing|signed|aadhaar(?:\/|%2F)go)(?:\/|%2F))(?!(?:assets|aadhaar|\[redacted\])(?:[/?#&"'\s]|%2F|%3F|$))((?:(?!%2F|%3F|%26)[^/?#&"'\s<>])+)/gi;
+/**
+ * `?token=…`, `&access_token=…`, `api_key=`, `secret=`, `password=`, `session=`, `signature=`, `code=` (also
+ * %3F/%26/%3D-encoded).
+ */
+const SECRET_PARAMETER =
+  /((?:[?&;]|%3F|%26)[\w.-]*(?:token|secret|password|passwd|api[_-]?key|apikey|session|signature|code)[\w.-]*(?:=|%3D))((?:(?!%26)[^&#"'\s<>])+)/gi;
 /** `Bearer …` in a message (an Authorization value copied into an error). */
 const BEARER = /(\bBearer\s+)[\w.~+/-]+=*/gi;
 /** API keys wherever they appear. */
@@ -56,18 +61,33 @@ export function redactValue(value: unknown, depth = 0): unknown {
   return out;
 }
 
-interface LoggedRequest { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
 
 /** pino serializers for Fastify's logger: the request line (Fastify's own fields, the URL redacted). */
 export const logSerializers = {
   req(request: LoggedRequest) {
-    return { method: request.method, url: request.url === undefined ? undefined : redactSecrets(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort };
+    return {
+      method: request.method,
+      url: request.url === undefined ? undefined : redactSecrets(request.url),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    };
   },
 };
 
 /** pino `hooks.logMethod`: a message (and any further string argument) redacted. */
 export function redactLogArguments(this: unknown, args: unknown[], method: (...args: unknown[]) => void): void {
-  method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactSecrets(arg) : arg)));
+  method.apply(
+    this,
+    args.map((arg) => (typeof arg === 'string' ? redactSecrets(arg) : arg)),
+  );
 }
 
 /** pino `formatters.log`: the merged object of every line, before serializers (errors, fields like `link`, `url`). */

@@ -7,9 +7,13 @@ import type { Creator } from '../domain/users/creators.js';
 export function mineFilter(request: FastifyRequest, mine: boolean | undefined): { created_by_user_id?: string } {
   if (mine !== true) return {};
   if (!request.user) {
-    throw new MoharError('validation_failed', 'mine=true needs a console login token (Authorization: Bearer): an API key is not a user, so nothing is "mine" for it; leave mine out to list the whole account', {
-      errors: [{ path: 'querystring/mine', message: 'only with a login token' }],
-    });
+    throw new MoharError(
+      'validation_failed',
+      'mine=true needs a console login token (Authorization: Bearer): an API key is not a user, so nothing is "mine" for it; leave mine out to list the whole account',
+      {
+        errors: [{ path: 'querystring/mine', message: 'only with a login token' }],
+      },
+    );
   }
   return { created_by_user_id: request.user.userId };
 }

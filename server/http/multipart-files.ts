@@ -16,7 +16,13 @@ export async function readFilesForm(request: FastifyRequest, maxFiles: number): 
   for await (const part of request.parts({ limits: { files: maxFiles, parts: maxFiles + 10 } })) {
     if (part.type === 'file') {
       const bytes = await part.toBuffer();
-      if (files.has(part.fieldname)) throw new MoharError('validation_failed', `two file parts are named "${part.fieldname}"; give each PDF its own part name`, { errors: [{ path: `/${part.fieldname}`, message: 'duplicate part name' }] });
+      if (files.has(part.fieldname)) {
+        throw new MoharError(
+          'validation_failed',
+          `two file parts are named "${part.fieldname}"; give each PDF its own part name`,
+          { errors: [{ path: `/${part.fieldname}`, message: 'duplicate part name' }] },
+        );
+      }
       files.set(part.fieldname, { filename: part.filename, bytes });
     } else if (typeof part.value === 'string') {
       fields[part.fieldname] = part.value;

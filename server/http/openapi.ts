@@ -24,17 +24,33 @@ export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<vo
       ...(scope.webhooks ? { webhooks: scope.webhooks } : {}),
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'account API key (qsk_live_… / qsk_test_…); keep it on your server' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'access token of a login (POST {legacy_base}/auth/login/); roles in docs/users.md' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Api-Key',
+            description: 'account API key (qsk_live_… / qsk_test_…); keep it on your server',
+          },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'access token of a login (POST {legacy_base}/auth/login/); roles in docs/users.md',
+          },
         },
       },
     },
     // Paths in the document are relative to the scope's server URL.
-    transform: ({ schema, url }) => ({ schema, url: url.startsWith(prefixOf(scope.serverUrl)) ? url.slice(prefixOf(scope.serverUrl).length) || '/' : url }),
+    transform: ({ schema, url }) => ({
+      schema,
+      url: url.startsWith(prefixOf(scope.serverUrl)) ? url.slice(prefixOf(scope.serverUrl).length) || '/' : url,
+    }),
   });
   // indexPrefix: the page's asset links are absolute when it is opened without a trailing slash, and the
   // plugin knows only its own prefix (/docs), not the scope's (/backend/api/v1).
-  await app.register(swaggerUi, { routePrefix: '/docs', indexPrefix: app.prefix, uiConfig: { deepLinking: true, tryItOutEnabled: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    indexPrefix: app.prefix,
+    uiConfig: { deepLinking: true, tryItOutEnabled: true },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }
 

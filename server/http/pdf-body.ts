@@ -9,9 +9,16 @@ import { MoharError } from '../../common/errors.js';
 import { declaredTooLarge } from './token-limits.js';
 
 export function acceptPdfBodies(scope: FastifyInstance, maxBytes: number): void {
-  scope.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) => done(null, body));
+  scope.addContentTypeParser('application/pdf', { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) =>
+    done(null, body),
+  );
   scope.addHook('onRequest', async (request) => {
     const declared = declaredTooLarge(request, maxBytes);
-    if (declared !== undefined) throw new MoharError('file_too_large', `the PDF is ${declared} bytes; at most ${maxBytes} bytes are accepted (MOHAR_MAX_PDF_BYTES)`);
+    if (declared !== undefined) {
+      throw new MoharError(
+        'file_too_large',
+        `the PDF is ${declared} bytes; at most ${maxBytes} bytes are accepted (MOHAR_MAX_PDF_BYTES)`,
+      );
+    }
   });
 }

@@ -32,7 +32,9 @@ function fromFastifyError(error: FastifyError): MoharError | undefined {
       return { path: `${error.validationContext ?? 'body'}${path}`, message: v.message ?? 'is not valid' };
     });
     const first = errors[0];
-    return new MoharError('validation_failed', first ? `${first.path} ${first.message}` : 'the request is not valid', { errors });
+    return new MoharError('validation_failed', first ? `${first.path} ${first.message}` : 'the request is not valid', {
+      errors,
+    });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -43,7 +45,10 @@ function fromFastifyError(error: FastifyError): MoharError | undefined {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new MoharError('body_too_large', error.message);
     case 'FST_REQ_FILE_TOO_LARGE':
-      return new MoharError('file_too_large', 'the uploaded file is larger than the configured limit (MOHAR_MAX_PDF_BYTES)');
+      return new MoharError(
+        'file_too_large',
+        'the uploaded file is larger than the configured limit (MOHAR_MAX_PDF_BYTES)',
+      );
     case 'FST_PARTS_LIMIT':
     case 'FST_FILES_LIMIT':
       return new MoharError('validation_failed', 'too many parts in the multipart request');
@@ -61,7 +66,9 @@ function fromFastifyError(error: FastifyError): MoharError | undefined {
 export function sendProblem(reply: FastifyReply, error: MoharError): FastifyReply {
   const problem = problemFor(error.code, error.message, error.errors);
   if (error.extra) Object.assign(problem, error.extra);
-  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  if (error.retryAfterSeconds !== undefined) {
+    reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  }
   return reply.code(problem.status).type('application/problem+json').send(problem);
 }
 
@@ -73,7 +80,10 @@ export function installProblemHandlers(app: FastifyInstance): void {
       return sendProblem(reply, error);
     }
     request.log.error({ err: raw }, 'unhandled error');
-    return sendProblem(reply, new MoharError('internal_error', 'something went wrong on our side; the error was logged'));
+    return sendProblem(
+      reply,
+      new MoharError('internal_error', 'something went wrong on our side; the error was logged'),
+    );
   });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new MoharError('route_not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),

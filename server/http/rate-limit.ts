@@ -19,10 +19,14 @@ function apply(reply: FastifyReply, decision: RateDecision, nowMs: number): Moha
   reply.header('x-ratelimit-reset', resetSeconds);
   if (decision.allowed) return null;
   const wait = Math.max(1, Math.ceil((decision.resetAt - nowMs) / 1000));
-  return new MoharError('rate_limited', `this API key made more than ${decision.limit} requests this minute; retry in ${wait} s`, {
-    retryAfterSeconds: wait,
-    extra: { limit: decision.limit, window_seconds: 60 },
-  });
+  return new MoharError(
+    'rate_limited',
+    `this API key made more than ${decision.limit} requests this minute; retry in ${wait} s`,
+    {
+      retryAfterSeconds: wait,
+      extra: { limit: decision.limit, window_seconds: 60 },
+    },
+  );
 }
 
 export function installRateLimit(app: FastifyInstance, ctx: Context): void {

@@ -24,7 +24,9 @@ export interface PdfResponse {
 export function sendPdf(reply: FastifyReply, pdf: PdfResponse): FastifyReply {
   reply.type('application/pdf');
   if (pdf.sha256 !== undefined) reply.header('ETag', `"${pdf.sha256}"`);
-  if (pdf.sha256 !== undefined && pdf.reprDigest) reply.header('Repr-Digest', `sha-256=:${Buffer.from(pdf.sha256, 'hex').toString('base64')}:`);
+  if (pdf.sha256 !== undefined && pdf.reprDigest) {
+    reply.header('Repr-Digest', `sha-256=:${Buffer.from(pdf.sha256, 'hex').toString('base64')}:`);
+  }
   if (pdf.filename !== undefined) reply.header('Content-Disposition', attachmentDisposition(pdf.filename));
   if (pdf.noStore) reply.header('Cache-Control', 'private, no-store');
   for (const [name, value] of Object.entries(pdf.headers ?? {})) reply.header(name, value);

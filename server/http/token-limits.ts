@@ -20,7 +20,10 @@ import { Problem } from './schemas/common.js';
 
 /** Default body limit of a token route. */
 export const TOKEN_ROUTE_BODY_LIMIT = 64 * 1024;
-/** The signing act: JSON with a base64 signature image and a base64 initials image (schema: at most 2,000,000 characters each). */
+/**
+ * The signing act: JSON with a base64 signature image and a base64 initials image (schema: at most 2,000,000 characters
+ * each).
+ */
 export const SIGN_ACT_BODY_LIMIT = 5 * 1024 * 1024;
 
 const isTokenRoute = (url: string): boolean => url.includes('/:token');
@@ -42,13 +45,23 @@ function refuseIfOver(decision: RateDecision, reply: FastifyReply, nowMs: number
   reply.header('x-ratelimit-reset', Math.ceil(decision.resetAt / 1000));
   if (decision.allowed) return;
   const wait = Math.max(1, Math.ceil((decision.resetAt - nowMs) / 1000));
-  throw new MoharError('rate_limited', `${what} made more than ${decision.limit} requests this minute; retry in ${wait} s`, {
-    retryAfterSeconds: wait,
-    extra: { limit: decision.limit, window_seconds: 60 },
-  });
+  throw new MoharError(
+    'rate_limited',
+    `${what} made more than ${decision.limit} requests this minute; retry in ${wait} s`,
+    {
+      retryAfterSeconds: wait,
+      extra: { limit: decision.limit, window_seconds: 60 },
+    },
+  );
 }
 
-async function take(limiter: RateLimiter | undefined, key: string, reply: FastifyReply, nowMs: number, what: string): Promise<void> {
+async function take(
+  limiter: RateLimiter | undefined,
+  key: string,
+  reply: FastifyReply,
+  nowMs: number,
+  what: string,
+): Promise<void> {
   if (!limiter) return;
   refuseIfOver(await limiter.take(key, nowMs), reply, nowMs, what);
 }
@@ -71,10 +84,19 @@ export function installTokenRouteLimits(app: FastifyInstance, ctx: Context): voi
     const declared = declaredTooLarge(request, limit);
     if (declared !== undefined) {
       const pdf = String(request.headers['content-type'] ?? '').startsWith('application/pdf');
-      throw new MoharError(pdf ? 'file_too_large' : 'body_too_large', `the request body is ${declared} bytes; this route accepts at most ${limit} bytes`);
+      throw new MoharError(
+        pdf ? 'file_too_large' : 'body_too_large',
+        `the request body is ${declared} bytes; this route accepts at most ${limit} bytes`,
+      );
     }
     const nowMs = ctx.now().getTime();
     await take(perAddress, `addr:${request.ip}`, reply, nowMs, 'this client address');
-    await take(perToken, `link:${createHash('sha256').update(token).digest('hex').slice(0, 32)}`, reply, nowMs, 'this signing link');
+    await take(
+      perToken,
+      `link:${createHash('sha256').update(token).digest('hex').slice(0, 32)}`,
+      reply,
+      nowMs,
+      'this signing link',
+    );
   });
 }

@@ -10,12 +10,22 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
 /** Fastify's `ajv` server option, as the pool receives it. */
-interface AjvOptions { readonly customOptions?: Readonly<Record<string, unknown>>; readonly [option: string]: unknown }
-interface RouteSchema { readonly schema: unknown; readonly method: string; readonly url: string; readonly httpPart?: string }
+interface AjvOptions {
+  readonly customOptions?: Readonly<Record<string, unknown>>;
+  readonly [option: string]: unknown;
+}
+interface RouteSchema {
+  readonly schema: unknown;
+  readonly method: string;
+  readonly url: string;
+  readonly httpPart?: string;
+}
 type Compile = (route: RouteSchema) => unknown;
 /** What the pool really is at run time (its published type names the schema, not the route). */
 type Pool = (externalSchemas: Record<string, unknown>, options: AjvOptions) => Compile;
-type BuildValidator = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']>;
+type BuildValidator = NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+>;
 
 /** Ajv options of every validator: all errors at once (problem+json lists them), binary for file parts. */
 export const AJV_CUSTOM_OPTIONS = { allErrors: true, formats: { binary: true } } as const;
@@ -24,7 +34,11 @@ export const AJV_CUSTOM_OPTIONS = { allErrors: true, formats: { binary: true } }
 export function partAwareValidator(): BuildValidator {
   const pool = AjvCompiler() as unknown as Pool;
   const build = (externalSchemas: Record<string, unknown>, options: AjvOptions): Compile => {
-    const compiler = (coerceTypes: false | 'array') => pool(externalSchemas, { ...options, customOptions: { ...options.customOptions, ...AJV_CUSTOM_OPTIONS, coerceTypes } });
+    const compiler = (coerceTypes: false | 'array') =>
+      pool(externalSchemas, {
+        ...options,
+        customOptions: { ...options.customOptions, ...AJV_CUSTOM_OPTIONS, coerceTypes },
+      });
     const body = compiler(false);
     const text = compiler('array');
     return (route) => (route.httpPart === 'body' ? body(route) : text(route));

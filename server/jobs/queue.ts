@@ -50,7 +50,9 @@ export async function enqueueJob(db: Kysely<Database>, options: EnqueueOptions):
 /** enqueueJob, telling whether a new job was written. */
 export async function enqueueJobOnce(db: Kysely<Database>, options: EnqueueOptions): Promise<EnqueueResult> {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`maxAttempts must be a whole number >= 1 (got ${maxAttempts})`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be a whole number >= 1 (got ${maxAttempts})`);
+  }
   if (options.kind === '') throw new RangeError('a job needs a kind');
   const payload = JSON.stringify(options.payload ?? null);
   const at = (options.now ?? new Date()).toISOString();
@@ -84,7 +86,11 @@ export async function enqueueJobOnce(db: Kysely<Database>, options: EnqueueOptio
     .returning('id')
     .executeTakeFirst();
   if (inserted) return { id: inserted.id, created: true };
-  const existing = await db.selectFrom('jobs').select('id').where('dedupe_key', '=', options.dedupeKey).executeTakeFirstOrThrow();
+  const existing = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('dedupe_key', '=', options.dedupeKey)
+    .executeTakeFirstOrThrow();
   return { id: existing.id, created: false };
 }
 
@@ -158,10 +164,25 @@ export async function listJobs(db: Kysely<Database>, options: ListJobsOptions): 
     let cursorQuery = db.selectFrom('jobs').select(['created_at', 'id']).where('id', '=', options.before);
     if (options.accountId !== undefined) cursorQuery = cursorQuery.where('account_id', '=', options.accountId);
     const cursor = await cursorQuery.executeTakeFirst();
-    if (!cursor) throw new MoharError('validation_failed', `before: no job ${options.before} (pass the id of the last job of the previous page)`, { errors: [{ path: 'querystring/before', message: 'names no job' }] });
-    query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+    if (!cursor) {
+      throw new MoharError(
+        'validation_failed',
+        `before: no job ${options.before} (pass the id of the last job of the previous page)`,
+        { errors: [{ path: 'querystring/before', message: 'names no job' }] },
+      );
+    }
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', cursor.created_at),
+        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
+      ]),
+    );
   }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const items = rows.slice(0, limit).map(jobView);
   return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
 }

@@ -75,7 +75,10 @@ export interface JobRunnerOptions {
 }
 
 export interface StopOptions {
-  /** Stop waiting for running jobs after this long; they keep their lease until it expires, then any runner retries them. */
+  /**
+   * Stop waiting for running jobs after this long; they keep their lease until it expires, then any runner retries
+   * them.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -119,7 +122,11 @@ export class JobRunner {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? consoleLogger;
-    this.loop = new LeaseLoop({ pollIntervalMs: this.pollIntervalMs, round: () => this.claimRound(), hasRoom: () => this.active.size < this.concurrency });
+    this.loop = new LeaseLoop({
+      pollIntervalMs: this.pollIntervalMs,
+      round: () => this.claimRound(),
+      hasRoom: () => this.active.size < this.concurrency,
+    });
   }
 
   /** Adds a handler (before start(), or at any time: the next claim includes the kind). */
@@ -154,13 +161,21 @@ export class JobRunner {
       await running;
     } else {
       let timeout: NodeJS.Timeout | undefined;
-      await Promise.race([running, new Promise<void>((resolve) => { timeout = setTimeout(resolve, options.timeoutMs); })]);
+      await Promise.race([
+        running,
+        new Promise<void>((resolve) => {
+          timeout = setTimeout(resolve, options.timeoutMs);
+        }),
+      ]);
       clearTimeout(timeout);
     }
     clearTimeout(this.heartbeat);
     this.heartbeat = undefined;
     if (this.active.size > 0) {
-      this.logger.warn({ jobs: [...this.active.keys()], owner: this.owner }, 'job runner stopped with jobs still running; they are retried when their lease expires');
+      this.logger.warn(
+        { jobs: [...this.active.keys()], owner: this.owner },
+        'job runner stopped with jobs still running; they are retried when their lease expires',
+      );
       for (const [id, { abort }] of this.active) {
         this.detached.add(id);
         abort.abort(new Error('the job runner stopped'));
@@ -213,7 +228,13 @@ export class JobRunner {
   /** Requeues (or, after the last attempt, kills) running jobs whose lease expired. */
   private async reapExpiredLeases(): Promise<void> {
     const at = this.now().toISOString();
-    const expired = await this.db.selectFrom('jobs').select('id').where('state', '=', 'running').where('lease_expires_at', '<=', at).limit(1).executeTakeFirst();
+    const expired = await this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('state', '=', 'running')
+      .where('lease_expires_at', '<=', at)
+      .limit(1)
+      .executeTakeFirst();
     if (!expired) return;
     const result = await this.db
       .updateTable('jobs')
@@ -229,7 +250,9 @@ export class JobRunner {
       .where('state', '=', 'running')
       .where('lease_expires_at', '<=', at)
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) this.logger.warn({ jobs: Number(result.numUpdatedRows) }, 'job runner: reclaimed jobs whose lease expired');
+    if (Number(result.numUpdatedRows) > 0) {
+      this.logger.warn({ jobs: Number(result.numUpdatedRows) }, 'job runner: reclaimed jobs whose lease expired');
+    }
   }
 
   /** Claims up to `limit` due jobs of the kinds this runner knows. */
@@ -288,7 +311,14 @@ export class JobRunner {
       } catch (error) {
         throw new PermanentJobError('the payload is not JSON', { cause: error });
       }
-      const info: JobRunInfo = { jobId: job.id, kind: job.kind, attempt, maxAttempts, final: attempt >= maxAttempts, signal: abort.signal };
+      const info: JobRunInfo = {
+        jobId: job.id,
+        kind: job.kind,
+        attempt,
+        maxAttempts,
+        final: attempt >= maxAttempts,
+        signal: abort.signal,
+      };
       await this.withTimeout(handler(payload, info), abort);
       outcome = { ok: true };
     } catch (error) {
@@ -309,9 +339,13 @@ export class JobRunner {
     let timeout: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const cut = new Promise<never>((_, reject) => {
-      onAbort = () => reject(abort.signal.reason instanceof Error ? abort.signal.reason : new Error('the job was aborted'));
+      onAbort = () =>
+        reject(abort.signal.reason instanceof Error ? abort.signal.reason : new Error('the job was aborted'));
       abort.signal.addEventListener('abort', onAbort, { once: true });
-      timeout = setTimeout(() => abort.abort(new Error(`the job did not finish within ${Math.round(this.jobTimeoutMs / 1000)} s`)), this.jobTimeoutMs);
+      timeout = setTimeout(
+        () => abort.abort(new Error(`the job did not finish within ${Math.round(this.jobTimeoutMs / 1000)} s`)),
+        this.jobTimeoutMs,
+      );
     });
     try {
       await Promise.race([work, cut]);
@@ -355,12 +389,16 @@ export class JobRunner {
       .where('lease_owner', '=', this.owner)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) this.lostLease(job);
-    else if (dead) this.logger.error({ job: job.id, kind: job.kind, attempt, error: message }, 'job is dead (no more attempts)');
-    else this.logger.warn({ job: job.id, kind: job.kind, attempt, error: message }, 'job failed; it will be retried');
+    else if (dead) {
+      this.logger.error({ job: job.id, kind: job.kind, attempt, error: message }, 'job is dead (no more attempts)');
+    } else this.logger.warn({ job: job.id, kind: job.kind, attempt, error: message }, 'job failed; it will be retried');
   }
 
   private lostLease(job: JobRow): void {
-    this.logger.warn({ job: job.id, kind: job.kind }, 'job runner: the lease of a finished job had expired and another runner took it; its outcome was not recorded');
+    this.logger.warn(
+      { job: job.id, kind: job.kind },
+      'job runner: the lease of a finished job had expired and another runner took it; its outcome was not recorded',
+    );
   }
 
   private scheduleHeartbeat(): void {

@@ -14,7 +14,15 @@ import { enqueueJobOnce } from '../jobs/queue.js';
 import type { SecretBox } from '../seal/secret-box.js';
 import type { Database, MailKind, MailStatus, OutboxMailTable } from '../storage/schema.js';
 
-export const MAIL_KINDS: readonly MailKind[] = ['invitation', 'your_turn', 'reminder', 'completion', 'declined', 'voided', 'other'];
+export const MAIL_KINDS: readonly MailKind[] = [
+  'invitation',
+  'your_turn',
+  'reminder',
+  'completion',
+  'declined',
+  'voided',
+  'other',
+];
 export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed', 'kept'];
 
 /** The job kind that sends one outbox row; its payload is { mail_id }. */
@@ -41,7 +49,10 @@ export interface MailToQueue {
   readonly envelopeId?: string | null;
   readonly recipientId?: string | null;
   readonly attachments?: readonly MailAttachment[];
-  /** Queue this logical mail once (e.g. `invitation:<recipient id>`): a repeat returns the first mail's id and writes nothing. */
+  /**
+   * Queue this logical mail once (e.g. `invitation:<recipient id>`): a repeat returns the first mail's id and writes
+   * nothing.
+   */
   readonly dedupeKey?: string;
   /** Send attempts before the mail is `failed` (default 8, see server/jobs/backoff.ts). */
   readonly maxAttempts?: number;
@@ -60,9 +71,17 @@ function bodyContext(mailId: string, part: 'text' | 'html'): string {
 }
 
 /** The clear text and html of a row (sealed rows are opened with the box; refused without one). */
-export function mailBody(row: Pick<Selectable<OutboxMailTable>, 'id' | 'text' | 'html' | 'sealed'>, box: SecretBox | undefined): { text: string; html: string | null } {
+export function mailBody(
+  row: Pick<Selectable<OutboxMailTable>, 'id' | 'text' | 'html' | 'sealed'>,
+  box: SecretBox | undefined,
+): { text: string; html: string | null } {
   if (row.sealed !== 1) return { text: row.text, html: row.html };
-  if (!box) throw new MoharError('seal_key_unreadable', `outbox mail ${row.id} is sealed and no secret box was given to open it`);
+  if (!box) {
+    throw new MoharError(
+      'seal_key_unreadable',
+      `outbox mail ${row.id} is sealed and no secret box was given to open it`,
+    );
+  }
   return {
     text: box.open(row.text, bodyContext(row.id, 'text')).toString('utf8'),
     html: row.html === null ? null : box.open(row.html, bodyContext(row.id, 'html')).toString('utf8'),
@@ -79,10 +98,16 @@ function refuse(message: string): never {
 function checkMail(mail: MailToQueue): void {
   if (mail.to.length > 320 || !ADDRESS.test(mail.to)) refuse(`mail to "${mail.to}": not a single e-mail address`);
   if (!MAIL_KINDS.includes(mail.kind)) refuse(`mail kind "${mail.kind}" is not one of ${MAIL_KINDS.join(', ')}`);
-  if (/[\r\n]/.test(mail.subject) || /[\r\n]/.test(mail.toName ?? '')) refuse('a mail subject or recipient name must be one line');
+  if (/[\r\n]/.test(mail.subject) || /[\r\n]/.test(mail.toName ?? '')) {
+    refuse('a mail subject or recipient name must be one line');
+  }
   for (const a of mail.attachments ?? []) {
-    if (!SHA256.test(a.sha256)) refuse(`mail attachment ${a.filename}: sha256 must be the blob's lower-case hex SHA-256`);
-    if (a.filename === '' || /[\r\n/\\]/.test(a.filename)) refuse(`mail attachment "${a.filename}": not a plain file name`);
+    if (!SHA256.test(a.sha256)) {
+      refuse(`mail attachment ${a.filename}: sha256 must be the blob's lower-case hex SHA-256`);
+    }
+    if (a.filename === '' || /[\r\n/\\]/.test(a.filename)) {
+      refuse(`mail attachment "${a.filename}": not a plain file name`);
+    }
   }
 }
 
@@ -106,7 +131,11 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
       ...(mail.dedupeKey !== undefined ? { dedupeKey: `mail:${mail.dedupeKey}` } : {}),
     });
     if (!job.created) {
-      const existing = await trx.selectFrom('jobs').select('payload').where('id', '=', job.id).executeTakeFirstOrThrow();
+      const existing = await trx
+        .selectFrom('jobs')
+        .select('payload')
+        .where('id', '=', job.id)
+        .executeTakeFirstOrThrow();
       return (JSON.parse(existing.payload) as { mail_id: string }).mail_id;
     }
     const at = now.toISOString();
@@ -119,7 +148,12 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
         to_name: mail.toName ?? null,
         subject: mail.subject,
         text: mail.sealWith ? mail.sealWith.seal(mail.text, bodyContext(mailId, 'text')) : mail.text,
-        html: mail.html == null ? null : mail.sealWith ? mail.sealWith.seal(mail.html, bodyContext(mailId, 'html')) : mail.html,
+        html:
+          mail.html == null
+            ? null
+            : mail.sealWith
+              ? mail.sealWith.seal(mail.html, bodyContext(mailId, 'html'))
+              : mail.html,
         sealed: mail.sealWith ? 1 : 0,
         attachments: JSON.stringify(mail.attachments ?? []),
         kind: mail.kind,
@@ -220,17 +254,41 @@ export interface MailPage {
 }
 
 /** An account's outbox, newest first (created_at, then id). */
-export async function listOutbox(db: Kysely<Database>, accountId: string, options: ListOutboxOptions): Promise<MailPage> {
+export async function listOutbox(
+  db: Kysely<Database>,
+  accountId: string,
+  options: ListOutboxOptions,
+): Promise<MailPage> {
   const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
   let query = db.selectFrom('outbox_mail').selectAll().where('account_id', '=', accountId);
   if (options.status !== undefined) query = query.where('status', '=', options.status);
   if (options.envelopeId !== undefined) query = query.where('envelope_id', '=', options.envelopeId);
   if (options.before !== undefined) {
-    const cursor = await db.selectFrom('outbox_mail').select(['created_at', 'id']).where('id', '=', options.before).where('account_id', '=', accountId).executeTakeFirst();
-    if (!cursor) throw new MoharError('validation_failed', `before: no mail ${options.before} in this outbox (pass the id of the last mail of the previous page)`, { errors: [{ path: 'querystring/before', message: 'names no mail of this account' }] });
-    query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+    const cursor = await db
+      .selectFrom('outbox_mail')
+      .select(['created_at', 'id'])
+      .where('id', '=', options.before)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!cursor) {
+      throw new MoharError(
+        'validation_failed',
+        `before: no mail ${options.before} in this outbox (pass the id of the last mail of the previous page)`,
+        { errors: [{ path: 'querystring/before', message: 'names no mail of this account' }] },
+      );
+    }
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', cursor.created_at),
+        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
+      ]),
+    );
   }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const items = rows.slice(0, limit).map((row) => mailView(row, options.includeBody ?? false, options.box));
   return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
 }

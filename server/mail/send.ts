@@ -57,7 +57,12 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
     // A test envelope's mail (outbox.ts) never leaves: it stays in the outbox, kept, like mail without SMTP.
     if (!transport || row.test === 1) {
       const at = ctx.now().toISOString();
-      await ctx.db.updateTable('outbox_mail').set({ status: 'kept', updated_at: at }).where('id', '=', mailId).where('status', 'in', ['queued', 'failed']).execute();
+      await ctx.db
+        .updateTable('outbox_mail')
+        .set({ status: 'kept', updated_at: at })
+        .where('id', '=', mailId)
+        .where('status', 'in', ['queued', 'failed'])
+        .execute();
       return;
     }
 
@@ -66,7 +71,11 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
       // A body with a signing link is stored sealed (issue 16, point 10): opened here, only to be sent.
       const body = mailBody(row, row.sealed === 1 ? await installationBox(ctx.config) : undefined);
       const attachments = await Promise.all(
-        parseAttachments(row.attachments).map(async (a) => ({ filename: a.filename, contentType: a.content_type, content: await ctx.blobs.get(a.sha256) })),
+        parseAttachments(row.attachments).map(async (a) => ({
+          filename: a.filename,
+          contentType: a.content_type,
+          content: await ctx.blobs.get(a.sha256),
+        })),
       );
       await transport.sendMail({
         from: ctx.config.mailFrom,
@@ -82,7 +91,12 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
       const at = ctx.now().toISOString();
       await ctx.db
         .updateTable('outbox_mail')
-        .set({ attempts: info.attempt, last_error: describeError(error), status: info.final ? 'failed' : 'queued', updated_at: at })
+        .set({
+          attempts: info.attempt,
+          last_error: describeError(error),
+          status: info.final ? 'failed' : 'queued',
+          updated_at: at,
+        })
         .where('id', '=', mailId)
         .execute();
       throw error;

@@ -68,10 +68,16 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** One header line: control characters (CR, LF, tabs, …) become spaces, runs of space collapse, at most `max` characters. */
+/**
+ * One header line: control characters (CR, LF, tabs, …) become spaces, runs of space collapse, at most `max`
+ * characters.
+ */
 export function headerText(text: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
 }
 
@@ -83,7 +89,9 @@ function checkedUrl(url: string): string {
   } catch {
     throw new TypeError(`mail link is not a URL: ${url}`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new TypeError(`mail link must be http(s): ${url}`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new TypeError(`mail link must be http(s): ${url}`);
+  }
   return parsed.toString();
 }
 
@@ -114,7 +122,8 @@ interface Layout {
   readonly blocks: readonly string[];
 }
 
-const FOOTER_TEXT = 'This message was sent by Mohar on behalf of the sender named above. If you did not expect it, you can ignore it.';
+const FOOTER_TEXT =
+  'This message was sent by Mohar on behalf of the sender named above. If you did not expect it, you can ignore it.';
 
 function page({ subject, blocks }: Layout): string {
   return [
@@ -201,7 +210,16 @@ export function yourTurnMail(data: SigningMailData): MailContent {
   const intro = `The recipients before you have finished. It is now your turn to ${verb} “${data.envelopeTitle}”, sent by ${data.senderName}.`;
   const message = messageBlock(data.senderName, data.message);
   const expiry = data.expiresAt ? `The link works until ${formatDate(data.expiresAt)}.` : undefined;
-  const text = textOf([`Hello ${data.recipientName},`, '', intro, '', ...message.text, `${label}: ${url}`, '', ...(expiry ? [expiry, ''] : [])]);
+  const text = textOf([
+    `Hello ${data.recipientName},`,
+    '',
+    intro,
+    '',
+    ...message.text,
+    `${label}: ${url}`,
+    '',
+    ...(expiry ? [expiry, ''] : []),
+  ]);
   const html = page({
     subject,
     blocks: [
@@ -223,7 +241,15 @@ export function reminderMail(data: ReminderMailData): MailContent {
   const since = data.sentAt ? ` on ${formatDate(data.sentAt)}` : '';
   const intro = `${data.senderName} sent you “${data.envelopeTitle}”${since}, and it is still waiting for you to ${verb}.`;
   const expiry = data.expiresAt ? `The link works until ${formatDate(data.expiresAt)}.` : undefined;
-  const text = textOf([`Hello ${data.recipientName},`, '', intro, '', `${label}: ${url}`, '', ...(expiry ? [expiry, ''] : [])]);
+  const text = textOf([
+    `Hello ${data.recipientName},`,
+    '',
+    intro,
+    '',
+    `${label}: ${url}`,
+    '',
+    ...(expiry ? [expiry, ''] : []),
+  ]);
   const html = page({
     subject,
     blocks: [
@@ -246,7 +272,11 @@ export function expiryWarningMail(data: ReminderMailData & { readonly envelopeEx
   const text = textOf([`Hello ${data.recipientName},`, '', intro, '', `${label}: ${url}`, '']);
   const html = page({
     subject,
-    blocks: [`<p>Hello ${escapeHtml(data.recipientName)},</p>`, `<p>${escapeHtml(intro)}</p>`, button(url, `${label}: ${headerText(data.envelopeTitle, 150)}`)],
+    blocks: [
+      `<p>Hello ${escapeHtml(data.recipientName)},</p>`,
+      `<p>${escapeHtml(intro)}</p>`,
+      button(url, `${label}: ${headerText(data.envelopeTitle, 150)}`),
+    ],
   });
   return { subject, text, html };
 }
@@ -256,7 +286,12 @@ export function completionMail(data: CompletionMailData): MailContent {
   const subject = headerText(`Completed: ${quoted(data.envelopeTitle)}`);
   const intro = `All recipients have finished “${data.envelopeTitle}”, sent by ${data.senderName}.`;
   const names = data.attachmentNames;
-  const attached = names.length === 0 ? undefined : names.length === 1 ? 'The signed document is attached:' : 'The signed documents are attached:';
+  const attached =
+    names.length === 0
+      ? undefined
+      : names.length === 1
+        ? 'The signed document is attached:'
+        : 'The signed documents are attached:';
   const download = data.documentsUrl ? checkedUrl(data.documentsUrl) : undefined;
   const text = textOf([
     `Hello ${data.recipientName},`,
@@ -273,7 +308,9 @@ export function completionMail(data: CompletionMailData): MailContent {
     blocks: [
       `<p>Hello ${escapeHtml(data.recipientName)},</p>`,
       `<p>${escapeHtml(intro)}</p>`,
-      ...(attached ? [`<p>${escapeHtml(attached)}</p>`, `<ul>${names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`] : []),
+      ...(attached
+        ? [`<p>${escapeHtml(attached)}</p>`, `<ul>${names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>`]
+        : []),
       ...(download ? [button(download, 'Download the signed documents')] : []),
       '<p>Keep this mail for your records.</p>',
     ],
@@ -286,14 +323,23 @@ export function declinedMail(data: DeclinedMailData): MailContent {
   const subject = headerText(`Declined: ${quoted(data.envelopeTitle)}`);
   const intro = `${data.declinedBy} declined “${data.envelopeTitle}”, sent by ${data.senderName}. No one else will be asked to act on it.`;
   const reason = data.reason?.trim() ? data.reason.trim() : undefined;
-  const text = textOf([`Hello ${data.recipientName},`, '', intro, '', ...(reason ? ['Reason given:', '', reason, ''] : ['No reason was given.', ''])]);
+  const text = textOf([
+    `Hello ${data.recipientName},`,
+    '',
+    intro,
+    '',
+    ...(reason ? ['Reason given:', '', reason, ''] : ['No reason was given.', '']),
+  ]);
   const html = page({
     subject,
     blocks: [
       `<p>Hello ${escapeHtml(data.recipientName)},</p>`,
       `<p>${escapeHtml(intro)}</p>`,
       ...(reason
-        ? ['<p>Reason given:</p>', `<blockquote style="margin:0 0 16px 0;padding:8px 16px;border-left:4px solid #cccccc">${paragraphs(reason)}</blockquote>`]
+        ? [
+            '<p>Reason given:</p>',
+            `<blockquote style="margin:0 0 16px 0;padding:8px 16px;border-left:4px solid #cccccc">${paragraphs(reason)}</blockquote>`,
+          ]
         : ['<p>No reason was given.</p>']),
     ],
   });
@@ -305,13 +351,24 @@ export function voidedMail(data: VoidedMailData): MailContent {
   const subject = headerText(`Voided: ${quoted(data.envelopeTitle)}`);
   const intro = `${data.senderName} voided “${data.envelopeTitle}”. You no longer need to act on it, and its links no longer work.`;
   const reason = data.reason?.trim() ? data.reason.trim() : undefined;
-  const text = textOf([`Hello ${data.recipientName},`, '', intro, '', ...(reason ? ['Reason given:', '', reason, ''] : [])]);
+  const text = textOf([
+    `Hello ${data.recipientName},`,
+    '',
+    intro,
+    '',
+    ...(reason ? ['Reason given:', '', reason, ''] : []),
+  ]);
   const html = page({
     subject,
     blocks: [
       `<p>Hello ${escapeHtml(data.recipientName)},</p>`,
       `<p>${escapeHtml(intro)}</p>`,
-      ...(reason ? ['<p>Reason given:</p>', `<blockquote style="margin:0 0 16px 0;padding:8px 16px;border-left:4px solid #cccccc">${paragraphs(reason)}</blockquote>`] : []),
+      ...(reason
+        ? [
+            '<p>Reason given:</p>',
+            `<blockquote style="margin:0 0 16px 0;padding:8px 16px;border-left:4px solid #cccccc">${paragraphs(reason)}</blockquote>`,
+          ]
+        : []),
     ],
   });
   return { subject, text, html };

@@ -52,9 +52,18 @@ function checkedLookup(allowed: (address: string) => boolean): LookupFunction {
       const list = addresses as LookupAddress[];
       const refused = list.find((a) => !allowed(a.address));
       if (refused || list.length === 0) {
-        return callback(new GuardedGetError('refused', `${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '', 0);
+        return callback(
+          new GuardedGetError(
+            'refused',
+            `${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`,
+          ),
+          '',
+          0,
+        );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all) {
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      }
       return callback(null, list[0]!.address, list[0]!.family);
     });
   };
@@ -64,7 +73,9 @@ function checkedLookup(allowed: (address: string) => boolean): LookupFunction {
 function checkTarget(raw: string, allowed: (address: string) => boolean): URL {
   if (!URL.canParse(raw)) throw new GuardedGetError('refused', `${raw} is not a URL`);
   const target = new URL(raw);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new GuardedGetError('refused', `only http and https URLs are fetched (got ${target.protocol})`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new GuardedGetError('refused', `only http and https URLs are fetched (got ${target.protocol})`);
+  }
   if (target.username || target.password) throw new GuardedGetError('refused', 'URLs with credentials are not fetched');
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !allowed(host)) throw new GuardedGetError('refused', `${host} is not a public address`);
@@ -81,8 +92,16 @@ export async function guardedGet(url: string, options: GuardedGetOptions = {}): 
   let current = url;
   for (let redirects = 0; ; redirects++) {
     const target = checkTarget(current, allowed);
-    const hop = await getOnce(target, { lookup, maxBytes, deadline, timeoutMs, userAgent: options.userAgent ?? 'Mohar/0.1' });
-    if (hop.kind === 'body') return { bytes: hop.bytes, url: target.toString(), contentType: hop.contentType, redirects };
+    const hop = await getOnce(target, {
+      lookup,
+      maxBytes,
+      deadline,
+      timeoutMs,
+      userAgent: options.userAgent ?? 'Mohar/0.1',
+    });
+    if (hop.kind === 'body') {
+      return { bytes: hop.bytes, url: target.toString(), contentType: hop.contentType, redirects };
+    }
     if (redirects >= maxRedirects) throw new GuardedGetError('refused', `more than ${maxRedirects} redirects`);
     current = new URL(hop.location, target).toString();
   }
@@ -90,24 +109,36 @@ export async function guardedGet(url: string, options: GuardedGetOptions = {}): 
 
 type Hop = { kind: 'body'; bytes: Buffer; contentType: string | undefined } | { kind: 'redirect'; location: string };
 
-function getOnce(target: URL, o: { lookup: LookupFunction; maxBytes: number; deadline: AbortSignal; timeoutMs: number; userAgent: string }): Promise<Hop> {
+function getOnce(
+  target: URL,
+  o: { lookup: LookupFunction; maxBytes: number; deadline: AbortSignal; timeoutMs: number; userAgent: string },
+): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
     if (o.deadline.aborted) return reject(new GuardedGetError('failed', `no answer within ${o.timeoutMs / 1000} s`));
     const client = target.protocol === 'https:' ? https : http;
-    const request = client.request(target, { method: 'GET', headers: { 'user-agent': o.userAgent, accept: 'application/pdf, */*' }, lookup: o.lookup, agent: false });
+    const request = client.request(target, {
+      method: 'GET',
+      headers: { 'user-agent': o.userAgent, accept: 'application/pdf, */*' },
+      lookup: o.lookup,
+      agent: false,
+    });
     const onAbort = (): void => {
       request.destroy(new GuardedGetError('failed', `no complete answer within ${o.timeoutMs / 1000} s`));
     };
     o.deadline.addEventListener('abort', onAbort, { once: true });
     let settled = false;
-    const settle = <T>(fn: (value: T) => void) => (value: T): void => {
-      if (settled) return;
-      settled = true;
-      o.deadline.removeEventListener('abort', onAbort);
-      fn(value);
-    };
+    const settle =
+      <T>(fn: (value: T) => void) =>
+      (value: T): void => {
+        if (settled) return;
+        settled = true;
+        o.deadline.removeEventListener('abort', onAbort);
+        fn(value);
+      };
     const done = settle(resolve);
-    const fail = settle((error: unknown) => reject(error instanceof GuardedGetError ? error : new GuardedGetError('failed', (error as Error).message)));
+    const fail = settle((error: unknown) =>
+      reject(error instanceof GuardedGetError ? error : new GuardedGetError('failed', (error as Error).message)),
+    );
     request.on('error', fail);
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
@@ -133,12 +164,16 @@ function getOnce(target: URL, o: { lookup: LookupFunction; maxBytes: number; dea
         total += chunk.length;
         if (total > o.maxBytes) {
           // Stop reading here: the socket is closed, nothing more is buffered.
-          request.destroy(new GuardedGetError('too_large', `the document is larger than the limit of ${o.maxBytes} bytes`));
+          request.destroy(
+            new GuardedGetError('too_large', `the document is larger than the limit of ${o.maxBytes} bytes`),
+          );
           return;
         }
         chunks.push(chunk);
       });
-      response.on('end', () => done({ kind: 'body', bytes: Buffer.concat(chunks), contentType: response.headers['content-type'] }));
+      response.on('end', () =>
+        done({ kind: 'body', bytes: Buffer.concat(chunks), contentType: response.headers['content-type'] }),
+      );
       response.on('error', fail);
     });
     request.end();

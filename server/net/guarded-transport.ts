@@ -28,7 +28,9 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 export type AddressPolicy = (address: string) => boolean;
 
 export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 /** Public addresses only, or (operator's setting for LANs and tests) any address. */
 export function addressPolicy(allowPrivate: boolean): AddressPolicy {
@@ -37,7 +39,11 @@ export function addressPolicy(allowPrivate: boolean): AddressPolicy {
 
 function refusal(hostname: string, address: string): OutboundRefused {
   const category = classifyAddress(address) ?? 'refused by policy';
-  return new OutboundRefused(hostname === address ? `${address} is not a public address (${category})` : `${hostname} resolves to ${address}, which is not a public address (${category})`);
+  return new OutboundRefused(
+    hostname === address
+      ? `${address} is not a public address (${category})`
+      : `${hostname} resolves to ${address}, which is not a public address (${category})`,
+  );
 }
 
 /**
@@ -53,7 +59,9 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolver = systemR
         const refused = wanted.find((a) => !policy(a.address));
         if (refused) return callback(refusal(hostname, refused.address), '', 0);
         if (wanted.length === 0) return callback(new OutboundRefused(`${hostname} resolves to no address`), '', 0);
-        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
+        if ((options as { all?: boolean }).all) {
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
+        }
         return callback(null, wanted[0]!.address, wanted[0]!.family);
       },
       (error: Error) => callback(error as NodeJS.ErrnoException, '', 0),
@@ -94,34 +102,47 @@ export function guardedTransport(options: GuardedTransportOptions = {}): HttpTra
   return ({ url, body, contentType, accept }) =>
     new Promise<Uint8Array>((resolve, reject) => {
       const target = new URL(url);
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') return reject(new OutboundRefused(`${url}: only http and https are fetched`));
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        return reject(new OutboundRefused(`${url}: only http and https are fetched`));
+      }
       // A literal IP skips DNS: check it here.
       const literal = target.hostname.replace(/^\[|\]$/g, '');
-      if (!options.allowPrivate && /^[\d.]+$|:/.test(literal) && !isPublicAddress(literal)) return reject(new OutboundRefused(`${url}: ${literal} is not a public address`));
+      if (!options.allowPrivate && /^[\d.]+$|:/.test(literal) && !isPublicAddress(literal)) {
+        return reject(new OutboundRefused(`${url}: ${literal} is not a public address`));
+      }
       const client = target.protocol === 'https:' ? https : http;
-      const request = client.request(target, {
-        method: body ? 'POST' : 'GET',
-        headers: { 'user-agent': 'Mohar/0.1', ...(contentType ? { 'content-type': contentType } : {}), ...(accept ? { accept } : {}), ...(body ? { 'content-length': body.byteLength } : {}) },
-        lookup,
-        timeout: timeoutMs,
-      }, (response) => {
-        if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) {
-          response.resume();
-          return reject(new Error(`${url} answered HTTP ${response.statusCode}`));
-        }
-        const chunks: Buffer[] = [];
-        let total = 0;
-        response.on('data', (chunk: Buffer) => {
-          total += chunk.length;
-          if (total > maxBytes) {
-            request.destroy(new Error(`${url} sent more than ${maxBytes} bytes`));
-            return;
+      const request = client.request(
+        target,
+        {
+          method: body ? 'POST' : 'GET',
+          headers: {
+            'user-agent': 'Mohar/0.1',
+            ...(contentType ? { 'content-type': contentType } : {}),
+            ...(accept ? { accept } : {}),
+            ...(body ? { 'content-length': body.byteLength } : {}),
+          },
+          lookup,
+          timeout: timeoutMs,
+        },
+        (response) => {
+          if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) >= 300) {
+            response.resume();
+            return reject(new Error(`${url} answered HTTP ${response.statusCode}`));
           }
-          chunks.push(chunk);
-        });
-        response.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
-        response.on('error', reject);
-      });
+          const chunks: Buffer[] = [];
+          let total = 0;
+          response.on('data', (chunk: Buffer) => {
+            total += chunk.length;
+            if (total > maxBytes) {
+              request.destroy(new Error(`${url} sent more than ${maxBytes} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          response.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
+          response.on('error', reject);
+        },
+      );
       request.on('socket', (socket) => guardSocket(socket, policy));
       request.on('timeout', () => request.destroy(new Error(`${url} did not answer within ${timeoutMs} ms`)));
       request.on('error', reject);

@@ -27,7 +27,12 @@ The APIs work meanwhile: <a href="${API_BASE}/docs/">envelope API</a>, <a href="
 export function consolePageRoutes(app: App, options: { dir?: string } = {}): void {
   const dir = options.dir ?? rendererBuildDir('dist-console');
   const sendAsset = builtAssets(dir);
-  const loadIndex = builtPage(join(dir, 'console.html'), () => app.log.warn({ dir }, 'the console is not built: /app answers 503 until renderer/dist-console exists (npm run build)'));
+  const loadIndex = builtPage(join(dir, 'console.html'), () =>
+    app.log.warn(
+      { dir },
+      'the console is not built: /app answers 503 until renderer/dist-console exists (npm run build)',
+    ),
+  );
 
   const page = async (_request: unknown, reply: FastifyReply) => {
     reply
@@ -45,6 +50,12 @@ export function consolePageRoutes(app: App, options: { dir?: string } = {}): voi
   app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect(`${CONSOLE_PATH}/`, 302));
   app.get(CONSOLE_PATH, { schema: { hide: true } }, page);
   app.get(`${CONSOLE_PATH}/*`, { schema: { hide: true } }, page);
-  app.get<{ Params: { file: string } }>(`${CONSOLE_PATH}/assets/:file`, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, null, request.params.file));
-  app.get<{ Params: { dir: string; file: string } }>(`${CONSOLE_PATH}/assets/:dir/:file`, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file));
+  app.get<{ Params: { file: string } }>(`${CONSOLE_PATH}/assets/:file`, { schema: { hide: true } }, (request, reply) =>
+    sendAsset(request, reply, null, request.params.file),
+  );
+  app.get<{ Params: { dir: string; file: string } }>(
+    `${CONSOLE_PATH}/assets/:dir/:file`,
+    { schema: { hide: true } },
+    (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file),
+  );
 }

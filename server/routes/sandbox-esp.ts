@@ -3,7 +3,7 @@
  * origin so the signer's browser reaches it wherever it reaches Mohar (behind a proxy too):
  *
  *   POST /sandbox/esp/esign/2.1/signdoc        the Esign form post of a test envelope's signer → consent + OTP page
- *   POST /sandbox/esp/esign/2.1/authenticate   → the page that auto-posts the signed EsignResp to /sign/aadhaar/response
+ * POST /sandbox/esp/esign/2.1/authenticate   → the page that auto-posts the signed EsignResp to /sign/aadhaar/response
  *   POST /sandbox/esp/esign/2.1/status         EsignStatus (XML)
  *   GET  /sandbox/esp/esign/2.1/esp.css, autopost.js
  *
@@ -24,11 +24,20 @@ export function sandboxEspRoutes(app: App, ctx: Context): void {
   if (!ctx.config.esignSandbox) return;
   void app.register(async (scope: App) => {
     // The simulator reads the raw form or XML itself.
-    scope.addContentTypeParser(['application/x-www-form-urlencoded', 'application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, String(body)));
-    const handler = async (request: { method: string; url: string; body: unknown }, reply: FastifyReply): Promise<unknown> => {
+    scope.addContentTypeParser(
+      ['application/x-www-form-urlencoded', 'application/xml', 'text/xml'],
+      { parseAs: 'string', bodyLimit: BODY_LIMIT },
+      (_request, body, done) => done(null, String(body)),
+    );
+    const handler = async (
+      request: { method: string; url: string; body: unknown },
+      reply: FastifyReply,
+    ): Promise<unknown> => {
       const path = new URL(request.url, 'http://localhost').pathname.slice(SANDBOX_ESP_PATH.length);
       const esp = await sandboxSimulator(ctx);
-      const answer = await answerSimulator(esp, request.method, path, async () => (typeof request.body === 'string' ? request.body : ''));
+      const answer = await answerSimulator(esp, request.method, path, async () =>
+        typeof request.body === 'string' ? request.body : '',
+      );
       return reply.code(answer.status).headers(answer.headers).type(answer.type).send(answer.body);
     };
     scope.get(`${SANDBOX_ESP_PATH}/esign/2.1/:file`, { schema: { hide: true } }, handler);

@@ -77,7 +77,12 @@ function escapeAttribute(value: string): string {
 export function signingPageRoutes(app: App, ctx: Context, options: { dir?: string } = {}): void {
   const dir = options.dir ?? defaultSigningPageDir();
   const sendAsset = builtAssets(dir);
-  const loadIndex = builtPage(join(dir, 'index.html'), () => app.log.warn({ dir }, 'the signing page is not built: /sign/{token} answers 503 until renderer/dist exists (npm run build)'));
+  const loadIndex = builtPage(join(dir, 'index.html'), () =>
+    app.log.warn(
+      { dir },
+      'the signing page is not built: /sign/{token} answers 503 until renderer/dist exists (npm run build)',
+    ),
+  );
 
   const pageHeaders = (reply: FastifyReply, frameOrigin: string | null) => {
     reply
@@ -89,17 +94,33 @@ export function signingPageRoutes(app: App, ctx: Context, options: { dir?: strin
     if (!frameOrigin) reply.header('X-Frame-Options', 'DENY');
   };
 
-  app.get<{ Params: { token: string } }>(`${SIGNING_PAGE_BASE}/:token`, { schema: { hide: true } }, async (request, reply) => {
-    const token = TOKEN.test(request.params.token) ? request.params.token : null;
-    const frameOrigin = token ? await embeddingOrigin(ctx, token) : null;
-    pageHeaders(reply, frameOrigin);
-    const html = await loadIndex();
-    if (html === null) return reply.code(503).type('text/html; charset=utf-8').send(MISSING);
-    const meta = frameOrigin ? `<meta name="mohar-embed-origin" content="${escapeAttribute(frameOrigin)}" />\n  ` : '';
-    const hints = (token ? await preloads(ctx, token) : []).map((url) => `<link rel="preload" as="fetch" crossorigin="anonymous" href="${escapeAttribute(url)}" />\n  `).join('');
-    return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}${hints}</head>`));
-  });
+  app.get<{ Params: { token: string } }>(
+    `${SIGNING_PAGE_BASE}/:token`,
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const token = TOKEN.test(request.params.token) ? request.params.token : null;
+      const frameOrigin = token ? await embeddingOrigin(ctx, token) : null;
+      pageHeaders(reply, frameOrigin);
+      const html = await loadIndex();
+      if (html === null) return reply.code(503).type('text/html; charset=utf-8').send(MISSING);
+      const meta = frameOrigin
+        ? `<meta name="mohar-embed-origin" content="${escapeAttribute(frameOrigin)}" />\n  `
+        : '';
+      const hints = (token ? await preloads(ctx, token) : [])
+        .map((url) => `<link rel="preload" as="fetch" crossorigin="anonymous" href="${escapeAttribute(url)}" />\n  `)
+        .join('');
+      return reply.type('text/html; charset=utf-8').send(html.replace('</head>', `${meta}${hints}</head>`));
+    },
+  );
 
-  app.get<{ Params: { file: string } }>(`${SIGNING_PAGE_BASE}/assets/:file`, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, null, request.params.file));
-  app.get<{ Params: { dir: string; file: string } }>(`${SIGNING_PAGE_BASE}/assets/:dir/:file`, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file));
+  app.get<{ Params: { file: string } }>(
+    `${SIGNING_PAGE_BASE}/assets/:file`,
+    { schema: { hide: true } },
+    (request, reply) => sendAsset(request, reply, null, request.params.file),
+  );
+  app.get<{ Params: { dir: string; file: string } }>(
+    `${SIGNING_PAGE_BASE}/assets/:dir/:file`,
+    { schema: { hide: true } },
+    (request, reply) => sendAsset(request, reply, request.params.dir, request.params.file),
+  );
 }

@@ -24,7 +24,10 @@ export function addYears(date: Date, years: number): Date {
 
 /** RFC 5280: UTCTime through 2049, GeneralizedTime from 2050. */
 function time(date: Date): pkijs.Time {
-  return new pkijs.Time({ type: date.getUTCFullYear() < 2050 ? pkijs.TimeType.UTCTime : pkijs.TimeType.GeneralizedTime, value: date });
+  return new pkijs.Time({
+    type: date.getUTCFullYear() < 2050 ? pkijs.TimeType.UTCTime : pkijs.TimeType.GeneralizedTime,
+    value: date,
+  });
 }
 
 /**
@@ -32,7 +35,9 @@ function time(date: Date): pkijs.Time {
  * RelativeDistinguishedNames into one multi-valued RDN, so the Name is encoded here and parsed back.)
  * emailAddress is an IA5String (RFC 5280 appendix A); everything else UTF8String.
  */
-export function distinguishedName(attributes: readonly (readonly [oid: string, value: string])[]): pkijs.RelativeDistinguishedNames {
+export function distinguishedName(
+  attributes: readonly (readonly [oid: string, value: string])[],
+): pkijs.RelativeDistinguishedNames {
   const rdn = (type: string, value: string): asn1js.Set => {
     const encoded = type === OID_EMAIL ? new asn1js.IA5String({ value }) : new asn1js.Utf8String({ value });
     return new asn1js.Set({ value: [new pkijs.AttributeTypeAndValue({ type, value: encoded }).toSchema()] });
@@ -43,7 +48,10 @@ export function distinguishedName(attributes: readonly (readonly [oid: string, v
 
 /** O=<organization>, CN=<commonName>. */
 export function name(organization: string, commonName: string): pkijs.RelativeDistinguishedNames {
-  return distinguishedName([[OID_ORGANIZATION, organization], [OID_COMMON_NAME, commonName]]);
+  return distinguishedName([
+    [OID_ORGANIZATION, organization],
+    [OID_COMMON_NAME, commonName],
+  ]);
 }
 
 function serialNumber(): asn1js.Integer {
@@ -56,7 +64,11 @@ function toBuffer(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-function extension(extnID: string, critical: boolean, value: { toBER(sizeOnly?: boolean): ArrayBuffer } | { toSchema(): asn1js.AsnType }): pkijs.Extension {
+function extension(
+  extnID: string,
+  critical: boolean,
+  value: { toBER(sizeOnly?: boolean): ArrayBuffer } | { toSchema(): asn1js.AsnType },
+): pkijs.Extension {
   const der = 'toSchema' in value ? value.toSchema().toBER(false) : value.toBER(false);
   return new pkijs.Extension({ extnID, critical, extnValue: der });
 }
@@ -70,7 +82,9 @@ function keyUsage(...bits: number[]): asn1js.BitString {
 
 /** Subject key identifier, RFC 5280 method 1: SHA-1 of the subjectPublicKey bits. */
 function keyIdentifier(cert: pkijs.Certificate): Uint8Array {
-  return new Uint8Array(createHash('sha1').update(cert.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).digest());
+  return new Uint8Array(
+    createHash('sha1').update(cert.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).digest(),
+  );
 }
 
 export interface CertificateSpec {
@@ -81,7 +95,9 @@ export interface CertificateSpec {
   readonly issuerKeyId: Uint8Array | undefined;
   readonly notBefore: Date;
   readonly notAfter: Date;
-  /** A CA certificate (keyCertSign + cRLSign) or an end-entity signing certificate (digitalSignature + nonRepudiation). */
+  /**
+   * A CA certificate (keyCertSign + cRLSign) or an end-entity signing certificate (digitalSignature + nonRepudiation).
+   */
   readonly ca: boolean;
 }
 
@@ -97,11 +113,27 @@ export async function makeCertificate(spec: CertificateSpec): Promise<{ der: Uin
   await cert.subjectPublicKeyInfo.importKey(spec.publicKey, engine);
   const keyId = keyIdentifier(cert);
   const extensions = [
-    extension('2.5.29.19', true, spec.ca ? new pkijs.BasicConstraints({ cA: true, pathLenConstraint: 0 }) : new pkijs.BasicConstraints({ cA: false })),
+    extension(
+      '2.5.29.19',
+      true,
+      spec.ca
+        ? new pkijs.BasicConstraints({ cA: true, pathLenConstraint: 0 })
+        : new pkijs.BasicConstraints({ cA: false }),
+    ),
     extension('2.5.29.15', true, spec.ca ? keyUsage(5, 6) : keyUsage(0, 1)),
     extension('2.5.29.14', false, new asn1js.OctetString({ valueHex: toBuffer(keyId) })),
   ];
-  if (spec.issuerKeyId) extensions.push(extension('2.5.29.35', false, new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: toBuffer(spec.issuerKeyId) }) })));
+  if (spec.issuerKeyId) {
+    extensions.push(
+      extension(
+        '2.5.29.35',
+        false,
+        new pkijs.AuthorityKeyIdentifier({
+          keyIdentifier: new asn1js.OctetString({ valueHex: toBuffer(spec.issuerKeyId) }),
+        }),
+      ),
+    );
+  }
   cert.extensions = extensions;
   await cert.sign(spec.issuerKey, 'SHA-256', engine);
   return { der: new Uint8Array(cert.toSchema(true).toBER(false)), keyId };

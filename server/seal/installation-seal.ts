@@ -85,7 +85,9 @@ function infoOf(row: SealKeysTable): InstallationSealInfo {
   } catch (error) {
     throw unreadable(`the stored installation seal ${row.id} has an unreadable chain`, error);
   }
-  if (!Array.isArray(chain) || !chain.every((c) => typeof c === 'string')) throw unreadable(`the stored installation seal ${row.id} has an unreadable chain`);
+  if (!Array.isArray(chain) || !chain.every((c) => typeof c === 'string')) {
+    throw unreadable(`the stored installation seal ${row.id} has an unreadable chain`);
+  }
   return {
     id: row.id,
     certificate: new Uint8Array(Buffer.from(row.certificate, 'base64')),
@@ -110,7 +112,10 @@ async function signerFromRow(row: SealKeysTable, box: SecretBox, created: boolea
   const pkcs8 = box.open(row.private_key, keyContext(row.id));
   let signer: SignatureProvider;
   try {
-    const keyPem = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' });
+    const keyPem = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({
+      format: 'pem',
+      type: 'pkcs8',
+    });
     signer = await softwareSigner({ keyPem, certificate: info.certificate, chain: [...info.chain] });
   } catch (error) {
     if (isMoharError(error, 'seal_key_unreadable')) throw error;
@@ -127,7 +132,11 @@ async function signerFromRow(row: SealKeysTable, box: SecretBox, created: boolea
  * Errors: MoharError('seal_key_unreadable') when the stored key cannot be decrypted (wrong or missing
  * MOHAR_SECRET_KEY / secret.key) or does not match its certificate. A seal is never replaced silently.
  */
-export async function loadInstallationSeal(db: Kysely<Database>, box: SecretBox, options: InstallationSealOptions = {}): Promise<InstallationSeal> {
+export async function loadInstallationSeal(
+  db: Kysely<Database>,
+  box: SecretBox,
+  options: InstallationSealOptions = {},
+): Promise<InstallationSeal> {
   const kind = options.kind ?? 'installation';
   const existing = await activeRow(db, kind);
   if (existing) return signerFromRow(existing, box, false);
@@ -152,14 +161,29 @@ async function createSealRow(box: SecretBox, options: InstallationSealOptions): 
   const id = randomUUID();
   const shortId = randomBytes(4).toString('hex');
   const notBefore = new Date(now.getTime() - BACKDATE_MS);
-  const caName = name(organization, test ? `Mohar TEST CA - no legal effect ${shortId}` : `Mohar installation CA ${shortId}`);
+  const caName = name(
+    organization,
+    test ? `Mohar TEST CA - no legal effect ${shortId}` : `Mohar installation CA ${shortId}`,
+  );
 
   // The CA key cannot be exported and is dropped when this function returns.
   const caKeys = await webcrypto.subtle.generateKey(EC_KEY, false, ['sign', 'verify']);
   const sealKeys = await webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify']);
-  const ca = await makeCertificate({ subject: caName, issuer: caName, publicKey: caKeys.publicKey, issuerKey: caKeys.privateKey, issuerKeyId: undefined, notBefore, notAfter: addYears(notBefore, CA_YEARS), ca: true });
+  const ca = await makeCertificate({
+    subject: caName,
+    issuer: caName,
+    publicKey: caKeys.publicKey,
+    issuerKey: caKeys.privateKey,
+    issuerKeyId: undefined,
+    notBefore,
+    notAfter: addYears(notBefore, CA_YEARS),
+    ca: true,
+  });
   const seal = await makeCertificate({
-    subject: name(organization, test ? `Mohar TEST seal - no legal effect ${shortId}` : `Mohar document seal ${shortId}`),
+    subject: name(
+      organization,
+      test ? `Mohar TEST seal - no legal effect ${shortId}` : `Mohar document seal ${shortId}`,
+    ),
     issuer: caName,
     publicKey: sealKeys.publicKey,
     issuerKey: caKeys.privateKey,

@@ -20,7 +20,9 @@ import type { Context } from '../domain/context.js';
 import { loadInstallationSeal, type InstallationSealOptions } from './installation-seal.js';
 import { openSecretBox } from './secret-box.js';
 
-/** Supplies the seal signer on demand. The server's default is `sealSource(ctx)`; the CLI may inject another (PKCS#11). */
+/**
+ * Supplies the seal signer on demand. The server's default is `sealSource(ctx)`; the CLI may inject another (PKCS#11).
+ */
 export type SealSource = () => Promise<SignatureProvider>;
 
 /** What the seal needs from a Context (so it can be built before the Context exists). */
@@ -69,7 +71,9 @@ export function testSealSource(ctx: SealContext, options: LoadSealOptions = {}):
   let loading: Promise<SignatureProvider> | undefined;
   return async () => {
     if (!loading) {
-      loading = openSecretBox(ctx.config).then(async (box) => (await loadInstallationSeal(ctx.db, box, { ...options, now: ctx.now, kind: 'test' })).signer);
+      loading = openSecretBox(ctx.config).then(
+        async (box) => (await loadInstallationSeal(ctx.db, box, { ...options, now: ctx.now, kind: 'test' })).signer,
+      );
       loading.catch(() => {
         loading = undefined;
       });
@@ -94,12 +98,20 @@ async function pkcs12Seal(path: string, passphrase: string | undefined): Promise
   try {
     file = await readFile(path);
   } catch (error) {
-    throw new MoharError('seal_key_unreadable', `cannot read the seal PKCS#12 file ${path} (MOHAR_SEAL_P12): ${(error as Error).message}`, { cause: error });
+    throw new MoharError(
+      'seal_key_unreadable',
+      `cannot read the seal PKCS#12 file ${path} (MOHAR_SEAL_P12): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   try {
     return await softwareSigner({ pkcs12: file, passphrase: passphrase ?? '' });
   } catch (error) {
-    throw new MoharError('seal_key_unreadable', `the seal PKCS#12 file ${path} (MOHAR_SEAL_P12, MOHAR_SEAL_P12_PASSPHRASE) cannot be used: ${(error as Error).message}`, { cause: error });
+    throw new MoharError(
+      'seal_key_unreadable',
+      `the seal PKCS#12 file ${path} (MOHAR_SEAL_P12, MOHAR_SEAL_P12_PASSPHRASE) cannot be used: ${(error as Error).message}`,
+      { cause: error },
+    );
   } finally {
     file.fill(0);
   }
@@ -107,6 +119,9 @@ async function pkcs12Seal(path: string, passphrase: string | undefined): Promise
 
 function checkValidity({ from, to, subject }: Validity, now: Date, what: string): void {
   if (now < from || now > to) {
-    throw new MoharError('seal_expired', `the seal certificate of ${what} (${subject}) is valid from ${from.toISOString()} to ${to.toISOString()}, not at ${now.toISOString()}; seal renewal is not automatic yet`);
+    throw new MoharError(
+      'seal_expired',
+      `the seal certificate of ${what} (${subject}) is valid from ${from.toISOString()} to ${to.toISOString()}, not at ${now.toISOString()}; seal renewal is not automatic yet`,
+    );
   }
 }

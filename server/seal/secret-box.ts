@@ -67,14 +67,29 @@ export function secretBox(material: Uint8Array, source: string): SecretBox {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(aad(context));
-      const body = Buffer.concat([cipher.update(typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext), cipher.final()]);
-      return [VERSION, keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+      const body = Buffer.concat([
+        cipher.update(typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext),
+        cipher.final(),
+      ]);
+      return [
+        VERSION,
+        keyId,
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        body.toString('base64url'),
+      ].join('.');
     },
     open(box, context) {
       const parts = box.split('.');
-      if (parts[0] !== VERSION) throw unreadable(`the stored secret is not in a known format (expected "${VERSION}.…", got "${box.slice(0, 8)}…")`);
+      if (parts[0] !== VERSION) {
+        throw unreadable(
+          `the stored secret is not in a known format (expected "${VERSION}.…", got "${box.slice(0, 8)}…")`,
+        );
+      }
       const [, boxKeyId, ivText, tagText, bodyText] = parts;
-      if (parts.length !== 5 || !boxKeyId || !ivText || !tagText || bodyText === undefined) throw unreadable('the stored secret is malformed (expected 5 dot-separated parts)');
+      if (parts.length !== 5 || !boxKeyId || !ivText || !tagText || bodyText === undefined) {
+        throw unreadable('the stored secret is malformed (expected 5 dot-separated parts)');
+      }
       if (boxKeyId !== keyId) {
         throw unreadable(
           `the stored secret was encrypted with another secret key (key id ${boxKeyId}; the key from ${source} has id ${keyId}). ` +
@@ -83,20 +98,27 @@ export function secretBox(material: Uint8Array, source: string): SecretBox {
       }
       const iv = Buffer.from(ivText, 'base64url');
       const tag = Buffer.from(tagText, 'base64url');
-      if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw unreadable('the stored secret is malformed (bad IV or tag length)');
+      if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
+        throw unreadable('the stored secret is malformed (bad IV or tag length)');
+      }
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
         decipher.setAAD(aad(context));
         decipher.setAuthTag(tag);
         return Buffer.concat([decipher.update(Buffer.from(bodyText, 'base64url')), decipher.final()]);
       } catch (error) {
-        throw unreadable('the stored secret failed authentication: it was tampered with, corrupted, or belongs to another record', error);
+        throw unreadable(
+          'the stored secret failed authentication: it was tampered with, corrupted, or belongs to another record',
+          error,
+        );
       }
     },
   };
 }
 
-/** The installation's secret box: MOHAR_SECRET_KEY when set, else the key file in the data dir (created when missing). */
+/**
+ * The installation's secret box: MOHAR_SECRET_KEY when set, else the key file in the data dir (created when missing).
+ */
 export async function openSecretBox(config: Pick<Config, 'secretKey' | 'dataDir'>): Promise<SecretBox> {
   if (config.secretKey !== undefined) return secretBox(Buffer.from(config.secretKey, 'utf8'), 'MOHAR_SECRET_KEY');
   const path = join(config.dataDir, SECRET_KEY_FILE);
@@ -104,7 +126,9 @@ export async function openSecretBox(config: Pick<Config, 'secretKey' | 'dataDir'
 }
 
 function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null ? ((error as { code?: unknown }).code as string | undefined) : undefined;
+  return typeof error === 'object' && error !== null
+    ? ((error as { code?: unknown }).code as string | undefined)
+    : undefined;
 }
 
 async function readOrCreateKeyFile(path: string): Promise<Buffer> {
@@ -152,10 +176,16 @@ async function readKeyFile(path: string): Promise<Buffer> {
     if (!info.isFile()) throw unreadable(`the secret key file ${path} is not a regular file`);
     if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) {
       const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
-      throw unreadable(`the secret key file ${path} has mode ${mode}: it must be readable by its owner only (chmod 600 ${path})`);
+      throw unreadable(
+        `the secret key file ${path} has mode ${mode}: it must be readable by its owner only (chmod 600 ${path})`,
+      );
     }
     const bytes = await handle.readFile();
-    if (bytes.length !== KEY_FILE_BYTES) throw unreadable(`the secret key file ${path} must hold exactly ${KEY_FILE_BYTES} bytes (it holds ${bytes.length})`);
+    if (bytes.length !== KEY_FILE_BYTES) {
+      throw unreadable(
+        `the secret key file ${path} must hold exactly ${KEY_FILE_BYTES} bytes (it holds ${bytes.length})`,
+      );
+    }
     return bytes;
   } catch (error) {
     if (error instanceof MoharError) throw error;

@@ -35,9 +35,21 @@ async function referencedBlobs(db: Kysely<Database>): Promise<Set<string>> {
     if (value) for (const match of value.matchAll(HASHES)) seen.add(match[0]);
   };
   for (const row of await db.selectFrom('documents').select('sha256 as v').execute()) add(row.v);
-  for (const row of await db.selectFrom('envelope_documents').select('current_sha256 as v').where('current_sha256', 'is not', null).execute()) add(row.v);
+  for (const row of await db
+    .selectFrom('envelope_documents')
+    .select('current_sha256 as v')
+    .where('current_sha256', 'is not', null)
+    .execute()) {
+    add(row.v);
+  }
   for (const row of await db.selectFrom('document_revisions').select('sha256 as v').execute()) add(row.v);
-  for (const row of await db.selectFrom('envelopes').select('certificate_sha256 as v').where('certificate_sha256', 'is not', null).execute()) add(row.v);
+  for (const row of await db
+    .selectFrom('envelopes')
+    .select('certificate_sha256 as v')
+    .where('certificate_sha256', 'is not', null)
+    .execute()) {
+    add(row.v);
+  }
   for (const row of await db.selectFrom('recipients').select(['prepared_sha256', 'act_details']).execute()) {
     add(row.prepared_sha256);
     add(row.act_details);
@@ -51,16 +63,30 @@ async function isReferenced(db: Kysely<Database>, sha256: string): Promise<boole
   const like = `%${sha256}%`;
   const found = await Promise.all([
     db.selectFrom('documents').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
-    db.selectFrom('envelope_documents').select('envelope_id').where('current_sha256', '=', sha256).limit(1).executeTakeFirst(),
+    db
+      .selectFrom('envelope_documents')
+      .select('envelope_id')
+      .where('current_sha256', '=', sha256)
+      .limit(1)
+      .executeTakeFirst(),
     db.selectFrom('document_revisions').select('envelope_id').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
     db.selectFrom('envelopes').select('id').where('certificate_sha256', '=', sha256).limit(1).executeTakeFirst(),
-    db.selectFrom('recipients').select('id').where((eb) => eb.or([eb('prepared_sha256', '=', sha256), eb('act_details', 'like', like)])).limit(1).executeTakeFirst(),
+    db
+      .selectFrom('recipients')
+      .select('id')
+      .where((eb) => eb.or([eb('prepared_sha256', '=', sha256), eb('act_details', 'like', like)]))
+      .limit(1)
+      .executeTakeFirst(),
     db.selectFrom('outbox_mail').select('id').where('attachments', 'like', like).limit(1).executeTakeFirst(),
   ]);
   return found.some((row) => row !== undefined);
 }
 
-export async function collectUnreferencedBlobs(db: Kysely<Database>, blobs: BlobStore, options: { now: Date; graceMs?: number }): Promise<BlobGcResult> {
+export async function collectUnreferencedBlobs(
+  db: Kysely<Database>,
+  blobs: BlobStore,
+  options: { now: Date; graceMs?: number },
+): Promise<BlobGcResult> {
   const cutoff = new Date(options.now.getTime() - (options.graceMs ?? BLOB_GC_GRACE_MS));
   const referenced = await referencedBlobs(db);
   const deleted: string[] = [];
@@ -76,7 +102,13 @@ export async function collectUnreferencedBlobs(db: Kysely<Database>, blobs: Blob
 /** Enqueues the run for the hour slot after `now` (idempotent: one job per slot). */
 export async function scheduleBlobGc(db: Kysely<Database>, now: Date, delayMs = EVERY_MS): Promise<void> {
   const runAt = new Date(Math.ceil((now.getTime() + delayMs) / EVERY_MS) * EVERY_MS);
-  await enqueueJob(db, { kind: BLOB_GC_JOB, payload: {}, runAt, dedupeKey: `${BLOB_GC_JOB}:${runAt.toISOString()}`, now });
+  await enqueueJob(db, {
+    kind: BLOB_GC_JOB,
+    payload: {},
+    runAt,
+    dedupeKey: `${BLOB_GC_JOB}:${runAt.toISOString()}`,
+    now,
+  });
 }
 
 export function blobGcJobHandlers(deps: { db: Kysely<Database>; blobs: BlobStore; now: () => Date }): JobHandlers {

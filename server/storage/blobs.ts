@@ -169,7 +169,14 @@ export class DatabaseBlobStore implements BlobStore {
   async *storedBefore(cutoff: Date): AsyncIterable<string> {
     let after = '';
     for (;;) {
-      const rows = await this.db.selectFrom('blobs').select('sha256').where('created_at', '<', cutoff.toISOString()).where('sha256', '>', after).orderBy('sha256').limit(500).execute();
+      const rows = await this.db
+        .selectFrom('blobs')
+        .select('sha256')
+        .where('created_at', '<', cutoff.toISOString())
+        .where('sha256', '>', after)
+        .orderBy('sha256')
+        .limit(500)
+        .execute();
       for (const row of rows) yield row.sha256;
       if (rows.length < 500) return;
       after = rows[rows.length - 1]!.sha256;
@@ -178,7 +185,11 @@ export class DatabaseBlobStore implements BlobStore {
 
   async deleteIfStoredBefore(sha256: string, cutoff: Date): Promise<boolean> {
     checkName(sha256);
-    const result = await this.db.deleteFrom('blobs').where('sha256', '=', sha256).where('created_at', '<', cutoff.toISOString()).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('blobs')
+      .where('sha256', '=', sha256)
+      .where('created_at', '<', cutoff.toISOString())
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 }

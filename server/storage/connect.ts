@@ -41,7 +41,9 @@ export function connectStorage(options: ConnectOptions): Storage {
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const postgres: NamedStatements = {
-      run: async (name, text, values) => ({ rowCount: (await pool.query({ name, text, values: [...values] })).rowCount ?? 0 }),
+      run: async (name, text, values) => ({
+        rowCount: (await pool.query({ name, text, values: [...values] })).rowCount ?? 0,
+      }),
     };
     return { db, dialect: 'postgres', postgres, close: () => db.destroy() };
   }

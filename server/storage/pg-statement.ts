@@ -40,7 +40,12 @@ const MAX_TEXTS = 200;
  * One statement: every group of rows as a CTE, then `tail` as the main query. Rows changed by `tail`.
  * With `named` (the pool's, outside a transaction) the statement is prepared once per connection.
  */
-export async function insertRowsThen<DB>(db: Kysely<DB>, tables: readonly TableRows[], tail: Tail, named?: NamedStatements): Promise<bigint> {
+export async function insertRowsThen<DB>(
+  db: Kysely<DB>,
+  tables: readonly TableRows[],
+  tail: Tail,
+  named?: NamedStatements,
+): Promise<bigint> {
   const groups = tables.flatMap(({ table, rows }) => groupByColumns(table, rows));
   const shape = `${groups.map((g) => `${g.table}(${g.columns.join(',')})`).join(';')}|${tail.parameters.length}|${tail.sql}`;
   let statement = statements.get(shape);

@@ -140,7 +140,10 @@ export interface EnvelopesTable {
   created_by_user_id?: string | null;
   /** Live or test data, from the key that made it; a console login is live (migration 0016, default live). */
   mode?: DataMode;
-  /** 1: Mohar mails the recipients (delivery "email"); 0: delivery "none", links from signing sessions (migration 0016, default 1). */
+  /**
+   * 1: Mohar mails the recipients (delivery "email"); 0: delivery "none", links from signing sessions (migration 0016,
+   * default 1).
+   */
   send_mail?: number;
 }
 
@@ -149,8 +152,12 @@ export type DataMode = 'live' | 'test';
 
 /** An envelope's state; domain/workflow/states.ts lists them and says which are finished. */
 export type EnvelopeStatus = 'draft' | 'sent' | 'completed' | 'declined' | 'voided' | 'expired';
-/** A recipient's state: created (draft), waiting (a later turn), active and viewed (may act), how it finished; completed: a cc. */
-export type RecipientStatus = 'created' | 'waiting' | 'active' | 'viewed' | 'signed' | 'approved' | 'reviewed' | 'declined' | 'completed';
+/**
+ * A recipient's state: created (draft), waiting (a later turn), active and viewed (may act), how it finished;
+ * completed: a cc.
+ */
+export type RecipientStatus =
+  'created' | 'waiting' | 'active' | 'viewed' | 'signed' | 'approved' | 'reviewed' | 'declined' | 'completed';
 
 export interface RecipientsTable {
   id: string;
@@ -357,7 +364,10 @@ export interface LegacyDocumentsTable {
   account_id: string;
   /** Null only while the create call is building the envelope. */
   envelope_id: string | null;
-  /** 0: headless (is_mail_required false): recipients get no mail (the envelope's own send_mail decides, migration 0016). */
+  /**
+   * 0: headless (is_mail_required false): recipients get no mail (the envelope's own send_mail decides, migration
+   * 0016).
+   */
   send_mail: number;
   /** 1: made with a qsk_test_ key (no quota used, test data: its envelope's mode is test). */
   test: number;

@@ -63,7 +63,9 @@ export function termsOf(searchText: string): string[] {
     chars.forEach((c, i) => {
       if (c !== WORD_MARK) return;
       const term: string[] = [];
-      for (let j = i + 1; j < chars.length && term.length < TERM_LENGTH; j++) if (chars[j] !== WORD_MARK) term.push(chars[j]!);
+      for (let j = i + 1; j < chars.length && term.length < TERM_LENGTH; j++) {
+        if (chars[j] !== WORD_MARK) term.push(chars[j]!);
+      }
       unique.add(term.join(''));
     });
   }
@@ -73,7 +75,10 @@ export function termsOf(searchText: string): string[] {
 /** envelopes.search_text and the envelope_search_terms rows of one envelope. */
 export function searchRowsOf(source: SearchSource): { searchText: string; terms: EnvelopeSearchTermsTable[] } {
   const searchText = textsOf(source).map(markText).join('\n');
-  return { searchText, terms: termsOf(searchText).map((term) => ({ account_id: source.account_id, term, envelope_id: source.id })) };
+  return {
+    searchText,
+    terms: termsOf(searchText).map((term) => ({ account_id: source.account_id, term, envelope_id: source.id })),
+  };
 }
 
 export interface SearchQuery {

@@ -89,13 +89,22 @@ export class SqliteFastPath {
     let shape = shapes.find((s) => s.columns.length === columns.length && s.columns.every((c, i) => c === columns[i]));
     if (shape === undefined) {
       const placeholders = Object.fromEntries(columns.map((column) => [column, null]));
-      shape = { columns, sql: this.db.insertInto(table).values(placeholders as Insertable<Database[T]>).compile().sql };
+      shape = {
+        columns,
+        sql: this.db
+          .insertInto(table)
+          .values(placeholders as Insertable<Database[T]>)
+          .compile().sql,
+      };
       shapes.push(shape);
     }
     this.statement(shape.sql).run(values);
   }
 
-  /** Runs any statement Kysely compiled (`query.compile()`, with its parameters); returns the rows changed. Only inside `write()`. */
+  /**
+   * Runs any statement Kysely compiled (`query.compile()`, with its parameters); returns the rows changed. Only inside
+   * `write()`.
+   */
   run(query: CompiledQuery): number {
     return this.statement(query.sql).run(query.parameters as Value[]).changes;
   }
@@ -106,16 +115,24 @@ export class SqliteFastPath {
    * constant parameters of its own. The first call compiles it with a marker in every value's place and
    * records which parameter is which. Returns the rows changed. Only inside `write()`.
    */
-  runTemplate<V extends { readonly [K in keyof V]: Value }>(name: string, build: (values: V) => { compile(): CompiledQuery }, values: V): number {
+  runTemplate<V extends { readonly [K in keyof V]: Value }>(
+    name: string,
+    build: (values: V) => { compile(): CompiledQuery },
+    values: V,
+  ): number {
     let template = this.templates.get(name);
     if (template === undefined) {
       const markers = Object.fromEntries(Object.keys(values).map((key) => [key, `${MARKER}${key}`])) as unknown as V;
       const compiled = build(markers).compile();
-      const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARKER) ? { key: p.slice(MARKER.length) } : { constant: p as Value }));
+      const slots = compiled.parameters.map((p) =>
+        typeof p === 'string' && p.startsWith(MARKER) ? { key: p.slice(MARKER.length) } : { constant: p as Value },
+      );
       template = { sql: compiled.sql, slots };
       this.templates.set(name, template);
     }
-    const parameters = template.slots.map((slot) => ('key' in slot ? (values as Record<string, Value>)[slot.key]! : slot.constant));
+    const parameters = template.slots.map((slot) =>
+      'key' in slot ? (values as Record<string, Value>)[slot.key]! : slot.constant,
+    );
     return this.statement(template.sql).run(parameters).changes;
   }
 
@@ -198,7 +215,9 @@ export class SqliteFastPath {
           if (savepoints) this.statement('SAVEPOINT fast_write').run();
           try {
             write.result = write.work();
-            if (write.result instanceof Promise) throw new Error('fast path work must be synchronous (it runs inside one transaction)');
+            if (write.result instanceof Promise) {
+              throw new Error('fast path work must be synchronous (it runs inside one transaction)');
+            }
           } catch (error) {
             if (!savepoints || !this.file.inTransaction) throw error;
             this.statement('ROLLBACK TO fast_write').run();

@@ -25,28 +25,51 @@ function buildClaim(db: Kysely<Database>, dialect: DialectName) {
     .select('d.id')
     .where('d.status', '=', 'pending')
     .where('d.next_attempt_at', '<=', AT)
-    .where(({ exists, selectFrom }) => exists(selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.status', '=', 'active')))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhook_endpoints as e')
+          .select('e.id')
+          .whereRef('e.id', '=', 'd.endpoint_id')
+          .where('e.status', '=', 'active'),
+      ),
+    )
     .where(({ exists, not, selectFrom }) =>
-      not(exists(
-        selectFrom('webhook_deliveries as p')
-          .select('p.id')
-          .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
-          .whereRef('p.envelope_id', '=', 'd.envelope_id')
-          .whereRef('p.sequence', '<', 'd.sequence')
-          .where((eb) => eb.or([eb('p.status', '=', 'delivering'), eb.and([eb('p.status', '=', 'pending'), eb('p.attempts', '=', 0)])])),
-      )))
+      not(
+        exists(
+          selectFrom('webhook_deliveries as p')
+            .select('p.id')
+            .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
+            .whereRef('p.envelope_id', '=', 'd.envelope_id')
+            .whereRef('p.sequence', '<', 'd.sequence')
+            .where((eb) =>
+              eb.or([
+                eb('p.status', '=', 'delivering'),
+                eb.and([eb('p.status', '=', 'pending'), eb('p.attempts', '=', 0)]),
+              ]),
+            ),
+        ),
+      ),
+    )
     // The order of the (status, next_attempt_at) index, so the scan stops at the limit without sorting.
     .orderBy('d.next_attempt_at')
     .limit(LIMIT);
   if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  return db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({ status: 'delivering', attempts: eb('attempts', '+', 1), lease_owner: OWNER, lease_expires_at: LEASE, updated_at: AT }))
-    // Only the primary key here: a status test would make SQLite walk every pending row instead of the ids.
-    // The inner SELECT chose pending rows; on PostgreSQL FOR UPDATE re-checks them once locked.
-    .where('id', 'in', due)
-    .returningAll()
-    .compile();
+  return (
+    db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        status: 'delivering',
+        attempts: eb('attempts', '+', 1),
+        lease_owner: OWNER,
+        lease_expires_at: LEASE,
+        updated_at: AT,
+      }))
+      // Only the primary key here: a status test would make SQLite walk every pending row instead of the ids.
+      // The inner SELECT chose pending rows; on PostgreSQL FOR UPDATE re-checks them once locked.
+      .where('id', 'in', due)
+      .returningAll()
+      .compile()
+  );
 }
 
 /**
@@ -56,18 +79,31 @@ function buildClaim(db: Kysely<Database>, dialect: DialectName) {
 export class Claimer {
   private readonly compiled: ReturnType<typeof buildClaim>;
 
-  constructor(private readonly db: Kysely<Database>, dialect: DialectName) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: DialectName,
+  ) {
     this.compiled = buildClaim(db, dialect);
     for (const value of [AT, LEASE, OWNER, LIMIT]) {
-      if (!this.compiled.parameters.includes(value)) throw new Error(`the compiled claim lost its ${String(value)} parameter`);
+      if (!this.compiled.parameters.includes(value)) {
+        throw new Error(`the compiled claim lost its ${String(value)} parameter`);
+      }
     }
   }
 
   async claim(options: { limit: number; owner: string; now: Date; leaseMs: number }): Promise<DeliveryRow[]> {
     const at = options.now.toISOString();
     const lease = new Date(options.now.getTime() + options.leaseMs).toISOString();
-    const parameters = this.compiled.parameters.map((p) => (p === AT ? at : p === LEASE ? lease : p === OWNER ? options.owner : p === LIMIT ? options.limit : p));
+    const parameters = this.compiled.parameters.map((p) =>
+      p === AT ? at : p === LEASE ? lease : p === OWNER ? options.owner : p === LIMIT ? options.limit : p,
+    );
     const { rows } = await this.db.executeQuery<DeliveryRow>({ ...this.compiled, parameters });
-    return rows.sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : Number(a.sequence) - Number(b.sequence)));
+    return rows.sort((a, b) =>
+      a.next_attempt_at < b.next_attempt_at
+        ? -1
+        : a.next_attempt_at > b.next_attempt_at
+          ? 1
+          : Number(a.sequence) - Number(b.sequence),
+    );
   }
 }

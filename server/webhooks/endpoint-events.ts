@@ -23,16 +23,53 @@ export interface EndpointEventInput {
 export interface EndpointEvent {
   readonly eventId: string;
   readonly deliveryId: string;
-  readonly payload: { id: string; type: string; created_at: string; account_id: string; sequence: number; data: Record<string, unknown> };
+  readonly payload: {
+    id: string;
+    type: string;
+    created_at: string;
+    account_id: string;
+    sequence: number;
+    data: Record<string, unknown>;
+  };
 }
 
 /** Records the event and its one delivery in the caller's transaction. */
 export async function recordEndpointEvent(trx: Kysely<Database>, input: EndpointEventInput): Promise<EndpointEvent> {
   const id = randomUUID();
   const sequence = input.sequence ?? 0;
-  const payload = { id, type: input.type, created_at: input.at, account_id: input.accountId, sequence, data: input.data };
-  // The events table keeps (envelope_id, sequence) unique, so only envelope-less events are stored with an envelope id of null.
-  await trx.insertInto('events').values({ id, account_id: input.accountId, envelope_id: null, type: input.type, sequence, payload: JSON.stringify(payload), created_at: input.at }).execute();
-  const [deliveryId] = await queueFor(trx, { id, account_id: input.accountId, envelope_id: input.envelopeId ?? null, type: input.type, sequence, created_at: input.at }, [input.endpointId]);
+  const payload = {
+    id,
+    type: input.type,
+    created_at: input.at,
+    account_id: input.accountId,
+    sequence,
+    data: input.data,
+  };
+  // The events table keeps (envelope_id, sequence) unique, so only envelope-less events are stored with an envelope id
+  // of null.
+  await trx
+    .insertInto('events')
+    .values({
+      id,
+      account_id: input.accountId,
+      envelope_id: null,
+      type: input.type,
+      sequence,
+      payload: JSON.stringify(payload),
+      created_at: input.at,
+    })
+    .execute();
+  const [deliveryId] = await queueFor(
+    trx,
+    {
+      id,
+      account_id: input.accountId,
+      envelope_id: input.envelopeId ?? null,
+      type: input.type,
+      sequence,
+      created_at: input.at,
+    },
+    [input.endpointId],
+  );
   return { eventId: id, deliveryId: deliveryId!, payload };
 }

@@ -8,15 +8,32 @@ import { newWebhookSecret, sealSecret } from './secrets.js';
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
 /** The account's endpoint (locked for the transaction on PostgreSQL), or undefined. */
-export async function accountEndpoint(db: Kysely<Database>, accountId: string, options: { forUpdate?: boolean } = {}): Promise<EndpointRow | undefined> {
-  let query = db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('kind', '=', 'account');
+export async function accountEndpoint(
+  db: Kysely<Database>,
+  accountId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EndpointRow | undefined> {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'account');
   if (options.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
-export async function requireAccountEndpoint(db: Kysely<Database>, accountId: string, options: { forUpdate?: boolean } = {}): Promise<EndpointRow> {
+export async function requireAccountEndpoint(
+  db: Kysely<Database>,
+  accountId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EndpointRow> {
   const endpoint = await accountEndpoint(db, accountId, options);
-  if (!endpoint) throw new MoharError('webhook_not_registered', 'this account has no webhook; register one with POST /webhook/save/');
+  if (!endpoint) {
+    throw new MoharError(
+      'webhook_not_registered',
+      'this account has no webhook; register one with POST /webhook/save/',
+    );
+  }
   return endpoint;
 }
 
@@ -29,7 +46,12 @@ export interface SecretChange {
  * A new secret for the endpoint; the current one keeps signing alongside it for `overlapHours` (0: it
  * stops at once). A secret still in its overlap from an earlier rotation is dropped: at most two sign.
  */
-export function rotatedSecret(box: SecretBox, endpoint: Pick<EndpointRow, 'id' | 'secret'>, now: Date, overlapHours: number): SecretChange {
+export function rotatedSecret(
+  box: SecretBox,
+  endpoint: Pick<EndpointRow, 'id' | 'secret'>,
+  now: Date,
+  overlapHours: number,
+): SecretChange {
   const secret = newWebhookSecret();
   const overlap = overlapHours > 0;
   return {

@@ -24,18 +24,26 @@ export interface OutboxEvent {
 export async function queueDeliveries(trx: Kysely<Database>, event: OutboxEvent): Promise<string[]> {
   // Two index lookups in one statement: the account's endpoint (partial unique index) and the envelope's bindings.
   // Literal kind and status: see accountDeliveryInsert (a parameter made SQLite plan this again on every event).
-  const own = trx.selectFrom('webhook_endpoints').select('id').where('account_id', '=', event.account_id).where('kind', '=', sql.lit('account')).where('status', '=', sql.lit('active'));
-  const endpoints = event.envelope_id === null
-    ? await own.execute()
-    : await own
-      .unionAll(trx
-        .selectFrom('webhook_bindings as b')
-        .innerJoin('webhook_endpoints as e', 'e.id', 'b.endpoint_id')
-        .select('e.id')
-        .where('b.envelope_id', '=', event.envelope_id)
-        .where('b.event_type', 'in', [event.type, '*'])
-        .where('e.status', '=', sql.lit('active')))
-      .execute();
+  const own = trx
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('account_id', '=', event.account_id)
+    .where('kind', '=', sql.lit('account'))
+    .where('status', '=', sql.lit('active'));
+  const endpoints =
+    event.envelope_id === null
+      ? await own.execute()
+      : await own
+          .unionAll(
+            trx
+              .selectFrom('webhook_bindings as b')
+              .innerJoin('webhook_endpoints as e', 'e.id', 'b.endpoint_id')
+              .select('e.id')
+              .where('b.envelope_id', '=', event.envelope_id)
+              .where('b.event_type', 'in', [event.type, '*'])
+              .where('e.status', '=', sql.lit('active')),
+          )
+          .execute();
   return queueFor(trx, event, [...new Set(endpoints.map((e) => e.id))]);
 }
 
@@ -59,23 +67,53 @@ export interface AccountDelivery {
 export function accountDeliveryInsert(db: QueryCreator<Database>, d: AccountDelivery) {
   return db
     .insertInto('webhook_deliveries')
-    .columns(['id', 'event_id', 'endpoint_id', 'account_id', 'envelope_id', 'sequence', 'event_type', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'created_at', 'updated_at'])
-    .expression((eb) => eb
-      .selectFrom('webhook_endpoints')
-      .select([
-        eb.val(d.delivery_id).as('id'), eb.val(d.event_id).as('event_id'), 'id as endpoint_id', 'account_id', eb.val(d.envelope_id).as('envelope_id'), eb.val(d.sequence).as('sequence'),
-        eb.val(d.event_type).as('event_type'), eb.val('pending').as('status'), eb.val(0).as('attempts'), eb.val(MAX_ATTEMPTS).as('max_attempts'),
-        eb.val(d.at).as('next_attempt_at'), eb.val(d.at).as('created_at'), eb.val(d.at).as('updated_at'),
-      ])
-      .where('account_id', '=', d.account_id)
-      // Literals, not parameters: SQLite uses a partial index (kind = 'account') only when it can see the
-      // value; with a parameter it plans the statement again on every run (12 µs instead of 1.5).
-      .where('kind', '=', sql.lit('account'))
-      .where('status', '=', sql.lit('active')));
+    .columns([
+      'id',
+      'event_id',
+      'endpoint_id',
+      'account_id',
+      'envelope_id',
+      'sequence',
+      'event_type',
+      'status',
+      'attempts',
+      'max_attempts',
+      'next_attempt_at',
+      'created_at',
+      'updated_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('webhook_endpoints')
+        .select([
+          eb.val(d.delivery_id).as('id'),
+          eb.val(d.event_id).as('event_id'),
+          'id as endpoint_id',
+          'account_id',
+          eb.val(d.envelope_id).as('envelope_id'),
+          eb.val(d.sequence).as('sequence'),
+          eb.val(d.event_type).as('event_type'),
+          eb.val('pending').as('status'),
+          eb.val(0).as('attempts'),
+          eb.val(MAX_ATTEMPTS).as('max_attempts'),
+          eb.val(d.at).as('next_attempt_at'),
+          eb.val(d.at).as('created_at'),
+          eb.val(d.at).as('updated_at'),
+        ])
+        .where('account_id', '=', d.account_id)
+        // Literals, not parameters: SQLite uses a partial index (kind = 'account') only when it can see the
+        // value; with a parameter it plans the statement again on every run (12 µs instead of 1.5).
+        .where('kind', '=', sql.lit('account'))
+        .where('status', '=', sql.lit('active')),
+    );
 }
 
 /** Queues the event for exactly these endpoints (test events, sandbox events). */
-export async function queueFor(trx: Kysely<Database>, event: OutboxEvent, endpointIds: readonly string[]): Promise<string[]> {
+export async function queueFor(
+  trx: Kysely<Database>,
+  event: OutboxEvent,
+  endpointIds: readonly string[],
+): Promise<string[]> {
   if (endpointIds.length === 0) return [];
   const rows = endpointIds.map((endpointId) => ({
     id: randomUUID(),

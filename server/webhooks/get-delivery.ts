@@ -22,11 +22,25 @@ export async function findDelivery(db: Kysely<Database>, accountId: string, deli
   return row;
 }
 
-export async function getDelivery(db: Kysely<Database>, accountId: string, deliveryId: string): Promise<DeliveryDetail> {
+export async function getDelivery(
+  db: Kysely<Database>,
+  accountId: string,
+  deliveryId: string,
+): Promise<DeliveryDetail> {
   const row = await findDelivery(db, accountId, deliveryId);
   const [event, attempts] = await Promise.all([
     db.selectFrom('events').select('payload').where('id', '=', row.event_id).executeTakeFirst(),
-    db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').orderBy('finished_at').execute(),
+    db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', '=', deliveryId)
+      .orderBy('attempt')
+      .orderBy('finished_at')
+      .execute(),
   ]);
-  return { ...deliveryView(row), payload: event ? (JSON.parse(event.payload) as Record<string, unknown>) : null, attempt_log: attempts.map(attemptView) };
+  return {
+    ...deliveryView(row),
+    payload: event ? (JSON.parse(event.payload) as Record<string, unknown>) : null,
+    attempt_log: attempts.map(attemptView),
+  };
 }

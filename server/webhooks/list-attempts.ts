@@ -20,7 +20,11 @@ export interface AttemptPage {
   next_before: string | null;
 }
 
-export async function listAttempts(db: Kysely<Database>, accountId: string, options: ListAttemptsOptions): Promise<AttemptPage> {
+export async function listAttempts(
+  db: Kysely<Database>,
+  accountId: string,
+  options: ListAttemptsOptions,
+): Promise<AttemptPage> {
   const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
   let query = db.selectFrom('webhook_attempts').selectAll().where('account_id', '=', accountId);
   if (options.eventType !== undefined) query = query.where('event_type', '=', options.eventType);
@@ -28,11 +32,31 @@ export async function listAttempts(db: Kysely<Database>, accountId: string, opti
   if (options.deliveryId !== undefined) query = query.where('delivery_id', '=', options.deliveryId);
   if (options.eventId !== undefined) query = query.where('event_id', '=', options.eventId);
   if (options.before !== undefined) {
-    const cursor = await db.selectFrom('webhook_attempts').select(['finished_at', 'id']).where('id', '=', options.before).where('account_id', '=', accountId).executeTakeFirst();
-    if (!cursor) throw new MoharError('validation_failed', `before: no attempt ${options.before} (pass next_before of the previous page)`, { errors: [{ path: 'querystring/before', message: 'names no attempt' }] });
-    query = query.where((eb) => eb.or([eb('finished_at', '<', cursor.finished_at), eb.and([eb('finished_at', '=', cursor.finished_at), eb('id', '<', cursor.id)])]));
+    const cursor = await db
+      .selectFrom('webhook_attempts')
+      .select(['finished_at', 'id'])
+      .where('id', '=', options.before)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!cursor) {
+      throw new MoharError(
+        'validation_failed',
+        `before: no attempt ${options.before} (pass next_before of the previous page)`,
+        { errors: [{ path: 'querystring/before', message: 'names no attempt' }] },
+      );
+    }
+    query = query.where((eb) =>
+      eb.or([
+        eb('finished_at', '<', cursor.finished_at),
+        eb.and([eb('finished_at', '=', cursor.finished_at), eb('id', '<', cursor.id)]),
+      ]),
+    );
   }
-  const rows = await query.orderBy('finished_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('finished_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const items = rows.slice(0, limit).map(attemptView);
   return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
 }

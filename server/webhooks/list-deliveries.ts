@@ -20,7 +20,11 @@ export interface DeliveryPage {
   next_before: string | null;
 }
 
-export async function listDeliveries(db: Kysely<Database>, accountId: string, options: ListDeliveriesOptions): Promise<DeliveryPage> {
+export async function listDeliveries(
+  db: Kysely<Database>,
+  accountId: string,
+  options: ListDeliveriesOptions,
+): Promise<DeliveryPage> {
   const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
   let query = db
     .selectFrom('webhook_deliveries as d')
@@ -32,11 +36,31 @@ export async function listDeliveries(db: Kysely<Database>, accountId: string, op
   if (options.status !== undefined) query = query.where('d.status', '=', options.status);
   if (options.success !== undefined) query = query.where('d.status', options.success ? '=' : '<>', 'succeeded');
   if (options.before !== undefined) {
-    const cursor = await db.selectFrom('webhook_deliveries').select(['created_at', 'id']).where('id', '=', options.before).where('account_id', '=', accountId).executeTakeFirst();
-    if (!cursor) throw new MoharError('validation_failed', `before: no delivery ${options.before} (pass next_before of the previous page)`, { errors: [{ path: 'querystring/before', message: 'names no delivery' }] });
-    query = query.where((eb) => eb.or([eb('d.created_at', '<', cursor.created_at), eb.and([eb('d.created_at', '=', cursor.created_at), eb('d.id', '<', cursor.id)])]));
+    const cursor = await db
+      .selectFrom('webhook_deliveries')
+      .select(['created_at', 'id'])
+      .where('id', '=', options.before)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!cursor) {
+      throw new MoharError(
+        'validation_failed',
+        `before: no delivery ${options.before} (pass next_before of the previous page)`,
+        { errors: [{ path: 'querystring/before', message: 'names no delivery' }] },
+      );
+    }
+    query = query.where((eb) =>
+      eb.or([
+        eb('d.created_at', '<', cursor.created_at),
+        eb.and([eb('d.created_at', '=', cursor.created_at), eb('d.id', '<', cursor.id)]),
+      ]),
+    );
   }
-  const rows = await query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const items = rows.slice(0, limit).map(deliveryView);
   return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
 }

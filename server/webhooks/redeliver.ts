@@ -13,8 +13,18 @@ import { deliveryView, type DeliveryView } from './views.js';
 export async function redeliver(ctx: Context, accountId: string, deliveryId: string): Promise<DeliveryView> {
   return ctx.db.transaction().execute(async (trx) => {
     const row = await findDelivery(trx, accountId, deliveryId);
-    if (row.status === 'delivering') throw new MoharError('webhook_delivery_in_progress', 'an attempt of this delivery is in flight now; wait for it and look again');
-    if (row.endpoint_status !== 'active' || row.status === 'paused') throw new MoharError('webhook_disabled', 'the webhook is disabled; save it again to enable it (its paused deliveries then resume)');
+    if (row.status === 'delivering') {
+      throw new MoharError(
+        'webhook_delivery_in_progress',
+        'an attempt of this delivery is in flight now; wait for it and look again',
+      );
+    }
+    if (row.endpoint_status !== 'active' || row.status === 'paused') {
+      throw new MoharError(
+        'webhook_disabled',
+        'the webhook is disabled; save it again to enable it (its paused deliveries then resume)',
+      );
+    }
     const at = iso(ctx.now());
     const attempts = Number(row.attempts);
     const maxAttempts = Math.max(Number(row.max_attempts), attempts + 1);
@@ -24,7 +34,9 @@ export async function redeliver(ctx: Context, accountId: string, deliveryId: str
       .where('id', '=', deliveryId)
       .where('status', '=', row.status)
       .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('webhook_delivery_in_progress', 'the delivery changed meanwhile; look again');
+    if (Number(moved.numUpdatedRows) !== 1) {
+      throw new MoharError('webhook_delivery_in_progress', 'the delivery changed meanwhile; look again');
+    }
     await announceDeliveries(trx);
     return deliveryView({ ...row, status: 'pending', next_attempt_at: at, max_attempts: maxAttempts, updated_at: at });
   });

@@ -19,8 +19,16 @@ export interface RegisteredWebhook extends WebhookEndpointView {
   webhook_secret: string;
 }
 
-export async function registerWebhook(ctx: Context, accountId: string, rawUrl: string, deps: { resolve?: Resolver } = {}): Promise<RegisteredWebhook> {
-  const url = await checkWebhookUrl(rawUrl, { allowPrivate: ctx.config.webhookAllowPrivate, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
+export async function registerWebhook(
+  ctx: Context,
+  accountId: string,
+  rawUrl: string,
+  deps: { resolve?: Resolver } = {},
+): Promise<RegisteredWebhook> {
+  const url = await checkWebhookUrl(rawUrl, {
+    allowPrivate: ctx.config.webhookAllowPrivate,
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  });
   const box = await webhookSecretBox(ctx.config);
   for (let round = 1; ; round++) {
     try {
@@ -31,15 +39,45 @@ export async function registerWebhook(ctx: Context, accountId: string, rawUrl: s
         if (!existing) {
           const id = randomUUID();
           const secret = newWebhookSecret();
-          const row = { id, account_id: accountId, kind: 'account' as const, url, secret: sealSecret(box, id, secret), previous_secret: null, previous_secret_expires_at: null, status: 'active' as const, disabled_reason: null, disabled_at: null, created_at: at, updated_at: at };
+          const row = {
+            id,
+            account_id: accountId,
+            kind: 'account' as const,
+            url,
+            secret: sealSecret(box, id, secret),
+            previous_secret: null,
+            previous_secret_expires_at: null,
+            status: 'active' as const,
+            disabled_reason: null,
+            disabled_at: null,
+            created_at: at,
+            updated_at: at,
+          };
           await trx.insertInto('webhook_endpoints').values(row).execute();
           return { ...endpointView(row, now), webhook_secret: secret };
         }
         const change = rotatedSecret(box, existing, now, ctx.config.webhookSecretOverlapHours);
-        const updated = { ...existing, ...change.columns, url, status: 'active' as const, disabled_reason: null, disabled_at: null, updated_at: at };
-        await trx.updateTable('webhook_endpoints').set({ ...change.columns, url, status: 'active', disabled_reason: null, disabled_at: null, updated_at: at }).where('id', '=', existing.id).execute();
+        const updated = {
+          ...existing,
+          ...change.columns,
+          url,
+          status: 'active' as const,
+          disabled_reason: null,
+          disabled_at: null,
+          updated_at: at,
+        };
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ ...change.columns, url, status: 'active', disabled_reason: null, disabled_at: null, updated_at: at })
+          .where('id', '=', existing.id)
+          .execute();
         if (existing.status === 'disabled') {
-          const resumed = await trx.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: at, updated_at: at }).where('endpoint_id', '=', existing.id).where('status', '=', 'paused').executeTakeFirst();
+          const resumed = await trx
+            .updateTable('webhook_deliveries')
+            .set({ status: 'pending', next_attempt_at: at, updated_at: at })
+            .where('endpoint_id', '=', existing.id)
+            .where('status', '=', 'paused')
+            .executeTakeFirst();
           if (Number(resumed.numUpdatedRows) > 0) await announceDeliveries(trx);
         }
         return { ...endpointView(updated, now), webhook_secret: change.secret };

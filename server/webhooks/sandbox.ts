@@ -28,15 +28,37 @@ export interface SandboxEndpoint {
  * The check resolves the host name: call checkWebhookUrl() before opening the transaction to keep DNS
  * out of it, then pass `checked: true`.
  */
-export async function createSandboxEndpoint(ctx: Context, trx: Kysely<Database>, input: { accountId: string; url: string; checked?: boolean; resolve?: Resolver }): Promise<SandboxEndpoint> {
-  const url = input.checked ? input.url : await checkWebhookUrl(input.url, { allowPrivate: ctx.config.webhookAllowPrivate, ...(input.resolve ? { resolve: input.resolve } : {}) });
+export async function createSandboxEndpoint(
+  ctx: Context,
+  trx: Kysely<Database>,
+  input: { accountId: string; url: string; checked?: boolean; resolve?: Resolver },
+): Promise<SandboxEndpoint> {
+  const url = input.checked
+    ? input.url
+    : await checkWebhookUrl(input.url, {
+        allowPrivate: ctx.config.webhookAllowPrivate,
+        ...(input.resolve ? { resolve: input.resolve } : {}),
+      });
   const box = await webhookSecretBox(ctx.config);
   const id = randomUUID();
   const secret = newWebhookSecret();
   const at = iso(ctx.now());
   await trx
     .insertInto('webhook_endpoints')
-    .values({ id, account_id: input.accountId, kind: 'sandbox', url, secret: sealSecret(box, id, secret), previous_secret: null, previous_secret_expires_at: null, status: 'active', disabled_reason: null, disabled_at: null, created_at: at, updated_at: at })
+    .values({
+      id,
+      account_id: input.accountId,
+      kind: 'sandbox',
+      url,
+      secret: sealSecret(box, id, secret),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      status: 'active',
+      disabled_reason: null,
+      disabled_at: null,
+      created_at: at,
+      updated_at: at,
+    })
     .execute();
   return { endpointId: id, url, secret };
 }
@@ -45,12 +67,22 @@ export async function createSandboxEndpoint(ctx: Context, trx: Kysely<Database>,
  * From now on, the envelope's events of these types (default: envelope.completed only; '*' for all) are
  * also delivered to the endpoint. Bind in the same transaction that creates the envelope or endpoint.
  */
-export async function bindEnvelopeEvents(trx: Kysely<Database>, input: { envelopeId: string; endpointId: string; eventTypes?: readonly string[]; at: string }): Promise<void> {
+export async function bindEnvelopeEvents(
+  trx: Kysely<Database>,
+  input: { envelopeId: string; endpointId: string; eventTypes?: readonly string[]; at: string },
+): Promise<void> {
   const types = input.eventTypes ?? ['envelope.completed'];
   if (types.length === 0) return;
   await trx
     .insertInto('webhook_bindings')
-    .values(types.map((eventType) => ({ envelope_id: input.envelopeId, endpoint_id: input.endpointId, event_type: eventType, created_at: input.at })))
+    .values(
+      types.map((eventType) => ({
+        envelope_id: input.envelopeId,
+        endpoint_id: input.endpointId,
+        event_type: eventType,
+        created_at: input.at,
+      })),
+    )
     .onConflict((oc) => oc.columns(['envelope_id', 'endpoint_id', 'event_type']).doNothing())
     .execute();
 }

@@ -10,7 +10,9 @@
  * fails too, the delivery is dead: kept, listed, and redeliverable by hand.
  */
 export const MAX_ATTEMPTS = 12;
-export const RETRY_DELAYS_SECONDS: readonly number[] = [10, 60, 300, 1800, 3600, 7200, 14_400, 28_800, 43_200, 64_800, 86_400];
+export const RETRY_DELAYS_SECONDS: readonly number[] = [
+  10, 60, 300, 1800, 3600, 7200, 14_400, 28_800, 43_200, 64_800, 86_400,
+];
 export const JITTER = 0.2;
 
 /** Milliseconds to wait after failed attempt `attempt` (1-based). `random` returns [0, 1). */

@@ -28,9 +28,17 @@ export function openSecret(box: SecretBox, endpointId: string, sealed: string): 
 }
 
 /** The secrets that sign a delivery now: the current one, then the previous one while its overlap lasts. */
-export function signingSecrets(box: SecretBox, endpoint: Pick<WebhookEndpointsTable, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, now: Date): string[] {
+export function signingSecrets(
+  box: SecretBox,
+  endpoint: Pick<WebhookEndpointsTable, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  now: Date,
+): string[] {
   const secrets = [openSecret(box, endpoint.id, endpoint.secret)];
-  if (endpoint.previous_secret !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > now.toISOString()) {
+  if (
+    endpoint.previous_secret !== null &&
+    endpoint.previous_secret_expires_at !== null &&
+    endpoint.previous_secret_expires_at > now.toISOString()
+  ) {
     secrets.push(openSecret(box, endpoint.id, endpoint.previous_secret));
   }
   return secrets;

@@ -7,16 +7,28 @@ import { recordEndpointEvent } from './endpoint-events.js';
 
 export const TEST_EVENT = 'webhook.test' as const;
 
-export async function sendTestEvent(ctx: Context, accountId: string): Promise<{ event_id: string; delivery_id: string; type: typeof TEST_EVENT }> {
+export async function sendTestEvent(
+  ctx: Context,
+  accountId: string,
+): Promise<{ event_id: string; delivery_id: string; type: typeof TEST_EVENT }> {
   return ctx.db.transaction().execute(async (trx) => {
     const endpoint = await requireAccountEndpoint(trx, accountId);
-    if (endpoint.status !== 'active') throw new MoharError('webhook_disabled', `the webhook is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}); save it again to enable it`);
+    if (endpoint.status !== 'active') {
+      throw new MoharError(
+        'webhook_disabled',
+        `the webhook is disabled (${endpoint.disabled_reason ?? 'no reason recorded'}); save it again to enable it`,
+      );
+    }
     const at = iso(ctx.now());
     const event = await recordEndpointEvent(trx, {
       endpointId: endpoint.id,
       accountId,
       type: TEST_EVENT,
-      data: { test: true, message: 'A test event from the Mohar developer portal. It carries no envelope.', webhook_url: endpoint.url },
+      data: {
+        test: true,
+        message: 'A test event from the Mohar developer portal. It carries no envelope.',
+        webhook_url: endpoint.url,
+      },
       at,
     });
     return { event_id: event.eventId, delivery_id: event.deliveryId, type: TEST_EVENT };

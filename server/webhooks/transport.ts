@@ -7,7 +7,15 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { addressPolicy, guardedLookup, guardSocket, OutboundRefused, refuseLiteral, type AddressPolicy, type Resolver } from '../net/guarded-transport.js';
+import {
+  addressPolicy,
+  guardedLookup,
+  guardSocket,
+  OutboundRefused,
+  refuseLiteral,
+  type AddressPolicy,
+  type Resolver,
+} from '../net/guarded-transport.js';
 
 export const USER_AGENT = 'Mohar-Webhooks/0.1';
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -76,7 +84,11 @@ export function webhookTransport(options: WebhookTransportOptions): WebhookTrans
       return Promise.resolve(finish({ error: `${request.url} is not a URL` }));
     }
     if (target.protocol !== 'https:' && !(options.allowPrivate && target.protocol === 'http:')) {
-      return Promise.resolve(finish({ error: `refused: ${target.protocol}// targets need MOHAR_WEBHOOK_ALLOW_PRIVATE=1; webhooks use https` }));
+      return Promise.resolve(
+        finish({
+          error: `refused: ${target.protocol}// targets need MOHAR_WEBHOOK_ALLOW_PRIVATE=1; webhooks use https`,
+        }),
+      );
     }
     const literal = refuseLiteral(target.hostname, policy);
     if (literal) return Promise.resolve(finish({ error: `refused: ${literal.message}` }));
@@ -90,32 +102,36 @@ export function webhookTransport(options: WebhookTransportOptions): WebhookTrans
         resolve(finish(fields));
       };
       const client = target.protocol === 'https:' ? https : http;
-      const outgoing = client.request(target, {
-        method: 'POST',
-        agent: agents[target.protocol as 'http:' | 'https:'],
-        lookup,
-        headers: { ...request.headers, 'user-agent': USER_AGENT, 'content-length': String(request.body.length) },
-      }, (response) => {
-        const statusCode = response.statusCode ?? 0;
-        const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
-        const kept: Buffer[] = [];
-        let keptBytes = 0;
-        let total = 0;
-        response.on('data', (chunk: Buffer) => {
-          total += chunk.length;
-          if (keptBytes < EXCERPT_BYTES) {
-            kept.push(chunk.subarray(0, EXCERPT_BYTES - keptBytes));
-            keptBytes += Math.min(chunk.length, EXCERPT_BYTES - keptBytes);
-          }
-          // A receiver that streams on: the status is known, the rest is not wanted.
-          if (total > MAX_RESPONSE_BYTES) {
-            outgoing.destroy();
-            settle({ statusCode, location, excerpt: Buffer.concat(kept).toString('utf8') });
-          }
-        });
-        response.on('end', () => settle({ statusCode, location, excerpt: Buffer.concat(kept).toString('utf8') }));
-        response.on('error', () => settle({ statusCode, location, excerpt: Buffer.concat(kept).toString('utf8') }));
-      });
+      const outgoing = client.request(
+        target,
+        {
+          method: 'POST',
+          agent: agents[target.protocol as 'http:' | 'https:'],
+          lookup,
+          headers: { ...request.headers, 'user-agent': USER_AGENT, 'content-length': String(request.body.length) },
+        },
+        (response) => {
+          const statusCode = response.statusCode ?? 0;
+          const location = typeof response.headers.location === 'string' ? response.headers.location : undefined;
+          const kept: Buffer[] = [];
+          let keptBytes = 0;
+          let total = 0;
+          response.on('data', (chunk: Buffer) => {
+            total += chunk.length;
+            if (keptBytes < EXCERPT_BYTES) {
+              kept.push(chunk.subarray(0, EXCERPT_BYTES - keptBytes));
+              keptBytes += Math.min(chunk.length, EXCERPT_BYTES - keptBytes);
+            }
+            // A receiver that streams on: the status is known, the rest is not wanted.
+            if (total > MAX_RESPONSE_BYTES) {
+              outgoing.destroy();
+              settle({ statusCode, location, excerpt: Buffer.concat(kept).toString('utf8') });
+            }
+          });
+          response.on('end', () => settle({ statusCode, location, excerpt: Buffer.concat(kept).toString('utf8') }));
+          response.on('error', () => settle({ statusCode, location, excerpt: Buffer.concat(kept).toString('utf8') }));
+        },
+      );
       const deadline = setTimeout(() => {
         outgoing.destroy(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`));
       }, timeoutMs);

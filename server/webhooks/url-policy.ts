@@ -16,7 +16,9 @@ export interface UrlPolicyOptions {
 }
 
 function refuse(code: string, message: string): MoharError {
-  return new MoharError('invalid_webhook_url', `webhook_url: ${message}`, { errors: [{ path: '/webhook_url', code, message }] });
+  return new MoharError('invalid_webhook_url', `webhook_url: ${message}`, {
+    errors: [{ path: '/webhook_url', code, message }],
+  });
 }
 
 /** Returns the URL as it will be called, or throws invalid_webhook_url saying why not. */
@@ -29,7 +31,12 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
     throw refuse('not_a_url', 'is not an absolute URL');
   }
   if (url.protocol !== 'https:' && !(options.allowPrivate && url.protocol === 'http:')) {
-    throw refuse('not_https', options.allowPrivate ? 'must start with https:// or http://' : `must start with https:// (got ${url.protocol}//; plain http is allowed only with MOHAR_WEBHOOK_ALLOW_PRIVATE=1)`);
+    throw refuse(
+      'not_https',
+      options.allowPrivate
+        ? 'must start with https:// or http://'
+        : `must start with https:// (got ${url.protocol}//; plain http is allowed only with MOHAR_WEBHOOK_ALLOW_PRIVATE=1)`,
+    );
   }
   if (url.username !== '' || url.password !== '') throw refuse('credentials', 'must not carry a user name or password');
   if (url.hostname === '') throw refuse('no_host', 'has no host');
@@ -39,7 +46,12 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
   const literal = literalAddress(url.hostname);
   if (literal !== undefined) {
     const category = classifyAddress(literal);
-    if (category !== null) throw refuse('private_address', `${literal} is not a public address (${category}); webhooks go to public addresses only`);
+    if (category !== null) {
+      throw refuse(
+        'private_address',
+        `${literal} is not a public address (${category}); webhooks go to public addresses only`,
+      );
+    }
     return url.toString();
   }
   let addresses: { address: string }[];
@@ -47,12 +59,20 @@ export async function checkWebhookUrl(raw: string, options: UrlPolicyOptions): P
     addresses = await (options.resolve ?? systemResolver)(url.hostname);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw refuse('unresolvable', `the host ${url.hostname} cannot be resolved${typeof code === 'string' ? ` (${code})` : ''}`);
+    throw refuse(
+      'unresolvable',
+      `the host ${url.hostname} cannot be resolved${typeof code === 'string' ? ` (${code})` : ''}`,
+    );
   }
   if (addresses.length === 0) throw refuse('unresolvable', `the host ${url.hostname} resolves to no address`);
   for (const { address } of addresses) {
     const category = classifyAddress(address);
-    if (category !== null) throw refuse('private_address', `${url.hostname} resolves to ${address}, which is not a public address (${category}); webhooks go to public addresses only`);
+    if (category !== null) {
+      throw refuse(
+        'private_address',
+        `${url.hostname} resolves to ${address}, which is not a public address (${category}); webhooks go to public addresses only`,
+      );
+    }
   }
   return url.toString();
 }

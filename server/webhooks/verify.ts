@@ -26,7 +26,11 @@ export function webhookSignature(secret: string, timestamp: number | string, raw
 }
 
 /** The X-Service-Signature value for one or more secrets (first = current, then a previous one during rotation). */
-export function signatureHeader(secrets: readonly string[], timestamp: number | string, rawBody: Uint8Array | string): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  timestamp: number | string,
+  rawBody: Uint8Array | string,
+): string {
   return secrets.map((secret) => `sha256=${webhookSignature(secret, timestamp, rawBody)}`).join(',');
 }
 
@@ -37,7 +41,8 @@ export interface SeenStore {
 }
 
 /** Node's `request.headers`, a Fetch `Headers`, or any object of header values (names in any case). */
-export type WebhookHeaders = { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type WebhookHeaders =
+  { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface VerifyWebhookOptions {
   /** The request body exactly as received (do not parse and re-serialise it first). */
@@ -76,7 +81,9 @@ export type VerifyWebhookResult =
   | { readonly ok: false; readonly reason: WebhookFailure; readonly message: string; readonly eventId?: string };
 
 function headerValue(headers: WebhookHeaders, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  }
   const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
   let value = record[name];
   if (value === undefined) {
@@ -99,22 +106,36 @@ function fail(reason: WebhookFailure, message: string, eventId?: string): Verify
  */
 export async function verifyWebhook(options: VerifyWebhookOptions): Promise<VerifyWebhookResult> {
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const secrets = (typeof options.secrets === 'string' ? [options.secrets] : [...options.secrets]).filter((s) => typeof s === 'string' && s !== '');
+  const secrets = (typeof options.secrets === 'string' ? [options.secrets] : [...options.secrets]).filter(
+    (s) => typeof s === 'string' && s !== '',
+  );
   if (secrets.length === 0) return fail('no_secret', 'no webhook secret was given to verify with');
 
   const timestampText = headerValue(options.headers, TIMESTAMP_HEADER)?.trim();
   const signatureText = headerValue(options.headers, SIGNATURE_HEADER)?.trim();
   const eventId = headerValue(options.headers, EVENT_ID_HEADER)?.trim();
-  for (const [name, value] of [[TIMESTAMP_HEADER, timestampText], [SIGNATURE_HEADER, signatureText], [EVENT_ID_HEADER, eventId]] as const) {
+  for (const [name, value] of [
+    [TIMESTAMP_HEADER, timestampText],
+    [SIGNATURE_HEADER, signatureText],
+    [EVENT_ID_HEADER, eventId],
+  ] as const) {
     if (!value) return fail('missing_header', `the ${name} header is missing`);
   }
-  if (!/^\d{1,12}$/.test(timestampText!)) return fail('malformed_header', `${TIMESTAMP_HEADER} must be Unix seconds (got "${timestampText!.slice(0, 40)}")`, eventId);
+  if (!/^\d{1,12}$/.test(timestampText!)) {
+    return fail(
+      'malformed_header',
+      `${TIMESTAMP_HEADER} must be Unix seconds (got "${timestampText!.slice(0, 40)}")`,
+      eventId,
+    );
+  }
   const candidates: Buffer[] = [];
   for (const part of signatureText!.split(',')) {
     const match = /^\s*sha256=([0-9a-fA-F]{64})\s*$/.exec(part);
     if (match) candidates.push(Buffer.from(match[1]!, 'hex'));
   }
-  if (candidates.length === 0) return fail('malformed_header', `${SIGNATURE_HEADER} holds no sha256=<64 hex digits> candidate`, eventId);
+  if (candidates.length === 0) {
+    return fail('malformed_header', `${SIGNATURE_HEADER} holds no sha256=<64 hex digits> candidate`, eventId);
+  }
 
   // Every candidate against every secret, without stopping early: the time taken says nothing about which matched.
   let matched = false;
@@ -122,24 +143,43 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
     const expected = Buffer.from(webhookSignature(secret, timestampText!, options.rawBody), 'hex');
     for (const candidate of candidates) if (timingSafeEqual(expected, candidate)) matched = true;
   }
-  if (!matched) return fail('bad_signature', 'no signature candidate matches the body with the given secret(s): wrong secret, or the body was changed (verify the raw bytes, before any JSON parsing)', eventId);
+  if (!matched) {
+    return fail(
+      'bad_signature',
+      'no signature candidate matches the body with the given secret(s): wrong secret, or the body was changed (verify the raw bytes, before any JSON parsing)',
+      eventId,
+    );
+  }
 
   const timestamp = Number(timestampText);
-  const nowSeconds = Math.floor((options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime()) / 1000);
+  const nowSeconds = Math.floor(
+    (options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime()) /
+      1000,
+  );
   if (Math.abs(nowSeconds - timestamp) > tolerance) {
-    return fail('stale_timestamp', `the timestamp ${timestamp} is ${nowSeconds - timestamp} s from now; at most ${tolerance} s are accepted`, eventId);
+    return fail(
+      'stale_timestamp',
+      `the timestamp ${timestamp} is ${nowSeconds - timestamp} s from now; at most ${tolerance} s are accepted`,
+      eventId,
+    );
   }
 
   let event: WebhookEvent;
   try {
-    event = JSON.parse(typeof options.rawBody === 'string' ? options.rawBody : Buffer.from(options.rawBody).toString('utf8')) as WebhookEvent;
+    event = JSON.parse(
+      typeof options.rawBody === 'string' ? options.rawBody : Buffer.from(options.rawBody).toString('utf8'),
+    ) as WebhookEvent;
   } catch {
     return fail('invalid_body', 'the signed body is not JSON', eventId);
   }
-  if (typeof event !== 'object' || event === null || event.id !== eventId) return fail('invalid_body', `the body's id does not match ${EVENT_ID_HEADER}`, eventId);
+  if (typeof event !== 'object' || event === null || event.id !== eventId) {
+    return fail('invalid_body', `the body's id does not match ${EVENT_ID_HEADER}`, eventId);
+  }
 
   if (options.seen) {
-    if (await options.seen.has(eventId!)) return fail('duplicate_event', `event ${eventId} was received before`, eventId);
+    if (await options.seen.has(eventId!)) {
+      return fail('duplicate_event', `event ${eventId} was received before`, eventId);
+    }
     await options.seen.add(eventId!);
   }
   return { ok: true, eventId: eventId!, timestamp, event };

@@ -1,8 +1,19 @@
 /** What the developer-portal API shows of endpoints, deliveries and attempts (never a secret). */
 import type { Selectable } from 'kysely';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookEndpointsTable } from '../storage/schema.js';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookDeliveryStatus,
+  WebhookEndpointsTable,
+} from '../storage/schema.js';
 
-export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ['pending', 'delivering', 'succeeded', 'dead', 'paused'];
+export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = [
+  'pending',
+  'delivering',
+  'succeeded',
+  'dead',
+  'paused',
+];
 
 export interface WebhookEndpointView {
   id: string;
@@ -18,7 +29,10 @@ export interface WebhookEndpointView {
 }
 
 export function endpointView(row: Selectable<WebhookEndpointsTable>, now: Date): WebhookEndpointView {
-  const overlap = row.previous_secret !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now.toISOString();
+  const overlap =
+    row.previous_secret !== null &&
+    row.previous_secret_expires_at !== null &&
+    row.previous_secret_expires_at > now.toISOString();
   return {
     id: row.id,
     kind: row.kind,

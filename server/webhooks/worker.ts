@@ -64,7 +64,10 @@ interface Claimed {
   readonly secrets: string[] | Error;
 }
 
-const consoleLogger: WorkerLogger = { warn: () => undefined, error: (object, message) => console.error(message, object) };
+const consoleLogger: WorkerLogger = {
+  warn: () => undefined,
+  error: (object, message) => console.error(message, object),
+};
 
 export class WebhookWorker {
   readonly owner: string;
@@ -92,7 +95,10 @@ export class WebhookWorker {
   private listener: pg.Client | undefined;
   private listenTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly ctx: Pick<Context, 'db' | 'dialect' | 'config' | 'now'>, options: WebhookWorkerOptions = {}) {
+  constructor(
+    private readonly ctx: Pick<Context, 'db' | 'dialect' | 'config' | 'now'>,
+    options: WebhookWorkerOptions = {},
+  ) {
     this.db = ctx.db;
     this.ownsTransport = options.transport === undefined;
     this.transport = options.transport ?? webhookTransport({ allowPrivate: ctx.config.webhookAllowPrivate });
@@ -105,7 +111,11 @@ export class WebhookWorker {
     this.listenEnabled = options.listen ?? true;
     this.claimer = new Claimer(ctx.db, ctx.dialect);
     this.ownPool = options.ownPool ?? 0;
-    this.loop = new LeaseLoop({ pollIntervalMs: this.pollIntervalMs, round: () => this.claimRound(), hasRoom: () => this.inFlight < this.concurrency });
+    this.loop = new LeaseLoop({
+      pollIntervalMs: this.pollIntervalMs,
+      round: () => this.claimRound(),
+      hasRoom: () => this.inFlight < this.concurrency,
+    });
   }
 
   start(): void {
@@ -181,7 +191,9 @@ export class WebhookWorker {
     }
   }
 
-  /** One round of the lease loop: claims deliveries for the free slots and launches them; true when it filled them all. */
+  /**
+   * One round of the lease loop: claims deliveries for the free slots and launches them; true when it filled them all.
+   */
   private async claimRound(): Promise<boolean> {
     try {
       if (performance.now() - this.lastReap >= REAP_EVERY_MS) {
@@ -202,11 +214,14 @@ export class WebhookWorker {
   private launch(claimed: Claimed): void {
     this.inFlight++;
     const run = this.attempt(claimed)
-      .then((outcome) => new Promise<void>((done) => {
-        this.outcomes.push({ outcome, done });
-        // After the other answers of this turn of the event loop: they share one transaction.
-        this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
-      }))
+      .then(
+        (outcome) =>
+          new Promise<void>((done) => {
+            this.outcomes.push({ outcome, done });
+            // After the other answers of this turn of the event loop: they share one transaction.
+            this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+          }),
+      )
       .finally(() => {
         this.inFlight--;
         this.running.delete(run);
@@ -225,7 +240,10 @@ export class WebhookWorker {
           await this.record(batch.map((b) => b.outcome));
         } catch (error) {
           // Not recorded: the leases expire and the deliveries are retried (at least once).
-          this.logger.error({ err: error, deliveries: batch.length }, 'webhook worker: recording delivery outcomes failed');
+          this.logger.error(
+            { err: error, deliveries: batch.length },
+            'webhook worker: recording delivery outcomes failed',
+          );
         }
         for (const b of batch) b.done();
       }
@@ -247,8 +265,20 @@ export class WebhookWorker {
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as ev', 'ev.id', 'd.event_id')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'ev.payload', 'e.id as endpoint_id', 'e.url', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
-      .where('d.id', 'in', rows.map((r) => r.id))
+      .select([
+        'd.id',
+        'ev.payload',
+        'e.id as endpoint_id',
+        'e.url',
+        'e.secret',
+        'e.previous_secret',
+        'e.previous_secret_expires_at',
+      ])
+      .where(
+        'd.id',
+        'in',
+        rows.map((r) => r.id),
+      )
       .execute();
     const byDelivery = new Map(details.map((d) => [d.id, d]));
     let box: SecretBox | Error;
@@ -258,7 +288,12 @@ export class WebhookWorker {
       box = error as Error;
     }
     const secretsOf = new Map<string, string[] | Error>();
-    const secrets = (endpoint: { endpoint_id: string; secret: string; previous_secret: string | null; previous_secret_expires_at: string | null }): string[] | Error => {
+    const secrets = (endpoint: {
+      endpoint_id: string;
+      secret: string;
+      previous_secret: string | null;
+      previous_secret_expires_at: string | null;
+    }): string[] | Error => {
       let found = secretsOf.get(endpoint.endpoint_id);
       if (found === undefined) {
         try {
@@ -266,7 +301,10 @@ export class WebhookWorker {
           found = signingSecrets(box, { ...endpoint, id: endpoint.endpoint_id }, now);
         } catch (error) {
           found = error as Error;
-          this.logger.error({ err: error, endpoint: endpoint.endpoint_id }, 'webhook worker: the endpoint secret cannot be read; its deliveries fail until the secret key is fixed');
+          this.logger.error(
+            { err: error, endpoint: endpoint.endpoint_id },
+            'webhook worker: the endpoint secret cannot be read; its deliveries fail until the secret key is fixed',
+          );
         }
         secretsOf.set(endpoint.endpoint_id, found);
       }
@@ -282,7 +320,13 @@ export class WebhookWorker {
   /** One HTTP attempt; never throws. */
   private async attempt(claimed: Claimed): Promise<Outcome> {
     const startedAt = this.ctx.now();
-    const fail = (error: string): Outcome => ({ row: claimed.row, url: claimed.url, startedAt: startedAt.toISOString(), finishedAt: this.ctx.now(), response: { statusCode: null, error, excerpt: '', location: undefined, durationMs: 0 } });
+    const fail = (error: string): Outcome => ({
+      row: claimed.row,
+      url: claimed.url,
+      startedAt: startedAt.toISOString(),
+      finishedAt: this.ctx.now(),
+      response: { statusCode: null, error, excerpt: '', location: undefined, durationMs: 0 },
+    });
     if (claimed.payload === undefined) return fail('the event is missing from the outbox');
     if (claimed.secrets instanceof Error) return fail(`cannot sign: ${claimed.secrets.message}`);
     const body = Buffer.from(claimed.payload, 'utf8');
@@ -299,19 +343,41 @@ export class WebhookWorker {
         'x-service-delivery-attempt': String(claimed.row.attempts),
       },
     });
-    return { row: claimed.row, url: claimed.url, startedAt: startedAt.toISOString(), finishedAt: this.ctx.now(), response };
+    return {
+      row: claimed.row,
+      url: claimed.url,
+      startedAt: startedAt.toISOString(),
+      finishedAt: this.ctx.now(),
+      response,
+    };
   }
 
   /** Writes the attempts and the deliveries' next state (record.ts), and says what became of them. */
   private async record(outcomes: readonly Outcome[]): Promise<void> {
-    const { dead, disabled } = await recordOutcomes(this.db, outcomes, { owner: this.owner, random: this.random, now: this.ctx.now() });
-    for (const endpoint of disabled) this.logger.warn({ endpoint }, 'webhook endpoint disabled: the receiver answered 410 Gone');
-    if (dead.length > 0) this.logger.warn({ deliveries: dead }, 'webhook deliveries are dead after their last attempt (listed at GET /webhook/deliveries/?status=dead)');
+    const { dead, disabled } = await recordOutcomes(this.db, outcomes, {
+      owner: this.owner,
+      random: this.random,
+      now: this.ctx.now(),
+    });
+    for (const endpoint of disabled) {
+      this.logger.warn({ endpoint }, 'webhook endpoint disabled: the receiver answered 410 Gone');
+    }
+    if (dead.length > 0) {
+      this.logger.warn(
+        { deliveries: dead },
+        'webhook deliveries are dead after their last attempt (listed at GET /webhook/deliveries/?status=dead)',
+      );
+    }
   }
 
   private async reapExpiredLeases(): Promise<void> {
     const reclaimed = await reapExpiredLeases(this.db, this.ctx.now());
-    if (reclaimed > 0) this.logger.warn({ deliveries: reclaimed }, 'webhook worker: retrying deliveries whose worker stopped mid-attempt');
+    if (reclaimed > 0) {
+      this.logger.warn(
+        { deliveries: reclaimed },
+        'webhook worker: retrying deliveries whose worker stopped mid-attempt',
+      );
+    }
   }
 
   /** PostgreSQL: a connection that LISTENs, so a commit anywhere wakes this worker at once. */
@@ -344,6 +410,9 @@ export class WebhookWorker {
 }
 
 /** Used by start.ts: the worker as the server runs it (on PostgreSQL with 4 connections of its own, plus LISTEN). */
-export function webhookWorkerFor(ctx: Pick<Context, 'db' | 'dialect' | 'config' | 'now'>, options: WebhookWorkerOptions = {}): WebhookWorker {
+export function webhookWorkerFor(
+  ctx: Pick<Context, 'db' | 'dialect' | 'config' | 'now'>,
+  options: WebhookWorkerOptions = {},
+): WebhookWorker {
   return new WebhookWorker(ctx, { ownPool: 4, ...options });
 }

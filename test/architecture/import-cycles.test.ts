@@ -28,20 +28,34 @@ function sources(dir: string): string[] {
 function typeOnly(statement: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
   if (ts.isExportDeclaration(statement)) {
     const clause = statement.exportClause;
-    return statement.isTypeOnly || (clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly));
+    return (
+      statement.isTypeOnly ||
+      (clause !== undefined &&
+        ts.isNamedExports(clause) &&
+        clause.elements.length > 0 &&
+        clause.elements.every((e) => e.isTypeOnly))
+    );
   }
   const clause = statement.importClause;
   if (clause === undefined) return false; // `import './x.js'` runs the module
   if (clause.isTypeOnly) return true;
   const named = clause.namedBindings;
-  return clause.name === undefined && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+  return (
+    clause.name === undefined &&
+    named !== undefined &&
+    ts.isNamedImports(named) &&
+    named.elements.length > 0 &&
+    named.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 /** The file a relative specifier names: NodeNext's `./x.js` for `./x.ts`, or the renderer's extensionless `./x`. */
 function resolveSpecifier(from: string, specifier: string): string | undefined {
   const base = resolve(dirname(from), specifier);
   const stem = base.replace(/\.js$/, '');
-  return [`${stem}.ts`, `${stem}.tsx`, base, join(base, 'index.ts'), join(base, 'index.tsx')].find((p) => existsSync(p) && statSync(p).isFile() && /\.tsx?$/.test(p));
+  return [`${stem}.ts`, `${stem}.tsx`, base, join(base, 'index.ts'), join(base, 'index.tsx')].find(
+    (p) => existsSync(p) && statSync(p).isFile() && /\.tsx?$/.test(p),
+  );
 }
 
 /** Each module and the modules it imports values from, by relative path. */
@@ -53,7 +67,14 @@ function importGraph(files: readonly string[]): Map<string, string[]> {
     for (const statement of source.statements) {
       if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
       const specifier = statement.moduleSpecifier;
-      if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.') || typeOnly(statement)) continue;
+      if (
+        specifier === undefined ||
+        !ts.isStringLiteral(specifier) ||
+        !specifier.text.startsWith('.') ||
+        typeOnly(statement)
+      ) {
+        continue;
+      }
       const target = resolveSpecifier(file, specifier.text);
       if (target !== undefined) targets.push(relative(root, target));
     }
@@ -85,16 +106,28 @@ function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 describe('import cycles', () => {
   test('the walk sees the imports (a cycle made up here is found)', () => {
-    const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]);
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
     assert.deepEqual(findCycles(graph), [['a.ts', 'b.ts', 'c.ts', 'a.ts']]);
     const real = importGraph(sources(join(root, 'server')));
-    assert.ok(real.get('server/app.ts')!.includes('server/routes/signing-page.ts'), 'relative .js specifiers resolve to .ts files');
+    assert.ok(
+      real.get('server/app.ts')!.includes('server/routes/signing-page.ts'),
+      'relative .js specifiers resolve to .ts files',
+    );
   });
 
   test('no module of server/, pdf/, native/, common/, main/, cli/ or renderer/ imports itself through others', () => {
     const graph = importGraph(SOURCE_DIRS.flatMap((dir) => sources(join(root, dir))));
     assert.ok(graph.size > 300, 'the scan finds the sources');
     const cycles = findCycles(graph);
-    assert.deepEqual(cycles.map((cycle) => cycle.join(' -> ')), [], 'import cycles: move the shared name to a module both sides may import');
+    assert.deepEqual(
+      cycles.map((cycle) => cycle.join(' -> ')),
+      [],
+      'import cycles: move the shared name to a module both sides may import',
+    );
   });
 });

@@ -9,9 +9,20 @@ import { call, serveProcess } from '../support/process-server.js';
 const root = new URL('../../', import.meta.url).pathname;
 
 function run(database: TestDatabase, args: string[], input?: string) {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_LOG_LEVEL: 'warn', MOHAR_DATA_DIR: database.dataDir };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    MOHAR_LOG_LEVEL: 'warn',
+    MOHAR_DATA_DIR: database.dataDir,
+  };
   if (database.databaseUrl) env.MOHAR_DATABASE_URL = database.databaseUrl;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: root, env, input, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+    cwd: root,
+    env,
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 /** Polls until the call answers `status` (a running SQLite server trusts a cached key for up to 5 s). */
@@ -44,18 +55,31 @@ describe('mohar account', () => {
     test(`suspend, resume, limit and show on ${kind}`, async () => {
       const database = await createTestDatabase(kind);
       databases.push(database);
-      const created = run(database, ['admin', 'create', '--email', 'ops@example.com', '--account', 'Mehta Traders'], 'a strong passphrase here\n');
+      const created = run(
+        database,
+        ['admin', 'create', '--email', 'ops@example.com', '--account', 'Mehta Traders'],
+        'a strong passphrase here\n',
+      );
       assert.equal(created.status, 0, created.stderr);
       const accountId = /created account (\S+)/.exec(created.stdout)![1]!;
 
       const limited = run(database, ['account', 'limit', 'ops@example.com', '250']);
       assert.equal(limited.status, 0, limited.stderr);
-      assert.equal(limited.stdout, `account ${accountId} (Mehta Traders): active, monthly limit 250, 0 calls this month\n`);
+      assert.equal(
+        limited.stdout,
+        `account ${accountId} (Mehta Traders): active, monthly limit 250, 0 calls this month\n`,
+      );
 
       const server = await serveProcess(database);
       try {
-        const login = await call(server.url, 'POST', '/backend/othercompanyapi/auth/login/', { json: { email: 'ops@example.com', password: 'a strong passphrase here' } });
-        const key = (await call(server.url, 'POST', '/backend/othercompanyapi/apikey/generate/', { token: login.json().access_token })).json().api_key as string;
+        const login = await call(server.url, 'POST', '/backend/othercompanyapi/auth/login/', {
+          json: { email: 'ops@example.com', password: 'a strong passphrase here' },
+        });
+        const key = (
+          await call(server.url, 'POST', '/backend/othercompanyapi/apikey/generate/', {
+            token: login.json().access_token,
+          })
+        ).json().api_key as string;
         const usage = await call(server.url, 'GET', '/backend/othercompanyapi/usage/summary/', { key });
         assert.equal(usage.status, 200);
         assert.equal(usage.json().monthly_call_limit, 250);
@@ -74,7 +98,10 @@ describe('mohar account', () => {
         await eventually(200, () => call(server.url, 'GET', '/backend/othercompanyapi/usage/summary/', { key }));
 
         assert.match(run(database, ['account', 'limit', accountId, 'none']).stdout, /no monthly limit/);
-        assert.equal((await call(server.url, 'GET', '/backend/othercompanyapi/usage/summary/', { key })).json().monthly_call_limit, null);
+        assert.equal(
+          (await call(server.url, 'GET', '/backend/othercompanyapi/usage/summary/', { key })).json().monthly_call_limit,
+          null,
+        );
       } finally {
         server.child.kill('SIGTERM');
       }

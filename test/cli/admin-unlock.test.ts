@@ -14,14 +14,42 @@ describe('mohar admin unlock', () => {
 
   test('unlocks a locked login; an unknown e-mail is an error', async () => {
     database = await createTestDatabase('sqlite');
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_LOG_LEVEL: 'warn', MOHAR_DATA_DIR: database.dataDir };
-    const run = (args: string[], input?: string) => spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: root, env, input, encoding: 'utf8', timeout: 60_000 });
-    assert.equal(run(['admin', 'create', '--email', 'locked@example.com', '--account', 'Locked'], 'a strong passphrase here\n').status, 0);
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MOHAR_LOG_LEVEL: 'warn',
+      MOHAR_DATA_DIR: database.dataDir,
+    };
+    const run = (args: string[], input?: string) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+        cwd: root,
+        env,
+        input,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    assert.equal(
+      run(['admin', 'create', '--email', 'locked@example.com', '--account', 'Locked'], 'a strong passphrase here\n')
+        .status,
+      0,
+    );
     const lockedUntil = async (set?: string): Promise<string | null> => {
       const runtime = await openRuntime(parseConfig({ MOHAR_DATA_DIR: database!.dataDir }));
       try {
-        if (set) await runtime.ctx.db.updateTable('users').set({ locked_until: set }).where('email', '=', 'locked@example.com').execute();
-        return (await runtime.ctx.db.selectFrom('users').select('locked_until').where('email', '=', 'locked@example.com').executeTakeFirstOrThrow()).locked_until;
+        if (set) {
+          await runtime.ctx.db
+            .updateTable('users')
+            .set({ locked_until: set })
+            .where('email', '=', 'locked@example.com')
+            .execute();
+        }
+        return (
+          await runtime.ctx.db
+            .selectFrom('users')
+            .select('locked_until')
+            .where('email', '=', 'locked@example.com')
+            .executeTakeFirstOrThrow()
+        ).locked_until;
       } finally {
         await runtime.close();
       }

@@ -1,4 +1,6 @@
-/** `mohar audit verify` on SQLite and PostgreSQL: exit 0 on intact chains, 1 and the first bad seq on a tampered one. */
+/**
+ * `mohar audit verify` on SQLite and PostgreSQL: exit 0 on intact chains, 1 and the first bad seq on a tampered one.
+ */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
@@ -12,14 +14,31 @@ import { insertEnvelope, openAuditTestDb, swapSeq, tamper, type AuditTestDb } fr
 const root = new URL('../../', import.meta.url).pathname;
 
 function run(t: AuditTestDb, args: string[]) {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_LOG_LEVEL: 'warn', MOHAR_DATA_DIR: t.database.dataDir };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    MOHAR_LOG_LEVEL: 'warn',
+    MOHAR_DATA_DIR: t.database.dataDir,
+  };
   if (t.database.databaseUrl) env.MOHAR_DATABASE_URL = t.database.databaseUrl;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'audit', 'verify', ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'audit', 'verify', ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 async function withEvents(t: AuditTestDb, n: number): Promise<string> {
   const { envelopeId } = await insertEnvelope(t.db);
-  for (let i = 0; i < n; i++) await appendAudit(t.db, { envelopeId, actorType: 'system', action: i ? 'reminder.sent' : 'envelope.created', details: { i } });
+  for (let i = 0; i < n; i++) {
+    await appendAudit(t.db, {
+      envelopeId,
+      actorType: 'system',
+      action: i ? 'reminder.sent' : 'envelope.created',
+      details: { i },
+    });
+  }
   return envelopeId;
 }
 
@@ -29,7 +48,10 @@ describe('mohar audit verify', () => {
     auditCommands(program, () => parseConfig({}));
     const verify = program.commands.find((c) => c.name() === 'audit')?.commands.find((c) => c.name() === 'verify');
     assert.ok(verify);
-    assert.deepEqual(verify.options.map((o) => o.long), ['--envelope']);
+    assert.deepEqual(
+      verify.options.map((o) => o.long),
+      ['--envelope'],
+    );
   });
 
   for (const kind of DATABASES) {
@@ -60,7 +82,14 @@ describe('mohar audit verify', () => {
       });
 
       test('a tampered chain: BROKEN with the first bad seq, exit 1; the others stay OK', async () => {
-        await tamper(t, (db) => db.deleteFrom('audit_events').where('envelope_id', '=', bad).where('seq', '=', 3).execute().then(() => undefined));
+        await tamper(t, (db) =>
+          db
+            .deleteFrom('audit_events')
+            .where('envelope_id', '=', bad)
+            .where('seq', '=', 3)
+            .execute()
+            .then(() => undefined),
+        );
         const r = run(t, []);
         assert.equal(r.status, 1, r.stderr + r.stdout);
         assert.match(r.stdout, new RegExp(`^BROKEN +${bad} +seq 3: missing_row: seq 3 is missing$`, 'm'));

@@ -26,7 +26,8 @@ function csv(lines: string[]): string {
 function goodLine(i: number): string {
   return `cli-${i},"Renewal ${i}, 2027",Customer ${i},c${i}@example.com,Witness ${i},w${i}@example.com,"Rao ""${i}"" & Sons",${1000 + i},2027-01-15`;
 }
-const HEADER = 'external_id,title,recipient_1_name,recipient_1_email,recipient_2_name,recipient_2_email,field.Customer,field.Amount,field.Start';
+const HEADER =
+  'external_id,title,recipient_1_name,recipient_1_email,recipient_2_name,recipient_2_email,field.Customer,field.Amount,field.Start';
 
 for (const kind of ['sqlite'] as const) {
   describe(`mohar bulk-send on ${kind}`, () => {
@@ -37,8 +38,15 @@ for (const kind of ['sqlite'] as const) {
     let source: { id: string; documentId: string };
     const dir = mkdtempSync(join(tmpdir(), 'mohar-bulk-cli-'));
     const env = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_URL: url, MOHAR_API_KEY: key });
-    const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'bulk-send', ...args], { cwd: root, env: env(), encoding: 'utf8', timeout: 120_000 });
-    const batches = async () => (await call(url, 'GET', `${API}/bulk-sends`, { key })).json().bulk_sends as { bulk_send_id: string }[];
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'bulk-send', ...args], {
+        cwd: root,
+        env: env(),
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+    const batches = async () =>
+      (await call(url, 'GET', `${API}/bulk-sends`, { key })).json().bulk_sends as { bulk_send_id: string }[];
     const file = (name: string, text: string) => {
       const path = join(dir, name);
       writeFileSync(path, text);
@@ -61,16 +69,28 @@ for (const kind of ['sqlite'] as const) {
     test('--sample prints the header for the source; bad lines are printed with their line numbers and nothing is queued', async () => {
       const sample = run([source.id, '--sample']);
       assert.equal(sample.status, 0, sample.stderr);
-      assert.equal(sample.stdout.split('\r\n')[0], 'external_id,title,recipient_1_name,recipient_1_email,recipient_2_name,recipient_2_email,field.Customer,field.Amount,field.Start');
+      assert.equal(
+        sample.stdout.split('\r\n')[0],
+        'external_id,title,recipient_1_name,recipient_1_email,recipient_2_name,recipient_2_email,field.Customer,field.Amount,field.Start',
+      );
 
       // Local problems (the header and the cells): every one listed, nothing sent.
-      const local = run([source.id, file('local.csv', csv([`${HEADER},colour`, `${goodLine(1)},red`, 'cli-2,,A,a@example.com,B,,x,1,2027-01-15,']))]);
+      const local = run([
+        source.id,
+        file('local.csv', csv([`${HEADER},colour`, `${goodLine(1)},red`, 'cli-2,,A,a@example.com,B,,x,1,2027-01-15,'])),
+      ]);
       assert.equal(local.status, 1);
       assert.match(local.stderr, /line 1, colour: unknown column/);
       assert.match(local.stderr, /line 3, recipient_2_email: recipient 2 has no e-mail/);
 
       // Problems only the server can see (a value breaking its field's rules, a bad e-mail): by CSV line and column.
-      const lines = [HEADER, goodLine(1), goodLine(2).replace(',1002,', ',lots,'), goodLine(3), goodLine(4).replace('w4@example.com', 'not-an-email')];
+      const lines = [
+        HEADER,
+        goodLine(1),
+        goodLine(2).replace(',1002,', ',lots,'),
+        goodLine(3),
+        goodLine(4).replace('w4@example.com', 'not-an-email'),
+      ];
       const remote = run([source.id, file('remote.csv', csv(lines))]);
       assert.equal(remote.status, 1, remote.stdout);
       assert.match(remote.stderr, /refused \(422 invalid_rows\)/);
@@ -91,17 +111,37 @@ for (const kind of ['sqlite'] as const) {
       const id = /queued bulk send (\S+): 40 row\(s\)/.exec(first.stdout)?.[1];
       assert.ok(id, first.stdout);
       assert.match(first.stdout, new RegExp(`bulk send ${id}: completed; ${ROWS} of ${ROWS} sent, 0 failed`));
-      assert.match(first.stderr, new RegExp(`^completed: created ${ROWS}, sent ${ROWS}, failed 0 of ${ROWS}$`, 'm'), 'one plain line per change');
-      assert.ok(!first.stderr.includes('\r') && !first.stderr.includes('\u001b['), 'no bar drawing when stderr is not a terminal');
+      assert.match(
+        first.stderr,
+        new RegExp(`^completed: created ${ROWS}, sent ${ROWS}, failed 0 of ${ROWS}$`, 'm'),
+        'one plain line per change',
+      );
+      assert.ok(
+        !first.stderr.includes('\r') && !first.stderr.includes('\u001b['),
+        'no bar drawing when stderr is not a terminal',
+      );
 
       const rows = (await call(url, 'GET', `${API}/bulk-sends/${id}/envelopes?limit=500`, { key })).json().envelopes;
       assert.equal(rows.length, ROWS);
       const envelope = (await call(url, 'GET', `${API}/envelopes/${rows[7].envelope_id}`, { key })).json();
       assert.equal(envelope.title, 'Renewal 7, 2027');
-      assert.deepEqual(envelope.recipients.map((r: { email: string }) => r.email), ['c7@example.com', 'w7@example.com']);
+      assert.deepEqual(
+        envelope.recipients.map((r: { email: string }) => r.email),
+        ['c7@example.com', 'w7@example.com'],
+      );
       // (That the values reach the PDF's form fields is test/server/bulk/fan-out.test.ts's job.)
-      const values = envelope.documents[0].fields.map((f: { label: string | null; value: string | null }) => [f.label, f.value]);
-      assert.deepEqual(values.filter(([label]: [string | null]) => label !== null), [['Customer', 'Rao "7" & Sons'], ['Amount', '1007'], ['Start', '2027-01-15']]);
+      const values = envelope.documents[0].fields.map((f: { label: string | null; value: string | null }) => [
+        f.label,
+        f.value,
+      ]);
+      assert.deepEqual(
+        values.filter(([label]: [string | null]) => label !== null),
+        [
+          ['Customer', 'Rao "7" & Sons'],
+          ['Amount', '1007'],
+          ['Start', '2027-01-15'],
+        ],
+      );
 
       const again = run([source.id, path, '--interval', '0.2']);
       assert.equal(again.status, 0, again.stderr);
@@ -113,16 +153,25 @@ for (const kind of ['sqlite'] as const) {
       const lines = Array.from({ length: 60 }, (_, i) => goodLine(500 + i));
       const path = file('late.csv', csv([HEADER, ...lines]));
       // The last row's external_id is taken right after the batch is queued, long before the job reaches it.
-      const cli = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'bulk-send', source.id, path, '--interval', '0.2'], { cwd: root, env: env() });
+      const cli = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'cli/main.ts', 'bulk-send', source.id, path, '--interval', '0.2'],
+        { cwd: root, env: env() },
+      );
       let stdout = '';
       let stderr = '';
       cli.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exit = new Promise<number | null>((resolve) => cli.once('exit', resolve));
-      await new Promise<void>((resolve) => cli.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        if (stdout.includes('queued bulk send')) resolve();
-      }));
-      const taken = await call(url, 'POST', `${API}/envelopes`, { key, json: { title: 'Taken', external_id: 'cli-559' } });
+      await new Promise<void>((resolve) =>
+        cli.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes('queued bulk send')) resolve();
+        }),
+      );
+      const taken = await call(url, 'POST', `${API}/envelopes`, {
+        key,
+        json: { title: 'Taken', external_id: 'cli-559' },
+      });
       assert.equal(taken.status, 201);
       assert.equal(await exit, 1, stdout + stderr);
       assert.match(stdout, /completed_with_errors; 59 of 60 sent, 1 failed/);

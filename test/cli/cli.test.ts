@@ -15,7 +15,13 @@ function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
 }
 
 function run(args: string[], env: Record<string, string | undefined>, input?: string) {
-  return spawnSync(process.execPath, [...CLI, ...args], { cwd: root, env: baseEnv(env), input, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, [...CLI, ...args], {
+    cwd: root,
+    env: baseEnv(env),
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 describe('mohar CLI', () => {
@@ -47,7 +53,11 @@ describe('mohar CLI', () => {
       try {
         const password = /Generated password \(shown once, not stored in clear\): (\S+)/.exec(first.output)?.[1];
         assert.ok(password, first.output);
-        const login = await fetch(`${first.url}/backend/othercompanyapi/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@localhost', password }) });
+        const login = await fetch(`${first.url}/backend/othercompanyapi/auth/login/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'admin@localhost', password }),
+        });
         assert.equal(login.status, 200);
         // The root opens the office console.
         const landing = await fetch(`${first.url}/`);
@@ -57,10 +67,21 @@ describe('mohar CLI', () => {
         first.child.kill('SIGTERM');
       }
 
-      const created = run(['admin', 'create', '--email', 'Office@Example.com', '--account', 'Sharma & Co', '--test-mode'], env, 'a strong passphrase here\n');
+      const created = run(
+        ['admin', 'create', '--email', 'Office@Example.com', '--account', 'Sharma & Co', '--test-mode'],
+        env,
+        'a strong passphrase here\n',
+      );
       assert.equal(created.status, 0, created.stderr);
-      assert.match(created.stdout, /created account .* \(Sharma & Co, test mode\) with api_admin login office@example.com/);
-      const duplicate = run(['admin', 'create', '--email', 'office@example.com', '--account', 'Again'], env, 'a strong passphrase here\n');
+      assert.match(
+        created.stdout,
+        /created account .* \(Sharma & Co, test mode\) with api_admin login office@example.com/,
+      );
+      const duplicate = run(
+        ['admin', 'create', '--email', 'office@example.com', '--account', 'Again'],
+        env,
+        'a strong passphrase here\n',
+      );
       assert.notEqual(duplicate.status, 0);
       assert.match(duplicate.stderr, /exists already/);
       const weak = run(['admin', 'create', '--email', 'weak@example.com', '--account', 'Weak'], env, 'short\n');
@@ -71,9 +92,17 @@ describe('mohar CLI', () => {
       const second = await serveProcess(database);
       try {
         assert.ok(!/Generated password/.test(second.output));
-        const login = await fetch(`${second.url}/backend/othercompanyapi/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'office@example.com', password: 'a strong passphrase here' }) });
+        const login = await fetch(`${second.url}/backend/othercompanyapi/auth/login/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'office@example.com', password: 'a strong passphrase here' }),
+        });
         const { access_token } = (await login.json()) as { access_token: string };
-        const key = await fetch(`${second.url}/backend/othercompanyapi/apikey/generate/`, { method: 'POST', headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' }, body: '{"mode":"test"}' });
+        const key = await fetch(`${second.url}/backend/othercompanyapi/apikey/generate/`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+          body: '{"mode":"test"}',
+        });
         assert.equal(key.status, 201);
         assert.match(((await key.json()) as { api_key: string }).api_key, /^qsk_test_/);
       } finally {

@@ -13,7 +13,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Starts `mohar esp-simulator`, waits for the settings it prints. */
 async function start(): Promise<{ child: ChildProcess; settings: Record<string, string>; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'esp-simulator', '--port', '0', '--data-dir', dir, '--asp-id', 'CLI-ASP'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'cli/main.ts', 'esp-simulator', '--port', '0', '--data-dir', dir, '--asp-id', 'CLI-ASP'],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   let errors = '';
   child.stderr!.on('data', (d: Buffer) => (errors += d.toString()));
@@ -24,7 +28,9 @@ async function start(): Promise<{ child: ChildProcess; settings: Record<string, 
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${errors}`)));
   });
-  const settings = Object.fromEntries([...output.matchAll(/^\s+(MOHAR_ESIGN_[A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.trim()]));
+  const settings = Object.fromEntries(
+    [...output.matchAll(/^\s+(MOHAR_ESIGN_[A-Z_]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.trim()]),
+  );
   return { child, settings, output };
 }
 
@@ -44,9 +50,19 @@ describe('mohar esp-simulator', () => {
       assert.match(s.MOHAR_ESIGN_ESP_URL!, /^http:\/\/127\.0\.0\.1:\d+\/esign\/2\.1\/signdoc$/);
       assert.equal(s.MOHAR_ESIGN_ASP_ID, 'CLI-ASP');
       espCert = readFileSync(s.MOHAR_ESIGN_ESP_CERT!, 'utf8');
-      const asp = await softwareSigner({ pkcs12: readFileSync(s.MOHAR_ESIGN_ASP_KEY!), passphrase: s.MOHAR_ESIGN_ASP_KEY_PASSPHRASE! });
-      const query = await signEsignStatusRequest({ ver: '2.1', ts: formatEsignTimestamp(new Date()), txn: 'nothing-yet', aspId: 'CLI-ASP' }, asp);
-      const res = await fetch(s.MOHAR_ESIGN_STATUS_URL!, { method: 'POST', body: query, headers: { 'content-type': 'application/xml' } });
+      const asp = await softwareSigner({
+        pkcs12: readFileSync(s.MOHAR_ESIGN_ASP_KEY!),
+        passphrase: s.MOHAR_ESIGN_ASP_KEY_PASSPHRASE!,
+      });
+      const query = await signEsignStatusRequest(
+        { ver: '2.1', ts: formatEsignTimestamp(new Date()), txn: 'nothing-yet', aspId: 'CLI-ASP' },
+        asp,
+      );
+      const res = await fetch(s.MOHAR_ESIGN_STATUS_URL!, {
+        method: 'POST',
+        body: query,
+        headers: { 'content-type': 'application/xml' },
+      });
       const answer = verifyEsignResponse(await res.text(), espCert);
       assert.equal(answer.errCode, 'ESP-907', 'a verified query about an unknown txn');
     } finally {
@@ -54,7 +70,11 @@ describe('mohar esp-simulator', () => {
     }
     const second = await start();
     try {
-      assert.equal(readFileSync(second.settings.MOHAR_ESIGN_ESP_CERT!, 'utf8'), espCert, 'the same ESP key after a restart');
+      assert.equal(
+        readFileSync(second.settings.MOHAR_ESIGN_ESP_CERT!, 'utf8'),
+        espCert,
+        'the same ESP key after a restart',
+      );
     } finally {
       await stop(second.child);
     }

@@ -9,12 +9,25 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ATTACK_CASES, BENIGN_CASES, shadowKeys, shadowPrepared, shadowPreparedCertified, type CaseContext, type ShadowKeys } from '../pdf/verify/shadow/corpus.js';
+import {
+  ATTACK_CASES,
+  BENIGN_CASES,
+  shadowKeys,
+  shadowPrepared,
+  shadowPreparedCertified,
+  type CaseContext,
+  type ShadowKeys,
+} from '../pdf/verify/shadow/corpus.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
 function verify(file: string) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'verify', file], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME }, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'verify', file], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 /** Case name prefix -> what the text report must say. */

@@ -37,7 +37,11 @@ describe('mohar tokens, sign and verify', () => {
   before(async () => {
     hsm = createSoftHsm();
     const tsaCert = hsm.pki.issueTsa();
-    tsa = await startTsa({ certPem: tsaCert.certPem, keyPem: tsaCert.keyPem, chainPem: hsm.pki.intermediate.certPem + hsm.pki.root.certPem });
+    tsa = await startTsa({
+      certPem: tsaCert.certPem,
+      keyPem: tsaCert.keyPem,
+      chainPem: hsm.pki.intermediate.certPem + hsm.pki.root.certPem,
+    });
     dir = mkdtempSync(join(tmpdir(), 'mohar-cli-sign-'));
     writeFileSync(join(dir, 'in.pdf'), makePdf({ pages: [{ rotate: 90, text: 'contract' }] }));
   });
@@ -59,7 +63,28 @@ describe('mohar tokens, sign and verify', () => {
   test('signs with the token key (PIN on stdin), B-T with the TSA; verify and pdfsig agree', async () => {
     const rsa = hsm.keys.find((k) => k.type === 'RSA')!;
     const out = join(dir, 'rsa.pdf');
-    const run = await cli(['sign', join(dir, 'in.pdf'), out, '--module', hsm.modulePath, '--cert-id', rsa.id, '--page', '1', '--rect', '400,100,700,180', '--reason', 'Approved', '--level', 'B-T', '--tsa', tsa.url], `${hsm.pin}\n`);
+    const run = await cli(
+      [
+        'sign',
+        join(dir, 'in.pdf'),
+        out,
+        '--module',
+        hsm.modulePath,
+        '--cert-id',
+        rsa.id,
+        '--page',
+        '1',
+        '--rect',
+        '400,100,700,180',
+        '--reason',
+        'Approved',
+        '--level',
+        'B-T',
+        '--tsa',
+        tsa.url,
+      ],
+      `${hsm.pin}\n`,
+    );
     assert.equal(run.status, 0, run.stderr + run.stdout);
     assert.ok(!run.stdout.includes(hsm.pin) && !run.stderr.includes(hsm.pin), 'the PIN is never echoed');
     const signed = readFileSync(out);
@@ -76,15 +101,24 @@ describe('mohar tokens, sign and verify', () => {
     // A second signature with the EC key keeps the first one valid.
     const ec = hsm.keys.find((k) => k.type === 'EC')!;
     const twice = join(dir, 'both.pdf');
-    assert.equal((await cli(['sign', out, twice, '--module', hsm.modulePath, '--cert-id', ec.id], `${hsm.pin}\n`)).status, 0);
+    assert.equal(
+      (await cli(['sign', out, twice, '--module', hsm.modulePath, '--cert-id', ec.id], `${hsm.pin}\n`)).status,
+      0,
+    );
     const both = pdfsig(twice).match(/Signature Validation: .*/g) ?? [];
-    assert.deepEqual(both.map((l) => /Signature is Valid/.test(l)), [true, true]);
+    assert.deepEqual(
+      both.map((l) => /Signature is Valid/.test(l)),
+      [true, true],
+    );
     assert.equal((await cli(['verify', twice])).status, 0);
   });
 
   test('a wrong PIN signs nothing and says so', async () => {
     const out = join(dir, 'wrong-pin.pdf');
-    const run = await cli(['sign', join(dir, 'in.pdf'), out, '--module', hsm.modulePath, '--cert-id', hsm.keys[0]!.id], 'not-the-pin\n');
+    const run = await cli(
+      ['sign', join(dir, 'in.pdf'), out, '--module', hsm.modulePath, '--cert-id', hsm.keys[0]!.id],
+      'not-the-pin\n',
+    );
     assert.notEqual(run.status, 0);
     assert.match(run.stderr, /PIN/i);
     assert.ok(!existsSync(out));
@@ -105,7 +139,20 @@ describe('mohar tokens, sign and verify', () => {
   test('a PKCS#12 file signs too (passphrase on stdin)', async () => {
     const credential = hsm.pki.issueSoftwareSigner({ commonName: 'Office Seal', keyType: 'ec' });
     const p12 = join(dir, 'seal.p12');
-    const made = spawnSync('openssl', ['pkcs12', '-export', '-inkey', credential.keyPath, '-in', credential.certPath, '-certfile', hsm.pki.intermediate.certPath, '-passout', 'pass:seal passphrase', '-out', p12]);
+    const made = spawnSync('openssl', [
+      'pkcs12',
+      '-export',
+      '-inkey',
+      credential.keyPath,
+      '-in',
+      credential.certPath,
+      '-certfile',
+      hsm.pki.intermediate.certPath,
+      '-passout',
+      'pass:seal passphrase',
+      '-out',
+      p12,
+    ]);
     assert.equal(made.status, 0, made.stderr?.toString());
     const out = join(dir, 'p12.pdf');
     const run = await cli(['sign', join(dir, 'in.pdf'), out, '--p12', p12], 'seal passphrase\n');

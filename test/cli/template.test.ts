@@ -1,4 +1,7 @@
-/** `mohar template export` from one installation's database and `mohar template import` into another's, on both databases. */
+/**
+ * `mohar template export` from one installation's database and `mohar template import` into another's, on both
+ * databases.
+ */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,9 +15,20 @@ import { createSaleTemplate, instantiate, PEOPLE } from '../server/templates/hel
 const root = new URL('../../', import.meta.url).pathname;
 
 function run(server: TestServer, args: string[]) {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_LOG_LEVEL: 'warn', MOHAR_DATA_DIR: server.ctx.config.dataDir };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    MOHAR_LOG_LEVEL: 'warn',
+    MOHAR_DATA_DIR: server.ctx.config.dataDir,
+  };
   if (server.ctx.config.databaseUrl) env.MOHAR_DATABASE_URL = server.ctx.config.databaseUrl;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], { cwd: root, env, encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 for (const kind of DATABASES) {
@@ -47,7 +61,11 @@ for (const kind of DATABASES) {
       writeFileSync(file, exported.stdout);
 
       const ambiguous = run(target, ['template', 'import', file]);
-      assert.notEqual(ambiguous.status, 0, 'the target has two accounts (the bootstrap one and ours): --account is needed');
+      assert.notEqual(
+        ambiguous.status,
+        0,
+        'the target has two accounts (the bootstrap one and ours): --account is needed',
+      );
       assert.match(ambiguous.stderr, /--account/);
       const imported = run(target, ['template', 'import', file, '--account', targetAccount.email]);
       assert.equal(imported.status, 0, imported.stderr);

@@ -21,7 +21,12 @@ import { makePdf } from '../support/pdf-fixtures.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const verify = (file: string, ...flags: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'verify', file, ...flags], { cwd: root, env: { PATH: process.env.PATH, HOME: process.env.HOME }, encoding: 'utf8', timeout: 60_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'verify', file, ...flags], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 
 /** One revision after the signature that edits page 1. */
 function afterSigning(bytes: Buffer, change: (u: IncrementalUpdate, page: PdfRef, reader: PdfReader) => void): Buffer {
@@ -38,9 +43,23 @@ describe('mohar verify: classes of change after each signature', () => {
 
   before(async () => {
     pki = await createTestPki();
-    const signer = await softwareSigner({ keyPem: pki.ecSigner.keyPem, certificate: pki.ecSigner.der, chain: [pki.intermediate.der, pki.root.der] });
-    const first = await signPades(makePdf({ pages: [{ text: 'Pay 1000 rupees' }] }), signer, { level: 'B-B', field: { page: 1, rect: { x: 50, y: 50, width: 200, height: 60 } }, signingTime: new Date('2026-11-20T10:00:00Z') });
-    signed = (await signPades(first.bytes, signer, { level: 'B-B', field: { invisible: true }, signingTime: new Date('2026-11-20T10:00:00Z') })).bytes;
+    const signer = await softwareSigner({
+      keyPem: pki.ecSigner.keyPem,
+      certificate: pki.ecSigner.der,
+      chain: [pki.intermediate.der, pki.root.der],
+    });
+    const first = await signPades(makePdf({ pages: [{ text: 'Pay 1000 rupees' }] }), signer, {
+      level: 'B-B',
+      field: { page: 1, rect: { x: 50, y: 50, width: 200, height: 60 } },
+      signingTime: new Date('2026-11-20T10:00:00Z'),
+    });
+    signed = (
+      await signPades(first.bytes, signer, {
+        level: 'B-B',
+        field: { invisible: true },
+        signingTime: new Date('2026-11-20T10:00:00Z'),
+      })
+    ).bytes;
     dir = mkdtempSync(join(tmpdir(), 'mohar-verify-changes-'));
   });
   after(async () => {
@@ -60,23 +79,45 @@ describe('mohar verify: classes of change after each signature', () => {
     assert.match(run.stdout, /Changed after it: signatures and validation data only \(signing\)/);
     assert.match(run.stdout, /Changed after it: nothing/);
     const json = JSON.parse(verify(file('signed.pdf', signed), '--json').stdout);
-    assert.deepEqual(json.signatures.map((s: { changesAfter: string }) => s.changesAfter), ['signing', 'none']);
+    assert.deepEqual(
+      json.signatures.map((s: { changesAfter: string }) => s.changesAfter),
+      ['signing', 'none'],
+    );
   });
 
   test('a FreeText annotation added later: exit 1, listed as annotations with its reason', () => {
     const annotated = afterSigning(signed, (u, page, reader) => {
-      const annot = u.add(dict({ Type: name('Annot'), Subtype: name('FreeText'), Rect: new PdfArray([50, 600, 400, 650]), Contents: textString('1 RUPEE'), DA: textString('/Helv 24 Tf 0 g') }));
+      const annot = u.add(
+        dict({
+          Type: name('Annot'),
+          Subtype: name('FreeText'),
+          Rect: new PdfArray([50, 600, 400, 650]),
+          Contents: textString('1 RUPEE'),
+          DA: textString('/Helv 24 Tf 0 g'),
+        }),
+      );
       const pageDict = u.editDict(page);
       pageDict.set('Annots', new PdfArray([...(reader.getArray(pageDict, 'Annots')?.items ?? []), annot]));
     });
     const run = verify(file('annotated.pdf', annotated));
     assert.equal(run.status, 1, run.stdout);
     assert.match(run.stdout, /ANNOTATIONS added or changed \(annotations\)/);
-    assert.match(run.stdout, /annotations: object \d+: new annotation \/FreeText on page 1 \(not a widget of a form field\)/);
-    assert.match(run.stdout, /All signatures are valid/, 'an annotation alone does not break the signatures; the exit code still flags it');
+    assert.match(
+      run.stdout,
+      /annotations: object \d+: new annotation \/FreeText on page 1 \(not a widget of a form field\)/,
+    );
+    assert.match(
+      run.stdout,
+      /All signatures are valid/,
+      'an annotation alone does not break the signatures; the exit code still flags it',
+    );
     const json = JSON.parse(verify(file('annotated.pdf', annotated), '--json').stdout);
     assert.equal(json.signatures[1].changesAfter, 'annotations');
-    assert.ok(json.signatures[1].changedObjects.some((o: { class: string; reason: string }) => o.class === 'annotations' && /FreeText/.test(o.reason)));
+    assert.ok(
+      json.signatures[1].changedObjects.some(
+        (o: { class: string; reason: string }) => o.class === 'annotations' && /FreeText/.test(o.reason),
+      ),
+    );
   });
 
   test('page content rewritten later: exit 1, listed as other with its reason', () => {

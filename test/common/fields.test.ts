@@ -22,8 +22,19 @@ import { FIELD_TYPE_DESCRIPTION } from '../../server/http/schemas/fields.js';
 
 test('the API field_type numbers and names stay as published, and pdf/ exports the same table', () => {
   assert.deepEqual(FIELD_TYPES, {
-    SIGNATURE: 1, INITIAL: 2, DATE_SIGNED: 3, FULL_NAME: 4, FIRST_NAME: 5, LAST_NAME: 6, EMAIL: 7,
-    TEXT: 8, CHECKBOX: 9, NUMBER: 10, DATE: 11, DROPDOWN: 12, RADIO: 13,
+    SIGNATURE: 1,
+    INITIAL: 2,
+    DATE_SIGNED: 3,
+    FULL_NAME: 4,
+    FIRST_NAME: 5,
+    LAST_NAME: 6,
+    EMAIL: 7,
+    TEXT: 8,
+    CHECKBOX: 9,
+    NUMBER: 10,
+    DATE: 11,
+    DROPDOWN: 12,
+    RADIO: 13,
   });
   assert.equal(PDF_FIELD_TYPES, FIELD_TYPES);
   assert.deepEqual(ALL_FIELD_TYPES, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
@@ -34,20 +45,51 @@ test('the API field_type numbers and names stay as published, and pdf/ exports t
 });
 
 test('isFieldType accepts the integers 1 to 13 only', () => {
-  assert.deepEqual([0, 1, 13, 14, 1.5, Number.NaN, -1].map(isFieldType), [false, true, true, false, false, false, false]);
+  assert.deepEqual([0, 1, 13, 14, 1.5, Number.NaN, -1].map(isFieldType), [
+    false,
+    true,
+    true,
+    false,
+    false,
+    false,
+    false,
+  ]);
 });
 
 test('auto-filled types: the signature and initials, and the five Mohar fills from the signer', () => {
-  assert.deepEqual([...SIGNATURE_TYPES].sort((a, b) => a - b), [1, 2]);
-  assert.deepEqual([...DETAIL_FILLED_TYPES].sort((a, b) => a - b), [3, 4, 5, 6, 7]);
-  assert.deepEqual([...AUTO_FILLED_TYPES].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(
+    [...SIGNATURE_TYPES].sort((a, b) => a - b),
+    [1, 2],
+  );
+  assert.deepEqual(
+    [...DETAIL_FILLED_TYPES].sort((a, b) => a - b),
+    [3, 4, 5, 6, 7],
+  );
+  assert.deepEqual(
+    [...AUTO_FILLED_TYPES].sort((a, b) => a - b),
+    [1, 2, 3, 4, 5, 6, 7],
+  );
 });
 
 test('detailValue writes what the server writes; initialsOf takes the first letters', () => {
   const signer = { name: ' Asha  Kumari Rao ', email: 'asha@example.com' };
   assert.deepEqual(
     ALL_FIELD_TYPES.map((type) => detailValue(type, signer, '2026-11-28')),
-    [undefined, undefined, '2026-11-28', ' Asha  Kumari Rao ', 'Asha', 'Rao', 'asha@example.com', undefined, undefined, undefined, undefined, undefined, undefined],
+    [
+      undefined,
+      undefined,
+      '2026-11-28',
+      ' Asha  Kumari Rao ',
+      'Asha',
+      'Rao',
+      'asha@example.com',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ],
   );
   assert.equal(detailValue(FIELD_TYPES.LAST_NAME, { name: 'Asha', email: '' }, ''), '');
   assert.equal(initialsOf(' asha  rao '), 'AR');

@@ -1,7 +1,8 @@
 // Aadhaar eSign in the sandbox, in Chromium: a server with no MOHAR_ESIGN_* at all; a test envelope's Aadhaar
 // signer presses "Sign with Aadhaar", lands on the ESP simulator built into the same server
 // (/sandbox/esp/esign/2.1, same origin), gives consent, Aadhaar number, name and OTP, and comes back signed;
-// no console error or CSP violation on the way. SQLite and PostgreSQL. Screenshots in test-results/e2e/aadhaar-sandbox-*.
+// no console error or CSP violation on the way. SQLite and PostgreSQL. Screenshots in
+// test-results/e2e/aadhaar-sandbox-*.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -46,12 +47,17 @@ for (const kind of DATABASES) {
     });
     after(() => server?.close());
 
-    test('a test envelope\'s Aadhaar signer signs at the built-in ESP simulator and comes back signed', async () => {
+    test("a test envelope's Aadhaar signer signs at the built-in ESP simulator and comes back signed", async () => {
       const key = account.testKey!;
       const shots = screenshots(`aadhaar-sandbox-${kind}`);
-      const draft = await makeDraft(server, key, { recipients: [{ name: 'Meera Iyer', email: 'meera@example.com', signature_method: 'aadhaar' }] });
+      const draft = await makeDraft(server, key, {
+        recipients: [{ name: 'Meera Iyer', email: 'meera@example.com', signature_method: 'aadhaar' }],
+      });
       await sendDraft(server, key, draft);
-      const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+      const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+        key,
+        json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+      });
       assert.equal(session.statusCode, 201, session.body);
 
       const context = await newContext(browser, { viewport: { width: 1100, height: 900 } });
@@ -63,7 +69,7 @@ for (const kind of DATABASES) {
       await page.getByRole('button', { name: 'Sign with Aadhaar' }).click();
 
       await page.getByLabel('Aadhaar number').waitFor();
-      assert.equal(new URL(page.url()).origin, origin, 'the ESP simulator is on the server\'s own origin');
+      assert.equal(new URL(page.url()).origin, origin, "the ESP simulator is on the server's own origin");
       assert.equal(new URL(page.url()).pathname, '/sandbox/esp/esign/2.1/signdoc');
       await page.getByLabel('Aadhaar number').fill(TEST_AADHAAR.success);
       await page.getByLabel(/Name as in Aadhaar/).fill('Meera Iyer');
@@ -73,17 +79,34 @@ for (const kind of DATABASES) {
       await page.getByRole('button', { name: 'Sign', exact: true }).click();
       await page.getByRole('heading', { name: 'Signed with Aadhaar eSign' }).waitFor();
       await shots.take(page, 'signed');
-      // Back from the ESP the link is used: the signer view answers 410 (signing_link_used), which the page shows as done.
-      assert.deepEqual(errors.filter((e) => !/status of 410/.test(e)), [], 'no other console errors (CSP violations included)');
+      // Back from the ESP the link is used: the signer view answers 410 (signing_link_used), which the page shows as
+      // done.
+      assert.deepEqual(
+        errors.filter((e) => !/status of 410/.test(e)),
+        [],
+        'no other console errors (CSP violations included)',
+      );
       await context.close();
 
-      const signer = await server.ctx.db.selectFrom('recipients').select(['status', 'act_details']).where('id', '=', draft.recipientIds[0]!).executeTakeFirstOrThrow();
+      const signer = await server.ctx.db
+        .selectFrom('recipients')
+        .select(['status', 'act_details'])
+        .where('id', '=', draft.recipientIds[0]!)
+        .executeTakeFirstOrThrow();
       assert.equal(signer.status, 'signed');
       assert.equal(JSON.parse(signer.act_details!).esp.url, `${origin}/sandbox/esp/esign/2.1/signdoc`);
-      const revision = await server.ctx.db.selectFrom('document_revisions').select('sha256').where('envelope_id', '=', draft.id).where('act', '=', 'signed').executeTakeFirstOrThrow();
+      const revision = await server.ctx.db
+        .selectFrom('document_revisions')
+        .select('sha256')
+        .where('envelope_id', '=', draft.id)
+        .where('act', '=', 'signed')
+        .executeTakeFirstOrThrow();
       const report = verifyPdf(await server.ctx.blobs.get(revision.sha256));
       const esign = report.signatures.find((s) => s.signer?.subject.includes('Meera Iyer'));
-      assert.ok(esign && esign.digestValid && esign.signatureValid, 'the simulated eSign signature is in the PDF and verifies');
+      assert.ok(
+        esign && esign.digestValid && esign.signatureValid,
+        'the simulated eSign signature is in the PDF and verifies',
+      );
     });
   });
 }

@@ -40,7 +40,10 @@ before(async () => {
   signer = createDesktopSigner({ modulePaths: [hsm.modulePath], pinPrompt: prompt });
   esp = await startTestEsp();
   // One anchors file: the DSC test root and the simulator's CCA-like root.
-  writeFileSync(trust.env.MOHAR_DSC_TRUST_ANCHORS!, `${readFileSync(trust.env.MOHAR_DSC_TRUST_ANCHORS!, 'latin1')}\n${esp.trustAnchorPem}`);
+  writeFileSync(
+    trust.env.MOHAR_DSC_TRUST_ANCHORS!,
+    `${readFileSync(trust.env.MOHAR_DSC_TRUST_ANCHORS!, 'latin1')}\n${esp.trustAnchorPem}`,
+  );
   browser = await launchChromium();
 });
 after(async () => {
@@ -104,15 +107,36 @@ for (const kind of DATABASES) {
           { name: 'Meera Iyer', email: 'meera@example.com', signature_method: 'aadhaar' },
           { name: 'Asha Rao', email: 'asha.dsc@example.com', signature_method: 'dsc' },
         ],
-        extraFields: (ids) => [{ recipient_id: ids[1], field_type: 8, page_number: 2, x: 72, y: 120, width: 240, height: 22, label: 'Address' }],
+        extraFields: (ids) => [
+          {
+            recipient_id: ids[1],
+            field_type: 8,
+            page_number: 2,
+            x: 72,
+            y: 120,
+            width: 240,
+            height: 22,
+            label: 'Address',
+          },
+        ],
       });
       await sendDraft(server, account.key, draft);
       const link = async (recipientId: string) => {
-        const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: account.key, json: { recipient_id: recipientId, mode: 'redirect' } });
+        const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+          key: account.key,
+          json: { recipient_id: recipientId, mode: 'redirect' },
+        });
         assert.equal(session.statusCode, 201, session.body);
         return session.json().signing_url as string;
       };
-      const state = async () => JSON.stringify(await server.ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', draft.id).execute());
+      const state = async () =>
+        JSON.stringify(
+          await server.ctx.db
+            .selectFrom('envelope_documents')
+            .select('current_sha256')
+            .where('envelope_id', '=', draft.id)
+            .execute(),
+        );
 
       // 1. Electronic, typed.
       const context1 = await newContext(browser, { viewport: { width: 1100, height: 900 } });
@@ -143,30 +167,53 @@ for (const kind of DATABASES) {
       await page2.getByRole('button', { name: 'Sign with Aadhaar' }).click();
       await atTheEsp(page2, 'Meera Iyer', TEST_AADHAAR.wrongOtp);
       await shots.take(page2, 'esp-otp-page');
-      await checkPhoneWidth(page2, shots, 'esp-otp-page', [page2.getByLabel('OTP'), page2.getByRole('button', { name: 'Sign', exact: true })]);
+      await checkPhoneWidth(page2, shots, 'esp-otp-page', [
+        page2.getByLabel('OTP'),
+        page2.getByRole('button', { name: 'Sign', exact: true }),
+      ]);
       await page2.getByRole('button', { name: 'Sign', exact: true }).click();
       const failure = page2.locator('.aadhaar-failure');
       await failure.waitFor();
-      assert.match(await failure.textContent() ?? '', /The OTP was wrong\..*Nothing was signed/);
+      assert.match((await failure.textContent()) ?? '', /The OTP was wrong\..*Nothing was signed/);
       assert.equal(await failure.getAttribute('data-reason'), 'otp_wrong');
       await shots.take(page2, 'aadhaar-wrong-otp');
-      await checkPhoneWidth(page2, shots, 'aadhaar-wrong-otp', [failure, page2.getByRole('button', { name: 'Try again with Aadhaar' })]);
+      await checkPhoneWidth(page2, shots, 'aadhaar-wrong-otp', [
+        failure,
+        page2.getByRole('button', { name: 'Try again with Aadhaar' }),
+      ]);
       assert.equal(await state(), before, 'the failed attempt changed nothing');
       // Hindi too.
-      await page2.getByRole('combobox', { name: /Language|भाषा/ }).selectOption('hi').catch(() => undefined);
+      await page2
+        .getByRole('combobox', { name: /Language|भाषा/ })
+        .selectOption('hi')
+        .catch(() => undefined);
       await shots.take(page2, 'aadhaar-wrong-otp-hi');
-      await page2.getByRole('combobox', { name: /Language|भाषा/ }).selectOption('en').catch(() => undefined);
+      await page2
+        .getByRole('combobox', { name: /Language|भाषा/ })
+        .selectOption('en')
+        .catch(() => undefined);
 
-      assert.equal(await page2.getByLabel('Address (required)').inputValue(), '7 Residency Road, Bengaluru', 'what the signer typed is kept across the round trip');
+      assert.equal(
+        await page2.getByLabel('Address (required)').inputValue(),
+        '7 Residency Road, Bengaluru',
+        'what the signer typed is kept across the round trip',
+      );
       await page2.getByRole('checkbox', { name: /sign this document with Aadhaar eSign/ }).check();
       await page2.getByRole('button', { name: 'Try again with Aadhaar' }).click();
       await atTheEsp(page2, 'Meera Iyer');
       await page2.getByRole('button', { name: 'Sign', exact: true }).click();
       await page2.getByRole('heading', { name: 'Signed with Aadhaar eSign' }).waitFor();
       await shots.take(page2, 'aadhaar-signed');
-      await checkPhoneWidth(page2, shots, 'aadhaar-signed', [page2.getByRole('heading', { name: 'Signed with Aadhaar eSign' })]);
-      // Back from the ESP the link is used: the signer view answers 410 (signing_link_used), which the page shows as done.
-      assert.deepEqual(errors2.filter((e) => !/status of 410/.test(e)), [], 'no other console errors (CSP violations included)');
+      await checkPhoneWidth(page2, shots, 'aadhaar-signed', [
+        page2.getByRole('heading', { name: 'Signed with Aadhaar eSign' }),
+      ]);
+      // Back from the ESP the link is used: the signer view answers 410 (signing_link_used), which the page shows as
+      // done.
+      assert.deepEqual(
+        errors2.filter((e) => !/status of 410/.test(e)),
+        [],
+        'no other console errors (CSP violations included)',
+      );
       await context2.close();
 
       // 3. USB DSC through the desktop bridge.
@@ -194,7 +241,10 @@ for (const kind of DATABASES) {
       assert.ok(verdicts.valid.length >= 4 && verdicts.valid.every(Boolean), verdicts.output);
       assert.match(verdicts.output, /CN=Meera Iyer/, 'the Aadhaar eSign certificate names the signer');
       const report = verifyPdf(pdf);
-      assert.ok(report.signatures.every((s) => s.valid), report.signatures.map((s) => `${s.field}: ${s.problems.join('; ')}`).join('\n'));
+      assert.ok(
+        report.signatures.every((s) => s.valid),
+        report.signatures.map((s) => `${s.field}: ${s.problems.join('; ')}`).join('\n'),
+      );
       writeFileSync(join(shots.dir, 'completed.pdf'), pdf);
     });
   });

@@ -12,7 +12,14 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import type { SignPreparedRequest } from '../../common/desktop-bridge.js';
 import { createDesktopSigner, type DesktopSigner } from '../../main/signer/index.js';
 import { scriptedPrompt } from '../main/signer/support.js';
-import { collectPageErrors, launchChromium, listenOnLoopback, newContext, onServer, screenshots } from '../support/browser.js';
+import {
+  collectPageErrors,
+  launchChromium,
+  listenOnLoopback,
+  newContext,
+  onServer,
+  screenshots,
+} from '../support/browser.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
 import { qpdfCheck } from '../support/pdf-fixtures.js';
 import { ensureRendererBuilt } from '../support/renderer.js';
@@ -60,7 +67,14 @@ async function withDesktopBridge(context: BrowserContext): Promise<() => void> {
     })();`,
   });
   return signer.watchTokens((tokens) => {
-    for (const page of context.pages()) void page.evaluate((list) => (globalThis as unknown as { __moharTokensChanged(t: unknown): void }).__moharTokensChanged(list), tokens).catch(() => undefined);
+    for (const page of context.pages()) {
+      void page
+        .evaluate(
+          (list) => (globalThis as unknown as { __moharTokensChanged(t: unknown): void }).__moharTokensChanged(list),
+          tokens,
+        )
+        .catch(() => undefined);
+    }
   });
 }
 
@@ -75,10 +89,24 @@ describe('a USB DSC signer in Chromium with the desktop bridge', () => {
   test('no bridge: the mohar:// link; with it: token and certificate shown, wrong PIN signs nothing, right PIN signs', async () => {
     const draft = await makeDraft(t.server, t.account.key, {
       recipients: [{ name: 'Asha Rao', email: 'asha@example.com', signature_method: 'dsc' }],
-      extraFields: (ids) => [{ recipient_id: ids[0], field_type: 8, page_number: 1, x: 300, y: 60, width: 200, height: 22, label: 'Designation' }],
+      extraFields: (ids) => [
+        {
+          recipient_id: ids[0],
+          field_type: 8,
+          page_number: 1,
+          x: 300,
+          y: 60,
+          width: 200,
+          height: 22,
+          label: 'Designation',
+        },
+      ],
     });
     await sendDraft(t.server, t.account.key, draft);
-    const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+    const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+      key: t.account.key,
+      json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+    });
     const url = onServer(origin, session.json().signing_url);
 
     // In a plain browser: explain, and link to Mohar Desktop.
@@ -115,13 +143,23 @@ describe('a USB DSC signer in Chromium with the desktop bridge', () => {
       await page.getByRole('button', { name: 'Sign with USB token' }).click();
       const alert = page.getByRole('alert').filter({ hasText: 'Wrong PIN' });
       await alert.waitFor();
-      assert.match(await alert.textContent() ?? '', /^Wrong PIN\. Nothing was signed\./);
+      assert.match((await alert.textContent()) ?? '', /^Wrong PIN\. Nothing was signed\./);
       await shots.take(page, 'wrong-pin');
       assert.equal(prompt.requests.at(-1)!.documentName, 'test.pdf', 'the PIN window names the document');
-      const afterWrong = (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json();
+      const afterWrong = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })
+      ).json();
       assert.equal(afterWrong.status, 'sent');
-      assert.deepEqual(afterWrong.recipients.map((r: { status: string }) => r.status), ['viewed'], 'nothing was signed');
-      const revisions = await t.server.ctx.db.selectFrom('document_revisions').select('act').where('envelope_id', '=', draft.id).execute();
+      assert.deepEqual(
+        afterWrong.recipients.map((r: { status: string }) => r.status),
+        ['viewed'],
+        'nothing was signed',
+      );
+      const revisions = await t.server.ctx.db
+        .selectFrom('document_revisions')
+        .select('act')
+        .where('envelope_id', '=', draft.id)
+        .execute();
       assert.ok(!revisions.some((r) => r.act === 'signed'), 'no signed revision');
 
       prompt.answer(hsm.pin);
@@ -135,12 +173,28 @@ describe('a USB DSC signer in Chromium with the desktop bridge', () => {
 
       assert.ok(qpdfCheck(pdf).ok);
       const verdicts = pdfsigVerdicts(pdf);
-      assert.deepEqual(verdicts.valid, [true, true], `the token's signature and the certification at send: ${verdicts.output}`);
-      assert.match(verdicts.output, /Signer full Distinguished Name: .*CN=Asha Rao/, 'pdfsig shows the token certificate subject');
+      assert.deepEqual(
+        verdicts.valid,
+        [true, true],
+        `the token's signature and the certification at send: ${verdicts.output}`,
+      );
+      assert.match(
+        verdicts.output,
+        /Signer full Distinguished Name: .*CN=Asha Rao/,
+        'pdfsig shows the token certificate subject',
+      );
       const envelope = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
       assert.equal(envelope.status, 'completed');
-      assert.equal(envelope.documents[0].fields.find((f: { label: string | null }) => f.label === 'Designation').value, 'Director', 'the value typed in the page was recorded');
-      assert.match(pdf.toString('latin1'), /\/V\s*\(Director\)/, 'and went into the prepared document the token signed');
+      assert.equal(
+        envelope.documents[0].fields.find((f: { label: string | null }) => f.label === 'Designation').value,
+        'Director',
+        'the value typed in the page was recorded',
+      );
+      assert.match(
+        pdf.toString('latin1'),
+        /\/V\s*\(Director\)/,
+        'and went into the prepared document the token signed',
+      );
     } finally {
       stopWatching();
       await context.close();

@@ -53,9 +53,24 @@ describe('ESP simulator in Chromium', () => {
     const txn = `e2e-${Date.now()}`;
     const xml = await signEsignRequest(
       {
-        ver: '2.1', sc: 'Y', ts: formatEsignTimestamp(new Date()), txn, ekycId: '', ekycIdType: 'A', aspId: esp.aspId, authMode: '1', responseSigType: 'pkcs7',
+        ver: '2.1',
+        sc: 'Y',
+        ts: formatEsignTimestamp(new Date()),
+        txn,
+        ekycId: '',
+        ekycIdType: 'A',
+        aspId: esp.aspId,
+        authMode: '1',
+        responseSigType: 'pkcs7',
         responseUrl: `${aspOrigin}/response`,
-        docs: [{ id: '1', hashAlgorithm: 'SHA256', docInfo: 'Lease agreement', hash: createHash('sha256').update('pdf bytes').digest('hex') }],
+        docs: [
+          {
+            id: '1',
+            hashAlgorithm: 'SHA256',
+            docInfo: 'Lease agreement',
+            hash: createHash('sha256').update('pdf bytes').digest('hex'),
+          },
+        ],
       },
       esp.aspSigner,
     );
@@ -67,12 +82,15 @@ describe('ESP simulator in Chromium', () => {
     await page.goto(`${aspOrigin}/start`);
     await page.getByRole('button', { name: 'Sign with Aadhaar' }).click();
     await page.getByRole('heading', { name: 'Sign with Aadhaar' }).waitFor();
-    assert.match(await page.textContent('main') ?? '', /Lease agreement/);
+    assert.match((await page.textContent('main')) ?? '', /Lease agreement/);
     await page.getByLabel('Name as in Aadhaar').fill('Asha Rao');
     await page.getByLabel('OTP').fill('123456');
     await page.getByLabel(/I consent/).check();
     await shots.take(page, 'otp-page');
-    await checkPhoneWidth(page, shots, 'otp-page', [page.getByLabel('OTP'), page.getByRole('button', { name: 'Sign', exact: true })]);
+    await checkPhoneWidth(page, shots, 'otp-page', [
+      page.getByLabel('OTP'),
+      page.getByRole('button', { name: 'Sign', exact: true }),
+    ]);
     await page.getByRole('button', { name: 'Sign', exact: true }).click();
     await page.getByRole('heading', { name: 'Received' }).waitFor();
     assert.equal(received.length, 1);

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { insertSession } from '../../server/domain/workflow/sessions.js';
-import { collectPageErrors, launchChromium, listenOnLoopback, onServer, screenshots, servePage } from '../support/browser.js';
+import {
+  collectPageErrors,
+  launchChromium,
+  listenOnLoopback,
+  onServer,
+  screenshots,
+  servePage,
+} from '../support/browser.js';
 import { makeDraft, sendDraft } from '../support/envelopes.js';
 import { ensureRendererBuilt } from '../support/renderer.js';
 import { API, LEGACY, useTestServer } from '../support/server.js';
@@ -29,9 +36,21 @@ describe('declining, dead links and embedding in Chromium', () => {
     page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
   });
 
-  const envelope = (recipients = [{ name: 'Asha Rao', email: 'asha@example.com' }, { name: 'Ravi Kumar', email: 'ravi@example.com' }]) => makeDraft(t.server, t.account.key, { recipients });
-  async function link(envelopeId: string, recipientId: string, extra: Record<string, unknown> = { mode: 'redirect' }): Promise<string> {
-    const session = await t.server.request('POST', `${API}/envelopes/${envelopeId}/signing-sessions`, { key: t.account.key, json: { recipient_id: recipientId, ...extra } });
+  const envelope = (
+    recipients = [
+      { name: 'Asha Rao', email: 'asha@example.com' },
+      { name: 'Ravi Kumar', email: 'ravi@example.com' },
+    ],
+  ) => makeDraft(t.server, t.account.key, { recipients });
+  async function link(
+    envelopeId: string,
+    recipientId: string,
+    extra: Record<string, unknown> = { mode: 'redirect' },
+  ): Promise<string> {
+    const session = await t.server.request('POST', `${API}/envelopes/${envelopeId}/signing-sessions`, {
+      key: t.account.key,
+      json: { recipient_id: recipientId, ...extra },
+    });
     assert.equal(session.statusCode, 201, session.body);
     return onServer(origin, session.json().signing_url);
   }
@@ -64,17 +83,30 @@ describe('declining, dead links and embedding in Chromium', () => {
     const draft = await envelope();
     await sendDraft(t.server, t.account.key, draft);
     // Headless integrations hand out every recipient's link at once; the second recipient opens theirs early.
-    const early = onServer(origin, await insertSession(t.server.ctx.db, t.server.ctx.config.baseUrl, { envelopeId: draft.id, recipientId: draft.recipientIds[1]!, mode: 'redirect', origin: null, returnUrl: null, expiresAt: new Date(t.server.clock.now().getTime() + 600_000), now: t.server.clock.now() }));
+    const early = onServer(
+      origin,
+      await insertSession(t.server.ctx.db, t.server.ctx.config.baseUrl, {
+        envelopeId: draft.id,
+        recipientId: draft.recipientIds[1]!,
+        mode: 'redirect',
+        origin: null,
+        returnUrl: null,
+        expiresAt: new Date(t.server.clock.now().getTime() + 600_000),
+        now: t.server.clock.now(),
+      }),
+    );
     await page.goto(early);
     await heading('It is not your turn yet');
     await shots.take(page, 'not-your-turn');
 
     const first = await link(draft.id, draft.recipientIds[0]!);
-    const act = await t.server.request('POST', `${API}/signing/${new URL(first).pathname.split('/').pop()}`, { json: { action: 'sign', consent: true, signature: { kind: 'typed', text: 'Asha Rao' } } });
+    const act = await t.server.request('POST', `${API}/signing/${new URL(first).pathname.split('/').pop()}`, {
+      json: { action: 'sign', consent: true, signature: { kind: 'typed', text: 'Asha Rao' } },
+    });
     assert.equal(act.statusCode, 200, act.body);
     await page.goto(first);
     await heading('This link was already used');
-    assert.match(await page.textContent('main') ?? '', /You have already signed this document/);
+    assert.match((await page.textContent('main')) ?? '', /You have already signed this document/);
     await shots.take(page, 'used');
 
     await page.goto(early);
@@ -86,7 +118,15 @@ describe('declining, dead links and embedding in Chromium', () => {
     const draft = await envelope([{ name: 'Asha Rao', email: 'asha@example.com' }]);
     await sendDraft(t.server, t.account.key, draft);
     const voided = await link(draft.id, draft.recipientIds[0]!);
-    assert.equal((await t.server.request('POST', `${API}/envelopes/${draft.id}/void`, { key: t.account.key, json: { reason: 'wrong file' } })).statusCode, 200);
+    assert.equal(
+      (
+        await t.server.request('POST', `${API}/envelopes/${draft.id}/void`, {
+          key: t.account.key,
+          json: { reason: 'wrong file' },
+        })
+      ).statusCode,
+      200,
+    );
     await page.goto(voided);
     await heading('The sender cancelled this document');
     await shots.take(page, 'voided');
@@ -123,7 +163,15 @@ describe('declining, dead links and embedding in Chromium', () => {
     const stranger = await servePage();
     try {
       const admin = await t.server.login(t.account.email, t.account.password);
-      assert.equal((await t.server.request('PUT', `${LEGACY}/account/settings/`, { token: admin, json: { allowed_origins: [parent.origin] } })).statusCode, 200);
+      assert.equal(
+        (
+          await t.server.request('PUT', `${LEGACY}/account/settings/`, {
+            token: admin,
+            json: { allowed_origins: [parent.origin] },
+          })
+        ).statusCode,
+        200,
+      );
       const draft = await envelope([{ name: 'Asha Rao', email: 'asha@example.com' }]);
       await sendDraft(t.server, t.account.key, draft);
       const embedded = await link(draft.id, draft.recipientIds[0]!, { mode: 'embedded', origin: parent.origin });
@@ -157,9 +205,18 @@ describe('declining, dead links and embedding in Chromium', () => {
       await strangerPage.goto(stranger.origin);
       await strangerPage.waitForTimeout(500);
       const child = strangerPage.frames().find((f) => f !== strangerPage.mainFrame())!;
-      assert.ok(!child.url().startsWith(origin) || (await child.locator('#root').count()) === 0, 'the signing page did not load in the stranger\'s frame');
-      assert.ok(refused.some((text) => /frame-ancestors/.test(text)), `Chromium names the CSP rule: ${refused.join(' | ')}`);
-      assert.deepEqual(await strangerPage.evaluate(() => (globalThis as unknown as { received: unknown[] }).received), []);
+      assert.ok(
+        !child.url().startsWith(origin) || (await child.locator('#root').count()) === 0,
+        "the signing page did not load in the stranger's frame",
+      );
+      assert.ok(
+        refused.some((text) => /frame-ancestors/.test(text)),
+        `Chromium names the CSP rule: ${refused.join(' | ')}`,
+      );
+      assert.deepEqual(
+        await strangerPage.evaluate(() => (globalThis as unknown as { received: unknown[] }).received),
+        [],
+      );
       await shots.take(strangerPage, 'stranger-refused');
       await context.close();
     } finally {

@@ -28,12 +28,21 @@ describe('a revoked signing link in Chromium', () => {
   });
 
   test('revoke-links: the page says the link is no longer valid', async () => {
-    const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }] });
+    const draft = await makeDraft(t.server, t.account.key, {
+      recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }],
+    });
     await sendDraft(t.server, t.account.key, draft);
-    const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+    const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+      key: t.account.key,
+      json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+    });
     assert.equal(session.statusCode, 201, session.body);
     const url = onServer(origin, session.json().signing_url);
-    const revoked = await t.server.request('POST', `${API}/envelopes/${draft.id}/recipients/${draft.recipientIds[0]}/revoke-links`, { key: t.account.key });
+    const revoked = await t.server.request(
+      'POST',
+      `${API}/envelopes/${draft.id}/recipients/${draft.recipientIds[0]}/revoke-links`,
+      { key: t.account.key },
+    );
     assert.equal(revoked.statusCode, 200, revoked.body);
 
     await page.goto(url);

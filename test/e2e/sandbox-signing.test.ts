@@ -31,7 +31,12 @@ describe('sandbox mock DSC in Chromium', () => {
       { field: 'signer_name', bytes: Buffer.from('Meera Iyer') },
       { field: 'signer_email', bytes: Buffer.from('meera@example.com') },
     ]);
-    const created = await t.server.app.inject({ method: 'POST', url: `${API}/sandbox/mock-dsc/requests`, headers: { 'x-api-key': testKey!, 'content-type': form.contentType }, payload: form.body });
+    const created = await t.server.app.inject({
+      method: 'POST',
+      url: `${API}/sandbox/mock-dsc/requests`,
+      headers: { 'x-api-key': testKey!, 'content-type': form.contentType },
+      payload: form.body,
+    });
     assert.equal(created.statusCode, 201, created.body);
     const request = created.json();
 
@@ -44,17 +49,30 @@ describe('sandbox mock DSC in Chromium', () => {
     const sign = page.getByRole('button', { name: 'Sign with a test certificate' });
     await sign.click();
     await page.getByRole('alert').filter({ hasText: /./ }).first().waitFor();
-    assert.equal((await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: testKey })).json().status, 'pending', 'nothing signed without consent');
+    assert.equal(
+      (await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: testKey })).json()
+        .status,
+      'pending',
+      'nothing signed without consent',
+    );
     await page.getByLabel('I understand that this test signature has no legal value.').check();
     await sign.click();
     await page.getByRole('heading', { name: 'You have signed' }).waitFor();
     await shots.take(page, 'signed');
 
-    const status = (await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: testKey })).json();
+    const status = (
+      await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: testKey })
+    ).json();
     assert.equal(status.status, 'completed');
-    const pdf = (await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}/download`, { key: testKey })).rawPayload;
+    const pdf = (
+      await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}/download`, { key: testKey })
+    ).rawPayload;
     const poppler = pdfsigVerdicts(pdf);
-    assert.deepEqual(poppler.valid, [true, true], `the test certificate's signature and the certification at send: ${poppler.output}`);
+    assert.deepEqual(
+      poppler.valid,
+      [true, true],
+      `the test certificate's signature and the certification at send: ${poppler.output}`,
+    );
     assert.match(poppler.output, /Meera Iyer \(TEST\)/);
     assert.deepEqual(errors, []);
   });

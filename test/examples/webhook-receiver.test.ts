@@ -13,7 +13,10 @@ describe('examples/webhook-receiver.ts', () => {
   let url = '';
   let output = '';
   before(async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'examples/webhook-receiver.ts'], { cwd: root, env: { PATH: process.env.PATH, PORT: '0', MOHAR_WEBHOOK_SECRETS: `whsec_new_one,${SECRET}` } });
+    child = spawn(process.execPath, ['--import', 'tsx', 'examples/webhook-receiver.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, PORT: '0', MOHAR_WEBHOOK_SECRETS: `whsec_new_one,${SECRET}` },
+    });
     url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the receiver did not start: ${output}`)), 30_000);
       child.stdout!.on('data', (chunk: Buffer) => {
@@ -31,9 +34,28 @@ describe('examples/webhook-receiver.ts', () => {
 
   function post(options: { secret?: string; timestamp?: number; id?: string } = {}) {
     const id = options.id ?? randomUUID();
-    const body = JSON.stringify({ id, type: 'envelope.completed', created_at: new Date().toISOString(), account_id: 'a', sequence: 4, data: { envelope: { id: 'env-1' }, documents: [{ document_id: 'd', sha256: 'ab'.repeat(32), download_url: 'https://mohar.example/dl' }] } });
+    const body = JSON.stringify({
+      id,
+      type: 'envelope.completed',
+      created_at: new Date().toISOString(),
+      account_id: 'a',
+      sequence: 4,
+      data: {
+        envelope: { id: 'env-1' },
+        documents: [{ document_id: 'd', sha256: 'ab'.repeat(32), download_url: 'https://mohar.example/dl' }],
+      },
+    });
     const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-    return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-timestamp': String(timestamp), 'x-service-event-id': id, 'x-service-signature': signatureHeader([options.secret ?? SECRET], timestamp, body) } });
+    return fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-service-timestamp': String(timestamp),
+        'x-service-event-id': id,
+        'x-service-signature': signatureHeader([options.secret ?? SECRET], timestamp, body),
+      },
+    });
   }
 
   test('a signed delivery is accepted (with the second of two configured secrets) and processed', async () => {

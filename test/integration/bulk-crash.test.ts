@@ -29,13 +29,23 @@ interface Counts {
   failed: number;
 }
 
-async function batchOf(url: string, key: string, id: string): Promise<{ status: string; counts: Counts; failures: unknown[] }> {
+async function batchOf(
+  url: string,
+  key: string,
+  id: string,
+): Promise<{ status: string; counts: Counts; failures: unknown[] }> {
   const response = await call(url, 'GET', `${API}/bulk-sends/${id}`, { key });
   assert.equal(response.status, 200, response.bytes.toString());
   return response.json();
 }
 
-async function waitUntil(url: string, key: string, id: string, done: (b: { status: string; counts: Counts }) => boolean, ms: number) {
+async function waitUntil(
+  url: string,
+  key: string,
+  id: string,
+  done: (b: { status: string; counts: Counts }) => boolean,
+  ms: number,
+) {
   const deadline = Date.now() + ms;
   for (;;) {
     const batch = await batchOf(url, key, id);
@@ -58,18 +68,38 @@ async function assertExactlyOnce(database: TestDatabase, batchId: string, rowCou
   try {
     const { db } = storage;
     const perRow = await sql<{ row_index: number; n: number | string; sent: number | string }>`
-      select row_index, count(*) as n, sum(case when status = 'sent' then 1 else 0 end) as sent from envelopes where bulk_send_id = ${batchId} group by row_index`.execute(db);
+      select row_index, count(*) as n, sum(case when status = 'sent' then 1 else 0 end) as sent from envelopes where bulk_send_id = ${batchId} group by row_index`.execute(
+      db,
+    );
     assert.equal(perRow.rows.length, rowCount, 'every row has an envelope');
-    assert.deepEqual(perRow.rows.filter((r) => Number(r.n) !== 1 || Number(r.sent) !== 1).map((r) => r.row_index), [], 'exactly one envelope per row, sent');
+    assert.deepEqual(
+      perRow.rows.filter((r) => Number(r.n) !== 1 || Number(r.sent) !== 1).map((r) => r.row_index),
+      [],
+      'exactly one envelope per row, sent',
+    );
     const events = await sql<{ n: number | string }>`
-      select count(*) as n from events where type = 'envelope.sent' and envelope_id in (select id from envelopes where bulk_send_id = ${batchId})`.execute(db);
+      select count(*) as n from events where type = 'envelope.sent' and envelope_id in (select id from envelopes where bulk_send_id = ${batchId})`.execute(
+      db,
+    );
     assert.equal(Number(events.rows[0]!.n), rowCount, 'one envelope.sent per envelope');
     const invitations = await sql<{ envelope_id: string; n: number | string }>`
-      select envelope_id, count(*) as n from outbox_mail where kind = 'invitation' and envelope_id in (select id from envelopes where bulk_send_id = ${batchId}) group by envelope_id`.execute(db);
+      select envelope_id, count(*) as n from outbox_mail where kind = 'invitation' and envelope_id in (select id from envelopes where bulk_send_id = ${batchId}) group by envelope_id`.execute(
+      db,
+    );
     assert.equal(invitations.rows.length, rowCount);
-    assert.ok(invitations.rows.every((r) => Number(r.n) === 1), 'one invitation per envelope (the first signer\'s turn)');
-    const rows = await db.selectFrom('bulk_send_rows').select(['status', 'claimed_by']).where('bulk_send_id', '=', batchId).execute();
-    assert.ok(rows.every((r) => r.status === 'sent' && r.claimed_by === null), 'every row sent and released');
+    assert.ok(
+      invitations.rows.every((r) => Number(r.n) === 1),
+      "one invitation per envelope (the first signer's turn)",
+    );
+    const rows = await db
+      .selectFrom('bulk_send_rows')
+      .select(['status', 'claimed_by'])
+      .where('bulk_send_id', '=', batchId)
+      .execute();
+    assert.ok(
+      rows.every((r) => r.status === 'sent' && r.claimed_by === null),
+      'every row sent and released',
+    );
   } finally {
     await storage.close();
   }
@@ -95,7 +125,11 @@ describe('bulk send across server processes', () => {
       let server = await start(database);
       const key = await processApiKey(server.url);
       const source = await makeSourceOverHttp(server.url, key);
-      const posted = await call(server.url, 'POST', `${API}/bulk-sends`, { key, json: { source_envelope_id: source.id, rows: Array.from({ length: ROWS }, (_, i) => row(i)) }, headers: { 'idempotency-key': `crash-${kind}` } });
+      const posted = await call(server.url, 'POST', `${API}/bulk-sends`, {
+        key,
+        json: { source_envelope_id: source.id, rows: Array.from({ length: ROWS }, (_, i) => row(i)) },
+        headers: { 'idempotency-key': `crash-${kind}` },
+      });
       assert.equal(posted.status, 202, posted.bytes.toString());
       const id = posted.json().bulk_send_id as string;
 
@@ -104,7 +138,13 @@ describe('bulk send across server processes', () => {
       assert.ok(middle.counts.sent < ROWS, 'killed in the middle');
 
       server = await start(database);
-      const done = await waitUntil(server.url, key, id, (b) => b.status !== 'running' && b.status !== 'queued', 180_000);
+      const done = await waitUntil(
+        server.url,
+        key,
+        id,
+        (b) => b.status !== 'running' && b.status !== 'queued',
+        180_000,
+      );
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.deepEqual([done.counts.total, done.counts.sent, done.counts.failed], [ROWS, ROWS, 0]);
       await stop(server.child, 'SIGTERM');
@@ -112,52 +152,80 @@ describe('bulk send across server processes', () => {
     });
   }
 
-  test('two instances on one PostgreSQL share a batch; one frozen past its lease comes back as a zombie: every row exactly once', { skip: !DATABASES.includes('postgres') }, async () => {
-    const database = await createTestDatabase('postgres');
-    databases.push(database);
-    // One after the other: the first start migrates and creates the first account.
-    const first = await start(database);
-    const second = await start(database);
-    const key = await processApiKey(first.url);
-    const source = await makeSourceOverHttp(first.url, key);
-    const posted = await call(first.url, 'POST', `${API}/bulk-sends`, { key, json: { source_envelope_id: source.id, rows: Array.from({ length: SHARED_ROWS }, (_, i) => row(i)) }, headers: { 'idempotency-key': 'two-instances' } });
-    assert.equal(posted.status, 202, posted.bytes.toString());
-    const id = posted.json().bulk_send_id as string;
+  test(
+    'two instances on one PostgreSQL share a batch; one frozen past its lease comes back as a zombie: every row exactly once',
+    { skip: !DATABASES.includes('postgres') },
+    async () => {
+      const database = await createTestDatabase('postgres');
+      databases.push(database);
+      // One after the other: the first start migrates and creates the first account.
+      const first = await start(database);
+      const second = await start(database);
+      const key = await processApiKey(first.url);
+      const source = await makeSourceOverHttp(first.url, key);
+      const posted = await call(first.url, 'POST', `${API}/bulk-sends`, {
+        key,
+        json: { source_envelope_id: source.id, rows: Array.from({ length: SHARED_ROWS }, (_, i) => row(i)) },
+        headers: { 'idempotency-key': 'two-instances' },
+      });
+      assert.equal(posted.status, 202, posted.bytes.toString());
+      const id = posted.json().bulk_send_id as string;
 
-    // Who runs the chunks: the lease owners seen (host:pid:…), sampled while the batch runs.
-    const storage = connectStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
-    const owners = new Set<string>();
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const running = await storage.db.selectFrom('jobs').select('lease_owner').where('kind', '=', 'bulk_send.chunk').where('state', '=', 'running').execute();
-        for (const r of running) if (r.lease_owner) owners.add(r.lease_owner.split(':')[1]!);
-        await sleep(20);
-      }
-    })();
-    try {
-      // Freeze whichever instance holds the running chunk, in the middle of its rows, past its lease.
-      await waitUntil(first.url, key, id, (b) => b.counts.sent >= 200, 120_000);
-      let frozen: typeof first | undefined;
-      while (!frozen) {
-        const holder = await storage.db.selectFrom('jobs').select('lease_owner').where('kind', '=', 'bulk_send.chunk').where('state', '=', 'running').executeTakeFirst();
-        frozen = [first, second].find((s) => holder?.lease_owner?.split(':')[1] === String(s.child.pid));
-      }
-      const other = frozen === first ? second : first;
-      frozen.child.kill('SIGSTOP');
-      await sleep(Number(LEASE_SECONDS) * 1000 * 2 + 500);
-      frozen.child.kill('SIGCONT');
+      // Who runs the chunks: the lease owners seen (host:pid:…), sampled while the batch runs.
+      const storage = connectStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolSize: 1 });
+      const owners = new Set<string>();
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          const running = await storage.db
+            .selectFrom('jobs')
+            .select('lease_owner')
+            .where('kind', '=', 'bulk_send.chunk')
+            .where('state', '=', 'running')
+            .execute();
+          for (const r of running) if (r.lease_owner) owners.add(r.lease_owner.split(':')[1]!);
+          await sleep(20);
+        }
+      })();
+      try {
+        // Freeze whichever instance holds the running chunk, in the middle of its rows, past its lease.
+        await waitUntil(first.url, key, id, (b) => b.counts.sent >= 200, 120_000);
+        let frozen: typeof first | undefined;
+        while (!frozen) {
+          const holder = await storage.db
+            .selectFrom('jobs')
+            .select('lease_owner')
+            .where('kind', '=', 'bulk_send.chunk')
+            .where('state', '=', 'running')
+            .executeTakeFirst();
+          frozen = [first, second].find((s) => holder?.lease_owner?.split(':')[1] === String(s.child.pid));
+        }
+        const other = frozen === first ? second : first;
+        frozen.child.kill('SIGSTOP');
+        await sleep(Number(LEASE_SECONDS) * 1000 * 2 + 500);
+        frozen.child.kill('SIGCONT');
 
-      const done = await waitUntil(other.url, key, id, (b) => b.status !== 'running' && b.status !== 'queued', 180_000);
-      assert.equal(done.status, 'completed', JSON.stringify(done));
-      assert.deepEqual([done.counts.total, done.counts.sent, done.counts.failed], [SHARED_ROWS, SHARED_ROWS, 0]);
-      assert.deepEqual([...owners].sort(), [String(first.child.pid), String(second.child.pid)].sort(), 'both instances ran chunks of the batch');
-    } finally {
-      sampling = false;
-      await sampler;
-      await storage.close();
-    }
-    await Promise.all([stop(first.child, 'SIGTERM'), stop(second.child, 'SIGTERM')]);
-    await assertExactlyOnce(database, id, SHARED_ROWS);
-  });
+        const done = await waitUntil(
+          other.url,
+          key,
+          id,
+          (b) => b.status !== 'running' && b.status !== 'queued',
+          180_000,
+        );
+        assert.equal(done.status, 'completed', JSON.stringify(done));
+        assert.deepEqual([done.counts.total, done.counts.sent, done.counts.failed], [SHARED_ROWS, SHARED_ROWS, 0]);
+        assert.deepEqual(
+          [...owners].sort(),
+          [String(first.child.pid), String(second.child.pid)].sort(),
+          'both instances ran chunks of the batch',
+        );
+      } finally {
+        sampling = false;
+        await sampler;
+        await storage.close();
+      }
+      await Promise.all([stop(first.child, 'SIGTERM'), stop(second.child, 'SIGTERM')]);
+      await assertExactlyOnce(database, id, SHARED_ROWS);
+    },
+  );
 });

@@ -29,7 +29,11 @@ describe('token signing on real-world inputs', () => {
     hsm = createSoftHsm();
     module = await Pkcs11Module.open(hsm.modulePath);
     const tsaCert = hsm.pki.issueTsa();
-    tsa = await startTsa({ certPem: tsaCert.certPem, keyPem: tsaCert.keyPem, chainPem: hsm.pki.intermediate.certPem + hsm.pki.root.certPem });
+    tsa = await startTsa({
+      certPem: tsaCert.certPem,
+      keyPem: tsaCert.keyPem,
+      chainPem: hsm.pki.intermediate.certPem + hsm.pki.root.certPem,
+    });
     const other = hsm.pki.issueSoftwareSigner({ commonName: 'Someone Else', keyType: 'rsa' });
     someoneElse = await softwareSigner({ keyPem: other.keyPem, certificate: other.certDer, chain: [...hsm.chainDer] });
   });
@@ -58,19 +62,43 @@ describe('token signing on real-world inputs', () => {
     ['hybrid reference', samples.hybrid],
     ['rotated pages and offset MediaBox', samples.mixedGeometry],
     ['existing empty signature field', samples.emptySignatureField, 'Signature1'],
-    ['already signed by someone else', async () => (await signPades(makePdf({ pages: 2 }), someoneElse, { level: 'B-B', field: { invisible: true }, signingTime })).bytes],
+    [
+      'already signed by someone else',
+      async () =>
+        (await signPades(makePdf({ pages: 2 }), someoneElse, { level: 'B-B', field: { invisible: true }, signingTime }))
+          .bytes,
+    ],
   ];
 
   for (const [name, make, existingField] of inputs) {
     test(`${name}: RSA, ECDSA, RSA+timestamp all valid`, async () => {
       const original = await make();
       const earlierSignatures = verifyPdf(original).signatures.length;
-      const first = await signPades(original, await tokenKey('RSA'), { level: 'B-B', field: existingField ? { name: existingField } : { page: 1, rect: { x: 30, y: 30, width: 180, height: 50 } }, signingTime, reason: 'first' });
-      const second = await signPades(first.bytes, await tokenKey('EC'), { level: 'B-B', field: { invisible: true }, signingTime, reason: 'second' });
-      const third = await signPades(second.bytes, await tokenKey('RSA'), { level: 'B-T', field: { page: 2, rect: { x: 30, y: 100, width: 180, height: 50 } }, signingTime, tsaUrl: tsa.url, transport, reason: 'third' });
+      const first = await signPades(original, await tokenKey('RSA'), {
+        level: 'B-B',
+        field: existingField ? { name: existingField } : { page: 1, rect: { x: 30, y: 30, width: 180, height: 50 } },
+        signingTime,
+        reason: 'first',
+      });
+      const second = await signPades(first.bytes, await tokenKey('EC'), {
+        level: 'B-B',
+        field: { invisible: true },
+        signingTime,
+        reason: 'second',
+      });
+      const third = await signPades(second.bytes, await tokenKey('RSA'), {
+        level: 'B-T',
+        field: { page: 2, rect: { x: 30, y: 100, width: 180, height: 50 } },
+        signingTime,
+        tsaUrl: tsa.url,
+        transport,
+        reason: 'third',
+      });
       const result = third.bytes;
 
-      for (const earlier of [original, first.bytes, second.bytes]) assert.ok(result.subarray(0, earlier.length).equals(earlier), 'every earlier revision is a byte prefix');
+      for (const earlier of [original, first.bytes, second.bytes]) {
+        assert.ok(result.subarray(0, earlier.length).equals(earlier), 'every earlier revision is a byte prefix');
+      }
       const check = qpdfCheck(result);
       assert.ok(check.ok, check.output);
 
@@ -81,8 +109,14 @@ describe('token signing on real-world inputs', () => {
       const report = verifyPdf(result);
       assert.equal(report.valid, true, JSON.stringify(report.signatures.map((s) => s.problems)));
       const ours = report.signatures.slice(earlierSignatures);
-      assert.deepEqual(ours.map((s) => s.reason), ['first', 'second', 'third']);
-      assert.deepEqual(ours.map((s) => s.padesLevel), ['B-B', 'B-B', 'B-T']);
+      assert.deepEqual(
+        ours.map((s) => s.reason),
+        ['first', 'second', 'third'],
+      );
+      assert.deepEqual(
+        ours.map((s) => s.padesLevel),
+        ['B-B', 'B-B', 'B-T'],
+      );
       assert.ok(ours.slice(0, 2).every((s) => s.changesAfter === 'signing'));
 
       for (const signature of report.signatures) {
@@ -92,7 +126,12 @@ describe('token signing on real-world inputs', () => {
       }
       const { cms } = signedParts(result, ours[2]!.byteRange);
       const inspected = inspectCms(cms);
-      const token = opensslTsVerify(inspected.timestamp!.tokenDer, inspected.signatureValue, hsm.pki.root.certPath, hsm.pki.intermediate.certPem);
+      const token = opensslTsVerify(
+        inspected.timestamp!.tokenDer,
+        inspected.signatureValue,
+        hsm.pki.root.certPath,
+        hsm.pki.intermediate.certPem,
+      );
       assert.ok(token.ok, token.output);
 
       // One flipped byte inside the first signed range breaks every signature that covers it.
@@ -105,13 +144,19 @@ describe('token signing on real-world inputs', () => {
 
   test('a certified P=1 PDF is refused before the PIN is asked', async () => {
     const before = pinRequests;
-    await assert.rejects(signPades(samples.certified(1), await tokenKey('RSA'), { level: 'B-B', field: { invisible: true }, signingTime }), (e: unknown) => e instanceof MoharError && e.code === 'document_locked');
+    await assert.rejects(
+      signPades(samples.certified(1), await tokenKey('RSA'), { level: 'B-B', field: { invisible: true }, signingTime }),
+      (e: unknown) => e instanceof MoharError && e.code === 'document_locked',
+    );
     assert.equal(pinRequests, before);
   });
 
   test('an encrypted PDF is refused before the PIN is asked', async () => {
     const before = pinRequests;
-    await assert.rejects(signPades(samples.encrypted(), await tokenKey('EC'), { level: 'B-B', field: { invisible: true }, signingTime }), (e: unknown) => e instanceof MoharError && e.code === 'pdf_encrypted');
+    await assert.rejects(
+      signPades(samples.encrypted(), await tokenKey('EC'), { level: 'B-B', field: { invisible: true }, signingTime }),
+      (e: unknown) => e instanceof MoharError && e.code === 'pdf_encrypted',
+    );
     assert.equal(pinRequests, before);
   });
 });

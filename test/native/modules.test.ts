@@ -44,7 +44,11 @@ describe('native: module paths', () => {
     assert.ok(mac.includes('/usr/local/lib/libeTPkcs11.dylib'));
     assert.equal(knownModules('freebsd'), knownModules('linux'));
 
-    const present = new Set(['C:\\Windows\\System32\\eTPKCS11.dll', 'C:\\Windows\\System32\\eps2003csp11.dll', 'D:\\vendor\\p11.dll']);
+    const present = new Set([
+      'C:\\Windows\\System32\\eTPKCS11.dll',
+      'C:\\Windows\\System32\\eps2003csp11.dll',
+      'D:\\vendor\\p11.dll',
+    ]);
     const found = findModules({
       platform: 'win32',
       extraPaths: ['D:\\vendor\\p11.dll', 'D:\\missing.dll', 'c:\\windows\\system32\\ETPKCS11.DLL'],
@@ -53,17 +57,34 @@ describe('native: module paths', () => {
     assert.deepEqual(found, [
       { path: 'D:\\vendor\\p11.dll', vendor: null, product: null, source: 'extra' },
       { path: 'c:\\windows\\system32\\ETPKCS11.DLL', vendor: null, product: null, source: 'extra' },
-      { path: 'C:\\Windows\\System32\\eps2003csp11.dll', vendor: 'Longmai/Feitian', product: 'ePass2003', source: 'known' },
+      {
+        path: 'C:\\Windows\\System32\\eps2003csp11.dll',
+        vendor: 'Longmai/Feitian',
+        product: 'ePass2003',
+        source: 'known',
+      },
     ]);
   });
 
-  test('on this machine: the caller\'s SoftHSM path and the installed OpenSC module, symlinks once', { skip: !existsSync(OPENSC) && 'OpenSC not installed' }, () => {
-    const found = findModules({ platform: 'linux', extraPaths: ['/usr/lib/softhsm/libsofthsm2.so', '/nonexistent/lib.so'] });
-    assert.deepEqual(found[0], { path: '/usr/lib/softhsm/libsofthsm2.so', vendor: null, product: null, source: 'extra' });
-    const opensc = found.filter((m) => m.vendor === 'OpenSC');
-    assert.equal(opensc.length, 1, JSON.stringify(opensc)); // .../pkcs11/opensc-pkcs11.so is a symlink to it
-    assert.ok(!found.some((m) => m.path === '/nonexistent/lib.so'));
-  });
+  test(
+    "on this machine: the caller's SoftHSM path and the installed OpenSC module, symlinks once",
+    { skip: !existsSync(OPENSC) && 'OpenSC not installed' },
+    () => {
+      const found = findModules({
+        platform: 'linux',
+        extraPaths: ['/usr/lib/softhsm/libsofthsm2.so', '/nonexistent/lib.so'],
+      });
+      assert.deepEqual(found[0], {
+        path: '/usr/lib/softhsm/libsofthsm2.so',
+        vendor: null,
+        product: null,
+        source: 'extra',
+      });
+      const opensc = found.filter((m) => m.vendor === 'OpenSC');
+      assert.equal(opensc.length, 1, JSON.stringify(opensc)); // .../pkcs11/opensc-pkcs11.so is a symlink to it
+      assert.ok(!found.some((m) => m.path === '/nonexistent/lib.so'));
+    },
+  );
 });
 
 describe('native: loading modules (SoftHSM2)', () => {
@@ -87,7 +108,10 @@ describe('native: loading modules (SoftHSM2)', () => {
     const paths = [missing, hsm.modulePath, notALibrary, ...(existsSync(OPENSC) ? [OPENSC] : [])];
     const { modules, failures } = await openModules(paths);
     try {
-      assert.deepEqual(failures.map((f) => f.path), [missing, notALibrary]);
+      assert.deepEqual(
+        failures.map((f) => f.path),
+        [missing, notALibrary],
+      );
       const [gone, broken] = failures;
       assert.equal(gone!.error.code, 'module_load_failed');
       assert.ok(gone!.error.message.includes(missing), gone!.error.message);
@@ -130,7 +154,8 @@ describe('native: loading modules (SoftHSM2)', () => {
 });
 
 describe('native: translatePkcs11Error (the one CKR → code table)', () => {
-  const fail = (code: number, operation = 'C_Sign') => new pkcs11js.Pkcs11Error(`${ckrName(code)}:${code}`, code, operation);
+  const fail = (code: number, operation = 'C_Sign') =>
+    new pkcs11js.Pkcs11Error(`${ckrName(code)}:${code}`, code, operation);
 
   test('maps each CKR family to its stable code', () => {
     const cases: [number, string][] = [
@@ -158,7 +183,9 @@ describe('native: translatePkcs11Error (the one CKR → code table)', () => {
   test('unknown CKR values keep their name (or hex) in the message; pin_incorrect carries the flags', () => {
     const general = translatePkcs11Error(fail(pkcs11js.CKR_USER_NOT_LOGGED_IN), { operation: 'C_SignInit' });
     assert.match(general.message, /C_SignInit failed: CKR_USER_NOT_LOGGED_IN/);
-    const vendor = translatePkcs11Error(new pkcs11js.Pkcs11Error('CKR_VENDOR:2147483905', 0x80000101, 'C_Login'), { operation: 'C_Login' });
+    const vendor = translatePkcs11Error(new pkcs11js.Pkcs11Error('CKR_VENDOR:2147483905', 0x80000101, 'C_Login'), {
+      operation: 'C_Login',
+    });
     assert.equal(vendor.code, 'pkcs11_error');
     assert.match(vendor.message, /CKR_0x80000101/);
     const pin = translatePkcs11Error(fail(pkcs11js.CKR_PIN_INCORRECT, 'C_Login'), {
@@ -168,7 +195,10 @@ describe('native: translatePkcs11Error (the one CKR → code table)', () => {
     assert.deepEqual({ low: pin.extra?.pinCountLow, final: pin.extra?.pinFinalTry }, { low: true, final: true });
     const already = new MoharError('key_not_found', 'x');
     assert.equal(translatePkcs11Error(already, { operation: 'C_Sign' }), already);
-    const load = translatePkcs11Error(new Error('/x.so: cannot open shared object file'), { operation: 'load', modulePath: '/x.so' });
+    const load = translatePkcs11Error(new Error('/x.so: cannot open shared object file'), {
+      operation: 'load',
+      modulePath: '/x.so',
+    });
     assert.equal(load.code, 'module_load_failed');
     assert.equal(load.message, 'cannot load PKCS#11 module /x.so: /x.so: cannot open shared object file');
   });
@@ -199,7 +229,10 @@ describe('native: DER and X.509 helpers', () => {
 
   test('sha256DigestInfo: the fixed DER prefix plus the hash', () => {
     const hash = new Uint8Array(32).fill(0xab);
-    assert.equal(Buffer.from(sha256DigestInfo(hash)).toString('hex'), `3031300d060960864801650304020105000420${'ab'.repeat(32)}`);
+    assert.equal(
+      Buffer.from(sha256DigestInfo(hash)).toString('hex'),
+      `3031300d060960864801650304020105000420${'ab'.repeat(32)}`,
+    );
   });
 
   test('parseCertificate on the test PKI: TSA, OCSP responder, SAN-only e-mail, CCA classes', () => {
@@ -215,17 +248,34 @@ describe('native: DER and X.509 helpers', () => {
     assert.equal(root.selfIssued, true);
     assert.equal(root.subject, 'CN=Mohar Test Root CA,O=Mohar Test,C=IN');
 
-    const signer = parseCertificate(pki.issueSoftwareSigner({ commonName: 'Dev, "Ops" + Co', email: 'dev@example.com', policies: ['1.2.3.4', CCA_CLASS_3_POLICY] }).certDer);
+    const signer = parseCertificate(
+      pki.issueSoftwareSigner({
+        commonName: 'Dev, "Ops" + Co',
+        email: 'dev@example.com',
+        policies: ['1.2.3.4', CCA_CLASS_3_POLICY],
+      }).certDer,
+    );
     assert.equal(signer.subjectCommonName, 'Dev, "Ops" + Co');
     assert.equal(signer.subject, 'emailAddress=dev@example.com,CN=Dev\\, \\"Ops\\" \\+ Co,O=Mohar Test,C=IN');
     assert.deepEqual(signer.ccaClass, { oid: CCA_CLASS_3_POLICY, name: 'Class 3', level: 3 });
     assert.equal(signer.selfIssued, false);
-    const sanOnly = parseCertificate(pki.issueSoftwareSigner({ commonName: 'SAN Only', email: 'san@example.com', emailInSubject: false, keyType: 'ec' }).certDer);
+    const sanOnly = parseCertificate(
+      pki.issueSoftwareSigner({
+        commonName: 'SAN Only',
+        email: 'san@example.com',
+        emailInSubject: false,
+        keyType: 'ec',
+      }).certDer,
+    );
     assert.equal(sanOnly.subject, 'CN=SAN Only,O=Mohar Test,C=IN');
     assert.equal(sanOnly.email, 'san@example.com');
 
     assert.deepEqual(ccaClassOf([CCA_CLASS_1_POLICY]), { oid: CCA_CLASS_1_POLICY, name: 'Class 1', level: 1 });
-    assert.deepEqual(ccaClassOf(['2.16.356.100.2.4.1']), { oid: '2.16.356.100.2.4.1', name: 'CCA India policy 2.16.356.100.2.4.1', level: null });
+    assert.deepEqual(ccaClassOf(['2.16.356.100.2.4.1']), {
+      oid: '2.16.356.100.2.4.1',
+      name: 'CCA India policy 2.16.356.100.2.4.1',
+      level: null,
+    });
     assert.deepEqual(ccaClassOf(['2.16.356.100.2.4.1', CCA_CLASS_3_POLICY])?.level, 3);
     assert.equal(ccaClassOf(['2.16.356.100.20.1']), null);
     assert.throws(() => parseCertificate(new Uint8Array([1, 2, 3])), { code: 'invalid_certificate' });

@@ -40,7 +40,9 @@ describe('native: signing (SoftHSM2)', () => {
   /** Verification with node's crypto against the certificate's public key. */
   function nodeVerifies(certDer: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
     const key = new X509Certificate(certDer).publicKey;
-    if (key.asymmetricKeyType === 'rsa') return verify('sha256', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
+    if (key.asymmetricKeyType === 'rsa') {
+      return verify('sha256', data, { key, padding: constants.RSA_PKCS1_PADDING }, signature);
+    }
     return verify('sha256', data, key, signature); // DER ECDSA-Sig-Value expected
   }
 
@@ -53,7 +55,11 @@ describe('native: signing (SoftHSM2)', () => {
     const pub = execFileSync('openssl', ['x509', '-inform', 'DER', '-in', join(dir, 'cert.der'), '-pubkey', '-noout']);
     writeFileSync(join(dir, 'pub.pem'), pub);
     try {
-      const out = execFileSync('openssl', ['dgst', '-sha256', '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig.bin'), join(dir, 'data.bin')], { encoding: 'utf8' });
+      const out = execFileSync(
+        'openssl',
+        ['dgst', '-sha256', '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig.bin'), join(dir, 'data.bin')],
+        { encoding: 'utf8' },
+      );
       return out.includes('Verified OK');
     } catch {
       return false;
@@ -71,7 +77,14 @@ describe('native: signing (SoftHSM2)', () => {
     hsm = createSoftHsm({
       tokenLabel: token.label,
       keys: [
-        { id: '01', label: 'rsa-signer', type: 'rsa', commonName: 'Asha Rao', email: 'asha@example.com', policies: [CCA_CLASS_3_POLICY] },
+        {
+          id: '01',
+          label: 'rsa-signer',
+          type: 'rsa',
+          commonName: 'Asha Rao',
+          email: 'asha@example.com',
+          policies: [CCA_CLASS_3_POLICY],
+        },
         { id: '02', label: 'ec-signer', type: 'ec', commonName: 'Ravi Kumar', email: 'ravi@example.com' },
         { id: '03', label: 'p384-signer', type: 'ec', curve: 'P-384', commonName: 'Meera Iyer' },
         { id: '09', label: 'expired-signer', type: 'rsa', commonName: 'Old Signer', expired: true },
@@ -97,11 +110,23 @@ describe('native: signing (SoftHSM2)', () => {
   });
 
   test('RSA: forced CKM_RSA_PKCS over a SHA-256 DigestInfo gives the same (deterministic) signature', async () => {
-    const viaDigestInfo = await module.signSha256({ token, certId: '01', pin: hsm.pin, data: DATA, rsaMechanism: 'CKM_RSA_PKCS' });
+    const viaDigestInfo = await module.signSha256({
+      token,
+      certId: '01',
+      pin: hsm.pin,
+      data: DATA,
+      rsaMechanism: 'CKM_RSA_PKCS',
+    });
     assert.equal(viaDigestInfo.mechanism, 'CKM_RSA_PKCS');
     assert.ok(nodeVerifies(certOf('01'), DATA, viaDigestInfo.signature));
     assert.ok(opensslVerifies(certOf('01'), DATA, viaDigestInfo.signature));
-    const viaToken = await module.signSha256({ token, certId: '01', pin: hsm.pin, data: DATA, rsaMechanism: 'CKM_SHA256_RSA_PKCS' });
+    const viaToken = await module.signSha256({
+      token,
+      certId: '01',
+      pin: hsm.pin,
+      data: DATA,
+      rsaMechanism: 'CKM_SHA256_RSA_PKCS',
+    });
     assert.deepEqual(Buffer.from(viaDigestInfo.signature), Buffer.from(viaToken.signature));
   });
 
@@ -113,11 +138,23 @@ describe('native: signing (SoftHSM2)', () => {
     assert.ok(nodeVerifies(certOf('02'), DATA, result.signature));
     assert.ok(opensslVerifies(certOf('02'), DATA, result.signature));
     // Not raw: the same signature interpreted as IEEE P1363 r||s must not verify.
-    assert.ok(!verify('sha256', DATA, { key: new X509Certificate(certOf('02')).publicKey, dsaEncoding: 'ieee-p1363' }, result.signature));
+    assert.ok(
+      !verify(
+        'sha256',
+        DATA,
+        { key: new X509Certificate(certOf('02')).publicKey, dsaEncoding: 'ieee-p1363' },
+        result.signature,
+      ),
+    );
   });
 
   test('ECDSA P-384 with SHA-256', async () => {
-    const result = await module.signSha256({ token, certFingerprint: createHash('sha256').update(certOf('03')).digest('hex'), pin: hsm.pin, data: DATA });
+    const result = await module.signSha256({
+      token,
+      certFingerprint: createHash('sha256').update(certOf('03')).digest('hex'),
+      pin: hsm.pin,
+      data: DATA,
+    });
     assert.equal(result.mechanism, 'CKM_ECDSA');
     assert.equal(result.certificate.curve, 'P-384');
     assert.ok(nodeVerifies(certOf('03'), DATA, result.signature));
@@ -138,9 +175,18 @@ describe('native: signing (SoftHSM2)', () => {
     );
     // SoftHSM 2.6 has no retry counter: ten more wrong PINs and it still only says "count low", never locks.
     for (let i = 0; i < 10; i++) {
-      await assert.rejects(module.signSha256({ token, certId: '01', pin: `bad-${i}`, data: DATA }), errorWith('pin_incorrect', (e) => assert.equal(e.extra?.pinFinalTry, false)));
+      await assert.rejects(
+        module.signSha256({ token, certId: '01', pin: `bad-${i}`, data: DATA }),
+        errorWith('pin_incorrect', (e) => assert.equal(e.extra?.pinFinalTry, false)),
+      );
     }
-    assert.deepEqual(await tokenFlags(), { loginRequired: true, pinCountLow: true, pinFinalTry: false, pinLocked: false, pinToBeChanged: false });
+    assert.deepEqual(await tokenFlags(), {
+      loginRequired: true,
+      pinCountLow: true,
+      pinFinalTry: false,
+      pinLocked: false,
+      pinToBeChanged: false,
+    });
     // The right PIN still works and clears the flag.
     const result = await module.signSha256({ token, certId: '01', pin: hsm.pin, data: DATA });
     assert.ok(nodeVerifies(certOf('01'), DATA, result.signature));
@@ -148,11 +194,14 @@ describe('native: signing (SoftHSM2)', () => {
   });
 
   test('an empty PIN is pin_incorrect without a login attempt', async () => {
-    await assert.rejects(module.signSha256({ token, certId: '01', pin: '', data: DATA }), errorWith('pin_incorrect', (e) => assert.equal(e.extra?.ckr, 'CKR_PIN_LEN_RANGE')));
+    await assert.rejects(
+      module.signSha256({ token, certId: '01', pin: '', data: DATA }),
+      errorWith('pin_incorrect', (e) => assert.equal(e.extra?.ckr, 'CKR_PIN_LEN_RANGE')),
+    );
     assert.equal((await tokenFlags()).pinCountLow, false, 'no failed login was counted');
   });
 
-  test('final-try and locked flags as the token reports them (set in SoftHSM\'s token store; SoftHSM never sets them)', async () => {
+  test("final-try and locked flags as the token reports them (set in SoftHSM's token store; SoftHSM never sets them)", async () => {
     hsm.setPersistedTokenFlags(token.label, { set: pkcs11js.CKF_USER_PIN_FINAL_TRY });
     try {
       assert.equal((await tokenFlags()).pinFinalTry, true);
@@ -164,7 +213,9 @@ describe('native: signing (SoftHSM2)', () => {
         }),
       );
     } finally {
-      hsm.setPersistedTokenFlags(token.label, { clear: pkcs11js.CKF_USER_PIN_FINAL_TRY | pkcs11js.CKF_USER_PIN_COUNT_LOW });
+      hsm.setPersistedTokenFlags(token.label, {
+        clear: pkcs11js.CKF_USER_PIN_FINAL_TRY | pkcs11js.CKF_USER_PIN_COUNT_LOW,
+      });
     }
 
     hsm.setPersistedTokenFlags(token.label, { set: pkcs11js.CKF_USER_PIN_LOCKED });
@@ -172,7 +223,10 @@ describe('native: signing (SoftHSM2)', () => {
       assert.equal((await tokenFlags()).pinLocked, true);
       // Even with the right PIN: the token says locked, so no attempt is made (SoftHSM's C_Login would
       // ignore its own flag; a real token answers CKR_PIN_LOCKED, which maps to the same code).
-      await assert.rejects(module.signSha256({ token, certId: '01', pin: hsm.pin, data: DATA }), errorWith('pin_locked', (e) => assert.equal(e.extra?.ckr, 'CKR_PIN_LOCKED')));
+      await assert.rejects(
+        module.signSha256({ token, certId: '01', pin: hsm.pin, data: DATA }),
+        errorWith('pin_locked', (e) => assert.equal(e.extra?.ckr, 'CKR_PIN_LOCKED')),
+      );
     } finally {
       hsm.setPersistedTokenFlags(token.label, { clear: pkcs11js.CKF_USER_PIN_LOCKED });
     }
@@ -181,8 +235,14 @@ describe('native: signing (SoftHSM2)', () => {
   });
 
   test('unknown key id and a certificate without a key: key_not_found', async () => {
-    await assert.rejects(module.signSha256({ token, certId: '7f', pin: hsm.pin, data: DATA }), errorWith('key_not_found', (e) => assert.match(e.message, /7f/)));
-    await assert.rejects(module.signSha256({ token, certId: 'ca01', pin: hsm.pin, data: DATA }), errorWith('key_not_found', (e) => assert.match(e.message, /no private key/)));
+    await assert.rejects(
+      module.signSha256({ token, certId: '7f', pin: hsm.pin, data: DATA }),
+      errorWith('key_not_found', (e) => assert.match(e.message, /7f/)),
+    );
+    await assert.rejects(
+      module.signSha256({ token, certId: 'ca01', pin: hsm.pin, data: DATA }),
+      errorWith('key_not_found', (e) => assert.match(e.message, /no private key/)),
+    );
     await assert.rejects(tokenSigner({ module, token, certId: '7f', pin: hsm.pin }), errorWith('key_not_found'));
     await assert.rejects(tokenSigner({ module, token, certId: 'ca01', pin: hsm.pin }), errorWith('key_not_found'));
   });
@@ -200,14 +260,20 @@ describe('native: signing (SoftHSM2)', () => {
     );
     // SoftHSM marks every failed C_Login with "count low": still clear, so no login happened.
     assert.equal((await tokenFlags()).pinCountLow, false);
-    await assert.rejects(tokenSigner({ module, token, certId: '09', pin: 'wrong-pin' }), errorWith('certificate_expired'));
+    await assert.rejects(
+      tokenSigner({ module, token, certId: '09', pin: 'wrong-pin' }),
+      errorWith('certificate_expired'),
+    );
 
     // The key itself works: at a time inside the validity the same certificate signs.
     const then = new Date('2020-06-01T00:00:00Z');
     const result = await module.signSha256({ token, certId: '09', pin: hsm.pin, data: DATA, now: then });
     assert.ok(nodeVerifies(expired.certificateDer, DATA, result.signature));
     // ... and not before its notBefore.
-    await assert.rejects(module.signSha256({ token, certId: '09', pin: hsm.pin, data: DATA, now: new Date('2019-01-01T00:00:00Z') }), errorWith('certificate_expired', (e) => assert.match(e.message, /not valid before/)));
+    await assert.rejects(
+      module.signSha256({ token, certId: '09', pin: hsm.pin, data: DATA, now: new Date('2019-01-01T00:00:00Z') }),
+      errorWith('certificate_expired', (e) => assert.match(e.message, /not valid before/)),
+    );
   });
 
   test('tokenSigner: the SignatureProvider shape, chain read from the token, one-use PIN string', async () => {
@@ -225,7 +291,11 @@ describe('native: signing (SoftHSM2)', () => {
     // A chain given by the caller is used as is; a PIN provider is asked on each sign().
     let asked = 0;
     const rsa = await tokenSigner({
-      module, token, certId: '01', chain: hsm.chainDer, rsaMechanism: 'CKM_RSA_PKCS',
+      module,
+      token,
+      certId: '01',
+      chain: hsm.chainDer,
+      rsaMechanism: 'CKM_RSA_PKCS',
       pin: () => {
         asked += 1;
         return hsm.pin;
@@ -240,10 +310,16 @@ describe('native: signing (SoftHSM2)', () => {
   test('tokenSigner refuses to sign once the certificate has expired, without asking for the PIN', async () => {
     let clock = new Date();
     let asked = 0;
-    const signer = await tokenSigner({ module, token, certId: '01', now: () => clock, pin: () => {
-      asked += 1;
-      return hsm.pin;
-    } });
+    const signer = await tokenSigner({
+      module,
+      token,
+      certId: '01',
+      now: () => clock,
+      pin: () => {
+        asked += 1;
+        return hsm.pin;
+      },
+    });
     clock = new Date('2100-01-01T00:00:00Z');
     await assert.rejects(signer.sign(DATA), errorWith('certificate_expired'));
     assert.equal(asked, 0);
@@ -264,11 +340,20 @@ describe('native: signing (SoftHSM2)', () => {
     setImmediate(spin);
     const jobs = [];
     for (let i = 0; i < 12; i++) {
-      jobs.push(module.signSha256({ token, certId: i % 2 === 0 ? '01' : '02', pin: hsm.pin, data: Buffer.from(`document ${i}`) }));
+      jobs.push(
+        module.signSha256({
+          token,
+          certId: i % 2 === 0 ? '01' : '02',
+          pin: hsm.pin,
+          data: Buffer.from(`document ${i}`),
+        }),
+      );
     }
     const results = await Promise.all(jobs);
     running = false;
-    results.forEach((r, i) => assert.ok(nodeVerifies(certOf(i % 2 === 0 ? '01' : '02'), Buffer.from(`document ${i}`), r.signature)));
+    results.forEach((r, i) =>
+      assert.ok(nodeVerifies(certOf(i % 2 === 0 ? '01' : '02'), Buffer.from(`document ${i}`), r.signature)),
+    );
     // The queue ran them one at a time, with event-loop turns in between and during C_SignAsync.
     assert.ok(ticks >= 12, `only ${ticks} event-loop turns during 12 signatures`);
     assert.ok(longestGap < 250, `event loop blocked for ${longestGap.toFixed(1)} ms`);

@@ -16,7 +16,14 @@ describe('native: tokens and certificates (SoftHSM2)', () => {
     hsm = createSoftHsm({
       tokenLabel: 'DSC Token',
       keys: [
-        { id: '01', label: 'rsa-signer', type: 'rsa', commonName: 'Asha Rao', email: 'asha@example.com', policies: [CCA_CLASS_2_POLICY] },
+        {
+          id: '01',
+          label: 'rsa-signer',
+          type: 'rsa',
+          commonName: 'Asha Rao',
+          email: 'asha@example.com',
+          policies: [CCA_CLASS_2_POLICY],
+        },
         { id: '02', label: 'ec-signer', type: 'ec', commonName: 'Ravi Kumar', email: 'ravi@example.com' },
         // Certificate objects with other CKA_IDs than their keys: only the public key ties them together.
         { id: '03', label: 'rsa-other-id', type: 'rsa', commonName: 'Meera Iyer', certificateId: 'a3' },
@@ -46,7 +53,13 @@ describe('native: tokens and certificates (SoftHSM2)', () => {
     assert.equal(token.initialized, true);
     assert.equal(token.modulePath, hsm.modulePath);
     assert.match(token.slotId, /^\d+$/);
-    assert.deepEqual(token.flags, { loginRequired: true, pinCountLow: false, pinFinalTry: false, pinLocked: false, pinToBeChanged: false });
+    assert.deepEqual(token.flags, {
+      loginRequired: true,
+      pinCountLow: false,
+      pinFinalTry: false,
+      pinLocked: false,
+      pinToBeChanged: false,
+    });
     // SoftHSM always keeps one blank token in a free slot: listed, but marked uninitialised.
     assert.ok(tokens.some((t) => !t.initialized && t.label === ''));
   });
@@ -90,23 +103,70 @@ describe('native: tokens and certificates (SoftHSM2)', () => {
   test('matches keys by CKA_ID, and by modulus / EC point when the ids differ', async () => {
     // Without a PIN the private keys (CKA_PRIVATE) are hidden: the public key objects are the evidence.
     const publicOnly = new Map((await module.listCertificates({ label: 'DSC Token' })).map((c) => [c.certId, c]));
-    assert.deepEqual(publicOnly.get('01')!.privateKey, { id: '01', label: 'rsa-signer', matchedBy: 'id', evidence: 'publicKey' });
-    assert.deepEqual(publicOnly.get('a3')!.privateKey, { id: '03', label: 'rsa-other-id', matchedBy: 'publicKey', evidence: 'publicKey' });
-    assert.deepEqual(publicOnly.get('b4')!.privateKey, { id: '04', label: 'ec-other-id', matchedBy: 'publicKey', evidence: 'publicKey' });
+    assert.deepEqual(publicOnly.get('01')!.privateKey, {
+      id: '01',
+      label: 'rsa-signer',
+      matchedBy: 'id',
+      evidence: 'publicKey',
+    });
+    assert.deepEqual(publicOnly.get('a3')!.privateKey, {
+      id: '03',
+      label: 'rsa-other-id',
+      matchedBy: 'publicKey',
+      evidence: 'publicKey',
+    });
+    assert.deepEqual(publicOnly.get('b4')!.privateKey, {
+      id: '04',
+      label: 'ec-other-id',
+      matchedBy: 'publicKey',
+      evidence: 'publicKey',
+    });
 
     // Only the certificate is visible for the imported key: offered, marked unverified.
-    assert.deepEqual(publicOnly.get('09')!.privateKey, { id: '09', label: 'imported', matchedBy: 'id', evidence: 'unverified' });
+    assert.deepEqual(publicOnly.get('09')!.privateKey, {
+      id: '09',
+      label: 'imported',
+      matchedBy: 'id',
+      evidence: 'unverified',
+    });
     assert.ok(publicOnly.get('09')!.notAfter.getTime() < Date.now(), 'expired certificates are listed too');
 
     // With the PIN the private key objects themselves are matched (and the session logged out again).
-    const loggedIn = new Map((await module.listCertificates({ label: 'DSC Token' }, { pin: hsm.pin })).map((c) => [c.certId, c]));
-    assert.deepEqual(loggedIn.get('01')!.privateKey, { id: '01', label: 'rsa-signer', matchedBy: 'id', evidence: 'privateKey' });
-    assert.deepEqual(loggedIn.get('02')!.privateKey, { id: '02', label: 'ec-signer', matchedBy: 'id', evidence: 'privateKey' });
+    const loggedIn = new Map(
+      (await module.listCertificates({ label: 'DSC Token' }, { pin: hsm.pin })).map((c) => [c.certId, c]),
+    );
+    assert.deepEqual(loggedIn.get('01')!.privateKey, {
+      id: '01',
+      label: 'rsa-signer',
+      matchedBy: 'id',
+      evidence: 'privateKey',
+    });
+    assert.deepEqual(loggedIn.get('02')!.privateKey, {
+      id: '02',
+      label: 'ec-signer',
+      matchedBy: 'id',
+      evidence: 'privateKey',
+    });
     // RSA: the private key's CKA_MODULUS equals the certificate's modulus.
-    assert.deepEqual(loggedIn.get('a3')!.privateKey, { id: '03', label: 'rsa-other-id', matchedBy: 'publicKey', evidence: 'privateKey' });
+    assert.deepEqual(loggedIn.get('a3')!.privateKey, {
+      id: '03',
+      label: 'rsa-other-id',
+      matchedBy: 'publicKey',
+      evidence: 'privateKey',
+    });
     // EC: the private key has no point; the public key object with the certificate's point leads to it.
-    assert.deepEqual(loggedIn.get('b4')!.privateKey, { id: '04', label: 'ec-other-id', matchedBy: 'publicKey', evidence: 'privateKey' });
-    assert.deepEqual(loggedIn.get('09')!.privateKey, { id: '09', label: 'imported', matchedBy: 'id', evidence: 'privateKey' });
+    assert.deepEqual(loggedIn.get('b4')!.privateKey, {
+      id: '04',
+      label: 'ec-other-id',
+      matchedBy: 'publicKey',
+      evidence: 'privateKey',
+    });
+    assert.deepEqual(loggedIn.get('09')!.privateKey, {
+      id: '09',
+      label: 'imported',
+      matchedBy: 'id',
+      evidence: 'privateKey',
+    });
     const tokenAfter = (await module.listTokens()).find((t) => t.label === 'DSC Token')!;
     assert.equal(tokenAfter.flags.pinCountLow, false);
   });

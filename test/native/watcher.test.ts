@@ -11,7 +11,12 @@ import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { Pkcs11Module, watchTokens, type TokenInfo } from '../../native/index.js';
 
 /** Resolves with the first `event` whose token has `label`; fails after `ms` (and clears its timer). */
-function waitForToken(emitter: EventEmitter, event: 'inserted' | 'removed', label: string, ms = 5000): Promise<TokenInfo> {
+function waitForToken(
+  emitter: EventEmitter,
+  event: 'inserted' | 'removed',
+  label: string,
+  ms = 5000,
+): Promise<TokenInfo> {
   return new Promise((resolve, reject) => {
     const listener = (token: TokenInfo): void => {
       if (token.label !== label) return;
@@ -55,13 +60,22 @@ describe('native: token watcher (SoftHSM2)', () => {
     await watcher.ready;
     // The blank token SoftHSM keeps in its free slot is not reported (includeUninitialized: false).
     assert.deepEqual(events.sort(), ['inserted Main Token', 'inserted Second Token']);
-    assert.deepEqual(watcher.tokens().map((t) => t.label).sort(), ['Main Token', 'Second Token']);
+    assert.deepEqual(
+      watcher
+        .tokens()
+        .map((t) => t.label)
+        .sort(),
+      ['Main Token', 'Second Token'],
+    );
 
     const removed = waitForToken(watcher, 'removed', 'Second Token');
     hsm.deleteToken('Second Token');
     const token = await removed;
     assert.equal(token.model, 'SoftHSM v2');
-    assert.deepEqual(watcher.tokens().map((t) => t.label), ['Main Token']);
+    assert.deepEqual(
+      watcher.tokens().map((t) => t.label),
+      ['Main Token'],
+    );
     // The slot is still listed by SoftHSM, but the token is gone for every operation.
     await assert.rejects(module.listCertificates({ label: 'Second Token' }), { code: 'token_not_present' });
 
@@ -89,7 +103,13 @@ describe('native: token watcher (SoftHSM2)', () => {
     rescan.on('error', (e) => errors.push(e));
     await rescan.ready;
     // After re-initialisation the first poll sees 'Third Token' (silently: emitInitial false) ...
-    assert.deepEqual(rescan.tokens().map((t) => t.label).sort(), ['Main Token', 'Third Token']);
+    assert.deepEqual(
+      rescan
+        .tokens()
+        .map((t) => t.label)
+        .sort(),
+      ['Main Token', 'Third Token'],
+    );
 
     // ... and a token inserted while it watches is reported.
     const fourth = waitForToken(rescan, 'inserted', 'Fourth Token');
@@ -104,6 +124,12 @@ describe('native: token watcher (SoftHSM2)', () => {
     await rescan.stop();
     assert.deepEqual(errors, []);
     assert.equal(activeTimers(), timersBefore);
-    assert.deepEqual(rescan.tokens().map((t) => t.label).sort(), ['Main Token', 'Third Token']);
+    assert.deepEqual(
+      rescan
+        .tokens()
+        .map((t) => t.label)
+        .sort(),
+      ['Main Token', 'Third Token'],
+    );
   });
 });

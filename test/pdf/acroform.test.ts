@@ -18,15 +18,24 @@ describe('signature fields', () => {
   const byName = new Map(fields.map((f) => [f.name, f]));
 
   test('fully qualified names, in document order', () => {
-    assert.deepEqual(fields.map((f) => f.name), ['Empty', 'Signers.Approver', 'Signers.Witness', 'Invisible']);
+    assert.deepEqual(
+      fields.map((f) => f.name),
+      ['Empty', 'Signers.Approver', 'Signers.Witness', 'Invisible'],
+    );
   });
 
   test('signed only where /V is present', () => {
-    assert.deepEqual(fields.map((f) => f.signed), [false, true, false, false]);
+    assert.deepEqual(
+      fields.map((f) => f.signed),
+      [false, true, false, false],
+    );
   });
 
   test('page via /Annots, or via /P when the page does not list the widget', () => {
-    assert.deepEqual(fields.map((f) => f.pageNumber), [1, 2, 3, 1]);
+    assert.deepEqual(
+      fields.map((f) => f.pageNumber),
+      [1, 2, 3, 1],
+    );
   });
 
   test('widget rectangles in the view convention, on rotated and offset pages', () => {
@@ -47,7 +56,10 @@ describe('signature fields', () => {
   });
 
   test('the same answers after qpdf moves everything into object streams', () => {
-    assert.deepEqual(inspectPdf(withObjectStreams(FORM)).signatureFields.map((f) => [f.name, f.signed, f.pageNumber, f.rect]), fields.map((f) => [f.name, f.signed, f.pageNumber, f.rect]));
+    assert.deepEqual(
+      inspectPdf(withObjectStreams(FORM)).signatureFields.map((f) => [f.name, f.signed, f.pageNumber, f.rect]),
+      fields.map((f) => [f.name, f.signed, f.pageNumber, f.rect]),
+    );
   });
 
   test('agrees with qpdf --json on names, pages and values', { skip: !hasTool('qpdf') && 'qpdf not installed' }, () => {
@@ -55,8 +67,14 @@ describe('signature fields', () => {
       acroform: { fields: { fullname: string; fieldtype: string; pageposfrom1: number; value: unknown }[] };
     };
     // qpdf lists fields through the widgets pages show, so the widget missing from /Annots is absent.
-    const theirs = json.acroform.fields.filter((f) => f.fieldtype === '/Sig').map((f) => [f.fullname, f.value !== null, f.pageposfrom1]).sort();
-    const ours = fields.filter((f) => f.name !== 'Signers.Witness').map((f) => [f.name, f.signed, f.pageNumber]).sort();
+    const theirs = json.acroform.fields
+      .filter((f) => f.fieldtype === '/Sig')
+      .map((f) => [f.fullname, f.value !== null, f.pageposfrom1])
+      .sort();
+    const ours = fields
+      .filter((f) => f.name !== 'Signers.Witness')
+      .map((f) => [f.name, f.signed, f.pageNumber])
+      .sort();
     assert.deepEqual(theirs, ours);
   });
 
@@ -76,9 +94,18 @@ describe('signature fields', () => {
       '/Root 1 0 R',
     );
     const found = inspectPdf(pdf).signatureFields;
-    assert.deepEqual(found.map((f) => f.name), ['Sié.a', 'Sié.b']);
-    assert.deepEqual(found.map((f) => f.signed), [false, true]);
-    assert.deepEqual(found.map((f) => f.pageNumber), [1, 1]);
+    assert.deepEqual(
+      found.map((f) => f.name),
+      ['Sié.a', 'Sié.b'],
+    );
+    assert.deepEqual(
+      found.map((f) => f.signed),
+      [false, true],
+    );
+    assert.deepEqual(
+      found.map((f) => f.pageNumber),
+      [1, 1],
+    );
     assert.equal(found[0]!.widgets.length, 1);
     assert.deepEqual(found[0]!.rect, { x: 5, y: 777, width: 10, height: 10 });
   });
@@ -100,7 +127,9 @@ describe('DocMDP certification level', () => {
   });
 
   test('certified without /P means the default, 2', () => {
-    const pdf = makePdf({ catalogExtra: '/Perms << /DocMDP << /Type /Sig /Reference [<< /TransformMethod /DocMDP >>] >> >>' });
+    const pdf = makePdf({
+      catalogExtra: '/Perms << /DocMDP << /Type /Sig /Reference [<< /TransformMethod /DocMDP >>] >> >>',
+    });
     const reader = PdfReader.open(pdf);
     assert.equal(docMdpPermission(reader), 2);
     assert.deepEqual(listSignatureFields(reader, getPages(reader)), []);

@@ -49,8 +49,14 @@ function agreesWithReferenceTools(pdf: Buffer, label: string): void {
   const close = (a: readonly number[], b: readonly number[]): boolean => a.every((v, i) => Math.abs(v - b[i]!) < 0.01);
   for (let i = 0; i < n; i++) {
     const ours = info.pages[i]!;
-    assert.ok(close(ours.mediaBox, theirs[i]!.mediaBox), `${label} page ${i + 1} MediaBox ${ours.mediaBox} vs ${theirs[i]!.mediaBox}`);
-    assert.ok(close(ours.cropBox, theirs[i]!.cropBox), `${label} page ${i + 1} CropBox ${ours.cropBox} vs ${theirs[i]!.cropBox}`);
+    assert.ok(
+      close(ours.mediaBox, theirs[i]!.mediaBox),
+      `${label} page ${i + 1} MediaBox ${ours.mediaBox} vs ${theirs[i]!.mediaBox}`,
+    );
+    assert.ok(
+      close(ours.cropBox, theirs[i]!.cropBox),
+      `${label} page ${i + 1} CropBox ${ours.cropBox} vs ${theirs[i]!.cropBox}`,
+    );
     assert.equal(ours.rotate, theirs[i]!.rotate, `${label} page ${i + 1} rotation`);
   }
 }
@@ -101,7 +107,12 @@ describe('PDFs written by ghostscript', { skip: (!HAVE_GS || !HAVE_QPDF) && 'gs 
     test(name, () => {
       const pdf = ghostscriptPdf(ps, args);
       agreesWithReferenceTools(pdf, name);
-      if (name === 'rotated pages') assert.deepEqual(inspectPdf(pdf).pages.map((p) => p.rotate), [90, 270, 180, 0]);
+      if (name === 'rotated pages') {
+        assert.deepEqual(
+          inspectPdf(pdf).pages.map((p) => p.rotate),
+          [90, 270, 180, 0],
+        );
+      }
     });
     test(`${name}, rewritten by qpdf (object streams, linearized, QDF)`, () => {
       const pdf = ghostscriptPdf(ps, args);
@@ -112,20 +123,27 @@ describe('PDFs written by ghostscript', { skip: (!HAVE_GS || !HAVE_QPDF) && 'gs 
   }
 });
 
-describe('PDFs written by cairo and poppler', { skip: (!HAVE_GS || !HAVE_POPPLER_WRITERS || !HAVE_QPDF) && 'tools not installed' }, () => {
-  test('pdftocairo, pdfunite and pdfseparate outputs', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mohar-corpus-'));
-    try {
-      writeFileSync(join(dir, 'a.pdf'), ghostscriptPdf(PS_ROTATED));
-      writeFileSync(join(dir, 'b.pdf'), makePdf({ pages: [{ rotate: 90, cropBox: [10, 10, 500, 700] }, { mediaBox: [0, 0, 300, 400] }] }));
-      spawnSync('pdftocairo', ['-pdf', join(dir, 'a.pdf'), join(dir, 'cairo.pdf')]);
-      spawnSync('pdfunite', [join(dir, 'a.pdf'), join(dir, 'b.pdf'), join(dir, 'unite.pdf')]);
-      spawnSync('pdfseparate', ['-f', '2', '-l', '3', join(dir, 'unite.pdf'), join(dir, 'sep-%d.pdf')]);
-      const outputs = readdirSync(dir).filter((f) => !['a.pdf', 'b.pdf'].includes(f));
-      assert.ok(outputs.length >= 4, `made ${outputs.join(', ')}`);
-      for (const f of outputs) agreesWithReferenceTools(readFileSync(join(dir, f)), f);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
+describe(
+  'PDFs written by cairo and poppler',
+  { skip: (!HAVE_GS || !HAVE_POPPLER_WRITERS || !HAVE_QPDF) && 'tools not installed' },
+  () => {
+    test('pdftocairo, pdfunite and pdfseparate outputs', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mohar-corpus-'));
+      try {
+        writeFileSync(join(dir, 'a.pdf'), ghostscriptPdf(PS_ROTATED));
+        writeFileSync(
+          join(dir, 'b.pdf'),
+          makePdf({ pages: [{ rotate: 90, cropBox: [10, 10, 500, 700] }, { mediaBox: [0, 0, 300, 400] }] }),
+        );
+        spawnSync('pdftocairo', ['-pdf', join(dir, 'a.pdf'), join(dir, 'cairo.pdf')]);
+        spawnSync('pdfunite', [join(dir, 'a.pdf'), join(dir, 'b.pdf'), join(dir, 'unite.pdf')]);
+        spawnSync('pdfseparate', ['-f', '2', '-l', '3', join(dir, 'unite.pdf'), join(dir, 'sep-%d.pdf')]);
+        const outputs = readdirSync(dir).filter((f) => !['a.pdf', 'b.pdf'].includes(f));
+        assert.ok(outputs.length >= 4, `made ${outputs.join(', ')}`);
+        for (const f of outputs) agreesWithReferenceTools(readFileSync(join(dir, f)), f);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -69,7 +69,12 @@ describe('predictors', () => {
         const up = r > 0 ? raw[(r - 1) * rowBytes + x]! : 0;
         const ul = r > 0 && x >= bpp ? raw[(r - 1) * rowBytes + x - bpp]! : 0;
         const p = left + up - ul;
-        const paeth = Math.abs(p - left) <= Math.abs(p - up) && Math.abs(p - left) <= Math.abs(p - ul) ? left : Math.abs(p - up) <= Math.abs(p - ul) ? up : ul;
+        const paeth =
+          Math.abs(p - left) <= Math.abs(p - up) && Math.abs(p - left) <= Math.abs(p - ul)
+            ? left
+            : Math.abs(p - up) <= Math.abs(p - ul)
+              ? up
+              : ul;
         const pred = [0, left, up, (left + up) >> 1, paeth][type]!;
         out.push((cur - pred) & 0xff);
       }
@@ -98,10 +103,16 @@ describe('predictors', () => {
     parms.set('Predictor', 2);
     parms.set('Colors', 2);
     parms.set('Columns', 3);
-    assert.deepEqual([...applyPredictor(Uint8Array.from([10, 20, 1, 2, 1, 2, 5, 5, 1, 1, 1, 1]), parms)], [10, 20, 11, 22, 12, 24, 5, 5, 6, 6, 7, 7]);
+    assert.deepEqual(
+      [...applyPredictor(Uint8Array.from([10, 20, 1, 2, 1, 2, 5, 5, 1, 1, 1, 1]), parms)],
+      [10, 20, 11, 22, 12, 24, 5, 5, 6, 6, 7, 7],
+    );
     parms.set('Colors', 1);
     parms.set('BitsPerComponent', 16);
-    assert.deepEqual([...applyPredictor(Uint8Array.from([0x01, 0x00, 0x00, 0xff, 0x00, 0x02]), parms)], [0x01, 0x00, 0x01, 0xff, 0x02, 0x01]);
+    assert.deepEqual(
+      [...applyPredictor(Uint8Array.from([0x01, 0x00, 0x00, 0xff, 0x00, 0x02]), parms)],
+      [0x01, 0x00, 0x01, 0xff, 0x02, 0x01],
+    );
   });
 });
 
@@ -124,7 +135,10 @@ describe('ASCII and run-length filters', () => {
 
   test('filter chains apply in order', () => {
     const z = deflateSync(Buffer.from('chained'));
-    assert.equal(decode(Buffer.from(z.toString('hex') + '>'), spec('ASCIIHexDecode'), spec('FlateDecode')).toString(), 'chained');
+    assert.equal(
+      decode(Buffer.from(z.toString('hex') + '>'), spec('ASCIIHexDecode'), spec('FlateDecode')).toString(),
+      'chained',
+    );
   });
 });
 
@@ -190,7 +204,10 @@ describe('LZWDecode', () => {
 
 describe('unsupported filters', () => {
   test('image filters fail only when decoding is asked for, as invalid_pdf', () => {
-    assert.throws(() => decode(Buffer.from('x'), spec('DCTDecode')), (e) => isMoharError(e, 'invalid_pdf') && /DCTDecode/.test(e.message));
+    assert.throws(
+      () => decode(Buffer.from('x'), spec('DCTDecode')),
+      (e) => isMoharError(e, 'invalid_pdf') && /DCTDecode/.test(e.message),
+    );
     assert.equal(decode(Buffer.from('as is')).toString(), 'as is');
   });
 });

@@ -47,7 +47,11 @@ describe('view rectangle -> user space, concrete numbers', () => {
   });
 
   test('boxes that do not start at 0,0', () => {
-    const page = (rotate: Rotation): PageBoxes => ({ mediaBox: [-100, -200, 500, 600], cropBox: [50, 100, 450, 500], rotate });
+    const page = (rotate: Rotation): PageBoxes => ({
+      mediaBox: [-100, -200, 500, 600],
+      cropBox: [50, 100, 450, 500],
+      rotate,
+    });
     assert.deepEqual(viewRectToUserSpace(page(0), rect), [60, 430, 160, 480]);
     assert.deepEqual(viewRectToUserSpace(page(90), rect), [70, 110, 120, 210]);
     assert.deepEqual(viewRectToUserSpace(page(180), rect), [340, 120, 440, 170]);
@@ -73,9 +77,14 @@ describe('round trips', () => {
     for (const b of boxes) {
       for (const rotate of ROTATIONS) {
         const page: PageBoxes = { ...b, rotate };
-        for (const rect of [{ x: 0, y: 0, width: 1, height: 1 }, { x: 33.5, y: 12.25, width: 80, height: 40 }]) {
+        for (const rect of [
+          { x: 0, y: 0, width: 1, height: 1 },
+          { x: 33.5, y: 12.25, width: 80, height: 40 },
+        ]) {
           const back = userSpaceRectToView(page, viewRectToUserSpace(page, rect));
-          for (const k of ['x', 'y', 'width', 'height'] as const) assert.ok(Math.abs(back[k] - rect[k]) < 1e-9, `${k} ${rotate}`);
+          for (const k of ['x', 'y', 'width', 'height'] as const) {
+            assert.ok(Math.abs(back[k] - rect[k]) < 1e-9, `${k} ${rotate}`);
+          }
         }
         const user: FixtureBox = [b.mediaBox[0] + 20, b.mediaBox[1] + 30, b.mediaBox[0] + 90, b.mediaBox[1] + 45];
         assert.deepEqual(viewRectToUserSpace(page, userSpaceRectToView(page, user)), user);
@@ -94,20 +103,31 @@ describe('round trips', () => {
   });
 });
 
-describe('agrees with what a viewer draws (poppler pdftoppm)', { skip: !hasTool('pdftoppm') && 'pdftoppm not installed' }, () => {
-  // A black rectangle drawn at a user-space position must appear where userSpaceRectToView says.
-  for (const rotate of ROTATIONS) {
-    test(`rotate ${rotate}, MediaBox and CropBox not at the origin`, () => {
-      const user: FixtureBox = [100, 200, 180, 230];
-      const pdf = makePdf({
-        pages: [{ mediaBox: [50, 100, 450, 700], cropBox: [60, 120, 400, 650], rotate, content: `0 g ${user[0]} ${user[1]} 80 30 re f` }],
+describe(
+  'agrees with what a viewer draws (poppler pdftoppm)',
+  { skip: !hasTool('pdftoppm') && 'pdftoppm not installed' },
+  () => {
+    // A black rectangle drawn at a user-space position must appear where userSpaceRectToView says.
+    for (const rotate of ROTATIONS) {
+      test(`rotate ${rotate}, MediaBox and CropBox not at the origin`, () => {
+        const user: FixtureBox = [100, 200, 180, 230];
+        const pdf = makePdf({
+          pages: [
+            {
+              mediaBox: [50, 100, 450, 700],
+              cropBox: [60, 120, 400, 650],
+              rotate,
+              content: `0 g ${user[0]} ${user[1]} 80 30 re f`,
+            },
+          ],
+        });
+        const page = getPages(PdfReader.open(pdf))[0]!;
+        const img = renderPageGray(pdf);
+        assert.deepEqual({ width: img.width, height: img.height }, visiblePageSize(page));
+        assert.deepEqual(darkPixelBounds(img), userSpaceRectToView(page, user));
+        // and the inverse: the rendered position converts back to where it was drawn
+        assert.deepEqual(viewRectToUserSpace(page, darkPixelBounds(img)!), user);
       });
-      const page = getPages(PdfReader.open(pdf))[0]!;
-      const img = renderPageGray(pdf);
-      assert.deepEqual({ width: img.width, height: img.height }, visiblePageSize(page));
-      assert.deepEqual(darkPixelBounds(img), userSpaceRectToView(page, user));
-      // and the inverse: the rendered position converts back to where it was drawn
-      assert.deepEqual(viewRectToUserSpace(page, darkPixelBounds(img)!), user);
-    });
-  }
-});
+    }
+  },
+);

@@ -2,9 +2,22 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspectPdf } from '../../pdf/index.js';
 import { isMoharError, MoharError, type ErrorCode } from '../../common/errors.js';
-import { makePdf, buildPdf, encrypt, withObjectStreams, hostile, objectStream, xrefStreamObject } from '../support/pdf-fixtures.js';
+import {
+  makePdf,
+  buildPdf,
+  encrypt,
+  withObjectStreams,
+  hostile,
+  objectStream,
+  xrefStreamObject,
+} from '../support/pdf-fixtures.js';
 
-const rejects = (pdf: Uint8Array, code: ErrorCode, message?: RegExp, limits?: Parameters<typeof inspectPdf>[1]): void => {
+const rejects = (
+  pdf: Uint8Array,
+  code: ErrorCode,
+  message?: RegExp,
+  limits?: Parameters<typeof inspectPdf>[1],
+): void => {
   assert.throws(
     () => inspectPdf(pdf, limits),
     (e) => isMoharError(e, code) && (message === undefined || message.test(e.message)),
@@ -12,7 +25,8 @@ const rejects = (pdf: Uint8Array, code: ErrorCode, message?: RegExp, limits?: Pa
 };
 
 describe('resource limits: pdf_too_complex', () => {
-  test('100,000 nested arrays', () => rejects(hostile.deepNesting(100_000), 'pdf_too_complex', /nested deeper than 200/));
+  test('100,000 nested arrays', () =>
+    rejects(hostile.deepNesting(100_000), 'pdf_too_complex', /nested deeper than 200/));
 
   test('an object stream that inflates to more than 1 GiB', () => {
     const bomb = hostile.inflateBomb(1.1);
@@ -25,9 +39,11 @@ describe('resource limits: pdf_too_complex', () => {
     rejects(pdf, 'pdf_too_complex', /total budget/, { maxTotalDecodedBytes: 200, maxInflateBytes: 1_000_000 });
   });
 
-  test('100,000 pages: refused from the root /Count', () => rejects(hostile.manyPages(100_000), 'pdf_too_complex', /10000 pages/));
+  test('100,000 pages: refused from the root /Count', () =>
+    rejects(hostile.manyPages(100_000), 'pdf_too_complex', /10000 pages/));
 
-  test('100,000 pages under a /Count that says 1', () => rejects(hostile.lyingCount(100_000), 'pdf_too_complex', /limit: 10000 pages/));
+  test('100,000 pages under a /Count that says 1', () =>
+    rejects(hostile.lyingCount(100_000), 'pdf_too_complex', /limit: 10000 pages/));
 
   test('more objects than maxObjects', () => {
     rejects(makePdf({ pages: 20 }), 'pdf_too_complex', /more than 10 objects/, { maxObjects: 10 });
@@ -36,8 +52,14 @@ describe('resource limits: pdf_too_complex', () => {
 
   test('an xref stream claiming billions of entries', () => {
     const rows = new Map<number, [number, number, number]>([[0, [0, 0, 65535]]]);
-    const xs = xrefStreamObject(1, rows, '/Size 3000000000 /Root 2 0 R').dict.replace(/\/Index \[[^\]]*\]/, '/Index [0 3000000000]');
-    const pdf = Buffer.from(`%PDF-1.5\n1 0 obj\n<< ${xs} /Length 0 >>\nstream\n\nendstream\nendobj\nstartxref\n9\n%%EOF\n`, 'latin1');
+    const xs = xrefStreamObject(1, rows, '/Size 3000000000 /Root 2 0 R').dict.replace(
+      /\/Index \[[^\]]*\]/,
+      '/Index [0 3000000000]',
+    );
+    const pdf = Buffer.from(
+      `%PDF-1.5\n1 0 obj\n<< ${xs} /Length 0 >>\nstream\n\nendstream\nendobj\nstartxref\n9\n%%EOF\n`,
+      'latin1',
+    );
     rejects(pdf, 'pdf_too_complex', /objects/);
   });
 
@@ -46,7 +68,10 @@ describe('resource limits: pdf_too_complex', () => {
       { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /Chain 10 0 R >>' },
       { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
       { num: 3, body: '<< /Type /Page /Parent 2 0 R >>' },
-      ...Array.from({ length: 500 }, (_, i) => ({ num: 10 + i, body: `<< /Length ${11 + i} 0 R >>\nstream\nx\nendstream` })),
+      ...Array.from({ length: 500 }, (_, i) => ({
+        num: 10 + i,
+        body: `<< /Length ${11 + i} 0 R >>\nstream\nx\nendstream`,
+      })),
     ];
     const pdf = buildPdf(objects, '/Root 1 0 R');
     const info = inspectPdf(pdf); // the chain is never followed unless something needs it
@@ -118,7 +143,9 @@ describe('encrypted files: pdf_encrypted', () => {
   });
 
   test('even when the xref is broken', () => {
-    const text = encrypt(makePdf({ pages: 2 })).toString('latin1').replace(/startxref\s+\d+/, 'startxref\n3');
+    const text = encrypt(makePdf({ pages: 2 }))
+      .toString('latin1')
+      .replace(/startxref\s+\d+/, 'startxref\n3');
     rejects(Buffer.from(text, 'latin1'), 'pdf_encrypted');
   });
 });
@@ -133,7 +160,11 @@ describe('mutation fuzzing: only the three error codes, never a crash', () => {
     return (seed >>> 0) % n;
   };
   const sources = [
-    makePdf({ pages: [{ rotate: 90 }, { cropBox: [10, 10, 200, 200] }], signatureFields: [{ name: 'S', rect: [1, 1, 50, 50], signed: true }], docMdp: 2 }),
+    makePdf({
+      pages: [{ rotate: 90 }, { cropBox: [10, 10, 200, 200] }],
+      signatureFields: [{ name: 'S', rect: [1, 1, 50, 50], signed: true }],
+      docMdp: 2,
+    }),
     withObjectStreams(makePdf({ pages: 3, signatureFields: [{ name: 'S', rect: [1, 1, 50, 50] }] })),
   ];
   for (const [i, source] of sources.entries()) {

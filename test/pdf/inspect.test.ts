@@ -2,11 +2,23 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspectPdf, DEFAULT_PDF_LIMITS } from '../../pdf/index.js';
 import { isMoharError } from '../../common/errors.js';
-import { makePdf, makeHybridPdf, appendUpdate, withObjectStreams, linearize, samples } from '../support/pdf-fixtures.js';
+import {
+  makePdf,
+  makeHybridPdf,
+  appendUpdate,
+  withObjectStreams,
+  linearize,
+  samples,
+} from '../support/pdf-fixtures.js';
 
 describe('inspectPdf', () => {
   test('the whole answer for a simple file', () => {
-    const info = inspectPdf(makePdf({ pages: [{}, { rotate: 90, cropBox: [0, 0, 300, 400] }], signatureFields: [{ name: 'Sig', page: 2, rect: [10, 10, 110, 60] }] }));
+    const info = inspectPdf(
+      makePdf({
+        pages: [{}, { rotate: 90, cropBox: [0, 0, 300, 400] }],
+        signatureFields: [{ name: 'Sig', page: 2, rect: [10, 10, 110, 60] }],
+      }),
+    );
     assert.deepEqual(info, {
       pdfVersion: '1.7',
       pageCount: 2,
@@ -20,7 +32,14 @@ describe('inspectPdf', () => {
           signed: false,
           pageNumber: 2,
           rect: { x: 10, y: 10, width: 50, height: 100 },
-          widgets: [{ pageNumber: 2, rect: { x: 10, y: 10, width: 50, height: 100 }, userRect: [10, 10, 110, 60], ref: { num: 5, gen: 0 } }],
+          widgets: [
+            {
+              pageNumber: 2,
+              rect: { x: 10, y: 10, width: 50, height: 100 },
+              userRect: [10, 10, 110, 60],
+              ref: { num: 5, gen: 0 },
+            },
+          ],
           ref: { num: 5, gen: 0 },
         },
       ],
@@ -52,7 +71,11 @@ describe('inspectPdf', () => {
     const lin = linearize(base);
     assert.deepEqual([inspectPdf(lin).linearized, inspectPdf(lin).revisions], [true, 1]);
     const linUpdated = appendUpdate(lin, [{ num: 40, body: '1' }]);
-    assert.deepEqual([inspectPdf(linUpdated).linearized, inspectPdf(linUpdated).revisions], [false, 2], 'an update ends linearization');
+    assert.deepEqual(
+      [inspectPdf(linUpdated).linearized, inspectPdf(linUpdated).revisions],
+      [false, 2],
+      'an update ends linearization',
+    );
   });
 
   test('accepts a Uint8Array view into a larger buffer', () => {
@@ -70,7 +93,10 @@ describe('inspectPdf', () => {
       maxPages: 10_000,
       maxObjects: 2_000_000,
     });
-    assert.throws(() => inspectPdf(makePdf({ pages: 3 }), { maxPages: 2 }), (e) => isMoharError(e, 'pdf_too_complex'));
+    assert.throws(
+      () => inspectPdf(makePdf({ pages: 3 }), { maxPages: 2 }),
+      (e) => isMoharError(e, 'pdf_too_complex'),
+    );
     assert.equal(inspectPdf(makePdf({ pages: 3 }), { maxPages: 3, maxDepth: undefined }).pageCount, 3);
     assert.throws(() => inspectPdf(makePdf(), { maxPages: -1 }), TypeError);
   });
@@ -79,15 +105,35 @@ describe('inspectPdf', () => {
 describe('fixture samples for other test suites', () => {
   test('each sample is what its name says', () => {
     const empty = inspectPdf(samples.emptySignatureField());
-    assert.deepEqual(empty.signatureFields.map((f) => [f.name, f.signed, f.pageNumber, f.rect]), [['Signature1', false, 1, { x: 72, y: 670, width: 200, height: 50 }]]);
-    assert.deepEqual(inspectPdf(samples.signedField()).signatureFields.map((f) => [f.name, f.signed]), [['Signer1', true], ['Signer2', false]]);
+    assert.deepEqual(
+      empty.signatureFields.map((f) => [f.name, f.signed, f.pageNumber, f.rect]),
+      [['Signature1', false, 1, { x: 72, y: 670, width: 200, height: 50 }]],
+    );
+    assert.deepEqual(
+      inspectPdf(samples.signedField()).signatureFields.map((f) => [f.name, f.signed]),
+      [
+        ['Signer1', true],
+        ['Signer2', false],
+      ],
+    );
     assert.equal(inspectPdf(samples.certified()).docMdpPermission, 1);
     assert.equal(inspectPdf(samples.certified(3)).docMdpPermission, 3);
     assert.equal(inspectPdf(samples.incrementallyUpdated()).revisions, 2);
-    assert.deepEqual(inspectPdf(samples.mixedGeometry()).pages.map((p) => [p.width, p.height]), [[612, 792], [842, 595], [800, 553], [792, 612]]);
+    assert.deepEqual(
+      inspectPdf(samples.mixedGeometry()).pages.map((p) => [p.width, p.height]),
+      [
+        [612, 792],
+        [842, 595],
+        [800, 553],
+        [792, 612],
+      ],
+    );
     assert.equal(inspectPdf(samples.objectStreams()).xrefKind, 'stream');
     assert.equal(inspectPdf(samples.linearized()).linearized, true);
     assert.equal(inspectPdf(samples.hybrid()).xrefKind, 'hybrid');
-    assert.throws(() => inspectPdf(samples.encrypted()), (e) => isMoharError(e, 'pdf_encrypted'));
+    assert.throws(
+      () => inspectPdf(samples.encrypted()),
+      (e) => isMoharError(e, 'pdf_encrypted'),
+    );
   });
 });

@@ -21,13 +21,19 @@ describe('page geometry', () => {
   test('boxes and rotation of each page', () => {
     const pages = pagesOf(makePdf({ pages: SPECS }));
     assert.equal(pages.length, SPECS.length);
-    assert.deepEqual(pages.map((p) => p.rotate), [0, 90, 180, 270, 0, 270, 90, 0]);
+    assert.deepEqual(
+      pages.map((p) => p.rotate),
+      [0, 90, 180, 270, 0, 270, 90, 0],
+    );
     assert.deepEqual(pages[3]!.mediaBox, [-100, -50, 500, 700]);
     assert.deepEqual(pages[3]!.cropBox, [0, 0, 400, 600]);
     assert.deepEqual(pages[4]!.cropBox, [0, 0, 250, 300]);
     assert.deepEqual(pages[5]!.mediaBox, [0, 0, 842, 595]);
     assert.equal(pages[7]!.resources?.has('Font'), true);
-    assert.deepEqual(pages.map((p) => p.index), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      pages.map((p) => p.index),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
     assert.ok(pages.every((p) => p.ref !== undefined));
   });
 
@@ -53,15 +59,23 @@ describe('page geometry', () => {
     assert.equal(qpdfPageCount(pdf), 40);
     assert.ok(pages.every((p) => p.rotate === 90 && p.mediaBox[2] === 595 && p.mediaBox[3] === 842));
     // a page's own value beats the inherited one
-    const own = pagesOf(makePdf({ pages: [{ rotate: 0 }, {}], inheritedRotate: 180, inheritedMediaBox: [0, 0, 100, 100] }));
-    assert.deepEqual(own.map((p) => p.rotate), [0, 180]);
+    const own = pagesOf(
+      makePdf({ pages: [{ rotate: 0 }, {}], inheritedRotate: 180, inheritedMediaBox: [0, 0, 100, 100] }),
+    );
+    assert.deepEqual(
+      own.map((p) => p.rotate),
+      [0, 180],
+    );
   });
 
   test('a page without any MediaBox gets US Letter, as viewers assume', () => {
     const pdf = buildPdf(
       [
         { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
-        { num: 2, body: '<< /Kids [3 0 R << /Type /Page /MediaBox [0 0 0 0] >>] /Count 2 /Resources << /Font << >> >> >>' },
+        {
+          num: 2,
+          body: '<< /Kids [3 0 R << /Type /Page /MediaBox [0 0 0 0] >>] /Count 2 /Resources << /Font << >> >> >>',
+        },
         { num: 3, body: '<< /Parent 2 0 R >>' },
       ],
       '/Root 1 0 R',
@@ -78,25 +92,43 @@ describe('page geometry', () => {
     const info = inspectPdf(makePdf({ pages: SPECS }));
     assert.deepEqual(
       info.pages.map((p) => [p.width, p.height]),
-      [[612, 792], [792, 612], [595, 842], [600, 400], [250, 300], [595, 842], [792, 612], [390.25, 480.25]],
+      [
+        [612, 792],
+        [792, 612],
+        [595, 842],
+        [600, 400],
+        [250, 300],
+        [595, 842],
+        [792, 612],
+        [390.25, 480.25],
+      ],
     );
   });
 });
 
 describe('page-tree limits and damage', () => {
   test('root /Count above maxPages is refused before walking', () => {
-    assert.throws(() => pagesOf(makePdf({ pages: 5 }), { maxPages: 4 }), (e) => isMoharError(e, 'pdf_too_complex') && /4 pages/.test(e.message));
+    assert.throws(
+      () => pagesOf(makePdf({ pages: 5 }), { maxPages: 4 }),
+      (e) => isMoharError(e, 'pdf_too_complex') && /4 pages/.test(e.message),
+    );
     assert.equal(pagesOf(makePdf({ pages: 4 }), { maxPages: 4 }).length, 4);
   });
 
   test('a lying /Count is caught by counting the pages actually found', () => {
     const deep = makePdf({ pages: 30, kidsPerNode: 2, countOverride: 1 });
-    assert.throws(() => pagesOf(deep, { maxPages: 10 }), (e) => isMoharError(e, 'pdf_too_complex'));
+    assert.throws(
+      () => pagesOf(deep, { maxPages: 10 }),
+      (e) => isMoharError(e, 'pdf_too_complex'),
+    );
     assert.equal(pagesOf(deep).length, 30, 'the real number of pages is reported, not /Count');
   });
 
   test('a page tree deeper than maxDepth is refused', () => {
-    assert.throws(() => pagesOf(makePdf({ pages: 64, kidsPerNode: 2 }), { maxDepth: 4 }), (e) => isMoharError(e, 'pdf_too_complex'));
+    assert.throws(
+      () => pagesOf(makePdf({ pages: 64, kidsPerNode: 2 }), { maxDepth: 4 }),
+      (e) => isMoharError(e, 'pdf_too_complex'),
+    );
   });
 
   test('a /Kids entry that points at nothing is invalid_pdf', () => {
@@ -108,10 +140,16 @@ describe('page-tree limits and damage', () => {
       ],
       '/Root 1 0 R',
     );
-    assert.throws(() => pagesOf(pdf), (e) => isMoharError(e, 'invalid_pdf'));
+    assert.throws(
+      () => pagesOf(pdf),
+      (e) => isMoharError(e, 'invalid_pdf'),
+    );
   });
 
   test('an empty page tree is invalid_pdf', () => {
-    assert.throws(() => pagesOf(makePdf({ pages: 0 })), (e) => isMoharError(e, 'invalid_pdf'));
+    assert.throws(
+      () => pagesOf(makePdf({ pages: 0 })),
+      (e) => isMoharError(e, 'invalid_pdf'),
+    );
   });
 });

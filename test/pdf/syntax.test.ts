@@ -1,6 +1,16 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { Lexer, Parser, PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, type PdfObject } from '../../pdf/index.js';
+import {
+  Lexer,
+  Parser,
+  PdfArray,
+  PdfDict,
+  PdfName,
+  PdfRef,
+  PdfStream,
+  PdfString,
+  type PdfObject,
+} from '../../pdf/index.js';
 import { isMoharError } from '../../common/errors.js';
 
 const bytes = (s: string): Uint8Array => Buffer.from(s, 'latin1');
@@ -137,13 +147,22 @@ describe('parser: objects', () => {
 
   test('100,000 nested arrays give pdf_too_complex, not a stack overflow', () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
-    assert.throws(() => parse(deep), (e) => isMoharError(e, 'pdf_too_complex') && /nested deeper than 200/.test(e.message));
-    assert.throws(() => parse('<<'.repeat(100_000)), (e) => isMoharError(e, 'pdf_too_complex'));
+    assert.throws(
+      () => parse(deep),
+      (e) => isMoharError(e, 'pdf_too_complex') && /nested deeper than 200/.test(e.message),
+    );
+    assert.throws(
+      () => parse('<<'.repeat(100_000)),
+      (e) => isMoharError(e, 'pdf_too_complex'),
+    );
     assert.ok(parse('['.repeat(200) + ']'.repeat(200)) instanceof PdfArray, 'exactly maxDepth is fine');
   });
 
   test('unexpected end of data is invalid_pdf', () => {
-    assert.throws(() => parse('   '), (e) => isMoharError(e, 'invalid_pdf'));
+    assert.throws(
+      () => parse('   '),
+      (e) => isMoharError(e, 'invalid_pdf'),
+    );
   });
 });
 
@@ -161,13 +180,18 @@ describe('parser: indirect objects and streams', () => {
   });
 
   test('a wrong /Length falls back to searching endstream', () => {
-    assert.equal(data(indirect('1 0 obj << /Length 999 >> stream\nhello world\nendstream endobj').value), 'hello world');
+    assert.equal(
+      data(indirect('1 0 obj << /Length 999 >> stream\nhello world\nendstream endobj').value),
+      'hello world',
+    );
     assert.equal(data(indirect('1 0 obj << /Length 3 >> stream\nhello world\nendstream endobj').value), 'hello world');
     assert.equal(data(indirect('1 0 obj << >> stream\nabc\r\nendstream').value), 'abc');
   });
 
   test('an indirect /Length is resolved through the callback', () => {
-    const o = indirect('1 0 obj << /Length 9 0 R >> stream\nabcendstream\nendobj', (r) => (r.num === 9 ? 3 : undefined));
+    const o = indirect('1 0 obj << /Length 9 0 R >> stream\nabcendstream\nendobj', (r) =>
+      r.num === 9 ? 3 : undefined,
+    );
     assert.equal(data(o.value), 'abc');
     const unknown = indirect('1 0 obj << /Length 9 0 R >> stream\nabc\nendstream\nendobj', () => undefined);
     assert.equal(data(unknown.value), 'abc');
@@ -181,7 +205,10 @@ describe('parser: indirect objects and streams', () => {
   });
 
   test('a wrong header is invalid_pdf', () => {
-    assert.throws(() => indirect('1 0 xyz << >>'), (e) => isMoharError(e, 'invalid_pdf'));
+    assert.throws(
+      () => indirect('1 0 xyz << >>'),
+      (e) => isMoharError(e, 'invalid_pdf'),
+    );
   });
 
   test('names are PdfName instances', () => {

@@ -54,7 +54,12 @@ describe('classic xref tables', () => {
 
 describe('line endings and trailing bytes', () => {
   test('CR-only line endings (old Mac writers)', () => {
-    const pdf = Buffer.from(makePdf({ pages: 3, signatureFields: [{ name: 'S', rect: [1, 2, 3, 4] }] }).toString('latin1').replace(/\n/g, '\r'), 'latin1');
+    const pdf = Buffer.from(
+      makePdf({ pages: 3, signatureFields: [{ name: 'S', rect: [1, 2, 3, 4] }] })
+        .toString('latin1')
+        .replace(/\n/g, '\r'),
+      'latin1',
+    );
     const r = PdfReader.open(pdf);
     assert.equal(r.xref.reconstructed, false);
     assert.equal(getPages(r).length, 3);
@@ -69,7 +74,9 @@ describe('line endings and trailing bytes', () => {
   });
 
   test('startxref beyond the end of the file', () => {
-    const pdf = makePdf({ pages: 2 }).toString('latin1').replace(/startxref\s+\d+/, 'startxref\n99999999');
+    const pdf = makePdf({ pages: 2 })
+      .toString('latin1')
+      .replace(/startxref\s+\d+/, 'startxref\n99999999');
     assert.equal(getPages(PdfReader.open(Buffer.from(pdf, 'latin1'))).length, 2);
   });
 });
@@ -127,7 +134,10 @@ describe('xref streams and object streams', () => {
     assert.equal(r.xrefKind, 'hybrid');
     assert.equal(typeof r.xref.sections[0]!.xrefStm, 'number');
     assert.equal(r.xref.entries.get(10)?.type, 'compressed');
-    assert.deepEqual(getPages(r).map((p) => p.rotate), [0, 90, 180]);
+    assert.deepEqual(
+      getPages(r).map((p) => p.rotate),
+      [0, 90, 180],
+    );
   });
 
   test('linearized file: first-page section plus main section, one revision', () => {
@@ -190,8 +200,14 @@ describe('broken cross-reference data is repaired by scanning', () => {
     const pdf = makePdf({ pages: 3 });
     const xrefAt = pdf.lastIndexOf('xref');
     assert.equal(getPages(PdfReader.open(pdf.subarray(0, xrefAt))).length, 3);
-    assert.throws(() => getPages(PdfReader.open(hostile.truncated(pdf, 0.5))), (e) => isMoharError(e, 'invalid_pdf'));
-    assert.throws(() => PdfReader.open(pdf.subarray(0, 20)), (e) => isMoharError(e, 'invalid_pdf'));
+    assert.throws(
+      () => getPages(PdfReader.open(hostile.truncated(pdf, 0.5))),
+      (e) => isMoharError(e, 'invalid_pdf'),
+    );
+    assert.throws(
+      () => PdfReader.open(pdf.subarray(0, 20)),
+      (e) => isMoharError(e, 'invalid_pdf'),
+    );
   });
 
   test('/Prev cycle terminates and keeps the content', () => {

@@ -34,7 +34,11 @@ describe('parseConfig', () => {
   });
 
   test('mail and secrets: SMTP URL, From address, a long enough secret key', () => {
-    const config = parseConfig({ MOHAR_SMTP_URL: 'smtp://u:p@mail.example.com:587', MOHAR_MAIL_FROM: 'Office <sign@example.com>', MOHAR_SECRET_KEY: 'k'.repeat(32) });
+    const config = parseConfig({
+      MOHAR_SMTP_URL: 'smtp://u:p@mail.example.com:587',
+      MOHAR_MAIL_FROM: 'Office <sign@example.com>',
+      MOHAR_SECRET_KEY: 'k'.repeat(32),
+    });
     assert.equal(config.smtpUrl, 'smtp://u:p@mail.example.com:587');
     assert.equal(config.mailFrom, 'Office <sign@example.com>');
     assert.equal(config.secretKey, 'k'.repeat(32));
@@ -42,17 +46,26 @@ describe('parseConfig', () => {
     assert.throws(() => parseConfig({ MOHAR_SMTP_URL: 'http://mail' }), /MOHAR_SMTP_URL: must start with smtp:\/\//);
     assert.throws(() => parseConfig({ MOHAR_SECRET_KEY: 'short' }), /MOHAR_SECRET_KEY: must be at least 32/);
     assert.throws(() => parseConfig({ MOHAR_MAIL_FROM: 'nobody' }), /MOHAR_MAIL_FROM/);
-    assert.throws(() => parseConfig({ MOHAR_SMTP_URL: 'smtp://user:hunter2@x' , MOHAR_MAIL_FROM: 'bad' }), (e: Error) => !e.message.includes('hunter2'));
+    assert.throws(
+      () => parseConfig({ MOHAR_SMTP_URL: 'smtp://user:hunter2@x', MOHAR_MAIL_FROM: 'bad' }),
+      (e: Error) => !e.message.includes('hunter2'),
+    );
   });
 
   test('MOHAR_FETCH_ALLOW_PRIVATE is 1 or 0', () => {
     assert.equal(parseConfig({}).fetchAllowPrivate, false);
     assert.equal(parseConfig({ MOHAR_FETCH_ALLOW_PRIVATE: '1' }).fetchAllowPrivate, true);
-    assert.throws(() => parseConfig({ MOHAR_FETCH_ALLOW_PRIVATE: 'yes please' }), /MOHAR_FETCH_ALLOW_PRIVATE: must be 1 or 0/);
+    assert.throws(
+      () => parseConfig({ MOHAR_FETCH_ALLOW_PRIVATE: 'yes please' }),
+      /MOHAR_FETCH_ALLOW_PRIVATE: must be 1 or 0/,
+    );
   });
 
   test('token modules are a PATH-like list; the TSA is a URL', () => {
-    const config = parseConfig({ MOHAR_PKCS11_MODULES: '/usr/lib/libcastle.so.1.0.0::/opt/eToken/libeTPkcs11.so', MOHAR_TSA_URL: 'http://tsa.example.com/tsr' });
+    const config = parseConfig({
+      MOHAR_PKCS11_MODULES: '/usr/lib/libcastle.so.1.0.0::/opt/eToken/libeTPkcs11.so',
+      MOHAR_TSA_URL: 'http://tsa.example.com/tsr',
+    });
     assert.deepEqual(config.pkcs11Modules, ['/usr/lib/libcastle.so.1.0.0', '/opt/eToken/libeTPkcs11.so']);
     assert.equal(config.tsaUrl, 'http://tsa.example.com/tsr');
     assert.throws(() => parseConfig({ MOHAR_TSA_URL: 'tsa.example.com' }), /MOHAR_TSA_URL: must be a URL/);
@@ -72,18 +85,24 @@ describe('parseConfig', () => {
   ];
   for (const [name, value, message] of bad) {
     test(`${name}=${value} stops start-up with one line naming it`, () => {
-      assert.throws(() => parseConfig({ [name]: value }), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.equal(error.setting, name);
-        assert.match(error.message, message);
-        assert.ok(!error.message.includes('\n'));
-        return true;
-      });
+      assert.throws(
+        () => parseConfig({ [name]: value }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.equal(error.setting, name);
+          assert.match(error.message, message);
+          assert.ok(!error.message.includes('\n'));
+          return true;
+        },
+      );
     });
   }
 
   test('a database URL with a password is never echoed back', () => {
-    assert.throws(() => parseConfig({ MOHAR_DATABASE_URL: 'mysql://user:secret@host/db' }), (error: Error) => !error.message.includes('secret'));
+    assert.throws(
+      () => parseConfig({ MOHAR_DATABASE_URL: 'mysql://user:secret@host/db' }),
+      (error: Error) => !error.message.includes('secret'),
+    );
   });
 });
 
@@ -95,10 +114,16 @@ describe('parseConfig: Mohar Desktop settings', () => {
   });
 
   test('a hosted server (https, or http on loopback) and extra origins as origins', () => {
-    const config = parseConfig({ MOHAR_DESKTOP_SERVER_URL: 'https://sign.example.com/esign/', MOHAR_DESKTOP_TRUSTED_ORIGINS: 'https://a.example.com, https://b.example.com:8443/ ,' });
+    const config = parseConfig({
+      MOHAR_DESKTOP_SERVER_URL: 'https://sign.example.com/esign/',
+      MOHAR_DESKTOP_TRUSTED_ORIGINS: 'https://a.example.com, https://b.example.com:8443/ ,',
+    });
     assert.equal(config.desktopServerUrl, 'https://sign.example.com/esign');
     assert.deepEqual(config.desktopTrustedOrigins, ['https://a.example.com', 'https://b.example.com:8443']);
-    assert.equal(parseConfig({ MOHAR_DESKTOP_SERVER_URL: 'http://127.0.0.1:8080' }).desktopServerUrl, 'http://127.0.0.1:8080');
+    assert.equal(
+      parseConfig({ MOHAR_DESKTOP_SERVER_URL: 'http://127.0.0.1:8080' }).desktopServerUrl,
+      'http://127.0.0.1:8080',
+    );
   });
 
   for (const [name, value, message] of [
@@ -109,7 +134,10 @@ describe('parseConfig: Mohar Desktop settings', () => {
     ['MOHAR_DESKTOP_TRUSTED_ORIGINS', 'https://a.example.com,http://b.example.com', /must be https/],
   ] as const) {
     test(`${name}=${value} is refused`, () => {
-      assert.throws(() => parseConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && error.setting === name && message.test(error.message));
+      assert.throws(
+        () => parseConfig({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.setting === name && message.test(error.message),
+      );
     });
   }
 });

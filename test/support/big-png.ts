@@ -11,6 +11,8 @@ export function bandPng(width: number, height: number): Buffer {
   const band = Buffer.alloc(rowBytes);
   for (let x = 0; x < width; x++) band.set([20, 30, 120, 255], 1 + x * 4);
   const raw = Buffer.alloc(rowBytes * height);
-  for (let y = 0; y < height; y++) (y >= (2 * height) / 5 && y < (3 * height) / 5 ? band : clear).copy(raw, y * rowBytes);
+  for (let y = 0; y < height; y++) {
+    (y >= (2 * height) / 5 && y < (3 * height) / 5 ? band : clear).copy(raw, y * rowBytes);
+  }
   return pngFile(width, height, 6, raw);
 }

@@ -15,11 +15,26 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import type { TestServer } from './server.js';
 
 export const CHROMIUM = process.env.MOHAR_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const RESULTS = new URL('../../test-results/e2e/', import.meta.url).pathname;
 
 export function launchChromium(): Promise<Browser> {
@@ -73,17 +88,28 @@ export const PHONE = { width: 390, height: 844 } as const;
  * the screen's width (reachable by scrolling down at most). A screenshot is kept as `step`; the page's own
  * viewport comes back afterwards, so the flow around it goes on unchanged.
  */
-export async function checkPhoneWidth(page: Page, shots: ReturnType<typeof screenshots>, step: string, controls: readonly Locator[] = []): Promise<void> {
+export async function checkPhoneWidth(
+  page: Page,
+  shots: ReturnType<typeof screenshots>,
+  step: string,
+  controls: readonly Locator[] = [],
+): Promise<void> {
   const before = page.viewportSize();
   await page.setViewportSize(PHONE);
   try {
     const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
-    assert.ok(Number(overflow) <= 1, `${step}: the page scrolls sideways by ${String(overflow)} px at ${PHONE.width} px wide`);
+    assert.ok(
+      Number(overflow) <= 1,
+      `${step}: the page scrolls sideways by ${String(overflow)} px at ${PHONE.width} px wide`,
+    );
     for (const control of controls) {
       await control.scrollIntoViewIfNeeded();
       const box = await control.boundingBox();
       assert.ok(box, `${step}: ${control.toString()} is shown at a phone's width`);
-      assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width + 1, `${step}: ${control.toString()} lies outside the screen (x ${box.x}, width ${box.width})`);
+      assert.ok(
+        box.x >= 0 && box.x + box.width <= PHONE.width + 1,
+        `${step}: ${control.toString()} lies outside the screen (x ${box.x}, width ${box.width})`,
+      );
     }
     await shots.take(page, `${step}-phone`);
   } finally {
@@ -91,7 +117,10 @@ export async function checkPhoneWidth(page: Page, shots: ReturnType<typeof scree
   }
 }
 
-/** A one-page HTTP server (a parent page that embeds the signing page); its origin differs by port. Set `html` before loading it. */
+/**
+ * A one-page HTTP server (a parent page that embeds the signing page); its origin differs by port. Set `html` before
+ * loading it.
+ */
 export async function servePage(): Promise<{ origin: string; html: string; close(): Promise<void> }> {
   const page = { origin: '', html: '<!doctype html><title>empty</title>', close: () => Promise.resolve() };
   const server: Server = createServer((_request, response) => {

@@ -11,8 +11,15 @@ export interface ConsoleLogin {
   readonly password: string;
 }
 
-/** Opens `${origin}/app${path}`, fills the login form and waits until the logged-in frame (its "Log out" button) shows. */
-export async function logInToConsole(page: Page, origin: string, account: ConsoleLogin, path = '/envelopes'): Promise<void> {
+/**
+ * Opens `${origin}/app${path}`, fills the login form and waits until the logged-in frame (its "Log out" button) shows.
+ */
+export async function logInToConsole(
+  page: Page,
+  origin: string,
+  account: ConsoleLogin,
+  path = '/envelopes',
+): Promise<void> {
   await page.goto(`${origin}/app${path}`);
   await page.getByLabel('E-mail').fill(account.email);
   await page.getByLabel('Password', { exact: true }).fill(account.password);

@@ -8,7 +8,8 @@
  *   const trust = useDscTrust();                  // at file level, before useTestServer / useSoftHsmModule
  *   useTestServer(kind, trust.env)
  *   trust.get().issue({ commonName: 'Asha Rao' }) // a software credential with OCSP + CRL URLs, registered good
- *   const softHsm = useSoftHsmModule(async () => { const t = await trust.ready(); return { pki: t.pki, keys: t.tokenKeys() }; })
+ * const softHsm = useSoftHsmModule(async () => { const t = await trust.ready(); return { pki: t.pki, keys:
+ * t.tokenKeys() }; })
  *   before(() => trust.get().registerToken(softHsm.hsm))   // in the describe(): after every file-level hook
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,9 @@ export interface DscTrust {
   /** The PEM bundle given as MOHAR_DSC_TRUST_ANCHORS (the test root). */
   readonly anchorsPath: string;
   /** Issues a software signer with the responder's OCSP and CRL URLs (override with null) and registers it. */
-  issue(options: Omit<SoftwareSignerOptions, 'ocspUrl' | 'crlUrl'> & { ocspUrl?: string | null; crlUrl?: string | null }): SoftwareCredential;
+  issue(
+    options: Omit<SoftwareSignerOptions, 'ocspUrl' | 'crlUrl'> & { ocspUrl?: string | null; crlUrl?: string | null },
+  ): SoftwareCredential;
   /** A signature provider for a credential, carrying the chain. */
   signer(credential: SoftwareCredential): Promise<SignatureProvider>;
   /** DEFAULT_TOKEN_KEYS with the responder's URLs (register the token's certificates afterwards). */
@@ -40,7 +43,12 @@ export interface DscTrust {
 
 export async function createDscTrust(anchorsPath: string): Promise<DscTrust> {
   const pki = createTestPki({ name: 'Mohar DSC Test' });
-  const responder = await startOcspResponder({ caCert: pki.intermediate.certPem, responderCert: pki.intermediate.certPem, responderKey: pki.intermediate.keyPem, caKey: pki.intermediate.keyPem });
+  const responder = await startOcspResponder({
+    caCert: pki.intermediate.certPem,
+    responderCert: pki.intermediate.certPem,
+    responderKey: pki.intermediate.keyPem,
+    caKey: pki.intermediate.keyPem,
+  });
   writeFileSync(anchorsPath, pki.root.certPem);
   const caIssuersUrl = responder.serve('/intermediate.cer', pki.intermediate.certDer, 'application/pkix-cert');
   return {
@@ -57,7 +65,8 @@ export async function createDscTrust(anchorsPath: string): Promise<DscTrust> {
       responder.register(credential.certPem);
       return credential;
     },
-    signer: (credential) => softwareSigner({ keyPem: credential.keyPem, certificate: credential.certDer, chain: [...pki.chainDer] }),
+    signer: (credential) =>
+      softwareSigner({ keyPem: credential.keyPem, certificate: credential.certDer, chain: [...pki.chainDer] }),
     tokenKeys: () => DEFAULT_TOKEN_KEYS.map((k) => ({ ...k, ocspUrl: responder.url, crlUrl: responder.crlUrl })),
     register: (certPem) => responder.register(certPem),
     registerToken(hsm) {

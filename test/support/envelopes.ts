@@ -30,16 +30,47 @@ export interface Draft {
 }
 
 export async function makeDraft(server: TestServer, key: string, options: DraftOptions): Promise<Draft> {
-  const created = await server.request('POST', `${API}/envelopes`, { key, json: { title: 'Agreement', message: 'Please sign', recipients: options.recipients, routing_order: options.routing_order ?? 'sequential', ...(options.expire_in_days ? { expire_in_days: options.expire_in_days } : {}), ...(options.body ?? {}) } });
+  const created = await server.request('POST', `${API}/envelopes`, {
+    key,
+    json: {
+      title: 'Agreement',
+      message: 'Please sign',
+      recipients: options.recipients,
+      routing_order: options.routing_order ?? 'sequential',
+      ...(options.expire_in_days ? { expire_in_days: options.expire_in_days } : {}),
+      ...(options.body ?? {}),
+    },
+  });
   assert.equal(created.statusCode, 201, created.body);
   const envelope = created.json();
   const pdf = options.pdf ?? makePdf({ pages: 2 });
-  const document = await server.request('POST', `${API}/envelopes/${envelope.id}/documents`, { key, file: { bytes: pdf } });
+  const document = await server.request('POST', `${API}/envelopes/${envelope.id}/documents`, {
+    key,
+    file: { bytes: pdf },
+  });
   assert.equal(document.statusCode, 201, document.body);
   const ids = envelope.recipients.map((r: { recipient_id: string }) => r.recipient_id) as string[];
-  const signatures = options.recipients.flatMap((r, i) => ((r.role ?? 'signer') === 'signer' ? [{ recipient_id: ids[i], field_type: 1, page_number: 1, x: 40 + i * 10, y: 40 + i * 70, width: 180, height: 50 }] : []));
+  const signatures = options.recipients.flatMap((r, i) =>
+    (r.role ?? 'signer') === 'signer'
+      ? [
+          {
+            recipient_id: ids[i],
+            field_type: 1,
+            page_number: 1,
+            x: 40 + i * 10,
+            y: 40 + i * 70,
+            width: 180,
+            height: 50,
+          },
+        ]
+      : [],
+  );
   const fields = [...signatures, ...(options.extraFields?.(ids) ?? [])];
-  const put = await server.request('PUT', `${API}/envelopes/${envelope.id}/documents/${document.json().document_id}/fields`, { key, json: { fields } });
+  const put = await server.request(
+    'PUT',
+    `${API}/envelopes/${envelope.id}/documents/${document.json().document_id}/fields`,
+    { key, json: { fields } },
+  );
   assert.equal(put.statusCode, 200, put.body);
   return { id: envelope.id, documentId: document.json().document_id, recipientIds: ids, pdf };
 }

@@ -7,7 +7,8 @@
  *   const r = await esp.complete({ eSignRequest, aspTxnID });       // consent + Aadhaar + OTP through plain HTTP
  *   r.responseUrl, r.fields.eSignResponse, r.fields.espTxnID        // what the ESP's page would auto-post
  *   await esp.deliver(r)                                             // … posted (fetch, redirect: 'manual')
- *   esp.complete(form, { aadhaar: TEST_AADHAAR.wrongOtp })           // scripted failures (server/aadhaar/simulator/scenarios.ts)
+ * esp.complete(form, { aadhaar: TEST_AADHAAR.wrongOtp })           // scripted failures
+ * (server/aadhaar/simulator/scenarios.ts)
  *   esp.trustAnchorPem / esp.trustAnchorPath           // the simulated root: add it to the trust anchors
  *   await esp.signResponse({ ...parsed, txn: other })   // an ESP-signed EsignResp with tampered content
  *   await esp.close()
@@ -23,7 +24,13 @@ import { SIMULATOR_OTP, TEST_AADHAAR } from '../../server/aadhaar/simulator/scen
 import { writePkcs12 } from '../../server/aadhaar/simulator/pkcs12.js';
 import { startEspSimulator, type RunningSimulator } from '../../server/aadhaar/simulator/server.js';
 
-export { SIMULATOR_OTP, TEST_AADHAAR, MISMATCHED_NAME, AUTH_ERRORS, REQUEST_ERRORS } from '../../server/aadhaar/simulator/scenarios.js';
+export {
+  SIMULATOR_OTP,
+  TEST_AADHAAR,
+  MISMATCHED_NAME,
+  AUTH_ERRORS,
+  REQUEST_ERRORS,
+} from '../../server/aadhaar/simulator/scenarios.js';
 
 export interface EspPageResult {
   /** HTTP status of the last ESP page. */
@@ -71,13 +78,21 @@ export interface TestEsp {
   /** buildEsignResponse + the ESP's XML signature, e.g. a CMS from another transaction under this txn. */
   signResponse(response: EsignResponse): Promise<string>;
   readonly simulator: RunningSimulator;
-  complete(form: { readonly eSignRequest: string; readonly aspTxnID: string }, options?: CompleteOptions): Promise<EspPageResult>;
+  complete(
+    form: { readonly eSignRequest: string; readonly aspTxnID: string },
+    options?: CompleteOptions,
+  ): Promise<EspPageResult>;
   deliver(result: EspPageResult, init?: { headers?: Record<string, string> }): Promise<Response>;
   close(): Promise<void>;
 }
 
 function unescapeHtml(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 function readAutoPost(status: number, html: string): EspPageResult {
@@ -112,12 +127,25 @@ export async function startTestEsp(options: { aspId?: string; now?: () => Date }
   const aspP12Passphrase = 'asp-test-passphrase';
   const aspP12Path = join(dir, 'asp.p12');
   const aspPkcs8 = new Uint8Array(asp.keyObject.export({ type: 'pkcs8', format: 'der' }));
-  writeFileSync(aspP12Path, await writePkcs12({ pkcs8: aspPkcs8, certificate: asp.certDer, passphrase: aspP12Passphrase, name: `${aspId} ASP` }), { mode: 0o600 });
+  writeFileSync(
+    aspP12Path,
+    await writePkcs12({
+      pkcs8: aspPkcs8,
+      certificate: asp.certDer,
+      passphrase: aspP12Passphrase,
+      name: `${aspId} ASP`,
+    }),
+    { mode: 0o600 },
+  );
   const espCertPath = write('esp-response-signing.pem', pki.responseSigner.certPem);
   const trustAnchorPath = write('simulated-cca-root.pem', pki.root.certPem);
   write('simulated-esp-ca.pem', pki.espCa.certPem);
 
-  const simulator = await startEspSimulator({ pki, asps: new Map([[aspId, asp.certPem]]), ...(options.now ? { now: options.now } : {}) });
+  const simulator = await startEspSimulator({
+    pki,
+    asps: new Map([[aspId, asp.certPem]]),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const env = {
     MOHAR_ESIGN_ESP_URL: simulator.espUrl,
     MOHAR_ESIGN_STATUS_URL: simulator.statusUrl,
@@ -127,15 +155,36 @@ export async function startTestEsp(options: { aspId?: string; now?: () => Date }
     MOHAR_ESIGN_ESP_CERT: espCertPath,
     MOHAR_ESIGN_AUTH_MODE: '1',
   };
-  const aspSigner: XmlSigner = { certificate: asp.certDer, keyType: 'RSA', sign: async (data) => new Uint8Array(sign('sha256', data, asp.keyObject)) };
+  const aspSigner: XmlSigner = {
+    certificate: asp.certDer,
+    keyType: 'RSA',
+    sign: async (data) => new Uint8Array(sign('sha256', data, asp.keyObject)),
+  };
   const responseKey = pki.responseSigner.keyObject;
-  const espSigner: XmlSigner = { certificate: pki.responseSigner.certDer, keyType: 'RSA', sign: async (data) => new Uint8Array(sign('sha256', data, responseKey)) };
+  const espSigner: XmlSigner = {
+    certificate: pki.responseSigner.certDer,
+    keyType: 'RSA',
+    sign: async (data) => new Uint8Array(sign('sha256', data, responseKey)),
+  };
 
-  async function complete(form: { eSignRequest: string; aspTxnID: string }, o: CompleteOptions = {}): Promise<EspPageResult> {
-    const first = await postForm(simulator.espUrl, { eSignRequest: form.eSignRequest, aspTxnID: form.aspTxnID, 'Content-Type': 'application/xml' });
+  async function complete(
+    form: { eSignRequest: string; aspTxnID: string },
+    o: CompleteOptions = {},
+  ): Promise<EspPageResult> {
+    const first = await postForm(simulator.espUrl, {
+      eSignRequest: form.eSignRequest,
+      aspTxnID: form.aspTxnID,
+      'Content-Type': 'application/xml',
+    });
     const session = /name="session" value="([0-9a-f]+)"/.exec(first.html)?.[1];
     if (!session) return readAutoPost(first.status, first.html);
-    const fields: Record<string, string> = { session, aadhaar: o.aadhaar ?? TEST_AADHAAR.success, name: o.name ?? 'Test Signer', otp: o.otp ?? SIMULATOR_OTP, action: o.cancel ? 'cancel' : 'sign' };
+    const fields: Record<string, string> = {
+      session,
+      aadhaar: o.aadhaar ?? TEST_AADHAAR.success,
+      name: o.name ?? 'Test Signer',
+      otp: o.otp ?? SIMULATOR_OTP,
+      action: o.cancel ? 'cancel' : 'sign',
+    };
     if (o.consent !== false) fields.consent = 'Y';
     const second = await postForm(`${simulator.url}/esign/2.1/authenticate`, fields);
     return readAutoPost(second.status, second.html);
@@ -164,8 +213,15 @@ export async function startTestEsp(options: { aspId?: string; now?: () => Date }
     simulator,
     complete,
     async deliver(result, init = {}) {
-      if (!result.responseUrl || !result.fields) throw new Error(`the ESP page does not post back (status ${result.status}): ${result.html.slice(0, 300)}`);
-      return fetch(result.responseUrl, { method: 'POST', body: new URLSearchParams(result.fields), redirect: 'manual', headers: init.headers ?? {} });
+      if (!result.responseUrl || !result.fields) {
+        throw new Error(`the ESP page does not post back (status ${result.status}): ${result.html.slice(0, 300)}`);
+      }
+      return fetch(result.responseUrl, {
+        method: 'POST',
+        body: new URLSearchParams(result.fields),
+        redirect: 'manual',
+        headers: init.headers ?? {},
+      });
     },
     async close() {
       await simulator.close();

@@ -16,7 +16,9 @@ export function formValues(pdf: Uint8Array): Record<string, string> {
   return out;
 }
 
-/** Per widget of the form fields whose name contains `part`: the images its normal appearance draws (size in pixels). */
+/**
+ * Per widget of the form fields whose name contains `part`: the images its normal appearance draws (size in pixels).
+ */
 export function appearanceImages(pdf: Uint8Array, part: string): { width: number; height: number }[][] {
   const update = new IncrementalUpdate(PdfReader.open(pdf));
   const out: { width: number; height: number }[][] = [];
@@ -31,7 +33,12 @@ export function appearanceImages(pdf: Uint8Array, part: string): { width: number
         for (const key of xobjects.keys()) {
           const x = update.resolve(xobjects.get(key));
           const subtype = x instanceof PdfStream ? update.resolve(x.dict.get('Subtype')) : null;
-          if (x instanceof PdfStream && subtype instanceof PdfName && subtype.name === 'Image') images.push({ width: Number(update.resolve(x.dict.get('Width'))), height: Number(update.resolve(x.dict.get('Height'))) });
+          if (x instanceof PdfStream && subtype instanceof PdfName && subtype.name === 'Image') {
+            images.push({
+              width: Number(update.resolve(x.dict.get('Width'))),
+              height: Number(update.resolve(x.dict.get('Height'))),
+            });
+          }
         }
       }
       out.push(images);

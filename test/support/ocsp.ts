@@ -90,20 +90,36 @@ export async function startOcspResponder(options: OcspResponderOptions): Promise
     writeFileSync(join(dir, 'crlnumber'), '1000\n');
     writeFileSync(
       join(dir, 'ca.cnf'),
-      ['[ ca ]', 'default_ca = CA_default', '[ CA_default ]', `database = ${indexPath}`, `crlnumber = ${join(dir, 'crlnumber')}`, 'default_md = sha256', 'default_crl_days = 1', ''].join('\n'),
+      [
+        '[ ca ]',
+        'default_ca = CA_default',
+        '[ CA_default ]',
+        `database = ${indexPath}`,
+        `crlnumber = ${join(dir, 'crlnumber')}`,
+        'default_md = sha256',
+        'default_crl_days = 1',
+        '',
+      ].join('\n'),
     );
   }
 
   const entries = new Map<string, Entry>();
   for (const line of readFileSync(indexPath, 'utf8').split('\n')) {
     const [status, expiry, revocation, serial, , subject] = line.split('\t');
-    if ((status === 'V' || status === 'R') && expiry && serial) entries.set(serial, { status, expiry, revocation: revocation ?? '', serial, subject: subject ?? '/CN=unknown' });
+    if ((status === 'V' || status === 'R') && expiry && serial) {
+      entries.set(serial, { status, expiry, revocation: revocation ?? '', serial, subject: subject ?? '/CN=unknown' });
+    }
   }
   let crlDirty = true;
   let crlFixed: Uint8Array | null = null;
   let crlCache: Buffer | null = null;
   const writeIndex = (): void => {
-    writeFileSync(indexPath, [...entries.values()].map((e) => [e.status, e.expiry, e.revocation, e.serial, 'unknown', e.subject].join('\t') + '\n').join(''));
+    writeFileSync(
+      indexPath,
+      [...entries.values()]
+        .map((e) => [e.status, e.expiry, e.revocation, e.serial, 'unknown', e.subject].join('\t') + '\n')
+        .join(''),
+    );
     crlDirty = true;
   };
   const entryFor = (certPem: string): Entry => {
@@ -111,7 +127,13 @@ export async function startOcspResponder(options: OcspResponderOptions): Promise
     const serial = x.serialNumber.toUpperCase().padStart(x.serialNumber.length + (x.serialNumber.length % 2), '0');
     let e = entries.get(serial);
     if (!e) {
-      e = { status: 'V', expiry: opensslTime(new Date(x.validTo)), revocation: '', serial, subject: '/' + x.subject.split('\n').join('/') };
+      e = {
+        status: 'V',
+        expiry: opensslTime(new Date(x.validTo)),
+        revocation: '',
+        serial,
+        subject: '/' + x.subject.split('\n').join('/'),
+      };
       entries.set(serial, e);
     }
     return e;
@@ -128,7 +150,18 @@ export async function startOcspResponder(options: OcspResponderOptions): Promise
     if (!crlDirty && crlCache) return crlCache;
     if (!options.caKey) throw new Error('no CA key: use setCrl()');
     const out = join(dir, 'crl.pem');
-    await openssl(['ca', '-gencrl', '-config', join(dir, 'ca.cnf'), '-keyfile', join(dir, 'ca.key'), '-cert', caPath, '-out', out]);
+    await openssl([
+      'ca',
+      '-gencrl',
+      '-config',
+      join(dir, 'ca.cnf'),
+      '-keyfile',
+      join(dir, 'ca.key'),
+      '-cert',
+      caPath,
+      '-out',
+      out,
+    ]);
     crlCache = pemToDer(readFileSync(out, 'utf8'));
     crlDirty = false;
     return crlCache;
@@ -140,7 +173,23 @@ export async function startOcspResponder(options: OcspResponderOptions): Promise
     const r = join(dir, `r${n}.der`);
     writeFileSync(q, request);
     try {
-      await openssl(['ocsp', '-index', indexPath, '-CA', caPath, '-rsigner', rPath, '-rkey', rKeyPath, '-reqin', q, '-respout', r, '-ndays', '1']);
+      await openssl([
+        'ocsp',
+        '-index',
+        indexPath,
+        '-CA',
+        caPath,
+        '-rsigner',
+        rPath,
+        '-rkey',
+        rKeyPath,
+        '-reqin',
+        q,
+        '-respout',
+        r,
+        '-ndays',
+        '1',
+      ]);
       return readFileSync(r);
     } finally {
       rmSync(q, { force: true });
@@ -173,7 +222,9 @@ export async function startOcspResponder(options: OcspResponderOptions): Promise
           default:
             answer = await answerOcsp(body);
         }
-        res.writeHead(200, { 'content-type': 'application/ocsp-response', 'content-length': answer.length }).end(answer);
+        res
+          .writeHead(200, { 'content-type': 'application/ocsp-response', 'content-length': answer.length })
+          .end(answer);
         return;
       }
       if (req.method === 'GET' && path === '/crl') {

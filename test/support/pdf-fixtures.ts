@@ -82,9 +82,10 @@ const LETTER: FixtureBox = [0, 0, 612, 792];
  * pages are objects 3, 4, ... in page order; fields, widgets and contents come after them.
  */
 export function makePdf(opts: PdfFixtureOptions = {}): Buffer {
-  const specs: PageSpec[] = typeof opts.pages === 'number' || opts.pages === undefined
-    ? Array.from({ length: opts.pages ?? 1 }, () => ({}))
-    : opts.pages;
+  const specs: PageSpec[] =
+    typeof opts.pages === 'number' || opts.pages === undefined
+      ? Array.from({ length: opts.pages ?? 1 }, () => ({}))
+      : opts.pages;
   const objects: FixtureObject[] = [];
   let next = 3;
   const alloc = (): number => next++;
@@ -117,7 +118,10 @@ export function makePdf(opts: PdfFixtureOptions = {}): Buffer {
     }
     const widget = `/Type /Annot /Subtype /Widget /Rect [${(f.rect ?? [0, 0, 0, 0]).join(' ')}] /F 132 /P ${pageRef}`;
     if (f.separateWidget) {
-      objects.push({ num: fieldNum, body: `<< /FT /Sig /T (${f.name})${value}${parentRef} /Kids [${widgetNum} 0 R] >>` });
+      objects.push({
+        num: fieldNum,
+        body: `<< /FT /Sig /T (${f.name})${value}${parentRef} /Kids [${widgetNum} 0 R] >>`,
+      });
       objects.push({ num: widgetNum, body: `<< ${widget} /Parent ${fieldNum} 0 R >>` });
     } else {
       objects.push({ num: fieldNum, body: `<< /FT /Sig /T (${f.name})${value}${parentRef} ${widget} >>` });
@@ -140,13 +144,20 @@ export function makePdf(opts: PdfFixtureOptions = {}): Buffer {
       const count = kids.reduce((s, k) => s + k.count, 0);
       for (const k of kids) parentOf.set(k.num, num);
       grouped.push({ num, count });
-      objects.push({ num, body: `<< /Type /Pages /Kids [${kids.map((k) => `${k.num} 0 R`).join(' ')}] /Count ${count} >>` });
+      objects.push({
+        num,
+        body: `<< /Type /Pages /Kids [${kids.map((k) => `${k.num} 0 R`).join(' ')}] /Count ${count} >>`,
+      });
     }
     level = grouped;
   }
   for (const k of level) parentOf.set(k.num, 2);
   // Fix up /Parent of intermediate nodes now that the tree is known.
-  for (const o of objects) if ('body' in o && parentOf.has(o.num) && o.body.startsWith('<< /Type /Pages')) o.body = o.body.replace('<< /Type /Pages', `<< /Type /Pages /Parent ${parentOf.get(o.num)} 0 R`);
+  for (const o of objects) {
+    if ('body' in o && parentOf.has(o.num) && o.body.startsWith('<< /Type /Pages')) {
+      o.body = o.body.replace('<< /Type /Pages', `<< /Type /Pages /Parent ${parentOf.get(o.num)} 0 R`);
+    }
+  }
 
   specs.forEach((spec, i) => {
     const num = pageNums[i]!;
@@ -174,7 +185,9 @@ export function makePdf(opts: PdfFixtureOptions = {}): Buffer {
   });
 
   let catalog = `/Type /Catalog /Pages 2 0 R`;
-  if (fieldNums.length > 0) catalog += ` /AcroForm << /Fields [${fieldNums.map((n) => `${n} 0 R`).join(' ')}] /SigFlags 3 >>`;
+  if (fieldNums.length > 0) {
+    catalog += ` /AcroForm << /Fields [${fieldNums.map((n) => `${n} 0 R`).join(' ')}] /SigFlags 3 >>`;
+  }
   if (opts.docMdp) {
     const sig = alloc();
     const ref = `<< /Type /SigRef /TransformMethod /DocMDP /TransformParams << /Type /TransformParams /P ${opts.docMdp} /V /1.2 >> >>`;
@@ -214,7 +227,12 @@ export function buildPdf(objects: FixtureObject[], trailer: string, opts: { vers
   }
   let size = 1;
   for (const n of offsets.keys()) size = Math.max(size, n + 1);
-  parts.push(Buffer.from(xrefTable(offsets, true) + `trailer\n<< /Size ${size} ${trailer} >>\nstartxref\n${pos}\n%%EOF\n`, 'latin1'));
+  parts.push(
+    Buffer.from(
+      xrefTable(offsets, true) + `trailer\n<< /Size ${size} ${trailer} >>\nstartxref\n${pos}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(parts);
 }
 
@@ -253,7 +271,9 @@ export function appendUpdate(pdf: Buffer, objects: FixtureObject[], trailerExtra
   const prev = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)?.[1] ?? NaN);
   const sizes = [...text.matchAll(/\/Size (\d+)/g)].map((m) => Number(m[1]));
   const roots = [...text.matchAll(/\/Root (\d+ \d+ R)/g)].map((m) => m[1]);
-  const trailer = trailerExtra.includes('/Root') ? trailerExtra : `/Root ${roots[roots.length - 1]} ${trailerExtra}`.trim();
+  const trailer = trailerExtra.includes('/Root')
+    ? trailerExtra
+    : `/Root ${roots[roots.length - 1]} ${trailerExtra}`.trim();
   const base = pdf[pdf.length - 1] === 0x0a ? pdf : Buffer.concat([pdf, Buffer.from('\n')]);
   let pos = base.length;
   const parts: Buffer[] = [base];
@@ -265,7 +285,12 @@ export function appendUpdate(pdf: Buffer, objects: FixtureObject[], trailerExtra
     pos += b.length;
   }
   const size = Math.max(sizes[sizes.length - 1] ?? 0, ...[...offsets.keys()].map((n) => n + 1));
-  parts.push(Buffer.from(xrefTable(offsets, false) + `trailer\n<< /Size ${size} /Prev ${prev} ${trailer} >>\nstartxref\n${pos}\n%%EOF\n`, 'latin1'));
+  parts.push(
+    Buffer.from(
+      xrefTable(offsets, false) + `trailer\n<< /Size ${size} /Prev ${prev} ${trailer} >>\nstartxref\n${pos}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(parts);
 }
 
@@ -282,7 +307,11 @@ export function objectStream(num: number, members: { num: number; body: string }
 }
 
 /** An xref stream object with /W [1 4 2]; rows are [type, field2, field3] for objects from 0 up. */
-export function xrefStreamObject(num: number, rows: Map<number, [number, number, number]>, dictExtra: string): FixtureStreamObject {
+export function xrefStreamObject(
+  num: number,
+  rows: Map<number, [number, number, number]>,
+  dictExtra: string,
+): FixtureStreamObject {
   const nums = [...rows.keys()].sort((a, b) => a - b);
   const index: number[] = [];
   const chunks: Buffer[] = [];
@@ -298,7 +327,11 @@ export function xrefStreamObject(num: number, rows: Map<number, [number, number,
     chunks.push(row);
   }
   const data = deflateSync(Buffer.concat(chunks));
-  return { num, dict: `/Type /XRef /W [1 4 2] /Index [${index.join(' ')}] /Filter /FlateDecode ${dictExtra}`, stream: data };
+  return {
+    num,
+    dict: `/Type /XRef /W [1 4 2] /Index [${index.join(' ')}] /Filter /FlateDecode ${dictExtra}`,
+    stream: data,
+  };
 }
 
 /**
@@ -336,7 +369,13 @@ export function makeHybridPdf(pageCount = 3): Buffer {
   parts.push(xs);
   pos += xs.length;
   offsets.set(xrefNum, [xrefStmOffset, 0]);
-  parts.push(Buffer.from(xrefTable(offsets, true) + `trailer\n<< /Size ${size} /Root 1 0 R /XRefStm ${xrefStmOffset} >>\nstartxref\n${pos}\n%%EOF\n`, 'latin1'));
+  parts.push(
+    Buffer.from(
+      xrefTable(offsets, true) +
+        `trailer\n<< /Size ${size} /Root 1 0 R /XRefStm ${xrefStmOffset} >>\nstartxref\n${pos}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(parts);
 }
 
@@ -354,10 +393,13 @@ export const samples = {
       ],
     }),
   /** Certified with DocMDP level `p` (1 forbids any further signature). */
-  certified: (p: 1 | 2 | 3 = 1): Buffer => makePdf({ docMdp: p, signatureFields: [{ name: 'Certification', signed: true }] }),
+  certified: (p: 1 | 2 | 3 = 1): Buffer =>
+    makePdf({ docMdp: p, signatureFields: [{ name: 'Certification', signed: true }] }),
   /** 2 pages plus one incremental update that rotates page 1 by 90 degrees: 2 revisions. */
   incrementallyUpdated: (): Buffer =>
-    appendUpdate(makePdf({ pages: 2 }), [{ num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 >>' }]),
+    appendUpdate(makePdf({ pages: 2 }), [
+      { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 >>' },
+    ]),
   /** 4 pages: Letter, A4 rotated 90, landscape rotated 180 with a CropBox, offset MediaBox rotated 270. */
   mixedGeometry: (): Buffer =>
     makePdf({
@@ -381,7 +423,10 @@ export const samples = {
 // ---------------------------------------------------------------- reference tools (qpdf, poppler, gs)
 
 export function hasTool(name: string): boolean {
-  return spawnSync(name, ['--version'], { stdio: 'ignore' }).status === 0 || spawnSync(name, ['-v'], { stdio: 'ignore' }).status === 0;
+  return (
+    spawnSync(name, ['--version'], { stdio: 'ignore' }).status === 0 ||
+    spawnSync(name, ['-v'], { stdio: 'ignore' }).status === 0
+  );
 }
 
 function withTempDir<T>(fn: (dir: string) => T): T {
@@ -407,10 +452,15 @@ export function qpdf(pdf: Buffer, args: string[]): Buffer {
 
 export const withObjectStreams = (pdf: Buffer): Buffer => qpdf(pdf, ['--object-streams=generate']);
 export const linearize = (pdf: Buffer): Buffer => qpdf(pdf, ['--linearize']);
-export const encrypt = (pdf: Buffer, user = 'user', owner = 'owner'): Buffer => qpdf(pdf, ['--encrypt', user, owner, '256', '--']);
+export const encrypt = (pdf: Buffer, user = 'user', owner = 'owner'): Buffer =>
+  qpdf(pdf, ['--encrypt', user, owner, '256', '--']);
 
 /** Runs a reference tool on `pdf` (written to a temp file) and returns status and output. */
-export function runOnFile(tool: string, args: string[], pdf: Buffer): { status: number | null; stdout: string; stderr: string } {
+export function runOnFile(
+  tool: string,
+  args: string[],
+  pdf: Buffer,
+): { status: number | null; stdout: string; stderr: string } {
   return withTempDir((dir) => {
     const file = join(dir, 'in.pdf');
     writeFileSync(file, pdf);
@@ -441,7 +491,11 @@ export interface PdfinfoPage {
 /** Per-page boxes and rotation as poppler's `pdfinfo -box` reports them. */
 export function pdfinfoPages(pdf: Buffer, pageCount: number): PdfinfoPage[] {
   const r = runOnFile('pdfinfo', ['-box', '-f', '1', '-l', String(pageCount)], pdf);
-  const pages: PdfinfoPage[] = Array.from({ length: pageCount }, () => ({ mediaBox: [0, 0, 0, 0], cropBox: [0, 0, 0, 0], rotate: 0 }));
+  const pages: PdfinfoPage[] = Array.from({ length: pageCount }, () => ({
+    mediaBox: [0, 0, 0, 0],
+    cropBox: [0, 0, 0, 0],
+    rotate: 0,
+  }));
   for (const m of r.stdout.matchAll(/^Page\s+(\d+)\s+(MediaBox|CropBox|rot):\s+(.*)$/gm)) {
     const page = pages[Number(m[1]) - 1];
     if (!page) continue;
@@ -458,7 +512,11 @@ export function renderPageGray(pdf: Buffer, page = 1): { width: number; height: 
   return withTempDir((dir) => {
     const file = join(dir, 'in.pdf');
     writeFileSync(file, pdf);
-    execFileSync('pdftoppm', ['-r', '72', '-gray', '-cropbox', '-f', String(page), '-l', String(page), '-singlefile', file, join(dir, 'out')], { stdio: 'ignore' });
+    execFileSync(
+      'pdftoppm',
+      ['-r', '72', '-gray', '-cropbox', '-f', String(page), '-l', String(page), '-singlefile', file, join(dir, 'out')],
+      { stdio: 'ignore' },
+    );
     const pgm = readFileSync(join(dir, 'out.pgm'));
     const m = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString('latin1', 0, 64));
     if (!m) throw new Error('pdftoppm did not write a PGM');
@@ -469,8 +527,15 @@ export function renderPageGray(pdf: Buffer, page = 1): { width: number; height: 
 }
 
 /** Bounding box {x, y, width, height} (top-left origin) of the dark pixels of a gray image. */
-export function darkPixelBounds(img: { width: number; height: number; pixels: Uint8Array }): { x: number; y: number; width: number; height: number } | undefined {
-  let minX = Infinity, minY = Infinity, maxX = -1, maxY = -1;
+export function darkPixelBounds(img: {
+  width: number;
+  height: number;
+  pixels: Uint8Array;
+}): { x: number; y: number; width: number; height: number } | undefined {
+  let minX = Infinity,
+    minY = Infinity,
+    maxX = -1,
+    maxY = -1;
   for (let y = 0; y < img.height; y++) {
     for (let x = 0; x < img.width; x++) {
       if (img.pixels[y * img.width + x]! < 128) {
@@ -490,7 +555,11 @@ export function ghostscriptPdf(postscript: string, extraArgs: string[] = []): Bu
     const ps = join(dir, 'in.ps');
     const out = join(dir, 'out.pdf');
     writeFileSync(ps, postscript);
-    execFileSync('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', ...extraArgs, `-sOutputFile=${out}`, ps], { stdio: 'ignore' });
+    execFileSync(
+      'gs',
+      ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pdfwrite', ...extraArgs, `-sOutputFile=${out}`, ps],
+      { stdio: 'ignore' },
+    );
     return readFileSync(out);
   });
 }
@@ -532,7 +601,11 @@ export const hostile = {
       Buffer.alloc(4),
     ]);
     const head = Buffer.from('%PDF-1.5\n', 'latin1');
-    const objStm = objectBytes({ num: 4, dict: `/Type /ObjStm /N 3 /First ${header.length} /Filter /FlateDecode`, stream: data });
+    const objStm = objectBytes({
+      num: 4,
+      dict: `/Type /ObjStm /N 3 /First ${header.length} /Filter /FlateDecode`,
+      stream: data,
+    });
     const xrefPos = head.length + objStm.length;
     const rows = new Map<number, [number, number, number]>([
       [0, [0, 0, 65535]],
@@ -573,7 +646,9 @@ export const hostile = {
   prevCycle(): Buffer {
     const placeholder = '/Prev 0000000000';
     const base = makePdf({ pages: 2, trailerExtra: placeholder });
-    const updated = appendUpdate(base, [{ num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 >>' }]);
+    const updated = appendUpdate(base, [
+      { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 90 >>' },
+    ]);
     const lastXref = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(updated.toString('latin1'))![1]);
     const text = updated.toString('latin1').replace(placeholder, `/Prev ${String(lastXref).padStart(10, '0')}`);
     return Buffer.from(text, 'latin1');
@@ -588,7 +663,10 @@ export const hostile = {
   /** A valid 3-page file whose xref table offsets are all shifted by 7 bytes. */
   wrongXrefOffsets(): Buffer {
     const pdf = makePdf({ pages: 3 }).toString('latin1');
-    return Buffer.from(pdf.replace(/^(\d{10}) 00000 n/gm, (_m, off: string) => `${String(Number(off) + 7).padStart(10, '0')} 00000 n`), 'latin1');
+    return Buffer.from(
+      pdf.replace(/^(\d{10}) 00000 n/gm, (_m, off: string) => `${String(Number(off) + 7).padStart(10, '0')} 00000 n`),
+      'latin1',
+    );
   },
 
   /** The first `fraction` of a valid file. */
@@ -606,7 +684,11 @@ export const hostile = {
  * `fieldName` on page 1 (user rect `rect`): catalog, field and page tree root in the classic
  * table, the pages (whose /Annots list the field) only in the /XRefStm stream.
  */
-export function makeHybridPdfWithSignatureField(pageCount = 3, fieldName = 'Witness', rect: FixtureBox = [300, 100, 500, 150]): Buffer {
+export function makeHybridPdfWithSignatureField(
+  pageCount = 3,
+  fieldName = 'Witness',
+  rect: FixtureBox = [300, 100, 500, 150],
+): Buffer {
   const fieldNum = 20;
   const pages = Array.from({ length: pageCount }, (_, i) => ({
     num: 10 + i,
@@ -617,7 +699,10 @@ export function makeHybridPdfWithSignatureField(pageCount = 3, fieldName = 'Witn
     { num: 1, body: `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fieldNum} 0 R] /SigFlags 1 >> >>` },
     { num: 2, body: `<< /Type /Pages /Kids [${pages.map((p) => `${p.num} 0 R`).join(' ')}] /Count ${pageCount} >>` },
     objectStream(3, pages),
-    { num: fieldNum, body: `<< /FT /Sig /T (${fieldName}) /Type /Annot /Subtype /Widget /Rect [${rect.join(' ')}] /F 4 /P 10 0 R >>` },
+    {
+      num: fieldNum,
+      body: `<< /FT /Sig /T (${fieldName}) /Type /Annot /Subtype /Widget /Rect [${rect.join(' ')}] /F 4 /P 10 0 R >>`,
+    },
   ];
   const parts: Buffer[] = [head];
   let pos = head.length;
@@ -639,6 +724,12 @@ export function makeHybridPdfWithSignatureField(pageCount = 3, fieldName = 'Witn
   parts.push(xs);
   pos += xs.length;
   offsets.set(xrefNum, [xrefStmOffset, 0]);
-  parts.push(Buffer.from(xrefTable(offsets, true) + `trailer\n<< /Size ${size} /Root 1 0 R /XRefStm ${xrefStmOffset} >>\nstartxref\n${pos}\n%%EOF\n`, 'latin1'));
+  parts.push(
+    Buffer.from(
+      xrefTable(offsets, true) +
+        `trailer\n<< /Size ${size} /Root 1 0 R /XRefStm ${xrefStmOffset} >>\nstartxref\n${pos}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(parts);
 }

@@ -111,7 +111,14 @@ export interface ExpiredOptions extends SubjectOptions {
   policies?: readonly string[];
 }
 
-export type RevocationReason = 'unspecified' | 'keyCompromise' | 'CACompromise' | 'affiliationChanged' | 'superseded' | 'cessationOfOperation' | 'certificateHold';
+export type RevocationReason =
+  | 'unspecified'
+  | 'keyCompromise'
+  | 'CACompromise'
+  | 'affiliationChanged'
+  | 'superseded'
+  | 'cessationOfOperation'
+  | 'certificateHold';
 
 export interface Crl {
   readonly crlPath: string;
@@ -175,7 +182,9 @@ function subjectOf(options: SubjectOptions): string {
 }
 
 function checkUrl(url: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s,]+$/i.test(url)) throw new Error(`not a usable URL for a certificate extension: ${url}`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s,]+$/i.test(url)) {
+    throw new Error(`not a usable URL for a certificate extension: ${url}`);
+  }
   return url;
 }
 
@@ -204,7 +213,9 @@ function signerExtensions(options: SignerProfileOptions): string[] {
     'authorityKeyIdentifier = keyid:always',
   ];
   if (options.email) lines.push(`subjectAltName = email:${options.email.replace(/[,\s]/g, '')}`);
-  if (options.policies && options.policies.length > 0) lines.push(`certificatePolicies = ${options.policies.map(checkOid).join(', ')}`);
+  if (options.policies && options.policies.length > 0) {
+    lines.push(`certificatePolicies = ${options.policies.map(checkOid).join(', ')}`);
+  }
   lines.push(...revocationExtensions(options));
   return lines;
 }
@@ -234,11 +245,24 @@ export function createTestPki(options: TestPkiOptions = {}): TestPki {
 
 function buildTestPki(dir: string, name: string): TestPki {
   let counter = 0;
-  const fileBase = (label: string): string => join(dir, `${String(++counter).padStart(3, '0')}-${label.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`);
+  const fileBase = (label: string): string =>
+    join(dir, `${String(++counter).padStart(3, '0')}-${label.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 40)}`);
 
   const generateKey = (path: string, keyType: KeyType): { keyPem: string; keyDer: Uint8Array } => {
     if (keyType === 'rsa') openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', path]);
-    else openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-pkeyopt', 'ec_param_enc:named_curve', '-out', path]);
+    else {
+      openssl([
+        'genpkey',
+        '-algorithm',
+        'EC',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-pkeyopt',
+        'ec_param_enc:named_curve',
+        '-out',
+        path,
+      ]);
+    }
     const keyPem = readFileSync(path, 'utf8');
     return { keyPem, keyDer: pemToDer(keyPem) };
   };
@@ -271,11 +295,34 @@ function buildTestPki(dir: string, name: string): TestPki {
   const rootSubject = `/C=IN/O=${escapeRdn(name)}/CN=${escapeRdn(`${name} Root CA`)}`;
   const rootSerial = newSerial();
   openssl([
-    'req', '-x509', '-new', '-key', `${rootBase}.key.pem`, '-subj', rootSubject, '-days', '3650', '-sha256',
-    '-set_serial', `0x${rootSerial}`, '-config', writeExt(rootBase, 'req', ['distinguished_name = dn', 'x509_extensions = v3_ca', '[dn]', '[v3_ca]', ...caExtLines(undefined)]),
-    '-out', `${rootBase}.cert.pem`,
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    `${rootBase}.key.pem`,
+    '-subj',
+    rootSubject,
+    '-days',
+    '3650',
+    '-sha256',
+    '-set_serial',
+    `0x${rootSerial}`,
+    '-config',
+    writeExt(rootBase, 'req', [
+      'distinguished_name = dn',
+      'x509_extensions = v3_ca',
+      '[dn]',
+      '[v3_ca]',
+      ...caExtLines(undefined),
+    ]),
+    '-out',
+    `${rootBase}.cert.pem`,
   ]);
-  const root: CaCertificate = { ...readCert(`${rootBase}.cert.pem`, rootSerial, rootSubject), keyPath: `${rootBase}.key.pem`, ...rootKey };
+  const root: CaCertificate = {
+    ...readCert(`${rootBase}.cert.pem`, rootSerial, rootSubject),
+    keyPath: `${rootBase}.key.pem`,
+    ...rootKey,
+  };
 
   // --- intermediate CA (signed by root)
   const interBase = join(dir, 'intermediate');
@@ -283,11 +330,33 @@ function buildTestPki(dir: string, name: string): TestPki {
   const interSubject = `/C=IN/O=${escapeRdn(name)}/CN=${escapeRdn(`${name} Intermediate CA`)}`;
   const interSerial = newSerial();
   openssl([
-    'x509', '-new', '-force_pubkey', publicKeyFileOf(interKey.keyPem, `${interBase}.pub.pem`), '-subj', interSubject, '-CA', root.certPath, '-CAkey', root.keyPath,
-    '-set_serial', `0x${interSerial}`, '-days', '3650', '-sha256',
-    '-extfile', writeExt(interBase, 'v3_intermediate', caExtLines(0)), '-extensions', 'v3_intermediate', '-out', `${interBase}.cert.pem`,
+    'x509',
+    '-new',
+    '-force_pubkey',
+    publicKeyFileOf(interKey.keyPem, `${interBase}.pub.pem`),
+    '-subj',
+    interSubject,
+    '-CA',
+    root.certPath,
+    '-CAkey',
+    root.keyPath,
+    '-set_serial',
+    `0x${interSerial}`,
+    '-days',
+    '3650',
+    '-sha256',
+    '-extfile',
+    writeExt(interBase, 'v3_intermediate', caExtLines(0)),
+    '-extensions',
+    'v3_intermediate',
+    '-out',
+    `${interBase}.cert.pem`,
   ]);
-  const intermediate: CaCertificate = { ...readCert(`${interBase}.cert.pem`, interSerial, interSubject), keyPath: `${interBase}.key.pem`, ...interKey };
+  const intermediate: CaCertificate = {
+    ...readCert(`${interBase}.cert.pem`, interSerial, interSubject),
+    keyPath: `${interBase}.key.pem`,
+    ...interKey,
+  };
 
   // --- openssl ca database for the intermediate (index for OCSP responders, CRLs, expired certs)
   const caDir = join(dir, 'ca');
@@ -301,37 +370,98 @@ function buildTestPki(dir: string, name: string): TestPki {
   writeFileSync(
     caConfigPath,
     [
-      '[ca]', 'default_ca = intermediate', '',
+      '[ca]',
+      'default_ca = intermediate',
+      '',
       '[intermediate]',
       `dir = ${caDir}`,
-      'database = $dir/index.txt', 'new_certs_dir = $dir/newcerts', 'serial = $dir/serial', 'crlnumber = $dir/crlnumber',
-      `certificate = ${intermediate.certPath}`, `private_key = ${intermediate.keyPath}`,
-      'default_md = sha256', 'default_days = 365', 'default_crl_days = 7', 'policy = policy_any', 'unique_subject = no',
-      'copy_extensions = none', 'preserve = yes', 'email_in_dn = yes', 'crl_extensions = crl_ext', '',
-      '[policy_any]', 'commonName = supplied', 'emailAddress = optional', 'organizationName = optional', 'countryName = optional', '',
-      '[crl_ext]', 'authorityKeyIdentifier = keyid:always', '',
+      'database = $dir/index.txt',
+      'new_certs_dir = $dir/newcerts',
+      'serial = $dir/serial',
+      'crlnumber = $dir/crlnumber',
+      `certificate = ${intermediate.certPath}`,
+      `private_key = ${intermediate.keyPath}`,
+      'default_md = sha256',
+      'default_days = 365',
+      'default_crl_days = 7',
+      'policy = policy_any',
+      'unique_subject = no',
+      'copy_extensions = none',
+      'preserve = yes',
+      'email_in_dn = yes',
+      'crl_extensions = crl_ext',
+      '',
+      '[policy_any]',
+      'commonName = supplied',
+      'emailAddress = optional',
+      'organizationName = optional',
+      'countryName = optional',
+      '',
+      '[crl_ext]',
+      'authorityKeyIdentifier = keyid:always',
+      '',
     ].join('\n'),
   );
   const register = (certPath: string): void => {
     openssl(['ca', '-config', caConfigPath, '-valid', certPath]);
   };
 
-  const issueForKey = (publicKeyPath: string, subject: string, extLines: readonly string[], days: number, label: string): IssuedCertificate => {
+  const issueForKey = (
+    publicKeyPath: string,
+    subject: string,
+    extLines: readonly string[],
+    days: number,
+    label: string,
+  ): IssuedCertificate => {
     const base = fileBase(label);
     const serialHex = newSerial();
     openssl([
-      'x509', '-new', '-force_pubkey', publicKeyPath, '-subj', subject, '-CA', intermediate.certPath, '-CAkey', intermediate.keyPath,
-      '-set_serial', `0x${serialHex}`, '-days', String(days), '-sha256',
-      '-extfile', writeExt(base, 'ee', extLines), '-extensions', 'ee', '-out', `${base}.cert.pem`,
+      'x509',
+      '-new',
+      '-force_pubkey',
+      publicKeyPath,
+      '-subj',
+      subject,
+      '-CA',
+      intermediate.certPath,
+      '-CAkey',
+      intermediate.keyPath,
+      '-set_serial',
+      `0x${serialHex}`,
+      '-days',
+      String(days),
+      '-sha256',
+      '-extfile',
+      writeExt(base, 'ee', extLines),
+      '-extensions',
+      'ee',
+      '-out',
+      `${base}.cert.pem`,
     ]);
     register(`${base}.cert.pem`);
     return readCert(`${base}.cert.pem`, serialHex, subject);
   };
 
-  const issueSoftware = (keyType: KeyType, subject: string, extLines: readonly string[], days: number, label: string): SoftwareCredential => {
+  const issueSoftware = (
+    keyType: KeyType,
+    subject: string,
+    extLines: readonly string[],
+    days: number,
+    label: string,
+  ): SoftwareCredential => {
     const keyPath = `${fileBase(label)}.key.pem`;
     const key = generateKey(keyPath, keyType);
-    return { ...issueForKey(publicKeyFileOf(key.keyPem, keyPath.replace(/\.key\.pem$/, '.pub.pem')), subject, extLines, days, label), keyPath, ...key };
+    return {
+      ...issueForKey(
+        publicKeyFileOf(key.keyPem, keyPath.replace(/\.key\.pem$/, '.pub.pem')),
+        subject,
+        extLines,
+        days,
+        label,
+      ),
+      keyPath,
+      ...key,
+    };
   };
 
   const pki: TestPki = {
@@ -347,13 +477,21 @@ function buildTestPki(dir: string, name: string): TestPki {
       const spkiPem =
         typeof opts.publicKey === 'string'
           ? createPublicKey(opts.publicKey).export({ type: 'spki', format: 'pem' }).toString()
-          : createPublicKey({ key: Buffer.from(opts.publicKey), format: 'der', type: 'spki' }).export({ type: 'spki', format: 'pem' }).toString();
+          : createPublicKey({ key: Buffer.from(opts.publicKey), format: 'der', type: 'spki' })
+              .export({ type: 'spki', format: 'pem' })
+              .toString();
       writeFileSync(`${base}.pub.pem`, spkiPem);
       return issueForKey(`${base}.pub.pem`, subjectOf(opts), signerExtensions(opts), opts.days ?? 365, opts.commonName);
     },
 
     issueSoftwareSigner(opts) {
-      return issueSoftware(opts.keyType ?? 'rsa', subjectOf(opts), signerExtensions(opts), opts.days ?? 365, opts.commonName);
+      return issueSoftware(
+        opts.keyType ?? 'rsa',
+        subjectOf(opts),
+        signerExtensions(opts),
+        opts.days ?? 365,
+        opts.commonName,
+      );
     },
 
     issueTsa(opts = {}) {
@@ -390,15 +528,43 @@ function buildTestPki(dir: string, name: string): TestPki {
       const keyPath = `${base}.key.pem`;
       const key = generateKey(keyPath, opts.keyType ?? 'rsa');
       const subject = subjectOf(opts);
-      openssl(['req', '-new', '-key', keyPath, '-subj', subject, '-out', `${base}.csr.pem`, '-config', writeExt(base, 'req', ['distinguished_name = dn', '[dn]'])]);
+      openssl([
+        'req',
+        '-new',
+        '-key',
+        keyPath,
+        '-subj',
+        subject,
+        '-out',
+        `${base}.csr.pem`,
+        '-config',
+        writeExt(base, 'req', ['distinguished_name = dn', '[dn]']),
+      ]);
       const notBefore = opts.notBefore ?? new Date('2020-01-01T00:00:00Z');
       const notAfter = opts.notAfter ?? new Date('2021-01-01T00:00:00Z');
       openssl([
-        'ca', '-config', caConfigPath, '-batch', '-notext', '-in', `${base}.csr.pem`, '-out', `${base}.cert.pem`,
-        '-startdate', opensslTime(notBefore), '-enddate', opensslTime(notAfter),
-        '-extfile', writeExt(`${base}-ca`, 'ee', signerExtensions(opts)), '-extensions', 'ee',
+        'ca',
+        '-config',
+        caConfigPath,
+        '-batch',
+        '-notext',
+        '-in',
+        `${base}.csr.pem`,
+        '-out',
+        `${base}.cert.pem`,
+        '-startdate',
+        opensslTime(notBefore),
+        '-enddate',
+        opensslTime(notAfter),
+        '-extfile',
+        writeExt(`${base}-ca`, 'ee', signerExtensions(opts)),
+        '-extensions',
+        'ee',
       ]);
-      const serialHex = openssl(['x509', '-in', `${base}.cert.pem`, '-noout', '-serial']).trim().replace(/^serial=/, '').toLowerCase();
+      const serialHex = openssl(['x509', '-in', `${base}.cert.pem`, '-noout', '-serial'])
+        .trim()
+        .replace(/^serial=/, '')
+        .toLowerCase();
       return { ...readCert(`${base}.cert.pem`, serialHex, subject), keyPath, ...key };
     },
 

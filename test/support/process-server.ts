@@ -1,14 +1,30 @@
-/** A Mohar server as a separate process (`mohar serve`), for tests that kill, restart or configure it like an operator. */
+/**
+ * A Mohar server as a separate process (`mohar serve`), for tests that kill, restart or configure it like an operator.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { TestDatabase } from './databases.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
 /** Starts `mohar serve` as its own process on a test database; resolves with its URL once it listens. */
-export function serveProcess(database: TestDatabase, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; output: string }> {
+export function serveProcess(
+  database: TestDatabase,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_PORT: '0', MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), MOHAR_LOG_LEVEL: 'warn', MOHAR_RATE_LIMIT_PER_MINUTE: '1000000', MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE: '1000000', MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE: '1000000', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      MOHAR_PORT: '0',
+      MOHAR_DATA_DIR: database.dataDir,
+      ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}),
+      MOHAR_LOG_LEVEL: 'warn',
+      MOHAR_RATE_LIMIT_PER_MINUTE: '1000000',
+      MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE: '1000000',
+      MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE: '1000000',
+      ...env,
+    },
   });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -27,7 +43,19 @@ export function serveProcess(database: TestDatabase, env: Record<string, string>
 }
 
 /** One HTTP request to a process server (JSON or raw body). */
-export async function call(url: string, method: string, path: string, options: { key?: string; token?: string; json?: unknown; body?: Buffer; contentType?: string; headers?: Record<string, string> } = {}) {
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  options: {
+    key?: string;
+    token?: string;
+    json?: unknown;
+    body?: Buffer;
+    contentType?: string;
+    headers?: Record<string, string>;
+  } = {},
+) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['x-api-key'] = options.key;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -43,4 +71,3 @@ export async function call(url: string, method: string, path: string, options: {
   const bytes = Buffer.from(await response.arrayBuffer());
   return { status: response.status, bytes, json: () => JSON.parse(bytes.toString()) };
 }
-

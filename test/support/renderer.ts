@@ -61,14 +61,19 @@ function ensureBuilt(build: Build): string {
       mkdirSync(lock);
     } catch {
       // Another process builds; a lock older than two minutes is left over from a crash.
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 120_000) {
+        rmSync(lock, { recursive: true, force: true });
+      }
       if (Date.now() > deadline) throw new Error(`timed out waiting for another process to build the ${build.name}`);
       sleep(250);
       continue;
     }
     try {
       if (upToDate(build)) return build.out;
-      const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), ...build.args], { cwd: ROOT, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), ...build.args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
       if (run.status !== 0) throw new Error(`vite ${build.args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
       return build.out;
     } finally {

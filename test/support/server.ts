@@ -56,13 +56,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export function multipartBody(parts: { field: string; filename?: string; contentType?: string; bytes: Uint8Array }[]): { body: Buffer; contentType: string } {
+export function multipartBody(parts: { field: string; filename?: string; contentType?: string; bytes: Uint8Array }[]): {
+  body: Buffer;
+  contentType: string;
+} {
   const boundary = `----mohar${randomBytes(8).toString('hex')}`;
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.field}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;
     const type = part.filename === undefined ? '' : `Content-Type: ${part.contentType ?? 'application/pdf'}\r\n`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`), Buffer.from(part.bytes), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`),
+      Buffer.from(part.bytes),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
@@ -87,7 +94,12 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
   const runtime = await openRuntime(config, clock.now);
   await bootstrapFirstAccount(runtime.ctx);
   const logs: string[] = [];
-  const logStream = new Writable({ write(chunk: Buffer, _encoding, done) { logs.push(chunk.toString()); done(); } });
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
   const { app, inFlight } = await buildServerApp(runtime.ctx, { logStream });
   await app.ready();
   // Jobs (mail, completion, expiry) run when a test asks: runJobs() makes their timing deterministic.
@@ -99,7 +111,14 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     let payload: string | Buffer | undefined;
     if (options.file) {
-      const multipart = multipartBody([{ field: options.file.field ?? 'file', filename: options.file.filename ?? 'test.pdf', contentType: options.file.contentType, bytes: options.file.bytes }]);
+      const multipart = multipartBody([
+        {
+          field: options.file.field ?? 'file',
+          filename: options.file.filename ?? 'test.pdf',
+          contentType: options.file.contentType,
+          bytes: options.file.bytes,
+        },
+      ]);
       payload = multipart.body;
       headers['content-type'] = multipart.contentType;
     } else if (options.json !== undefined) {
@@ -132,7 +151,12 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     async newAccount(options = {}) {
       const email = `owner-${randomBytes(4).toString('hex')}@test.local`;
       const password = `pw-${randomBytes(12).toString('hex')}`;
-      const created = await createAccount(runtime.ctx, { name: `Account ${email}`, email, password, testMode: options.testMode ?? false });
+      const created = await createAccount(runtime.ctx, {
+        name: `Account ${email}`,
+        email,
+        password,
+        testMode: options.testMode ?? false,
+      });
       const token = await login(email, password);
       const key = await generateKey(token, 'live');
       const testKey = options.testMode ? await generateKey(token, 'test') : undefined;
@@ -153,7 +177,10 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
  * Registers before/after hooks in the current describe(): a test server on a fresh database and
  * one account with a live key. Read them from the returned holder inside tests.
  */
-export function useTestServer(kind: DatabaseKind, env: Record<string, string> = {}): { server: TestServer; account: TestAccount } {
+export function useTestServer(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+): { server: TestServer; account: TestAccount } {
   const holder = {} as { server: TestServer; account: TestAccount };
   before(async () => {
     holder.server = await startTestServer(kind, env);

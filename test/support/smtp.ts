@@ -82,8 +82,17 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpTestServ
     async waitFor(count, timeoutMs = 10_000) {
       if (messages.length < count) {
         await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`expected ${count} mail(s), got ${messages.length} within ${timeoutMs} ms`)), timeoutMs);
-          waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(); } });
+          const timer = setTimeout(
+            () => reject(new Error(`expected ${count} mail(s), got ${messages.length} within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+          waiters.push({
+            count,
+            resolve: () => {
+              clearTimeout(timer);
+              resolve();
+            },
+          });
         });
       }
       return messages;
@@ -156,7 +165,10 @@ function parameters(value: string): { value: string; params: Map<string, string>
     const eq = item.indexOf('=');
     if (eq < 0) continue;
     let name = item.slice(0, eq).trim().toLowerCase();
-    let v = item.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    let v = item
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
     if (name.endsWith('*')) {
       name = name.slice(0, -1);
       const m = /^([^']*)'[^']*'(.*)$/.exec(v);

@@ -4,7 +4,8 @@
  *   const hsm = createSoftHsm();            // BEFORE any PKCS#11 module is loaded in this process
  *   hsm.modulePath                          // /usr/lib/softhsm/libsofthsm2.so (or MOHAR_TEST_SOFTHSM_MODULE)
  *   hsm.tokenLabel / hsm.pin / hsm.soPin / hsm.tokenSerial
- *   hsm.keys                                // [{ id: '01', label, type: 'RSA' | 'EC', certificateId, certificateDer, publicKeyDer, ... }]
+ * hsm.keys                                // [{ id: '01', label, type: 'RSA' | 'EC', certificateId, certificateDer,
+ * publicKeyDer, ... }]
  *   hsm.chainDer                            // [intermediate, root] DER (the intermediate is also written to the token)
  *   hsm.pki                                 // the TestPki that issued the certificates (test/support/pki.ts)
  *   hsm.cleanup()                           // removes the token dir and the PKI (after the module is closed)
@@ -122,7 +123,14 @@ export interface SoftHsm {
 }
 
 export const DEFAULT_TOKEN_KEYS: readonly TokenKeySpec[] = [
-  { id: '01', label: 'rsa-signer', type: 'rsa', commonName: 'Asha Rao', email: 'asha@example.com', policies: [CCA_CLASS_2_POLICY] },
+  {
+    id: '01',
+    label: 'rsa-signer',
+    type: 'rsa',
+    commonName: 'Asha Rao',
+    email: 'asha@example.com',
+    policies: [CCA_CLASS_2_POLICY],
+  },
   { id: '02', label: 'ec-signer', type: 'ec', commonName: 'Ravi Kumar', email: 'ravi@example.com' },
 ];
 
@@ -178,7 +186,12 @@ function ecPublicKeyFromListing(listing: string, id: string, curve: 'P-256' | 'P
     if (bytes[0] === 0x04 && bytes[1] === bytes.length - 2) bytes = bytes.subarray(2);
     else if (bytes[0] === 0x04 && bytes[1] === 0x81 && bytes[2] === bytes.length - 3) bytes = bytes.subarray(3);
     const size = (bytes.length - 1) / 2;
-    const jwk = { kty: 'EC', crv: curve, x: bytes.subarray(1, 1 + size).toString('base64url'), y: bytes.subarray(1 + size).toString('base64url') };
+    const jwk = {
+      kty: 'EC',
+      crv: curve,
+      x: bytes.subarray(1, 1 + size).toString('base64url'),
+      y: bytes.subarray(1 + size).toString('base64url'),
+    };
     return new Uint8Array(createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'der' }));
   }
   throw new Error(`no EC public key with id ${id} on the token`);
@@ -203,7 +216,10 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
   const tokenDir = join(root, 'tokens');
   mkdirSync(tokenDir);
   const confPath = join(root, 'softhsm2.conf');
-  writeFileSync(confPath, `directories.tokendir = ${tokenDir}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`);
+  writeFileSync(
+    confPath,
+    `directories.tokendir = ${tokenDir}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`,
+  );
   process.env.SOFTHSM2_CONF = confPath;
   const env = { ...process.env, SOFTHSM2_CONF: confPath };
 
@@ -214,7 +230,8 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
   const modulePath = SOFTHSM_MODULE;
 
   const util = (args: readonly string[]): string => run('softhsm2-util', args, env);
-  const tool = (label: string, args: readonly string[]): string => run('pkcs11-tool', ['--module', modulePath, '--token-label', label, ...args], env);
+  const tool = (label: string, args: readonly string[]): string =>
+    run('pkcs11-tool', ['--module', modulePath, '--token-label', label, ...args], env);
   const serialOf = (label: string): string => {
     const out = util(['--show-slots']);
     for (const block of out.split(/\n(?=Slot )/)) {
@@ -242,10 +259,27 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
     let publicKeyDer: Uint8Array;
     if (spec.expired) {
       if (spec.curve === 'P-384') throw new Error('expired keys are RSA-2048 or P-256');
-      const credential = pki.issueExpired({ commonName: spec.commonName, email: spec.email, keyType: spec.type, policies: spec.policies });
+      const credential = pki.issueExpired({
+        commonName: spec.commonName,
+        email: spec.email,
+        keyType: spec.type,
+        policies: spec.policies,
+      });
       writeFileSync(`${base}.p8.der`, credential.keyDer);
-      onToken(['--write-object', `${base}.p8.der`, '--type', 'privkey', '--id', id, '--label', spec.label, '--usage-sign']);
-      publicKeyDer = new Uint8Array(execFileSync('openssl', ['pkey', '-in', credential.keyPath, '-pubout', '-outform', 'DER']));
+      onToken([
+        '--write-object',
+        `${base}.p8.der`,
+        '--type',
+        'privkey',
+        '--id',
+        id,
+        '--label',
+        spec.label,
+        '--usage-sign',
+      ]);
+      publicKeyDer = new Uint8Array(
+        execFileSync('openssl', ['pkey', '-in', credential.keyPath, '-pubout', '-outform', 'DER']),
+      );
       certificate = credential;
     } else {
       const keyType = spec.type === 'rsa' ? 'rsa:2048' : spec.curve === 'P-384' ? 'EC:secp384r1' : 'EC:prime256v1';
@@ -255,12 +289,21 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
         publicKeyDer = new Uint8Array(readFileSync(`${base}.pub.der`));
       } else {
         // pkcs11-tool --read-object cannot export P-384 keys ("cannot create EVP_PKEY"): take the point.
-        publicKeyDer = ecPublicKeyFromListing(tool(tokenLabel, ['--list-objects', '--type', 'pubkey']), id, spec.curve ?? 'P-256');
+        publicKeyDer = ecPublicKeyFromListing(
+          tool(tokenLabel, ['--list-objects', '--type', 'pubkey']),
+          id,
+          spec.curve ?? 'P-256',
+        );
       }
       if (certificateId !== null) {
         certificate = pki.issueSigner({
-          publicKey: publicKeyDer, commonName: spec.commonName, email: spec.email, policies: spec.policies, keyUsage: spec.keyUsage,
-          crlUrl: spec.crlUrl, ocspUrl: spec.ocspUrl,
+          publicKey: publicKeyDer,
+          commonName: spec.commonName,
+          email: spec.email,
+          policies: spec.policies,
+          keyUsage: spec.keyUsage,
+          crlUrl: spec.crlUrl,
+          ocspUrl: spec.ocspUrl,
         });
       }
     }
@@ -269,13 +312,28 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
       onToken(['--write-object', `${base}.cert.der`, '--type', 'cert', '--id', certificateId, '--label', spec.label]);
     }
     keys.push({
-      id, label: spec.label, type: spec.type === 'rsa' ? 'RSA' : 'EC', certificateId: certificate ? certificateId : null,
-      certificateDer: certificate ? certificate.certDer : new Uint8Array(), certificate, publicKeyDer, generatedOnToken: !spec.expired,
+      id,
+      label: spec.label,
+      type: spec.type === 'rsa' ? 'RSA' : 'EC',
+      certificateId: certificate ? certificateId : null,
+      certificateDer: certificate ? certificate.certDer : new Uint8Array(),
+      certificate,
+      publicKeyDer,
+      generatedOnToken: !spec.expired,
     });
   }
   if (options.writeIntermediate !== false) {
     writeFileSync(join(root, 'intermediate.der'), pki.intermediate.certDer);
-    onToken(['--write-object', join(root, 'intermediate.der'), '--type', 'cert', '--id', 'ca01', '--label', 'Intermediate CA']);
+    onToken([
+      '--write-object',
+      join(root, 'intermediate.der'),
+      '--type',
+      'cert',
+      '--id',
+      'ca01',
+      '--label',
+      'Intermediate CA',
+    ]);
   }
 
   const tokenStoreOf = (label: string): string => {
@@ -288,7 +346,15 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
   };
 
   return {
-    modulePath, confPath, tokenDir, tokenLabel, tokenSerial, pin, soPin, keys, pki,
+    modulePath,
+    confPath,
+    tokenDir,
+    tokenLabel,
+    tokenSerial,
+    pin,
+    soPin,
+    keys,
+    pki,
     chainDer: pki.chainDer,
     initToken,
     deleteToken(label) {
@@ -319,7 +385,10 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
  * through native/, for tests that sign with the token. Read them from the holder inside tests.
  */
 /** `options` is called in before() (so it may use what earlier hooks made, e.g. useDscTrust's PKI). */
-export function useSoftHsmModule(options?: () => SoftHsmOptions | Promise<SoftHsmOptions>): { hsm: SoftHsm; module: Pkcs11Module } {
+export function useSoftHsmModule(options?: () => SoftHsmOptions | Promise<SoftHsmOptions>): {
+  hsm: SoftHsm;
+  module: Pkcs11Module;
+} {
   const holder = {} as { hsm: SoftHsm; module: Pkcs11Module };
   before(async () => {
     holder.hsm = createSoftHsm(await options?.());

@@ -27,7 +27,11 @@ export async function drawWithFinger(cdp: CDPSession, points: readonly Point[]):
   const start = Date.now() / 1000;
   const at = (ms: number) => start + ms / 1000;
   const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', ms: number, point?: Point) =>
-    cdp.send('Input.dispatchTouchEvent', { type, touchPoints: point ? [{ x: point.x, y: point.y }] : [], timestamp: at(ms) });
+    cdp.send('Input.dispatchTouchEvent', {
+      type,
+      touchPoints: point ? [{ x: point.x, y: point.y }] : [],
+      timestamp: at(ms),
+    });
 
   await touch('touchStart', 0, points[0]);
   for (let i = 1; i < points.length; i++) await touch('touchMove', i * SAMPLE_MS, points[i]);

@@ -20,10 +20,15 @@ import type { HttpTransport } from '../../pdf/index.js';
 /** Runs openssl; rejects with its stderr on failure. */
 export function openssl(args: readonly string[], options: { cwd?: string } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('openssl', args, { cwd: options.cwd, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`openssl ${args.join(' ')} failed: ${stderr || error.message}`));
-      else resolve(stdout);
-    });
+    execFile(
+      'openssl',
+      args,
+      { cwd: options.cwd, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`openssl ${args.join(' ')} failed: ${stderr || error.message}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -60,12 +65,19 @@ export function stopListening(server: Server): Promise<void> {
 export function loopbackTransport(options: { log?: string[] } = {}): HttpTransport {
   return async ({ url, body, contentType, accept }) => {
     const u = new URL(url);
-    if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new Error(`test transport: refusing non-loopback URL ${url}`);
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) {
+      throw new Error(`test transport: refusing non-loopback URL ${url}`);
+    }
     options.log?.push(`${body ? 'POST' : 'GET'} ${url}`);
     const headers: Record<string, string> = {};
     if (contentType) headers['content-type'] = contentType;
     if (accept) headers.accept = accept;
-    const res = await fetch(url, { method: body ? 'POST' : 'GET', headers, ...(body ? { body } : {}), signal: AbortSignal.timeout(5000) });
+    const res = await fetch(url, {
+      method: body ? 'POST' : 'GET',
+      headers,
+      ...(body ? { body } : {}),
+      signal: AbortSignal.timeout(5000),
+    });
     const bytes = new Uint8Array(await res.arrayBuffer());
     if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
     return bytes;
@@ -158,7 +170,9 @@ export async function startTsa(options: TsaOptions): Promise<TestTsa> {
     const q = join(dir, `q${n}.tsq`);
     const r = join(dir, `r${n}.tsr`);
     writeFileSync(q, query);
-    const run = queue.then(() => openssl(['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', q, '-out', r]));
+    const run = queue.then(() =>
+      openssl(['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', q, '-out', r]),
+    );
     queue = run.catch(() => undefined);
     await run;
     const out = readFileSync(r);
@@ -185,7 +199,14 @@ export async function startTsa(options: TsaOptions): Promise<TestTsa> {
           break;
         case 'rejection':
           answer = Buffer.from(
-            new pkijs.TimeStampResp({ status: new pkijs.PKIStatusInfo({ status: 2, statusStrings: [new asn1js.Utf8String({ value: 'TSA is resting' })] }) }).toSchema().toBER(false),
+            new pkijs.TimeStampResp({
+              status: new pkijs.PKIStatusInfo({
+                status: 2,
+                statusStrings: [new asn1js.Utf8String({ value: 'TSA is resting' })],
+              }),
+            })
+              .toSchema()
+              .toBER(false),
           );
           break;
         case 'wrong-imprint':
@@ -200,7 +221,9 @@ export async function startTsa(options: TsaOptions): Promise<TestTsa> {
         default:
           answer = await reply(body);
       }
-      res.writeHead(200, { 'content-type': 'application/timestamp-reply', 'content-length': answer.length }).end(answer);
+      res
+        .writeHead(200, { 'content-type': 'application/timestamp-reply', 'content-length': answer.length })
+        .end(answer);
     })().catch((e: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(String(e));
     });

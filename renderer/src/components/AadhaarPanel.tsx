@@ -24,7 +24,21 @@ interface Props {
   alert: string | null;
 }
 
-const REASONS = ['otp_wrong', 'otp_expired', 'attempts_exceeded', 'aadhaar_locked', 'service_down', 'cancelled', 'aadhaar_invalid', 'name_mismatch', 'expired', 'response_invalid', 'certificate_untrusted', 'document_changed', 'esp_error'];
+const REASONS = [
+  'otp_wrong',
+  'otp_expired',
+  'attempts_exceeded',
+  'aadhaar_locked',
+  'service_down',
+  'cancelled',
+  'aadhaar_invalid',
+  'name_mismatch',
+  'expired',
+  'response_invalid',
+  'certificate_untrusted',
+  'document_changed',
+  'esp_error',
+];
 
 const KEPT = 'mohar:aadhaar:values:';
 
@@ -38,7 +52,11 @@ export function keptAadhaarValues(view: SignerView): Record<string, FieldValue> 
     const kept = JSON.parse(window.sessionStorage.getItem(key) ?? '{}') as Record<string, unknown>;
     window.sessionStorage.removeItem(key);
     const mine = new Set(view.fields.map((f) => f.field_id));
-    return Object.fromEntries(Object.entries(kept).filter((e): e is [string, FieldValue] => mine.has(e[0]) && (typeof e[1] === 'string' || typeof e[1] === 'boolean')));
+    return Object.fromEntries(
+      Object.entries(kept).filter(
+        (e): e is [string, FieldValue] => mine.has(e[0]) && (typeof e[1] === 'string' || typeof e[1] === 'boolean'),
+      ),
+    );
   } catch {
     return {};
   }
@@ -52,7 +70,17 @@ function returnedFailure(): string | null {
   return REASONS.includes(reason) ? reason : 'esp_error';
 }
 
-export function AadhaarPanel({ view, api, ready, consent, onConsent, fieldValues, onFinished, onDecline, alert }: Props) {
+export function AadhaarPanel({
+  view,
+  api,
+  ready,
+  consent,
+  onConsent,
+  fieldValues,
+  onFinished,
+  onDecline,
+  alert,
+}: Props) {
   const { t } = useI18n();
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(() => returnedFailure());
@@ -62,11 +90,19 @@ export function AadhaarPanel({ view, api, ready, consent, onConsent, fieldValues
   useEffect(() => {
     if (returnedFailure() !== null) return;
     let cancelled = false;
-    api.aadhaarStatus().then((status) => {
-      if (cancelled) return;
-      if (status.state === 'signed') onFinished({ recipient_status: 'signed', envelope_status: status.envelope_status ?? view.envelope.status, redirect_url: view.session.return_url ?? view.envelope.redirect_url });
-      else if (status.state === 'failed' && status.failure) setFailure(status.failure.reason);
-    }).catch(() => undefined);
+    api
+      .aadhaarStatus()
+      .then((status) => {
+        if (cancelled) return;
+        if (status.state === 'signed') {
+          onFinished({
+            recipient_status: 'signed',
+            envelope_status: status.envelope_status ?? view.envelope.status,
+            redirect_url: view.session.return_url ?? view.envelope.redirect_url,
+          });
+        } else if (status.state === 'failed' && status.failure) setFailure(status.failure.reason);
+      })
+      .catch(() => undefined);
     return () => {
       cancelled = true;
     };
@@ -99,14 +135,21 @@ export function AadhaarPanel({ view, api, ready, consent, onConsent, fieldValues
       <p className="muted">{t('aadhaar.intro')}</p>
       {failure && (
         <div className="aadhaar-failure" role="alert" data-reason={failure}>
-          <strong>{t('aadhaar.failed.title')}</strong> {t(`aadhaar.failed.${failure}` as StringKey)} {t('aadhaar.failed.unchanged')}
+          <strong>{t('aadhaar.failed.title')}</strong> {t(`aadhaar.failed.${failure}` as StringKey)}{' '}
+          {t('aadhaar.failed.unchanged')}
         </div>
       )}
       <ConsentCheckbox text="aadhaar.consent" checked={consent} onChange={onConsent} />
-      <div role="alert" className="action-alert">{error ?? alert}</div>
+      <div role="alert" className="action-alert">
+        {error ?? alert}
+      </div>
       <div className="actions">
-        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>{t('act.decline')}</button>
-        <button type="button" className="button primary" onClick={() => void sign()} disabled={busy} aria-busy={busy}>{busy ? t('aadhaar.redirecting') : failure ? t('aadhaar.retry') : t('aadhaar.sign')}</button>
+        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>
+          {t('act.decline')}
+        </button>
+        <button type="button" className="button primary" onClick={() => void sign()} disabled={busy} aria-busy={busy}>
+          {busy ? t('aadhaar.redirecting') : failure ? t('aadhaar.retry') : t('aadhaar.sign')}
+        </button>
       </div>
     </footer>
   );

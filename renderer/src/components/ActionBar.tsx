@@ -18,11 +18,21 @@ export function ActionBar({ action, consent, onConsent, busy, alert, onSubmit, o
   const label = action === 'approve' ? t('act.approve') : action === 'review' ? t('act.review') : t('act.sign');
   return (
     <footer className="action-bar">
-      <ConsentCheckbox text={action === 'sign' ? 'consent.sign' : 'consent.review'} checked={consent} onChange={onConsent} />
-      <div role="alert" className="action-alert">{alert}</div>
+      <ConsentCheckbox
+        text={action === 'sign' ? 'consent.sign' : 'consent.review'}
+        checked={consent}
+        onChange={onConsent}
+      />
+      <div role="alert" className="action-alert">
+        {alert}
+      </div>
       <div className="actions">
-        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>{t('act.decline')}</button>
-        <button type="button" className="button primary" onClick={onSubmit} disabled={busy} aria-busy={busy}>{busy ? t('act.working') : label}</button>
+        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>
+          {t('act.decline')}
+        </button>
+        <button type="button" className="button primary" onClick={onSubmit} disabled={busy} aria-busy={busy}>
+          {busy ? t('act.working') : label}
+        </button>
       </div>
     </footer>
   );

@@ -51,7 +51,8 @@ export function App() {
   }, [load]);
 
   useEffect(() => {
-    document.title = state.kind === 'ready' || state.kind === 'done' ? `${state.view.envelope.title} · Mohar` : t('app.title');
+    document.title =
+      state.kind === 'ready' || state.kind === 'done' ? `${state.view.envelope.title} · Mohar` : t('app.title');
   }, [state, t]);
 
   const finished = useCallback((view: SignerView, result: ActResult) => {
@@ -67,15 +68,36 @@ export function App() {
       return <StatusPage title={t('app.loading')} busy />;
     case 'failed':
       // Back from the eSign service provider, signed: the link is used now; say what happened.
-      if (aadhaarSigned && (state.error.code === 'signing_link_used' || state.error.code === 'envelope_closed')) return <StatusPage tone="success" title={t('aadhaar.done.title')} body={t('aadhaar.done.body')} />;
+      if (aadhaarSigned && (state.error.code === 'signing_link_used' || state.error.code === 'envelope_closed')) {
+        return <StatusPage tone="success" title={t('aadhaar.done.title')} body={t('aadhaar.done.body')} />;
+      }
       return <DeadLinkPage error={state.error} onRetry={load} />;
     case 'done':
       return <DonePage view={state.view} result={state.result} redirecting={state.redirecting} api={api} />;
     case 'ready': {
       const { view } = state;
       if (view.action === 'wait') return <StatusPage title={t('link.wait.title')} body={t('link.wait.body')} />;
-      if (view.action === 'done' || view.action === 'closed') return <DeadLinkPage error={new ApiError(410, view.action === 'done' ? 'signing_link_used' : 'envelope_closed', '', { recipient_status: view.recipient.status, envelope_status: view.envelope.status })} onRetry={load} />;
-      return <SigningScreen view={view} api={api} onFinished={(result) => finished(view, result)} onLinkFailure={linkFailed} />;
+      if (view.action === 'done' || view.action === 'closed') {
+        return (
+          <DeadLinkPage
+            error={
+              new ApiError(410, view.action === 'done' ? 'signing_link_used' : 'envelope_closed', '', {
+                recipient_status: view.recipient.status,
+                envelope_status: view.envelope.status,
+              })
+            }
+            onRetry={load}
+          />
+        );
+      }
+      return (
+        <SigningScreen
+          view={view}
+          api={api}
+          onFinished={(result) => finished(view, result)}
+          onLinkFailure={linkFailed}
+        />
+      );
     }
   }
 }

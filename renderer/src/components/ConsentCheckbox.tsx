@@ -2,7 +2,15 @@
 import { useI18n } from '../i18n/i18n';
 import type { StringKey } from '../i18n/strings';
 
-export function ConsentCheckbox({ text, checked, onChange }: { text: StringKey; checked: boolean; onChange: (checked: boolean) => void }) {
+export function ConsentCheckbox({
+  text,
+  checked,
+  onChange,
+}: {
+  text: StringKey;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
   const { t } = useI18n();
   return (
     <label className="consent">

@@ -1,4 +1,7 @@
-/** A link that cannot be used (now): expired, revoked (replaced), used, closed envelope, or the server cannot be reached. */
+/**
+ * A link that cannot be used (now): expired, revoked (replaced), used, closed envelope, or the server cannot be
+ * reached.
+ */
 import type { ApiError } from '../api';
 import { useI18n } from '../i18n/i18n';
 import type { StringKey } from '../i18n/strings';
@@ -31,7 +34,13 @@ export function DeadLinkPage({ error, onRetry }: { error: ApiError; onRetry: () 
     }
     case 'envelope_closed': {
       const [title, body] = CLOSED[String(error.problem.envelope_status ?? '')] ?? CLOSED.voided!;
-      return <StatusPage tone={error.problem.envelope_status === 'completed' ? 'success' : 'warning'} title={t(title)} body={t(body)} />;
+      return (
+        <StatusPage
+          tone={error.problem.envelope_status === 'completed' ? 'success' : 'warning'}
+          title={t(title)}
+          body={t(body)}
+        />
+      );
     }
     case 'validation_failed':
     case 'route_not_found':
@@ -39,8 +48,14 @@ export function DeadLinkPage({ error, onRetry }: { error: ApiError; onRetry: () 
     default: {
       const network = error.code === 'network_error' || error.status >= 500;
       return (
-        <StatusPage tone="warning" title={t(network ? 'link.network.title' : 'link.error.title')} body={network ? t('link.network.body') : error.message}>
-          <button type="button" className="button primary" onClick={onRetry}>{t('link.retry')}</button>
+        <StatusPage
+          tone="warning"
+          title={t(network ? 'link.network.title' : 'link.error.title')}
+          body={network ? t('link.network.body') : error.message}
+        >
+          <button type="button" className="button primary" onClick={onRetry}>
+            {t('link.retry')}
+          </button>
         </StatusPage>
       );
     }

@@ -25,12 +25,35 @@ export function DeclineDialog({ busy, error, onDecline, onClose }: Props) {
         }}
       >
         <label htmlFor={id}>{t('decline.reason')}</label>
-        <textarea id={id} rows={4} maxLength={2000} value={reason} aria-required="true" aria-invalid={missing || undefined} onChange={(e) => { setReason(e.target.value); setMissing(false); }} />
-        {missing && <p className="error" role="alert">{t('decline.needReason')}</p>}
-        {error && <p className="error" role="alert">{error}</p>}
+        <textarea
+          id={id}
+          rows={4}
+          maxLength={2000}
+          value={reason}
+          aria-required="true"
+          aria-invalid={missing || undefined}
+          onChange={(e) => {
+            setReason(e.target.value);
+            setMissing(false);
+          }}
+        />
+        {missing && (
+          <p className="error" role="alert">
+            {t('decline.needReason')}
+          </p>
+        )}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
         <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>{t('decline.cancel')}</button>
-          <button type="submit" className="button danger" disabled={busy}>{busy ? t('act.working') : t('decline.confirm')}</button>
+          <button type="button" className="button" onClick={onClose}>
+            {t('decline.cancel')}
+          </button>
+          <button type="submit" className="button danger" disabled={busy}>
+            {busy ? t('act.working') : t('decline.confirm')}
+          </button>
         </div>
       </form>
     </Modal>

@@ -14,7 +14,6 @@ import type { AdoptedSignature, FieldValue, SignerField, SignerView } from '../t
 import { FieldOverlay } from './FieldOverlay';
 import { PdfPage } from './PdfPage';
 
-
 interface Props {
   view: SignerView;
   api: SignerApi;
@@ -55,12 +54,14 @@ export function DocumentView(props: Props) {
         markOnce(MARKS.pdfjsLoaded);
         if (live) setPdfLib(m);
       });
-      await Promise.all(view.documents.map(async (d, i) => {
-        const pdf = await (await module).openPdf(await bytes[i]!);
-        markOnce(MARKS.documentOpened);
-        opened.push(pdf);
-        if (live) setPdfs((prev) => ({ ...prev, [d.document_id]: pdf }));
-      }));
+      await Promise.all(
+        view.documents.map(async (d, i) => {
+          const pdf = await (await module).openPdf(await bytes[i]!);
+          markOnce(MARKS.documentOpened);
+          opened.push(pdf);
+          if (live) setPdfs((prev) => ({ ...prev, [d.document_id]: pdf }));
+        }),
+      );
     })().catch(() => {
       // The fields stay usable; the signer is told the pages cannot be shown (and can reload).
       if (live) setLoadError(true);
@@ -71,7 +72,13 @@ export function DocumentView(props: Props) {
     };
   }, [view.documents, api]);
 
-  const pages = useMemo(() => view.documents.flatMap((d) => d.pages.map((p) => ({ document: d, size: p, key: `${d.document_id}:${p.page_number}` }))), [view.documents]);
+  const pages = useMemo(
+    () =>
+      view.documents.flatMap((d) =>
+        d.pages.map((p) => ({ document: d, size: p, key: `${d.document_id}:${p.page_number}` })),
+      ),
+    [view.documents],
+  );
 
   // Fields are interactive once each page that holds one of them is drawn (first page when there are none).
   const needed = useMemo(() => {
@@ -80,11 +87,14 @@ export function DocumentView(props: Props) {
     return keys;
   }, [props.fields, pages]);
   const drawn = useRef(new Set<string>());
-  const onRendered = useCallback((key: string) => {
-    markOnce(MARKS.firstPage);
-    drawn.current.add(key);
-    if ([...needed].every((k) => drawn.current.has(k))) markOnce(MARKS.fieldsInteractive);
-  }, [needed]);
+  const onRendered = useCallback(
+    (key: string) => {
+      markOnce(MARKS.firstPage);
+      drawn.current.add(key);
+      if ([...needed].every((k) => drawn.current.has(k))) markOnce(MARKS.fieldsInteractive);
+    },
+    [needed],
+  );
 
   useEffect(() => {
     const element = container.current;
@@ -99,17 +109,20 @@ export function DocumentView(props: Props) {
     const element = container.current;
     if (!element) return;
     const shown = new Map<number, number>();
-    const observer = new IntersectionObserver((entries) => {
-      for (const entry of entries) {
-        const index = Number((entry.target as HTMLElement).id.slice('page-'.length));
-        shown.set(index, entry.isIntersecting ? entry.intersectionRect.height : 0);
-        if (entry.isIntersecting) queue.hurry((entry.target as HTMLElement).dataset.pageKey ?? '');
-      }
-      let best = 0;
-      let bestHeight = 0;
-      for (const [index, height] of shown) if (height > bestHeight) [best, bestHeight] = [index, height];
-      if (best > 0) onCurrentPage(best);
-    }, { threshold: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] });
+    const observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          const index = Number((entry.target as HTMLElement).id.slice('page-'.length));
+          shown.set(index, entry.isIntersecting ? entry.intersectionRect.height : 0);
+          if (entry.isIntersecting) queue.hurry((entry.target as HTMLElement).dataset.pageKey ?? '');
+        }
+        let best = 0;
+        let bestHeight = 0;
+        for (const [index, height] of shown) if (height > bestHeight) [best, bestHeight] = [index, height];
+        if (best > 0) onCurrentPage(best);
+      },
+      { threshold: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] },
+    );
     element.querySelectorAll('.page').forEach((page) => observer.observe(page));
     return () => observer.disconnect();
   }, [pages, queue, onCurrentPage]);
@@ -117,7 +130,11 @@ export function DocumentView(props: Props) {
   const date = today();
   return (
     <div className="document" id="document" ref={container} tabIndex={-1}>
-      {loadError && <p role="alert" className="load-error">{t('doc.loadFailed')}</p>}
+      {loadError && (
+        <p role="alert" className="load-error">
+          {t('doc.loadFailed')}
+        </p>
+      )}
       {pages.map(({ document, size, key }, i) => {
         const here = (f: SignerField) => f.document_id === document.document_id && f.page_number === size.page_number;
         return (
@@ -135,10 +152,40 @@ export function DocumentView(props: Props) {
             onRendered={onRendered}
           >
             {view.other_fields.filter(here).map((f) => (
-              <FieldOverlay key={f.field_id} field={f} owner="other" scale={scale} recipient={view.recipient} today={date} value={undefined} onChange={props.onChange} signature={null} onOpenSignature={props.onOpenSignature} initials={null} onOpenInitials={props.onOpenInitials} tokenSignature={false} flagged={false} />
+              <FieldOverlay
+                key={f.field_id}
+                field={f}
+                owner="other"
+                scale={scale}
+                recipient={view.recipient}
+                today={date}
+                value={undefined}
+                onChange={props.onChange}
+                signature={null}
+                onOpenSignature={props.onOpenSignature}
+                initials={null}
+                onOpenInitials={props.onOpenInitials}
+                tokenSignature={false}
+                flagged={false}
+              />
             ))}
             {props.fields.filter(here).map((f) => (
-              <FieldOverlay key={f.field_id} field={f} owner="me" scale={scale} recipient={view.recipient} today={date} value={props.values[f.field_id]} onChange={props.onChange} signature={props.signature} onOpenSignature={props.onOpenSignature} initials={props.initials} onOpenInitials={props.onOpenInitials} tokenSignature={props.tokenSignature} flagged={props.flagged.has(f.field_id)} />
+              <FieldOverlay
+                key={f.field_id}
+                field={f}
+                owner="me"
+                scale={scale}
+                recipient={view.recipient}
+                today={date}
+                value={props.values[f.field_id]}
+                onChange={props.onChange}
+                signature={props.signature}
+                onOpenSignature={props.onOpenSignature}
+                initials={props.initials}
+                onOpenInitials={props.onOpenInitials}
+                tokenSignature={props.tokenSignature}
+                flagged={props.flagged.has(f.field_id)}
+              />
             ))}
           </PdfPage>
         );

@@ -28,7 +28,10 @@ export function DrawPad({ canvasRef, onInk, help, areaLabel }: Props) {
       const width = Math.round(canvas.clientWidth * ratio);
       const height = Math.round(canvas.clientHeight * ratio);
       if (width === canvas.width && height === canvas.height) return;
-      const old = canvas.width > 0 && canvas.height > 0 ? canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height) : null;
+      const old =
+        canvas.width > 0 && canvas.height > 0
+          ? canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height)
+          : null;
       canvas.width = width;
       canvas.height = height;
       if (old) canvas.getContext('2d')!.putImageData(old, 0, 0);
@@ -40,7 +43,10 @@ export function DrawPad({ canvasRef, onInk, help, areaLabel }: Props) {
   const point = (e: PointerEvent | ReactPointerEvent) => {
     const canvas = canvasRef.current!;
     const rect = canvas.getBoundingClientRect();
-    return { x: ((e.clientX - rect.left) * canvas.width) / rect.width, y: ((e.clientY - rect.top) * canvas.height) / rect.height };
+    return {
+      x: ((e.clientX - rect.left) * canvas.width) / rect.width,
+      y: ((e.clientY - rect.top) * canvas.height) / rect.height,
+    };
   };
   const width = (e: PointerEvent | ReactPointerEvent) => {
     const ratio = window.devicePixelRatio || 1;
@@ -63,7 +69,9 @@ export function DrawPad({ canvasRef, onInk, help, areaLabel }: Props) {
 
   return (
     <div className="draw-pad">
-      <p id={helpId} className="muted">{help ?? t('sig.drawHelp')}</p>
+      <p id={helpId} className="muted">
+        {help ?? t('sig.drawHelp')}
+      </p>
       <canvas
         ref={canvasRef}
         className="draw-canvas"

@@ -11,12 +11,25 @@ export function DscNoBridge({ onDecline }: { onDecline: () => void }) {
       <h2>{t('dsc.noBridge.title')}</h2>
       <p>{t('dsc.noBridge.body')}</p>
       <div className="actions start">
-        <a className="button primary" href={desktopDeepLink()}>{t('dsc.noBridge.open')}</a>
-        <button type="button" className="button danger-outline" onClick={onDecline}>{t('act.decline')}</button>
+        <a className="button primary" href={desktopDeepLink()}>
+          {t('dsc.noBridge.open')}
+        </a>
+        <button type="button" className="button danger-outline" onClick={onDecline}>
+          {t('act.decline')}
+        </button>
       </div>
       <p className="muted">{t('dsc.noBridge.get')}</p>
-      <label htmlFor={id} className="muted">{t('dsc.noBridge.copy')}</label>
-      <input id={id} className="copy-link" type="text" readOnly value={window.location.href} onFocus={(e) => e.target.select()} />
+      <label htmlFor={id} className="muted">
+        {t('dsc.noBridge.copy')}
+      </label>
+      <input
+        id={id}
+        className="copy-link"
+        type="text"
+        readOnly
+        value={window.location.href}
+        onFocus={(e) => e.target.select()}
+      />
     </footer>
   );
 }

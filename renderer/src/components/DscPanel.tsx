@@ -30,7 +30,18 @@ interface Props {
 
 type Phase = 'idle' | 'preparing' | 'signing' | 'uploading';
 
-export function DscPanel({ view, api, ready, consent, onConsent, fieldValues, onFinished, onDecline, onLinkFailure, alert }: Props) {
+export function DscPanel({
+  view,
+  api,
+  ready,
+  consent,
+  onConsent,
+  fieldValues,
+  onFinished,
+  onDecline,
+  onLinkFailure,
+  alert,
+}: Props) {
   const { t } = useI18n();
   const bridge = useMemo(desktopBridge, []);
   const [tokens, setTokens] = useState<TokenInfo[]>([]);
@@ -56,13 +67,26 @@ export function DscPanel({ view, api, ready, consent, onConsent, fieldValues, on
 
   // One usable certificate: picked already. A picked certificate whose token went away: unpicked.
   useEffect(() => {
-    const usable = tokens.flatMap((tk) => (tk.pinLocked ? [] : tk.certificates.filter((c) => c.usableForSigning).map((c) => ({ slotId: tk.slotId, certificateId: c.id }))));
-    setSelected((current) => (current && usable.some((u) => u.slotId === current.slotId && u.certificateId === current.certificateId) ? current : usable.length === 1 ? usable[0]! : null));
+    const usable = tokens.flatMap((tk) =>
+      tk.pinLocked
+        ? []
+        : tk.certificates.filter((c) => c.usableForSigning).map((c) => ({ slotId: tk.slotId, certificateId: c.id })),
+    );
+    setSelected((current) =>
+      current && usable.some((u) => u.slotId === current.slotId && u.certificateId === current.certificateId)
+        ? current
+        : usable.length === 1
+          ? usable[0]!
+          : null,
+    );
   }, [tokens]);
 
   if (!bridge) return <DscNoBridge onDecline={onDecline} />;
 
-  const target = view.documents.find((d) => view.fields.some((f) => f.document_id === d.document_id && f.field_type === FIELD.SIGNATURE)) ?? view.documents[0]!;
+  const target =
+    view.documents.find((d) =>
+      view.fields.some((f) => f.document_id === d.document_id && f.field_type === FIELD.SIGNATURE),
+    ) ?? view.documents[0]!;
 
   const sign = async () => {
     setError(null);
@@ -72,7 +96,13 @@ export function DscPanel({ view, api, ready, consent, onConsent, fieldValues, on
       setPhase('preparing');
       const prepared = await api.prepared(target.document_id, fieldValues());
       setPhase('signing');
-      const result = await bridge.signPrepared({ pdfBase64: bytesToBase64(prepared.bytes), fieldName: prepared.fieldName, slotId: selected.slotId, certificateId: selected.certificateId, documentName: target.filename });
+      const result = await bridge.signPrepared({
+        pdfBase64: bytesToBase64(prepared.bytes),
+        fieldName: prepared.fieldName,
+        slotId: selected.slotId,
+        certificateId: selected.certificateId,
+        documentName: target.filename,
+      });
       if (!result.ok) {
         setError(desktopErrorMessage(result.error, t));
         return;
@@ -88,18 +118,33 @@ export function DscPanel({ view, api, ready, consent, onConsent, fieldValues, on
   };
 
   const busy = phase !== 'idle';
-  const progress = phase === 'preparing' ? t('dsc.preparing') : phase === 'signing' ? t('dsc.signing') : phase === 'uploading' ? t('dsc.uploading') : '';
+  const progress =
+    phase === 'preparing'
+      ? t('dsc.preparing')
+      : phase === 'signing'
+        ? t('dsc.signing')
+        : phase === 'uploading'
+          ? t('dsc.uploading')
+          : '';
   return (
     <footer className="action-bar dsc-panel">
       <h2>{t('dsc.title')}</h2>
       <p className="muted">{t('dsc.intro')}</p>
       <TokenPicker tokens={tokens} selected={selected} onSelect={setSelected} />
       <ConsentCheckbox text="consent.dsc" checked={consent} onChange={onConsent} />
-      <div role="alert" className="action-alert">{error ?? alert}</div>
-      <div role="status" className="muted">{progress}</div>
+      <div role="alert" className="action-alert">
+        {error ?? alert}
+      </div>
+      <div role="status" className="muted">
+        {progress}
+      </div>
       <div className="actions">
-        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>{t('act.decline')}</button>
-        <button type="button" className="button primary" onClick={() => void sign()} disabled={busy} aria-busy={busy}>{busy ? t('act.working') : t('dsc.sign')}</button>
+        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>
+          {t('act.decline')}
+        </button>
+        <button type="button" className="button primary" onClick={() => void sign()} disabled={busy} aria-busy={busy}>
+          {busy ? t('act.working') : t('dsc.sign')}
+        </button>
       </div>
     </footer>
   );

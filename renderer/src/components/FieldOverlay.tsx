@@ -44,7 +44,10 @@ export function FieldOverlay(props: FieldOverlayProps) {
     fontSize: `${Math.max(10, Math.min(field.height * scale * 0.6, 18))}px`,
   };
   const name = field.label ?? t(`field.${field.field_type}` as StringKey);
-  const label = (field.required || field.field_type === FIELD.INITIAL) && props.owner === 'me' && !isAutoFilled(field) ? `${name} (${t('field.required')})` : name;
+  const label =
+    (field.required || field.field_type === FIELD.INITIAL) && props.owner === 'me' && !isAutoFilled(field)
+      ? `${name} (${t('field.required')})`
+      : name;
   const id = `field-${field.field_id}`;
   const common = { id, field, label, invalid: props.flagged };
   const className = `field field-${props.owner} type-${field.field_type}${props.flagged ? ' flagged' : ''}`;
@@ -55,9 +58,18 @@ export function FieldOverlay(props: FieldOverlayProps) {
     const value = field.field_type === FIELD.CHECKBOX ? (field.value === 'true' ? '☑' : '☐') : (field.value ?? '');
     content = <ReadOnlyField id={id} text={value} description={t('field.other', { label: name, value })} />;
   } else if (field.field_type === FIELD.SIGNATURE) {
-    content = props.tokenSignature
-      ? <ReadOnlyField id={id} wrap text={t(props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature')} description={t(props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature')} />
-      : <SignatureField {...common} signature={props.signature} onOpen={props.onOpenSignature} />;
+    content = props.tokenSignature ? (
+      <ReadOnlyField
+        id={id}
+        wrap
+        text={t(props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature')}
+        description={t(
+          props.recipient.signature_method === 'aadhaar' ? 'field.aadhaarSignature' : 'field.tokenSignature',
+        )}
+      />
+    ) : (
+      <SignatureField {...common} signature={props.signature} onOpen={props.onOpenSignature} />
+    );
   } else if (field.field_type === FIELD.INITIAL) {
     content = <InitialsField {...common} initials={props.initials} onOpen={props.onOpenInitials} />;
   } else if (isAutoFilled(field)) {
@@ -65,7 +77,9 @@ export function FieldOverlay(props: FieldOverlayProps) {
     content = <ReadOnlyField id={id} text={value} description={t('field.auto', { label: name, value })} />;
   } else if (isPreassignedReadOnly(field)) {
     const value = field.field_type === FIELD.CHECKBOX ? (field.value === 'true' ? '☑' : '☐') : field.value!;
-    content = <ReadOnlyField id={id} text={value} description={t('field.preassigned', { label: name, value: field.value! })} />;
+    content = (
+      <ReadOnlyField id={id} text={value} description={t('field.preassigned', { label: name, value: field.value! })} />
+    );
   } else {
     const change = (value: FieldValue) => props.onChange(field.field_id, value);
     switch (field.field_type) {
@@ -73,14 +87,24 @@ export function FieldOverlay(props: FieldOverlayProps) {
         content = <CheckboxField {...common} checked={props.value === true} onChange={change} />;
         break;
       case FIELD.DROPDOWN:
-        content = <SelectField {...common} value={typeof props.value === 'string' ? props.value : ''} onChange={change} />;
+        content = (
+          <SelectField {...common} value={typeof props.value === 'string' ? props.value : ''} onChange={change} />
+        );
         break;
       case FIELD.RADIO:
-        content = <RadioField {...common} value={typeof props.value === 'string' ? props.value : ''} onChange={change} />;
+        content = (
+          <RadioField {...common} value={typeof props.value === 'string' ? props.value : ''} onChange={change} />
+        );
         break;
       default:
-        content = <TextField {...common} value={typeof props.value === 'string' ? props.value : ''} onChange={change} />;
+        content = (
+          <TextField {...common} value={typeof props.value === 'string' ? props.value : ''} onChange={change} />
+        );
     }
   }
-  return <div className={className} style={style} {...data}>{content}</div>;
+  return (
+    <div className={className} style={style} {...data}>
+      {content}
+    </div>
+  );
 }

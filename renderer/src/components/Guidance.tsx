@@ -9,7 +9,9 @@ export function Guidance({ left, total, onNext }: { left: number; total: number;
       <span role="status" aria-live="polite" className={left === 0 ? 'guide-done' : 'guide-left'}>
         {left === 0 ? t('guide.done') : t('guide.left', { left, total })}
       </span>
-      <button type="button" className="button primary small" onClick={onNext}>{t('guide.next')}</button>
+      <button type="button" className="button primary small" onClick={onNext}>
+        {t('guide.next')}
+      </button>
     </div>
   );
 }

@@ -6,7 +6,12 @@ import { LanguageSwitch } from './LanguageSwitch';
 export function Header({ view }: { view: SignerView }) {
   const { t } = useI18n();
   const who = { name: view.recipient.name, email: view.recipient.email };
-  const as = view.action === 'review' ? t('header.reviewingAs', who) : view.action === 'approve' ? t('header.approvingAs', who) : t('header.signingAs', who);
+  const as =
+    view.action === 'review'
+      ? t('header.reviewingAs', who)
+      : view.action === 'approve'
+        ? t('header.approvingAs', who)
+        : t('header.signingAs', who);
   return (
     <header className="header">
       <div className="header-text">

@@ -13,7 +13,14 @@ interface Props {
 export function InitialsField({ id, label, invalid, initials, onOpen }: Props) {
   const { t } = useI18n();
   return (
-    <button type="button" id={id} className="signature-button initials-button" onClick={onOpen} aria-label={`${label}: ${initials ? t('field.initialed') : t('field.initialHere')}`} aria-invalid={invalid || undefined}>
+    <button
+      type="button"
+      id={id}
+      className="signature-button initials-button"
+      onClick={onOpen}
+      aria-label={`${label}: ${initials ? t('field.initialed') : t('field.initialHere')}`}
+      aria-invalid={invalid || undefined}
+    >
       {initials ? <img src={initials.dataUrl} alt="" /> : <span>{t('field.initialHere')}</span>}
     </button>
   );

@@ -11,7 +11,9 @@ export function LanguageSwitch() {
       <label htmlFor={id}>{t('lang.label')}</label>
       <select id={id} value={language} onChange={(e) => setLanguage(e.target.value as Language)}>
         {(Object.keys(LANGUAGE_NAMES) as Language[]).map((code) => (
-          <option key={code} value={code} lang={code}>{LANGUAGE_NAMES[code]}</option>
+          <option key={code} value={code} lang={code}>
+            {LANGUAGE_NAMES[code]}
+          </option>
         ))}
       </select>
     </div>

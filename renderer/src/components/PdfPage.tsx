@@ -23,7 +23,19 @@ interface Props {
   children?: ReactNode;
 }
 
-export function PdfPage({ pageKey, index, label, size, scale, pdf, render, renderText, queue, onRendered, children }: Props) {
+export function PdfPage({
+  pageKey,
+  index,
+  label,
+  size,
+  scale,
+  pdf,
+  render,
+  renderText,
+  queue,
+  onRendered,
+  children,
+}: Props) {
   const { t } = useI18n();
   const canvas = useRef<HTMLCanvasElement>(null);
   const text = useRef<HTMLDivElement>(null);
@@ -60,7 +72,10 @@ export function PdfPage({ pageKey, index, label, size, scale, pdf, render, rende
           // The text layer waits behind every page's drawing: it is for reading, the drawing is for seeing.
           if (renderText && !textQueued.current) {
             textQueued.current = true;
-            queue.add({ key: `${pageKey}:text`, run: () => (text.current ? renderText(page, text.current, scale) : Promise.resolve()) });
+            queue.add({
+              key: `${pageKey}:text`,
+              run: () => (text.current ? renderText(page, text.current, scale) : Promise.resolve()),
+            });
           }
         } catch (error) {
           if (!cancelled && (error as { name?: string }).name !== 'RenderingCancelledException') setFailed(true);

@@ -13,7 +13,15 @@ interface Props {
 export function RadioField({ id, field, label, invalid, value, onChange }: Props) {
   const options = field.options ?? [];
   return (
-    <div id={id} className="field-radios" role="radiogroup" aria-label={label} aria-required={field.required || undefined} aria-invalid={invalid || undefined} tabIndex={-1}>
+    <div
+      id={id}
+      className="field-radios"
+      role="radiogroup"
+      aria-label={label}
+      aria-required={field.required || undefined}
+      aria-invalid={invalid || undefined}
+      tabIndex={-1}
+    >
       {options.map((option) => (
         <label key={option}>
           <input type="radio" name={id} value={option} checked={value === option} onChange={() => onChange(option)} />

@@ -42,10 +42,16 @@ export function SandboxPanel({ api, ready, consent, onConsent, onFinished, onDec
       <h2>{t('sandbox.title')}</h2>
       <p className="muted">{t('sandbox.intro')}</p>
       <ConsentCheckbox text="sandbox.consent" checked={consent} onChange={onConsent} />
-      <div role="alert" className="action-alert">{error ?? alert}</div>
+      <div role="alert" className="action-alert">
+        {error ?? alert}
+      </div>
       <div className="actions">
-        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>{t('act.decline')}</button>
-        <button type="button" className="button primary" onClick={() => void sign()} disabled={busy} aria-busy={busy}>{busy ? t('act.working') : t('sandbox.sign')}</button>
+        <button type="button" className="button danger-outline" onClick={onDecline} disabled={busy}>
+          {t('act.decline')}
+        </button>
+        <button type="button" className="button primary" onClick={() => void sign()} disabled={busy} aria-busy={busy}>
+          {busy ? t('act.working') : t('sandbox.sign')}
+        </button>
       </div>
     </footer>
   );

@@ -14,10 +14,20 @@ interface Props {
 export function SelectField({ id, field, label, invalid, value, onChange }: Props) {
   const { t } = useI18n();
   return (
-    <select id={id} className="field-input" value={value} aria-label={label} aria-required={field.required || undefined} aria-invalid={invalid || undefined} onChange={(e) => onChange(e.target.value)}>
+    <select
+      id={id}
+      className="field-input"
+      value={value}
+      aria-label={label}
+      aria-required={field.required || undefined}
+      aria-invalid={invalid || undefined}
+      onChange={(e) => onChange(e.target.value)}
+    >
       <option value="">{t('field.choose')}</option>
       {(field.options ?? []).map((option) => (
-        <option key={option} value={option}>{option}</option>
+        <option key={option} value={option}>
+          {option}
+        </option>
       ))}
     </select>
   );

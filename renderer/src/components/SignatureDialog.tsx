@@ -46,7 +46,14 @@ export function SignatureDialog({ purpose = 'signature', defaultText, onAdopt, o
   };
 
   const adopt = async () => {
-    const signature = mode === 'draw' ? (canvas.current ? drawnSignature(canvas.current) : null) : mode === 'type' ? await typedSignature(text) : uploaded;
+    const signature =
+      mode === 'draw'
+        ? canvas.current
+          ? drawnSignature(canvas.current)
+          : null
+        : mode === 'type'
+          ? await typedSignature(text)
+          : uploaded;
     if (!signature) return setError(t(initials ? 'initials.empty' : 'sig.empty'));
     onAdopt(signature);
   };
@@ -85,17 +92,37 @@ export function SignatureDialog({ purpose = 'signature', defaultText, onAdopt, o
       <div role="tabpanel" id={`sig-panel-${mode}`} aria-labelledby={`sig-tab-${mode}`} className="tab-panel">
         {mode === 'draw' && (
           <>
-            <DrawPad canvasRef={canvas} onInk={setInk} {...(initials ? { help: t('initials.drawHelp'), areaLabel: t('initials.drawArea') } : {})} />
-            <button type="button" className="button small" onClick={clear}>{t('sig.clear')}</button>
+            <DrawPad
+              canvasRef={canvas}
+              onInk={setInk}
+              {...(initials ? { help: t('initials.drawHelp'), areaLabel: t('initials.drawArea') } : {})}
+            />
+            <button type="button" className="button small" onClick={clear}>
+              {t('sig.clear')}
+            </button>
           </>
         )}
-        {mode === 'type' && <TypeSignature text={text} onText={setText} {...(initials ? { label: t('initials.typeLabel'), maxLength: 20 } : {})} />}
+        {mode === 'type' && (
+          <TypeSignature
+            text={text}
+            onText={setText}
+            {...(initials ? { label: t('initials.typeLabel'), maxLength: 20 } : {})}
+          />
+        )}
         {mode === 'upload' && <UploadSignature value={uploaded} onValue={setUploaded} />}
       </div>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>{t('sig.cancel')}</button>
-        <button type="button" className="button primary" onClick={() => void adopt()}>{t(initials ? 'initials.adopt' : 'sig.adopt')}</button>
+        <button type="button" className="button" onClick={onClose}>
+          {t('sig.cancel')}
+        </button>
+        <button type="button" className="button primary" onClick={() => void adopt()}>
+          {t(initials ? 'initials.adopt' : 'sig.adopt')}
+        </button>
       </div>
     </Modal>
   );

@@ -14,7 +14,14 @@ interface Props {
 export function SignatureField({ id, label, invalid, signature, onOpen }: Props) {
   const { t } = useI18n();
   return (
-    <button type="button" id={id} className="signature-button" onClick={onOpen} aria-label={`${label}: ${signature ? t('field.signed') : t('field.signHere')}`} aria-invalid={invalid || undefined}>
+    <button
+      type="button"
+      id={id}
+      className="signature-button"
+      onClick={onOpen}
+      aria-label={`${label}: ${signature ? t('field.signed') : t('field.signHere')}`}
+      aria-invalid={invalid || undefined}
+    >
       {signature ? <img src={signature.dataUrl} alt="" /> : <span>{t('field.signHere')}</span>}
     </button>
   );

@@ -44,8 +44,18 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
   const pending = toFill.filter((f) => !isComplete(f, values[f.field_id], signature, signature !== null, initials));
   const { trackField, nextField } = useNextField(fields, pending);
   const { consent, accept, busy, alert, declineError, ready, submit, decline } = useSignerAct({
-    view, api, fields, values, pending, signature, initials, hasInitials, setFlagged,
-    askForSignature: () => setDialog('signature'), onFinished, onLinkFailure,
+    view,
+    api,
+    fields,
+    values,
+    pending,
+    signature,
+    initials,
+    hasInitials,
+    setFlagged,
+    askForSignature: () => setDialog('signature'),
+    onFinished,
+    onLinkFailure,
   });
 
   const goToPage = (target: number) => {
@@ -55,7 +65,9 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
 
   return (
     <div className="signing">
-      <a className="skip-link" href="#document">{t('app.skip')}</a>
+      <a className="skip-link" href="#document">
+        {t('app.skip')}
+      </a>
       <Header view={view} />
       <Toolbar zoom={zoom} page={page} pages={pageCount} onGoToPage={goToPage}>
         <Guidance left={pending.length} total={toFill.length} onNext={nextField} />
@@ -79,13 +91,52 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
           onCurrentPage={setPage}
         />
       </main>
-      {view.sandbox
-        ? <SandboxPanel api={api} ready={ready} consent={consent} onConsent={accept} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
-        : dsc
-        ? <DscPanel view={view} api={api} ready={ready} consent={consent} onConsent={accept} fieldValues={() => valuesToSend(fields, values)} onFinished={onFinished} onDecline={() => setDialog('decline')} onLinkFailure={onLinkFailure} alert={alert} />
-        : aadhaar
-        ? <AadhaarPanel view={view} api={api} ready={ready} consent={consent} onConsent={accept} fieldValues={() => valuesToSend(fields, values)} onFinished={onFinished} onDecline={() => setDialog('decline')} alert={alert} />
-        : <ActionBar action={view.action} consent={consent} onConsent={accept} busy={busy} alert={alert} onSubmit={() => void submit()} onDecline={() => setDialog('decline')} />}
+      {view.sandbox ? (
+        <SandboxPanel
+          api={api}
+          ready={ready}
+          consent={consent}
+          onConsent={accept}
+          onFinished={onFinished}
+          onDecline={() => setDialog('decline')}
+          alert={alert}
+        />
+      ) : dsc ? (
+        <DscPanel
+          view={view}
+          api={api}
+          ready={ready}
+          consent={consent}
+          onConsent={accept}
+          fieldValues={() => valuesToSend(fields, values)}
+          onFinished={onFinished}
+          onDecline={() => setDialog('decline')}
+          onLinkFailure={onLinkFailure}
+          alert={alert}
+        />
+      ) : aadhaar ? (
+        <AadhaarPanel
+          view={view}
+          api={api}
+          ready={ready}
+          consent={consent}
+          onConsent={accept}
+          fieldValues={() => valuesToSend(fields, values)}
+          onFinished={onFinished}
+          onDecline={() => setDialog('decline')}
+          alert={alert}
+        />
+      ) : (
+        <ActionBar
+          action={view.action}
+          consent={consent}
+          onConsent={accept}
+          busy={busy}
+          alert={alert}
+          onSubmit={() => void submit()}
+          onDecline={() => setDialog('decline')}
+        />
+      )}
       {dialog === 'signature' && (
         <SignatureDialog
           defaultText={view.recipient.name}
@@ -109,7 +160,14 @@ export function SigningScreen({ view, api, onFinished, onLinkFailure }: Props) {
           }}
         />
       )}
-      {dialog === 'decline' && <DeclineDialog busy={busy} error={declineError} onDecline={(reason) => void decline(reason)} onClose={() => setDialog(null)} />}
+      {dialog === 'decline' && (
+        <DeclineDialog
+          busy={busy}
+          error={declineError}
+          onDecline={(reason) => void decline(reason)}
+          onClose={() => setDialog(null)}
+        />
+      )}
     </div>
   );
 }

@@ -23,7 +23,9 @@ export function StatusPage({ title, body, busy = false, tone = 'info', children 
       </div>
       <main className={`status-card tone-${tone}`} aria-busy={busy}>
         {busy && <div className="spinner" aria-hidden="true" />}
-        <h1 ref={heading} tabIndex={-1}>{title}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
         {body && <p>{body}</p>}
         {children}
       </main>

@@ -20,7 +20,9 @@ export function TokenPicker({ tokens, selected, onSelect }: Props) {
   const { t, language } = useI18n();
   const date = (iso: string) => {
     const d = new Date(iso);
-    return Number.isNaN(d.getTime()) ? iso : new Intl.DateTimeFormat(language === 'hi' ? 'hi-IN' : 'en-IN', { dateStyle: 'medium' }).format(d);
+    return Number.isNaN(d.getTime())
+      ? iso
+      : new Intl.DateTimeFormat(language === 'hi' ? 'hi-IN' : 'en-IN', { dateStyle: 'medium' }).format(d);
   };
   const usable = (token: TokenInfo, c: TokenCertificate) => c.usableForSigning && !token.pinLocked;
   return (
@@ -29,7 +31,9 @@ export function TokenPicker({ tokens, selected, onSelect }: Props) {
       {tokens.length === 0 && <p role="status">{t('dsc.noTokens')}</p>}
       {tokens.map((token) => (
         <div key={token.slotId} className="token">
-          <p className="token-name">{t('dsc.token', { label: token.label, manufacturer: token.manufacturer, model: token.model })}</p>
+          <p className="token-name">
+            {t('dsc.token', { label: token.label, manufacturer: token.manufacturer, model: token.model })}
+          </p>
           {token.pinLocked && <p className="error">{t('dsc.locked')}</p>}
           {!token.pinLocked && token.pinFinalTry && <p className="warning">{t('dsc.finalTry')}</p>}
           <ul className="certificates">
@@ -49,7 +53,9 @@ export function TokenPicker({ tokens, selected, onSelect }: Props) {
                     <span>{t('dsc.issuer', { issuer: c.issuer })}</span>
                     <span>{t('dsc.validity', { from: date(c.notBefore), to: date(c.notAfter) })}</span>
                     <span>{c.certificateClass ? t('dsc.class', { class: c.certificateClass }) : t('dsc.noClass')}</span>
-                    {c.problems.length > 0 && <span className="error">{t('dsc.notUsable', { reasons: c.problems.join('; ') })}</span>}
+                    {c.problems.length > 0 && (
+                      <span className="error">{t('dsc.notUsable', { reasons: c.problems.join('; ') })}</span>
+                    )}
                   </span>
                 </label>
               </li>

@@ -19,16 +19,53 @@ export function Toolbar({ zoom, page, pages, onGoToPage, children }: Props) {
   return (
     <div className="toolbar" role="toolbar" aria-label={t('toolbar.label')}>
       <div className="tool-group">
-        <button type="button" className="icon-button" onClick={zoom.zoomOut} aria-label={t('toolbar.zoomOut')} title={t('toolbar.zoomOut')}>−</button>
-        <output className="zoom-value" aria-live="polite" aria-label={t('toolbar.zoom', { percent: zoom.percent })}>{zoom.percent}%</output>
-        <button type="button" className="icon-button" onClick={zoom.zoomIn} aria-label={t('toolbar.zoomIn')} title={t('toolbar.zoomIn')}>+</button>
-        <button type="button" className="button small fit" onClick={zoom.fitWidth} aria-label={t('toolbar.fit')} title={t('toolbar.fit')}>
-          <span aria-hidden="true" className="fit-icon">↔</span>
-          <span aria-hidden="true" className="fit-label">{t('toolbar.fit')}</span>
+        <button
+          type="button"
+          className="icon-button"
+          onClick={zoom.zoomOut}
+          aria-label={t('toolbar.zoomOut')}
+          title={t('toolbar.zoomOut')}
+        >
+          −
+        </button>
+        <output className="zoom-value" aria-live="polite" aria-label={t('toolbar.zoom', { percent: zoom.percent })}>
+          {zoom.percent}%
+        </output>
+        <button
+          type="button"
+          className="icon-button"
+          onClick={zoom.zoomIn}
+          aria-label={t('toolbar.zoomIn')}
+          title={t('toolbar.zoomIn')}
+        >
+          +
+        </button>
+        <button
+          type="button"
+          className="button small fit"
+          onClick={zoom.fitWidth}
+          aria-label={t('toolbar.fit')}
+          title={t('toolbar.fit')}
+        >
+          <span aria-hidden="true" className="fit-icon">
+            ↔
+          </span>
+          <span aria-hidden="true" className="fit-label">
+            {t('toolbar.fit')}
+          </span>
         </button>
       </div>
       <div className="tool-group">
-        <button type="button" className="icon-button" onClick={() => go(page - 1)} disabled={page <= 1} aria-label={t('toolbar.prev')} title={t('toolbar.prev')}>‹</button>
+        <button
+          type="button"
+          className="icon-button"
+          onClick={() => go(page - 1)}
+          disabled={page <= 1}
+          aria-label={t('toolbar.prev')}
+          title={t('toolbar.prev')}
+        >
+          ‹
+        </button>
         <label className="page-input">
           <span className="page-label">{t('toolbar.page')}</span>
           <input
@@ -44,7 +81,16 @@ export function Toolbar({ zoom, page, pages, onGoToPage, children }: Props) {
           />
           <span>{t('toolbar.of', { pages })}</span>
         </label>
-        <button type="button" className="icon-button" onClick={() => go(page + 1)} disabled={page >= pages} aria-label={t('toolbar.next')} title={t('toolbar.next')}>›</button>
+        <button
+          type="button"
+          className="icon-button"
+          onClick={() => go(page + 1)}
+          disabled={page >= pages}
+          aria-label={t('toolbar.next')}
+          title={t('toolbar.next')}
+        >
+          ›
+        </button>
       </div>
       {children}
     </div>

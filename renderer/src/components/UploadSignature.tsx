@@ -4,7 +4,13 @@ import { useI18n } from '../i18n/i18n';
 import { MAX_UPLOAD_BYTES, uploadedSignature } from '../signature/image';
 import type { AdoptedSignature } from '../types';
 
-export function UploadSignature({ value, onValue }: { value: AdoptedSignature | null; onValue: (value: AdoptedSignature | null) => void }) {
+export function UploadSignature({
+  value,
+  onValue,
+}: {
+  value: AdoptedSignature | null;
+  onValue: (value: AdoptedSignature | null) => void;
+}) {
   const { t } = useI18n();
   const id = useId();
   const [error, setError] = useState<string | null>(null);
@@ -26,7 +32,11 @@ export function UploadSignature({ value, onValue }: { value: AdoptedSignature | 
           onValue(signature);
         }}
       />
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
       {value && <img className="upload-preview" src={value.dataUrl} alt={t('sig.title')} />}
     </div>
   );

@@ -43,12 +43,28 @@ function actBody(input: SignerActInput, action: 'sign' | 'approve' | 'review'): 
   const { fields, values, signature, initials, hasInitials } = input;
   if (action === 'sign') {
     return {
-      action: 'sign', consent: true, fields: valuesToSend(fields, values),
-      signature: { kind: signature!.kind, image_png: signature!.imagePng, ...(signature!.text ? { text: signature!.text } : {}) },
-      ...(hasInitials && initials ? { initials: { kind: initials.kind === 'typed' ? 'typed' : 'drawn', image_png: initials.imagePng, ...(initials.text ? { text: initials.text } : {}) } } : {}),
+      action: 'sign',
+      consent: true,
+      fields: valuesToSend(fields, values),
+      signature: {
+        kind: signature!.kind,
+        image_png: signature!.imagePng,
+        ...(signature!.text ? { text: signature!.text } : {}),
+      },
+      ...(hasInitials && initials
+        ? {
+            initials: {
+              kind: initials.kind === 'typed' ? 'typed' : 'drawn',
+              image_png: initials.imagePng,
+              ...(initials.text ? { text: initials.text } : {}),
+            },
+          }
+        : {}),
     };
   }
-  return action === 'approve' ? { action: 'approve', consent: true, fields: valuesToSend(fields, values) } : { action: 'review', consent: true };
+  return action === 'approve'
+    ? { action: 'approve', consent: true, fields: valuesToSend(fields, values) }
+    : { action: 'review', consent: true };
 }
 
 export function useSignerAct(input: SignerActInput): SignerAct {

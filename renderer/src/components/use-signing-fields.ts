@@ -12,7 +12,9 @@ export function focusField(fieldId: string): void {
   const element = document.getElementById(`field-${fieldId}`);
   if (!element) return;
   element.scrollIntoView({ block: 'center', inline: 'nearest' });
-  const control = element.matches('input, select, button, textarea') ? element : element.querySelector<HTMLElement>('input, select, button');
+  const control = element.matches('input, select, button, textarea')
+    ? element
+    : element.querySelector<HTMLElement>('input, select, button');
   (control ?? element).focus({ preventScroll: true });
 }
 
@@ -33,8 +35,14 @@ export function useRecipientFields(view: SignerView): RecipientFields {
   // Aadhaar eSign signers are signed by the eSign service provider: their Signature field is a placeholder too.
   const aadhaar = view.recipient.signature_method === 'aadhaar';
   // A reviewer only confirms: they hold no fields (the server refuses them at layout time), so none to fill.
-  const fields = useMemo(() => (view.recipient.role === 'reviewer' ? [] : [...view.fields].sort(readingOrder(view.documents))), [view]);
-  const toFill = useMemo(() => fields.filter((f) => needsInput(f) && !((dsc || aadhaar) && f.field_type === FIELD.SIGNATURE)), [fields, dsc]);
+  const fields = useMemo(
+    () => (view.recipient.role === 'reviewer' ? [] : [...view.fields].sort(readingOrder(view.documents))),
+    [view],
+  );
+  const toFill = useMemo(
+    () => fields.filter((f) => needsInput(f) && !((dsc || aadhaar) && f.field_type === FIELD.SIGNATURE)),
+    [fields, dsc],
+  );
   const hasInitials = fields.some((f) => f.field_type === FIELD.INITIAL);
   return { dsc, aadhaar, fields, toFill, hasInitials };
 }
@@ -51,10 +59,12 @@ export interface FieldValues {
 
 export function useFieldValues(view: SignerView, fields: readonly SignerField[], aadhaar: boolean): FieldValues {
   const [values, setValues] = useState<Record<string, FieldValue>>(() => ({
-    ...Object.fromEntries(fields.flatMap((f) => {
-      const value = initialValue(f);
-      return value === undefined ? [] : [[f.field_id, value]];
-    })),
+    ...Object.fromEntries(
+      fields.flatMap((f) => {
+        const value = initialValue(f);
+        return value === undefined ? [] : [[f.field_id, value]];
+      }),
+    ),
     // Back from the eSign service provider: what the signer typed before they went.
     ...(aadhaar ? keptAadhaarValues(view) : {}),
   }));
@@ -63,12 +73,18 @@ export function useFieldValues(view: SignerView, fields: readonly SignerField[],
     setValues((prev) => ({ ...prev, [fieldId]: value }));
     setFlagged((prev) => (prev.has(fieldId) ? new Set([...prev].filter((id) => id !== fieldId)) : prev));
   }, []);
-  const unflagType = (fieldType: number) => setFlagged((prev) => new Set([...prev].filter((id) => !fields.some((f) => f.field_id === id && f.field_type === fieldType))));
+  const unflagType = (fieldType: number) =>
+    setFlagged(
+      (prev) => new Set([...prev].filter((id) => !fields.some((f) => f.field_id === id && f.field_type === fieldType))),
+    );
   return { values, change, flagged, setFlagged, unflagType };
 }
 
 /** "Next field": the next pending field after the one the signer was last in (or the consent box when all are done). */
-export function useNextField(fields: readonly SignerField[], pending: readonly SignerField[]): { trackField: (e: FocusEvent) => void; nextField: () => void } {
+export function useNextField(
+  fields: readonly SignerField[],
+  pending: readonly SignerField[],
+): { trackField: (e: FocusEvent) => void; nextField: () => void } {
   // The field the signer was last in: "Next field" continues from there (pressing the button moves focus to it).
   const lastField = useRef<string | null>(null);
   const trackField = (e: FocusEvent) => {

@@ -31,7 +31,10 @@ export function useZoom(widestPage: number): Zoom {
   const scale = mode === 'auto' ? Math.min(fit, CSS_PER_POINT) : mode === 'fit' ? fit : mode;
   // The next level up or down from the current scale (which may be a fitted one between two levels).
   const zoomIn = useCallback(() => setMode(LEVELS.find((level) => level > scale * 1.001) ?? MAX), [scale]);
-  const zoomOut = useCallback(() => setMode([...LEVELS].reverse().find((level) => level < scale * 0.999) ?? MIN), [scale]);
+  const zoomOut = useCallback(
+    () => setMode([...LEVELS].reverse().find((level) => level < scale * 0.999) ?? MIN),
+    [scale],
+  );
   return {
     scale,
     measured: available > 0,

@@ -15,7 +15,9 @@ function NotFound() {
     <section className="empty-state">
       <h1>{t('console.notFound.title')}</h1>
       <p>{t('console.notFound.body')}</p>
-      <Link to="/envelopes" className="button primary">{t('console.notFound.home')}</Link>
+      <Link to="/envelopes" className="button primary">
+        {t('console.notFound.home')}
+      </Link>
     </section>
   );
 }
@@ -38,7 +40,13 @@ export function App() {
   const { path } = useRouter();
   // The invite and reset links: public, whoever is (or is not) logged in in this browser.
   if (path === '/set-password') return <SetPasswordPage />;
-  if (state.status === 'loading') return <p className="console-loading" role="status">{t('console.loading')}</p>;
+  if (state.status === 'loading') {
+    return (
+      <p className="console-loading" role="status">
+        {t('console.loading')}
+      </p>
+    );
+  }
   if (state.status === 'anonymous') {
     return (
       <>
@@ -47,5 +55,9 @@ export function App() {
       </>
     );
   }
-  return <Layout><CurrentPage /></Layout>;
+  return (
+    <Layout>
+      <CurrentPage />
+    </Layout>
+  );
 }

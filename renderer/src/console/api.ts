@@ -52,7 +52,12 @@ async function send(url: string, init: RequestInit): Promise<Response> {
 async function sessionCall(path: string, body?: unknown): Promise<SessionAnswer | null> {
   const headers: Record<string, string> = { ...CONSOLE_HEADER };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await send(`${SESSION}/${path}`, { method: 'POST', headers, body: body === undefined ? null : JSON.stringify(body), credentials: 'same-origin' });
+  const response = await send(`${SESSION}/${path}`, {
+    method: 'POST',
+    headers,
+    body: body === undefined ? null : JSON.stringify(body),
+    credentials: 'same-origin',
+  });
   if (response.status === 204) return null;
   if (!response.ok) throw await problemOf(response);
   return (await response.json()) as SessionAnswer;

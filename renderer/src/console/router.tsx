@@ -2,7 +2,16 @@
  * Client-side routes under /app (the server answers console.html for every path there). A few lines of
  * history API instead of a router library: the console has a handful of flat routes and no nested layouts.
  */
-import { createContext, useContext, useEffect, useMemo, useState, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from 'react';
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useMemo,
+  useState,
+  type AnchorHTMLAttributes,
+  type MouseEvent,
+  type ReactNode,
+} from 'react';
 
 export const CONSOLE_BASE = '/app';
 
@@ -31,16 +40,19 @@ export function RouterProvider({ children }: { children: ReactNode }) {
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
-  const router = useMemo<Router>(() => ({
-    ...location,
-    navigate(to, options = {}) {
-      const url = `${CONSOLE_BASE}${to}`;
-      if (options.replace) window.history.replaceState(null, '', url);
-      else window.history.pushState(null, '', url);
-      setLocation(current());
-      window.scrollTo(0, 0);
-    },
-  }), [location]);
+  const router = useMemo<Router>(
+    () => ({
+      ...location,
+      navigate(to, options = {}) {
+        const url = `${CONSOLE_BASE}${to}`;
+        if (options.replace) window.history.replaceState(null, '', url);
+        else window.history.pushState(null, '', url);
+        setLocation(current());
+        window.scrollTo(0, 0);
+      },
+    }),
+    [location],
+  );
   return <RouterContext.Provider value={router}>{children}</RouterContext.Provider>;
 }
 
@@ -63,13 +75,30 @@ export function matchPath(pattern: string, path: string): Record<string, string>
 }
 
 /** An <a> that navigates inside the console (a real link: open in a new tab, copy address, middle-click work). */
-export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'>) {
+export function Link({
+  to,
+  children,
+  ...rest
+}: { to: string; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'>) {
   const { navigate } = useRouter();
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     rest.onClick?.(event);
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    ) {
+      return;
+    }
     event.preventDefault();
     navigate(to);
   };
-  return <a {...rest} href={`${CONSOLE_BASE}${to}`} onClick={onClick}>{children}</a>;
+  return (
+    <a {...rest} href={`${CONSOLE_BASE}${to}`} onClick={onClick}>
+      {children}
+    </a>
+  );
 }

@@ -25,19 +25,22 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
   useEffect(resume, [resume]);
   useEffect(() => onSessionEnded(() => setState({ status: 'anonymous', ended: true })), []);
-  const session = useMemo<Session>(() => ({
-    state,
-    async logIn(email, password) {
-      setState({ status: 'authenticated', user: await logIn(email, password) });
-    },
-    async logOut() {
-      try {
-        await logOut();
-      } finally {
-        setState({ status: 'anonymous', ended: false });
-      }
-    },
-  }), [state]);
+  const session = useMemo<Session>(
+    () => ({
+      state,
+      async logIn(email, password) {
+        setState({ status: 'authenticated', user: await logIn(email, password) });
+      },
+      async logOut() {
+        try {
+          await logOut();
+        } finally {
+          setState({ status: 'anonymous', ended: false });
+        }
+      },
+    }),
+    [state],
+  );
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }
 

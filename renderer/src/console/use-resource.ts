@@ -9,7 +9,11 @@ export interface Resource<T> {
 }
 
 export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[]): Resource<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true,
+  });
   const [generation, setGeneration] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
@@ -18,7 +22,8 @@ export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: 
     setState((previous) => ({ ...previous, loading: true }));
     loadRef.current(controller.signal).then(
       (data) => !controller.signal.aborted && setState({ data, error: undefined, loading: false }),
-      (error: unknown) => !controller.signal.aborted && setState((previous) => ({ data: previous.data, error, loading: false })),
+      (error: unknown) =>
+        !controller.signal.aborted && setState((previous) => ({ data: previous.data, error, loading: false })),
     );
     return () => controller.abort();
   }, [...deps, generation]);

@@ -38,7 +38,10 @@ export function saveLanguage(language: Language): void {
 
 export function translator(language: Language): Translate {
   const catalogue = CATALOGUES[language];
-  return (key, params) => catalogue[key].replace(/\{(\w+)\}/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
+  return (key, params) =>
+    catalogue[key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+      params && name in params ? String(params[name]) : whole,
+    );
 }
 
 const I18nContext = createContext<I18n>({ language: 'en', setLanguage: () => undefined, t: translator('en') });
@@ -48,14 +51,17 @@ export function I18nProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     document.documentElement.lang = language;
   }, [language]);
-  const value = useMemo<I18n>(() => ({
-    language,
-    t: translator(language),
-    setLanguage(next) {
-      setLanguageState(next);
-      saveLanguage(next);
-    },
-  }), [language]);
+  const value = useMemo<I18n>(
+    () => ({
+      language,
+      t: translator(language),
+      setLanguage(next) {
+        setLanguageState(next);
+        saveLanguage(next);
+      },
+    }),
+    [language],
+  );
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
 }
 

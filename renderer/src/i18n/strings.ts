@@ -11,7 +11,8 @@ export const en = {
   'link.expired.title': 'This link has expired',
   'link.expired.body': 'Signing links work for a limited time. Ask the sender for a new link.',
   'link.revoked.title': 'This link is no longer valid',
-  'link.revoked.body': 'A newer link was sent to you, or the sender withdrew this one. Use the link in the most recent e-mail, or ask the sender for a new one.',
+  'link.revoked.body':
+    'A newer link was sent to you, or the sender withdrew this one. Use the link in the most recent e-mail, or ask the sender for a new one.',
   'link.used.title': 'This link was already used',
   'link.used.signed': 'You have already signed this document.',
   'link.used.approved': 'You have already approved this document.',
@@ -105,7 +106,8 @@ export const en = {
   'initials.adopt': 'Use these initials',
   'initials.empty': 'Draw or type your initials first.',
 
-  'consent.sign': 'I agree to sign this document electronically. My electronic signature is legally binding, and the time, my IP address and my browser are recorded with it.',
+  'consent.sign':
+    'I agree to sign this document electronically. My electronic signature is legally binding, and the time, my IP address and my browser are recorded with it.',
   'consent.review': 'I have read this document. My decision is recorded with the time, my IP address and my browser.',
   'consent.dsc': 'I agree to sign this document with the digital signature certificate on my USB token.',
 
@@ -137,35 +139,42 @@ export const en = {
   'done.redirecting': 'Taking you back…',
 
   'sandbox.title': 'Sandbox: mock USB DSC signature',
-  'sandbox.intro': 'This is a test request. Mohar signs it with a temporary self-signed test certificate in your name. It is not a legally trusted digital signature certificate (DSC), and no USB token is used.',
+  'sandbox.intro':
+    'This is a test request. Mohar signs it with a temporary self-signed test certificate in your name. It is not a legally trusted digital signature certificate (DSC), and no USB token is used.',
   'sandbox.consent': 'I understand that this test signature has no legal value.',
   'sandbox.sign': 'Sign with a test certificate',
   'field.aadhaarSignature': 'Signed with Aadhaar eSign',
   'aadhaar.title': 'Sign with Aadhaar eSign',
-  'aadhaar.intro': 'A licensed eSign service provider makes your signature after you confirm with your Aadhaar number and a one-time password (OTP) sent to your Aadhaar-linked mobile. Mohar never sees your Aadhaar number or the OTP.',
-  'aadhaar.consent': 'I agree to sign this document with Aadhaar eSign, and I authorise the eSign service provider to use my Aadhaar e-KYC details (name, year of birth, gender, state) to issue the signing certificate for this signature.',
+  'aadhaar.intro':
+    'A licensed eSign service provider makes your signature after you confirm with your Aadhaar number and a one-time password (OTP) sent to your Aadhaar-linked mobile. Mohar never sees your Aadhaar number or the OTP.',
+  'aadhaar.consent':
+    'I agree to sign this document with Aadhaar eSign, and I authorise the eSign service provider to use my Aadhaar e-KYC details (name, year of birth, gender, state) to issue the signing certificate for this signature.',
   'aadhaar.sign': 'Sign with Aadhaar',
   'aadhaar.retry': 'Try again with Aadhaar',
   'aadhaar.redirecting': 'Taking you to the eSign service provider…',
   'aadhaar.done.title': 'Signed with Aadhaar eSign',
-  'aadhaar.done.body': 'Your Aadhaar eSign signature is on the document. You receive a copy of the signed document by e-mail when everyone has signed.',
+  'aadhaar.done.body':
+    'Your Aadhaar eSign signature is on the document. You receive a copy of the signed document by e-mail when everyone has signed.',
   'aadhaar.failed.title': 'Aadhaar eSign did not sign.',
   'aadhaar.failed.unchanged': 'Nothing was signed and the document is unchanged; you can try again.',
   'aadhaar.failed.otp_wrong': 'The OTP was wrong.',
   'aadhaar.failed.otp_expired': 'The OTP expired before it was entered.',
   'aadhaar.failed.attempts_exceeded': 'Too many wrong OTP attempts. Wait a while before you try again.',
-  'aadhaar.failed.aadhaar_locked': 'Your Aadhaar is locked for authentication. Unlock it with UIDAI (myAadhaar or the mAadhaar app) and try again.',
+  'aadhaar.failed.aadhaar_locked':
+    'Your Aadhaar is locked for authentication. Unlock it with UIDAI (myAadhaar or the mAadhaar app) and try again.',
   'aadhaar.failed.service_down': 'The Aadhaar eSign service is not available right now. Try again later.',
   'aadhaar.failed.cancelled': 'You cancelled at the eSign service provider.',
   'aadhaar.failed.aadhaar_invalid': 'The Aadhaar number was not accepted.',
-  'aadhaar.failed.name_mismatch': 'The name in your Aadhaar is not the name this document was sent to. Ask the sender to correct your name.',
+  'aadhaar.failed.name_mismatch':
+    'The name in your Aadhaar is not the name this document was sent to. Ask the sender to correct your name.',
   'aadhaar.failed.expired': 'The attempt took longer than 30 minutes.',
   'aadhaar.failed.response_invalid': 'The answer of the eSign service provider could not be verified.',
   'aadhaar.failed.certificate_untrusted': 'The signing certificate does not come from a trusted certifying authority.',
   'aadhaar.failed.document_changed': 'The document changed meanwhile (another signer acted).',
   'aadhaar.failed.esp_error': 'The eSign service provider reported an error.',
   'dsc.title': 'Sign with your USB token',
-  'dsc.intro': 'The signature is made by the digital signature certificate (DSC) on your USB token. Mohar Desktop asks for the PIN in its own window: this page never sees it.',
+  'dsc.intro':
+    'The signature is made by the digital signature certificate (DSC) on your USB token. Mohar Desktop asks for the PIN in its own window: this page never sees it.',
   'dsc.noTokens': 'No USB token found. Insert your token: it appears here by itself.',
   'dsc.tokenList': 'Tokens and certificates',
   'dsc.token': '{label}: {manufacturer} {model}',
@@ -193,9 +202,11 @@ export const en = {
   'dsc.error.busy': 'Mohar Desktop is busy with another signature. Try again in a moment.',
   'dsc.error.signing_failed': 'Signing failed: {message}',
   'dsc.noBridge.title': 'Open this link in Mohar Desktop',
-  'dsc.noBridge.body': 'This document is signed with a USB token (DSC). A browser cannot reach USB tokens, so Mohar Desktop on this computer makes the signature.',
+  'dsc.noBridge.body':
+    'This document is signed with a USB token (DSC). A browser cannot reach USB tokens, so Mohar Desktop on this computer makes the signature.',
   'dsc.noBridge.open': 'Open in Mohar Desktop',
-  'dsc.noBridge.get': 'No Mohar Desktop yet? Ask the sender or your IT team for the installer (Windows, macOS or Linux), install it, then open this link again.',
+  'dsc.noBridge.get':
+    'No Mohar Desktop yet? Ask the sender or your IT team for the installer (Windows, macOS or Linux), install it, then open this link again.',
   'dsc.noBridge.copy': 'You can also paste this link into Mohar Desktop:',
 } as const;
 
@@ -210,7 +221,8 @@ export const hi: Record<StringKey, string> = {
   'link.expired.title': 'इस लिंक की समय-सीमा समाप्त हो गई है',
   'link.expired.body': 'हस्ताक्षर लिंक सीमित समय तक काम करते हैं। भेजने वाले से नया लिंक माँगें।',
   'link.revoked.title': 'यह लिंक अब मान्य नहीं है',
-  'link.revoked.body': 'आपको एक नया लिंक भेजा गया है, या भेजने वाले ने यह लिंक वापस ले लिया है। सबसे हाल के ई-मेल का लिंक इस्तेमाल करें, या भेजने वाले से नया लिंक माँगें।',
+  'link.revoked.body':
+    'आपको एक नया लिंक भेजा गया है, या भेजने वाले ने यह लिंक वापस ले लिया है। सबसे हाल के ई-मेल का लिंक इस्तेमाल करें, या भेजने वाले से नया लिंक माँगें।',
   'link.used.title': 'यह लिंक पहले ही इस्तेमाल हो चुका है',
   'link.used.signed': 'आप इस दस्तावेज़ पर पहले ही हस्ताक्षर कर चुके हैं।',
   'link.used.approved': 'आप इस दस्तावेज़ को पहले ही स्वीकृत कर चुके हैं।',
@@ -304,7 +316,8 @@ export const hi: Record<StringKey, string> = {
   'initials.adopt': 'ये आद्याक्षर इस्तेमाल करें',
   'initials.empty': 'पहले अपने आद्याक्षर बनाएँ या टाइप करें।',
 
-  'consent.sign': 'मैं इस दस्तावेज़ पर इलेक्ट्रॉनिक रूप से हस्ताक्षर करने के लिए सहमत हूँ। मेरे इलेक्ट्रॉनिक हस्ताक्षर कानूनी रूप से बाध्यकारी हैं, और इनके साथ समय, मेरा IP पता और मेरा ब्राउज़र दर्ज किया जाता है।',
+  'consent.sign':
+    'मैं इस दस्तावेज़ पर इलेक्ट्रॉनिक रूप से हस्ताक्षर करने के लिए सहमत हूँ। मेरे इलेक्ट्रॉनिक हस्ताक्षर कानूनी रूप से बाध्यकारी हैं, और इनके साथ समय, मेरा IP पता और मेरा ब्राउज़र दर्ज किया जाता है।',
   'consent.review': 'मैंने यह दस्तावेज़ पढ़ लिया है। मेरा निर्णय समय, मेरे IP पते और मेरे ब्राउज़र के साथ दर्ज किया जाता है।',
   'consent.dsc': 'मैं अपने USB टोकन पर मौजूद डिजिटल हस्ताक्षर प्रमाणपत्र से इस दस्तावेज़ पर हस्ताक्षर करने के लिए सहमत हूँ।',
 
@@ -336,35 +349,42 @@ export const hi: Record<StringKey, string> = {
   'done.redirecting': 'आपको वापस ले जाया जा रहा है…',
 
   'sandbox.title': 'सैंडबॉक्स: नकली USB DSC हस्ताक्षर',
-  'sandbox.intro': 'यह एक परीक्षण अनुरोध है। Mohar आपके नाम के एक अस्थायी स्व-हस्ताक्षरित परीक्षण प्रमाणपत्र से इस पर हस्ताक्षर करता है। यह कानूनी रूप से मान्य डिजिटल हस्ताक्षर प्रमाणपत्र (DSC) नहीं है, और कोई USB टोकन उपयोग नहीं होता।',
+  'sandbox.intro':
+    'यह एक परीक्षण अनुरोध है। Mohar आपके नाम के एक अस्थायी स्व-हस्ताक्षरित परीक्षण प्रमाणपत्र से इस पर हस्ताक्षर करता है। यह कानूनी रूप से मान्य डिजिटल हस्ताक्षर प्रमाणपत्र (DSC) नहीं है, और कोई USB टोकन उपयोग नहीं होता।',
   'sandbox.consent': 'मैं समझता/समझती हूँ कि इस परीक्षण हस्ताक्षर का कोई कानूनी मूल्य नहीं है।',
   'sandbox.sign': 'परीक्षण प्रमाणपत्र से हस्ताक्षर करें',
   'field.aadhaarSignature': 'आधार ई-साइन से हस्ताक्षरित',
   'aadhaar.title': 'आधार ई-साइन से हस्ताक्षर करें',
-  'aadhaar.intro': 'आपके आधार नंबर और आपके आधार से जुड़े मोबाइल पर भेजे गए एक-बारगी पासवर्ड (OTP) से पुष्टि करने के बाद एक लाइसेंस-प्राप्त ई-साइन सेवा प्रदाता आपका हस्ताक्षर बनाता है। Mohar आपका आधार नंबर या OTP कभी नहीं देखता।',
-  'aadhaar.consent': 'मैं इस दस्तावेज़ पर आधार ई-साइन से हस्ताक्षर करने के लिए सहमत हूँ, और ई-साइन सेवा प्रदाता को इस हस्ताक्षर का प्रमाणपत्र जारी करने के लिए मेरे आधार ई-केवाईसी विवरण (नाम, जन्म वर्ष, लिंग, राज्य) उपयोग करने की अनुमति देता/देती हूँ।',
+  'aadhaar.intro':
+    'आपके आधार नंबर और आपके आधार से जुड़े मोबाइल पर भेजे गए एक-बारगी पासवर्ड (OTP) से पुष्टि करने के बाद एक लाइसेंस-प्राप्त ई-साइन सेवा प्रदाता आपका हस्ताक्षर बनाता है। Mohar आपका आधार नंबर या OTP कभी नहीं देखता।',
+  'aadhaar.consent':
+    'मैं इस दस्तावेज़ पर आधार ई-साइन से हस्ताक्षर करने के लिए सहमत हूँ, और ई-साइन सेवा प्रदाता को इस हस्ताक्षर का प्रमाणपत्र जारी करने के लिए मेरे आधार ई-केवाईसी विवरण (नाम, जन्म वर्ष, लिंग, राज्य) उपयोग करने की अनुमति देता/देती हूँ।',
   'aadhaar.sign': 'आधार से हस्ताक्षर करें',
   'aadhaar.retry': 'आधार से फिर प्रयास करें',
   'aadhaar.redirecting': 'आपको ई-साइन सेवा प्रदाता के पास ले जाया जा रहा है…',
   'aadhaar.done.title': 'आधार ई-साइन से हस्ताक्षरित',
-  'aadhaar.done.body': 'आपका आधार ई-साइन हस्ताक्षर दस्तावेज़ पर है। सभी के हस्ताक्षर होने पर आपको हस्ताक्षरित दस्तावेज़ की प्रति ई-मेल से मिलेगी।',
+  'aadhaar.done.body':
+    'आपका आधार ई-साइन हस्ताक्षर दस्तावेज़ पर है। सभी के हस्ताक्षर होने पर आपको हस्ताक्षरित दस्तावेज़ की प्रति ई-मेल से मिलेगी।',
   'aadhaar.failed.title': 'आधार ई-साइन से हस्ताक्षर नहीं हुआ।',
   'aadhaar.failed.unchanged': 'कुछ भी हस्ताक्षरित नहीं हुआ और दस्तावेज़ नहीं बदला; आप फिर प्रयास कर सकते हैं।',
   'aadhaar.failed.otp_wrong': 'OTP गलत था।',
   'aadhaar.failed.otp_expired': 'OTP दर्ज करने से पहले ही उसकी अवधि समाप्त हो गई।',
   'aadhaar.failed.attempts_exceeded': 'गलत OTP के बहुत अधिक प्रयास। फिर प्रयास करने से पहले कुछ समय रुकें।',
-  'aadhaar.failed.aadhaar_locked': 'आपका आधार प्रमाणीकरण के लिए लॉक है। UIDAI (myAadhaar या mAadhaar ऐप) से इसे अनलॉक करें और फिर प्रयास करें।',
+  'aadhaar.failed.aadhaar_locked':
+    'आपका आधार प्रमाणीकरण के लिए लॉक है। UIDAI (myAadhaar या mAadhaar ऐप) से इसे अनलॉक करें और फिर प्रयास करें।',
   'aadhaar.failed.service_down': 'आधार ई-साइन सेवा अभी उपलब्ध नहीं है। बाद में प्रयास करें।',
   'aadhaar.failed.cancelled': 'आपने ई-साइन सेवा प्रदाता के पास प्रक्रिया रद्द कर दी।',
   'aadhaar.failed.aadhaar_invalid': 'आधार नंबर स्वीकार नहीं हुआ।',
-  'aadhaar.failed.name_mismatch': 'आपके आधार में दर्ज नाम वह नाम नहीं है जिसे यह दस्तावेज़ भेजा गया था। भेजने वाले से अपना नाम ठीक करवाएँ।',
+  'aadhaar.failed.name_mismatch':
+    'आपके आधार में दर्ज नाम वह नाम नहीं है जिसे यह दस्तावेज़ भेजा गया था। भेजने वाले से अपना नाम ठीक करवाएँ।',
   'aadhaar.failed.expired': 'प्रयास में 30 मिनट से अधिक समय लग गया।',
   'aadhaar.failed.response_invalid': 'ई-साइन सेवा प्रदाता के उत्तर का सत्यापन नहीं हो सका।',
   'aadhaar.failed.certificate_untrusted': 'हस्ताक्षर प्रमाणपत्र किसी विश्वसनीय प्रमाणन प्राधिकरण से नहीं है।',
   'aadhaar.failed.document_changed': 'इस बीच दस्तावेज़ बदल गया (किसी दूसरे हस्ताक्षरकर्ता ने कार्य किया)।',
   'aadhaar.failed.esp_error': 'ई-साइन सेवा प्रदाता ने एक त्रुटि बताई।',
   'dsc.title': 'अपने USB टोकन से हस्ताक्षर करें',
-  'dsc.intro': 'हस्ताक्षर आपके USB टोकन पर मौजूद डिजिटल हस्ताक्षर प्रमाणपत्र (DSC) से होते हैं। Mohar Desktop PIN अपनी अलग विंडो में माँगता है: यह पृष्ठ उसे कभी नहीं देखता।',
+  'dsc.intro':
+    'हस्ताक्षर आपके USB टोकन पर मौजूद डिजिटल हस्ताक्षर प्रमाणपत्र (DSC) से होते हैं। Mohar Desktop PIN अपनी अलग विंडो में माँगता है: यह पृष्ठ उसे कभी नहीं देखता।',
   'dsc.noTokens': 'कोई USB टोकन नहीं मिला। अपना टोकन लगाएँ: वह यहाँ अपने आप दिखेगा।',
   'dsc.tokenList': 'टोकन और प्रमाणपत्र',
   'dsc.token': '{label}: {manufacturer} {model}',
@@ -392,9 +412,11 @@ export const hi: Record<StringKey, string> = {
   'dsc.error.busy': 'Mohar Desktop अभी दूसरे हस्ताक्षर में व्यस्त है। थोड़ी देर बाद फिर कोशिश करें।',
   'dsc.error.signing_failed': 'हस्ताक्षर नहीं हो सके: {message}',
   'dsc.noBridge.title': 'यह लिंक Mohar Desktop में खोलें',
-  'dsc.noBridge.body': 'इस दस्तावेज़ पर USB टोकन (DSC) से हस्ताक्षर होते हैं। ब्राउज़र USB टोकन तक नहीं पहुँच सकता, इसलिए इस कंप्यूटर पर Mohar Desktop हस्ताक्षर करता है।',
+  'dsc.noBridge.body':
+    'इस दस्तावेज़ पर USB टोकन (DSC) से हस्ताक्षर होते हैं। ब्राउज़र USB टोकन तक नहीं पहुँच सकता, इसलिए इस कंप्यूटर पर Mohar Desktop हस्ताक्षर करता है।',
   'dsc.noBridge.open': 'Mohar Desktop में खोलें',
-  'dsc.noBridge.get': 'Mohar Desktop अभी नहीं है? भेजने वाले या अपनी IT टीम से इंस्टॉलर (Windows, macOS या Linux) माँगें, उसे इंस्टॉल करें और फिर यह लिंक दोबारा खोलें।',
+  'dsc.noBridge.get':
+    'Mohar Desktop अभी नहीं है? भेजने वाले या अपनी IT टीम से इंस्टॉलर (Windows, macOS या Linux) माँगें, उसे इंस्टॉल करें और फिर यह लिंक दोबारा खोलें।',
   'dsc.noBridge.copy': 'आप यह लिंक Mohar Desktop में पेस्ट भी कर सकते हैं:',
 };
 

@@ -4,7 +4,16 @@
  * the document; one worker serves every document of the envelope. Eval is off so the page's CSP needs no
  * 'unsafe-eval'.
  */
-import { AnnotationMode, getDocument, GlobalWorkerOptions, PDFWorker, TextLayer, version, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist';
+import {
+  AnnotationMode,
+  getDocument,
+  GlobalWorkerOptions,
+  PDFWorker,
+  TextLayer,
+  version,
+  type PDFDocumentProxy,
+  type PDFPageProxy,
+} from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
@@ -15,14 +24,26 @@ const RESOURCES = new URL(`${import.meta.env.BASE_URL}assets/pdfjs-${version}/`,
 export type { PDFDocumentProxy, PDFPageProxy };
 
 export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
-  return getDocument({ data: bytes, worker, wasmUrl: RESOURCES, standardFontDataUrl: RESOURCES, isEvalSupported: false, enableXfa: false, stopAtErrors: false }).promise;
+  return getDocument({
+    data: bytes,
+    worker,
+    wasmUrl: RESOURCES,
+    standardFontDataUrl: RESOURCES,
+    isEvalSupported: false,
+    enableXfa: false,
+    stopAtErrors: false,
+  }).promise;
 }
 
 /**
  * Draws a page at `scale` CSS pixels per PDF point into the canvas, sharp on high-density screens. Annotations
  * are drawn too (AnnotationMode.ENABLE): earlier signatures and filled form fields show as the PDF has them.
  */
-export function renderPage(page: PDFPageProxy, canvas: HTMLCanvasElement, scale: number): { promise: Promise<void>; cancel(): void } {
+export function renderPage(
+  page: PDFPageProxy,
+  canvas: HTMLCanvasElement,
+  scale: number,
+): { promise: Promise<void>; cancel(): void } {
   const ratio = Math.min(window.devicePixelRatio || 1, 3);
   const viewport = page.getViewport({ scale: scale * ratio });
   canvas.width = Math.floor(viewport.width);
@@ -38,5 +59,9 @@ export function renderPage(page: PDFPageProxy, canvas: HTMLCanvasElement, scale:
 export async function renderTextLayer(page: PDFPageProxy, container: HTMLDivElement, scale: number): Promise<void> {
   container.replaceChildren();
   container.style.setProperty('--total-scale-factor', String(scale));
-  await new TextLayer({ textContentSource: page.streamTextContent(), container, viewport: page.getViewport({ scale }) }).render();
+  await new TextLayer({
+    textContentSource: page.streamTextContent(),
+    container,
+    viewport: page.getViewport({ scale }),
+  }).render();
 }

@@ -50,7 +50,17 @@ function crop(source: CanvasImageSource, box: Box, margin: number): HTMLCanvasEl
   out.width = Math.max(1, Math.round((box.width + 2 * margin) * scale));
   out.height = Math.max(1, Math.round((box.height + 2 * margin) * scale));
   const ctx = out.getContext('2d')!;
-  ctx.drawImage(source, box.x, box.y, box.width, box.height, margin * scale, margin * scale, box.width * scale, box.height * scale);
+  ctx.drawImage(
+    source,
+    box.x,
+    box.y,
+    box.width,
+    box.height,
+    margin * scale,
+    margin * scale,
+    box.width * scale,
+    box.height * scale,
+  );
   return out;
 }
 

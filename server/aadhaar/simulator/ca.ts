@@ -64,7 +64,10 @@ function buf(bytes: Uint8Array): ArrayBuffer {
 }
 
 function pem(label: string, der: Uint8Array): string {
-  return `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END ${label}-----\n`;
+  return `-----BEGIN ${label}-----\n${Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .trimEnd()}\n-----END ${label}-----\n`;
 }
 
 /** One RDN per attribute; countryName and serialNumber are PrintableString (RFC 5280), the rest UTF8String. */
@@ -98,36 +101,79 @@ interface IssueSpec {
 }
 
 async function issue(spec: IssueSpec): Promise<Credential> {
-  const keys = await webcrypto.subtle.generateKey({ ...RSA, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, ['sign', 'verify']);
+  const keys = await webcrypto.subtle.generateKey(
+    { ...RSA, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
+    true,
+    ['sign', 'verify'],
+  );
   const cert = new pkijs.Certificate();
   cert.version = 2;
   const serial = randomBytes(16);
   serial[0] = (serial[0]! & 0x7f) | 0x40;
   cert.serialNumber = new asn1js.Integer({ valueHex: buf(serial) });
   cert.subject = spec.subject;
-  cert.issuer = spec.issuer ? pkijs.Certificate.fromBER(buf(spec.issuer.certDer)).subject : (spec.issuerName ?? spec.subject);
+  cert.issuer = spec.issuer
+    ? pkijs.Certificate.fromBER(buf(spec.issuer.certDer)).subject
+    : (spec.issuerName ?? spec.subject);
   cert.notBefore = new pkijs.Time({ type: pkijs.TimeType.UTCTime, value: spec.notBefore });
-  cert.notAfter = new pkijs.Time({ type: spec.notAfter.getUTCFullYear() < 2050 ? pkijs.TimeType.UTCTime : pkijs.TimeType.GeneralizedTime, value: spec.notAfter });
+  cert.notAfter = new pkijs.Time({
+    type: spec.notAfter.getUTCFullYear() < 2050 ? pkijs.TimeType.UTCTime : pkijs.TimeType.GeneralizedTime,
+    value: spec.notAfter,
+  });
   await cert.subjectPublicKeyInfo.importKey(keys.publicKey, engine);
   const keyId = createHash('sha1').update(cert.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).digest();
   const extensions = [
-    extension('2.5.29.19', true, new pkijs.BasicConstraints(spec.ca ? { cA: true, ...(spec.ca.pathLen === undefined ? {} : { pathLenConstraint: spec.ca.pathLen }) } : { cA: false }).toSchema()),
+    extension(
+      '2.5.29.19',
+      true,
+      new pkijs.BasicConstraints(
+        spec.ca
+          ? { cA: true, ...(spec.ca.pathLen === undefined ? {} : { pathLenConstraint: spec.ca.pathLen }) }
+          : { cA: false },
+      ).toSchema(),
+    ),
     extension('2.5.29.15', true, spec.ca ? keyUsage(5, 6) : keyUsage(0, 1)),
     extension('2.5.29.14', false, new asn1js.OctetString({ valueHex: buf(keyId) })),
   ];
   if (spec.issuer) {
-    const issuerKeyId = pkijs.Certificate.fromBER(buf(spec.issuer.certDer)).extensions?.find((e) => e.extnID === '2.5.29.14')?.parsedValue as asn1js.OctetString | undefined;
-    if (issuerKeyId) extensions.push(extension('2.5.29.35', false, new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: issuerKeyId.valueBlock.valueHexView.slice().buffer }) }).toSchema()));
+    const issuerKeyId = pkijs.Certificate.fromBER(buf(spec.issuer.certDer)).extensions?.find(
+      (e) => e.extnID === '2.5.29.14',
+    )?.parsedValue as asn1js.OctetString | undefined;
+    if (issuerKeyId) {
+      extensions.push(
+        extension(
+          '2.5.29.35',
+          false,
+          new pkijs.AuthorityKeyIdentifier({
+            keyIdentifier: new asn1js.OctetString({ valueHex: issuerKeyId.valueBlock.valueHexView.slice().buffer }),
+          }).toSchema(),
+        ),
+      );
+    }
   }
   if (spec.policies?.length) {
-    extensions.push(extension('2.5.29.32', false, new asn1js.Sequence({ value: spec.policies.map((p) => new pkijs.PolicyInformation({ policyIdentifier: p }).toSchema()) })));
+    extensions.push(
+      extension(
+        '2.5.29.32',
+        false,
+        new asn1js.Sequence({
+          value: spec.policies.map((p) => new pkijs.PolicyInformation({ policyIdentifier: p }).toSchema()),
+        }),
+      ),
+    );
   }
   extensions.push(...(spec.extra ?? []));
   cert.extensions = extensions;
   await cert.sign(spec.issuer?.privateKey ?? keys.privateKey, 'SHA-256', engine);
   const certDer = new Uint8Array(cert.toSchema(true).toBER(false));
   const pkcs8 = new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  return { certDer, certPem: pem('CERTIFICATE', certDer), privateKey: keys.privateKey, keyObject: createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }), keyPem: pem('PRIVATE KEY', pkcs8) };
+  return {
+    certDer,
+    certPem: pem('CERTIFICATE', certDer),
+    privateKey: keys.privateKey,
+    keyObject: createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }),
+    keyPem: pem('PRIVATE KEY', pkcs8),
+  };
 }
 
 const TEN_YEARS = 10 * 365 * 24 * 3600 * 1000;
@@ -137,13 +183,22 @@ export async function createSimulatorPki(now = new Date()): Promise<SimulatorPki
   const notBefore = new Date(now.getTime() - 3600_000);
   const notAfter = new Date(now.getTime() + TEN_YEARS);
   const root = await issue({
-    subject: distinguishedName([[OID.C, 'IN'], [OID.O, 'Mohar ESP Simulator'], [OID.CN, 'Simulated CCA Root (test only)']]),
+    subject: distinguishedName([
+      [OID.C, 'IN'],
+      [OID.O, 'Mohar ESP Simulator'],
+      [OID.CN, 'Simulated CCA Root (test only)'],
+    ]),
     notBefore,
     notAfter,
     ca: { pathLen: 1 },
   });
   const espCa = await issue({
-    subject: distinguishedName([[OID.C, 'IN'], [OID.O, 'Mohar ESP Simulator'], [OID.OU, 'Certifying Authority'], [OID.CN, 'Simulated eSign CA (test only)']]),
+    subject: distinguishedName([
+      [OID.C, 'IN'],
+      [OID.O, 'Mohar ESP Simulator'],
+      [OID.OU, 'Certifying Authority'],
+      [OID.CN, 'Simulated eSign CA (test only)'],
+    ]),
     issuer: root,
     notBefore,
     notAfter,
@@ -151,7 +206,11 @@ export async function createSimulatorPki(now = new Date()): Promise<SimulatorPki
     policies: [CCA_EKYC_OTP_POLICY],
   });
   const responseSigner = await issue({
-    subject: distinguishedName([[OID.C, 'IN'], [OID.O, 'Mohar ESP Simulator'], [OID.CN, 'Simulated ESP response signing (test only)']]),
+    subject: distinguishedName([
+      [OID.C, 'IN'],
+      [OID.O, 'Mohar ESP Simulator'],
+      [OID.CN, 'Simulated ESP response signing (test only)'],
+    ]),
     issuer: espCa,
     notBefore,
     notAfter,
@@ -166,7 +225,11 @@ export async function createSimulatorPki(now = new Date()): Promise<SimulatorPki
  */
 export async function issueAspCertificate(pki: SimulatorPki, aspId: string, now = new Date()): Promise<Credential> {
   return issue({
-    subject: distinguishedName([[OID.C, 'IN'], [OID.O, 'Mohar ESP Simulator'], [OID.CN, `${aspId} ASP request signing (test only)`]]),
+    subject: distinguishedName([
+      [OID.C, 'IN'],
+      [OID.O, 'Mohar ESP Simulator'],
+      [OID.CN, `${aspId} ASP request signing (test only)`],
+    ]),
     issuer: pki.root,
     notBefore: new Date(now.getTime() - 3600_000),
     notAfter: new Date(now.getTime() + TEN_YEARS),
@@ -176,13 +239,28 @@ export async function issueAspCertificate(pki: SimulatorPki, aspId: string, now 
 
 /** subjectDirectoryAttributes (RFC 3739): dateOfBirth (1 January of the year: e-KYC gives the year) and gender. */
 function directoryAttributes(identity: SignerIdentity): pkijs.Extension {
-  const attribute = (type: string, value: asn1js.AsnType): asn1js.Sequence => new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: type }), new asn1js.Set({ value: [value] })] });
+  const attribute = (type: string, value: asn1js.AsnType): asn1js.Sequence =>
+    new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: type }), new asn1js.Set({ value: [value] })] });
   const dob = new asn1js.GeneralizedTime({ valueDate: new Date(Date.UTC(identity.yearOfBirth, 0, 1, 12)) });
-  return extension('2.5.29.9', false, new asn1js.Sequence({ value: [attribute(OID.dateOfBirth, dob), attribute(OID.gender, new asn1js.PrintableString({ value: identity.gender }))] }));
+  return extension(
+    '2.5.29.9',
+    false,
+    new asn1js.Sequence({
+      value: [
+        attribute(OID.dateOfBirth, dob),
+        attribute(OID.gender, new asn1js.PrintableString({ value: identity.gender })),
+      ],
+    }),
+  );
 }
 
 /** A one-hour signer certificate for one e-KYC'd person, from the ESP CA. */
-export async function issueSignerCertificate(pki: SimulatorPki, identity: SignerIdentity, reference: string, now = new Date()): Promise<Credential> {
+export async function issueSignerCertificate(
+  pki: SimulatorPki,
+  identity: SignerIdentity,
+  reference: string,
+  now = new Date(),
+): Promise<Credential> {
   const aadhaarHash = createHash('sha256').update(identity.aadhaar).digest('hex');
   return issue({
     subject: distinguishedName([
@@ -202,26 +280,44 @@ export async function issueSignerCertificate(pki: SimulatorPki, identity: Signer
   });
 }
 
-const FILES = { root: 'simulated-cca-root', espCa: 'simulated-esp-ca', responseSigner: 'esp-response-signing' } as const;
+const FILES = {
+  root: 'simulated-cca-root',
+  espCa: 'simulated-esp-ca',
+  responseSigner: 'esp-response-signing',
+} as const;
 
 async function importCredential(certPem: string, keyPem: string): Promise<Credential> {
   const keyObject = createPrivateKey(keyPem);
   const pkcs8 = keyObject.export({ type: 'pkcs8', format: 'der' });
   const privateKey = await webcrypto.subtle.importKey('pkcs8', pkcs8, RSA, true, ['sign']);
   const b64 = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(certPem)?.[1] ?? '';
-  return { certDer: new Uint8Array(Buffer.from(b64.replace(/\s+/g, ''), 'base64')), certPem, privateKey, keyObject, keyPem };
+  return {
+    certDer: new Uint8Array(Buffer.from(b64.replace(/\s+/g, ''), 'base64')),
+    certPem,
+    privateKey,
+    keyObject,
+    keyPem,
+  };
 }
 
 /** Paths of the certificate PEMs a data directory holds (written by loadOrCreateSimulatorPki). */
 export function pkiPaths(dir: string): { root: string; espCa: string; responseSigner: string } {
-  return { root: join(dir, `${FILES.root}.pem`), espCa: join(dir, `${FILES.espCa}.pem`), responseSigner: join(dir, `${FILES.responseSigner}.pem`) };
+  return {
+    root: join(dir, `${FILES.root}.pem`),
+    espCa: join(dir, `${FILES.espCa}.pem`),
+    responseSigner: join(dir, `${FILES.responseSigner}.pem`),
+  };
 }
 
 /** Reads the PKI kept in `dir`, or makes one and keeps it there (keys mode 0600). */
 export async function loadOrCreateSimulatorPki(dir: string): Promise<SimulatorPki> {
   const names = Object.keys(FILES) as (keyof typeof FILES)[];
   if (names.every((n) => existsSync(join(dir, `${FILES[n]}.key.pem`)))) {
-    const read = (n: keyof typeof FILES): Promise<Credential> => importCredential(readFileSync(join(dir, `${FILES[n]}.pem`), 'utf8'), readFileSync(join(dir, `${FILES[n]}.key.pem`), 'utf8'));
+    const read = (n: keyof typeof FILES): Promise<Credential> =>
+      importCredential(
+        readFileSync(join(dir, `${FILES[n]}.pem`), 'utf8'),
+        readFileSync(join(dir, `${FILES[n]}.key.pem`), 'utf8'),
+      );
     return { root: await read('root'), espCa: await read('espCa'), responseSigner: await read('responseSigner') };
   }
   const pki = await createSimulatorPki();

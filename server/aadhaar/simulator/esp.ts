@@ -93,7 +93,14 @@ export class EspSimulator {
     }
     // From here the responseUrl is the ASP's own: problems are posted back to it.
     const problem = this.checkRequest(request, form);
-    if (problem) return { kind: 'respond', responseUrl: request.responseUrl, txn: request.txn, responseXml: await this.failure(request.txn, problem) };
+    if (problem) {
+      return {
+        kind: 'respond',
+        responseUrl: request.responseUrl,
+        txn: request.txn,
+        responseXml: await this.failure(request.txn, problem),
+      };
+    }
     const session: Session = { id: randomBytes(16).toString('hex'), request, createdAt: this.now() };
     this.sessions.set(session.id, session);
     this.byTxn.set(`${aspId}\n${request.txn}`, session);
@@ -101,7 +108,10 @@ export class EspSimulator {
   }
 
   private checkRequest(req: EsignRequest, form: URLSearchParams): EspError | undefined {
-    const bad = (what: string): EspError => ({ errCode: REQUEST_ERRORS.badAttribute.errCode, errMsg: `${REQUEST_ERRORS.badAttribute.errMsg}: ${what}` });
+    const bad = (what: string): EspError => ({
+      errCode: REQUEST_ERRORS.badAttribute.errCode,
+      errMsg: `${REQUEST_ERRORS.badAttribute.errMsg}: ${what}`,
+    });
     if (req.ver !== ESIGN_VERSION) return bad(`ver must be ${ESIGN_VERSION}`);
     if (req.sc !== 'Y') return bad('sc must be Y (consent)');
     if (req.ekycIdType !== 'A') return bad('ekycIdType must be A');
@@ -113,7 +123,9 @@ export class EspSimulator {
     const contentType = form.get('Content-Type');
     if (contentType !== null && contentType !== 'application/xml') return bad('Content-Type must be application/xml');
     const ts = parseEsignTimestamp(req.ts);
-    if (!ts || Math.abs(ts.getTime() - this.now().getTime()) > (this.options.maxSkewMs ?? 15 * 60_000)) return REQUEST_ERRORS.staleTimestamp;
+    if (!ts || Math.abs(ts.getTime() - this.now().getTime()) > (this.options.maxSkewMs ?? 15 * 60_000)) {
+      return REQUEST_ERRORS.staleTimestamp;
+    }
     if (this.byTxn.has(`${req.aspId}\n${req.txn}`)) return REQUEST_ERRORS.repeatedTxn;
     return undefined;
   }
@@ -124,15 +136,24 @@ export class EspSimulator {
   }
 
   /** The signer submitted the OTP page (or cancelled): sign, or fail as scripted. Once per session. */
-  async authenticate(sessionId: string, credentials: Credentials): Promise<{ responseUrl: string; responseXml: string; txn: string } | undefined> {
+  async authenticate(
+    sessionId: string,
+    credentials: Credentials,
+  ): Promise<{ responseUrl: string; responseXml: string; txn: string } | undefined> {
     const session = this.session(sessionId);
     if (!session || session.responseXml) return undefined;
     const { request } = session;
-    const outcome = credentials.cancel ? { kind: 'fail' as const, error: AUTH_ERRORS.cancelled } : outcomeFor(credentials.aadhaar, credentials.otp);
+    const outcome = credentials.cancel
+      ? { kind: 'fail' as const, error: AUTH_ERRORS.cancelled }
+      : outcomeFor(credentials.aadhaar, credentials.otp);
     session.responseXml =
       outcome.kind === 'fail'
         ? await this.failure(request.txn, outcome.error)
-        : await this.success(request, { ...SIGNER_DEFAULTS, aadhaar: credentials.aadhaar, name: outcome.ekycName ?? (credentials.name.trim() || 'Test Signer') });
+        : await this.success(request, {
+            ...SIGNER_DEFAULTS,
+            aadhaar: credentials.aadhaar,
+            name: outcome.ekycName ?? (credentials.name.trim() || 'Test Signer'),
+          });
     return { responseUrl: request.responseUrl, responseXml: session.responseXml, txn: request.txn };
   }
 
@@ -148,30 +169,71 @@ export class EspSimulator {
       const query = parseEsignStatusRequest(verifyEnveloped(xml, { certificatePem: aspCert, rootName: 'EsignStatus' }));
       const session = this.byTxn.get(`${query.aspId}\n${query.txn}`);
       if (!session) return this.failure(query.txn, REQUEST_ERRORS.unknownTxn);
-      return session.responseXml ?? this.respond({ status: '2', txn: query.txn, errCode: 'NA', errMsg: 'Pending: the signer has not finished', userCertificate: '', signatures: [] });
+      return (
+        session.responseXml ??
+        this.respond({
+          status: '2',
+          txn: query.txn,
+          errCode: 'NA',
+          errMsg: 'Pending: the signer has not finished',
+          userCertificate: '',
+          signatures: [],
+        })
+      );
     } catch (e) {
-      return this.failure(txn, { ...REQUEST_ERRORS.badSignature, errMsg: `${REQUEST_ERRORS.badSignature.errMsg} (${(e as Error).message})` });
+      return this.failure(txn, {
+        ...REQUEST_ERRORS.badSignature,
+        errMsg: `${REQUEST_ERRORS.badSignature.errMsg} (${(e as Error).message})`,
+      });
     }
   }
 
-  private async success(request: EsignRequest, identity: Parameters<typeof issueSignerCertificate>[1]): Promise<string> {
+  private async success(
+    request: EsignRequest,
+    identity: Parameters<typeof issueSignerCertificate>[1],
+  ): Promise<string> {
     const resCode = randomBytes(8).toString('hex').toUpperCase();
     const signer = await issueSignerCertificate(this.options.pki, identity, resCode, this.now());
     const provider = signatureProvider(signer, [this.options.pki.espCa.certDer, this.options.pki.root.certDer]);
     const signatures: DocSignature[] = [];
     for (const doc of request.docs) {
       const cms = await createSignedData({ messageDigest: Buffer.from(doc.hash, 'hex'), signer: provider });
-      signatures.push({ id: doc.id, sigHashAlgorithm: 'SHA256', error: '', value: Buffer.from(cms).toString('base64') });
+      signatures.push({
+        id: doc.id,
+        sigHashAlgorithm: 'SHA256',
+        error: '',
+        value: Buffer.from(cms).toString('base64'),
+      });
     }
-    return this.respond({ status: '1', txn: request.txn, resCode, errCode: 'NA', errMsg: 'NA', userCertificate: Buffer.from(signer.certDer).toString('base64'), signatures });
+    return this.respond({
+      status: '1',
+      txn: request.txn,
+      resCode,
+      errCode: 'NA',
+      errMsg: 'NA',
+      userCertificate: Buffer.from(signer.certDer).toString('base64'),
+      signatures,
+    });
   }
 
   private failure(txn: string, error: EspError): Promise<string> {
-    return this.respond({ status: '0', txn, errCode: error.errCode, errMsg: error.errMsg, userCertificate: '', signatures: [] });
+    return this.respond({
+      status: '0',
+      txn,
+      errCode: error.errCode,
+      errMsg: error.errMsg,
+      userCertificate: '',
+      signatures: [],
+    });
   }
 
   private respond(fields: Omit<EsignResponse, 'ver' | 'ts' | 'resCode'> & { resCode?: string }): Promise<string> {
-    const response: EsignResponse = { ver: ESIGN_VERSION, ts: formatEsignTimestamp(this.now()), resCode: randomBytes(8).toString('hex').toUpperCase(), ...fields };
+    const response: EsignResponse = {
+      ver: ESIGN_VERSION,
+      ts: formatEsignTimestamp(this.now()),
+      resCode: randomBytes(8).toString('hex').toUpperCase(),
+      ...fields,
+    };
     return signEsignResponse(response, signatureProvider(this.options.pki.responseSigner, []));
   }
 

@@ -10,7 +10,12 @@ import { SIMULATOR_OTP, TEST_AADHAAR, type EspError } from './scenarios.js';
 export const BASE = '/esign/2.1';
 
 function esc(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 function page(title: string, body: string): string {
@@ -19,7 +24,9 @@ function page(title: string, body: string): string {
 
 /** Consent, Aadhaar number, name (simulated e-KYC) and OTP. */
 export function authenticatePage(session: Session, error?: string): string {
-  const docs = session.request.docs.map((d) => `<li>${esc(d.docInfo || `Document ${d.id}`)} <code>${esc(d.hash.slice(0, 16))}…</code></li>`).join('');
+  const docs = session.request.docs
+    .map((d) => `<li>${esc(d.docInfo || `Document ${d.id}`)} <code>${esc(d.hash.slice(0, 16))}…</code></li>`)
+    .join('');
   return page(
     'Aadhaar eSign',
     `<h1>Sign with Aadhaar</h1>
@@ -51,7 +58,10 @@ export function autoPostPage(responseUrl: string, responseXml: string, txn: stri
 }
 
 export function errorPage(error: EspError, detail: string): string {
-  return page('eSign error', `<h1>The eSign request was refused</h1><p class="error" role="alert"><strong>${esc(error.errCode)}</strong> ${esc(error.errMsg)}</p><p>${esc(detail)}</p>`);
+  return page(
+    'eSign error',
+    `<h1>The eSign request was refused</h1><p class="error" role="alert"><strong>${esc(error.errCode)}</strong> ${esc(error.errMsg)}</p><p>${esc(detail)}</p>`,
+  );
 }
 
 export const AUTOPOST_JS = `document.getElementById('esign-response').submit();\n`;

@@ -24,10 +24,23 @@ function friendlyName(name: string): pkijs.Attribute[] {
   return [new pkijs.Attribute({ type: FRIENDLY_NAME, values: [new asn1js.BmpString({ value: name })] })];
 }
 
-export async function writePkcs12(options: { pkcs8: Uint8Array; certificate: Uint8Array; passphrase: string; name: string }): Promise<Uint8Array> {
+export async function writePkcs12(options: {
+  pkcs8: Uint8Array;
+  certificate: Uint8Array;
+  passphrase: string;
+  name: string;
+}): Promise<Uint8Array> {
   const password = bytes(new TextEncoder().encode(options.passphrase));
   const keyBag = new pkijs.PKCS8ShroudedKeyBag({ parsedValue: pkijs.PrivateKeyInfo.fromBER(bytes(options.pkcs8)) });
-  await keyBag.makeInternalValues({ password, contentEncryptionAlgorithm: { name: 'AES-CBC', length: 256 } as pkijs.ContentEncryptionAlgorithm, hmacHashAlgorithm: 'SHA-256', iterationCount: ITERATIONS }, engine);
+  await keyBag.makeInternalValues(
+    {
+      password,
+      contentEncryptionAlgorithm: { name: 'AES-CBC', length: 256 } as pkijs.ContentEncryptionAlgorithm,
+      hmacHashAlgorithm: 'SHA-256',
+      iterationCount: ITERATIONS,
+    },
+    engine,
+  );
   const certBag = new pkijs.CertBag({ parsedValue: pkijs.Certificate.fromBER(bytes(options.certificate)) });
   const pfx = new pkijs.PFX({
     parsedValue: {
@@ -39,7 +52,11 @@ export async function writePkcs12(options: { pkcs8: Uint8Array; certificate: Uin
               privacyMode: 0,
               value: new pkijs.SafeContents({
                 safeBags: [
-                  new pkijs.SafeBag({ bagId: BAG_SHROUDED_KEY, bagValue: keyBag, bagAttributes: friendlyName(options.name) }),
+                  new pkijs.SafeBag({
+                    bagId: BAG_SHROUDED_KEY,
+                    bagValue: keyBag,
+                    bagAttributes: friendlyName(options.name),
+                  }),
                   new pkijs.SafeBag({ bagId: BAG_CERT, bagValue: certBag, bagAttributes: friendlyName(options.name) }),
                 ],
               }),
@@ -50,6 +67,14 @@ export async function writePkcs12(options: { pkcs8: Uint8Array; certificate: Uin
     },
   });
   await pfx.parsedValue!.authenticatedSafe!.makeInternalValues({ safeContents: [{}] }, engine);
-  await pfx.makeInternalValues({ password, iterations: ITERATIONS, pbkdf2HashAlgorithm: { name: 'SHA-256' }, hmacHashAlgorithm: 'SHA-256' } as pkijs.MakeInternalValuesParams, engine);
+  await pfx.makeInternalValues(
+    {
+      password,
+      iterations: ITERATIONS,
+      pbkdf2HashAlgorithm: { name: 'SHA-256' },
+      hmacHashAlgorithm: 'SHA-256',
+    } as pkijs.MakeInternalValuesParams,
+    engine,
+  );
   return new Uint8Array(pfx.toSchema().toBER(false));
 }

@@ -17,7 +17,10 @@ export interface EspError {
 export const AUTH_ERRORS = {
   wrongOtp: { errCode: '400', errMsg: 'Invalid OTP value' },
   otpExpired: { errCode: 'ESP-946', errMsg: 'OTP expired: the authentication page timed out' },
-  attemptsExceeded: { errCode: '403', errMsg: 'Maximum number of attempts for OTP match is exceeded or OTP is not generated' },
+  attemptsExceeded: {
+    errCode: '403',
+    errMsg: 'Maximum number of attempts for OTP match is exceeded or OTP is not generated',
+  },
   aadhaarLocked: { errCode: '331', errMsg: 'Aadhaar locked by Aadhaar number holder for all authentications' },
   serviceDown: { errCode: 'E-148', errMsg: 'eKYC services unavailable' },
   cancelled: { errCode: 'ESP-944', errMsg: 'User terminated eKYC process' },
@@ -28,7 +31,10 @@ export const AUTH_ERRORS = {
 export const REQUEST_ERRORS = {
   malformed: { errCode: 'ESP-901', errMsg: 'The eSign request is not a well-formed Esign 2.1 XML form post' },
   unknownAsp: { errCode: 'ESP-902', errMsg: 'The aspId is not registered with this ESP' },
-  badSignature: { errCode: 'ESP-903', errMsg: 'The ASP signature on the request does not verify with the registered ASP certificate' },
+  badSignature: {
+    errCode: 'ESP-903',
+    errMsg: 'The ASP signature on the request does not verify with the registered ASP certificate',
+  },
   badAttribute: { errCode: 'ESP-904', errMsg: 'An Esign attribute is not acceptable' },
   staleTimestamp: { errCode: 'ESP-905', errMsg: 'The request timestamp (ts) is outside the allowed window' },
   repeatedTxn: { errCode: 'ESP-906', errMsg: 'The txn was used before' },
@@ -36,8 +42,7 @@ export const REQUEST_ERRORS = {
 } as const satisfies Record<string, EspError>;
 
 export type Outcome =
-  | { readonly kind: 'sign'; readonly ekycName?: string }
-  | { readonly kind: 'fail'; readonly error: EspError };
+  { readonly kind: 'sign'; readonly ekycName?: string } | { readonly kind: 'fail'; readonly error: EspError };
 
 /**
  * Scripted Aadhaar numbers. Every other 12-digit number signs (with the right OTP). 999999990006 signs,

@@ -56,7 +56,12 @@ function answer(status: number, type: string, body: string, csp = cspFor()): Sim
     status,
     type,
     body,
-    headers: { 'cache-control': 'no-store', 'content-security-policy': csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' },
+    headers: {
+      'cache-control': 'no-store',
+      'content-security-policy': csp,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    },
   };
 }
 
@@ -64,9 +69,16 @@ function answer(status: number, type: string, body: string, csp = cspFor()): Sim
  * The simulator's routes, given a path that starts at /esign/2.1 (pages link relatively, so the same pages
  * work under a prefix) and the request body when it is a POST. Unknown paths are 404.
  */
-export async function answerSimulator(esp: EspSimulator, method: string, path: string, readBody: () => Promise<string>): Promise<SimulatorAnswer> {
+export async function answerSimulator(
+  esp: EspSimulator,
+  method: string,
+  path: string,
+  readBody: () => Promise<string>,
+): Promise<SimulatorAnswer> {
   if (method === 'GET' && path === `${BASE}/esp.css`) return answer(200, 'text/css; charset=utf-8', ESP_CSS);
-  if (method === 'GET' && path === `${BASE}/autopost.js`) return answer(200, 'text/javascript; charset=utf-8', AUTOPOST_JS);
+  if (method === 'GET' && path === `${BASE}/autopost.js`) {
+    return answer(200, 'text/javascript; charset=utf-8', AUTOPOST_JS);
+  }
   // The pages name this icon so a browser asks here, not at the origin's /favicon.ico (Mohar's answers 404).
   if (method === 'GET' && path === `${BASE}/favicon.ico`) return answer(204, 'image/x-icon', '');
   if (method !== 'POST') return answer(404, 'text/plain; charset=utf-8', 'not found');
@@ -75,18 +87,51 @@ export async function answerSimulator(esp: EspSimulator, method: string, path: s
   const form = new URLSearchParams(body);
   if (path === `${BASE}/signdoc`) {
     const reception = await esp.receive(form);
-    if (reception.kind === 'refuse') return answer(400, 'text/html; charset=utf-8', errorPage(reception.error, reception.detail));
-    if (reception.kind === 'respond') return answer(200, 'text/html; charset=utf-8', autoPostPage(reception.responseUrl, reception.responseXml, reception.txn), cspFor(reception.responseUrl));
+    if (reception.kind === 'refuse') {
+      return answer(400, 'text/html; charset=utf-8', errorPage(reception.error, reception.detail));
+    }
+    if (reception.kind === 'respond') {
+      return answer(
+        200,
+        'text/html; charset=utf-8',
+        autoPostPage(reception.responseUrl, reception.responseXml, reception.txn),
+        cspFor(reception.responseUrl),
+      );
+    }
     return answer(200, 'text/html; charset=utf-8', authenticatePage(reception.session));
   }
   if (path === `${BASE}/authenticate`) {
     const session = esp.session(form.get('session') ?? '');
-    if (!session || session.responseXml) return answer(410, 'text/html; charset=utf-8', errorPage(REQUEST_ERRORS.unknownTxn, 'This signing session is over or unknown.'));
+    if (!session || session.responseXml) {
+      return answer(
+        410,
+        'text/html; charset=utf-8',
+        errorPage(REQUEST_ERRORS.unknownTxn, 'This signing session is over or unknown.'),
+      );
+    }
     const cancel = form.get('action') === 'cancel';
-    if (!cancel && form.get('consent') !== 'Y') return answer(200, 'text/html; charset=utf-8', authenticatePage(session, 'Give your consent to continue.'));
-    const done = await esp.authenticate(session.id, { aadhaar: (form.get('aadhaar') ?? '').trim(), otp: (form.get('otp') ?? '').trim(), name: form.get('name') ?? '', cancel });
-    if (!done) return answer(410, 'text/html; charset=utf-8', errorPage(REQUEST_ERRORS.unknownTxn, 'This signing session is over.'));
-    return answer(200, 'text/html; charset=utf-8', autoPostPage(done.responseUrl, done.responseXml, done.txn), cspFor(done.responseUrl));
+    if (!cancel && form.get('consent') !== 'Y') {
+      return answer(200, 'text/html; charset=utf-8', authenticatePage(session, 'Give your consent to continue.'));
+    }
+    const done = await esp.authenticate(session.id, {
+      aadhaar: (form.get('aadhaar') ?? '').trim(),
+      otp: (form.get('otp') ?? '').trim(),
+      name: form.get('name') ?? '',
+      cancel,
+    });
+    if (!done) {
+      return answer(
+        410,
+        'text/html; charset=utf-8',
+        errorPage(REQUEST_ERRORS.unknownTxn, 'This signing session is over.'),
+      );
+    }
+    return answer(
+      200,
+      'text/html; charset=utf-8',
+      autoPostPage(done.responseUrl, done.responseXml, done.txn),
+      cspFor(done.responseUrl),
+    );
   }
   return answer(404, 'text/plain; charset=utf-8', 'not found');
 }
@@ -106,7 +151,9 @@ async function route(esp: EspSimulator, req: IncomingMessage, res: ServerRespons
 }
 
 /** Starts the simulator; port 0 picks a free one. */
-export async function startEspSimulator(options: EspOptions & { port?: number; host?: string }): Promise<RunningSimulator> {
+export async function startEspSimulator(
+  options: EspOptions & { port?: number; host?: string },
+): Promise<RunningSimulator> {
   const esp = new EspSimulator(options);
   const server: Server = createServer((req, res) => {
     route(esp, req, res).catch((e: unknown) => {
@@ -127,9 +174,10 @@ export async function startEspSimulator(options: EspOptions & { port?: number; h
     espUrl: `${url}${BASE}/signdoc`,
     statusUrl: `${url}${BASE}/status`,
     esp,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -17,12 +17,20 @@ async function load(key: { readonly pkcs12: string; readonly passphrase: string 
   try {
     file = await readFile(key.pkcs12);
   } catch (error) {
-    throw new MoharError('esign_unavailable', `cannot read the ASP key ${key.pkcs12} (MOHAR_ESIGN_ASP_KEY): ${(error as Error).message}`, { cause: error });
+    throw new MoharError(
+      'esign_unavailable',
+      `cannot read the ASP key ${key.pkcs12} (MOHAR_ESIGN_ASP_KEY): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   try {
     return await softwareSigner({ pkcs12: file, passphrase: key.passphrase });
   } catch (error) {
-    throw new MoharError('esign_unavailable', `the ASP key ${key.pkcs12} (MOHAR_ESIGN_ASP_KEY, MOHAR_ESIGN_ASP_KEY_PASSPHRASE) cannot be used: ${(error as Error).message}`, { cause: error });
+    throw new MoharError(
+      'esign_unavailable',
+      `the ASP key ${key.pkcs12} (MOHAR_ESIGN_ASP_KEY, MOHAR_ESIGN_ASP_KEY_PASSPHRASE) cannot be used: ${(error as Error).message}`,
+      { cause: error },
+    );
   } finally {
     file.fill(0);
   }
@@ -32,7 +40,14 @@ async function load(key: { readonly pkcs12: string; readonly passphrase: string 
 export function aspSigner(ctx: Pick<Context, 'esignAsp'>, esign: EsignConfig): Promise<SignatureProvider> {
   const key = esign.aspKey;
   if ('pkcs11' in key) {
-    if (!ctx.esignAsp) return Promise.reject(new MoharError('esign_unavailable', `the ASP key is on a PKCS#11 token (${key.pkcs11.module}, MOHAR_ESIGN_ASP_PKCS11_MODULE): it is opened by \`mohar serve\``));
+    if (!ctx.esignAsp) {
+      return Promise.reject(
+        new MoharError(
+          'esign_unavailable',
+          `the ASP key is on a PKCS#11 token (${key.pkcs11.module}, MOHAR_ESIGN_ASP_PKCS11_MODULE): it is opened by \`mohar serve\``,
+        ),
+      );
+    }
     return ctx.esignAsp();
   }
   let signer = loaded.get(esign);

@@ -14,12 +14,24 @@ export interface MethodOf {
 }
 
 /** Throws 422 aadhaar_not_configured for the first Aadhaar recipient when eSign is not available for data of `mode`. */
-export function assertAadhaarAvailable(config: Pick<Config, 'esign' | 'esignSandbox'>, recipients: readonly MethodOf[], pathOf: (index: number) => string = () => '/signature_method', mode: string | undefined = 'live'): void {
+export function assertAadhaarAvailable(
+  config: Pick<Config, 'esign' | 'esignSandbox'>,
+  recipients: readonly MethodOf[],
+  pathOf: (index: number) => string = () => '/signature_method',
+  mode: string | undefined = 'live',
+): void {
   if (aadhaarAvailableFor(config, mode)) return;
   const index = recipients.findIndex((r) => r.signature_method === 'aadhaar');
   if (index < 0) return;
-  const why = mode === 'test' ? 'the built-in ESP simulator for test data is turned off on this server (MOHAR_ESIGN_SANDBOX=0)' : 'no eSign service provider is configured on this server for live data (MOHAR_ESIGN_*; test keys can use the built-in simulator)';
-  throw new MoharError('aadhaar_not_configured', `recipient ${recipients[index]!.name} signs by Aadhaar eSign, but ${why}`, {
-    errors: [{ path: pathOf(index), message: 'Aadhaar eSign is not available on this server' }],
-  });
+  const why =
+    mode === 'test'
+      ? 'the built-in ESP simulator for test data is turned off on this server (MOHAR_ESIGN_SANDBOX=0)'
+      : 'no eSign service provider is configured on this server for live data (MOHAR_ESIGN_*; test keys can use the built-in simulator)';
+  throw new MoharError(
+    'aadhaar_not_configured',
+    `recipient ${recipients[index]!.name} signs by Aadhaar eSign, but ${why}`,
+    {
+      errors: [{ path: pathOf(index), message: 'Aadhaar eSign is not available on this server' }],
+    },
+  );
 }

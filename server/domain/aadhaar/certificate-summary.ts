@@ -39,7 +39,9 @@ function directoryAttributes(value: ArrayBuffer): { yob: number | null; gender: 
     const first = values.valueBlock.value[0];
     const oid = type.valueBlock.toString();
     if (oid === DATE_OF_BIRTH && first instanceof asn1js.GeneralizedTime) out.yob = first.toDate().getUTCFullYear();
-    if (oid === GENDER && (first instanceof asn1js.PrintableString || first instanceof asn1js.Utf8String)) out.gender = first.getValue();
+    if (oid === GENDER && (first instanceof asn1js.PrintableString || first instanceof asn1js.Utf8String)) {
+      out.gender = first.getValue();
+    }
   }
   return out;
 }
@@ -49,10 +51,16 @@ export function summarizeEsignCertificate(der: Uint8Array): EsignCertificateSumm
   const subject = info.x509.subject;
   const extensions = info.cert.extensions ?? [];
   const sda = extensions.find((e) => e.extnID === '2.5.29.9');
-  const attrs = sda ? directoryAttributes(sda.extnValue.valueBlock.valueHexView.slice().buffer) : { yob: null, gender: null };
+  const attrs = sda
+    ? directoryAttributes(sda.extnValue.valueBlock.valueHexView.slice().buffer)
+    : { yob: null, gender: null };
   const policies = policyOids(info).filter((oid) => oid.startsWith('2.16.356.100.2'));
   const subjectValue = (key: string): string | null => subjectValues(info, key)[0] ?? null;
-  const masked = subject.split('\n').map((l) => l.slice(l.indexOf('=') + 1).trim()).find((v) => /^[Xx*]{8}\d{4}$/.test(v.replace(/[\s-]/g, ''))) ?? null;
+  const masked =
+    subject
+      .split('\n')
+      .map((l) => l.slice(l.indexOf('=') + 1).trim())
+      .find((v) => /^[Xx*]{8}\d{4}$/.test(v.replace(/[\s-]/g, ''))) ?? null;
   return {
     name: subjectValue('CN'),
     subject: subject.replace(/\n/g, ', '),

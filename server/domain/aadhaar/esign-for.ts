@@ -38,7 +38,10 @@ const sandbox = new WeakMap<Config, Promise<EsignSettings>>();
 
 function notConfigured(mode: string | undefined): MoharError {
   return mode === 'test'
-    ? new MoharError('aadhaar_not_configured', 'Aadhaar eSign for test data uses the built-in ESP simulator, which is turned off on this server (MOHAR_ESIGN_SANDBOX=0)')
+    ? new MoharError(
+        'aadhaar_not_configured',
+        'Aadhaar eSign for test data uses the built-in ESP simulator, which is turned off on this server (MOHAR_ESIGN_SANDBOX=0)',
+      )
     : new MoharError('aadhaar_not_configured', 'Aadhaar eSign is not configured on this server');
 }
 
@@ -55,7 +58,11 @@ export async function esignForMode(ctx: Context, mode: DataMode | string | undef
   if (mode === 'test') {
     let settings = sandbox.get(config);
     if (!settings) {
-      settings = sandboxEsp(config, { dataDir: config.dataDir, baseUrl: config.baseUrl, now: ctx.now }).then((s) => ({ ...s.settings, sandbox: true, trustAnchors: [s.rootDer] }));
+      settings = sandboxEsp(config, { dataDir: config.dataDir, baseUrl: config.baseUrl, now: ctx.now }).then((s) => ({
+        ...s.settings,
+        sandbox: true,
+        trustAnchors: [s.rootDer],
+      }));
       sandbox.set(config, settings);
       settings.catch(() => sandbox.delete(config));
     }
@@ -90,7 +97,15 @@ export async function esignForResponse(ctx: Context, xml: string): Promise<Esign
   } catch {
     // Unreadable XML: verification refuses it with its own reason.
   }
-  const row = txn === '' ? undefined : await ctx.db.selectFrom('esign_transactions').innerJoin('envelopes', 'envelopes.id', 'esign_transactions.envelope_id').select('envelopes.mode').where('esign_transactions.id', '=', txn).executeTakeFirst();
+  const row =
+    txn === ''
+      ? undefined
+      : await ctx.db
+          .selectFrom('esign_transactions')
+          .innerJoin('envelopes', 'envelopes.id', 'esign_transactions.envelope_id')
+          .select('envelopes.mode')
+          .where('esign_transactions.id', '=', txn)
+          .executeTakeFirst();
   if (row) return esignForMode(ctx, row.mode);
   return esignForMode(ctx, ctx.config.esign === undefined && ctx.config.esignSandbox ? 'test' : 'live');
 }

@@ -17,32 +17,51 @@ export const AUTOPOST_PATH = '/sign/aadhaar/go';
 
 export interface EsignForm {
   readonly esp_url: string;
-  readonly form: { readonly eSignRequest: string; readonly aspTxnID: string; readonly 'Content-Type': 'application/xml' };
+  readonly form: {
+    readonly eSignRequest: string;
+    readonly aspTxnID: string;
+    readonly 'Content-Type': 'application/xml';
+  };
 }
 
 export async function signedRequestFor(ctx: Context, row: TxnRow): Promise<EsignForm> {
   const esign = await esignForEnvelope(ctx, row.envelope_id);
-  const envelope = await ctx.db.selectFrom('envelopes').select('title').where('id', '=', row.envelope_id).executeTakeFirstOrThrow();
-  const files = await ctx.db.selectFrom('documents').select(['id', 'filename']).where('id', 'in', documentsOf(row).map((d) => d.document_id)).execute();
+  const envelope = await ctx.db
+    .selectFrom('envelopes')
+    .select('title')
+    .where('id', '=', row.envelope_id)
+    .executeTakeFirstOrThrow();
+  const files = await ctx.db
+    .selectFrom('documents')
+    .select(['id', 'filename'])
+    .where(
+      'id',
+      'in',
+      documentsOf(row).map((d) => d.document_id),
+    )
+    .execute();
   const docs: InputHash[] = documentsOf(row).map((d) => ({
     id: d.input_id,
     hashAlgorithm: 'SHA256',
     docInfo: `${envelope.title}: ${files.find((f) => f.id === d.document_id)?.filename ?? d.document_id}`.slice(0, 200),
     hash: d.digest,
   }));
-  const eSignRequest = await signEsignRequest({
-    ver: ESIGN_VERSION,
-    sc: 'Y',
-    ts: formatEsignTimestamp(ctx.now()),
-    txn: row.id,
-    ekycId: '',
-    ekycIdType: 'A',
-    aspId: esign.aspId,
-    authMode: esign.authMode,
-    responseSigType: 'pkcs7',
-    responseUrl: `${ctx.config.baseUrl}${RESPONSE_PATH}`,
-    docs,
-  }, await aspSigner(ctx, esign));
+  const eSignRequest = await signEsignRequest(
+    {
+      ver: ESIGN_VERSION,
+      sc: 'Y',
+      ts: formatEsignTimestamp(ctx.now()),
+      txn: row.id,
+      ekycId: '',
+      ekycIdType: 'A',
+      aspId: esign.aspId,
+      authMode: esign.authMode,
+      responseSigType: 'pkcs7',
+      responseUrl: `${ctx.config.baseUrl}${RESPONSE_PATH}`,
+      docs,
+    },
+    await aspSigner(ctx, esign),
+  );
   return { esp_url: esign.espUrl, form: { eSignRequest, aspTxnID: row.id, 'Content-Type': 'application/xml' } };
 }
 

@@ -3,7 +3,21 @@
  * `reason`). Codes are UIDAI authentication codes and ESP codes as ESPs publish them; an unknown code
  * keeps the ESP's own errMsg.
  */
-export const ESIGN_FAILURE_REASONS = ['otp_wrong', 'otp_expired', 'attempts_exceeded', 'aadhaar_locked', 'service_down', 'cancelled', 'aadhaar_invalid', 'name_mismatch', 'expired', 'response_invalid', 'certificate_untrusted', 'document_changed', 'esp_error'] as const;
+export const ESIGN_FAILURE_REASONS = [
+  'otp_wrong',
+  'otp_expired',
+  'attempts_exceeded',
+  'aadhaar_locked',
+  'service_down',
+  'cancelled',
+  'aadhaar_invalid',
+  'name_mismatch',
+  'expired',
+  'response_invalid',
+  'certificate_untrusted',
+  'document_changed',
+  'esp_error',
+] as const;
 export type EsignFailureReason = (typeof ESIGN_FAILURE_REASONS)[number];
 
 const BY_CODE: Readonly<Record<string, EsignFailureReason>> = {

@@ -3,8 +3,17 @@ import type { Context } from '../context.js';
 
 /** The link's return_url or the envelope's redirect_url (both checked as http(s) when they were set), or null. */
 export async function returnTargetAfterEsign(ctx: Context, txn: string, envelopeId: string): Promise<string | null> {
-  const link = await ctx.db.selectFrom('esign_transactions').innerJoin('signing_sessions', 'signing_sessions.token_hash', 'esign_transactions.session_token_hash').select('signing_sessions.return_url').where('esign_transactions.id', '=', txn).executeTakeFirst();
-  const envelope = await ctx.db.selectFrom('envelopes').select('redirect_url').where('id', '=', envelopeId).executeTakeFirst();
+  const link = await ctx.db
+    .selectFrom('esign_transactions')
+    .innerJoin('signing_sessions', 'signing_sessions.token_hash', 'esign_transactions.session_token_hash')
+    .select('signing_sessions.return_url')
+    .where('esign_transactions.id', '=', txn)
+    .executeTakeFirst();
+  const envelope = await ctx.db
+    .selectFrom('envelopes')
+    .select('redirect_url')
+    .where('id', '=', envelopeId)
+    .executeTakeFirst();
   const target = link?.return_url ?? envelope?.redirect_url ?? null;
   return target !== null && /^https?:$/.test(URL.canParse(target) ? new URL(target).protocol : '') ? target : null;
 }

@@ -34,7 +34,11 @@ export interface EsignStart {
   /** Where the browser posts the form (the ESP's eSign 2.1 URL). */
   readonly esp_url: string;
   /** The form's fields, posted as application/x-www-form-urlencoded. */
-  readonly form: { readonly eSignRequest: string; readonly aspTxnID: string; readonly 'Content-Type': 'application/xml' };
+  readonly form: {
+    readonly eSignRequest: string;
+    readonly aspTxnID: string;
+    readonly 'Content-Type': 'application/xml';
+  };
   /** A page of this server that posts the form by itself (what the signing page opens). */
   readonly autopost_url: string;
 }
@@ -42,61 +46,110 @@ export interface EsignStart {
 /** Raw bytes reserved for the ESP's CMS: signer certificate, ESP CA and CCA chain (and room for a timestamp). */
 const ESIGN_RESERVE = RESERVE_WITH_TIMESTAMP;
 
-export async function startEsign(ctx: Context, session: ResolvedSession, token: string, input: EsignStartInput): Promise<EsignStart> {
+export async function startEsign(
+  ctx: Context,
+  session: ResolvedSession,
+  token: string,
+  input: EsignStartInput,
+): Promise<EsignStart> {
   // The ESP of this envelope's data: MOHAR_ESIGN_* for live data, the built-in simulator for test data (esign-for.ts).
   await esignForEnvelope(ctx, session.envelopeId);
   if (input.consent !== true) throw new MoharError('consent_required', 'accept the consent statement to sign');
   const { recipient, envelope } = await loadActors(ctx.db, session.envelopeId, session.recipientId);
   checkActionForRole('sign', recipient.role);
-  if (recipient.signature_method !== 'aadhaar') throw new MoharError('action_not_allowed', 'only an Aadhaar eSign signer signs with Aadhaar');
-  const fields = await ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', session.envelopeId).where('recipient_id', '=', recipient.id).orderBy('position').execute();
+  if (recipient.signature_method !== 'aadhaar') {
+    throw new MoharError('action_not_allowed', 'only an Aadhaar eSign signer signs with Aadhaar');
+  }
+  const fields = await ctx.db
+    .selectFrom('fields')
+    .selectAll()
+    .where('envelope_id', '=', session.envelopeId)
+    .where('recipient_id', '=', recipient.id)
+    .orderBy('position')
+    .execute();
   const now = ctx.now();
   const today = iso(now).slice(0, 10);
   const values = fillValues(fields, recipient, input.fields ?? {}, today);
 
   const txn = newTxnId();
-  const documents = await prepareDocuments(ctx, session.envelopeId, fields, values.pdf, { name: recipient.name, today, now });
+  const documents = await prepareDocuments(ctx, session.envelopeId, fields, values.pdf, {
+    name: recipient.name,
+    today,
+    now,
+  });
   if (documents.length === 0) throw new MoharError('document_not_found', 'you have no field to sign in this envelope');
   const box = await openSecretBox(ctx.config);
   const expiresAt = new Date(now.getTime() + TXN_SECONDS * 1000);
   await ctx.db.transaction().execute(async (trx) => {
     // One transaction in flight per signer: an earlier unanswered one is superseded (its late answer is refused).
-    await trx.updateTable('esign_transactions').set({ state: 'failed', error_code: 'superseded', error_message: 'a newer eSign attempt was started' }).where('recipient_id', '=', recipient.id).where('state', '=', 'pending').where('used_at', 'is', null).execute();
-    await trx.insertInto('esign_transactions').values({
-      id: txn,
-      account_id: envelope.account_id,
-      envelope_id: envelope.id,
-      recipient_id: recipient.id,
-      session_token_hash: session.tokenHash,
-      return_token: box.seal(token, `esign:${txn}`),
-      documents: JSON.stringify(documents),
-      field_values: JSON.stringify([...values.stored]),
-      state: 'pending',
-      created_at: iso(now),
-      expires_at: iso(expiresAt),
-      used_at: null,
-      response_code: null,
-      error_code: null,
-      error_message: null,
-    }).execute();
+    await trx
+      .updateTable('esign_transactions')
+      .set({ state: 'failed', error_code: 'superseded', error_message: 'a newer eSign attempt was started' })
+      .where('recipient_id', '=', recipient.id)
+      .where('state', '=', 'pending')
+      .where('used_at', 'is', null)
+      .execute();
+    await trx
+      .insertInto('esign_transactions')
+      .values({
+        id: txn,
+        account_id: envelope.account_id,
+        envelope_id: envelope.id,
+        recipient_id: recipient.id,
+        session_token_hash: session.tokenHash,
+        return_token: box.seal(token, `esign:${txn}`),
+        documents: JSON.stringify(documents),
+        field_values: JSON.stringify([...values.stored]),
+        state: 'pending',
+        created_at: iso(now),
+        expires_at: iso(expiresAt),
+        used_at: null,
+        response_code: null,
+        error_code: null,
+        error_message: null,
+      })
+      .execute();
   });
 
   const row = await ctx.db.selectFrom('esign_transactions').selectAll().where('id', '=', txn).executeTakeFirstOrThrow();
   const { esp_url, form } = await signedRequestFor(ctx, row);
-  return { txn, expires_at: iso(expiresAt), esp_url, form, autopost_url: `${ctx.config.baseUrl}${AUTOPOST_PATH}/${txn}` };
+  return {
+    txn,
+    expires_at: iso(expiresAt),
+    esp_url,
+    form,
+    autopost_url: `${ctx.config.baseUrl}${AUTOPOST_PATH}/${txn}`,
+  };
 }
 
 type Field = Parameters<typeof fillValues>[0][number];
 
 /** Each document holding this signer's fields gets its revision: values + the (empty) signature. */
-async function prepareDocuments(ctx: Context, envelopeId: string, fields: readonly Field[], pdfValues: Readonly<Record<string, string | boolean>>, who: { name: string; today: string; now: Date }): Promise<PreparedDocument[]> {
+async function prepareDocuments(
+  ctx: Context,
+  envelopeId: string,
+  fields: readonly Field[],
+  pdfValues: Readonly<Record<string, string | boolean>>,
+  who: { name: string; today: string; now: Date },
+): Promise<PreparedDocument[]> {
   const documentIds = [...new Set(fields.map((f) => f.document_id))];
   if (documentIds.length === 0) return [];
-  const current = await ctx.db.selectFrom('envelope_documents').select(['document_id', 'current_sha256', 'position']).where('envelope_id', '=', envelopeId).where('document_id', 'in', documentIds).orderBy('position').execute();
+  const current = await ctx.db
+    .selectFrom('envelope_documents')
+    .select(['document_id', 'current_sha256', 'position'])
+    .where('envelope_id', '=', envelopeId)
+    .where('document_id', 'in', documentIds)
+    .orderBy('position')
+    .execute();
   const out: PreparedDocument[] = [];
   for (const doc of current) {
     const docFields = fields.filter((f) => f.document_id === doc.document_id);
-    const formValues = Object.fromEntries(docFields.filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE).map((f) => [pdfFieldName(f), pdfValues[pdfFieldName(f)]]).filter(([, v]) => v !== undefined)) as Record<string, string | boolean>;
+    const formValues = Object.fromEntries(
+      docFields
+        .filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE)
+        .map((f) => [pdfFieldName(f), pdfValues[pdfFieldName(f)]])
+        .filter(([, v]) => v !== undefined),
+    ) as Record<string, string | boolean>;
     const signatureField = docFields.find((f) => f.field_type === FIELD_TYPES.SIGNATURE);
     const bytes = await readRevision(ctx, doc.current_sha256!);
     // The PDF work runs in the worker pool (memory and time caps); the CMS comes later, from the ESP.

@@ -55,19 +55,54 @@ export async function findTxn(db: Kysely<Database>, txn: string): Promise<TxnRow
  */
 export async function claimTxn(db: Kysely<Database>, txn: string, now: Date): Promise<TxnRow> {
   const row = await findTxn(db, txn);
-  if (!row) throw new MoharError('esign_txn_invalid', 'the eSign response names a transaction this server did not start', { extra: { reason: 'unknown' } });
+  if (!row) {
+    throw new MoharError('esign_txn_invalid', 'the eSign response names a transaction this server did not start', {
+      extra: { reason: 'unknown' },
+    });
+  }
   if (row.used_at !== null || row.state !== 'pending') {
-    throw new MoharError('esign_txn_invalid', 'this eSign transaction was already answered (a response is used once)', { extra: { reason: 'used' } });
+    throw new MoharError('esign_txn_invalid', 'this eSign transaction was already answered (a response is used once)', {
+      extra: { reason: 'used' },
+    });
   }
   if (row.expires_at <= iso(now)) {
-    await db.updateTable('esign_transactions').set({ state: 'failed', used_at: iso(now), error_code: 'expired', error_message: 'no answer within 30 minutes' }).where('id', '=', txn).where('used_at', 'is', null).execute();
-    throw new MoharError('esign_txn_invalid', 'this eSign transaction expired (30 minutes); start again', { extra: { reason: 'expired' } });
+    await db
+      .updateTable('esign_transactions')
+      .set({ state: 'failed', used_at: iso(now), error_code: 'expired', error_message: 'no answer within 30 minutes' })
+      .where('id', '=', txn)
+      .where('used_at', 'is', null)
+      .execute();
+    throw new MoharError('esign_txn_invalid', 'this eSign transaction expired (30 minutes); start again', {
+      extra: { reason: 'expired' },
+    });
   }
-  const claimed = await db.updateTable('esign_transactions').set({ used_at: iso(now) }).where('id', '=', txn).where('used_at', 'is', null).executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) throw new MoharError('esign_txn_invalid', 'this eSign transaction was already answered (a response is used once)', { extra: { reason: 'used' } });
+  const claimed = await db
+    .updateTable('esign_transactions')
+    .set({ used_at: iso(now) })
+    .where('id', '=', txn)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1) {
+    throw new MoharError('esign_txn_invalid', 'this eSign transaction was already answered (a response is used once)', {
+      extra: { reason: 'used' },
+    });
+  }
   return { ...row, used_at: iso(now) };
 }
 
-export async function failTxn(db: Kysely<Database>, txn: string, error: { code: string; message: string; responseCode?: string | null }): Promise<void> {
-  await db.updateTable('esign_transactions').set({ state: 'failed', error_code: error.code.slice(0, 100), error_message: error.message.slice(0, 1000), response_code: error.responseCode ?? null }).where('id', '=', txn).execute();
+export async function failTxn(
+  db: Kysely<Database>,
+  txn: string,
+  error: { code: string; message: string; responseCode?: string | null },
+): Promise<void> {
+  await db
+    .updateTable('esign_transactions')
+    .set({
+      state: 'failed',
+      error_code: error.code.slice(0, 100),
+      error_message: error.message.slice(0, 1000),
+      response_code: error.responseCode ?? null,
+    })
+    .where('id', '=', txn)
+    .execute();
 }

@@ -14,6 +14,10 @@ export async function bootstrapFirstAccount(ctx: Context): Promise<BootstrapResu
   if (existing) return undefined;
   const email = ctx.config.adminEmail ?? 'admin@localhost';
   const generatedPassword = ctx.config.adminPassword === undefined ? generatePassword() : undefined;
-  await createAccount(ctx, { name: 'Default account', email, password: ctx.config.adminPassword ?? generatedPassword! });
+  await createAccount(ctx, {
+    name: 'Default account',
+    email,
+    password: ctx.config.adminPassword ?? generatedPassword!,
+  });
   return generatedPassword === undefined ? { email } : { email, generatedPassword };
 }

@@ -27,7 +27,11 @@ export interface ConsoleSession {
 
 async function describeUser(ctx: Context, accessToken: string): Promise<ConsoleUser> {
   const identity = await authenticateAccessToken(ctx, accessToken);
-  const account = await ctx.db.selectFrom('accounts').select('name').where('id', '=', identity.accountId).executeTakeFirstOrThrow();
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select('name')
+    .where('id', '=', identity.accountId)
+    .executeTakeFirstOrThrow();
   return { email: identity.email, role: identity.role, account_id: identity.accountId, account_name: account.name };
 }
 
@@ -41,7 +45,12 @@ async function toSession(ctx: Context, pair: TokenPair): Promise<ConsoleSession>
   };
 }
 
-export async function startConsoleSession(ctx: Context, email: string, password: string, address: string | null = null): Promise<ConsoleSession> {
+export async function startConsoleSession(
+  ctx: Context,
+  email: string,
+  password: string,
+  address: string | null = null,
+): Promise<ConsoleSession> {
   return toSession(ctx, await login(ctx, email, password, address));
 }
 

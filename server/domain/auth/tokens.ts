@@ -35,7 +35,12 @@ export function hashToken(token: string): string {
  * Mints an access and a refresh token. `family` is the login they descend from: a fresh login starts its own
  * (the first refresh token's hash), a rotation passes the family on (see refreshTokens).
  */
-export async function issueTokenPair(ctx: Context, userId: string, family?: string, db: Kysely<Database> = ctx.db): Promise<TokenPair> {
+export async function issueTokenPair(
+  ctx: Context,
+  userId: string,
+  family?: string,
+  db: Kysely<Database> = ctx.db,
+): Promise<TokenPair> {
   const now = ctx.now();
   const access = `mat_${randomBytes(32).toString('base64url')}`;
   const refresh = `mrt_${randomBytes(32).toString('base64url')}`;
@@ -44,15 +49,36 @@ export async function issueTokenPair(ctx: Context, userId: string, family?: stri
   await db
     .insertInto('auth_tokens')
     .values([
-      { token_hash: refreshHash, user_id: userId, kind: 'refresh', refresh_hash: null, family: login, expires_at: iso(new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000)), revoked_at: null, created_at: iso(now) },
-      { token_hash: hashToken(access), user_id: userId, kind: 'access', refresh_hash: refreshHash, family: login, expires_at: iso(new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000)), revoked_at: null, created_at: iso(now) },
+      {
+        token_hash: refreshHash,
+        user_id: userId,
+        kind: 'refresh',
+        refresh_hash: null,
+        family: login,
+        expires_at: iso(new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000)),
+        revoked_at: null,
+        created_at: iso(now),
+      },
+      {
+        token_hash: hashToken(access),
+        user_id: userId,
+        kind: 'access',
+        refresh_hash: refreshHash,
+        family: login,
+        expires_at: iso(new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000)),
+        revoked_at: null,
+        created_at: iso(now),
+      },
     ])
     .execute();
   return { access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS };
 }
 
 function suspendedError(): MoharError {
-  return new MoharError('account_suspended', 'this account is suspended; ask the operator of this Mohar server to resume it');
+  return new MoharError(
+    'account_suspended',
+    'this account is suspended; ask the operator of this Mohar server to resume it',
+  );
 }
 
 /** A token row with its user and account, whatever its state (the callers judge revoked and expired). */
@@ -61,7 +87,17 @@ function tokenRow(ctx: Context, token: string, kind: 'access' | 'refresh') {
     .selectFrom('auth_tokens')
     .innerJoin('users', 'users.id', 'auth_tokens.user_id')
     .innerJoin('accounts', 'accounts.id', 'users.account_id')
-    .select(['auth_tokens.token_hash', 'auth_tokens.family', 'auth_tokens.revoked_at', 'auth_tokens.expires_at', 'users.id as user_id', 'users.account_id', 'users.role', 'users.email', 'accounts.suspended'])
+    .select([
+      'auth_tokens.token_hash',
+      'auth_tokens.family',
+      'auth_tokens.revoked_at',
+      'auth_tokens.expires_at',
+      'users.id as user_id',
+      'users.account_id',
+      'users.role',
+      'users.email',
+      'accounts.suspended',
+    ])
     .where('auth_tokens.token_hash', '=', hashToken(token))
     .where('auth_tokens.kind', '=', kind)
     .executeTakeFirst();
@@ -70,7 +106,9 @@ function tokenRow(ctx: Context, token: string, kind: 'access' | 'refresh') {
 /** The user behind a live access token. A suspended account's logins do nothing (403 account_suspended). */
 export async function authenticateAccessToken(ctx: Context, token: string): Promise<UserIdentity> {
   const row = await tokenRow(ctx, token, 'access');
-  if (!row || row.revoked_at !== null || row.expires_at <= iso(ctx.now())) throw new MoharError('invalid_token', 'the login token is missing, invalid or expired; log in or refresh');
+  if (!row || row.revoked_at !== null || row.expires_at <= iso(ctx.now())) {
+    throw new MoharError('invalid_token', 'the login token is missing, invalid or expired; log in or refresh');
+  }
   if (row.suspended) throw suspendedError();
   return { userId: row.user_id, accountId: row.account_id, role: row.role, email: row.email };
 }
@@ -84,7 +122,9 @@ export async function authenticateAccessToken(ctx: Context, token: string): Prom
  */
 export async function refreshTokens(ctx: Context, refreshToken: string): Promise<TokenPair> {
   const row = await tokenRow(ctx, refreshToken, 'refresh');
-  if (!row || row.expires_at <= iso(ctx.now())) throw new MoharError('invalid_token', 'the refresh token is invalid, expired or was revoked; log in again');
+  if (!row || row.expires_at <= iso(ctx.now())) {
+    throw new MoharError('invalid_token', 'the refresh token is invalid, expired or was revoked; log in again');
+  }
   const family = row.family ?? row.token_hash;
   if (row.revoked_at !== null) throw await reused(ctx, family);
   // Checked before the rotation: a refused refresh does not use the token up.
@@ -98,22 +138,52 @@ export async function refreshTokens(ctx: Context, refreshToken: string): Promise
 }
 
 async function reused(ctx: Context, family: string): Promise<MoharError> {
-  await ctx.db.updateTable('auth_tokens').set({ revoked_at: iso(ctx.now()) }).where('family', '=', family).where('revoked_at', 'is', null).execute();
-  return new MoharError('invalid_token', 'this refresh token was already used: every token of this login is revoked; log in again');
+  await ctx.db
+    .updateTable('auth_tokens')
+    .set({ revoked_at: iso(ctx.now()) })
+    .where('family', '=', family)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return new MoharError(
+    'invalid_token',
+    'this refresh token was already used: every token of this login is revoked; log in again',
+  );
 }
 
 /** Revokes a refresh token and every access token it minted. Returns how many refresh tokens were live. */
 async function revokeRefresh(ctx: Context, db: Kysely<Database>, refreshHash: string): Promise<number> {
   const at = iso(ctx.now());
-  const result = await db.updateTable('auth_tokens').set({ revoked_at: at }).where('token_hash', '=', refreshHash).where('revoked_at', 'is', null).executeTakeFirst();
-  await db.updateTable('auth_tokens').set({ revoked_at: at }).where('refresh_hash', '=', refreshHash).where('revoked_at', 'is', null).execute();
+  const result = await db
+    .updateTable('auth_tokens')
+    .set({ revoked_at: at })
+    .where('token_hash', '=', refreshHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  await db
+    .updateTable('auth_tokens')
+    .set({ revoked_at: at })
+    .where('refresh_hash', '=', refreshHash)
+    .where('revoked_at', 'is', null)
+    .execute();
   return Number(result.numUpdatedRows);
 }
 
 /** Logout ends the login: its refresh token, and every token of its family (the access tokens it minted). */
 export async function logout(ctx: Context, refreshToken: string): Promise<void> {
-  const row = await ctx.db.selectFrom('auth_tokens').select(['token_hash', 'family']).where('token_hash', '=', hashToken(refreshToken)).where('kind', '=', 'refresh').executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('auth_tokens')
+    .select(['token_hash', 'family'])
+    .where('token_hash', '=', hashToken(refreshToken))
+    .where('kind', '=', 'refresh')
+    .executeTakeFirst();
   if (!row) throw new MoharError('invalid_token', 'unknown refresh token');
   await revokeRefresh(ctx, ctx.db, row.token_hash);
-  if (row.family !== null) await ctx.db.updateTable('auth_tokens').set({ revoked_at: iso(ctx.now()) }).where('family', '=', row.family).where('revoked_at', 'is', null).execute();
+  if (row.family !== null) {
+    await ctx.db
+      .updateTable('auth_tokens')
+      .set({ revoked_at: iso(ctx.now()) })
+      .where('family', '=', row.family)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
 }

@@ -12,9 +12,20 @@ export async function cancelBulkSend(ctx: Context, accountId: string, id: string
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
     const batch = await findBulkSend(trx, accountId, id, ctx.mode);
-    if (batch.status !== 'queued' && batch.status !== 'running') throw new MoharError('bulk_send_finished', `the bulk send is ${batch.status} already`);
-    await trx.updateTable('bulk_sends').set({ status: 'canceled', canceled_at: at, updated_at: at }).where('id', '=', id).execute();
-    await trx.updateTable('bulk_send_rows').set({ status: 'canceled', updated_at: at }).where('bulk_send_id', '=', id).where('status', '=', 'pending').execute();
+    if (batch.status !== 'queued' && batch.status !== 'running') {
+      throw new MoharError('bulk_send_finished', `the bulk send is ${batch.status} already`);
+    }
+    await trx
+      .updateTable('bulk_sends')
+      .set({ status: 'canceled', canceled_at: at, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+    await trx
+      .updateTable('bulk_send_rows')
+      .set({ status: 'canceled', updated_at: at })
+      .where('bulk_send_id', '=', id)
+      .where('status', '=', 'pending')
+      .execute();
   });
   return getBulkSend(ctx, accountId, id);
 }

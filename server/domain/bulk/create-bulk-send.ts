@@ -28,36 +28,57 @@ export interface BulkSendAccepted {
   created_at: string;
 }
 
-export async function enqueueChunk(db: Kysely<Database>, accountId: string, bulkSendId: string, from: number, now: Date): Promise<void> {
+export async function enqueueChunk(
+  db: Kysely<Database>,
+  accountId: string,
+  bulkSendId: string,
+  from: number,
+  now: Date,
+): Promise<void> {
   // The dedupe key names the chunk: a retried job that re-enqueues its successor makes no second one.
-  await enqueueJob(db, { kind: BULK_SEND_CHUNK_JOB, payload: { bulk_send_id: bulkSendId, from }, dedupeKey: `bulk_send:${bulkSendId}:${from}`, accountId, now, maxAttempts: 20 });
+  await enqueueJob(db, {
+    kind: BULK_SEND_CHUNK_JOB,
+    payload: { bulk_send_id: bulkSendId, from },
+    dedupeKey: `bulk_send:${bulkSendId}:${from}`,
+    accountId,
+    now,
+    maxAttempts: 20,
+  });
 }
 
-export async function createBulkSend(ctx: Context, accountId: string, input: BulkSendInput, idempotencyKey: string): Promise<BulkSendAccepted> {
+export async function createBulkSend(
+  ctx: Context,
+  accountId: string,
+  input: BulkSendInput,
+  idempotencyKey: string,
+): Promise<BulkSendAccepted> {
   const source = await loadSource(ctx, accountId, input);
   await validateRows(ctx, accountId, source, input.rows);
   const id = newId();
   const now = ctx.now();
   const at = iso(now);
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.insertInto('bulk_sends').values({
-      id,
-      account_id: accountId,
-      source_kind: source.kind,
-      source_id: source.id,
-      source_version: source.version,
-      source_snapshot: JSON.stringify(source),
-      status: 'queued',
-      total_rows: input.rows.length,
-      idempotency_key: idempotencyKey,
-      created_at: at,
-      updated_at: at,
-      started_at: null,
-      completed_at: null,
-      canceled_at: null,
-      // Its envelopes are made in this mode (run-chunk.ts), whatever the job's context.
-      mode: ctx.mode ?? 'live',
-    }).execute();
+    await trx
+      .insertInto('bulk_sends')
+      .values({
+        id,
+        account_id: accountId,
+        source_kind: source.kind,
+        source_id: source.id,
+        source_version: source.version,
+        source_snapshot: JSON.stringify(source),
+        status: 'queued',
+        total_rows: input.rows.length,
+        idempotency_key: idempotencyKey,
+        created_at: at,
+        updated_at: at,
+        started_at: null,
+        completed_at: null,
+        canceled_at: null,
+        // Its envelopes are made in this mode (run-chunk.ts), whatever the job's context.
+        mode: ctx.mode ?? 'live',
+      })
+      .execute();
     for (let start = 0; start < input.rows.length; start += INSERT_CHUNK) {
       const rows = input.rows.slice(start, start + INSERT_CHUNK).map((row, i) => ({
         bulk_send_id: id,

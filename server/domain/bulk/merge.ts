@@ -30,7 +30,13 @@ export function pairRecipients(source: SourceSnapshot, recipients: readonly Reci
     const role = r.role ?? slot.role;
     // A row that changes the role without a method gets that role's default, not the slot's method.
     const method = r.signature_method ?? (r.role === undefined ? slot.signature_method : undefined);
-    return { name: r.name, email: r.email, role, ...(method === undefined ? {} : { signature_method: method }), sequence };
+    return {
+      name: r.name,
+      email: r.email,
+      role,
+      ...(method === undefined ? {} : { signature_method: method }),
+      sequence,
+    };
   });
 }
 
@@ -47,7 +53,10 @@ export interface MergedField {
 }
 
 /** The source's fields per document, with the row's values applied. */
-export function mergeFields(source: SourceSnapshot, values: Readonly<Record<string, FieldValue>> = {}): MergedField[][] {
+export function mergeFields(
+  source: SourceSnapshot,
+  values: Readonly<Record<string, FieldValue>> = {},
+): MergedField[][] {
   return source.documents.map((d) =>
     d.fields.map((f) => {
       const key = f.keys.find((k) => Object.hasOwn(values, k)) ?? null;

@@ -26,7 +26,10 @@ import type { BulkSendsTable, RecipientsTable } from '../../storage/schema.js';
 import { mergeFields, pairRecipients, type BulkRow } from './merge.js';
 import type { SourceSnapshot } from './source.js';
 
-/** A row's claim lasts as long as a job's lease (MOHAR_JOB_LEASE_SECONDS): far beyond a normal row, and over soon after a crash. */
+/**
+ * A row's claim lasts as long as a job's lease (MOHAR_JOB_LEASE_SECONDS): far beyond a normal row, and over soon after
+ * a crash.
+ */
 export function rowClaimMs(ctx: Context): number {
   return ctx.config.jobLeaseSeconds * 1000;
 }
@@ -45,10 +48,13 @@ export interface BatchPlan {
   readonly infos: ReadonlyMap<string, StoredPdfInfo>;
 }
 
-type Outcome = { status: 'sent'; envelopeId: string } | { status: 'failed'; envelopeId: string | null; error: { code: string; message: string } };
+type Outcome =
+  | { status: 'sent'; envelopeId: string }
+  | { status: 'failed'; envelopeId: string | null; error: { code: string; message: string } };
 
 function envelopeInput(source: SourceSnapshot, row: BulkRow): EnvelopeInput {
-  const optional = <K extends string, V>(key: K, value: V | null | undefined) => (value === null || value === undefined ? {} : { [key]: value });
+  const optional = <K extends string, V>(key: K, value: V | null | undefined) =>
+    value === null || value === undefined ? {} : { [key]: value };
   return {
     title: row.title ?? source.title,
     routing_order: source.routing_order,
@@ -65,20 +71,36 @@ function envelopeInput(source: SourceSnapshot, row: BulkRow): EnvelopeInput {
 function contentsOf(plan: BatchPlan, input: BulkRow): (envelopeId: string, at: string) => DraftContents {
   const merged = mergeFields(plan.source, input.field_values);
   return (envelopeId, at) => ({
-    documents: plan.source.documents.map((d, i) => ({ envelope_id: envelopeId, document_id: d.document_id, position: i + 1, created_at: at })),
-    fields: (recipients: readonly RecipientsTable[]) => plan.source.documents.flatMap((d, i) => {
-      const fields = merged[i]!.map((f) => ({ ...f.input, recipient_id: recipients[f.slot]!.id }));
-      return checkedFieldRows(fields, recipients, plan.infos.get(d.document_id)!, envelopeId, d.document_id);
-    }),
+    documents: plan.source.documents.map((d, i) => ({
+      envelope_id: envelopeId,
+      document_id: d.document_id,
+      position: i + 1,
+      created_at: at,
+    })),
+    fields: (recipients: readonly RecipientsTable[]) =>
+      plan.source.documents.flatMap((d, i) => {
+        const fields = merged[i]!.map((f) => ({ ...f.input, recipient_id: recipients[f.slot]!.id }));
+        return checkedFieldRows(fields, recipients, plan.infos.get(d.document_id)!, envelopeId, d.document_id);
+      }),
   });
 }
 
 async function rowEnvelope(ctx: Context, batchId: string, rowIndex: number) {
-  return ctx.db.selectFrom('envelopes').select(['id', 'status']).where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).executeTakeFirst();
+  return ctx.db
+    .selectFrom('envelopes')
+    .select(['id', 'status'])
+    .where('bulk_send_id', '=', batchId)
+    .where('row_index', '=', rowIndex)
+    .executeTakeFirst();
 }
 
 /** The row's envelope: made now (complete, `fresh`), or the one an earlier run made. */
-async function ensureEnvelope(ctx: Context, plan: BatchPlan, row: RowRef, input: BulkRow): Promise<{ id: string; status: string; fresh: boolean }> {
+async function ensureEnvelope(
+  ctx: Context,
+  plan: BatchPlan,
+  row: RowRef,
+  input: BulkRow,
+): Promise<{ id: string; status: string; fresh: boolean }> {
   const { batch, source } = plan;
   if (row.envelope_id) {
     const known = await rowEnvelope(ctx, batch.id, row.row_index);
@@ -86,7 +108,14 @@ async function ensureEnvelope(ctx: Context, plan: BatchPlan, row: RowRef, input:
   }
   const pin = source.kind === 'template' ? { template_id: source.id, template_version: source.version! } : undefined;
   try {
-    const created = await createEnvelope({ ...ctx, mode: batch.mode ?? 'live' }, batch.account_id, envelopeInput(source, input), pin, { bulk_send_id: batch.id, row_index: row.row_index }, contentsOf(plan, input));
+    const created = await createEnvelope(
+      { ...ctx, mode: batch.mode ?? 'live' },
+      batch.account_id,
+      envelopeInput(source, input),
+      pin,
+      { bulk_send_id: batch.id, row_index: row.row_index },
+      contentsOf(plan, input),
+    );
     return { id: created.id, status: created.status, fresh: true };
   } catch (error) {
     if (!isMoharError(error, 'bulk_row_taken')) throw error;
@@ -99,7 +128,15 @@ async function ensureEnvelope(ctx: Context, plan: BatchPlan, row: RowRef, input:
 /** A draft left by a run that built it step by step: its missing documents attached, its fields replaced. */
 async function completeDraft(ctx: Context, plan: BatchPlan, envelopeId: string, input: BulkRow): Promise<void> {
   const accountId = plan.batch.account_id;
-  const attached = new Set((await ctx.db.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', envelopeId).execute()).map((d) => d.document_id));
+  const attached = new Set(
+    (
+      await ctx.db
+        .selectFrom('envelope_documents')
+        .select('document_id')
+        .where('envelope_id', '=', envelopeId)
+        .execute()
+    ).map((d) => d.document_id),
+  );
   for (const d of plan.source.documents) {
     if (attached.has(d.document_id)) continue;
     try {
@@ -108,7 +145,12 @@ async function completeDraft(ctx: Context, plan: BatchPlan, envelopeId: string, 
       if (!isMoharError(error, 'document_already_attached')) throw error;
     }
   }
-  const recipients = await ctx.db.selectFrom('recipients').select('id').where('envelope_id', '=', envelopeId).orderBy('position').execute();
+  const recipients = await ctx.db
+    .selectFrom('recipients')
+    .select('id')
+    .where('envelope_id', '=', envelopeId)
+    .orderBy('position')
+    .execute();
   const merged = mergeFields(plan.source, input.field_values);
   for (const [index, d] of plan.source.documents.entries()) {
     const fields = merged[index]!.map((f) => ({ ...f.input, recipient_id: recipients[f.slot]!.id }));
@@ -118,25 +160,42 @@ async function completeDraft(ctx: Context, plan: BatchPlan, envelopeId: string, 
 
 async function claim(ctx: Context, batchId: string, rowIndex: number, worker: string): Promise<boolean> {
   const now = ctx.now();
-  const result = await ctx.db.updateTable('bulk_send_rows')
+  const result = await ctx.db
+    .updateTable('bulk_send_rows')
     .set({ claimed_by: worker, claimed_until: iso(new Date(now.getTime() + rowClaimMs(ctx))) })
-    .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('status', 'in', ['pending', 'created'])
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', iso(now)), eb('claimed_by', '=', worker)]))
+    .where('bulk_send_id', '=', batchId)
+    .where('row_index', '=', rowIndex)
+    .where('status', 'in', ['pending', 'created'])
+    .where((eb) =>
+      eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', iso(now)), eb('claimed_by', '=', worker)]),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
 async function release(ctx: Context, batchId: string, rowIndex: number, worker: string): Promise<void> {
-  await ctx.db.updateTable('bulk_send_rows').set({ claimed_by: null, claimed_until: null })
-    .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('claimed_by', '=', worker).execute();
+  await ctx.db
+    .updateTable('bulk_send_rows')
+    .set({ claimed_by: null, claimed_until: null })
+    .where('bulk_send_id', '=', batchId)
+    .where('row_index', '=', rowIndex)
+    .where('claimed_by', '=', worker)
+    .execute();
 }
 
 /**
  * The outcome and the claim's release in one statement. A row canceled while its envelope was being made
  * is finished like any row with an envelope (cancel-bulk-send.ts).
  */
-async function finishRow(ctx: Context, batchId: string, rowIndex: number, worker: string, outcome: Outcome): Promise<void> {
-  await ctx.db.updateTable('bulk_send_rows')
+async function finishRow(
+  ctx: Context,
+  batchId: string,
+  rowIndex: number,
+  worker: string,
+  outcome: Outcome,
+): Promise<void> {
+  await ctx.db
+    .updateTable('bulk_send_rows')
     .set({
       status: outcome.status,
       envelope_id: outcome.envelopeId,
@@ -145,8 +204,16 @@ async function finishRow(ctx: Context, batchId: string, rowIndex: number, worker
       claimed_until: null,
       updated_at: iso(ctx.now()),
     })
-    .where('bulk_send_id', '=', batchId).where('row_index', '=', rowIndex).where('claimed_by', '=', worker)
-    .where('status', 'in', outcome.status === 'failed' && outcome.envelopeId === null ? ['pending', 'created'] : ['pending', 'created', 'canceled'])
+    .where('bulk_send_id', '=', batchId)
+    .where('row_index', '=', rowIndex)
+    .where('claimed_by', '=', worker)
+    .where(
+      'status',
+      'in',
+      outcome.status === 'failed' && outcome.envelopeId === null
+        ? ['pending', 'created']
+        : ['pending', 'created', 'canceled'],
+    )
     .execute();
 }
 
@@ -157,7 +224,12 @@ async function finishRow(ctx: Context, batchId: string, rowIndex: number, worker
 export async function processRow(ctx: Context, plan: BatchPlan, row: RowRef, worker: string): Promise<'done' | 'busy'> {
   const batchId = plan.batch.id;
   if (!(await claim(ctx, batchId, row.row_index, worker))) {
-    const current = await ctx.db.selectFrom('bulk_send_rows').select('status').where('bulk_send_id', '=', batchId).where('row_index', '=', row.row_index).executeTakeFirstOrThrow();
+    const current = await ctx.db
+      .selectFrom('bulk_send_rows')
+      .select('status')
+      .where('bulk_send_id', '=', batchId)
+      .where('row_index', '=', row.row_index)
+      .executeTakeFirstOrThrow();
     return current.status === 'pending' || current.status === 'created' ? 'busy' : 'done';
   }
   let outcome: Outcome;

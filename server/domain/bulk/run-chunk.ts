@@ -2,7 +2,8 @@
  * The fan-out job (kind bulk_send.chunk): one job per range of CHUNK_ROWS rows. It runs its own rows
  * through processRow, then enqueues the next range (dedupe key per range, so a retried job makes no second
  * successor), then finishes the batch when no row is left. One chunk of a batch at a time leaves the
- * runner's other slots to mail and completion jobs; any runner (any instance) may take the next chunk. A crash anywhere is repaired by the job's retry: rows already sent are skipped,
+ * runner's other slots to mail and completion jobs; any runner (any instance) may take the next chunk. A crash anywhere
+ * is repaired by the job's retry: rows already sent are skipped,
  * half-made ones resumed (process-row.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -28,7 +29,9 @@ const UNFINISHED = ['pending', 'created'];
 
 function payloadOf(payload: unknown): { bulk_send_id: string; from: number } {
   const p = payload as { bulk_send_id?: unknown; from?: unknown } | null;
-  if (typeof p?.bulk_send_id !== 'string' || typeof p.from !== 'number') throw new PermanentJobError('bulk_send.chunk payload without bulk_send_id/from');
+  if (typeof p?.bulk_send_id !== 'string' || typeof p.from !== 'number') {
+    throw new PermanentJobError('bulk_send.chunk payload without bulk_send_id/from');
+  }
   return { bulk_send_id: p.bulk_send_id, from: p.from };
 }
 
@@ -42,16 +45,18 @@ async function processRows(ctx: Context, plan: BatchPlan, rows: readonly RowRef[
   let next = 0;
   const busy: RowRef[] = [];
   const errors: unknown[] = [];
-  await Promise.all(Array.from({ length: Math.min(ROW_CONCURRENCY[ctx.dialect], rows.length) }, async () => {
-    while (next < rows.length) {
-      const row = rows[next++]!;
-      try {
-        if ((await processRow(ctx, plan, row, worker)) === 'busy') busy.push(row);
-      } catch (error) {
-        errors.push(error);
+  await Promise.all(
+    Array.from({ length: Math.min(ROW_CONCURRENCY[ctx.dialect], rows.length) }, async () => {
+      while (next < rows.length) {
+        const row = rows[next++]!;
+        try {
+          if ((await processRow(ctx, plan, row, worker)) === 'busy') busy.push(row);
+        } catch (error) {
+          errors.push(error);
+        }
       }
-    }
-  }));
+    }),
+  );
   if (errors.length > 0) throw errors[0];
   return busy;
 }
@@ -68,7 +73,9 @@ async function processChunkRows(ctx: Context, plan: BatchPlan, rows: readonly Ro
     await sleep(BUSY_POLL_MS);
     busy = await processRows(ctx, plan, busy, worker);
   }
-  if (busy.length > 0) throw new Error(`${busy.length} row(s) from ${busy[0]!.row_index} are claimed by another worker; retrying later`);
+  if (busy.length > 0) {
+    throw new Error(`${busy.length} row(s) from ${busy[0]!.row_index} are claimed by another worker; retrying later`);
+  }
 }
 
 export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
@@ -79,17 +86,36 @@ export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
   if (batch.status.startsWith('completed')) return;
   const now = ctx.now();
   if (batch.status === 'queued') {
-    await ctx.db.updateTable('bulk_sends').set({ status: 'running', started_at: iso(now), updated_at: iso(now) }).where('id', '=', batchId).where('status', '=', 'queued').execute();
+    await ctx.db
+      .updateTable('bulk_sends')
+      .set({ status: 'running', started_at: iso(now), updated_at: iso(now) })
+      .where('id', '=', batchId)
+      .where('status', '=', 'queued')
+      .execute();
   }
   const source = JSON.parse(batch.source_snapshot) as SourceSnapshot;
-  const rows = await ctx.db.selectFrom('bulk_send_rows').select(['row_index', 'input', 'envelope_id']).where('bulk_send_id', '=', batchId)
-    .where('row_index', '>=', from).where('row_index', '<', from + CHUNK_ROWS).where('status', 'in', UNFINISHED).orderBy('row_index').execute();
+  const rows = await ctx.db
+    .selectFrom('bulk_send_rows')
+    .select(['row_index', 'input', 'envelope_id'])
+    .where('bulk_send_id', '=', batchId)
+    .where('row_index', '>=', from)
+    .where('row_index', '<', from + CHUNK_ROWS)
+    .where('status', 'in', UNFINISHED)
+    .orderBy('row_index')
+    .execute();
   if (rows.length > 0) {
     const plan: BatchPlan = { batch, source, infos: await documentInfos(ctx, batch.account_id, source) };
     // One worker id per chunk run: its claims are its own, whichever of its concurrent rows holds them.
-    await processChunkRows(ctx, plan, rows.map((r) => ({ row_index: Number(r.row_index), input: r.input, envelope_id: r.envelope_id })), randomUUID());
+    await processChunkRows(
+      ctx,
+      plan,
+      rows.map((r) => ({ row_index: Number(r.row_index), input: r.input, envelope_id: r.envelope_id })),
+      randomUUID(),
+    );
   }
-  if (from + CHUNK_ROWS < batch.total_rows) await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
+  if (from + CHUNK_ROWS < batch.total_rows) {
+    await enqueueChunk(ctx.db, batch.account_id, batchId, from + CHUNK_ROWS, ctx.now());
+  }
   await finishIfDone(ctx, batchId, batch.account_id);
 }
 

@@ -4,7 +4,13 @@
  * order rows fill them, the merge fields (fields that take a value and have a label or field_key), and a
  * sample CSV made by common/bulk-csv.ts, the module the CLI and the console map CSV with.
  */
-import { MERGE_FIELD_TYPES, sampleCsv, type BulkCsvFormat, type BulkCsvMergeField, type BulkCsvSlot } from '../../../common/bulk-csv.js';
+import {
+  MERGE_FIELD_TYPES,
+  sampleCsv,
+  type BulkCsvFormat,
+  type BulkCsvMergeField,
+  type BulkCsvSlot,
+} from '../../../common/bulk-csv.js';
 import type { Context } from '../context.js';
 import { loadSource, type SourceRef, type SourceSnapshot } from './source.js';
 
@@ -41,10 +47,22 @@ function mergeFieldsOf(source: SourceSnapshot): BulkCsvMergeField[] {
 }
 
 export function formatOf(source: SourceSnapshot): BulkSourceFormat {
-  const recipient_slots = source.slots.map((s, i) => ({ slot: i + 1, label: s.label ?? null, role: s.role, signature_method: s.signature_method, sequence: s.sequence, role_key: s.role_key }));
+  const recipient_slots = source.slots.map((s, i) => ({
+    slot: i + 1,
+    label: s.label ?? null,
+    role: s.role,
+    signature_method: s.signature_method,
+    sequence: s.sequence,
+    role_key: s.role_key,
+  }));
   const format = { recipient_slots, merge_fields: mergeFieldsOf(source) };
   const sample = sampleCsv(format);
-  return { source: { kind: source.kind, id: source.id, version: source.version, title: source.title }, ...format, columns: sample.columns, sample_csv: sample.text };
+  return {
+    source: { kind: source.kind, id: source.id, version: source.version, title: source.title },
+    ...format,
+    columns: sample.columns,
+    sample_csv: sample.text,
+  };
 }
 
 export async function bulkSourceFormat(ctx: Context, accountId: string, ref: SourceRef): Promise<BulkSourceFormat> {

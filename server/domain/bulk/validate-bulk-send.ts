@@ -8,7 +8,11 @@ import type { BulkSendInput } from './create-bulk-send.js';
 import { loadSource } from './source.js';
 import { validateRows } from './validate-rows.js';
 
-export async function validateBulkSend(ctx: Context, accountId: string, input: BulkSendInput): Promise<{ valid: true; total_rows: number }> {
+export async function validateBulkSend(
+  ctx: Context,
+  accountId: string,
+  input: BulkSendInput,
+): Promise<{ valid: true; total_rows: number }> {
   const source = await loadSource(ctx, accountId, input);
   await validateRows(ctx, accountId, source, input.rows);
   return { valid: true, total_rows: input.rows.length };

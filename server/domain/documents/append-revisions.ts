@@ -33,12 +33,35 @@ export async function appendRevisions(trx: Kysely<Database>, append: RevisionApp
   const { envelopeId, documentId, revisions } = append;
   const last = revisions.at(-1);
   if (!last) throw new Error('appendRevisions: no revision to append');
-  const moved = await trx.updateTable('envelope_documents').set({ current_sha256: last.sha256 }).where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).where('current_sha256', '=', append.from).executeTakeFirst();
+  const moved = await trx
+    .updateTable('envelope_documents')
+    .set({ current_sha256: last.sha256 })
+    .where('envelope_id', '=', envelopeId)
+    .where('document_id', '=', documentId)
+    .where('current_sha256', '=', append.from)
+    .executeTakeFirst();
   if (Number(moved.numUpdatedRows) !== 1) return false;
-  const { seq } = await trx.selectFrom('document_revisions').select((eb) => eb.fn.max('seq').as('seq')).where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).executeTakeFirstOrThrow();
+  const { seq } = await trx
+    .selectFrom('document_revisions')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('envelope_id', '=', envelopeId)
+    .where('document_id', '=', documentId)
+    .executeTakeFirstOrThrow();
   let next = Number(seq ?? 0);
   for (const r of revisions) {
-    await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: documentId, seq: ++next, sha256: r.sha256, size: r.size, act: r.act, recipient_id: append.recipientId, created_at: append.at }).execute();
+    await trx
+      .insertInto('document_revisions')
+      .values({
+        envelope_id: envelopeId,
+        document_id: documentId,
+        seq: ++next,
+        sha256: r.sha256,
+        size: r.size,
+        act: r.act,
+        recipient_id: append.recipientId,
+        created_at: append.at,
+      })
+      .execute();
   }
   return true;
 }

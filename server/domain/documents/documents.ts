@@ -45,9 +45,17 @@ export function cleanFilename(raw: string | undefined): string {
   return name === '' ? 'document.pdf' : name;
 }
 
-export async function uploadDocument(ctx: Context, accountId: string, filename: string | undefined, bytes: Uint8Array): Promise<DocumentView> {
+export async function uploadDocument(
+  ctx: Context,
+  accountId: string,
+  filename: string | undefined,
+  bytes: Uint8Array,
+): Promise<DocumentView> {
   if (bytes.byteLength > ctx.config.maxPdfBytes) {
-    throw new MoharError('file_too_large', `the file has ${bytes.byteLength} bytes; the limit is ${ctx.config.maxPdfBytes}`);
+    throw new MoharError(
+      'file_too_large',
+      `the file has ${bytes.byteLength} bytes; the limit is ${ctx.config.maxPdfBytes}`,
+    );
   }
   if (bytes.byteLength === 0) throw new MoharError('invalid_pdf', 'the file is empty');
   const info = await ctx.pdf.inspect(bytes);
@@ -63,7 +71,10 @@ export async function uploadDocument(ctx: Context, accountId: string, filename: 
     info: JSON.stringify(stored),
     created_at: iso(ctx.now()),
   };
-  await ctx.db.insertInto('documents').values({ ...row, mode: ctx.mode ?? 'live' }).execute();
+  await ctx.db
+    .insertInto('documents')
+    .values({ ...row, mode: ctx.mode ?? 'live' })
+    .execute();
   return documentView(row);
 }
 
@@ -91,12 +102,20 @@ export function documentView(row: DocumentRow): DocumentView {
     size: Number(row.size),
     sha256: row.sha256,
     pages: info.pages.map((p, i) => ({ page_number: i + 1, width: p.width, height: p.height, rotate: p.rotate })),
-    signature_fields: info.signatureFields.map((f) => ({ name: f.name, signed: f.signed, page_number: f.pageNumber ?? null, rect: f.rect ? { x: f.rect.x, y: f.rect.y, width: f.rect.width, height: f.rect.height } : null })),
+    signature_fields: info.signatureFields.map((f) => ({
+      name: f.name,
+      signed: f.signed,
+      page_number: f.pageNumber ?? null,
+      rect: f.rect ? { x: f.rect.x, y: f.rect.y, width: f.rect.width, height: f.rect.height } : null,
+    })),
     created_at: row.created_at,
   };
 }
 
-/** Another account's document, or the other mode's (test keys see only test uploads), is reported as not found: ids must not leak existence. */
+/**
+ * Another account's document, or the other mode's (test keys see only test uploads), is reported as not found: ids must
+ * not leak existence.
+ */
 export async function findDocument(ctx: Context, accountId: string, documentId: string): Promise<DocumentRow> {
   const row = await ctx.db
     .selectFrom('documents')

@@ -12,12 +12,29 @@ parentPort!.on('message', (message: { id: number; kind: PdfTaskKind; input: neve
   } catch (error) {
     if (isMoharError(error)) {
       // The items and extra members are plain data: they cross too (e.g. invalid_field_layout's list of fields).
-      parentPort!.postMessage({ id: message.id, ok: false, code: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}), ...(error.extra ? { extra: error.extra } : {}) });
+      parentPort!.postMessage({
+        id: message.id,
+        ok: false,
+        code: error.code,
+        message: error.message,
+        ...(error.errors ? { errors: error.errors } : {}),
+        ...(error.extra ? { extra: error.extra } : {}),
+      });
     } else if (error instanceof RangeError) {
       // Stack or buffer exhaustion inside the parser means the file is beyond what we accept.
-      parentPort!.postMessage({ id: message.id, ok: false, code: 'pdf_too_complex', message: `the PDF exceeds the processing limits (${error.message})` });
+      parentPort!.postMessage({
+        id: message.id,
+        ok: false,
+        code: 'pdf_too_complex',
+        message: `the PDF exceeds the processing limits (${error.message})`,
+      });
     } else {
-      parentPort!.postMessage({ id: message.id, ok: false, code: 'invalid_pdf', message: `the PDF could not be read: ${(error as Error).message}` });
+      parentPort!.postMessage({
+        id: message.id,
+        ok: false,
+        code: 'invalid_pdf',
+        message: `the PDF could not be read: ${(error as Error).message}`,
+      });
     }
   }
 });

@@ -38,7 +38,9 @@ interface Job {
   reject(error: unknown): void;
 }
 
-type WorkerReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; code: ErrorCode; message: string; errors?: ErrorItem[]; extra?: Record<string, unknown> };
+type WorkerReply =
+  | { id: number; ok: true; output: unknown }
+  | { id: number; ok: false; code: ErrorCode; message: string; errors?: ErrorItem[]; extra?: Record<string, unknown> };
 
 /** What a timed-out task was doing, for the error message. */
 const DOING: Record<PdfTaskKind, string> = {
@@ -60,7 +62,10 @@ const DOING: Record<PdfTaskKind, string> = {
 function newWorker(options: WorkerOptions): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./inspect-worker.js', import.meta.url), options);
   const entry = JSON.stringify(new URL('./inspect-worker.ts', import.meta.url).href);
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); })`, { ...options, eval: true });
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); })`, {
+    ...options,
+    eval: true,
+  });
 }
 
 /**
@@ -130,15 +135,29 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
       if (!job || job.id !== reply.id) return;
       finish(slot);
       if (reply.ok) job.resolve(reply.output);
-      else job.reject(new MoharError(reply.code, reply.message, { ...(reply.errors ? { errors: reply.errors } : {}), ...(reply.extra ? { extra: reply.extra } : {}) }));
+      else {
+        job.reject(
+          new MoharError(reply.code, reply.message, {
+            ...(reply.errors ? { errors: reply.errors } : {}),
+            ...(reply.extra ? { extra: reply.extra } : {}),
+          }),
+        );
+      }
     });
     const fail = (why: string) => {
       const job = slot.job;
       slot.worker = undefined;
       finish(slot);
-      job?.reject(new MoharError('pdf_too_complex', `${job ? DOING[job.kind] : 'the PDF work'} could not be done within the limits (${why})`));
+      job?.reject(
+        new MoharError(
+          'pdf_too_complex',
+          `${job ? DOING[job.kind] : 'the PDF work'} could not be done within the limits (${why})`,
+        ),
+      );
     };
-    worker.on('error', (error: Error & { code?: string }) => fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `more than ${memoryMb} MB of memory` : error.message));
+    worker.on('error', (error: Error & { code?: string }) =>
+      fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `more than ${memoryMb} MB of memory` : error.message),
+    );
     worker.on('exit', () => {
       if (slot.worker === worker) fail('worker stopped');
     });
@@ -161,7 +180,12 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
       const worker = slot.worker;
       slot.worker = undefined;
       finish(slot);
-      job.reject(new MoharError('pdf_too_complex', `${DOING[job.kind]} took longer than ${timeoutMs / 1000} s; the file exceeds the processing limits`));
+      job.reject(
+        new MoharError(
+          'pdf_too_complex',
+          `${DOING[job.kind]} took longer than ${timeoutMs / 1000} s; the file exceeds the processing limits`,
+        ),
+      );
       void worker?.terminate();
     }, timeoutMs);
     const transfer: ArrayBuffer[] = [];
@@ -184,7 +208,13 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
   function run<K extends PdfTaskKind>(kind: K, input: PdfTaskInput<K>): Promise<PdfTaskOutput<K>> {
     if (closed) return Promise.reject(new Error('PDF worker pool closed'));
     if (queue.length >= maxQueue) {
-      return Promise.reject(new MoharError('server_busy', `the server is processing too many PDF files right now (${maxQueue} waiting); try again shortly`, { retryAfterSeconds: 5 }));
+      return Promise.reject(
+        new MoharError(
+          'server_busy',
+          `the server is processing too many PDF files right now (${maxQueue} waiting); try again shortly`,
+          { retryAfterSeconds: 5 },
+        ),
+      );
     }
     return new Promise<PdfTaskOutput<K>>((resolve, reject) => {
       queue.push({ id: nextId++, kind, input, resolve: resolve as (output: unknown) => void, reject });
@@ -198,12 +228,14 @@ export function createPdfInspector(options: InspectorOptions = {}): PdfInspector
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.reject(new Error('PDF worker pool closed'));
-      await Promise.all(slots.map(async (slot) => {
-        const worker = slot.worker;
-        slot.worker = undefined;
-        if (slot.timer) clearTimeout(slot.timer);
-        await worker?.terminate();
-      }));
+      await Promise.all(
+        slots.map(async (slot) => {
+          const worker = slot.worker;
+          slot.worker = undefined;
+          if (slot.timer) clearTimeout(slot.timer);
+          await worker?.terminate();
+        }),
+      );
     },
   };
 }

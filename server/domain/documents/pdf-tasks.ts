@@ -4,8 +4,30 @@
  * Inputs and outputs cross the thread boundary by structured clone, so they hold only data (bytes,
  * strings, numbers, plain objects, Dates); a Buffer arrives as a Uint8Array.
  */
-import { addTestMark, fillForm, fitPng, inspectPdf, judgeAppendedRevision, prepareForm, prepareSignature, verifyPdf, type FormFieldLayout, type FormValues, type PdfInfo, type PdfLimits, type PreparedSignature, type PrepareOptions, type RevisionJudgement, type RevisionPolicy, type VerifyReport } from '../../../pdf/index.js';
-import { prepareCertificate, type CertificateInput, type CertificateLayoutOptions } from '../../audit/certificate-layout.js';
+import {
+  addTestMark,
+  fillForm,
+  fitPng,
+  inspectPdf,
+  judgeAppendedRevision,
+  prepareForm,
+  prepareSignature,
+  verifyPdf,
+  type FormFieldLayout,
+  type FormValues,
+  type PdfInfo,
+  type PdfLimits,
+  type PreparedSignature,
+  type PrepareOptions,
+  type RevisionJudgement,
+  type RevisionPolicy,
+  type VerifyReport,
+} from '../../../pdf/index.js';
+import {
+  prepareCertificate,
+  type CertificateInput,
+  type CertificateLayoutOptions,
+} from '../../audit/certificate-layout.js';
 
 /** A signature image above this many pixels is downscaled before it is embedded (4 megapixels). */
 export const MAX_SIGNATURE_IMAGE_PIXELS = 4_000_000;
@@ -26,7 +48,10 @@ export interface PreparedWithImage {
 }
 
 export interface PreparedSend {
-  /** The upload with Mohar's form fields (one revision) and, for a test envelope, the TEST mark (one more); null when neither was added. */
+  /**
+   * The upload with Mohar's form fields (one revision) and, for a test envelope, the TEST mark (one more); null when
+   * neither was added.
+   */
   readonly form: Uint8Array | null;
   /** Why the upload cannot be certified: it is certified (DocMDP) or signed already; null when it can. */
   readonly blocked: 'certified' | 'signed' | null;
@@ -48,31 +73,51 @@ export const PDF_TASKS = {
   prepareSignature: (input: { bytes: Uint8Array; options: PrepareOptions }): PreparedWithImage => {
     const image = input.options.appearance?.image;
     const fitted = image ? fitPng(image, MAX_SIGNATURE_IMAGE_PIXELS) : undefined;
-    const withImage = fitted ? { ...input.options, appearance: { ...input.options.appearance, image: fitted.bytes } } : input.options;
+    const withImage = fitted
+      ? { ...input.options, appearance: { ...input.options.appearance, image: fitted.bytes } }
+      : input.options;
     const initials = input.options.imageFields;
-    const options = initials ? { ...withImage, imageFields: { ...initials, image: fitPng(initials.image, MAX_SIGNATURE_IMAGE_PIXELS).bytes } } : withImage;
+    const options = initials
+      ? { ...withImage, imageFields: { ...initials, image: fitPng(initials.image, MAX_SIGNATURE_IMAGE_PIXELS).bytes } }
+      : withImage;
     const prepared = prepareSignature(input.bytes, options);
-    return { prepared, image: fitted ? { width: fitted.width, height: fitted.height, downscaled: fitted.downscaled } : null };
+    return {
+      prepared,
+      image: fitted ? { width: fitted.width, height: fitted.height, downscaled: fitted.downscaled } : null,
+    };
   },
 
   /**
    * Send (server/domain/workflow/certify-document.ts): the form fields of the layout, then, when `certify`
    * is given and the upload allows it, the certification revision up to the digest the seal signs.
    */
-  prepareSend: (input: { original: Uint8Array; layout: FormFieldLayout[]; certify: PrepareOptions | null; testMark?: boolean }, limits: Partial<PdfLimits>): PreparedSend => {
+  prepareSend: (
+    input: { original: Uint8Array; layout: FormFieldLayout[]; certify: PrepareOptions | null; testMark?: boolean },
+    limits: Partial<PdfLimits>,
+  ): PreparedSend => {
     const fields = input.layout.length > 0 ? prepareForm(input.original, input.layout).bytes : null;
     // A test envelope's documents show "TEST – no legal effect" on every page, under the certification.
     const form = input.testMark ? addTestMark(fields ?? input.original) : fields;
     if (!input.certify) return { form, blocked: null, certification: null };
     const info = inspectPdf(input.original, limits);
-    const blocked = info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;
+    const blocked =
+      info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;
     return { form, blocked, certification: blocked ? null : prepareSignature(form ?? input.original, input.certify) };
   },
 
-  /** The certificate of completion laid out, with its seal's signature revision up to the digest (server/domain/workflow/certificate-off-loop.ts). */
-  prepareCertificate: (input: { input: CertificateInput; layout: CertificateLayoutOptions; options: PrepareOptions }): PreparedSignature => prepareCertificate(input.input, input.layout, input.options),
+  /**
+   * The certificate of completion laid out, with its seal's signature revision up to the digest
+   * (server/domain/workflow/certificate-off-loop.ts).
+   */
+  prepareCertificate: (input: {
+    input: CertificateInput;
+    layout: CertificateLayoutOptions;
+    options: PrepareOptions;
+  }): PreparedSignature => prepareCertificate(input.input, input.layout, input.options),
 
-  /** A USB DSC upload: the allow-list's judgement against the prepared bytes, then (if accepted) our verifier's report. */
+  /**
+   * A USB DSC upload: the allow-list's judgement against the prepared bytes, then (if accepted) our verifier's report.
+   */
   checkUpload: (input: { prepared: Uint8Array; uploaded: Uint8Array; policy: RevisionPolicy }): UploadCheck => {
     const judgement = judgeAppendedRevision(input.prepared, input.uploaded, input.policy);
     if (!judgement.accepted) return { judgement, report: null, readError: null };
@@ -93,7 +138,8 @@ export const PDF_TASKS = {
   },
 
   /** A revision Mohar built itself, judged by the same allow-list (server/domain/workflow/revision-guard.ts). */
-  judgeRevision: (input: { prior: Uint8Array; next: Uint8Array; policy: RevisionPolicy }): RevisionJudgement => judgeAppendedRevision(input.prior, input.next, input.policy),
+  judgeRevision: (input: { prior: Uint8Array; next: Uint8Array; policy: RevisionPolicy }): RevisionJudgement =>
+    judgeAppendedRevision(input.prior, input.next, input.policy),
 } as const;
 
 export type PdfTaskKind = keyof typeof PDF_TASKS;
@@ -101,7 +147,11 @@ export type PdfTaskInput<K extends PdfTaskKind> = Parameters<(typeof PDF_TASKS)[
 export type PdfTaskOutput<K extends PdfTaskKind> = ReturnType<(typeof PDF_TASKS)[K]>;
 
 /** Runs one task (in the worker); `limits` only matter to tasks that parse with explicit limits. */
-export function runPdfTask<K extends PdfTaskKind>(kind: K, input: PdfTaskInput<K>, limits: Partial<PdfLimits>): PdfTaskOutput<K> {
+export function runPdfTask<K extends PdfTaskKind>(
+  kind: K,
+  input: PdfTaskInput<K>,
+  limits: Partial<PdfLimits>,
+): PdfTaskOutput<K> {
   const task = PDF_TASKS[kind] as (input: PdfTaskInput<K>, limits: Partial<PdfLimits>) => PdfTaskOutput<K>;
   return task(input, limits);
 }

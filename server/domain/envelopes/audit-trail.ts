@@ -15,7 +15,13 @@ export async function envelopeAuditTrail(ctx: Context, accountId: string, envelo
   const chain = verifyAuditChain(rows);
   return {
     envelope_id: envelopeId,
-    chain: { ok: chain.ok, count: chain.count, head_hash: chain.headHash ?? null, first_bad_seq: chain.firstBadSeq ?? null, problem: chain.message ?? null },
+    chain: {
+      ok: chain.ok,
+      count: chain.count,
+      head_hash: chain.headHash ?? null,
+      first_bad_seq: chain.firstBadSeq ?? null,
+      problem: chain.message ?? null,
+    },
     events: rows.map(auditEventView),
   };
 }

@@ -4,7 +4,12 @@
  * PostgreSQL statement). Template instantiation and bulk send rows create through here too.
  */
 import { MoharError } from '../../../common/errors.js';
-import type { EnvelopeDocumentsTable, EnvelopeSearchTermsTable, FieldsTable, RecipientsTable } from '../../storage/schema.js';
+import type {
+  EnvelopeDocumentsTable,
+  EnvelopeSearchTermsTable,
+  FieldsTable,
+  RecipientsTable,
+} from '../../storage/schema.js';
 import { firstAuditRow, type AuditRow } from '../../audit/index.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
@@ -25,7 +30,9 @@ export function checkRedirectUrl(url: string | undefined, path: string): void {
   if (url === undefined) return;
   const protocol = URL.canParse(url) ? new URL(url).protocol : '';
   if (protocol !== 'https:' && protocol !== 'http:') {
-    throw new MoharError('validation_failed', `${path} must be an http(s) URL`, { errors: [{ path, message: 'must be an http(s) URL' }] });
+    throw new MoharError('validation_failed', `${path} must be an http(s) URL`, {
+      errors: [{ path, message: 'must be an http(s) URL' }],
+    });
   }
 }
 
@@ -47,7 +54,10 @@ export interface BulkOrigin {
  * invalid_field_layout before anything is written.
  */
 export interface DraftContents {
-  readonly documents: readonly Pick<EnvelopeDocumentsTable, 'envelope_id' | 'document_id' | 'position' | 'created_at'>[];
+  readonly documents: readonly Pick<
+    EnvelopeDocumentsTable,
+    'envelope_id' | 'document_id' | 'position' | 'created_at'
+  >[];
   readonly fields: (recipients: readonly RecipientsTable[], envelopeId: string) => FieldsTable[];
 }
 
@@ -67,24 +77,42 @@ export interface PreparedDraft {
   readonly creatorEmail: string | null;
 }
 
-export async function createEnvelope(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin, origin?: BulkOrigin, contents?: (envelopeId: string, at: string) => DraftContents): Promise<EnvelopeView> {
+export async function createEnvelope(
+  ctx: Context,
+  accountId: string,
+  input: EnvelopeInput,
+  pin?: TemplatePin,
+  origin?: BulkOrigin,
+  contents?: (envelopeId: string, at: string) => DraftContents,
+): Promise<EnvelopeView> {
   const draft = prepareDraft(ctx, accountId, input, pin, origin, contents);
   await writeDraft(ctx, draft);
   return draftView(draft);
 }
 
 /** Every check of a create, and the rows it writes; throws before anything is written. */
-export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInput, pin?: TemplatePin, origin?: BulkOrigin, contents?: (envelopeId: string, at: string) => DraftContents): PreparedDraft {
+export function prepareDraft(
+  ctx: Context,
+  accountId: string,
+  input: EnvelopeInput,
+  pin?: TemplatePin,
+  origin?: BulkOrigin,
+  contents?: (envelopeId: string, at: string) => DraftContents,
+): PreparedDraft {
   checkRedirectUrl(input.redirect_url, '/redirect_url');
   const metadata = input.metadata === undefined ? null : JSON.stringify(input.metadata);
   if (metadata !== null && Buffer.byteLength(metadata) > MAX_METADATA_BYTES) {
-    throw new MoharError('validation_failed', `metadata is larger than ${MAX_METADATA_BYTES} bytes`, { errors: [{ path: '/metadata', message: 'too large' }] });
+    throw new MoharError('validation_failed', `metadata is larger than ${MAX_METADATA_BYTES} bytes`, {
+      errors: [{ path: '/metadata', message: 'too large' }],
+    });
   }
   const id = newId();
   const at = iso(ctx.now());
   const routing = input.routing_order ?? 'sequential';
   const recipients: RecipientsTable[] = [];
-  (input.recipients ?? []).forEach((r, index) => recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)));
+  (input.recipients ?? []).forEach((r, index) =>
+    recipients.push(normalizeRecipient(r, routing, recipients, id, index + 1, at, index)),
+  );
   assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`, ctx.mode);
   const extra = contents?.(id, at);
   checkDscLimits({ recipients, documentCount: extra?.documents.length ?? 0 });
@@ -119,12 +147,36 @@ export function prepareDraft(ctx: Context, accountId: string, input: EnvelopeInp
   const search = searchRowsOf({ ...envelope, recipients });
   const event = createdEvent(envelope);
   // The envelope.created event's audit row is the trail's first row.
-  const actor = input.createdBy ? { actorType: 'user' as const, actorId: input.createdBy.userId } : { actorType: 'api_key' as const };
-  const audit = firstAuditRow({ envelopeId: id, accountId, ...actor, action: 'envelope.created', details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}), event_id: event.row.id }, at });
-  return { envelope, recipients, searchText: search.searchText, terms: search.terms, documents: extra?.documents ?? [], fields, audit, event, origin, creatorEmail: input.createdBy?.email ?? null };
+  const actor = input.createdBy
+    ? { actorType: 'user' as const, actorId: input.createdBy.userId }
+    : { actorType: 'api_key' as const };
+  const audit = firstAuditRow({
+    envelopeId: id,
+    accountId,
+    ...actor,
+    action: 'envelope.created',
+    details: { title: envelope.title, recipients: recipients.length, ...(pin ?? {}), event_id: event.row.id },
+    at,
+  });
+  return {
+    envelope,
+    recipients,
+    searchText: search.searchText,
+    terms: search.terms,
+    documents: extra?.documents ?? [],
+    fields,
+    audit,
+    event,
+    origin,
+    creatorEmail: input.createdBy?.email ?? null,
+  };
 }
 
 /** A new draft as the API shows it, from its rows (no documents: see DraftContents for those). */
 export function draftView(draft: PreparedDraft): EnvelopeView {
-  return envelopeView({ ...draft.envelope, created_by_email: draft.creatorEmail }, draft.recipients.map(recipientView), []);
+  return envelopeView(
+    { ...draft.envelope, created_by_email: draft.creatorEmail },
+    draft.recipients.map(recipientView),
+    [],
+  );
 }

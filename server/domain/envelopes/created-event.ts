@@ -22,9 +22,32 @@ export function createdEvent(envelope: EnvelopeRow): CreatedEvent {
   // Time-ordered like the envelope's own id: the events table's indexes are appended to, not split.
   const id = newId();
   const at = envelope.created_at;
-  const payload = { id, type: CREATED_EVENT, created_at: at, account_id: envelope.account_id, sequence: 1, data: { envelope: envelopeSummary(envelope) } };
+  const payload = {
+    id,
+    type: CREATED_EVENT,
+    created_at: at,
+    account_id: envelope.account_id,
+    sequence: 1,
+    data: { envelope: envelopeSummary(envelope) },
+  };
   return {
-    row: { id, account_id: envelope.account_id, envelope_id: envelope.id, type: CREATED_EVENT, sequence: 1, payload: JSON.stringify(payload), created_at: at },
-    delivery: { delivery_id: newId(), event_id: id, account_id: envelope.account_id, envelope_id: envelope.id, sequence: 1, event_type: CREATED_EVENT, at },
+    row: {
+      id,
+      account_id: envelope.account_id,
+      envelope_id: envelope.id,
+      type: CREATED_EVENT,
+      sequence: 1,
+      payload: JSON.stringify(payload),
+      created_at: at,
+    },
+    delivery: {
+      delivery_id: newId(),
+      event_id: id,
+      account_id: envelope.account_id,
+      envelope_id: envelope.id,
+      sequence: 1,
+      event_type: CREATED_EVENT,
+      at,
+    },
   };
 }

@@ -9,13 +9,32 @@ import { iso } from '../time.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import { loadEnvelopeView, type EnvelopeView } from './views.js';
 
-export async function detachDocument(ctx: Context, accountId: string, envelopeId: string, documentId: string): Promise<EnvelopeView> {
+export async function detachDocument(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  documentId: string,
+): Promise<EnvelopeView> {
   await ctx.db.transaction().execute(async (trx) => {
     await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
-    const removed = await trx.deleteFrom('envelope_documents').where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).executeTakeFirst();
-    if (Number(removed.numDeletedRows) === 0) throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
-    await trx.deleteFrom('fields').where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).execute();
-    await trx.updateTable('envelopes').set({ updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
+    const removed = await trx
+      .deleteFrom('envelope_documents')
+      .where('envelope_id', '=', envelopeId)
+      .where('document_id', '=', documentId)
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) {
+      throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
+    }
+    await trx
+      .deleteFrom('fields')
+      .where('envelope_id', '=', envelopeId)
+      .where('document_id', '=', documentId)
+      .execute();
+    await trx
+      .updateTable('envelopes')
+      .set({ updated_at: iso(ctx.now()) })
+      .where('id', '=', envelopeId)
+      .execute();
   });
   return loadEnvelopeView(ctx.db, envelopeId);
 }

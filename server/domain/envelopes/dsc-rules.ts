@@ -18,9 +18,15 @@ export function isDscSigner(r: { role: string; signature_method: string }): bool
 export function checkDscLimits(input: DscCheckInput): void {
   const dscSigners = input.recipients.filter(isDscSigner).length;
   if (dscSigners > 1) {
-    throw new MoharError('dsc_single_signer', `an envelope can have one USB DSC signer; this one would have ${dscSigners}`);
+    throw new MoharError(
+      'dsc_single_signer',
+      `an envelope can have one USB DSC signer; this one would have ${dscSigners}`,
+    );
   }
   if (dscSigners === 1 && input.documentCount > 1) {
-    throw new MoharError('dsc_single_document', `an envelope with a USB DSC signer holds exactly one PDF; this one would have ${input.documentCount}`);
+    throw new MoharError(
+      'dsc_single_document',
+      `an envelope with a USB DSC signer holds exactly one PDF; this one would have ${input.documentCount}`,
+    );
   }
 }

@@ -69,14 +69,25 @@ function statusQuery(db: Kysely<Database>): CompiledQuery {
 export async function envelopeStatus(ctx: Context, accountId: string, envelopeId: string): Promise<EnvelopeStatusView> {
   const query: CompiledQuery = { ...statusQuery(ctx.db), parameters: [envelopeId, accountId] };
   // Object.values keeps the select order: drivers create a row's properties column by column.
-  const rows = (ctx.sqlite?.readArraysNow(query) ?? (await ctx.db.executeQuery(query)).rows.map((row) => Object.values(row as object))) as StatusRow[];
+  const rows = (ctx.sqlite?.readArraysNow(query) ??
+    (await ctx.db.executeQuery(query)).rows.map((row) => Object.values(row as object))) as StatusRow[];
   const first = rows[0];
   // The other mode's envelope is not found either (find-envelope.ts); checked here to keep the one compiled query.
-  if (!first || (ctx.mode !== undefined && first[10] !== ctx.mode)) throw new MoharError('envelope_not_found', `no envelope ${envelopeId}`);
+  if (!first || (ctx.mode !== undefined && first[10] !== ctx.mode)) {
+    throw new MoharError('envelope_not_found', `no envelope ${envelopeId}`);
+  }
   const recipients: RecipientView[] = [];
   for (const [, , , recipientId, name, email, role, signatureMethod, sequence, recipientStatus] of rows) {
     if (recipientId === null) continue;
-    recipients.push({ recipient_id: recipientId, name: name!, email: email!, role: role!, signature_method: signatureMethod!, sequence: sequence!, status: recipientStatus! });
+    recipients.push({
+      recipient_id: recipientId,
+      name: name!,
+      email: email!,
+      role: role!,
+      signature_method: signatureMethod!,
+      sequence: sequence!,
+      status: recipientStatus!,
+    });
   }
   return { envelope_id: first[0], status: first[1], recipients, updated_at: first[2] };
 }

@@ -21,7 +21,9 @@ export async function findEnvelope(ctx: Context, accountId: string, envelopeId: 
 export async function findDraftEnvelope(ctx: Context, accountId: string, envelopeId: string) {
   const row = await findEnvelope(ctx, accountId, envelopeId);
   if (row.status !== 'draft') {
-    throw new MoharError('envelope_not_draft', `the envelope is ${row.status}; only drafts can be changed`, { extra: { envelope_status: row.status } });
+    throw new MoharError('envelope_not_draft', `the envelope is ${row.status}; only drafts can be changed`, {
+      extra: { envelope_status: row.status },
+    });
   }
   return row;
 }

@@ -12,7 +12,10 @@ import { validateFieldLayout, type FieldInput, type LayoutRecipient } from './fi
 
 /** A stored field as the fields endpoint would have received it. */
 function asInput(f: FieldsTable): FieldInput {
-  const placement = f.pdf_signature_field === null ? { page_number: f.page_number, x: f.x, y: f.y, width: f.width, height: f.height } : { pdf_signature_field: f.pdf_signature_field };
+  const placement =
+    f.pdf_signature_field === null
+      ? { page_number: f.page_number, x: f.x, y: f.y, width: f.width, height: f.height }
+      : { pdf_signature_field: f.pdf_signature_field };
   return {
     recipient_id: f.recipient_id,
     field_type: f.field_type,
@@ -25,19 +28,36 @@ function asInput(f: FieldsTable): FieldInput {
   };
 }
 
-export async function recheckLayouts(trx: Kysely<Database>, envelopeId: string, recipients: readonly LayoutRecipient[]): Promise<void> {
-  const documents = await trx.selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
-    .select(['documents.id', 'documents.filename', 'documents.info']).where('envelope_documents.envelope_id', '=', envelopeId).execute();
-  const fields = await trx.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute();
+export async function recheckLayouts(
+  trx: Kysely<Database>,
+  envelopeId: string,
+  recipients: readonly LayoutRecipient[],
+): Promise<void> {
+  const documents = await trx
+    .selectFrom('envelope_documents')
+    .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+    .select(['documents.id', 'documents.filename', 'documents.info'])
+    .where('envelope_documents.envelope_id', '=', envelopeId)
+    .execute();
+  const fields = await trx
+    .selectFrom('fields')
+    .selectAll()
+    .where('envelope_id', '=', envelopeId)
+    .orderBy('position')
+    .execute();
   for (const document of documents) {
     const own = fields.filter((f) => f.document_id === document.id);
     if (own.length === 0) continue;
     const result = validateFieldLayout(own.map(asInput), recipients, storedInfo(document));
     if (!result.ok) {
       const first = result.errors[0]!;
-      throw new MoharError('invalid_field_layout', `the change breaks the fields placed on ${document.filename} (${document.id}): ${first.message}; change or remove those fields first (PUT …/documents/${document.id}/fields)`, {
-        errors: result.errors.map((e) => ({ ...e, path: `/documents/${document.id}${e.path ?? ''}` })),
-      });
+      throw new MoharError(
+        'invalid_field_layout',
+        `the change breaks the fields placed on ${document.filename} (${document.id}): ${first.message}; change or remove those fields first (PUT …/documents/${document.id}/fields)`,
+        {
+          errors: result.errors.map((e) => ({ ...e, path: `/documents/${document.id}${e.path ?? ''}` })),
+        },
+      );
     }
   }
 }

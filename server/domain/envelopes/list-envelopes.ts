@@ -54,15 +54,26 @@ export function encodeCursor(position: Position): string {
 
 function decodeCursor(cursor: string): Position {
   const [createdAt, id, extra] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || !id || extra !== undefined) throw new MoharError('validation_failed', 'cursor is not one this API gave out', { errors: [{ path: 'querystring/cursor', message: 'invalid cursor' }] });
+  if (!createdAt || !id || extra !== undefined) {
+    throw new MoharError('validation_failed', 'cursor is not one this API gave out', {
+      errors: [{ path: 'querystring/cursor', message: 'invalid cursor' }],
+    });
+  }
   return { createdAt, id };
 }
 
-/** `2026-01-31` is that whole UTC day; a date-time is that instant. Both bounds are included (the end is returned exclusive). */
+/**
+ * `2026-01-31` is that whole UTC day; a date-time is that instant. Both bounds are included (the end is returned
+ * exclusive).
+ */
 function dateBound(value: string, end: boolean): string {
   const dayOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const at = new Date(dayOnly ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(at.getTime())) throw new MoharError('validation_failed', `${value} is not a date`, { errors: [{ path: `querystring/${end ? 'created_to' : 'created_from'}`, message: 'not a date' }] });
+  if (Number.isNaN(at.getTime())) {
+    throw new MoharError('validation_failed', `${value} is not a date`, {
+      errors: [{ path: `querystring/${end ? 'created_to' : 'created_from'}`, message: 'not a date' }],
+    });
+  }
   if (end && dayOnly) at.setUTCDate(at.getUTCDate() + 1);
   // Times are stored to the millisecond: the next millisecond is the first one after the bound.
   else if (end) at.setTime(at.getTime() + 1);
@@ -70,16 +81,31 @@ function dateBound(value: string, end: boolean): string {
 }
 
 /** Envelope ids matching a rare query; 'common' when there are too many to list (or no word to look up). */
-async function probe(db: Kysely<Database>, accountId: string, search: SearchQuery, probeRows: number): Promise<string[] | 'common'> {
+async function probe(
+  db: Kysely<Database>,
+  accountId: string,
+  search: SearchQuery,
+  probeRows: number,
+): Promise<string[] | 'common'> {
   if (search.probe === null) return 'common';
-  const rows = await db.selectFrom('envelope_search_terms').select('envelope_id')
-    .where('account_id', '=', accountId).where('term', '>=', search.probe.from).where('term', '<', search.probe.to)
-    .limit(probeRows).execute();
+  const rows = await db
+    .selectFrom('envelope_search_terms')
+    .select('envelope_id')
+    .where('account_id', '=', accountId)
+    .where('term', '>=', search.probe.from)
+    .where('term', '<', search.probe.to)
+    .limit(probeRows)
+    .execute();
   return rows.length === probeRows ? 'common' : [...new Set(rows.map((r) => r.envelope_id))];
 }
 
 /** `probeRows` is for tests: 0 makes every query take the common-query path. */
-export async function listEnvelopes(ctx: Context, accountId: string, query: EnvelopeListQuery, probeRows = PROBE_ROWS): Promise<EnvelopeList> {
+export async function listEnvelopes(
+  ctx: Context,
+  accountId: string,
+  query: EnvelopeListQuery,
+  probeRows = PROBE_ROWS,
+): Promise<EnvelopeList> {
   const limit = query.limit ?? DEFAULT_LIST_LIMIT;
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const from = query.created_from === undefined ? undefined : dateBound(query.created_from, false);
@@ -103,14 +129,25 @@ export async function listEnvelopes(ctx: Context, accountId: string, query: Enve
     if (search) s = s.where(sql<boolean>`search_text like ${search.like} escape '\\'`);
     // The first condition alone bounds the index range; the OR picks the exact place inside it (without the
     // bound PostgreSQL walks from the newest envelope and filters, reading every row before the cursor).
-    if (after) s = s.where('created_at', '<=', after.createdAt).where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb('id', '<', after.id)]));
-    return s.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1);
+    if (after) {
+      s = s
+        .where('created_at', '<=', after.createdAt)
+        .where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb('id', '<', after.id)]));
+    }
+    return s
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit + 1);
   };
 
   // Known ids are few: one query, whatever the statuses. Otherwise one index walk per status.
   const walks = Array.isArray(ids) || statuses.length < 2 ? [statuses] : statuses.map((s) => [s]);
   const rows = (await Promise.all(walks.map((w) => select(w).execute()))).flat();
-  if (walks.length > 1) rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+  if (walks.length > 1) {
+    rows.sort((a, b) =>
+      a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1,
+    );
+  }
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -122,13 +159,28 @@ export async function listEnvelopes(ctx: Context, accountId: string, query: Enve
 /** The page's recipients and its creators' e-mails: two queries by key, after the walk. */
 async function withRecipients(db: Kysely<Database>, page: SummaryRow[]): Promise<EnvelopeSummary[]> {
   if (page.length === 0) return [];
-  const [recipients, emails] = await Promise.all([recipientsOf(db, page), creatorEmails(db, page.map((e) => e.created_by_user_id))]);
+  const [recipients, emails] = await Promise.all([
+    recipientsOf(db, page),
+    creatorEmails(
+      db,
+      page.map((e) => e.created_by_user_id),
+    ),
+  ]);
   const byEnvelope = new Map<string, typeof recipients>();
   for (const r of recipients) byEnvelope.set(r.envelope_id, [...(byEnvelope.get(r.envelope_id) ?? []), r]);
   return page.map((e) => summaryOf(e, byEnvelope.get(e.id) ?? [], emails));
 }
 
 function recipientsOf(db: Kysely<Database>, page: SummaryRow[]) {
-  return db.selectFrom('recipients').select(['id', 'envelope_id', 'name', 'email', 'role', 'signature_method', 'sequence', 'status', 'position'])
-    .where('envelope_id', 'in', page.map((e) => e.id)).orderBy('envelope_id').orderBy('position').execute();
+  return db
+    .selectFrom('recipients')
+    .select(['id', 'envelope_id', 'name', 'email', 'role', 'signature_method', 'sequence', 'status', 'position'])
+    .where(
+      'envelope_id',
+      'in',
+      page.map((e) => e.id),
+    )
+    .orderBy('envelope_id')
+    .orderBy('position')
+    .execute();
 }

@@ -2,6 +2,7 @@
 import type { RecipientsTable } from '../../storage/schema.js';
 import { createdByView, type CreatedBy } from '../users/creators.js';
 
+// prettier-ignore
 export const SUMMARY_COLUMNS = [
   'id', 'title', 'status', 'external_id', 'created_at', 'updated_at', 'sent_at', 'completed_at', 'expires_at',
   'template_id', 'template_version', 'bulk_send_id', 'created_by_user_id',
@@ -50,10 +51,17 @@ export interface EnvelopeSummary {
   recipients: RecipientSummary[];
 }
 
-type RecipientRow = Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'>;
+type RecipientRow = Pick<
+  RecipientsTable,
+  'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'
+>;
 
 /** `emails`: the creators' e-mails by user id (read after the page, see list-envelopes.ts). */
-export function summaryOf(e: SummaryRow, recipients: readonly RecipientRow[], emails: ReadonlyMap<string, string>): EnvelopeSummary {
+export function summaryOf(
+  e: SummaryRow,
+  recipients: readonly RecipientRow[],
+  emails: ReadonlyMap<string, string>,
+): EnvelopeSummary {
   return {
     id: e.id,
     title: e.title,
@@ -65,9 +73,18 @@ export function summaryOf(e: SummaryRow, recipients: readonly RecipientRow[], em
     completed_at: e.completed_at,
     expires_at: e.expires_at,
     template_id: e.template_id ?? null,
-    template_version: e.template_version === undefined || e.template_version === null ? null : Number(e.template_version),
+    template_version:
+      e.template_version === undefined || e.template_version === null ? null : Number(e.template_version),
     bulk_send_id: e.bulk_send_id ?? null,
     created_by: createdByView(e.created_by_user_id, e.created_by_user_id ? emails.get(e.created_by_user_id) : null),
-    recipients: recipients.map((r) => ({ recipient_id: r.id, name: r.name, email: r.email, role: r.role, signature_method: r.signature_method, sequence: Number(r.sequence), status: r.status })),
+    recipients: recipients.map((r) => ({
+      recipient_id: r.id,
+      name: r.name,
+      email: r.email,
+      role: r.role,
+      signature_method: r.signature_method,
+      sequence: Number(r.sequence),
+      status: r.status,
+    })),
   };
 }

@@ -27,23 +27,44 @@ export interface EnvelopePatch {
   reminders?: Partial<ReminderSettings> | null;
 }
 
-const EDITABLE = ['title', 'message', 'routing_order', 'expire_in_days', 'redirect_url', 'metadata', 'external_id', 'reminders'] as const;
+const EDITABLE = [
+  'title',
+  'message',
+  'routing_order',
+  'expire_in_days',
+  'redirect_url',
+  'metadata',
+  'external_id',
+  'reminders',
+] as const;
 const REQUIRED = new Set(['title', 'routing_order']);
 
 function checkMembers(patch: Record<string, unknown>): void {
   const errors = Object.keys(patch).flatMap((key) => {
     if (!(EDITABLE as readonly string[]).includes(key)) {
-      const where = key === 'recipients' ? ' (PATCH or DELETE …/recipients/{recipient_id}, POST …/recipients)' : key === 'documents' ? ' (POST or DELETE …/documents)' : '';
+      const where =
+        key === 'recipients'
+          ? ' (PATCH or DELETE …/recipients/{recipient_id}, POST …/recipients)'
+          : key === 'documents'
+            ? ' (POST or DELETE …/documents)'
+            : '';
       return [{ path: `/${key}`, message: `is not editable here${where}` }];
     }
     return patch[key] === null && REQUIRED.has(key) ? [{ path: `/${key}`, message: 'cannot be removed' }] : [];
   });
-  if (errors.length > 0) throw new MoharError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
+  if (errors.length > 0) {
+    throw new MoharError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
+  }
 }
 
 type Json = Parameters<typeof mergePatch>[0];
 
-export async function patchEnvelope(ctx: Context, accountId: string, envelopeId: string, patch: Record<string, unknown>): Promise<EnvelopeView> {
+export async function patchEnvelope(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  patch: Record<string, unknown>,
+): Promise<EnvelopeView> {
   checkMembers(patch);
   const input = patch as EnvelopePatch;
   if (input.redirect_url !== null) checkRedirectUrl(input.redirect_url, '/redirect_url');
@@ -52,7 +73,8 @@ export async function patchEnvelope(ctx: Context, accountId: string, envelopeId:
       // Reminders alone may change while the envelope is in progress (e.g. turned off); everything else is a draft's.
       const remindersOnly = Object.keys(patch).length === 1 && input.reminders !== undefined;
       const found = remindersOnly ? await findEnvelope({ ...ctx, db: trx }, accountId, envelopeId) : undefined;
-      const envelope = found?.status === 'sent' ? found : await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+      const envelope =
+        found?.status === 'sent' ? found : await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
       const changes: Record<string, string | number | null> = {};
       if (input.title !== undefined) changes.title = input.title!.trim();
       if (input.routing_order !== undefined) changes.routing_order = input.routing_order!;
@@ -61,12 +83,24 @@ export async function patchEnvelope(ctx: Context, accountId: string, envelopeId:
       }
       if (input.metadata !== undefined) changes.metadata = mergedMetadata(envelope.metadata, input.metadata);
       // Replaced as a whole (not merged member by member): null returns the envelope to the account's defaults.
-      if (input.reminders !== undefined) changes.reminders = input.reminders === null ? null : JSON.stringify(checkReminderSettings(input.reminders, '/reminders'));
-      await trx.updateTable('envelopes').set({ ...changes, updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
+      if (input.reminders !== undefined) {
+        changes.reminders =
+          input.reminders === null ? null : JSON.stringify(checkReminderSettings(input.reminders, '/reminders'));
+      }
+      await trx
+        .updateTable('envelopes')
+        .set({ ...changes, updated_at: iso(ctx.now()) })
+        .where('id', '=', envelopeId)
+        .execute();
       if (input.title !== undefined || input.external_id !== undefined) await refreshSearch(trx, envelopeId);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new MoharError('external_id_conflict', `an envelope with external_id "${input.external_id}" exists already in this account`);
+    if (isUniqueViolation(error)) {
+      throw new MoharError(
+        'external_id_conflict',
+        `an envelope with external_id "${input.external_id}" exists already in this account`,
+      );
+    }
     throw error;
   }
   return loadEnvelopeView(ctx.db, envelopeId);
@@ -76,6 +110,10 @@ function mergedMetadata(stored: string | null, patch: Record<string, unknown> | 
   if (patch === null) return null;
   const merged = mergePatch((stored === null ? {} : JSON.parse(stored)) as Json, patch as Json);
   const text = JSON.stringify(merged);
-  if (Buffer.byteLength(text) > MAX_METADATA_BYTES) throw new MoharError('validation_failed', `metadata is larger than ${MAX_METADATA_BYTES} bytes`, { errors: [{ path: '/metadata', message: 'too large' }] });
+  if (Buffer.byteLength(text) > MAX_METADATA_BYTES) {
+    throw new MoharError('validation_failed', `metadata is larger than ${MAX_METADATA_BYTES} bytes`, {
+      errors: [{ path: '/metadata', message: 'too large' }],
+    });
+  }
   return text;
 }

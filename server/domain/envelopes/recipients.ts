@@ -17,14 +17,22 @@ export function normalizeRecipient(
   const method = input.signature_method ?? (role === 'signer' ? 'electronic' : 'review');
   const path = index === undefined ? '' : `/recipients/${index}`;
   if (role === 'signer' && method === 'review') {
-    throw new MoharError('validation_failed', `${path || 'recipient'}: a signer signs by electronic, aadhaar or dsc, not review`, {
-      errors: [{ path: `${path}/signature_method`, message: 'a signer signs by electronic, aadhaar or dsc' }],
-    });
+    throw new MoharError(
+      'validation_failed',
+      `${path || 'recipient'}: a signer signs by electronic, aadhaar or dsc, not review`,
+      {
+        errors: [{ path: `${path}/signature_method`, message: 'a signer signs by electronic, aadhaar or dsc' }],
+      },
+    );
   }
   if (role !== 'signer' && (method === 'dsc' || method === 'aadhaar')) {
-    throw new MoharError('validation_failed', `${path || 'recipient'}: a ${role} does not sign; use signature_method review or electronic`, {
-      errors: [{ path: `${path}/signature_method`, message: `a ${role} cannot use ${method}` }],
-    });
+    throw new MoharError(
+      'validation_failed',
+      `${path || 'recipient'}: a ${role} does not sign; use signature_method review or electronic`,
+      {
+        errors: [{ path: `${path}/signature_method`, message: `a ${role} cannot use ${method}` }],
+      },
+    );
   }
   // Sequential routing without explicit sequences follows the order of the list.
   const lastSequence = previous.reduce((max, r) => Math.max(max, r.sequence), 0);

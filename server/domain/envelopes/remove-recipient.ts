@@ -6,14 +6,37 @@ import { findDraftEnvelope } from './find-envelope.js';
 import { refreshSearch } from './search-index.js';
 import { loadEnvelopeView, type EnvelopeView } from './views.js';
 
-export async function removeRecipient(ctx: Context, accountId: string, envelopeId: string, recipientId: string): Promise<EnvelopeView> {
+export async function removeRecipient(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  recipientId: string,
+): Promise<EnvelopeView> {
   await ctx.db.transaction().execute(async (trx) => {
     await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
-    const recipient = await trx.selectFrom('recipients').select('id').where('id', '=', recipientId).where('envelope_id', '=', envelopeId).executeTakeFirst();
-    if (!recipient) throw new MoharError('recipient_not_found', `recipient ${recipientId} is not a recipient of envelope ${envelopeId}`);
-    await trx.deleteFrom('fields').where('envelope_id', '=', envelopeId).where('recipient_id', '=', recipientId).execute();
+    const recipient = await trx
+      .selectFrom('recipients')
+      .select('id')
+      .where('id', '=', recipientId)
+      .where('envelope_id', '=', envelopeId)
+      .executeTakeFirst();
+    if (!recipient) {
+      throw new MoharError(
+        'recipient_not_found',
+        `recipient ${recipientId} is not a recipient of envelope ${envelopeId}`,
+      );
+    }
+    await trx
+      .deleteFrom('fields')
+      .where('envelope_id', '=', envelopeId)
+      .where('recipient_id', '=', recipientId)
+      .execute();
     await trx.deleteFrom('recipients').where('id', '=', recipientId).execute();
-    await trx.updateTable('envelopes').set({ updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
+    await trx
+      .updateTable('envelopes')
+      .set({ updated_at: iso(ctx.now()) })
+      .where('id', '=', envelopeId)
+      .execute();
     await refreshSearch(trx, envelopeId);
   });
   return loadEnvelopeView(ctx.db, envelopeId);

@@ -5,7 +5,13 @@ import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import { storedInfo } from '../documents/documents.js';
 import { findDraftEnvelope } from './find-envelope.js';
-import { validateFieldLayout, type FieldInput, type LayoutDocument, type LayoutRecipient, type PlacedField } from './field-layout.js';
+import {
+  validateFieldLayout,
+  type FieldInput,
+  type LayoutDocument,
+  type LayoutRecipient,
+  type PlacedField,
+} from './field-layout.js';
 import type { FieldsTable } from '../../storage/schema.js';
 import { fieldView, type FieldView } from './views.js';
 
@@ -15,7 +21,13 @@ export interface ReplacedFields {
   fields: FieldView[];
 }
 
-export async function replaceFields(ctx: Context, accountId: string, envelopeId: string, documentId: string, fields: FieldInput[]): Promise<ReplacedFields> {
+export async function replaceFields(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  documentId: string,
+  fields: FieldInput[],
+): Promise<ReplacedFields> {
   return ctx.db.transaction().execute(async (trx) => {
     await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
     const document = await trx
@@ -25,12 +37,26 @@ export async function replaceFields(ctx: Context, accountId: string, envelopeId:
       .where('envelope_documents.envelope_id', '=', envelopeId)
       .where('envelope_documents.document_id', '=', documentId)
       .executeTakeFirst();
-    if (!document) throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
-    const recipients = await trx.selectFrom('recipients').select(['id', 'role', 'signature_method', 'name']).where('envelope_id', '=', envelopeId).execute();
+    if (!document) {
+      throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
+    }
+    const recipients = await trx
+      .selectFrom('recipients')
+      .select(['id', 'role', 'signature_method', 'name'])
+      .where('envelope_id', '=', envelopeId)
+      .execute();
     const rows = checkedFieldRows(fields, recipients, storedInfo(document), envelopeId, documentId);
-    await trx.deleteFrom('fields').where('envelope_id', '=', envelopeId).where('document_id', '=', documentId).execute();
+    await trx
+      .deleteFrom('fields')
+      .where('envelope_id', '=', envelopeId)
+      .where('document_id', '=', documentId)
+      .execute();
     if (rows.length > 0) await trx.insertInto('fields').values(rows).execute();
-    await trx.updateTable('envelopes').set({ updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
+    await trx
+      .updateTable('envelopes')
+      .set({ updated_at: iso(ctx.now()) })
+      .where('id', '=', envelopeId)
+      .execute();
     return { envelope_id: envelopeId, document_id: documentId, fields: rows.map(fieldView) };
   });
 }
@@ -39,12 +65,22 @@ export async function replaceFields(ctx: Context, accountId: string, envelopeId:
  * The field rows of one document after the layout rules of this endpoint, or invalid_field_layout with
  * every problem. Also used when a template is instantiated (domain/templates/instantiate.ts).
  */
-export function checkedFieldRows(fields: readonly FieldInput[], recipients: readonly LayoutRecipient[], info: LayoutDocument, envelopeId: string, documentId: string): FieldsTable[] {
+export function checkedFieldRows(
+  fields: readonly FieldInput[],
+  recipients: readonly LayoutRecipient[],
+  info: LayoutDocument,
+  envelopeId: string,
+  documentId: string,
+): FieldsTable[] {
   const result = validateFieldLayout(fields, recipients, info);
   if (!result.ok) {
     const first = result.errors[0]!;
     const where = first.index === undefined ? '' : `field ${first.index}: `;
-    throw new MoharError('invalid_field_layout', `${result.errors.length} problem(s) in the field layout; ${where}${first.message}`, { errors: result.errors });
+    throw new MoharError(
+      'invalid_field_layout',
+      `${result.errors.length} problem(s) in the field layout; ${where}${first.message}`,
+      { errors: result.errors },
+    );
   }
   return result.fields.map((f, position) => ({
     // Time-ordered ids (UUID v7): a layout writes many rows at once, appended at the index's right edge (ids.ts).
@@ -57,7 +93,10 @@ export function checkedFieldRows(fields: readonly FieldInput[], recipients: read
 }
 
 /** A placed field's own columns of a fields row (everything but its ids); instantiation uses them too. */
-export function fieldColumns(f: PlacedField, position: number): Omit<FieldsTable, 'id' | 'envelope_id' | 'document_id' | 'recipient_id'> {
+export function fieldColumns(
+  f: PlacedField,
+  position: number,
+): Omit<FieldsTable, 'id' | 'envelope_id' | 'document_id' | 'recipient_id'> {
   return {
     position,
     field_type: f.field_type,

@@ -27,7 +27,14 @@ export interface SignatureSummary {
   /** Common name of the signing certificate; `name` is the /Name the signature dictionary gives. */
   signer_name: string | null;
   name: string | null;
-  certificate: { subject: string; issuer: string; serial: string; email: string | null; not_before: string; not_after: string } | null;
+  certificate: {
+    subject: string;
+    issuer: string;
+    serial: string;
+    email: string | null;
+    not_before: string;
+    not_after: string;
+  } | null;
   signing_time: string | null;
   timestamp: { time: string; valid: boolean } | null;
   pades_level: string | null;
@@ -53,20 +60,38 @@ export interface SignaturesAnswer {
   signatures: SignatureSummary[];
 }
 
-const DOCMDP_ALLOWS: Record<number, string> = { 1: 'no changes', 2: 'form filling and signing', 3: 'form filling, signing and annotations' };
+const DOCMDP_ALLOWS: Record<number, string> = {
+  1: 'no changes',
+  2: 'form filling and signing',
+  3: 'form filling, signing and annotations',
+};
 
 function commonName(subject: string): string | null {
   return /(?:^|, )CN=([^,]+)/.exec(subject)?.[1]?.trim() ?? null;
 }
 
-export async function signatureSummary(ctx: Context, accountId: string, envelopeId: string, documentId: string): Promise<SignaturesAnswer> {
+export async function signatureSummary(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  documentId: string,
+): Promise<SignaturesAnswer> {
   const envelope = await findEnvelope(ctx, accountId, envelopeId);
-  const attached = await ctx.db.selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
-    .select(['documents.sha256', 'envelope_documents.current_sha256']).where('envelope_documents.envelope_id', '=', envelopeId).where('envelope_documents.document_id', '=', documentId).executeTakeFirst();
-  if (!attached) throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
+  const attached = await ctx.db
+    .selectFrom('envelope_documents')
+    .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+    .select(['documents.sha256', 'envelope_documents.current_sha256'])
+    .where('envelope_documents.envelope_id', '=', envelopeId)
+    .where('envelope_documents.document_id', '=', documentId)
+    .executeTakeFirst();
+  if (!attached) {
+    throw new MoharError('document_not_found', `document ${documentId} is not attached to envelope ${envelopeId}`);
+  }
   const bytes = await ctx.blobs.get(attached.current_sha256 ?? attached.sha256);
   const { report, readError } = await ctx.pdf.run('verify', { bytes });
-  if (!report) throw new MoharError('invalid_pdf', `the stored PDF cannot be verified: ${readError ?? 'unknown error'}`);
+  if (!report) {
+    throw new MoharError('invalid_pdf', `the stored PDF cannot be verified: ${readError ?? 'unknown error'}`);
+  }
   const known = await knownSigners(ctx, envelopeId, documentId);
   const seal = report.signatures.length > 0 ? await sealIdentity(ctx, envelope.mode) : null;
   return {
@@ -87,19 +112,35 @@ interface KnownSigner {
 
 /** Signature fields of this document by PDF field name, with the trust judged when a DSC signature was accepted. */
 async function knownSigners(ctx: Context, envelopeId: string, documentId: string): Promise<Map<string, KnownSigner>> {
-  const rows = await ctx.db.selectFrom('fields').innerJoin('recipients', 'recipients.id', 'fields.recipient_id')
-    .select(['fields.id', 'fields.recipient_id', 'fields.pdf_signature_field', 'recipients.signature_method', 'recipients.act_details'])
-    .where('fields.envelope_id', '=', envelopeId).where('fields.document_id', '=', documentId).where('fields.field_type', '=', FIELD_TYPES.SIGNATURE).execute();
+  const rows = await ctx.db
+    .selectFrom('fields')
+    .innerJoin('recipients', 'recipients.id', 'fields.recipient_id')
+    .select([
+      'fields.id',
+      'fields.recipient_id',
+      'fields.pdf_signature_field',
+      'recipients.signature_method',
+      'recipients.act_details',
+    ])
+    .where('fields.envelope_id', '=', envelopeId)
+    .where('fields.document_id', '=', documentId)
+    .where('fields.field_type', '=', FIELD_TYPES.SIGNATURE)
+    .execute();
   const known = new Map<string, KnownSigner>();
   for (const row of rows) {
     const details = JSON.parse(row.act_details ?? '{}') as { trust?: TrustStatus; trust_reason?: string | null };
-    const trust = row.signature_method === 'dsc' && details.trust ? { status: details.trust, reason: details.trust_reason ?? null } : null;
+    const trust =
+      row.signature_method === 'dsc' && details.trust
+        ? { status: details.trust, reason: details.trust_reason ?? null }
+        : null;
     known.set(pdfFieldName(row), { recipientId: row.recipient_id, trust });
   }
   return known;
 }
 
-/** The seal's certificate (the test seal's for a test envelope) as the verifier prints it, to recognise its signatures. */
+/**
+ * The seal's certificate (the test seal's for a test envelope) as the verifier prints it, to recognise its signatures.
+ */
 async function sealIdentity(ctx: Context, mode: DataMode | undefined): Promise<SealIdentity> {
   const { x509 } = certInfo((await sealFor(ctx, mode)).certificate);
   return { subject: x509.subject.split('\n').join(', '), serial: x509.serialNumber, test: mode === 'test' };
@@ -112,22 +153,36 @@ interface SealIdentity {
   readonly test: boolean;
 }
 
-const TEST_SEAL_TRUST = { status: 'test_certificate', reason: 'signed by the test seal of a test envelope (qsk_test_ key): no legal effect' } as const;
+const TEST_SEAL_TRUST = {
+  status: 'test_certificate',
+  reason: 'signed by the test seal of a test envelope (qsk_test_ key): no legal effect',
+} as const;
 
 function summarize(s: SignatureReport, known: KnownSigner | null, seal: SealIdentity | null): SignatureSummary {
-  const bySeal = seal !== null && s.signer !== null && s.signer.serialNumber === seal.serial && s.signer.subject === seal.subject;
+  const bySeal =
+    seal !== null && s.signer !== null && s.signer.serialNumber === seal.serial && s.signer.subject === seal.subject;
   return {
     index: s.index,
     field: s.field,
     kind: s.kind,
     signer_name: s.signer ? commonName(s.signer.subject) : null,
     name: s.name,
-    certificate: s.signer ? { subject: s.signer.subject, issuer: s.signer.issuer, serial: s.signer.serialNumber, email: s.signer.email, not_before: s.signer.notBefore, not_after: s.signer.notAfter } : null,
+    certificate: s.signer
+      ? {
+          subject: s.signer.subject,
+          issuer: s.signer.issuer,
+          serial: s.signer.serialNumber,
+          email: s.signer.email,
+          not_before: s.signer.notBefore,
+          not_after: s.signer.notAfter,
+        }
+      : null,
     // The claimed /M time is a PDF date string; integrators and the console want ISO 8601 like every other time.
     signing_time: s.timestamp?.genTime ?? isoFromPdfDate(s.signingTime) ?? s.signingTime,
     timestamp: s.timestamp ? { time: s.timestamp.genTime, valid: s.timestamp.valid } : null,
     pades_level: s.padesLevel,
-    certification: s.docMdp === null ? null : { docmdp: s.docMdp, allows: DOCMDP_ALLOWS[s.docMdp] ?? DOCMDP_ALLOWS[2]! },
+    certification:
+      s.docMdp === null ? null : { docmdp: s.docMdp, allows: DOCMDP_ALLOWS[s.docMdp] ?? DOCMDP_ALLOWS[2]! },
     integrity_ok: s.digestValid && s.signatureValid,
     covers_whole_document: s.coversWholeDocument,
     revision: s.revision,
@@ -136,6 +191,7 @@ function summarize(s: SignatureReport, known: KnownSigner | null, seal: SealIden
     valid: s.valid,
     problems: s.problems,
     recipient_id: known?.recipientId ?? null,
-    trust: known?.trust ?? (bySeal ? (seal.test ? TEST_SEAL_TRUST : { status: 'installation_seal', reason: null }) : null),
+    trust:
+      known?.trust ?? (bySeal ? (seal.test ? TEST_SEAL_TRUST : { status: 'installation_seal', reason: null }) : null),
   };
 }

@@ -24,25 +24,82 @@ function keepsMethod(role: string, method: string): boolean {
   return method === 'review' || method === 'electronic';
 }
 
-export async function updateRecipient(ctx: Context, accountId: string, envelopeId: string, recipientId: string, patch: RecipientPatch): Promise<RecipientView> {
+export async function updateRecipient(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  recipientId: string,
+  patch: RecipientPatch,
+): Promise<RecipientView> {
   return ctx.db.transaction().execute(async (trx) => {
     const envelope = await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
-    const recipients = await trx.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute();
+    const recipients = await trx
+      .selectFrom('recipients')
+      .selectAll()
+      .where('envelope_id', '=', envelopeId)
+      .orderBy('position')
+      .execute();
     const current = recipients.find((r) => r.id === recipientId);
-    if (!current) throw new MoharError('recipient_not_found', `recipient ${recipientId} is not a recipient of envelope ${envelopeId}`);
+    if (!current) {
+      throw new MoharError(
+        'recipient_not_found',
+        `recipient ${recipientId} is not a recipient of envelope ${envelopeId}`,
+      );
+    }
     const role = patch.role ?? current.role;
     // A new role without a method keeps the old method when the role allows it (signer -> approver keeps electronic).
-    const method = patch.signature_method ?? (keepsMethod(role, current.signature_method) ? current.signature_method : undefined);
-    const input = { name: patch.name ?? current.name, email: patch.email ?? current.email, role, signature_method: method, sequence: patch.sequence ?? current.sequence } as RecipientInput;
-    const normalized = normalizeRecipient(input, envelope.routing_order as RoutingOrder, [], envelopeId, current.position, current.created_at);
-    if (normalized.signature_method !== current.signature_method) assertAadhaarAvailable(ctx.config, [normalized], undefined, envelope.mode);
-    const updated: RecipientsTable = { ...current, name: normalized.name, email: normalized.email, role: normalized.role, signature_method: normalized.signature_method, sequence: normalized.sequence };
+    const method =
+      patch.signature_method ?? (keepsMethod(role, current.signature_method) ? current.signature_method : undefined);
+    const input = {
+      name: patch.name ?? current.name,
+      email: patch.email ?? current.email,
+      role,
+      signature_method: method,
+      sequence: patch.sequence ?? current.sequence,
+    } as RecipientInput;
+    const normalized = normalizeRecipient(
+      input,
+      envelope.routing_order as RoutingOrder,
+      [],
+      envelopeId,
+      current.position,
+      current.created_at,
+    );
+    if (normalized.signature_method !== current.signature_method) {
+      assertAadhaarAvailable(ctx.config, [normalized], undefined, envelope.mode);
+    }
+    const updated: RecipientsTable = {
+      ...current,
+      name: normalized.name,
+      email: normalized.email,
+      role: normalized.role,
+      signature_method: normalized.signature_method,
+      sequence: normalized.sequence,
+    };
     const all = recipients.map((r) => (r.id === recipientId ? updated : r));
-    const documents = await trx.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', envelopeId).execute();
+    const documents = await trx
+      .selectFrom('envelope_documents')
+      .select('document_id')
+      .where('envelope_id', '=', envelopeId)
+      .execute();
     checkDscLimits({ recipients: all, documentCount: documents.length });
     await recheckLayouts(trx, envelopeId, all);
-    await trx.updateTable('recipients').set({ name: updated.name, email: updated.email, role: updated.role, signature_method: updated.signature_method, sequence: updated.sequence }).where('id', '=', recipientId).execute();
-    await trx.updateTable('envelopes').set({ updated_at: iso(ctx.now()) }).where('id', '=', envelopeId).execute();
+    await trx
+      .updateTable('recipients')
+      .set({
+        name: updated.name,
+        email: updated.email,
+        role: updated.role,
+        signature_method: updated.signature_method,
+        sequence: updated.sequence,
+      })
+      .where('id', '=', recipientId)
+      .execute();
+    await trx
+      .updateTable('envelopes')
+      .set({ updated_at: iso(ctx.now()) })
+      .where('id', '=', envelopeId)
+      .execute();
     if (patch.name !== undefined || patch.email !== undefined) await refreshSearch(trx, envelopeId);
     return recipientView(updated);
   });

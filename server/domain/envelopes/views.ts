@@ -77,8 +77,18 @@ export interface EnvelopeView {
   updated_at: string;
 }
 
-export function recipientView(r: Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'>): RecipientView {
-  return { recipient_id: r.id, name: r.name, email: r.email, role: r.role, signature_method: r.signature_method, sequence: r.sequence, status: r.status };
+export function recipientView(
+  r: Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role' | 'signature_method' | 'sequence' | 'status'>,
+): RecipientView {
+  return {
+    recipient_id: r.id,
+    name: r.name,
+    email: r.email,
+    role: r.role,
+    signature_method: r.signature_method,
+    sequence: r.sequence,
+    status: r.status,
+  };
 }
 
 export function fieldView(f: FieldsTable): FieldView {
@@ -103,13 +113,28 @@ export function fieldView(f: FieldsTable): FieldView {
 /** Loads the full view of an envelope already known to belong to the caller's account. */
 export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string): Promise<EnvelopeView> {
   const [envelope, recipients, documents, fields] = await Promise.all([
-    db.selectFrom('envelopes').leftJoin('users', 'users.id', 'envelopes.created_by_user_id').selectAll('envelopes').select('users.email as created_by_email')
-      .where('envelopes.id', '=', envelopeId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('envelopes')
+      .leftJoin('users', 'users.id', 'envelopes.created_by_user_id')
+      .selectAll('envelopes')
+      .select('users.email as created_by_email')
+      .where('envelopes.id', '=', envelopeId)
+      .executeTakeFirstOrThrow(),
     db.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
     db
       .selectFrom('envelope_documents')
       .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
-      .select(['documents.id', 'documents.filename', 'documents.sha256', 'documents.size', 'documents.page_count', 'documents.info', 'documents.created_at', 'envelope_documents.certified', 'envelope_documents.certification_skipped'])
+      .select([
+        'documents.id',
+        'documents.filename',
+        'documents.sha256',
+        'documents.size',
+        'documents.page_count',
+        'documents.info',
+        'documents.created_at',
+        'envelope_documents.certified',
+        'envelope_documents.certification_skipped',
+      ])
       .where('envelope_documents.envelope_id', '=', envelopeId)
       .orderBy('envelope_documents.position')
       .execute(),
@@ -130,7 +155,11 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
 export type EnvelopeRow = Omit<EnvelopesTable, 'events_seq'>;
 
 /** `created_by_email`: the creating user's e-mail (read with the row); absent or null without a creator. */
-export function envelopeView(envelope: EnvelopeRow & { created_by_email?: string | null }, recipients: RecipientView[], documents: EnvelopeDocumentView[]): EnvelopeView {
+export function envelopeView(
+  envelope: EnvelopeRow & { created_by_email?: string | null },
+  recipients: RecipientView[],
+  documents: EnvelopeDocumentView[],
+): EnvelopeView {
   return {
     id: envelope.id,
     title: envelope.title,
@@ -149,7 +178,10 @@ export function envelopeView(envelope: EnvelopeRow & { created_by_email?: string
     status_reason: envelope.status_reason,
     pades_level: envelope.pades_level,
     template_id: envelope.template_id ?? null,
-    template_version: envelope.template_version === undefined || envelope.template_version === null ? null : Number(envelope.template_version),
+    template_version:
+      envelope.template_version === undefined || envelope.template_version === null
+        ? null
+        : Number(envelope.template_version),
     bulk_send_id: envelope.bulk_send_id ?? null,
     row_index: envelope.row_index === undefined || envelope.row_index === null ? null : Number(envelope.row_index),
     created_by: createdByView(envelope.created_by_user_id, envelope.created_by_email),

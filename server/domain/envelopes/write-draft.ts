@@ -25,7 +25,9 @@ export interface KeyWithAnswer {
 }
 
 /** The rows of a draft, as written. */
-type DraftRows = Omit<PreparedDraft, 'envelope'> & { readonly envelope: PreparedDraft['envelope'] & { search_text: string; events_seq: number } };
+type DraftRows = Omit<PreparedDraft, 'envelope'> & {
+  readonly envelope: PreparedDraft['envelope'] & { search_text: string; events_seq: number };
+};
 
 /** KeyTakenMeanwhile when a concurrent request took the key: then nothing is written. */
 export async function writeDraft(ctx: Context, draft: PreparedDraft, key?: KeyWithAnswer): Promise<void> {
@@ -39,8 +41,16 @@ export async function writeDraft(ctx: Context, draft: PreparedDraft, key?: KeyWi
     if (isUniqueViolation(error)) {
       if (key && constraintOf(error) === 'idempotency_keys_pk') throw new KeyTakenMeanwhile(key.claim.key);
       const origin = draft.origin;
-      if (origin && (await rowTaken(ctx, origin))) throw new MoharError('bulk_row_taken', `row ${origin.row_index} of bulk send ${origin.bulk_send_id} has its envelope already`);
-      throw new MoharError('external_id_conflict', `an envelope with external_id "${draft.envelope.external_id}" exists already in this account (${draft.envelope.mode ?? 'live'} envelopes)`);
+      if (origin && (await rowTaken(ctx, origin))) {
+        throw new MoharError(
+          'bulk_row_taken',
+          `row ${origin.row_index} of bulk send ${origin.bulk_send_id} has its envelope already`,
+        );
+      }
+      throw new MoharError(
+        'external_id_conflict',
+        `an envelope with external_id "${draft.envelope.external_id}" exists already in this account (${draft.envelope.mode ?? 'live'} envelopes)`,
+      );
     }
     throw error;
   }
@@ -48,7 +58,12 @@ export async function writeDraft(ctx: Context, draft: PreparedDraft, key?: KeyWi
   if (queued) await announceDeliveries(ctx.db);
 }
 
-function writeFast(ctx: Context, fast: SqliteFastPath, rows: DraftRows, key: KeyWithAnswer | undefined): Promise<boolean> {
+function writeFast(
+  ctx: Context,
+  fast: SqliteFastPath,
+  rows: DraftRows,
+  key: KeyWithAnswer | undefined,
+): Promise<boolean> {
   return fast.write(() => {
     if (key) insertKeyFast(fast, ctx, key);
     fast.insert('envelopes', rows.envelope);
@@ -58,11 +73,16 @@ function writeFast(ctx: Context, fast: SqliteFastPath, rows: DraftRows, key: Key
     for (const field of rows.fields) fast.insert('fields', field);
     fast.insert('audit_events', rows.audit);
     fast.insert('events', rows.event.row);
-    return fast.runTemplate('envelope-created-delivery', (d) => accountDeliveryInsert(ctx.db, d), rows.event.delivery) > 0;
+    return (
+      fast.runTemplate('envelope-created-delivery', (d) => accountDeliveryInsert(ctx.db, d), rows.event.delivery) > 0
+    );
   });
 }
 
-/** The key's done row in the fast path's write; a key already there is KeyTakenMeanwhile (the failed statement left nothing). */
+/**
+ * The key's done row in the fast path's write; a key already there is KeyTakenMeanwhile (the failed statement left
+ * nothing).
+ */
 function insertKeyFast(fast: SqliteFastPath, ctx: Context, key: KeyWithAnswer): void {
   try {
     fast.insert('idempotency_keys', keyRow(key.claim, key.responseJson, ctx.now()));
@@ -78,16 +98,21 @@ function insertKeyFast(fast: SqliteFastPath, ctx: Context, key: KeyWithAnswer): 
  */
 async function writeStatement(ctx: Context, rows: DraftRows, key: KeyWithAnswer | undefined): Promise<boolean> {
   const delivery = accountDeliveryInsert(ctx.db, rows.event.delivery).compile();
-  const delivered = await insertRowsThen(ctx.db, [
-    { table: 'idempotency_keys', rows: key ? [keyRow(key.claim, key.responseJson, ctx.now())] : [] },
-    { table: 'envelopes', rows: [rows.envelope] },
-    { table: 'recipients', rows: rows.recipients },
-    { table: 'envelope_search_terms', rows: rows.terms },
-    { table: 'envelope_documents', rows: rows.documents },
-    { table: 'fields', rows: rows.fields },
-    { table: 'audit_events', rows: [rows.audit] },
-    { table: 'events', rows: [rows.event.row] },
-  ], { sql: delivery.sql, parameters: delivery.parameters }, ctx.postgres);
+  const delivered = await insertRowsThen(
+    ctx.db,
+    [
+      { table: 'idempotency_keys', rows: key ? [keyRow(key.claim, key.responseJson, ctx.now())] : [] },
+      { table: 'envelopes', rows: [rows.envelope] },
+      { table: 'recipients', rows: rows.recipients },
+      { table: 'envelope_search_terms', rows: rows.terms },
+      { table: 'envelope_documents', rows: rows.documents },
+      { table: 'fields', rows: rows.fields },
+      { table: 'audit_events', rows: [rows.audit] },
+      { table: 'events', rows: [rows.event.row] },
+    ],
+    { sql: delivery.sql, parameters: delivery.parameters },
+    ctx.postgres,
+  );
   return delivered > 0n;
 }
 
@@ -97,6 +122,11 @@ function constraintOf(error: unknown): string | undefined {
 }
 
 async function rowTaken(ctx: Context, origin: BulkOrigin): Promise<boolean> {
-  const row = await ctx.db.selectFrom('envelopes').select('id').where('bulk_send_id', '=', origin.bulk_send_id).where('row_index', '=', origin.row_index).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('envelopes')
+    .select('id')
+    .where('bulk_send_id', '=', origin.bulk_send_id)
+    .where('row_index', '=', origin.row_index)
+    .executeTakeFirst();
   return row !== undefined;
 }

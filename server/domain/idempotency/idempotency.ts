@@ -55,18 +55,29 @@ function canonical(value: unknown): string {
 }
 
 export function requestFingerprint(method: string, route: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${route}\n${canonical(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${route}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 export function checkIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(key)) {
-    throw new MoharError('validation_failed', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`, {
-      errors: [{ path: 'headers/idempotency-key', message: 'invalid idempotency key' }],
-    });
+    throw new MoharError(
+      'validation_failed',
+      `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`,
+      {
+        errors: [{ path: 'headers/idempotency-key', message: 'invalid idempotency key' }],
+      },
+    );
   }
 }
 
-export async function beginIdempotent(ctx: Context, accountId: string, key: string, fingerprint: string): Promise<Begin> {
+export async function beginIdempotent(
+  ctx: Context,
+  accountId: string,
+  key: string,
+  fingerprint: string,
+): Promise<Begin> {
   checkIdempotencyKey(key);
   const now = ctx.now();
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -85,38 +96,67 @@ export async function beginIdempotent(ctx: Context, accountId: string, key: stri
       .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing());
     // SQLite: the same statement through the fast path, sharing a commit with the other writes of the moment.
     const fast = ctx.sqlite;
-    const inserted = fast ? await fast.write(() => fast.run(insert.compile()) > 0) : (await insert.returning('key').executeTakeFirst()) !== undefined;
+    const inserted = fast
+      ? await fast.write(() => fast.run(insert.compile()) > 0)
+      : (await insert.returning('key').executeTakeFirst()) !== undefined;
     if (inserted) return { kind: 'first' };
     const found = await findIdempotent(ctx, accountId, key, fingerprint);
     if (found.kind !== 'absent') return found;
     // released or expired between our insert and select: try once more
   }
-  throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is changing state; retry shortly', { retryAfterSeconds: 1 });
+  throw new MoharError(
+    'idempotency_in_progress',
+    'a request with this Idempotency-Key is changing state; retry shortly',
+    { retryAfterSeconds: 1 },
+  );
 }
 
 /**
  * What the key's row says, without claiming it: a replay, `absent` (no live row; an expired one is
  * deleted), or idempotency_conflict / idempotency_in_progress.
  */
-export async function findIdempotent(ctx: Context, accountId: string, key: string, fingerprint: string): Promise<Begin | { kind: 'absent' }> {
+export async function findIdempotent(
+  ctx: Context,
+  accountId: string,
+  key: string,
+  fingerprint: string,
+): Promise<Begin | { kind: 'absent' }> {
   checkIdempotencyKey(key);
   const now = iso(ctx.now());
   const row = await readKey(ctx, accountId, key);
   if (!row) return { kind: 'absent' };
   if (row.expires_at <= now) {
-    await ctx.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '=', row.expires_at).execute();
+    await ctx.db
+      .deleteFrom('idempotency_keys')
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .where('expires_at', '=', row.expires_at)
+      .execute();
     return { kind: 'absent' };
   }
   if (row.request_hash !== fingerprint) {
-    throw new MoharError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key for a new request');
+    throw new MoharError(
+      'idempotency_conflict',
+      'this Idempotency-Key was used with a different request; use a new key for a new request',
+    );
   }
   if (row.state !== 'done' || row.response_status === null) {
-    throw new MoharError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly', { retryAfterSeconds: 1 });
+    throw new MoharError(
+      'idempotency_in_progress',
+      'a request with this Idempotency-Key is still being processed; retry shortly',
+      { retryAfterSeconds: 1 },
+    );
   }
-  return { kind: 'replay', response: { status: row.response_status, body: await storedAnswer(ctx, accountId, key, row.response_body) } };
+  return {
+    kind: 'replay',
+    response: { status: row.response_status, body: await storedAnswer(ctx, accountId, key, row.response_body) },
+  };
 }
 
-type KeyColumns = Pick<IdempotencyKeysTable, 'request_hash' | 'state' | 'response_status' | 'response_body' | 'expires_at'>;
+type KeyColumns = Pick<
+  IdempotencyKeysTable,
+  'request_hash' | 'state' | 'response_status' | 'response_body' | 'expires_at'
+>;
 const KEY_COLUMNS = ['request_hash', 'state', 'response_status', 'response_body', 'expires_at'] as const;
 const keyQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
 
@@ -124,14 +164,21 @@ const keyQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
 async function readKey(ctx: Context, accountId: string, key: string): Promise<KeyColumns | undefined> {
   let compiled = keyQueries.get(ctx.db);
   if (!compiled) {
-    compiled = ctx.db.selectFrom('idempotency_keys').select(KEY_COLUMNS).where('account_id', '=', '').where('key', '=', '').compile();
+    compiled = ctx.db
+      .selectFrom('idempotency_keys')
+      .select(KEY_COLUMNS)
+      .where('account_id', '=', '')
+      .where('key', '=', '')
+      .compile();
     keyQueries.set(ctx.db, compiled);
   }
   const query: CompiledQuery = { ...compiled, parameters: [accountId, key] };
   const fast = ctx.sqlite?.readArraysNow(query);
   if (fast) {
     const values = fast[0];
-    return values === undefined ? undefined : (Object.fromEntries(KEY_COLUMNS.map((c, i) => [c, values[i]])) as KeyColumns);
+    return values === undefined
+      ? undefined
+      : (Object.fromEntries(KEY_COLUMNS.map((c, i) => [c, values[i]])) as KeyColumns);
   }
   return (await ctx.db.executeQuery(query)).rows[0] as KeyColumns | undefined;
 }
@@ -172,8 +219,16 @@ export class KeyTakenMeanwhile extends Error {
   }
 }
 
-export async function completeIdempotent(ctx: Context, accountId: string, key: string, response: StoredResponse): Promise<void> {
-  const sealed = (await installationBox(ctx.config)).seal(JSON.stringify(response.body) ?? 'null', answerContext(accountId, key));
+export async function completeIdempotent(
+  ctx: Context,
+  accountId: string,
+  key: string,
+  response: StoredResponse,
+): Promise<void> {
+  const sealed = (await installationBox(ctx.config)).seal(
+    JSON.stringify(response.body) ?? 'null',
+    answerContext(accountId, key),
+  );
   const update = ctx.db
     .updateTable('idempotency_keys')
     .set({ state: 'done', response_status: response.status, response_body: sealed })
@@ -185,5 +240,10 @@ export async function completeIdempotent(ctx: Context, accountId: string, key: s
 }
 
 export async function releaseIdempotent(ctx: Context, accountId: string, key: string): Promise<void> {
-  await ctx.db.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('key', '=', key).where('state', '=', 'in_flight').execute();
+  await ctx.db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .where('state', '=', 'in_flight')
+    .execute();
 }

@@ -43,19 +43,41 @@ export function hashApiKey(key: string): string {
 }
 
 export async function generateApiKey(ctx: Context, accountId: string, mode: KeyMode): Promise<GeneratedKey> {
-  const account = await ctx.db.selectFrom('accounts').select(['test_mode']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select(['test_mode'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   if (mode === 'test' && account.test_mode !== 1) {
-    throw new MoharError('test_mode_not_enabled', 'test keys are only issued to accounts enabled for test mode (mohar admin create --test-mode)');
+    throw new MoharError(
+      'test_mode_not_enabled',
+      'test keys are only issued to accounts enabled for test mode (mohar admin create --test-mode)',
+    );
   }
   const random = randomBytes(32).toString('base64url');
   const apiKey = `qsk_${mode}_${random}`;
   const prefix = `qsk_${mode}_${random.slice(0, PREFIX_RANDOM_CHARS)}`;
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('api_keys').set({ revoked_at: at }).where('account_id', '=', accountId).where('mode', '=', mode).where('revoked_at', 'is', null).execute();
+    await trx
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('account_id', '=', accountId)
+      .where('mode', '=', mode)
+      .where('revoked_at', 'is', null)
+      .execute();
     await trx
       .insertInto('api_keys')
-      .values({ id: randomUUID(), account_id: accountId, mode, prefix, key_hash: hashApiKey(apiKey), created_at: at, last_used_at: null, revoked_at: null })
+      .values({
+        id: randomUUID(),
+        account_id: accountId,
+        mode,
+        prefix,
+        key_hash: hashApiKey(apiKey),
+        created_at: at,
+        last_used_at: null,
+        revoked_at: null,
+      })
       .execute();
   });
   forgetAccountKeys(ctx, accountId);
@@ -70,7 +92,12 @@ export async function listActiveKeys(ctx: Context, accountId: string): Promise<K
     .where('revoked_at', 'is', null)
     .orderBy('mode')
     .execute();
-  return rows.map((r) => ({ api_key_prefix: r.prefix, mode: r.mode, created_at: r.created_at, last_used_at: r.last_used_at }));
+  return rows.map((r) => ({
+    api_key_prefix: r.prefix,
+    mode: r.mode,
+    created_at: r.created_at,
+    last_used_at: r.last_used_at,
+  }));
 }
 
 /** Whether last_used_at was written for this key within the resolution (per process). */
@@ -80,7 +107,11 @@ async function touchLastUsed(ctx: Context, keyId: string, now: Date): Promise<vo
   const last = lastUsedWritten.get(keyId) ?? 0;
   if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
   lastUsedWritten.set(keyId, now.getTime());
-  await ctx.db.updateTable('api_keys').set({ last_used_at: iso(now) }).where('id', '=', keyId).execute();
+  await ctx.db
+    .updateTable('api_keys')
+    .set({ last_used_at: iso(now) })
+    .where('id', '=', keyId)
+    .execute();
 }
 
 export async function authenticateApiKey(ctx: Context, presented: string | undefined): Promise<KeyIdentity> {
@@ -95,12 +126,26 @@ export async function authenticateApiKey(ctx: Context, presented: string | undef
   const row = await ctx.db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select(['api_keys.id', 'api_keys.account_id', 'api_keys.mode', 'api_keys.prefix', 'accounts.test_mode', 'accounts.suspended'])
+    .select([
+      'api_keys.id',
+      'api_keys.account_id',
+      'api_keys.mode',
+      'api_keys.prefix',
+      'accounts.test_mode',
+      'accounts.suspended',
+    ])
     .where('api_keys.key_hash', '=', hash)
     .where('api_keys.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) throw new MoharError('invalid_api_key', 'the API key is not valid (unknown, mistyped or rotated)');
-  const identity: KeyIdentity = { keyId: row.id, accountId: row.account_id, mode: row.mode, prefix: row.prefix, testMode: row.test_mode === 1, suspended: row.suspended === 1 };
+  const identity: KeyIdentity = {
+    keyId: row.id,
+    accountId: row.account_id,
+    mode: row.mode,
+    prefix: row.prefix,
+    testMode: row.test_mode === 1,
+    suspended: row.suspended === 1,
+  };
   ctx.keyCache.set(hash, identity, now.getTime());
   await touchLastUsed(ctx, row.id, now);
   return identity;
@@ -112,6 +157,10 @@ export function forgetAccountKeys(ctx: Context, accountId: string): void {
 }
 
 export async function keyMetadata(ctx: Context, keyId: string): Promise<KeyMetadata> {
-  const r = await ctx.db.selectFrom('api_keys').select(['prefix', 'mode', 'created_at', 'last_used_at']).where('id', '=', keyId).executeTakeFirstOrThrow();
+  const r = await ctx.db
+    .selectFrom('api_keys')
+    .select(['prefix', 'mode', 'created_at', 'last_used_at'])
+    .where('id', '=', keyId)
+    .executeTakeFirstOrThrow();
   return { api_key_prefix: r.prefix, mode: r.mode, created_at: r.created_at, last_used_at: r.last_used_at };
 }

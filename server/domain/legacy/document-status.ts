@@ -35,7 +35,12 @@ function recipientsOf(rows: readonly StatusRow[]): StatusRow[] {
 }
 
 /** `linkFor` turns a download token into the absolute URL of the download route. */
-export async function appSignStatus(ctx: Context, accountId: string, documentId: number, linkFor: (token: string) => string): Promise<AppSignStatus> {
+export async function appSignStatus(
+  ctx: Context,
+  accountId: string,
+  documentId: number,
+  linkFor: (token: string) => string,
+): Promise<AppSignStatus> {
   const rows = await legacyStatusRows(ctx, accountId, documentId);
   const data = recipientsOf(rows).map((r) => ({
     user_name: r.name!,
@@ -63,12 +68,22 @@ export interface SignStatus {
 export async function signStatus(ctx: Context, accountId: string, documentId: number): Promise<SignStatus> {
   const rows = await legacyStatusRows(ctx, accountId, documentId);
   const recipients = recipientsOf(rows).map((r) => ({ role: r.role!, status: r.recipient_status! }));
-  return { status: 'success', document_id: documentId, envelope_id: rows[0]!.envelope_id, document_status: legacyStatus(rows[0]!.envelope_status, recipients) };
+  return {
+    status: 'success',
+    document_id: documentId,
+    envelope_id: rows[0]!.envelope_id,
+    document_status: legacyStatus(rows[0]!.envelope_status, recipients),
+  };
 }
 
 async function finalOf(ctx: Context, accountId: string, documentId: number): Promise<FinalDocument> {
   const document = await findLegacyDocument(ctx, accountId, documentId);
-  const attached = await ctx.db.selectFrom('envelope_documents').select('document_id').where('envelope_id', '=', document.envelopeId).orderBy('position').executeTakeFirst();
+  const attached = await ctx.db
+    .selectFrom('envelope_documents')
+    .select('document_id')
+    .where('envelope_id', '=', document.envelopeId)
+    .orderBy('position')
+    .executeTakeFirst();
   if (!attached) throw new MoharError('document_not_ready', `document ${documentId} has no PDF`);
   return finalDocument(ctx, accountId, document.envelopeId, attached.document_id);
 }
@@ -81,7 +96,11 @@ export function downloadFinal(ctx: Context, accountId: string, documentId: numbe
 /** The signed_doc_url link: the token is the credential. */
 export async function downloadByLink(ctx: Context, token: string): Promise<FinalDocument> {
   const documentId = await openDownloadToken(ctx, token);
-  const owner = await ctx.db.selectFrom('legacy_documents').select('account_id').where('id', '=', documentId).executeTakeFirst();
+  const owner = await ctx.db
+    .selectFrom('legacy_documents')
+    .select('account_id')
+    .where('id', '=', documentId)
+    .executeTakeFirst();
   if (!owner) throw new MoharError('download_link_expired', 'this download link is not valid any more');
   return finalOf(ctx, owner.account_id, documentId);
 }

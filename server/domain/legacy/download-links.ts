@@ -34,7 +34,10 @@ export async function mintDownloadToken(ctx: Context, documentId: number): Promi
 
 /** The document id a token grants, or download_link_expired (also for forged or mangled tokens: no oracle). */
 export async function openDownloadToken(ctx: Context, token: string): Promise<number> {
-  const refused = new MoharError('download_link_expired', 'this download link has expired or is not valid; get a fresh signed_doc_url from the status call');
+  const refused = new MoharError(
+    'download_link_expired',
+    'this download link has expired or is not valid; get a fresh signed_doc_url from the status call',
+  );
   let plain: string;
   try {
     plain = (await boxFor(ctx.config)).open(token, PURPOSE).toString('utf8');

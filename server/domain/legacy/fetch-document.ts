@@ -31,9 +31,19 @@ export async function fetchDocumentUrl(ctx: Context, url: string): Promise<Fetch
   } catch (error) {
     if (!(error instanceof GuardedGetError)) throw error;
     const errors = [{ path: DOC_URL_PATH, message: error.message }];
-    if (error.kind === 'refused') throw new MoharError('doc_url_not_allowed', `documentDetails.doc_url was not fetched: ${error.message}`, { errors });
-    if (error.kind === 'too_large') throw new MoharError('file_too_large', `documentDetails.doc_url: ${error.message} (MOHAR_MAX_PDF_BYTES)`, { errors });
-    throw new MoharError('doc_url_fetch_failed', `documentDetails.doc_url could not be fetched: ${error.message}`, { errors });
+    if (error.kind === 'refused') {
+      throw new MoharError('doc_url_not_allowed', `documentDetails.doc_url was not fetched: ${error.message}`, {
+        errors,
+      });
+    }
+    if (error.kind === 'too_large') {
+      throw new MoharError('file_too_large', `documentDetails.doc_url: ${error.message} (MOHAR_MAX_PDF_BYTES)`, {
+        errors,
+      });
+    }
+    throw new MoharError('doc_url_fetch_failed', `documentDetails.doc_url could not be fetched: ${error.message}`, {
+      errors,
+    });
   }
 }
 

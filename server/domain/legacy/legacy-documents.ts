@@ -16,9 +16,21 @@ export interface LegacyDocument {
 }
 
 /** `mode`: the caller's (ctx.mode); a document of the other mode is not found, as for envelopes (issue 16). */
-export function checkOwner(row: { account_id: string; test: number } | undefined, accountId: string, documentId: number, mode?: DataMode): void {
-  if (!row || (mode !== undefined && (row.test === 1 ? 'test' : 'live') !== mode)) throw new MoharError('document_not_found', `no document ${documentId}`);
-  if (row.account_id !== accountId) throw new MoharError('document_not_owned', `document ${documentId} belongs to another account; use that account's API key`);
+export function checkOwner(
+  row: { account_id: string; test: number } | undefined,
+  accountId: string,
+  documentId: number,
+  mode?: DataMode,
+): void {
+  if (!row || (mode !== undefined && (row.test === 1 ? 'test' : 'live') !== mode)) {
+    throw new MoharError('document_not_found', `no document ${documentId}`);
+  }
+  if (row.account_id !== accountId) {
+    throw new MoharError(
+      'document_not_owned',
+      `document ${documentId} belongs to another account; use that account's API key`,
+    );
+  }
 }
 
 export async function findLegacyDocument(ctx: Context, accountId: string, documentId: number): Promise<LegacyDocument> {

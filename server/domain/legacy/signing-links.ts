@@ -25,8 +25,16 @@ export interface SigningLink {
 const BY_ACCOUNT_KEY: LinkCreator = { type: 'api_key', id: null };
 
 /** Fresh links for every recipient of a sent envelope who still has to act (none once it is finished). */
-export async function issueSigningLinks(ctx: Context, envelopeId: string, by: LinkCreator = BY_ACCOUNT_KEY): Promise<SigningLink[]> {
-  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'expires_at']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
+export async function issueSigningLinks(
+  ctx: Context,
+  envelopeId: string,
+  by: LinkCreator = BY_ACCOUNT_KEY,
+): Promise<SigningLink[]> {
+  const envelope = await ctx.db
+    .selectFrom('envelopes')
+    .select(['status', 'expires_at'])
+    .where('id', '=', envelopeId)
+    .executeTakeFirstOrThrow();
   if (envelope.status !== 'sent') return [];
   const recipients = await ctx.db
     .selectFrom('recipients')
@@ -39,13 +47,40 @@ export async function issueSigningLinks(ctx: Context, envelopeId: string, by: Li
   const links: SigningLink[] = [];
   for (const r of recipients) {
     if (!isActor(r) || FINISHED_STATUSES.has(r.status) || r.status === 'declined') continue;
-    const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: r.id, mode: 'redirect', origin: null, returnUrl: null, expiresAt, now, kind: 'legacy_link', by });
-    links.push({ name: r.name, email: r.email, sequence: r.sequence, role: r.role, status: r.status, signing_url: url, expires_at: expiresAt.toISOString() });
+    const url = await insertSession(ctx.db, ctx.config.baseUrl, {
+      envelopeId,
+      recipientId: r.id,
+      mode: 'redirect',
+      origin: null,
+      returnUrl: null,
+      expiresAt,
+      now,
+      kind: 'legacy_link',
+      by,
+    });
+    links.push({
+      name: r.name,
+      email: r.email,
+      sequence: r.sequence,
+      role: r.role,
+      status: r.status,
+      signing_url: url,
+      expires_at: expiresAt.toISOString(),
+    });
   }
   return links;
 }
 
-export async function signingLinksOf(ctx: Context, accountId: string, documentId: number, by: LinkCreator = BY_ACCOUNT_KEY): Promise<{ status: 'success'; document_id: number; signing_links: SigningLink[] }> {
+export async function signingLinksOf(
+  ctx: Context,
+  accountId: string,
+  documentId: number,
+  by: LinkCreator = BY_ACCOUNT_KEY,
+): Promise<{ status: 'success'; document_id: number; signing_links: SigningLink[] }> {
   const document = await findLegacyDocument(ctx, accountId, documentId);
-  return { status: 'success', document_id: documentId, signing_links: await issueSigningLinks(ctx, document.envelopeId, by) };
+  return {
+    status: 'success',
+    document_id: documentId,
+    signing_links: await issueSigningLinks(ctx, document.envelopeId, by),
+  };
 }

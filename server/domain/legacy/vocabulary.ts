@@ -6,7 +6,14 @@ import type { EnvelopeStatus, RecipientStatus } from '../workflow/states.js';
 export const LEGACY_SIGNATURE_TYPES = ['E-Signature', 'aadhaar_digital_signature', 'Approver', 'Reviewer'] as const;
 export type LegacySignatureType = (typeof LEGACY_SIGNATURE_TYPES)[number];
 
-export const LEGACY_STATUSES = ['Uploaded', 'Sent', 'Partially signed', 'Fully signed', 'Rejected', 'Cancelled'] as const;
+export const LEGACY_STATUSES = [
+  'Uploaded',
+  'Sent',
+  'Partially signed',
+  'Fully signed',
+  'Rejected',
+  'Cancelled',
+] as const;
 export type LegacyStatus = (typeof LEGACY_STATUSES)[number];
 
 export function recipientModel(type: LegacySignatureType): { role: Role; signature_method: SignatureMethod } {
@@ -38,7 +45,10 @@ export function capacityOf(role: string): string {
 }
 
 /** The status word of a document: from the envelope's state and whether anyone has acted yet. */
-export function legacyStatus(envelopeStatus: EnvelopeStatus, recipients: readonly { role: string; status: RecipientStatus }[]): LegacyStatus {
+export function legacyStatus(
+  envelopeStatus: EnvelopeStatus,
+  recipients: readonly { role: string; status: RecipientStatus }[],
+): LegacyStatus {
   switch (envelopeStatus) {
     case 'draft':
       return 'Uploaded';

@@ -1,7 +1,8 @@
 /**
  * This month's use of the account per day (UTC), for the developer portal's chart: envelopes created by any
  * API, and among them the legacy document creates (the calls the monthly quota counts), those made with a
- * test key, and all test data (envelopes of test keys, by any API: they use no quota and have no legal effect). Read from the envelopes themselves (their (account_id, created_at) index bounds the scan to the
+ * test key, and all test data (envelopes of test keys, by any API: they use no quota and have no legal effect). Read
+ * from the envelopes themselves (their (account_id, created_at) index bounds the scan to the
  * month), so a call that failed and gave its unit back is not counted, just as in the quota.
  */
 import { sql } from 'kysely';
@@ -50,7 +51,13 @@ export async function dailyUsage(ctx: Context, accountId: string): Promise<Daily
   for (let at = start.getTime(); at <= today; at += DAY_MS) {
     const date = new Date(at).toISOString().slice(0, 10);
     const row = byDate.get(date);
-    days.push({ date, envelopes: Number(row?.envelopes ?? 0), calls: Number(row?.calls ?? 0), test_calls: Number(row?.test_calls ?? 0), test_envelopes: Number(row?.test_envelopes ?? 0) });
+    days.push({
+      date,
+      envelopes: Number(row?.envelopes ?? 0),
+      calls: Number(row?.calls ?? 0),
+      test_calls: Number(row?.test_calls ?? 0),
+      test_envelopes: Number(row?.test_envelopes ?? 0),
+    });
   }
   return { period, days };
 }

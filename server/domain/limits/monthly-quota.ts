@@ -29,21 +29,32 @@ export interface Reservation {
 }
 
 /** Counts one call, or throws monthly_quota_exceeded (429, Retry-After until the month ends). */
-export async function reserveCall(ctx: Context, accountId: string, limit: number | null, test: boolean): Promise<Reservation> {
+export async function reserveCall(
+  ctx: Context,
+  accountId: string,
+  limit: number | null,
+  test: boolean,
+): Promise<Reservation> {
   const now = ctx.now();
   const { period, end } = periodOf(now);
   const refuse = (): MoharError =>
-    new MoharError('monthly_quota_exceeded', `the account has used its ${limit} document calls for ${period}; the quota resets on ${end.toISOString().slice(0, 10)}`, {
-      retryAfterSeconds: Math.ceil((end.getTime() - now.getTime()) / 1000),
-      extra: { monthly_call_limit: limit, period, resets_at: end.toISOString() },
-    });
+    new MoharError(
+      'monthly_quota_exceeded',
+      `the account has used its ${limit} document calls for ${period}; the quota resets on ${end.toISOString().slice(0, 10)}`,
+      {
+        retryAfterSeconds: Math.ceil((end.getTime() - now.getTime()) / 1000),
+        extra: { monthly_call_limit: limit, period, resets_at: end.toISOString() },
+      },
+    );
   const column = test ? 'test_calls' : 'calls';
   if (!test && limit !== null && limit <= 0) throw refuse();
   const row = await ctx.db
     .insertInto('usage_counters')
     .values({ account_id: accountId, period, calls: test ? 0 : 1, test_calls: test ? 1 : 0 })
     .onConflict((oc) => {
-      const update = oc.columns(['account_id', 'period']).doUpdateSet({ [column]: sql<number>`usage_counters.${sql.ref(column)} + 1` });
+      const update = oc
+        .columns(['account_id', 'period'])
+        .doUpdateSet({ [column]: sql<number>`usage_counters.${sql.ref(column)} + 1` });
       return test || limit === null ? update : update.where('usage_counters.calls', '<', limit);
     })
     .returning('calls')
@@ -79,7 +90,12 @@ export async function usageSummary(ctx: Context, accountId: string): Promise<Usa
   const { period, start, end } = periodOf(ctx.now());
   const [account, usage] = await Promise.all([
     ctx.db.selectFrom('accounts').select('monthly_call_limit').where('id', '=', accountId).executeTakeFirstOrThrow(),
-    ctx.db.selectFrom('usage_counters').select(['calls', 'test_calls']).where('account_id', '=', accountId).where('period', '=', period).executeTakeFirst(),
+    ctx.db
+      .selectFrom('usage_counters')
+      .select(['calls', 'test_calls'])
+      .where('account_id', '=', accountId)
+      .where('period', '=', period)
+      .executeTakeFirst(),
   ]);
   const used = Number(usage?.calls ?? 0);
   const limit = account.monthly_call_limit;
@@ -91,6 +107,10 @@ export async function usageSummary(ctx: Context, accountId: string): Promise<Usa
     calls_used: used,
     calls_remaining: limit === null ? null : Math.max(0, limit - used),
     test_calls: Number(usage?.test_calls ?? 0),
-    rate_limit: { requests_per_minute: ctx.config.rateLimitPerMinute > 0 ? ctx.config.rateLimitPerMinute : null, window_seconds: 60, per: 'api_key' },
+    rate_limit: {
+      requests_per_minute: ctx.config.rateLimitPerMinute > 0 ? ctx.config.rateLimitPerMinute : null,
+      window_seconds: 60,
+      per: 'api_key',
+    },
   };
 }

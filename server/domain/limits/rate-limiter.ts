@@ -92,7 +92,12 @@ export class SharedRateLimiter implements RateLimiter {
     }
     if (lease.tokens > 0) {
       lease.tokens--;
-      return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - lease.shared) + lease.tokens, resetAt };
+      return {
+        allowed: true,
+        limit: this.limit,
+        remaining: Math.max(0, this.limit - lease.shared) + lease.tokens,
+        resetAt,
+      };
     }
     if (lease.exhausted) return { allowed: false, limit: this.limit, remaining: 0, resetAt };
     const claimed = lease;
@@ -107,7 +112,9 @@ export class SharedRateLimiter implements RateLimiter {
     const row = await this.db
       .insertInto('rate_limit_counters')
       .values({ key_id: keyId, minute: lease.minute, count: this.batch })
-      .onConflict((oc) => oc.columns(['key_id', 'minute']).doUpdateSet({ count: sql<number>`rate_limit_counters.count + ${this.batch}` }))
+      .onConflict((oc) =>
+        oc.columns(['key_id', 'minute']).doUpdateSet({ count: sql<number>`rate_limit_counters.count + ${this.batch}` }),
+      )
       .returning('count')
       .executeTakeFirstOrThrow();
     const after = Number(row.count);
@@ -119,18 +126,28 @@ export class SharedRateLimiter implements RateLimiter {
   }
 
   private sweepLeases(minute: number): void {
-    for (const [key, lease] of this.leases) if (lease.minute !== minute && lease.pending === undefined) this.leases.delete(key);
+    for (const [key, lease] of this.leases) {
+      if (lease.minute !== minute && lease.pending === undefined) this.leases.delete(key);
+    }
   }
 
   /** Old windows are useless: each instance deletes them about once a minute, off the request path. */
   private sweepTable(minute: number): void {
     if (minute <= this.sweptMinute) return;
     this.sweptMinute = minute;
-    this.db.deleteFrom('rate_limit_counters').where('minute', '<', minute - 1).execute().catch(() => undefined);
+    this.db
+      .deleteFrom('rate_limit_counters')
+      .where('minute', '<', minute - 1)
+      .execute()
+      .catch(() => undefined);
   }
 }
 
-export function createRateLimiter(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', limit: number): RateLimiter | undefined {
+export function createRateLimiter(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  limit: number,
+): RateLimiter | undefined {
   if (limit <= 0) return undefined;
   return dialect === 'postgres' ? new SharedRateLimiter(db, limit) : new MemoryRateLimiter(limit);
 }

@@ -17,19 +17,36 @@ export interface ResentMail {
 
 export async function resendMail(ctx: Context, accountId: string, mailId: string): Promise<ResentMail> {
   if (!ctx.config.smtpUrl) {
-    throw new MoharError('smtp_not_configured', 'no SMTP server is set (MOHAR_SMTP_URL), so the mail would only be kept again; set one, restart Mohar, then send it again');
+    throw new MoharError(
+      'smtp_not_configured',
+      'no SMTP server is set (MOHAR_SMTP_URL), so the mail would only be kept again; set one, restart Mohar, then send it again',
+    );
   }
   return ctx.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('outbox_mail').select(['status']).where('id', '=', mailId).where('account_id', '=', accountId).executeTakeFirst();
+    const row = await trx
+      .selectFrom('outbox_mail')
+      .select(['status'])
+      .where('id', '=', mailId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (!row) throw new MoharError('mail_not_found', `no mail ${mailId} in this account's outbox`);
     if (row.status !== 'kept' && row.status !== 'failed') {
-      throw new MoharError('mail_not_resendable', `only kept or failed mails can be sent again; this one is ${row.status}`);
+      throw new MoharError(
+        'mail_not_resendable',
+        `only kept or failed mails can be sent again; this one is ${row.status}`,
+      );
     }
     const now = ctx.now();
     // Guarded by the state read above: a concurrent resend moves the row first and this one changes nothing.
-    const moved = await trx.updateTable('outbox_mail').set({ status: 'queued', last_error: null, updated_at: iso(now) })
-      .where('id', '=', mailId).where('status', '=', row.status).executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('mail_not_resendable', 'the mail changed meanwhile; look again');
+    const moved = await trx
+      .updateTable('outbox_mail')
+      .set({ status: 'queued', last_error: null, updated_at: iso(now) })
+      .where('id', '=', mailId)
+      .where('status', '=', row.status)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) {
+      throw new MoharError('mail_not_resendable', 'the mail changed meanwhile; look again');
+    }
     const jobId = await enqueueJob(trx, { kind: MAIL_SEND_JOB, payload: { mail_id: mailId }, accountId, now });
     return { id: mailId, status: 'queued' as const, job_id: jobId };
   });

@@ -41,30 +41,56 @@ export interface CreatedMockRequest {
 
 export function checkMockSigningAllowed(key: KeyIdentity | null): KeyIdentity {
   if (!key || key.mode !== 'test' || !key.testMode) {
-    throw new MoharError('mock_signing_not_enabled', 'mock DSC signing needs a qsk_test_ key of an account in test mode (mohar admin create --test-mode)');
+    throw new MoharError(
+      'mock_signing_not_enabled',
+      'mock DSC signing needs a qsk_test_ key of an account in test mode (mohar admin create --test-mode)',
+    );
   }
   return key;
 }
 
-function validate(input: MockRequestInput): { name: string; email: string; file: { filename: string | undefined; bytes: Buffer } } {
+function validate(input: MockRequestInput): {
+  name: string;
+  email: string;
+  file: { filename: string | undefined; bytes: Buffer };
+} {
   const errors: ErrorItem[] = [];
   const name = input.signer_name?.trim() ?? '';
   const email = input.signer_email?.trim() ?? '';
   if (!input.file) errors.push({ path: '/file', message: 'send the PDF as a multipart part named "file"' });
-  if (name.length === 0 || name.length > 200) errors.push({ path: '/signer_name', message: 'required, 1 to 200 characters' });
-  if (!EMAIL.test(email) || email.length > 320) errors.push({ path: '/signer_email', message: 'required, an e-mail address' });
-  if (input.external_id !== undefined && (input.external_id.length === 0 || input.external_id.length > 200)) errors.push({ path: '/external_id', message: '1 to 200 characters' });
-  if (errors.length > 0 || !input.file) throw new MoharError('validation_failed', `invalid mock DSC request: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+  if (name.length === 0 || name.length > 200) {
+    errors.push({ path: '/signer_name', message: 'required, 1 to 200 characters' });
+  }
+  if (!EMAIL.test(email) || email.length > 320) {
+    errors.push({ path: '/signer_email', message: 'required, an e-mail address' });
+  }
+  if (input.external_id !== undefined && (input.external_id.length === 0 || input.external_id.length > 200)) {
+    errors.push({ path: '/external_id', message: '1 to 200 characters' });
+  }
+  if (errors.length > 0 || !input.file) {
+    throw new MoharError(
+      'validation_failed',
+      `invalid mock DSC request: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      { errors },
+    );
+  }
   return { name, email, file: input.file };
 }
 
-export async function createMockRequest(base: Context, key: KeyIdentity | null, input: MockRequestInput): Promise<CreatedMockRequest> {
+export async function createMockRequest(
+  base: Context,
+  key: KeyIdentity | null,
+  input: MockRequestInput,
+): Promise<CreatedMockRequest> {
   const { accountId } = checkMockSigningAllowed(key);
   // Only test keys get here: the request's envelope is test data (TEST mark, test seal, seen by test keys only).
   const ctx: Context = { ...base, mode: 'test' };
   const { name, email, file } = validate(input);
-  // The webhook URL is checked first (it resolves the host; outside any transaction): a refused URL leaves nothing behind.
-  const webhookUrl = input.webhook_url ? await checkWebhookUrl(input.webhook_url, { allowPrivate: ctx.config.webhookAllowPrivate }) : undefined;
+  // The webhook URL is checked first (it resolves the host; outside any transaction): a refused URL leaves nothing
+  // behind.
+  const webhookUrl = input.webhook_url
+    ? await checkWebhookUrl(input.webhook_url, { allowPrivate: ctx.config.webhookAllowPrivate })
+    : undefined;
 
   const envelope = await createEnvelope(ctx, accountId, {
     title: `Mock DSC request: ${file.filename ?? 'document.pdf'}`.slice(0, 200),
@@ -76,8 +102,14 @@ export async function createMockRequest(base: Context, key: KeyIdentity | null, 
     delivery: 'none',
   });
   const recipientId = envelope.recipients[0]!.recipient_id;
-  const document = await attachDocument(ctx, accountId, envelope.id, { kind: 'upload', filename: file.filename, bytes: file.bytes });
-  await replaceFields(ctx, accountId, envelope.id, document.document_id, [{ recipient_id: recipientId, field_type: FIELD_TYPES.SIGNATURE, required: true, ...signatureFieldFor(document) }]);
+  const document = await attachDocument(ctx, accountId, envelope.id, {
+    kind: 'upload',
+    filename: file.filename,
+    bytes: file.bytes,
+  });
+  await replaceFields(ctx, accountId, envelope.id, document.document_id, [
+    { recipient_id: recipientId, field_type: FIELD_TYPES.SIGNATURE, required: true, ...signatureFieldFor(document) },
+  ]);
 
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + MOCK_LINK_HOURS * 3600_000);
@@ -85,16 +117,40 @@ export async function createMockRequest(base: Context, key: KeyIdentity | null, 
   // Written before sending: the mail policy reads it (a mock request mails nobody), and the binding must
   // exist before the envelope can complete so its one envelope.completed reaches the request's webhook.
   const webhook = await ctx.db.transaction().execute(async (trx) => {
-    const endpoint = webhookUrl ? await createSandboxEndpoint(ctx, trx, { accountId, url: webhookUrl, checked: true }) : undefined;
-    if (endpoint) await bindEnvelopeEvents(trx, { envelopeId: envelope.id, endpointId: endpoint.endpointId, at: iso(now) });
-    await trx.insertInto('sandbox_requests').values({
-      public_id: publicId, account_id: accountId, envelope_id: envelope.id, document_id: document.document_id, recipient_id: recipientId,
-      webhook_endpoint_id: endpoint?.endpointId ?? null, certificate: null, created_at: iso(now), expires_at: iso(expiresAt), signed_at: null,
-    }).execute();
+    const endpoint = webhookUrl
+      ? await createSandboxEndpoint(ctx, trx, { accountId, url: webhookUrl, checked: true })
+      : undefined;
+    if (endpoint) {
+      await bindEnvelopeEvents(trx, { envelopeId: envelope.id, endpointId: endpoint.endpointId, at: iso(now) });
+    }
+    await trx
+      .insertInto('sandbox_requests')
+      .values({
+        public_id: publicId,
+        account_id: accountId,
+        envelope_id: envelope.id,
+        document_id: document.document_id,
+        recipient_id: recipientId,
+        webhook_endpoint_id: endpoint?.endpointId ?? null,
+        certificate: null,
+        created_at: iso(now),
+        expires_at: iso(expiresAt),
+        signed_at: null,
+      })
+      .execute();
     return endpoint;
   });
   await sendEnvelope(ctx, accountId, envelope.id);
-  const signingUrl = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId, mode: 'redirect', origin: null, returnUrl: null, expiresAt, now, kind: 'sandbox' });
+  const signingUrl = await insertSession(ctx.db, ctx.config.baseUrl, {
+    envelopeId: envelope.id,
+    recipientId,
+    mode: 'redirect',
+    origin: null,
+    returnUrl: null,
+    expiresAt,
+    now,
+    kind: 'sandbox',
+  });
   return {
     public_id: publicId,
     status: 'pending',

@@ -27,8 +27,24 @@ async function findRow(ctx: Context, accountId: string, publicId: string) {
     .selectFrom('sandbox_requests as s')
     .innerJoin('envelopes as e', 'e.id', 's.envelope_id')
     .innerJoin('recipients as r', 'r.id', 's.recipient_id')
-    .innerJoin('envelope_documents as d', (join) => join.onRef('d.envelope_id', '=', 's.envelope_id').onRef('d.document_id', '=', 's.document_id'))
-    .select(['s.public_id', 's.envelope_id', 's.document_id', 's.certificate', 's.created_at', 's.expires_at', 's.signed_at', 'e.status', 'e.external_id', 'e.completed_at', 'r.name', 'r.email', 'd.current_sha256'])
+    .innerJoin('envelope_documents as d', (join) =>
+      join.onRef('d.envelope_id', '=', 's.envelope_id').onRef('d.document_id', '=', 's.document_id'),
+    )
+    .select([
+      's.public_id',
+      's.envelope_id',
+      's.document_id',
+      's.certificate',
+      's.created_at',
+      's.expires_at',
+      's.signed_at',
+      'e.status',
+      'e.external_id',
+      'e.completed_at',
+      'r.name',
+      'r.email',
+      'd.current_sha256',
+    ])
     .where('s.public_id', '=', publicId)
     .where('s.account_id', '=', accountId)
     .executeTakeFirst();
@@ -60,7 +76,11 @@ export async function findMockRequest(ctx: Context, accountId: string, publicId:
 export async function downloadMockRequest(ctx: Context, accountId: string, publicId: string): Promise<FinalDocument> {
   const row = await findRow(ctx, accountId, publicId);
   if (row.status !== 'completed') {
-    throw new MoharError('signing_not_completed', `the mock request is not signed yet (envelope ${row.status}); download once its status is completed`, { extra: { envelope_status: row.status } });
+    throw new MoharError(
+      'signing_not_completed',
+      `the mock request is not signed yet (envelope ${row.status}); download once its status is completed`,
+      { extra: { envelope_status: row.status } },
+    );
   }
   return finalDocument(ctx, accountId, row.envelope_id, row.document_id);
 }

@@ -6,7 +6,14 @@
  */
 import { createHash, createPrivateKey, webcrypto } from 'node:crypto';
 import { certInfo, softwareSigner, type SignatureProvider } from '../../../pdf/index.js';
-import { distinguishedName, makeCertificate, OID_COMMON_NAME, OID_EMAIL, OID_ORGANIZATION, OID_ORGANIZATIONAL_UNIT } from '../../seal/certificate-builder.js';
+import {
+  distinguishedName,
+  makeCertificate,
+  OID_COMMON_NAME,
+  OID_EMAIL,
+  OID_ORGANIZATION,
+  OID_ORGANIZATIONAL_UNIT,
+} from '../../seal/certificate-builder.js';
 
 export const TEST_CERTIFICATE_NOTICE = 'TEST CERTIFICATE - not a legally trusted DSC';
 const EC_KEY = { name: 'ECDSA', namedCurve: 'P-256' } as const;
@@ -29,7 +36,10 @@ export interface TestCertificate {
   readonly summary: TestCertificateSummary;
 }
 
-export async function makeTestCertificate(holder: { name: string; email: string }, now: Date): Promise<TestCertificate> {
+export async function makeTestCertificate(
+  holder: { name: string; email: string },
+  now: Date,
+): Promise<TestCertificate> {
   const subject = distinguishedName([
     [OID_ORGANIZATION, 'Mohar sandbox'],
     [OID_ORGANIZATIONAL_UNIT, TEST_CERTIFICATE_NOTICE],
@@ -39,10 +49,22 @@ export async function makeTestCertificate(holder: { name: string; email: string 
   const keys = await webcrypto.subtle.generateKey(EC_KEY, true, ['sign', 'verify']);
   const notBefore = new Date(now.getTime() - BACKDATE_MS);
   const notAfter = new Date(notBefore.getTime() + VALID_DAYS * 86_400_000);
-  const { der } = await makeCertificate({ subject, issuer: subject, publicKey: keys.publicKey, issuerKey: keys.privateKey, issuerKeyId: undefined, notBefore, notAfter, ca: false });
+  const { der } = await makeCertificate({
+    subject,
+    issuer: subject,
+    publicKey: keys.publicKey,
+    issuerKey: keys.privateKey,
+    issuerKeyId: undefined,
+    notBefore,
+    notAfter,
+    ca: false,
+  });
   const pkcs8 = new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   try {
-    const keyPem = createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' });
+    const keyPem = createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }).export({
+      format: 'pem',
+      type: 'pkcs8',
+    });
     const signer = await softwareSigner({ keyPem, certificate: der, chain: [] });
     const { x509 } = certInfo(der);
     return {

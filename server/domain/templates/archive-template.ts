@@ -9,21 +9,41 @@ import type { TemplateActor } from './model.js';
 import { loadVersion, recordChange, withTemplate } from './store.js';
 import { portableTemplate, type PortableTemplate } from './views.js';
 
-export function archiveTemplate(ctx: Context, accountId: string, actor: TemplateActor, templateId: string): Promise<PortableTemplate> {
+export function archiveTemplate(
+  ctx: Context,
+  accountId: string,
+  actor: TemplateActor,
+  templateId: string,
+): Promise<PortableTemplate> {
   return setArchived(ctx, accountId, actor, templateId, true);
 }
 
-export function restoreTemplate(ctx: Context, accountId: string, actor: TemplateActor, templateId: string): Promise<PortableTemplate> {
+export function restoreTemplate(
+  ctx: Context,
+  accountId: string,
+  actor: TemplateActor,
+  templateId: string,
+): Promise<PortableTemplate> {
   return setArchived(ctx, accountId, actor, templateId, false);
 }
 
-async function setArchived(ctx: Context, accountId: string, actor: TemplateActor, templateId: string, archive: boolean): Promise<PortableTemplate> {
+async function setArchived(
+  ctx: Context,
+  accountId: string,
+  actor: TemplateActor,
+  templateId: string,
+  archive: boolean,
+): Promise<PortableTemplate> {
   return withTemplate(ctx, accountId, templateId, async (trx, template) => {
     const latest = await loadVersion(trx, templateId, template.latest_version);
     if ((template.archived_at !== null) === archive) return portableTemplate(template, latest.row, latest.definition);
     const at = iso(ctx.now());
     const next = { ...template, archived_at: archive ? at : null, updated_at: at };
-    await recordChange(trx, { accountId, templateId, event: archive ? 'template.archived' : 'template.restored', actor, at, template: next }, false);
+    await recordChange(
+      trx,
+      { accountId, templateId, event: archive ? 'template.archived' : 'template.restored', actor, at, template: next },
+      false,
+    );
     return portableTemplate(next, latest.row, latest.definition);
   });
 }

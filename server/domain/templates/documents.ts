@@ -26,7 +26,11 @@ function invalid(path: string, message: string): MoharError {
 export class DocumentResolver {
   private readonly uploaded = new Map<string, DocumentRow>();
 
-  constructor(private readonly ctx: Context, private readonly accountId: string, private readonly files: ReadonlyMap<string, UploadedPart>) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly accountId: string,
+    private readonly files: ReadonlyMap<string, UploadedPart>,
+  ) {}
 
   async resolve(inputs: readonly DocumentInput[]): Promise<ResolvedDocument[]> {
     const used = new Set<string>();
@@ -37,7 +41,12 @@ export class DocumentResolver {
       out.push({ row, fields: input.fields ?? [] });
     }
     const unused = [...this.files.keys()].filter((name) => !used.has(name));
-    if (unused.length > 0) throw invalid('/documents', `the file part(s) ${unused.map((n) => `"${n}"`).join(', ')} are not named by any document (documents[].file)`);
+    if (unused.length > 0) {
+      throw invalid(
+        '/documents',
+        `the file part(s) ${unused.map((n) => `"${n}"`).join(', ')} are not named by any document (documents[].file)`,
+      );
+    }
     return out;
   }
 
@@ -51,7 +60,9 @@ export class DocumentResolver {
     if (input.content_base64 !== undefined) return this.embedded(input, path);
     if (input.document_id !== undefined) {
       const row = await findDocument(this.ctx, this.accountId, input.document_id);
-      if (input.sha256 !== undefined && input.sha256 !== row.sha256) throw invalid(`${path}/sha256`, `document ${row.id} has SHA-256 ${row.sha256}, not ${input.sha256}`);
+      if (input.sha256 !== undefined && input.sha256 !== row.sha256) {
+        throw invalid(`${path}/sha256`, `document ${row.id} has SHA-256 ${row.sha256}, not ${input.sha256}`);
+      }
       return row;
     }
     if (input.sha256 !== undefined) return this.bySha256(input.sha256, path);
@@ -72,7 +83,12 @@ export class DocumentResolver {
   private async embedded(input: DocumentInput, path: string): Promise<DocumentRow> {
     const bytes = Buffer.from(input.content_base64!, 'base64');
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    if (input.sha256 !== undefined && input.sha256 !== sha256) throw invalid(`${path}/content_base64`, `the embedded PDF has SHA-256 ${sha256}, not the ${input.sha256} the template names`);
+    if (input.sha256 !== undefined && input.sha256 !== sha256) {
+      throw invalid(
+        `${path}/content_base64`,
+        `the embedded PDF has SHA-256 ${sha256}, not the ${input.sha256} the template names`,
+      );
+    }
     // The same bytes already in this account: reuse that document instead of a second row.
     const existing = await this.findBySha256(sha256);
     if (existing) return existing;
@@ -82,11 +98,23 @@ export class DocumentResolver {
 
   private async bySha256(sha256: string, path: string): Promise<DocumentRow> {
     const row = await this.findBySha256(sha256);
-    if (!row) throw invalid(`${path}/sha256`, `this account has no document with SHA-256 ${sha256}; export the template with ?include=documents to carry the PDFs along`);
+    if (!row) {
+      throw invalid(
+        `${path}/sha256`,
+        `this account has no document with SHA-256 ${sha256}; export the template with ?include=documents to carry the PDFs along`,
+      );
+    }
     return row;
   }
 
   private findBySha256(sha256: string): Promise<DocumentRow | undefined> {
-    return this.ctx.db.selectFrom('documents').select(DOCUMENT_COLUMNS).where('account_id', '=', this.accountId).where('sha256', '=', sha256).orderBy('created_at').limit(1).executeTakeFirst();
+    return this.ctx.db
+      .selectFrom('documents')
+      .select(DOCUMENT_COLUMNS)
+      .where('account_id', '=', this.accountId)
+      .where('sha256', '=', sha256)
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst();
   }
 }

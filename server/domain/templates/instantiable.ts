@@ -45,20 +45,35 @@ export interface Instantiable {
 const CACHE_SIZE = 500;
 const cache = new Map<string, Instantiable>();
 
-export async function loadInstantiable(db: Kysely<Database>, accountId: string, templateId: string, version: number): Promise<Instantiable> {
+export async function loadInstantiable(
+  db: Kysely<Database>,
+  accountId: string,
+  templateId: string,
+  version: number,
+): Promise<Instantiable> {
   const key = `${templateId}:${version}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const { definition } = await loadVersion(db, templateId, version);
   const ids = definition.documents.map((d) => d.document_id);
-  const rows = ids.length === 0 ? [] : await db.selectFrom('documents').select(['id', 'filename', 'sha256', 'size', 'page_count', 'info', 'created_at']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  const rows =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('documents')
+          .select(['id', 'filename', 'sha256', 'size', 'page_count', 'info', 'created_at'])
+          .where('account_id', '=', accountId)
+          .where('id', 'in', ids)
+          .execute();
   const documents = ids.map((id) => rows.find((r) => r.id === id)!);
   const loaded: Instantiable = {
     definition,
     documents,
     documentViews: documents.map(documentView),
     fields: planFields(definition, documents),
-    fieldKeys: new Set(definition.documents.flatMap((d) => d.fields.flatMap((f) => (f.field_key === null ? [] : [f.field_key])))),
+    fieldKeys: new Set(
+      definition.documents.flatMap((d) => d.fields.flatMap((f) => (f.field_key === null ? [] : [f.field_key]))),
+    ),
   };
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(key, loaded);
@@ -76,16 +91,18 @@ function planFields(definition: TemplateDefinition, documents: readonly Document
       errors.push(...result.errors.map((e) => ({ ...e, path: `/documents/${documentIndex}${e.path ?? ''}` })));
       return;
     }
-    result.fields.forEach((f, position) => planned.push({
-      roleIndex: roleIndex.get(f.recipient_id)!,
-      fieldKey: d.fields[position]!.field_key,
-      documentIndex,
-      fieldIndex: position,
-      documentId: d.document_id,
-      options: f.options,
-      // The columns of the fields endpoint's rows (checkedFieldRows), in its order.
-      row: fieldColumns(f, position),
-    }));
+    result.fields.forEach((f, position) =>
+      planned.push({
+        roleIndex: roleIndex.get(f.recipient_id)!,
+        fieldKey: d.fields[position]!.field_key,
+        documentIndex,
+        fieldIndex: position,
+        documentId: d.document_id,
+        options: f.options,
+        // The columns of the fields endpoint's rows (checkedFieldRows), in its order.
+        row: fieldColumns(f, position),
+      }),
+    );
   });
   // A stored version passed these rules when it was made; a rule made stricter since is reported as before.
   if (errors.length > 0) throw layoutError(errors);

@@ -44,18 +44,40 @@ export interface InstantiateInput {
 function checkRoleMapping(definition: TemplateDefinition, recipients: InstantiateInput['recipients']): void {
   const known = new Set(definition.roles.map((r) => r.role_key));
   const errors: ErrorItem[] = [
-    ...Object.keys(recipients).filter((k) => !known.has(k)).map((k) => ({ path: `/recipients/${k}`, code: 'unknown_role', message: `"${k}" is not a role of this template (roles: ${[...known].join(', ') || 'none'})` })),
-    ...[...known].filter((k) => !Object.hasOwn(recipients, k)).map((k) => ({ path: `/recipients/${k}`, code: 'unmapped_role', message: `role "${k}" needs a person: { "name": …, "email": … }` })),
+    ...Object.keys(recipients)
+      .filter((k) => !known.has(k))
+      .map((k) => ({
+        path: `/recipients/${k}`,
+        code: 'unknown_role',
+        message: `"${k}" is not a role of this template (roles: ${[...known].join(', ') || 'none'})`,
+      })),
+    ...[...known]
+      .filter((k) => !Object.hasOwn(recipients, k))
+      .map((k) => ({
+        path: `/recipients/${k}`,
+        code: 'unmapped_role',
+        message: `role "${k}" needs a person: { "name": …, "email": … }`,
+      })),
   ];
-  if (errors.length > 0) throw new MoharError('invalid_role_mapping', errors.map((e) => e.message).join('; '), { errors });
+  if (errors.length > 0) {
+    throw new MoharError('invalid_role_mapping', errors.map((e) => e.message).join('; '), { errors });
+  }
 }
 
 function checkFieldKeys(loaded: Instantiable, values: Record<string, string>): void {
   const unknown = Object.keys(values).filter((k) => !loaded.fieldKeys.has(k));
   if (unknown.length === 0) return;
-  throw new MoharError('invalid_field_values', `no field with field_key ${unknown.map((k) => `"${k}"`).join(', ')} in this template version`, {
-    errors: unknown.map((k) => ({ path: `/field_values/${k}`, code: 'unknown_field_key', message: `no field has field_key "${k}"` })),
-  });
+  throw new MoharError(
+    'invalid_field_values',
+    `no field with field_key ${unknown.map((k) => `"${k}"`).join(', ')} in this template version`,
+    {
+      errors: unknown.map((k) => ({
+        path: `/field_values/${k}`,
+        code: 'unknown_field_key',
+        message: `no field has field_key "${k}"`,
+      })),
+    },
+  );
 }
 
 /**
@@ -63,19 +85,43 @@ function checkFieldKeys(loaded: Instantiable, values: Record<string, string>): v
  * value if any (checked by the value rules; errors at their place in the template, as the fields endpoint
  * reports them).
  */
-function contentsOf(loaded: Instantiable, values: Record<string, string>, written: FieldsTable[]): (envelopeId: string, at: string) => DraftContents {
+function contentsOf(
+  loaded: Instantiable,
+  values: Record<string, string>,
+  written: FieldsTable[],
+): (envelopeId: string, at: string) => DraftContents {
   return (envelopeId, at) => ({
-    documents: loaded.documents.map((d, i) => ({ envelope_id: envelopeId, document_id: d.id, position: i + 1, created_at: at })),
+    documents: loaded.documents.map((d, i) => ({
+      envelope_id: envelopeId,
+      document_id: d.id,
+      position: i + 1,
+      created_at: at,
+    })),
     fields: (recipients: readonly RecipientsTable[]) => {
       const errors: ErrorItem[] = [];
       for (const p of loaded.fields) {
         const given = p.fieldKey !== null && Object.hasOwn(values, p.fieldKey) ? values[p.fieldKey]! : undefined;
         if (given !== undefined) {
-          for (const problem of valueProblems({ field_type: p.row.field_type, value: given, ...(p.options === null ? {} : { options: p.options }) })) {
-            errors.push({ index: p.fieldIndex, path: `/documents/${p.documentIndex}/fields/${p.fieldIndex}`, ...problem });
+          for (const problem of valueProblems({
+            field_type: p.row.field_type,
+            value: given,
+            ...(p.options === null ? {} : { options: p.options }),
+          })) {
+            errors.push({
+              index: p.fieldIndex,
+              path: `/documents/${p.documentIndex}/fields/${p.fieldIndex}`,
+              ...problem,
+            });
           }
         }
-        written.push({ id: newId(), envelope_id: envelopeId, document_id: p.documentId, recipient_id: recipients[p.roleIndex]!.id, ...p.row, ...(given === undefined ? {} : { value: given }) });
+        written.push({
+          id: newId(),
+          envelope_id: envelopeId,
+          document_id: p.documentId,
+          recipient_id: recipients[p.roleIndex]!.id,
+          ...p.row,
+          ...(given === undefined ? {} : { value: given }),
+        });
       }
       if (errors.length > 0) throw layoutError(errors);
       return written;
@@ -88,10 +134,26 @@ function contentsOf(loaded: Instantiable, values: Record<string, string>, writte
  * true`, whose answer (the sent envelope) exists only after the send's own commit: the route keeps the
  * key the three-commit way for it (http/idempotency.ts).
  */
-export async function instantiateTemplate(ctx: Context, accountId: string, templateId: string, input: InstantiateInput, claim?: KeyInCommit): Promise<EnvelopeView> {
-  if (input.send && claim) throw new MoharError('internal_error', 'instantiate with send: true takes its Idempotency-Key the three-commit way');
+export async function instantiateTemplate(
+  ctx: Context,
+  accountId: string,
+  templateId: string,
+  input: InstantiateInput,
+  claim?: KeyInCommit,
+): Promise<EnvelopeView> {
+  if (input.send && claim) {
+    throw new MoharError(
+      'internal_error',
+      'instantiate with send: true takes its Idempotency-Key the three-commit way',
+    );
+  }
   const template = await templateState(ctx, accountId, templateId);
-  if (template.archived_at !== null) throw new MoharError('template_archived', `the template was archived at ${template.archived_at}; restore it before instantiating`);
+  if (template.archived_at !== null) {
+    throw new MoharError(
+      'template_archived',
+      `the template was archived at ${template.archived_at}; restore it before instantiating`,
+    );
+  }
   const version = input.version ?? template.latest_version;
   const loaded = await loadInstantiable(ctx.db, accountId, templateId, version);
   checkRoleMapping(loaded.definition, input.recipients);
@@ -99,7 +161,14 @@ export async function instantiateTemplate(ctx: Context, accountId: string, templ
   checkFieldKeys(loaded, values);
 
   const fields: FieldsTable[] = [];
-  const draft = prepareDraft(ctx, accountId, envelopeInput(loaded.definition, input), { template_id: templateId, template_version: version }, undefined, contentsOf(loaded, values, fields));
+  const draft = prepareDraft(
+    ctx,
+    accountId,
+    envelopeInput(loaded.definition, input),
+    { template_id: templateId, template_version: version },
+    undefined,
+    contentsOf(loaded, values, fields),
+  );
   if (input.send) {
     await writeDraft(ctx, draft);
     await sendEnvelope(ctx, accountId, draft.envelope.id);
@@ -108,7 +177,12 @@ export async function instantiateTemplate(ctx: Context, accountId: string, templ
   // A new draft: its view comes from the rows about to be written.
   const view: EnvelopeView = {
     ...draftView(draft),
-    documents: loaded.documentViews.map((d) => ({ ...d, fields: fields.filter((f) => f.document_id === d.document_id).map(fieldView), certified: null, certification_skipped: null })),
+    documents: loaded.documentViews.map((d) => ({
+      ...d,
+      fields: fields.filter((f) => f.document_id === d.document_id).map(fieldView),
+      certified: null,
+      certification_skipped: null,
+    })),
   };
   await writeDraft(ctx, draft, claim && { claim, responseJson: claim.serialize(view) });
   return view;
@@ -125,7 +199,12 @@ function envelopeInput(definition: TemplateDefinition, input: InstantiateInput) 
     ...optional('redirect_url', input.redirect_url ?? s.redirect_url),
     ...optional('metadata', input.metadata ?? s.metadata),
     ...optional('reminders', s.reminders),
-    recipients: definition.roles.map((r) => ({ ...input.recipients[r.role_key]!, role: r.role, signature_method: r.signature_method, sequence: r.sequence })),
+    recipients: definition.roles.map((r) => ({
+      ...input.recipients[r.role_key]!,
+      role: r.role,
+      signature_method: r.signature_method,
+      sequence: r.sequence,
+    })),
     ...(input.createdBy ? { createdBy: input.createdBy } : {}),
     ...optional('delivery', input.delivery),
   };

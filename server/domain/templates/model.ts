@@ -27,7 +27,10 @@ export interface TemplateRole {
   sequence: number;
 }
 
-/** An envelope field bound to a role instead of a recipient; stored placed (x/y/width/height) or by PDF signature field name. */
+/**
+ * An envelope field bound to a role instead of a recipient; stored placed (x/y/width/height) or by PDF signature field
+ * name.
+ */
 export interface TemplateField {
   field_key: string | null;
   role_key: string;

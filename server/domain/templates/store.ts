@@ -17,7 +17,12 @@ import type { TemplateActor, TemplateDefinition } from './model.js';
 import type { TemplateRow } from './views.js';
 import type { ChangeSummary } from './summary.js';
 
-export const TEMPLATE_EVENTS = ['template.created', 'template.updated', 'template.archived', 'template.restored'] as const;
+export const TEMPLATE_EVENTS = [
+  'template.created',
+  'template.updated',
+  'template.archived',
+  'template.restored',
+] as const;
 export type TemplateEvent = (typeof TEMPLATE_EVENTS)[number];
 
 export interface LoadedVersion {
@@ -27,11 +32,25 @@ export interface LoadedVersion {
 }
 
 /** A template of the caller's account, or template_not_found (also for other accounts' ids). */
-export async function findTemplate(db: Kysely<Database>, accountId: string, templateId: string, lock = false): Promise<TemplateRow> {
+export async function findTemplate(
+  db: Kysely<Database>,
+  accountId: string,
+  templateId: string,
+  lock = false,
+): Promise<TemplateRow> {
   // The creator's e-mail by a subquery, not a join: PostgreSQL's FOR UPDATE refuses the nullable side of an outer join.
-  let query = db.selectFrom('templates').selectAll()
-    .select((eb) => eb.selectFrom('users').select('users.email').whereRef('users.id', '=', 'templates.created_by_user_id').as('created_by_email'))
-    .where('id', '=', templateId).where('account_id', '=', accountId);
+  let query = db
+    .selectFrom('templates')
+    .selectAll()
+    .select((eb) =>
+      eb
+        .selectFrom('users')
+        .select('users.email')
+        .whereRef('users.id', '=', 'templates.created_by_user_id')
+        .as('created_by_email'),
+    )
+    .where('id', '=', templateId)
+    .where('account_id', '=', accountId);
   if (lock && isPostgres(db as unknown as Kysely<unknown>)) query = query.forUpdate();
   const row = await query.executeTakeFirst();
   if (!row) throw new MoharError('template_not_found', `no template ${templateId}`);
@@ -44,23 +63,42 @@ const stateQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
  * What instantiation reads of the template row (archived? latest version?), by a query compiled once per
  * database and, on SQLite, read at once through the fast path: it runs for every instantiation.
  */
-export async function templateState(ctx: Context, accountId: string, templateId: string): Promise<Pick<TemplatesTable, 'archived_at' | 'latest_version'>> {
+export async function templateState(
+  ctx: Context,
+  accountId: string,
+  templateId: string,
+): Promise<Pick<TemplatesTable, 'archived_at' | 'latest_version'>> {
   let compiled = stateQueries.get(ctx.db);
   if (!compiled) {
-    compiled = ctx.db.selectFrom('templates').select(['archived_at', 'latest_version']).where('id', '=', '').where('account_id', '=', '').compile();
+    compiled = ctx.db
+      .selectFrom('templates')
+      .select(['archived_at', 'latest_version'])
+      .where('id', '=', '')
+      .where('account_id', '=', '')
+      .compile();
     stateQueries.set(ctx.db, compiled);
   }
   const query: CompiledQuery = { ...compiled, parameters: [templateId, accountId] };
-  const rows = ctx.sqlite?.readArraysNow(query) ?? (await ctx.db.executeQuery(query)).rows.map((r) => Object.values(r as object));
+  const rows =
+    ctx.sqlite?.readArraysNow(query) ?? (await ctx.db.executeQuery(query)).rows.map((r) => Object.values(r as object));
   const row = rows[0];
   if (!row) throw new MoharError('template_not_found', `no template ${templateId}`);
   return { archived_at: row[0] as string | null, latest_version: Number(row[1]) };
 }
 
 export async function loadVersion(db: Kysely<Database>, templateId: string, version: number): Promise<LoadedVersion> {
-  const row = await db.selectFrom('template_versions').selectAll().where('template_id', '=', templateId).where('version', '=', version).executeTakeFirst();
+  const row = await db
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('template_id', '=', templateId)
+    .where('version', '=', version)
+    .executeTakeFirst();
   if (!row) throw new MoharError('template_version_not_found', `template ${templateId} has no version ${version}`);
-  return { row: { ...row, version: Number(row.version) }, definition: JSON.parse(row.definition) as TemplateDefinition, summary: JSON.parse(row.summary) as ChangeSummary };
+  return {
+    row: { ...row, version: Number(row.version) },
+    definition: JSON.parse(row.definition) as TemplateDefinition,
+    summary: JSON.parse(row.summary) as ChangeSummary,
+  };
 }
 
 export interface Change {
@@ -81,26 +119,50 @@ export interface Change {
 export async function recordChange(trx: Kysely<Database>, change: Change, insert: boolean): Promise<void> {
   const t = change.template;
   if (insert) await trx.insertInto('templates').values(t).execute();
-  else await trx.updateTable('templates').set({ name: t.name, latest_version: t.latest_version, archived_at: t.archived_at, updated_at: t.updated_at }).where('id', '=', t.id).execute();
-  if (change.version) {
-    await trx.insertInto('template_versions').values({
-      template_id: t.id,
-      version: t.latest_version,
-      account_id: change.accountId,
-      definition: JSON.stringify(change.version.definition),
-      summary: JSON.stringify(change.version.summary),
-      actor_type: change.actor.type,
-      actor_id: change.actor.id,
-      created_at: change.at,
-    }).execute();
+  else {
+    await trx
+      .updateTable('templates')
+      .set({ name: t.name, latest_version: t.latest_version, archived_at: t.archived_at, updated_at: t.updated_at })
+      .where('id', '=', t.id)
+      .execute();
   }
-  const details = { version: t.latest_version, name: t.name, ...(change.version ? { changes: change.version.summary } : {}), ...(change.details ?? {}) };
+  if (change.version) {
+    await trx
+      .insertInto('template_versions')
+      .values({
+        template_id: t.id,
+        version: t.latest_version,
+        account_id: change.accountId,
+        definition: JSON.stringify(change.version.definition),
+        summary: JSON.stringify(change.version.summary),
+        actor_type: change.actor.type,
+        actor_id: change.actor.id,
+        created_at: change.at,
+      })
+      .execute();
+  }
+  const details = {
+    version: t.latest_version,
+    name: t.name,
+    ...(change.version ? { changes: change.version.summary } : {}),
+    ...(change.details ?? {}),
+  };
   const seq = await appendTemplateAudit(trx, change, details);
   await recordTemplateEvent(trx, change, seq);
 }
 
-async function appendTemplateAudit(trx: Kysely<Database>, change: Change, details: Record<string, unknown>): Promise<number> {
-  const last = await trx.selectFrom('template_audit').select(['seq', 'hash']).where('template_id', '=', change.templateId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+async function appendTemplateAudit(
+  trx: Kysely<Database>,
+  change: Change,
+  details: Record<string, unknown>,
+): Promise<number> {
+  const last = await trx
+    .selectFrom('template_audit')
+    .select(['seq', 'hash'])
+    .where('template_id', '=', change.templateId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   const unhashed = {
     template_id: change.templateId,
     seq: (last ? Number(last.seq) : 0) + 1,
@@ -115,7 +177,10 @@ async function appendTemplateAudit(trx: Kysely<Database>, change: Change, detail
   // The envelope trail's hashing, with the template id in the envelope id's place: one chain per template.
   const { template_id: chainId, ...rest } = unhashed;
   const hash = hashAuditRow({ envelope_id: chainId, ...rest });
-  await trx.insertInto('template_audit').values({ ...unhashed, hash }).execute();
+  await trx
+    .insertInto('template_audit')
+    .values({ ...unhashed, hash })
+    .execute();
   return unhashed.seq;
 }
 
@@ -124,15 +189,44 @@ async function recordTemplateEvent(trx: Kysely<Database>, change: Change, sequen
   const t = change.template;
   const id = randomUUID();
   const data = {
-    template: { id: t.id, name: t.name, version: t.latest_version, archived: t.archived_at !== null, archived_at: t.archived_at },
+    template: {
+      id: t.id,
+      name: t.name,
+      version: t.latest_version,
+      archived: t.archived_at !== null,
+      archived_at: t.archived_at,
+    },
     ...(change.version ? { changes: change.version.summary } : {}),
   };
   const payload = { id, type: change.event, created_at: change.at, account_id: change.accountId, sequence, data };
-  await trx.insertInto('events').values({ id, account_id: change.accountId, envelope_id: null, type: change.event, sequence, payload: JSON.stringify(payload), created_at: change.at }).execute();
-  await queueDeliveries(trx, { id, account_id: change.accountId, envelope_id: null, type: change.event, sequence, created_at: change.at });
+  await trx
+    .insertInto('events')
+    .values({
+      id,
+      account_id: change.accountId,
+      envelope_id: null,
+      type: change.event,
+      sequence,
+      payload: JSON.stringify(payload),
+      created_at: change.at,
+    })
+    .execute();
+  await queueDeliveries(trx, {
+    id,
+    account_id: change.accountId,
+    envelope_id: null,
+    type: change.event,
+    sequence,
+    created_at: change.at,
+  });
 }
 
 /** Runs `work` in a transaction that holds the template's row lock. */
-export async function withTemplate<T>(ctx: Context, accountId: string, templateId: string, work: (trx: Kysely<Database>, template: TemplatesTable) => Promise<T>): Promise<T> {
+export async function withTemplate<T>(
+  ctx: Context,
+  accountId: string,
+  templateId: string,
+  work: (trx: Kysely<Database>, template: TemplatesTable) => Promise<T>,
+): Promise<T> {
   return ctx.db.transaction().execute(async (trx) => work(trx, await findTemplate(trx, accountId, templateId, true)));
 }

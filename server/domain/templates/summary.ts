@@ -33,8 +33,19 @@ export interface ChangeSummary {
 
 function emptySummary(): ChangeSummary {
   return {
-    name_changed: false, description_changed: false, settings_changed: [], roles_added: [], roles_removed: [], roles_changed: [],
-    fields_added: [], fields_removed: [], fields_moved: [], fields_changed: [], documents_added: [], documents_removed: [], documents_replaced: [],
+    name_changed: false,
+    description_changed: false,
+    settings_changed: [],
+    roles_added: [],
+    roles_removed: [],
+    roles_changed: [],
+    fields_added: [],
+    fields_removed: [],
+    fields_moved: [],
+    fields_changed: [],
+    documents_added: [],
+    documents_removed: [],
+    documents_replaced: [],
   };
 }
 
@@ -78,12 +89,16 @@ export function summarize(before: TemplateDefinition, after: TemplateDefinition)
   const s = emptySummary();
   s.name_changed = before.name !== after.name;
   s.description_changed = before.description !== after.description;
-  s.settings_changed = (Object.keys(after.settings) as (keyof typeof after.settings)[]).filter((k) => !same(before.settings[k], after.settings[k]));
+  s.settings_changed = (Object.keys(after.settings) as (keyof typeof after.settings)[]).filter(
+    (k) => !same(before.settings[k], after.settings[k]),
+  );
   const oldRoles = new Map(before.roles.map((r) => [r.role_key, r]));
   const newRoles = new Map(after.roles.map((r) => [r.role_key, r]));
   s.roles_added = after.roles.filter((r) => !oldRoles.has(r.role_key)).map((r) => r.role_key);
   s.roles_removed = before.roles.filter((r) => !newRoles.has(r.role_key)).map((r) => r.role_key);
-  s.roles_changed = after.roles.filter((r) => oldRoles.has(r.role_key) && !same(oldRoles.get(r.role_key), r)).map((r) => r.role_key);
+  s.roles_changed = after.roles
+    .filter((r) => oldRoles.has(r.role_key) && !same(oldRoles.get(r.role_key), r))
+    .map((r) => r.role_key);
 
   const count = Math.max(before.documents.length, after.documents.length);
   for (let i = 0; i < count; i++) {
@@ -91,10 +106,16 @@ export function summarize(before: TemplateDefinition, after: TemplateDefinition)
     const b = after.documents[i];
     if (a && !b) s.documents_removed.push(a.sha256);
     else if (!a && b) s.documents_added.push(b.sha256);
-    else if (a && b && a.sha256 !== b.sha256) s.documents_replaced.push({ position: i, from_sha256: a.sha256, to_sha256: b.sha256 });
+    else if (a && b && a.sha256 !== b.sha256) {
+      s.documents_replaced.push({ position: i, from_sha256: a.sha256, to_sha256: b.sha256 });
+    }
   }
-  const oldFields = new Map(before.documents.flatMap((d, i) => [...keyed(d.fields, i)].map(([k, f]) => [k, { f, i }] as const)));
-  const newFields = new Map(after.documents.flatMap((d, i) => [...keyed(d.fields, i)].map(([k, f]) => [k, { f, i }] as const)));
+  const oldFields = new Map(
+    before.documents.flatMap((d, i) => [...keyed(d.fields, i)].map(([k, f]) => [k, { f, i }] as const)),
+  );
+  const newFields = new Map(
+    after.documents.flatMap((d, i) => [...keyed(d.fields, i)].map(([k, f]) => [k, { f, i }] as const)),
+  );
   for (const [k, { f, i }] of newFields) {
     const old = oldFields.get(k);
     if (!old) s.fields_added.push(ref(i, f));

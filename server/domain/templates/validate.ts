@@ -11,7 +11,17 @@ import { checkDscLimits } from '../envelopes/dsc-rules.js';
 import { validateFieldLayout, type FieldInput, type LayoutRecipient } from '../envelopes/field-layout.js';
 import { normalizeRecipient } from '../envelopes/recipients.js';
 import type { Role, SignatureMethod } from '../envelopes/model.js';
-import type { DefinitionInput, FieldInputByRole, RoleInput, SettingsInput, TemplateDefinition, TemplateDocument, TemplateField, TemplateRole, TemplateSettings } from './model.js';
+import type {
+  DefinitionInput,
+  FieldInputByRole,
+  RoleInput,
+  SettingsInput,
+  TemplateDefinition,
+  TemplateDocument,
+  TemplateField,
+  TemplateRole,
+  TemplateSettings,
+} from './model.js';
 import { checkReminderSettings } from '../workflow/reminder-settings.js';
 
 export const MAX_TEMPLATE_DOCUMENTS = 20;
@@ -45,12 +55,28 @@ export function checkRoles(inputs: readonly RoleInput[], settings: TemplateSetti
   const seen = new Set<string>();
   const roles: TemplateRole[] = [];
   inputs.forEach((input, index) => {
-    if (seen.has(input.role_key)) throw invalid(`/roles/${index}/role_key`, `role_key "${input.role_key}" is used twice`);
+    if (seen.has(input.role_key)) {
+      throw invalid(`/roles/${index}/role_key`, `role_key "${input.role_key}" is used twice`);
+    }
     seen.add(input.role_key);
     let row;
     try {
       // The recipient rules of the envelope API, applied to the slot (the person comes at instantiation).
-      row = normalizeRecipient({ name: input.role_key, email: 'slot@template.invalid', ...(input.role ? { role: input.role } : {}), ...(input.signature_method ? { signature_method: input.signature_method } : {}), ...(input.sequence === undefined ? {} : { sequence: input.sequence }) }, settings.routing_order, roles, '', index + 1, '', index);
+      row = normalizeRecipient(
+        {
+          name: input.role_key,
+          email: 'slot@template.invalid',
+          ...(input.role ? { role: input.role } : {}),
+          ...(input.signature_method ? { signature_method: input.signature_method } : {}),
+          ...(input.sequence === undefined ? {} : { sequence: input.sequence }),
+        },
+        settings.routing_order,
+        roles,
+        '',
+        index + 1,
+        '',
+        index,
+      );
     } catch (error) {
       if (isMoharError(error, 'validation_failed')) {
         const errors = (error.errors ?? []).map((e) => ({ ...e, path: e.path?.replace(/^\/recipients\//, '/roles/') }));
@@ -58,7 +84,13 @@ export function checkRoles(inputs: readonly RoleInput[], settings: TemplateSetti
       }
       throw error;
     }
-    roles.push({ role_key: input.role_key, label: input.label ?? null, role: row.role as Role, signature_method: row.signature_method as SignatureMethod, sequence: row.sequence });
+    roles.push({
+      role_key: input.role_key,
+      label: input.label ?? null,
+      role: row.role as Role,
+      signature_method: row.signature_method as SignatureMethod,
+      sequence: row.sequence,
+    });
   });
   return roles;
 }
@@ -66,24 +98,38 @@ export function checkRoles(inputs: readonly RoleInput[], settings: TemplateSetti
 /** A template field as the fields endpoint's validator reads it: role_key in recipient_id's place, nulls dropped. */
 export function layoutInput(f: FieldInputByRole): FieldInput {
   const out: Record<string, unknown> = { recipient_id: f.role_key };
-  for (const [k, v] of Object.entries(f)) if (v !== null && v !== undefined && k !== 'role_key' && k !== 'field_key') out[k] = v;
+  for (const [k, v] of Object.entries(f)) {
+    if (v !== null && v !== undefined && k !== 'role_key' && k !== 'field_key') out[k] = v;
+  }
   return out as unknown as FieldInput;
 }
 
 /** The roles as the layout validator's recipients: role_key in the recipient id's place. */
 export function layoutRecipients(roles: readonly TemplateRole[]): LayoutRecipient[] {
-  return roles.map((r) => ({ id: r.role_key, role: r.role, signature_method: r.signature_method, name: r.label ?? r.role_key }));
+  return roles.map((r) => ({
+    id: r.role_key,
+    role: r.role,
+    signature_method: r.signature_method,
+    name: r.label ?? r.role_key,
+  }));
 }
 
 /** Checks one document's fields; returns them placed, or the errors with paths inside the template. */
-export function checkDocumentFields(fields: readonly FieldInputByRole[], roles: readonly TemplateRole[], row: Pick<DocumentRow, 'info'>, documentIndex: number): { fields: TemplateField[]; errors: ErrorItem[] } {
+export function checkDocumentFields(
+  fields: readonly FieldInputByRole[],
+  roles: readonly TemplateRole[],
+  row: Pick<DocumentRow, 'info'>,
+  documentIndex: number,
+): { fields: TemplateField[]; errors: ErrorItem[] } {
   if (fields.length === 0) return { fields: [], errors: [] };
   const result = validateFieldLayout(fields.map(layoutInput), layoutRecipients(roles), storedInfo(row));
   if (!result.ok) {
     const errors = result.errors.map((e) => ({
       ...e,
       path: `/documents/${documentIndex}${e.path ?? ''}`,
-      ...(e.code === 'unknown_recipient' ? { code: 'unknown_role', message: `role_key ${fields[e.index ?? 0]?.role_key} is not a role of this template` } : {}),
+      ...(e.code === 'unknown_recipient'
+        ? { code: 'unknown_role', message: `role_key ${fields[e.index ?? 0]?.role_key} is not a role of this template` }
+        : {}),
     }));
     return { fields: [], errors };
   }
@@ -111,24 +157,32 @@ export function checkDocumentFields(fields: readonly FieldInputByRole[], roles: 
 
 export function layoutError(errors: readonly ErrorItem[]): MoharError {
   const first = errors[0]!;
-  return new MoharError('invalid_field_layout', `${errors.length} problem(s) in the field layout; ${first.path}: ${first.message}`, { errors });
+  return new MoharError(
+    'invalid_field_layout',
+    `${errors.length} problem(s) in the field layout; ${first.path}: ${first.message}`,
+    { errors },
+  );
 }
 
 function checkFieldKeys(documents: readonly ResolvedDocument[]): void {
   const seen = new Map<string, string>();
-  documents.forEach((d, di) => d.fields.forEach((f, fi) => {
-    if (f.field_key === undefined || f.field_key === null) return;
-    const path = `/documents/${di}/fields/${fi}/field_key`;
-    const previous = seen.get(f.field_key);
-    if (previous !== undefined) throw invalid(path, `field_key "${f.field_key}" is used by ${previous} already`);
-    seen.set(f.field_key, path);
-  }));
+  documents.forEach((d, di) =>
+    d.fields.forEach((f, fi) => {
+      if (f.field_key === undefined || f.field_key === null) return;
+      const path = `/documents/${di}/fields/${fi}/field_key`;
+      const previous = seen.get(f.field_key);
+      if (previous !== undefined) throw invalid(path, `field_key "${f.field_key}" is used by ${previous} already`);
+      seen.set(f.field_key, path);
+    }),
+  );
 }
 
 export function buildDefinition(input: DefinitionInput, documents: readonly ResolvedDocument[]): TemplateDefinition {
   const name = input.name.trim();
   if (name === '') throw invalid('/name', 'must not be empty');
-  if (documents.length > MAX_TEMPLATE_DOCUMENTS) throw invalid('/documents', `at most ${MAX_TEMPLATE_DOCUMENTS} documents`);
+  if (documents.length > MAX_TEMPLATE_DOCUMENTS) {
+    throw invalid('/documents', `at most ${MAX_TEMPLATE_DOCUMENTS} documents`);
+  }
   const settings = checkSettings(input.settings);
   const roles = checkRoles(input.roles ?? [], settings);
   checkDscLimits({ recipients: roles, documentCount: documents.length });
@@ -137,7 +191,14 @@ export function buildDefinition(input: DefinitionInput, documents: readonly Reso
   const placed: TemplateDocument[] = documents.map((d, index) => {
     const checked = checkDocumentFields(d.fields, roles, d.row, index);
     errors.push(...checked.errors);
-    return { document_id: d.row.id, filename: d.row.filename, sha256: d.row.sha256, size: Number(d.row.size), page_count: d.row.page_count, fields: checked.fields };
+    return {
+      document_id: d.row.id,
+      filename: d.row.filename,
+      sha256: d.row.sha256,
+      size: Number(d.row.size),
+      page_count: d.row.page_count,
+      fields: checked.fields,
+    };
   });
   if (errors.length > 0) throw layoutError(errors);
   return { name, description: input.description ?? null, settings, roles, documents: placed };

@@ -1,7 +1,13 @@
 /** The JSON shapes of templates: the portable template (GET), list items and version history entries. */
 import type { TemplatesTable, TemplateVersionsTable } from '../../storage/schema.js';
 import type { Context } from '../context.js';
-import { TEMPLATE_FORMAT, type TemplateDefinition, type TemplateDocument, type TemplateRole, type TemplateSettings } from './model.js';
+import {
+  TEMPLATE_FORMAT,
+  type TemplateDefinition,
+  type TemplateDocument,
+  type TemplateRole,
+  type TemplateSettings,
+} from './model.js';
 import type { ChangeSummary } from './summary.js';
 import { createdByView, type CreatedBy } from '../users/creators.js';
 
@@ -52,7 +58,11 @@ export interface VersionView {
 /** A template row as read with its creator's e-mail (store.ts findTemplate); without it created_by shows no e-mail. */
 export type TemplateRow = TemplatesTable & { created_by_email?: string | null };
 
-export function portableTemplate(template: TemplateRow, version: Pick<TemplateVersionsTable, 'version' | 'created_at'>, definition: TemplateDefinition): PortableTemplate {
+export function portableTemplate(
+  template: TemplateRow,
+  version: Pick<TemplateVersionsTable, 'version' | 'created_at'>,
+  definition: TemplateDefinition,
+): PortableTemplate {
   return {
     format: TEMPLATE_FORMAT,
     template_id: template.id,
@@ -74,16 +84,35 @@ export function portableTemplate(template: TemplateRow, version: Pick<TemplateVe
 
 /** ?include=documents: the bytes go along, so the JSON alone moves the template to another installation. */
 export async function embedDocuments(ctx: Context, portable: PortableTemplate): Promise<PortableTemplate> {
-  const documents = await Promise.all(portable.documents.map(async (d) => ({ ...d, content_base64: Buffer.from(await ctx.blobs.get(d.sha256)).toString('base64') })));
+  const documents = await Promise.all(
+    portable.documents.map(async (d) => ({
+      ...d,
+      content_base64: Buffer.from(await ctx.blobs.get(d.sha256)).toString('base64'),
+    })),
+  );
   return { ...portable, documents };
 }
 
 /** `emails`: the creators' e-mails by user id, read after the page (read-templates.ts). */
 export function listItem(t: TemplatesTable, emails: ReadonlyMap<string, string>): TemplateListItem {
   const createdBy = createdByView(t.created_by_user_id, t.created_by_user_id ? emails.get(t.created_by_user_id) : null);
-  return { template_id: t.id, name: t.name, version: Number(t.latest_version), archived: t.archived_at !== null, archived_at: t.archived_at, created_at: t.created_at, updated_at: t.updated_at, created_by: createdBy };
+  return {
+    template_id: t.id,
+    name: t.name,
+    version: Number(t.latest_version),
+    archived: t.archived_at !== null,
+    archived_at: t.archived_at,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    created_by: createdBy,
+  };
 }
 
 export function versionView(row: TemplateVersionsTable): VersionView {
-  return { version: Number(row.version), created_at: row.created_at, created_by: { type: row.actor_type, id: row.actor_id }, summary: JSON.parse(row.summary) as ChangeSummary };
+  return {
+    version: Number(row.version),
+    created_at: row.created_at,
+    created_by: { type: row.actor_type, id: row.actor_id },
+    summary: JSON.parse(row.summary) as ChangeSummary,
+  };
 }

@@ -14,21 +14,28 @@ let builtIn: Uint8Array[] | undefined;
 function anchorsDirectory(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    for (const candidate of [join(dir, 'trust', 'anchors'), join(dir, 'server', 'trust', 'anchors')]) if (existsSync(candidate)) return candidate;
+    for (const candidate of [join(dir, 'trust', 'anchors'), join(dir, 'server', 'trust', 'anchors')]) {
+      if (existsSync(candidate)) return candidate;
+    }
     dir = dirname(dir);
   }
   throw new Error('the built-in DSC trust anchors (server/trust/anchors) are missing from this installation');
 }
 
 function pemCertificates(pem: string): Uint8Array[] {
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/g)].map(
+    (m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')),
+  );
 }
 
 /** The CCA India roots shipped with Mohar (DER). */
 export function builtInAnchors(): readonly Uint8Array[] {
   if (!builtIn) {
     const dir = anchorsDirectory();
-    builtIn = readdirSync(dir).filter((f) => f.endsWith('.pem')).sort().flatMap((f) => pemCertificates(readFileSync(join(dir, f), 'latin1')));
+    builtIn = readdirSync(dir)
+      .filter((f) => f.endsWith('.pem'))
+      .sort()
+      .flatMap((f) => pemCertificates(readFileSync(join(dir, f), 'latin1')));
   }
   return builtIn;
 }

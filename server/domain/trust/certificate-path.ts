@@ -3,7 +3,14 @@
  * here a missing issuer is fetched from the certificate's AIA caIssuers URLs (untrusted input, so through
  * the guarded transport) and the path is built again, a few rounds at most.
  */
-import { accessUrls, buildCertificatePath, OID, parseFetchedCertificates, type CertificatePath, type HttpTransport } from '../../../pdf/index.js';
+import {
+  accessUrls,
+  buildCertificatePath,
+  OID,
+  parseFetchedCertificates,
+  type CertificatePath,
+  type HttpTransport,
+} from '../../../pdf/index.js';
 
 const MAX_FETCH_ROUNDS = 4;
 
@@ -13,7 +20,12 @@ export interface FetchedPath {
   readonly fetched: { url: string; problem: string | null }[];
 }
 
-export async function buildPathFetchingIssuers(leaf: Uint8Array, carried: readonly Uint8Array[], anchors: readonly Uint8Array[], transport: HttpTransport): Promise<FetchedPath> {
+export async function buildPathFetchingIssuers(
+  leaf: Uint8Array,
+  carried: readonly Uint8Array[],
+  anchors: readonly Uint8Array[],
+  transport: HttpTransport,
+): Promise<FetchedPath> {
   const pool = [...carried];
   const fetched: FetchedPath['fetched'] = [];
   let built = buildCertificatePath(leaf, pool, anchors);

@@ -21,8 +21,17 @@ interface Stored {
 }
 
 /** Validation data kept by the envelope's DSC acts (null when none kept any). */
-export async function storedDscValidationData(db: Kysely<Database>, envelopeId: string): Promise<StoredValidationData | null> {
-  const acts = await db.selectFrom('recipients').select('act_details').where('envelope_id', '=', envelopeId).where('status', '=', 'signed').where('signature_method', '=', 'dsc').execute();
+export async function storedDscValidationData(
+  db: Kysely<Database>,
+  envelopeId: string,
+): Promise<StoredValidationData | null> {
+  const acts = await db
+    .selectFrom('recipients')
+    .select('act_details')
+    .where('envelope_id', '=', envelopeId)
+    .where('status', '=', 'signed')
+    .where('signature_method', '=', 'dsc')
+    .execute();
   const out: StoredValidationData = { certs: [], ocsps: [], crls: [] };
   const der = (list: string[] | undefined) => (list ?? []).map((b) => new Uint8Array(Buffer.from(b, 'base64')));
   for (const act of acts) {

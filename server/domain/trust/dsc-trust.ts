@@ -9,7 +9,16 @@
  */
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
-import { buildCertificatePath, certInfo, gatherValidationData, inspectCms, judgeCertificatePath, type CertInfo, type CmsInspection, type ValidationData } from '../../../pdf/index.js';
+import {
+  buildCertificatePath,
+  certInfo,
+  gatherValidationData,
+  inspectCms,
+  judgeCertificatePath,
+  type CertInfo,
+  type CmsInspection,
+  type ValidationData,
+} from '../../../pdf/index.js';
 import type { Database } from '../../storage/schema.js';
 import { readSettings } from '../accounts/settings.js';
 import type { Context } from '../context.js';
@@ -82,7 +91,12 @@ function entry(cert: CertInfo): ChainEntry {
 }
 
 /** The signature timestamp's time, when its TSA chains to a trust anchor and was valid then; else null. */
-function trustedTimestampTime(cms: CmsInspection, reported: JudgeDscInput['timestamp'], anchors: readonly Uint8Array[], problems: string[]): Date | null {
+function trustedTimestampTime(
+  cms: CmsInspection,
+  reported: JudgeDscInput['timestamp'],
+  anchors: readonly Uint8Array[],
+  problems: string[],
+): Date | null {
   const token = cms.timestamp;
   if (!reported || !token) return null;
   if (!reported.valid || !token.signatureValid || !token.tsaCertificate) {
@@ -95,20 +109,33 @@ function trustedTimestampTime(cms: CmsInspection, reported: JudgeDscInput['times
   const judged = judgeCertificatePath(path, genTime);
   const usable = judged.problems.filter((p) => !/not for signing/.test(p));
   if (!path.anchored || usable.length > 0 || !token.timestampingCertificate) {
-    problems.push(`the signature timestamp's TSA is not trusted (${[...usable, ...(token.timestampingCertificate ? [] : ['no timeStamping EKU'])].join('; ') || 'no path to an anchor'}): the server clock is the signing time`);
+    problems.push(
+      `the signature timestamp's TSA is not trusted (${[...usable, ...(token.timestampingCertificate ? [] : ['no timeStamping EKU'])].join('; ') || 'no path to an anchor'}): the server clock is the signing time`,
+    );
     return null;
   }
   return genTime;
 }
 
 async function isSandboxRequest(ctx: Context, envelopeId: string): Promise<boolean> {
-  return (await ctx.db.selectFrom('sandbox_requests').select('public_id').where('envelope_id', '=', envelopeId).executeTakeFirst()) !== undefined;
+  return (
+    (await ctx.db
+      .selectFrom('sandbox_requests')
+      .select('public_id')
+      .where('envelope_id', '=', envelopeId)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Judges the new DSC signature's certificate; refuses (MoharError) what the account does not accept. */
 export async function judgeDscSignature(ctx: Context, input: JudgeDscInput): Promise<DscTrustJudgement> {
   const cms = inspectCms(contentsOf(input.pdf, input.byteRange));
-  if (!cms.signerCertificate) throw new MoharError('invalid_signed_document', 'the signed document was not accepted: the signature carries no signer certificate');
+  if (!cms.signerCertificate) {
+    throw new MoharError(
+      'invalid_signed_document',
+      'the signed document was not accepted: the signature carries no signer certificate',
+    );
+  }
   const signer = certInfo(cms.signerCertificate);
   const identity = bindIdentity(signer, input.recipient);
   const now = ctx.now();
@@ -119,21 +146,51 @@ export async function judgeDscSignature(ctx: Context, input: JudgeDscInput): Pro
   const problems: string[] = [];
   const stamped = trustedTimestampTime(cms, input.timestamp, anchors, problems);
   const signedAt = stamped ?? now;
-  const { built, fetched } = await buildPathFetchingIssuers(cms.signerCertificate, cms.certificates, anchors, transport);
+  const { built, fetched } = await buildPathFetchingIssuers(
+    cms.signerCertificate,
+    cms.certificates,
+    anchors,
+    transport,
+  );
   problems.push(...fetched.filter((f) => f.problem).map((f) => `caIssuers ${f.url}: ${f.problem}`));
   const judged = judgeCertificatePath(built, signedAt);
   problems.push(...judged.problems);
-  const chainStatus = judged.problem === null ? 'valid' : judged.problem === 'bad_ca' ? 'unknown_issuer' : judged.problem;
+  const chainStatus =
+    judged.problem === null ? 'valid' : judged.problem === 'bad_ca' ? 'unknown_issuer' : judged.problem;
 
-  let revocation: RevocationRecord = { status: 'not_checked', source: null, url: null, checked_at: null, revocation_time: null, revocation_reason: null };
-  let validationData: DscTrustJudgement['validationData'] = { certs: built.path.map((c) => c.der), ocsps: [], crls: [] };
+  let revocation: RevocationRecord = {
+    status: 'not_checked',
+    source: null,
+    url: null,
+    checked_at: null,
+    revocation_time: null,
+    revocation_reason: null,
+  };
+  let validationData: DscTrustJudgement['validationData'] = {
+    certs: built.path.map((c) => c.der),
+    ocsps: [],
+    crls: [],
+  };
   if (built.anchored) {
     // Revocation is asked now; a timestamp proves when the signature existed, so a later revocation does not void it.
-    const gathered = await gatherValidationData({ chain: built.path.map((c) => c.der), tsaChain: cms.timestamp?.certificates ?? [], transport, at: now, requireAll: false });
+    const gathered = await gatherValidationData({
+      chain: built.path.map((c) => c.der),
+      tsaChain: cms.timestamp?.certificates ?? [],
+      transport,
+      at: now,
+      requireAll: false,
+    });
     validationData = gathered;
     revocation = judgeRevocation(built.path, gathered.notes, stamped, now, problems);
   }
-  const reason: UntrustedReason | null = chainStatus !== 'valid' ? chainStatus : revocation.status === 'revoked' ? 'revoked' : revocation.status === 'good' ? null : 'revocation_unknown';
+  const reason: UntrustedReason | null =
+    chainStatus !== 'valid'
+      ? chainStatus
+      : revocation.status === 'revoked'
+        ? 'revoked'
+        : revocation.status === 'good'
+          ? null
+          : 'revocation_unknown';
   const record: DscTrustRecord = {
     trust: reason === null ? 'trusted' : 'untrusted',
     trust_reason: reason,
@@ -167,7 +224,14 @@ function testCertificate(signer: CertInfo, identity: IdentityBinding, now: Date)
         anchor: null,
         chain: [entry(signer)],
         chain_status: 'not_checked',
-        revocation: { status: 'not_checked', source: null, url: null, checked_at: null, revocation_time: null, revocation_reason: null },
+        revocation: {
+          status: 'not_checked',
+          source: null,
+          url: null,
+          checked_at: null,
+          revocation_time: null,
+          revocation_reason: null,
+        },
         identity,
         problems: ['sandbox mock DSC request: a self-signed test certificate, not validated'],
       },
@@ -185,26 +249,53 @@ const REASON_TEXT: Record<UntrustedReason, string> = {
 };
 
 async function enforceAccountPolicy(ctx: Context, envelopeId: string, record: DscTrustRecord): Promise<void> {
-  const { account_id: accountId } = await ctx.db.selectFrom('envelopes').select('account_id').where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  const { account_id: accountId } = await ctx.db
+    .selectFrom('envelopes')
+    .select('account_id')
+    .where('id', '=', envelopeId)
+    .executeTakeFirstOrThrow();
   const settings = await readSettings(ctx, accountId);
   const reason = record.trust_reason;
   if (reason !== null && !settings.accept_untrusted_dsc) {
     const subject = record.certificate_validation.chain[0]?.subject ?? 'the signer';
-    throw new MoharError('dsc_certificate_untrusted', `the certificate of ${subject} is not trusted: ${REASON_TEXT[reason]} (${record.certificate_validation.problems.join('; ')})`, { extra: { reason } });
+    throw new MoharError(
+      'dsc_certificate_untrusted',
+      `the certificate of ${subject} is not trusted: ${REASON_TEXT[reason]} (${record.certificate_validation.problems.join('; ')})`,
+      { extra: { reason } },
+    );
   }
   if (settings.require_dsc_identity_match && identityMismatch(record.certificate_validation.identity)) {
     const id = record.certificate_validation.identity;
-    throw new MoharError('dsc_identity_mismatch', `the certificate does not name this recipient (certificate: ${id.certificate_name ?? 'no name'} ${id.certificate_emails.join(', ') || 'no e-mail'}; name ${id.name_match ? 'matches' : 'differs'}, e-mail ${id.email_match === null ? 'absent' : id.email_match ? 'matches' : 'differs'})`, {
-      extra: { name_match: record.name_match, email_match: record.email_match },
-    });
+    throw new MoharError(
+      'dsc_identity_mismatch',
+      `the certificate does not name this recipient (certificate: ${id.certificate_name ?? 'no name'} ${id.certificate_emails.join(', ') || 'no e-mail'}; name ${id.name_match ? 'matches' : 'differs'}, e-mail ${id.email_match === null ? 'absent' : id.email_match ? 'matches' : 'differs'})`,
+      {
+        extra: { name_match: record.name_match, email_match: record.email_match },
+      },
+    );
   }
 }
 
 /** Keeps the validation material with the act (base64 DER) for the /DSS at completion: not in the audit trail. */
-export async function storeValidationData(trx: Kysely<Database>, recipientId: string, judgement: DscTrustJudgement): Promise<void> {
-  const row = await trx.selectFrom('recipients').select('act_details').where('id', '=', recipientId).executeTakeFirstOrThrow();
+export async function storeValidationData(
+  trx: Kysely<Database>,
+  recipientId: string,
+  judgement: DscTrustJudgement,
+): Promise<void> {
+  const row = await trx
+    .selectFrom('recipients')
+    .select('act_details')
+    .where('id', '=', recipientId)
+    .executeTakeFirstOrThrow();
   const b64 = (list: readonly Uint8Array[]) => list.map((d) => Buffer.from(d).toString('base64'));
   const { certs, ocsps, crls } = judgement.validationData;
-  const details = { ...(JSON.parse(row.act_details ?? '{}') as object), validation_data: { certs: b64(certs), ocsps: b64(ocsps), crls: b64(crls) } };
-  await trx.updateTable('recipients').set({ act_details: JSON.stringify(details) }).where('id', '=', recipientId).execute();
+  const details = {
+    ...(JSON.parse(row.act_details ?? '{}') as object),
+    validation_data: { certs: b64(certs), ocsps: b64(ocsps), crls: b64(crls) },
+  };
+  await trx
+    .updateTable('recipients')
+    .set({ act_details: JSON.stringify(details) })
+    .where('id', '=', recipientId)
+    .execute();
 }

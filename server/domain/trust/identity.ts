@@ -19,11 +19,20 @@ function normalizeName(name: string): string {
 }
 
 function certificateEmails(cert: CertInfo): string[] {
-  const san = (cert.x509.subjectAltName ?? '').split(/,\s*/).flatMap((part) => (part.startsWith('email:') ? [part.slice(6)] : []));
-  return [...new Set([...san, ...subjectValues(cert, 'emailAddress')].map((e) => e.trim().toLowerCase()).filter((e) => e !== ''))];
+  const san = (cert.x509.subjectAltName ?? '')
+    .split(/,\s*/)
+    .flatMap((part) => (part.startsWith('email:') ? [part.slice(6)] : []));
+  return [
+    ...new Set(
+      [...san, ...subjectValues(cert, 'emailAddress')].map((e) => e.trim().toLowerCase()).filter((e) => e !== ''),
+    ),
+  ];
 }
 
-export function bindIdentity(cert: CertInfo, recipient: { readonly name: string; readonly email: string }): IdentityBinding {
+export function bindIdentity(
+  cert: CertInfo,
+  recipient: { readonly name: string; readonly email: string },
+): IdentityBinding {
   const name = subjectValues(cert, 'CN')[0] ?? null;
   const emails = certificateEmails(cert);
   return {

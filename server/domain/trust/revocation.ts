@@ -27,9 +27,16 @@ function publishesRevocation(cert: CertInfo): boolean {
   return accessUrls(cert, OID.adOcsp).length > 0 || crlUrls(cert).length > 0;
 }
 
-export function judgeRevocation(path: readonly CertInfo[], notes: readonly CertificateNote[], stampedAt: Date | null, now: Date, problems: string[]): RevocationRecord {
+export function judgeRevocation(
+  path: readonly CertInfo[],
+  notes: readonly CertificateNote[],
+  stampedAt: Date | null,
+  now: Date,
+  problems: string[],
+): RevocationRecord {
   const noteOf = (cert: CertInfo) => notes.find((n) => n.serialNumber === cert.serialHex && n.subject === cert.subject);
-  const revokedInTime = (note: CertificateNote): boolean => !stampedAt || !note.revocationTime || note.revocationTime.getTime() <= stampedAt.getTime();
+  const revokedInTime = (note: CertificateNote): boolean =>
+    !stampedAt || !note.revocationTime || note.revocationTime.getTime() <= stampedAt.getTime();
   const signerNote = noteOf(path[0]!);
   const base: RevocationRecord = {
     status: 'unknown',
@@ -44,10 +51,21 @@ export function judgeRevocation(path: readonly CertInfo[], notes: readonly Certi
     const note = noteOf(cert);
     if (note?.status === 'revoked') {
       if (revokedInTime(note)) {
-        problems.push(`${cert.subject} is revoked${note.revocationTime ? ` since ${note.revocationTime.toISOString()}` : ''}${note.revocationReason ? ` (${note.revocationReason})` : ''}`);
-        return { ...base, status: 'revoked', source: sourceOf(note), url: note.url, revocation_time: note.revocationTime?.toISOString() ?? null, revocation_reason: note.revocationReason };
+        problems.push(
+          `${cert.subject} is revoked${note.revocationTime ? ` since ${note.revocationTime.toISOString()}` : ''}${note.revocationReason ? ` (${note.revocationReason})` : ''}`,
+        );
+        return {
+          ...base,
+          status: 'revoked',
+          source: sourceOf(note),
+          url: note.url,
+          revocation_time: note.revocationTime?.toISOString() ?? null,
+          revocation_reason: note.revocationReason,
+        };
       }
-      problems.push(`${cert.subject} was revoked at ${note.revocationTime!.toISOString()}, after the trusted timestamp`);
+      problems.push(
+        `${cert.subject} was revoked at ${note.revocationTime!.toISOString()}, after the trusted timestamp`,
+      );
       continue;
     }
     if (note?.status === 'good' || note?.status === 'not-checked') continue;
@@ -55,7 +73,9 @@ export function judgeRevocation(path: readonly CertInfo[], notes: readonly Certi
       problems.push(`${cert.subject} publishes no revocation information`);
       continue;
     }
-    problems.push(`the revocation status of ${cert.subject} is unknown: ${note?.problems.join('; ') || 'nothing found'}`);
+    problems.push(
+      `the revocation status of ${cert.subject} is unknown: ${note?.problems.join('; ') || 'nothing found'}`,
+    );
     return base;
   }
   return { ...base, status: 'good' };

@@ -8,6 +8,7 @@ import type { Database } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 
+// prettier-ignore
 export const AUDIT_ACTIONS = [
   'login', 'login_failed', 'user_invited', 'role_changed', 'user_deactivated', 'password_set', 'password_changed',
   'password_reset_requested', 'user_unlocked', 'api_key_rotated', 'webhook_changed',
@@ -64,16 +65,34 @@ export interface AuditPage {
 }
 
 /** Newest first; `before` is the id of the last row of the previous page. */
-export async function listAudit(ctx: Context, accountId: string, options: { limit: number; before?: string; action?: string }): Promise<AuditPage> {
+export async function listAudit(
+  ctx: Context,
+  accountId: string,
+  options: { limit: number; before?: string; action?: string },
+): Promise<AuditPage> {
   let query = ctx.db.selectFrom('account_audit_log').selectAll().where('account_id', '=', accountId);
   if (options.action) query = query.where('action', '=', options.action);
   if (options.before) {
-    const cursor = await ctx.db.selectFrom('account_audit_log').select(['created_at', 'id']).where('id', '=', options.before).where('account_id', '=', accountId).executeTakeFirst();
+    const cursor = await ctx.db
+      .selectFrom('account_audit_log')
+      .select(['created_at', 'id'])
+      .where('id', '=', options.before)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
     if (cursor) {
-      query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', cursor.created_at),
+          eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
+        ]),
+      );
     }
   }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute();
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1)
+    .execute();
   const page = rows.slice(0, options.limit);
   return {
     items: page.map((r) => ({

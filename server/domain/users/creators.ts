@@ -25,7 +25,10 @@ export function createdByView(userId: string | null | undefined, email: string |
  * The e-mails of a page's creators, one query by primary key after the page is read, so the list's
  * index walk stays a walk of `envelopes` (or `templates`) alone.
  */
-export async function creatorEmails(db: Kysely<Database>, userIds: readonly (string | null | undefined)[]): Promise<Map<string, string>> {
+export async function creatorEmails(
+  db: Kysely<Database>,
+  userIds: readonly (string | null | undefined)[],
+): Promise<Map<string, string>> {
   const ids = [...new Set(userIds.filter((id): id is string => typeof id === 'string'))];
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('users').select(['id', 'email']).where('id', 'in', ids).execute();

@@ -23,13 +23,30 @@ export function setPasswordUrl(ctx: Context, token: string): string {
 }
 
 /** A new link for the user; earlier unspent links of the user stop working (only the newest mail counts). */
-export async function issueLink(db: Kysely<Database>, now: Date, userId: string, purpose: LinkPurpose): Promise<string> {
+export async function issueLink(
+  db: Kysely<Database>,
+  now: Date,
+  userId: string,
+  purpose: LinkPurpose,
+): Promise<string> {
   const token = `msp_${randomBytes(32).toString('base64url')}`;
-  await db.updateTable('user_tokens').set({ used_at: iso(now) }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+  await db
+    .updateTable('user_tokens')
+    .set({ used_at: iso(now) })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
   const seconds = purpose === 'invite' ? INVITE_LINK_SECONDS : RESET_LINK_SECONDS;
   await db
     .insertInto('user_tokens')
-    .values({ token_hash: hashToken(token), user_id: userId, purpose, expires_at: iso(new Date(now.getTime() + seconds * 1000)), used_at: null, created_at: iso(now) })
+    .values({
+      token_hash: hashToken(token),
+      user_id: userId,
+      purpose,
+      expires_at: iso(new Date(now.getTime() + seconds * 1000)),
+      used_at: null,
+      created_at: iso(now),
+    })
     .execute();
   return token;
 }
@@ -46,9 +63,18 @@ function invalidLink(): MoharError {
 /** Spends a link once: unknown, expired and used links are all the same 410 invalid_link. */
 export async function spendLink(db: Kysely<Database>, now: Date, token: string): Promise<SpentLink> {
   const hash = hashToken(token);
-  const row = await db.selectFrom('user_tokens').select(['user_id', 'purpose', 'expires_at', 'used_at']).where('token_hash', '=', hash).executeTakeFirst();
+  const row = await db
+    .selectFrom('user_tokens')
+    .select(['user_id', 'purpose', 'expires_at', 'used_at'])
+    .where('token_hash', '=', hash)
+    .executeTakeFirst();
   if (!row || row.used_at !== null || row.expires_at <= iso(now)) throw invalidLink();
-  const spent = await db.updateTable('user_tokens').set({ used_at: iso(now) }).where('token_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+  const spent = await db
+    .updateTable('user_tokens')
+    .set({ used_at: iso(now) })
+    .where('token_hash', '=', hash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   if (Number(spent.numUpdatedRows) !== 1) throw invalidLink();
   return { userId: row.user_id, purpose: row.purpose };
 }
@@ -70,5 +96,9 @@ export async function queueUserMail(db: Kysely<Database>, now: Date, mail: UserM
     `<p><a href="${escapeHtml(mail.url)}">${escapeHtml(mail.button)}</a></p>`,
     `<p style="font-size:13px;color:#555555">${escapeHtml(mail.url)}</p>`,
   ].join('\n');
-  await queueMail(db, { accountId: mail.accountId, to: mail.to, subject: mail.subject, text, html, kind: 'other' }, now);
+  await queueMail(
+    db,
+    { accountId: mail.accountId, to: mail.to, subject: mail.subject, text, html, kind: 'other' },
+    now,
+  );
 }

@@ -58,16 +58,36 @@ interface Built {
 }
 
 /** One sealed revision per document that has the recipient's Signature field or a value to write. */
-async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisionPlan, level: PadesTarget): Promise<Built[]> {
+async function buildRevisions(
+  ctx: Context,
+  envelopeId: string,
+  plan: ActRevisionPlan,
+  level: PadesTarget,
+): Promise<Built[]> {
   const documentIds = [...new Set(plan.fields.map((f) => f.document_id))];
   if (documentIds.length === 0) return [];
-  const { mode } = await ctx.db.selectFrom('envelopes').select('mode').where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  const { mode } = await ctx.db
+    .selectFrom('envelopes')
+    .select('mode')
+    .where('id', '=', envelopeId)
+    .executeTakeFirstOrThrow();
   const seal = await sealFor(ctx, mode);
-  const current = await ctx.db.selectFrom('envelope_documents').select(['document_id', 'current_sha256']).where('envelope_id', '=', envelopeId).where('document_id', 'in', documentIds).orderBy('position').execute();
+  const current = await ctx.db
+    .selectFrom('envelope_documents')
+    .select(['document_id', 'current_sha256'])
+    .where('envelope_id', '=', envelopeId)
+    .where('document_id', 'in', documentIds)
+    .orderBy('position')
+    .execute();
   const built: Built[] = [];
   for (const doc of current) {
     const docFields = plan.fields.filter((f) => f.document_id === doc.document_id);
-    const formValues = Object.fromEntries(docFields.filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE).map((f) => [pdfFieldName(f), plan.values.pdf[pdfFieldName(f)]!]).filter(([, v]) => v !== undefined));
+    const formValues = Object.fromEntries(
+      docFields
+        .filter((f) => f.field_type !== FIELD_TYPES.SIGNATURE)
+        .map((f) => [pdfFieldName(f), plan.values.pdf[pdfFieldName(f)]!])
+        .filter(([, v]) => v !== undefined),
+    );
     const names = new Set(docFields.map(pdfFieldName));
     const pictured = plan.imageFields?.fields.filter((n) => names.has(n)) ?? [];
     const signatureField = docFields.find((f) => f.field_type === FIELD_TYPES.SIGNATURE);
@@ -85,8 +105,16 @@ async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisio
       ...(plan.appearance ? { appearance: plan.appearance } : {}),
       ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: ctx.transports.timestamps } : {}),
     });
-    await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, { signingField: signed.fieldName, fillableFields: [...Object.keys(formValues), ...pictured] });
-    built.push({ documentId: doc.document_id, before: doc.current_sha256!, after: await storeRevision(ctx, signed.bytes), size: signed.bytes.length });
+    await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, {
+      signingField: signed.fieldName,
+      fillableFields: [...Object.keys(formValues), ...pictured],
+    });
+    built.push({
+      documentId: doc.document_id,
+      before: doc.current_sha256!,
+      after: await storeRevision(ctx, signed.bytes),
+      size: signed.bytes.length,
+    });
   }
   return built;
 }
@@ -96,25 +124,43 @@ async function buildRevisions(ctx: Context, envelopeId: string, plan: ActRevisio
  * parallel act moved a document meanwhile. The values are stored on the field rows so later recipients see
  * them. Returns what `record` returned (every actor finished).
  */
-export async function commitActRevisions(ctx: Context, envelopeId: string, recipientId: string, plan: ActRevisionPlan, record: RecordAct): Promise<boolean> {
+export async function commitActRevisions(
+  ctx: Context,
+  envelopeId: string,
+  recipientId: string,
+  plan: ActRevisionPlan,
+  record: RecordAct,
+): Promise<boolean> {
   const level: PadesTarget = ctx.config.tsaUrl ? 'B-T' : 'B-B';
   for (let attempt = 1; ; attempt++) {
     const revisions = await buildRevisions(ctx, envelopeId, plan, level);
     const at = iso(ctx.now());
-    const outcome = await ctx.db.transaction().execute(async (trx) => {
-      // Locked on PostgreSQL: a decline racing this act waits for it and then sees it (act-context.ts).
-      const actors = await lockActors(ctx, trx, envelopeId, recipientId);
-      for (const r of revisions) {
-        const appended = await appendRevisions(trx, { envelopeId, documentId: r.documentId, from: r.before, revisions: [{ sha256: r.after, size: r.size, act: plan.revisionAct }], recipientId, at });
-        // Thrown, not returned: an earlier document of this act already moved in this transaction.
-        if (!appended) throw new StaleBytes();
-      }
-      for (const [fieldId, value] of plan.values.stored) await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-      return record(trx, actors, at, level);
-    }).catch((error: unknown) => {
-      if (error instanceof StaleBytes) return 'stale' as const;
-      throw error;
-    });
+    const outcome = await ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        // Locked on PostgreSQL: a decline racing this act waits for it and then sees it (act-context.ts).
+        const actors = await lockActors(ctx, trx, envelopeId, recipientId);
+        for (const r of revisions) {
+          const appended = await appendRevisions(trx, {
+            envelopeId,
+            documentId: r.documentId,
+            from: r.before,
+            revisions: [{ sha256: r.after, size: r.size, act: plan.revisionAct }],
+            recipientId,
+            at,
+          });
+          // Thrown, not returned: an earlier document of this act already moved in this transaction.
+          if (!appended) throw new StaleBytes();
+        }
+        for (const [fieldId, value] of plan.values.stored) {
+          await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
+        }
+        return record(trx, actors, at, level);
+      })
+      .catch((error: unknown) => {
+        if (error instanceof StaleBytes) return 'stale' as const;
+        throw error;
+      });
     if (outcome !== 'stale') return outcome;
     if (attempt >= ATTEMPTS) throw new MoharError('concurrent_update', 'the document changed while acting; try again');
   }

@@ -31,7 +31,13 @@ const DAY_MS = 24 * HOUR_MS;
 /** Enqueues the sweep for the hour slot after `now` (idempotent: one job per slot). */
 export async function scheduleReminderSweep(db: Kysely<Database>, now: Date): Promise<void> {
   const runAt = new Date(Math.ceil((now.getTime() + 1) / HOUR_MS) * HOUR_MS);
-  await enqueueJob(db, { kind: REMINDER_SWEEP_JOB, payload: {}, runAt, dedupeKey: `${REMINDER_SWEEP_JOB}:${runAt.toISOString()}`, now });
+  await enqueueJob(db, {
+    kind: REMINDER_SWEEP_JOB,
+    payload: {},
+    runAt,
+    dedupeKey: `${REMINDER_SWEEP_JOB}:${runAt.toISOString()}`,
+    now,
+  });
 }
 
 export function reminderJobHandlers(ctx: Context): JobHandlers {
@@ -69,8 +75,25 @@ export async function sweepReminders(ctx: Context): Promise<number> {
   const candidates = (await ctx.db
     .selectFrom('recipients')
     .innerJoin('envelopes', 'envelopes.id', 'recipients.envelope_id')
-    .select(['envelopes.id as envelope_id', 'envelopes.account_id', 'envelopes.title', 'envelopes.message', 'envelopes.expires_at', 'envelopes.sent_at', 'envelopes.routing_order', 'envelopes.reminders'])
-    .select(['recipients.id as recipient_id', 'recipients.name', 'recipients.email', 'recipients.role', 'recipients.sequence', 'recipients.reminded_at', 'recipients.expiry_warned_at'])
+    .select([
+      'envelopes.id as envelope_id',
+      'envelopes.account_id',
+      'envelopes.title',
+      'envelopes.message',
+      'envelopes.expires_at',
+      'envelopes.sent_at',
+      'envelopes.routing_order',
+      'envelopes.reminders',
+    ])
+    .select([
+      'recipients.id as recipient_id',
+      'recipients.name',
+      'recipients.email',
+      'recipients.role',
+      'recipients.sequence',
+      'recipients.reminded_at',
+      'recipients.expiry_warned_at',
+    ])
     .where('envelopes.status', '=', 'sent')
     .where('envelopes.send_mail', '<>', 0)
     .where('recipients.status', 'in', ['active', 'viewed'])
@@ -91,7 +114,12 @@ export async function sweepReminders(ctx: Context): Promise<number> {
 }
 
 /** What is due for this recipient now, if anything (the daily limit is applied by the query). */
-async function dueMail(ctx: Context, c: Candidate, s: ReminderSettings, now: Date): Promise<'reminder' | 'expiry_warning' | undefined> {
+async function dueMail(
+  ctx: Context,
+  c: Candidate,
+  s: ReminderSettings,
+  now: Date,
+): Promise<'reminder' | 'expiry_warning' | undefined> {
   const t = now.getTime();
   if (s.expiry_warning_days !== null && c.expires_at !== null && !c.expiry_warned_at) {
     const expires = new Date(c.expires_at).getTime();
@@ -123,17 +151,29 @@ async function turnStart(db: Kysely<Database>, c: Candidate): Promise<string> {
 async function mailDue(ctx: Context, c: Candidate, kind: 'reminder' | 'expiry_warning', now: Date): Promise<boolean> {
   const at = iso(now);
   return ctx.db.transaction().execute(async (trx) => {
-    const envelope = await trx.selectFrom('envelopes').select(['id', 'account_id', 'title', 'message', 'expires_at', 'sent_at', 'send_mail', 'status']).where('id', '=', c.envelope_id).executeTakeFirstOrThrow();
+    const envelope = await trx
+      .selectFrom('envelopes')
+      .select(['id', 'account_id', 'title', 'message', 'expires_at', 'sent_at', 'send_mail', 'status'])
+      .where('id', '=', c.envelope_id)
+      .executeTakeFirstOrThrow();
     if (envelope.status !== 'sent') return false;
     let claim = trx
       .updateTable('recipients')
       .set(kind === 'expiry_warning' ? { reminded_at: at, expiry_warned_at: at } : { reminded_at: at })
       .where('id', '=', c.recipient_id)
       .where('status', 'in', ['active', 'viewed']);
-    claim = c.reminded_at === null ? claim.where('reminded_at', 'is', null) : claim.where('reminded_at', '=', c.reminded_at);
+    claim =
+      c.reminded_at === null ? claim.where('reminded_at', 'is', null) : claim.where('reminded_at', '=', c.reminded_at);
     if (Number((await claim.executeTakeFirst()).numUpdatedRows) === 0) return false;
     await mailTurn(trx, ctx, envelope, [{ id: c.recipient_id, name: c.name, email: c.email, role: c.role }], kind);
-    await appendAudit(trx, { envelopeId: c.envelope_id, accountId: c.account_id, actorType: 'system', action: 'reminder.sent', details: { recipients: [c.recipient_id], automatic: true, kind }, at });
+    await appendAudit(trx, {
+      envelopeId: c.envelope_id,
+      accountId: c.account_id,
+      actorType: 'system',
+      action: 'reminder.sent',
+      details: { recipients: [c.recipient_id], automatic: true, kind },
+      at,
+    });
     return true;
   });
 }

@@ -28,8 +28,7 @@ export const SKIPPED = {
 } as const;
 
 export type Certification =
-  | { readonly certified: true; readonly bytes: Buffer }
-  | { readonly certified: false; readonly skipped: string };
+  { readonly certified: true; readonly bytes: Buffer } | { readonly certified: false; readonly skipped: string };
 
 export interface PreparedDocument {
   /** The upload with Mohar's form fields (the upload itself when the layout is empty). */
@@ -46,7 +45,13 @@ export interface PreparedDocument {
  * A test envelope's document gets the TEST mark on every page (pdf/prepare/test-mark.ts) in a revision before
  * the certification, and is certified by the test seal (issue 16).
  */
-export async function prepareDocument(ctx: Context, original: Uint8Array, layout: FormFieldLayout[], at: Date, mode: DataMode = 'live'): Promise<PreparedDocument> {
+export async function prepareDocument(
+  ctx: Context,
+  original: Uint8Array,
+  layout: FormFieldLayout[],
+  at: Date,
+  mode: DataMode = 'live',
+): Promise<PreparedDocument> {
   const options: PadesOptions = {
     level: ctx.config.tsaUrl ? 'B-T' : 'B-B',
     field: { invisible: true, name: CERTIFICATION_FIELD },
@@ -58,13 +63,17 @@ export async function prepareDocument(ctx: Context, original: Uint8Array, layout
   const tsa = timestampAuthority(options);
   const certify = ctx.config.certifyAtSend ? prepareOptionsOf(options, tsa !== undefined) : null;
   const testMark = mode === 'test';
-  if (layout.length === 0 && !certify && !testMark) return { bytes: original, certification: { certified: false, skipped: SKIPPED.disabled } };
+  if (layout.length === 0 && !certify && !testMark) {
+    return { bytes: original, certification: { certified: false, skipped: SKIPPED.disabled } };
+  }
   const sent = await ctx.pdf.run('prepareSend', { original, layout, certify, testMark });
   const bytes = sent.form ?? original;
   if (!certify) return { bytes, certification: { certified: false, skipped: SKIPPED.disabled } };
   if (sent.blocked !== null) return { bytes, certification: { certified: false, skipped: SKIPPED[sent.blocked] } };
   const signed = await sealPrepared(bytes, sent.certification!, await sealFor(ctx, mode), tsa);
   // Like every revision Mohar appends: judged by the allow-list before it is stored (it may only sign this field).
-  await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', bytes, signed, { signingField: CERTIFICATION_FIELD });
+  await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', bytes, signed, {
+    signingField: CERTIFICATION_FIELD,
+  });
   return { bytes, certification: { certified: true, bytes: signed } };
 }

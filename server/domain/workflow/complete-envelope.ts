@@ -42,8 +42,17 @@ export async function completeEnvelope(ctx: Context, envelopeId: string): Promis
  * The PAdES level each signer's act reached, recorded with the act (no re-verification of the PDF). After
  * long-term validation a B-T signature becomes B-LTA; B-B stays B-B (there is no timestamp to build on).
  */
-async function signatureLevels(ctx: Context, envelopeId: string, archived: 'none' | 'dss' | 'dss+timestamp'): Promise<(PadesLevel | null)[]> {
-  const acts = await ctx.db.selectFrom('recipients').select('act_details').where('envelope_id', '=', envelopeId).where('status', '=', 'signed').execute();
+async function signatureLevels(
+  ctx: Context,
+  envelopeId: string,
+  archived: 'none' | 'dss' | 'dss+timestamp',
+): Promise<(PadesLevel | null)[]> {
+  const acts = await ctx.db
+    .selectFrom('recipients')
+    .select('act_details')
+    .where('envelope_id', '=', envelopeId)
+    .where('status', '=', 'signed')
+    .execute();
   return acts.map((a) => {
     const level = (JSON.parse(a.act_details ?? '{}') as { pades_level?: PadesLevel | null }).pades_level ?? null;
     if (level !== 'B-T' || archived === 'none') return level;
@@ -53,12 +62,19 @@ async function signatureLevels(ctx: Context, envelopeId: string, archived: 'none
 
 /** Step 1 alone: what the act's request tries at once (the certificate follows in the job). */
 export async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void> {
-  const state = await ctx.db.selectFrom('envelopes').select('status').where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  const state = await ctx.db
+    .selectFrom('envelopes')
+    .select('status')
+    .where('id', '=', envelopeId)
+    .executeTakeFirstOrThrow();
   if (state.status !== 'sent') return; // done already (a retried job), or stopped
   const documents = await ctx.db
-    .selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+    .selectFrom('envelope_documents')
+    .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
     .select(['envelope_documents.document_id', 'envelope_documents.current_sha256', 'documents.filename'])
-    .where('envelope_id', '=', envelopeId).orderBy('envelope_documents.position').execute();
+    .where('envelope_id', '=', envelopeId)
+    .orderBy('envelope_documents.position')
+    .execute();
   const sizes = new Map<string, number>();
   const archived = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
   // USB DSC acts keep their chain and OCSP/CRL answers: they go into the /DSS, with or without a TSA.
@@ -66,47 +82,101 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
   for (const document of documents) {
     if (!ctx.config.tsaUrl && !dscData) {
       // Nothing to append: the size of the current revision is known without reading the file.
-      const revision = await ctx.db.selectFrom('document_revisions').select('size').where('envelope_id', '=', envelopeId).where('document_id', '=', document.document_id).where('sha256', '=', document.current_sha256!).executeTakeFirstOrThrow();
+      const revision = await ctx.db
+        .selectFrom('document_revisions')
+        .select('size')
+        .where('envelope_id', '=', envelopeId)
+        .where('document_id', '=', document.document_id)
+        .where('sha256', '=', document.current_sha256!)
+        .executeTakeFirstOrThrow();
       sizes.set(document.document_id, Number(revision.size));
       continue;
     }
     let bytes = await readRevision(ctx, document.current_sha256!);
     const revisions = [];
-    const appended = ctx.config.tsaUrl ? await archiveDocument(ctx, bytes, ctx.config.tsaUrl, dscData ?? undefined) : dscValidationRevisions(bytes, dscData!);
+    const appended = ctx.config.tsaUrl
+      ? await archiveDocument(ctx, bytes, ctx.config.tsaUrl, dscData ?? undefined)
+      : dscValidationRevisions(bytes, dscData!);
     for (const revision of appended) {
       assertOwnRevision(`completion (${revision.act})`, bytes, revision.bytes, { allowLtv: true });
-      revisions.push({ sha256: await storeRevision(ctx, revision.bytes), size: revision.bytes.length, act: revision.act });
+      revisions.push({
+        sha256: await storeRevision(ctx, revision.bytes),
+        size: revision.bytes.length,
+        act: revision.act,
+      });
       bytes = revision.bytes;
     }
     if (revisions.length > 0) archived.set(document.document_id, { from: document.current_sha256!, revisions });
     document.current_sha256 = revisions.at(-1)?.sha256 ?? document.current_sha256;
     sizes.set(document.document_id, bytes.length);
   }
-  const level = lowestLevel(await signatureLevels(ctx, envelopeId, archived.size === 0 ? 'none' : ctx.config.tsaUrl ? 'dss+timestamp' : 'dss'));
+  const level = lowestLevel(
+    await signatureLevels(ctx, envelopeId, archived.size === 0 ? 'none' : ctx.config.tsaUrl ? 'dss+timestamp' : 'dss'),
+  );
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
-    const envelope = await trx.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
-    const moved = await trx.updateTable('envelopes').set({ status: 'completed', completed_at: at, updated_at: at, pades_level: level }).where('id', '=', envelopeId).where('status', '=', 'sent').executeTakeFirst();
+    const envelope = await trx
+      .selectFrom('envelopes')
+      .selectAll()
+      .where('id', '=', envelopeId)
+      .executeTakeFirstOrThrow();
+    const moved = await trx
+      .updateTable('envelopes')
+      .set({ status: 'completed', completed_at: at, updated_at: at, pades_level: level })
+      .where('id', '=', envelopeId)
+      .where('status', '=', 'sent')
+      .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return;
     for (const [documentId, { from, revisions }] of archived) {
       const appended = await appendRevisions(trx, { envelopeId, documentId, from, revisions, recipientId: null, at });
       if (!appended) throw new Error(`document ${documentId} changed during completion`);
     }
-    await trx.updateTable('recipients').set({ status: 'completed' }).where('envelope_id', '=', envelopeId).where('role', '=', 'cc').execute();
+    await trx
+      .updateTable('recipients')
+      .set({ status: 'completed' })
+      .where('envelope_id', '=', envelopeId)
+      .where('role', '=', 'cc')
+      .execute();
     const base = `${ctx.config.baseUrl}${API_BASE}/envelopes/${envelopeId}/documents`;
-    const finals = documents.map((d) => ({ document_id: d.document_id, sha256: d.current_sha256, download_url: `${base}/${d.document_id}/download` }));
-    await recordEvent(trx, envelope.account_id, envelopeId, 'envelope.completed', { envelope: envelopeSummary({ ...envelope, status: 'completed' }), documents: finals, pades_level: level }, at, {
-      type: 'system',
-      details: { documents: finals.map(({ document_id, sha256 }) => ({ document_id, sha256 })), pades_level: level },
-    });
-    const recipients = await trx.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute();
-    const attachments = documents.map((d) => ({ filename: d.filename, content_type: 'application/pdf', sha256: d.current_sha256!, size: sizes.get(d.document_id)! }));
+    const finals = documents.map((d) => ({
+      document_id: d.document_id,
+      sha256: d.current_sha256,
+      download_url: `${base}/${d.document_id}/download`,
+    }));
+    await recordEvent(
+      trx,
+      envelope.account_id,
+      envelopeId,
+      'envelope.completed',
+      { envelope: envelopeSummary({ ...envelope, status: 'completed' }), documents: finals, pades_level: level },
+      at,
+      {
+        type: 'system',
+        details: { documents: finals.map(({ document_id, sha256 }) => ({ document_id, sha256 })), pades_level: level },
+      },
+    );
+    const recipients = await trx
+      .selectFrom('recipients')
+      .selectAll()
+      .where('envelope_id', '=', envelopeId)
+      .orderBy('position')
+      .execute();
+    const attachments = documents.map((d) => ({
+      filename: d.filename,
+      content_type: 'application/pdf',
+      sha256: d.current_sha256!,
+      size: sizes.get(d.document_id)!,
+    }));
     await mailCompletion(trx, ctx, envelope, recipients, attachments);
   });
 }
 
 async function issueCertificate(ctx: Context, envelopeId: string): Promise<void> {
-  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'certificate_sha256', 'account_id', 'mode']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  const envelope = await ctx.db
+    .selectFrom('envelopes')
+    .select(['status', 'certificate_sha256', 'account_id', 'mode'])
+    .where('id', '=', envelopeId)
+    .executeTakeFirstOrThrow();
   if (envelope.status !== 'completed' || envelope.certificate_sha256 !== null) return;
   const input = await loadCertificateInput(ctx.db, envelopeId);
   const certificate = await createCertificateOffLoop(ctx, input, await sealFor(ctx, envelope.mode), {
@@ -115,7 +185,21 @@ async function issueCertificate(ctx: Context, envelopeId: string): Promise<void>
   });
   const sha256 = await ctx.blobs.put(certificate.bytes);
   await ctx.db.transaction().execute(async (trx) => {
-    const moved = await trx.updateTable('envelopes').set({ certificate_sha256: sha256 }).where('id', '=', envelopeId).where('certificate_sha256', 'is', null).executeTakeFirst();
-    if (Number(moved.numUpdatedRows) === 1) await appendAudit(trx, { envelopeId, accountId: envelope.account_id, actorType: 'system', action: 'certificate.issued', details: { sha256 }, at: iso(ctx.now()) });
+    const moved = await trx
+      .updateTable('envelopes')
+      .set({ certificate_sha256: sha256 })
+      .where('id', '=', envelopeId)
+      .where('certificate_sha256', 'is', null)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) === 1) {
+      await appendAudit(trx, {
+        envelopeId,
+        accountId: envelope.account_id,
+        actorType: 'system',
+        action: 'certificate.issued',
+        details: { sha256 },
+        at: iso(ctx.now()),
+      });
+    }
   });
 }

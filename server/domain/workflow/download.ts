@@ -9,7 +9,12 @@ export interface FinalDocument {
   readonly filename: string;
 }
 
-export async function finalDocument(ctx: Context, accountId: string, envelopeId: string, documentId: string): Promise<FinalDocument> {
+export async function finalDocument(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  documentId: string,
+): Promise<FinalDocument> {
   const envelope = await findEnvelope(ctx, accountId, envelopeId);
   const document = await ctx.db
     .selectFrom('envelope_documents')
@@ -18,9 +23,19 @@ export async function finalDocument(ctx: Context, accountId: string, envelopeId:
     .where('envelope_documents.envelope_id', '=', envelopeId)
     .where('envelope_documents.document_id', '=', documentId)
     .executeTakeFirst();
-  if (!document) throw new MoharError('document_not_found', `document ${documentId} is not part of envelope ${envelopeId}`);
-  if (envelope.status !== 'completed' || !document.current_sha256) {
-    throw new MoharError('document_not_ready', `the signed document is available once the envelope is completed; it is ${envelope.status}`, { extra: { envelope_status: envelope.status } });
+  if (!document) {
+    throw new MoharError('document_not_found', `document ${documentId} is not part of envelope ${envelopeId}`);
   }
-  return { bytes: await ctx.blobs.get(document.current_sha256), sha256: document.current_sha256, filename: document.filename };
+  if (envelope.status !== 'completed' || !document.current_sha256) {
+    throw new MoharError(
+      'document_not_ready',
+      `the signed document is available once the envelope is completed; it is ${envelope.status}`,
+      { extra: { envelope_status: envelope.status } },
+    );
+  }
+  return {
+    bytes: await ctx.blobs.get(document.current_sha256),
+    sha256: document.current_sha256,
+    filename: document.filename,
+  };
 }

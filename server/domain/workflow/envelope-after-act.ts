@@ -8,6 +8,10 @@ export interface EnvelopeAfterAct {
 }
 
 export async function envelopeAfterAct(ctx: Context, envelopeId: string): Promise<EnvelopeAfterAct> {
-  const envelope = await ctx.db.selectFrom('envelopes').select(['status', 'redirect_url']).where('id', '=', envelopeId).executeTakeFirstOrThrow();
+  const envelope = await ctx.db
+    .selectFrom('envelopes')
+    .select(['status', 'redirect_url'])
+    .where('id', '=', envelopeId)
+    .executeTakeFirstOrThrow();
   return { status: envelope.status, redirectUrl: envelope.redirect_url };
 }

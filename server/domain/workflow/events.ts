@@ -51,7 +51,15 @@ export interface Actor {
  * Writes the event and the matching hash-chained audit row in the caller's transaction: one place, so no
  * state change has one without the other.
  */
-export async function recordEvent(trx: Kysely<Database>, accountId: string, envelopeId: string, type: EventType, data: EventData, at: string, actor: Actor = { type: 'system' }): Promise<RecordedEvent> {
+export async function recordEvent(
+  trx: Kysely<Database>,
+  accountId: string,
+  envelopeId: string,
+  type: EventType,
+  data: EventData,
+  at: string,
+  actor: Actor = { type: 'system' },
+): Promise<RecordedEvent> {
   const { events_seq: sequence } = await trx
     .updateTable('envelopes')
     .set((eb) => ({ events_seq: eb('events_seq', '+', 1) }))
@@ -59,9 +67,35 @@ export async function recordEvent(trx: Kysely<Database>, accountId: string, enve
     .returning('events_seq')
     .executeTakeFirstOrThrow();
   const event: RecordedEvent = { id: randomUUID(), type, created_at: at, account_id: accountId, sequence, data };
-  await trx.insertInto('events').values({ id: event.id, account_id: accountId, envelope_id: envelopeId, type, sequence, payload: JSON.stringify(event), created_at: at }).execute();
+  await trx
+    .insertInto('events')
+    .values({
+      id: event.id,
+      account_id: accountId,
+      envelope_id: envelopeId,
+      type,
+      sequence,
+      payload: JSON.stringify(event),
+      created_at: at,
+    })
+    .execute();
   // The webhook deliveries of the event, in the same transaction: a committed event is always queued.
-  await queueDeliveries(trx, { id: event.id, account_id: accountId, envelope_id: envelopeId, type, sequence, created_at: at });
-  await appendAudit(trx, { envelopeId, accountId, actorType: actor.type, actorId: actor.id ?? null, action: type, details: { event_id: event.id, ...(actor.details ?? {}) }, at });
+  await queueDeliveries(trx, {
+    id: event.id,
+    account_id: accountId,
+    envelope_id: envelopeId,
+    type,
+    sequence,
+    created_at: at,
+  });
+  await appendAudit(trx, {
+    envelopeId,
+    accountId,
+    actorType: actor.type,
+    actorId: actor.id ?? null,
+    action: type,
+    details: { event_id: event.id, ...(actor.details ?? {}) },
+    at,
+  });
   return event;
 }

@@ -21,7 +21,11 @@ export interface FilledValues {
  * filled. Sending such a value back unchanged is fine (a page that posts every field); a different value
  * is refused, naming every such field.
  */
-function assertReadOnlyKept(fields: readonly FieldsTable[], given: Readonly<Record<string, string | boolean>>, auto: (f: FieldsTable) => string | undefined): void {
+function assertReadOnlyKept(
+  fields: readonly FieldsTable[],
+  given: Readonly<Record<string, string | boolean>>,
+  auto: (f: FieldsTable) => string | undefined,
+): void {
   const errors: ErrorItem[] = [];
   for (const f of fields) {
     const value = given[f.id];
@@ -29,30 +33,63 @@ function assertReadOnlyKept(fields: readonly FieldsTable[], given: Readonly<Reco
     const name = f.label ?? `field ${f.id}`;
     const filled = auto(f);
     if (f.field_type === FIELD_TYPES.SIGNATURE) {
-      errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is a Signature field: it is signed with the act's signature, not given a value` });
+      errors.push({
+        path: `/fields/${f.id}`,
+        code: 'field_read_only',
+        message: `${name} is a Signature field: it is signed with the act's signature, not given a value`,
+      });
     } else if (f.field_type === FIELD_TYPES.INITIAL) {
-      errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is an Initials field: send your initials once, drawn or typed, as "initials", not as a field value` });
+      errors.push({
+        path: `/fields/${f.id}`,
+        code: 'field_read_only',
+        message: `${name} is an Initials field: send your initials once, drawn or typed, as "initials", not as a field value`,
+      });
     } else if (filled !== undefined) {
-      if (String(value) !== filled) errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} is filled by Mohar from your details ("${filled}") and cannot be set` });
+      if (String(value) !== filled) {
+        errors.push({
+          path: `/fields/${f.id}`,
+          code: 'field_read_only',
+          message: `${name} is filled by Mohar from your details ("${filled}") and cannot be set`,
+        });
+      }
     } else if (f.value !== null && f.editable !== 1 && String(value) !== f.value) {
-      errors.push({ path: `/fields/${f.id}`, code: 'field_read_only', message: `${name} was pre-assigned "${f.value}" by the sender and is not editable` });
+      errors.push({
+        path: `/fields/${f.id}`,
+        code: 'field_read_only',
+        message: `${name} was pre-assigned "${f.value}" by the sender and is not editable`,
+      });
     }
   }
   if (errors.length === 0) return;
-  const names = errors.map((e) => {
-    const f = fields.find((x) => `/fields/${x.id}` === e.path)!;
-    return `"${f.label ?? f.id}"`;
-  }).join(', ');
-  throw new MoharError('field_read_only', `${errors.length === 1 ? 'field' : 'fields'} ${names} cannot be changed: ${errors.map((e) => e.message).join('; ')}`, { errors });
+  const names = errors
+    .map((e) => {
+      const f = fields.find((x) => `/fields/${x.id}` === e.path)!;
+      return `"${f.label ?? f.id}"`;
+    })
+    .join(', ');
+  throw new MoharError(
+    'field_read_only',
+    `${errors.length === 1 ? 'field' : 'fields'} ${names} cannot be changed: ${errors.map((e) => e.message).join('; ')}`,
+    { errors },
+  );
 }
 
-export function fillValues(fields: readonly FieldsTable[], recipient: Pick<RecipientsTable, 'name' | 'email'>, given: Readonly<Record<string, string | boolean>>, today: string): FilledValues {
+export function fillValues(
+  fields: readonly FieldsTable[],
+  recipient: Pick<RecipientsTable, 'name' | 'email'>,
+  given: Readonly<Record<string, string | boolean>>,
+  today: string,
+): FilledValues {
   const errors: ErrorItem[] = [];
   // What Mohar fills from the signer's details; undefined for fields the signer fills.
   const auto = (f: FieldsTable) => detailValue(f.field_type, recipient, today);
   assertReadOnlyKept(fields, given, auto);
   const known = new Set(fields.map((f) => f.id));
-  for (const id of Object.keys(given)) if (!known.has(id)) errors.push({ path: `/fields/${id}`, code: 'unknown_field', message: `field ${id} is not one of yours` });
+  for (const id of Object.keys(given)) {
+    if (!known.has(id)) {
+      errors.push({ path: `/fields/${id}`, code: 'unknown_field', message: `field ${id} is not one of yours` });
+    }
+  }
   const pdf: Record<string, string | boolean> = {};
   const stored = new Map<string, string>();
   for (const f of fields) {
@@ -64,19 +101,53 @@ export function fillValues(fields: readonly FieldsTable[], recipient: Pick<Recip
     if (filled === undefined) {
       if (f.field_type === FIELD_TYPES.CHECKBOX) {
         filled = value === true || value === 'true';
-        if (value !== undefined && typeof value !== 'boolean' && value !== 'true' && value !== 'false') errors.push({ path: `/fields/${f.id}`, code: 'value_invalid', message: `${f.label ?? 'checkbox'}: true or false` });
+        if (value !== undefined && typeof value !== 'boolean' && value !== 'true' && value !== 'false') {
+          errors.push({
+            path: `/fields/${f.id}`,
+            code: 'value_invalid',
+            message: `${f.label ?? 'checkbox'}: true or false`,
+          });
+        }
       } else {
         if (typeof value === 'boolean') {
-          errors.push({ path: `/fields/${f.id}`, code: 'value_invalid', message: `${f.label ?? 'field'}: a text value is expected` });
+          errors.push({
+            path: `/fields/${f.id}`,
+            code: 'value_invalid',
+            message: `${f.label ?? 'field'}: a text value is expected`,
+          });
           continue;
         }
         if (value === undefined || value.trim() === '') {
-          if (f.required === 1) errors.push({ path: `/fields/${f.id}`, code: 'value_required', message: `${f.label ?? `field ${f.id}`} is required` });
+          if (f.required === 1) {
+            errors.push({
+              path: `/fields/${f.id}`,
+              code: 'value_required',
+              message: `${f.label ?? `field ${f.id}`} is required`,
+            });
+          }
           continue;
         }
-        if (f.field_type === FIELD_TYPES.NUMBER && !Number.isFinite(Number(value))) errors.push({ path: `/fields/${f.id}`, code: 'value_invalid', message: `${f.label ?? 'number'}: a number is expected` });
-        if (f.field_type === FIELD_TYPES.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(value)) errors.push({ path: `/fields/${f.id}`, code: 'value_invalid', message: `${f.label ?? 'date'}: a date as YYYY-MM-DD is expected` });
-        if (f.options !== null && !(JSON.parse(f.options) as string[]).includes(value)) errors.push({ path: `/fields/${f.id}`, code: 'value_invalid', message: `${f.label ?? 'choice'}: "${value}" is not an option` });
+        if (f.field_type === FIELD_TYPES.NUMBER && !Number.isFinite(Number(value))) {
+          errors.push({
+            path: `/fields/${f.id}`,
+            code: 'value_invalid',
+            message: `${f.label ?? 'number'}: a number is expected`,
+          });
+        }
+        if (f.field_type === FIELD_TYPES.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+          errors.push({
+            path: `/fields/${f.id}`,
+            code: 'value_invalid',
+            message: `${f.label ?? 'date'}: a date as YYYY-MM-DD is expected`,
+          });
+        }
+        if (f.options !== null && !(JSON.parse(f.options) as string[]).includes(value)) {
+          errors.push({
+            path: `/fields/${f.id}`,
+            code: 'value_invalid',
+            message: `${f.label ?? 'choice'}: "${value}" is not an option`,
+          });
+        }
         filled = value;
       }
     }
@@ -85,6 +156,12 @@ export function fillValues(fields: readonly FieldsTable[], recipient: Pick<Recip
     if (f.value === null || String(filled) !== f.value) pdf[name] = filled;
     stored.set(f.id, String(filled));
   }
-  if (errors.length > 0) throw new MoharError('invalid_field_values', `${errors.length} field value(s) missing or wrong: ${errors.map((e) => e.message).join('; ')}`, { errors });
+  if (errors.length > 0) {
+    throw new MoharError(
+      'invalid_field_values',
+      `${errors.length} field value(s) missing or wrong: ${errors.map((e) => e.message).join('; ')}`,
+      { errors },
+    );
+  }
   return { pdf, stored };
 }

@@ -15,7 +15,11 @@ import { iso } from '../time.js';
 export const KEPT_LINK_KINDS: readonly SigningLinkKind[] = ['mail', 'legacy_link'];
 
 /** The expiry of a kept link minted now: the envelope's expiry or the configured lifetime, whichever is first. */
-export function keptLinkExpiry(config: Pick<Config, 'signingLinkTtlDays'>, envelopeExpiresAt: string | null, now: Date): Date {
+export function keptLinkExpiry(
+  config: Pick<Config, 'signingLinkTtlDays'>,
+  envelopeExpiresAt: string | null,
+  now: Date,
+): Date {
   const longest = new Date(now.getTime() + config.signingLinkTtlDays * 86_400_000);
   if (envelopeExpiresAt === null) return longest;
   const envelopeEnd = new Date(envelopeExpiresAt);
@@ -23,7 +27,12 @@ export function keptLinkExpiry(config: Pick<Config, 'signingLinkTtlDays'>, envel
 }
 
 /** Revokes a recipient's live links (of the given kinds, or all); returns how many. */
-export async function revokeLinks(db: Kysely<Database>, recipientId: string, now: Date, kinds?: readonly SigningLinkKind[]): Promise<number> {
+export async function revokeLinks(
+  db: Kysely<Database>,
+  recipientId: string,
+  now: Date,
+  kinds?: readonly SigningLinkKind[],
+): Promise<number> {
   let update = db
     .updateTable('signing_sessions')
     .set({ revoked_at: iso(now) })

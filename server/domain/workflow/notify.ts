@@ -7,14 +7,26 @@
 import type { Kysely } from 'kysely';
 import type { Database, EnvelopesTable, RecipientsTable } from '../../storage/schema.js';
 import { queueMail, type MailAttachment } from '../../mail/outbox.js';
-import { completionMail, declinedMail, expiryWarningMail, invitationMail, reminderMail, voidedMail, yourTurnMail, type RecipientAction } from '../../mail/templates.js';
+import {
+  completionMail,
+  declinedMail,
+  expiryWarningMail,
+  invitationMail,
+  reminderMail,
+  voidedMail,
+  yourTurnMail,
+  type RecipientAction,
+} from '../../mail/templates.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { insertSession } from './sessions.js';
 import { keptLinkExpiry } from './link-lifetime.js';
 import { installationBox } from '../../seal/installation-box.js';
 
-type Envelope = Pick<EnvelopesTable, 'id' | 'account_id' | 'title' | 'message' | 'expires_at' | 'sent_at' | 'send_mail'>;
+type Envelope = Pick<
+  EnvelopesTable,
+  'id' | 'account_id' | 'title' | 'message' | 'expires_at' | 'sent_at' | 'send_mail'
+>;
 type Recipient = Pick<RecipientsTable, 'id' | 'name' | 'email' | 'role'>;
 
 /**
@@ -38,7 +50,13 @@ function actionOf(role: string): RecipientAction {
  * Invitation (first turn), your-turn (later turns), reminder or expiry-warning mail (automatic reminders,
  * auto-remind.ts; an outbox mail of kind reminder) with a personal signing link.
  */
-export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], kind: 'invitation' | 'your_turn' | 'reminder' | 'expiry_warning'): Promise<void> {
+export async function mailTurn(
+  trx: Kysely<Database>,
+  ctx: Context,
+  envelope: Envelope,
+  recipients: readonly Recipient[],
+  kind: 'invitation' | 'your_turn' | 'reminder' | 'expiry_warning',
+): Promise<void> {
   if (recipients.length === 0 || !mailsRecipients(envelope)) return;
   const now = ctx.now();
   const sender = await senderName(trx, envelope.account_id);
@@ -46,36 +64,117 @@ export async function mailTurn(trx: Kysely<Database>, ctx: Context, envelope: En
   const sealWith = await installationBox(ctx.config);
   const expiresAt = keptLinkExpiry(ctx.config, envelope.expires_at, now);
   for (const r of recipients) {
-    const signingUrl = await insertSession(trx, ctx.config.baseUrl, { envelopeId: envelope.id, recipientId: r.id, mode: 'email', origin: null, returnUrl: null, expiresAt, now, kind: 'mail' });
+    const signingUrl = await insertSession(trx, ctx.config.baseUrl, {
+      envelopeId: envelope.id,
+      recipientId: r.id,
+      mode: 'email',
+      origin: null,
+      returnUrl: null,
+      expiresAt,
+      now,
+      kind: 'mail',
+    });
     // "The link works until": the link's own expiry (MOHAR_SIGNING_LINK_TTL_DAYS may end it before the envelope).
-    const data = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, signingUrl, action: actionOf(r.role), message: envelope.message, expiresAt: iso(expiresAt) };
+    const data = {
+      envelopeTitle: envelope.title,
+      recipientName: r.name,
+      senderName: sender,
+      signingUrl,
+      action: actionOf(r.role),
+      message: envelope.message,
+      expiresAt: iso(expiresAt),
+    };
     const content =
-      kind === 'invitation' ? invitationMail(data)
-      : kind === 'your_turn' ? yourTurnMail(data)
-      : kind === 'expiry_warning' && envelope.expires_at ? expiryWarningMail({ ...data, sentAt: envelope.sent_at, envelopeExpiresAt: envelope.expires_at })
-      : reminderMail({ ...data, sentAt: envelope.sent_at });
+      kind === 'invitation'
+        ? invitationMail(data)
+        : kind === 'your_turn'
+          ? yourTurnMail(data)
+          : kind === 'expiry_warning' && envelope.expires_at
+            ? expiryWarningMail({ ...data, sentAt: envelope.sent_at, envelopeExpiresAt: envelope.expires_at })
+            : reminderMail({ ...data, sentAt: envelope.sent_at });
     const mailKind = kind === 'expiry_warning' ? 'reminder' : kind;
-    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind: mailKind, envelopeId: envelope.id, recipientId: r.id, sealWith, ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }) }, now);
+    await queueMail(
+      trx,
+      {
+        accountId: envelope.account_id,
+        to: r.email,
+        toName: r.name,
+        ...content,
+        kind: mailKind,
+        envelopeId: envelope.id,
+        recipientId: r.id,
+        sealWith,
+        ...(kind === 'reminder' ? {} : { dedupeKey: `${kind}:${r.id}` }),
+      },
+      now,
+    );
   }
 }
 
 /** The completed documents, attached, to every recipient including cc. */
-export async function mailCompletion(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], attachments: readonly MailAttachment[]): Promise<void> {
+export async function mailCompletion(
+  trx: Kysely<Database>,
+  ctx: Context,
+  envelope: Envelope,
+  recipients: readonly Recipient[],
+  attachments: readonly MailAttachment[],
+): Promise<void> {
   if (!mailsRecipients(envelope)) return;
   const sender = await senderName(trx, envelope.account_id);
   for (const r of recipients) {
-    const content = completionMail({ envelopeTitle: envelope.title, recipientName: r.name, senderName: sender, attachmentNames: attachments.map((a) => a.filename) });
-    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind: 'completion', envelopeId: envelope.id, recipientId: r.id, attachments, dedupeKey: `completion:${r.id}` }, ctx.now());
+    const content = completionMail({
+      envelopeTitle: envelope.title,
+      recipientName: r.name,
+      senderName: sender,
+      attachmentNames: attachments.map((a) => a.filename),
+    });
+    await queueMail(
+      trx,
+      {
+        accountId: envelope.account_id,
+        to: r.email,
+        toName: r.name,
+        ...content,
+        kind: 'completion',
+        envelopeId: envelope.id,
+        recipientId: r.id,
+        attachments,
+        dedupeKey: `completion:${r.id}`,
+      },
+      ctx.now(),
+    );
   }
 }
 
 /** A decline or a void, told to everyone else on the envelope. */
-export async function mailStopped(trx: Kysely<Database>, ctx: Context, envelope: Envelope, recipients: readonly Recipient[], how: { kind: 'declined'; by: string; reason: string } | { kind: 'voided'; reason: string }): Promise<void> {
+export async function mailStopped(
+  trx: Kysely<Database>,
+  ctx: Context,
+  envelope: Envelope,
+  recipients: readonly Recipient[],
+  how: { kind: 'declined'; by: string; reason: string } | { kind: 'voided'; reason: string },
+): Promise<void> {
   if (!mailsRecipients(envelope)) return;
   const sender = await senderName(trx, envelope.account_id);
   for (const r of recipients) {
     const base = { envelopeTitle: envelope.title, recipientName: r.name, senderName: sender };
-    const content = how.kind === 'declined' ? declinedMail({ ...base, declinedBy: how.by, reason: how.reason }) : voidedMail({ ...base, reason: how.reason });
-    await queueMail(trx, { accountId: envelope.account_id, to: r.email, toName: r.name, ...content, kind: how.kind, envelopeId: envelope.id, recipientId: r.id, dedupeKey: `${how.kind}:${r.id}` }, ctx.now());
+    const content =
+      how.kind === 'declined'
+        ? declinedMail({ ...base, declinedBy: how.by, reason: how.reason })
+        : voidedMail({ ...base, reason: how.reason });
+    await queueMail(
+      trx,
+      {
+        accountId: envelope.account_id,
+        to: r.email,
+        toName: r.name,
+        ...content,
+        kind: how.kind,
+        envelopeId: envelope.id,
+        recipientId: r.id,
+        dedupeKey: `${how.kind}:${r.id}`,
+      },
+      ctx.now(),
+    );
   }
 }

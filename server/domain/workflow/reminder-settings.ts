@@ -29,10 +29,23 @@ export function checkReminderSettings(input: Partial<ReminderSettings>, path: st
   const settings = { ...NO_REMINDERS, ...input };
   const errors = MEMBERS.flatMap((member) => {
     const value = settings[member];
-    return value === null || (Number.isInteger(value) && value >= 1 && value <= MAX_REMINDER_DAYS) ? [] : [{ path: `${path}/${member}`, message: `must be a whole number of days from 1 to ${MAX_REMINDER_DAYS}, or null` }];
+    return value === null || (Number.isInteger(value) && value >= 1 && value <= MAX_REMINDER_DAYS)
+      ? []
+      : [
+          {
+            path: `${path}/${member}`,
+            message: `must be a whole number of days from 1 to ${MAX_REMINDER_DAYS}, or null`,
+          },
+        ];
   });
-  if (errors.length > 0) throw new MoharError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
-  return { first_after_days: settings.first_after_days, every_days: settings.every_days, expiry_warning_days: settings.expiry_warning_days };
+  if (errors.length > 0) {
+    throw new MoharError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
+  }
+  return {
+    first_after_days: settings.first_after_days,
+    every_days: settings.every_days,
+    expiry_warning_days: settings.expiry_warning_days,
+  };
 }
 
 /** Stored JSON (envelopes.reminders, accounts.settings.reminders) as settings; null when absent or not an object. */
@@ -41,7 +54,11 @@ export function parseReminderSettings(stored: unknown): ReminderSettings | null 
   if (value === null || typeof value !== 'object') return null;
   const raw = value as Record<string, unknown>;
   const day = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : null);
-  return { first_after_days: day(raw.first_after_days), every_days: day(raw.every_days), expiry_warning_days: day(raw.expiry_warning_days) };
+  return {
+    first_after_days: day(raw.first_after_days),
+    every_days: day(raw.every_days),
+    expiry_warning_days: day(raw.expiry_warning_days),
+  };
 }
 
 /** The account's defaults; all null when never set. */
@@ -51,12 +68,24 @@ export async function readAccountReminders(db: Kysely<Database>, accountId: stri
 }
 
 /** Replaces the account's defaults (the other account settings are kept). */
-export async function writeAccountReminders(db: Kysely<Database>, accountId: string, input: ReminderSettings): Promise<ReminderSettings> {
+export async function writeAccountReminders(
+  db: Kysely<Database>,
+  accountId: string,
+  input: ReminderSettings,
+): Promise<ReminderSettings> {
   const settings = checkReminderSettings(input, '');
   await db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('accounts').select('settings').where('id', '=', accountId).executeTakeFirstOrThrow();
+    const row = await trx
+      .selectFrom('accounts')
+      .select('settings')
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     const merged = { ...(JSON.parse(row.settings) as object), reminders: settings };
-    await trx.updateTable('accounts').set({ settings: JSON.stringify(merged) }).where('id', '=', accountId).execute();
+    await trx
+      .updateTable('accounts')
+      .set({ settings: JSON.stringify(merged) })
+      .where('id', '=', accountId)
+      .execute();
   });
   return settings;
 }

@@ -16,7 +16,9 @@ export type { RevisionPolicy } from '../../../pdf/index.js';
 export function assertOwnRevision(act: string, prior: Uint8Array, next: Uint8Array, policy: RevisionPolicy): void {
   const judgement = judgeAppendedRevision(prior, next, policy);
   if (!judgement.accepted) {
-    throw new Error(`internal error: the ${act} revision Mohar built changes more than that act may (${judgement.problem ?? 'refused'}); nothing was stored`);
+    throw new Error(
+      `internal error: the ${act} revision Mohar built changes more than that act may (${judgement.problem ?? 'refused'}); nothing was stored`,
+    );
   }
 }
 
@@ -24,9 +26,17 @@ export function assertOwnRevision(act: string, prior: Uint8Array, next: Uint8Arr
  * assertOwnRevision in the PDF worker pool (pdf-tasks.ts judgeRevision): the judge parses both files, which
  * for a large or hostile original is CPU work the event loop should not do.
  */
-export async function assertOwnRevisionOffLoop(pdf: PdfInspector, act: string, prior: Uint8Array, next: Uint8Array, policy: RevisionPolicy): Promise<void> {
+export async function assertOwnRevisionOffLoop(
+  pdf: PdfInspector,
+  act: string,
+  prior: Uint8Array,
+  next: Uint8Array,
+  policy: RevisionPolicy,
+): Promise<void> {
   const judgement = await pdf.run('judgeRevision', { prior, next, policy });
   if (!judgement.accepted) {
-    throw new Error(`internal error: the ${act} revision Mohar built changes more than that act may (${judgement.problem ?? 'refused'}); nothing was stored`);
+    throw new Error(
+      `internal error: the ${act} revision Mohar built changes more than that act may (${judgement.problem ?? 'refused'}); nothing was stored`,
+    );
   }
 }

@@ -23,17 +23,42 @@ export interface Revoker {
   readonly id: string | null;
 }
 
-export async function revokeRecipientLinks(ctx: Context, accountId: string, envelopeId: string, recipientId: string, by: Revoker): Promise<RevokeLinksResult> {
+export async function revokeRecipientLinks(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  recipientId: string,
+  by: Revoker,
+): Promise<RevokeLinksResult> {
   const now = ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
     const envelope = await findEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
-    const recipient = await trx.selectFrom('recipients').select('id').where('id', '=', recipientId).where('envelope_id', '=', envelopeId).executeTakeFirst();
-    if (!recipient) throw new MoharError('recipient_not_found', `recipient ${recipientId} is not on envelope ${envelopeId}`);
+    const recipient = await trx
+      .selectFrom('recipients')
+      .select('id')
+      .where('id', '=', recipientId)
+      .where('envelope_id', '=', envelopeId)
+      .executeTakeFirst();
+    if (!recipient) {
+      throw new MoharError('recipient_not_found', `recipient ${recipientId} is not on envelope ${envelopeId}`);
+    }
     if (envelope.status !== 'sent') {
-      throw new MoharError('envelope_not_in_progress', `only the links of an envelope in progress can be revoked; this one is ${envelope.status}`, { extra: { envelope_status: envelope.status } });
+      throw new MoharError(
+        'envelope_not_in_progress',
+        `only the links of an envelope in progress can be revoked; this one is ${envelope.status}`,
+        { extra: { envelope_status: envelope.status } },
+      );
     }
     const revoked = await revokeLinks(trx, recipientId, now);
-    await appendAudit(trx, { envelopeId, accountId, actorType: by.type, actorId: by.id, action: 'recipient.links_revoked', details: { recipient_id: recipientId, revoked }, at: iso(now) });
+    await appendAudit(trx, {
+      envelopeId,
+      accountId,
+      actorType: by.type,
+      actorId: by.id,
+      action: 'recipient.links_revoked',
+      details: { recipient_id: recipientId, revoked },
+      at: iso(now),
+    });
     return { envelope_id: envelopeId, recipient_id: recipientId, revoked };
   });
 }

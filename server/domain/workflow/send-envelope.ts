@@ -2,7 +2,8 @@
  * POST /envelopes/{id}/send: checks the draft, turns every document's field layout into real AcroForm
  * fields (one incremental revision over the uploaded bytes, which stay its prefix), certifies the result
  * (a second revision), both in certify-document.ts, and starts routing.
- * The PDF work happens before the transaction, in the worker pool; the transaction re-checks the draft and switches state.
+ * The PDF work happens before the transaction, in the worker pool; the transaction re-checks the draft and switches
+ * state.
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { FormFieldLayout } from '../../../pdf/index.js';
@@ -39,19 +40,37 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
   const envelope = await findDraftEnvelope(ctx, accountId, envelopeId);
   const [recipients, documents, fields] = await Promise.all([
     ctx.db.selectFrom('recipients').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
-    ctx.db.selectFrom('envelope_documents').innerJoin('documents', 'documents.id', 'envelope_documents.document_id').select(['documents.id', 'documents.sha256']).where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    ctx.db
+      .selectFrom('envelope_documents')
+      .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+      .select(['documents.id', 'documents.sha256'])
+      .where('envelope_id', '=', envelopeId)
+      .orderBy('position')
+      .execute(),
     ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
   ]);
 
   const problems: ErrorItem[] = [];
   if (documents.length === 0) problems.push({ path: '/documents', code: 'no_document', message: 'attach a PDF first' });
-  if (!recipients.some(isActor)) problems.push({ path: '/recipients', code: 'no_actor', message: 'add at least one signer, reviewer or approver' });
+  if (!recipients.some(isActor)) {
+    problems.push({ path: '/recipients', code: 'no_actor', message: 'add at least one signer, reviewer or approver' });
+  }
   for (const r of recipients.filter((x) => x.role === 'signer')) {
     if (!fields.some((f) => f.recipient_id === r.id && f.field_type === FIELD_TYPES.SIGNATURE)) {
-      problems.push({ path: '/fields', code: 'signature_field_missing', message: `signer ${r.name} <${r.email}> has no Signature field (field_type 1)` });
+      problems.push({
+        path: '/fields',
+        code: 'signature_field_missing',
+        message: `signer ${r.name} <${r.email}> has no Signature field (field_type 1)`,
+      });
     }
   }
-  if (problems.length > 0) throw new MoharError('envelope_incomplete', `the envelope cannot be sent: ${problems.map((p) => p.message).join('; ')}`, { errors: problems });
+  if (problems.length > 0) {
+    throw new MoharError(
+      'envelope_incomplete',
+      `the envelope cannot be sent: ${problems.map((p) => p.message).join('; ')}`,
+      { errors: problems },
+    );
+  }
   assertAadhaarAvailable(ctx.config, recipients, (index) => `/recipients/${index}/signature_method`, envelope.mode);
   checkDscLimits({ recipients, documentCount: documents.length });
 
@@ -81,47 +100,137 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
       sha256: await storeRevision(ctx, bytes),
       size: bytes.length,
       changed: layout.length > 0,
-      certified: certification.certified ? { sha256: await storeRevision(ctx, certification.bytes), size: certification.bytes.length } : null,
+      certified: certification.certified
+        ? { sha256: await storeRevision(ctx, certification.bytes), size: certification.bytes.length }
+        : null,
       skipped: certification.certified ? null : certification.skipped,
     });
   }
 
   const at = iso(now);
   await ctx.db.transaction().execute(async (trx) => {
-    const moved = await trx.updateTable('envelopes')
-      .set({ status: 'sent', sent_at: at, updated_at: at, expires_at: envelope.expire_in_days === null ? null : iso(new Date(now.getTime() + envelope.expire_in_days * 86_400_000)) })
-      .where('id', '=', envelopeId).where('status', '=', 'draft').executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) throw new MoharError('envelope_not_draft', 'the envelope was sent or changed meanwhile');
-    for (const p of prepared) {
-      await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: 1, sha256: p.originalSha, size: p.originalSize, act: 'uploaded', recipient_id: null, created_at: at }).execute();
-      let seq = 1;
-      if (p.changed) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: ++seq, sha256: p.sha256, size: p.size, act: 'prepared', recipient_id: null, created_at: at }).execute();
-      if (p.certified) await trx.insertInto('document_revisions').values({ envelope_id: envelopeId, document_id: p.documentId, seq: ++seq, sha256: p.certified.sha256, size: p.certified.size, act: 'certified', recipient_id: null, created_at: at }).execute();
-      await trx.updateTable('envelope_documents')
-        .set({ current_sha256: p.certified?.sha256 ?? p.sha256, certified: p.certified ? 1 : 0, certification_skipped: p.skipped })
-        .where('envelope_id', '=', envelopeId).where('document_id', '=', p.documentId).execute();
+    const moved = await trx
+      .updateTable('envelopes')
+      .set({
+        status: 'sent',
+        sent_at: at,
+        updated_at: at,
+        expires_at:
+          envelope.expire_in_days === null ? null : iso(new Date(now.getTime() + envelope.expire_in_days * 86_400_000)),
+      })
+      .where('id', '=', envelopeId)
+      .where('status', '=', 'draft')
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) {
+      throw new MoharError('envelope_not_draft', 'the envelope was sent or changed meanwhile');
     }
-    const turn = new Set(currentTurn(recipients.map((r) => ({ ...r, status: 'waiting' })), envelope.routing_order));
+    for (const p of prepared) {
+      await trx
+        .insertInto('document_revisions')
+        .values({
+          envelope_id: envelopeId,
+          document_id: p.documentId,
+          seq: 1,
+          sha256: p.originalSha,
+          size: p.originalSize,
+          act: 'uploaded',
+          recipient_id: null,
+          created_at: at,
+        })
+        .execute();
+      let seq = 1;
+      if (p.changed) {
+        await trx
+          .insertInto('document_revisions')
+          .values({
+            envelope_id: envelopeId,
+            document_id: p.documentId,
+            seq: ++seq,
+            sha256: p.sha256,
+            size: p.size,
+            act: 'prepared',
+            recipient_id: null,
+            created_at: at,
+          })
+          .execute();
+      }
+      if (p.certified) {
+        await trx
+          .insertInto('document_revisions')
+          .values({
+            envelope_id: envelopeId,
+            document_id: p.documentId,
+            seq: ++seq,
+            sha256: p.certified.sha256,
+            size: p.certified.size,
+            act: 'certified',
+            recipient_id: null,
+            created_at: at,
+          })
+          .execute();
+      }
+      await trx
+        .updateTable('envelope_documents')
+        .set({
+          current_sha256: p.certified?.sha256 ?? p.sha256,
+          certified: p.certified ? 1 : 0,
+          certification_skipped: p.skipped,
+        })
+        .where('envelope_id', '=', envelopeId)
+        .where('document_id', '=', p.documentId)
+        .execute();
+    }
+    const turn = new Set(
+      currentTurn(
+        recipients.map((r) => ({ ...r, status: 'waiting' })),
+        envelope.routing_order,
+      ),
+    );
     for (const r of recipients) {
-      await trx.updateTable('recipients').set({ status: turn.has(r.id) ? 'active' : 'waiting' }).where('id', '=', r.id).execute();
+      await trx
+        .updateTable('recipients')
+        .set({ status: turn.has(r.id) ? 'active' : 'waiting' })
+        .where('id', '=', r.id)
+        .execute();
     }
     const sent = await trx.selectFrom('envelopes').selectAll().where('id', '=', envelopeId).executeTakeFirstOrThrow();
-    await mailTurn(trx, ctx, sent, recipients.filter((r) => turn.has(r.id)), 'invitation');
+    await mailTurn(
+      trx,
+      ctx,
+      sent,
+      recipients.filter((r) => turn.has(r.id)),
+      'invitation',
+    );
     if (sent.expires_at) {
-      await enqueueJob(trx, { kind: EXPIRE_JOB, payload: { envelope_id: envelopeId }, runAt: new Date(sent.expires_at), dedupeKey: `expire:${envelopeId}`, accountId, now });
+      await enqueueJob(trx, {
+        kind: EXPIRE_JOB,
+        payload: { envelope_id: envelopeId },
+        runAt: new Date(sent.expires_at),
+        dedupeKey: `expire:${envelopeId}`,
+        accountId,
+        now,
+      });
     }
-    await recordEvent(trx, accountId, envelopeId, 'envelope.sent', { envelope: envelopeSummary({ ...envelope, status: 'sent' }) }, at, {
-      type: 'api_key',
-      details: {
-        documents: prepared.map((p) => ({
-          document_id: p.documentId,
-          uploaded_sha256: p.originalSha,
-          prepared_sha256: p.sha256,
-          certified: p.certified !== null,
-          ...(p.certified ? { certified_sha256: p.certified.sha256 } : { certification_skipped: p.skipped }),
-        })),
+    await recordEvent(
+      trx,
+      accountId,
+      envelopeId,
+      'envelope.sent',
+      { envelope: envelopeSummary({ ...envelope, status: 'sent' }) },
+      at,
+      {
+        type: 'api_key',
+        details: {
+          documents: prepared.map((p) => ({
+            document_id: p.documentId,
+            uploaded_sha256: p.originalSha,
+            prepared_sha256: p.sha256,
+            certified: p.certified !== null,
+            ...(p.certified ? { certified_sha256: p.certified.sha256 } : { certification_skipped: p.skipped }),
+          })),
+        },
       },
-    });
+    );
   });
   return envelopeStatus(ctx, accountId, envelopeId);
 }

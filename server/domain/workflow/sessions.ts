@@ -17,12 +17,26 @@ import { ACTIVE_STATUSES } from './routing.js';
 import { FINISHED_ENVELOPE_STATUSES } from './states.js';
 
 /** A recipient in one of these has acted: their links are used up. */
-const USED_RECIPIENT_STATUSES: ReadonlySet<string> = new Set(['signed', 'approved', 'reviewed', 'declined', 'completed']);
+const USED_RECIPIENT_STATUSES: ReadonlySet<string> = new Set([
+  'signed',
+  'approved',
+  'reviewed',
+  'declined',
+  'completed',
+]);
 
 export const SESSION_SECONDS = 15 * 60;
 
-/** How a signer acting through a link of this kind was reached: recorded with every act (its audit row, the certificate). */
-export const REACHED_BY: Readonly<Record<SigningLinkKind, string>> = { mail: 'mail_link', session: 'signing_session', legacy_link: 'legacy_link', sandbox: 'sandbox_link' };
+/**
+ * How a signer acting through a link of this kind was reached: recorded with every act (its audit row, the
+ * certificate).
+ */
+export const REACHED_BY: Readonly<Record<SigningLinkKind, string>> = {
+  mail: 'mail_link',
+  session: 'signing_session',
+  legacy_link: 'legacy_link',
+  sandbox: 'sandbox_link',
+};
 
 /** Who made a link: the API key or console user that asked for it, or Mohar itself (mails). */
 export interface LinkCreator {
@@ -64,34 +78,73 @@ export function normalizeOrigin(value: string): string | undefined {
  * data:) in the page's origin; an embedded session's stays on its own (allowed) origin.
  */
 function checkReturnUrl(value: string, origin: string | null): string {
-  const refuse = (message: string) => new MoharError('validation_failed', `return_url ${message}`, { errors: [{ path: '/return_url', message }] });
+  const refuse = (message: string) =>
+    new MoharError('validation_failed', `return_url ${message}`, { errors: [{ path: '/return_url', message }] });
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw refuse('must be an http(s) URL');
   if (origin !== null && url.origin !== origin) throw refuse(`must be on the session origin ${origin}`);
   return value;
 }
 
-export async function createSigningSession(ctx: Context, accountId: string, envelopeId: string, input: SessionRequest, by: LinkCreator = BY_MOHAR): Promise<SessionView> {
+export async function createSigningSession(
+  ctx: Context,
+  accountId: string,
+  envelopeId: string,
+  input: SessionRequest,
+  by: LinkCreator = BY_MOHAR,
+): Promise<SessionView> {
   const envelope = await findEnvelope(ctx, accountId, envelopeId);
-  const recipient = await ctx.db.selectFrom('recipients').selectAll().where('id', '=', input.recipient_id).where('envelope_id', '=', envelopeId).executeTakeFirst();
-  if (!recipient) throw new MoharError('recipient_not_found', `recipient ${input.recipient_id} is not on envelope ${envelopeId}`);
+  const recipient = await ctx.db
+    .selectFrom('recipients')
+    .selectAll()
+    .where('id', '=', input.recipient_id)
+    .where('envelope_id', '=', envelopeId)
+    .executeTakeFirst();
+  if (!recipient) {
+    throw new MoharError('recipient_not_found', `recipient ${input.recipient_id} is not on envelope ${envelopeId}`);
+  }
   if (envelope.status !== 'sent' || !ACTIVE_STATUSES.has(recipient.status)) {
-    throw new MoharError('recipient_not_active', `recipient ${recipient.name} cannot act now (envelope ${envelope.status}, recipient ${recipient.status})`, { extra: { envelope_status: envelope.status, recipient_status: recipient.status } });
+    throw new MoharError(
+      'recipient_not_active',
+      `recipient ${recipient.name} cannot act now (envelope ${envelope.status}, recipient ${recipient.status})`,
+      { extra: { envelope_status: envelope.status, recipient_status: recipient.status } },
+    );
   }
   const mode = input.mode ?? 'embedded';
   let origin: string | null = null;
   if (mode === 'embedded') {
-    if (!input.origin) throw new MoharError('validation_failed', 'origin is required in embedded mode', { errors: [{ path: '/origin', message: 'required when mode is embedded' }] });
+    if (!input.origin) {
+      throw new MoharError('validation_failed', 'origin is required in embedded mode', {
+        errors: [{ path: '/origin', message: 'required when mode is embedded' }],
+      });
+    }
     origin = normalizeOrigin(input.origin) ?? null;
-    if (!origin) throw new MoharError('validation_failed', 'origin must be scheme://host[:port]', { errors: [{ path: '/origin', message: 'not an origin' }] });
+    if (!origin) {
+      throw new MoharError('validation_failed', 'origin must be scheme://host[:port]', {
+        errors: [{ path: '/origin', message: 'not an origin' }],
+      });
+    }
     if (!(await allowedOrigins(ctx, accountId)).includes(origin)) {
-      throw new MoharError('origin_not_allowed', `${origin} is not an allowed origin of this account (PUT ${LEGACY_BASE}/account/settings/)`);
+      throw new MoharError(
+        'origin_not_allowed',
+        `${origin} is not an allowed origin of this account (PUT ${LEGACY_BASE}/account/settings/)`,
+      );
     }
   }
   const returnUrl = input.return_url === undefined ? null : checkReturnUrl(input.return_url, origin);
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + SESSION_SECONDS * 1000);
-  const url = await insertSession(ctx.db, ctx.config.baseUrl, { envelopeId, recipientId: recipient.id, mode, origin, returnUrl, expiresAt, now, kind: 'session', by });
+  const url = await insertSession(ctx.db, ctx.config.baseUrl, {
+    envelopeId,
+    recipientId: recipient.id,
+    mode,
+    origin,
+    returnUrl,
+    expiresAt,
+    now,
+    kind: 'session',
+    by,
+  });
   return { signing_url: url, expires_at: iso(expiresAt), recipient_id: recipient.id, mode, origin };
 }
 
@@ -104,7 +157,17 @@ export async function createSigningSession(ctx: Context, accountId: string, enve
 export async function insertSession(
   db: Kysely<Database>,
   baseUrl: string,
-  s: { envelopeId: string; recipientId: string; mode: string; origin: string | null; returnUrl: string | null; expiresAt: Date; now: Date; kind?: SigningLinkKind; by?: LinkCreator },
+  s: {
+    envelopeId: string;
+    recipientId: string;
+    mode: string;
+    origin: string | null;
+    returnUrl: string | null;
+    expiresAt: Date;
+    now: Date;
+    kind?: SigningLinkKind;
+    by?: LinkCreator;
+  },
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const kind = s.kind ?? 'session';
@@ -113,14 +176,30 @@ export async function insertSession(
     if (KEPT_LINK_KINDS.includes(kind)) await revokeLinks(trx, s.recipientId, s.now, KEPT_LINK_KINDS);
     await trx
       .insertInto('signing_sessions')
-      .values({ token_hash: hashSessionToken(token), envelope_id: s.envelopeId, recipient_id: s.recipientId, mode: s.mode, origin: s.origin, return_url: s.returnUrl, expires_at: iso(s.expiresAt), created_at: iso(s.now), kind })
+      .values({
+        token_hash: hashSessionToken(token),
+        envelope_id: s.envelopeId,
+        recipient_id: s.recipientId,
+        mode: s.mode,
+        origin: s.origin,
+        return_url: s.returnUrl,
+        expires_at: iso(s.expiresAt),
+        created_at: iso(s.now),
+        kind,
+      })
       .execute();
     await appendAudit(trx, {
       envelopeId: s.envelopeId,
       actorType: by.type,
       actorId: by.id,
       action: kind === 'session' ? 'signing_session.created' : 'signing_link.created',
-      details: { recipient_id: s.recipientId, reached_by: REACHED_BY[kind], mode: s.mode, origin: s.origin, expires_at: iso(s.expiresAt) },
+      details: {
+        recipient_id: s.recipientId,
+        reached_by: REACHED_BY[kind],
+        mode: s.mode,
+        origin: s.origin,
+        expires_at: iso(s.expiresAt),
+      },
       at: s.now,
     });
   };
@@ -151,32 +230,70 @@ export interface ResolvedSession {
  * Links are not deleted when someone acts: these checks end them, and the signing page can say why.
  * `purpose: 'download'` (the recipient's copy of the final documents) also accepts used links and a completed envelope.
  */
-export async function resolveSession(ctx: Context, token: string, purpose: 'act' | 'download' = 'act'): Promise<ResolvedSession> {
+export async function resolveSession(
+  ctx: Context,
+  token: string,
+  purpose: 'act' | 'download' = 'act',
+): Promise<ResolvedSession> {
   const row = await ctx.db
     .selectFrom('signing_sessions')
     .innerJoin('envelopes', 'envelopes.id', 'signing_sessions.envelope_id')
     .innerJoin('recipients', 'recipients.id', 'signing_sessions.recipient_id')
-    .select(['signing_sessions.token_hash', 'signing_sessions.envelope_id', 'signing_sessions.recipient_id', 'signing_sessions.mode', 'signing_sessions.origin', 'signing_sessions.return_url', 'signing_sessions.expires_at', 'signing_sessions.revoked_at', 'signing_sessions.kind', 'envelopes.account_id', 'envelopes.status as envelope_status', 'recipients.status as recipient_status'])
+    .select([
+      'signing_sessions.token_hash',
+      'signing_sessions.envelope_id',
+      'signing_sessions.recipient_id',
+      'signing_sessions.mode',
+      'signing_sessions.origin',
+      'signing_sessions.return_url',
+      'signing_sessions.expires_at',
+      'signing_sessions.revoked_at',
+      'signing_sessions.kind',
+      'envelopes.account_id',
+      'envelopes.status as envelope_status',
+      'recipients.status as recipient_status',
+    ])
     .where('signing_sessions.token_hash', '=', hashSessionToken(token))
     .executeTakeFirst();
   if (!row || row.expires_at <= iso(ctx.now())) {
     throw new MoharError('signing_session_expired', 'this signing link has expired; ask the sender for a new one');
   }
   if (row.revoked_at) {
-    throw new MoharError('signing_link_revoked', 'this signing link is no longer valid: a newer link was sent, or the sender withdrew it; use the most recent one or ask the sender');
+    throw new MoharError(
+      'signing_link_revoked',
+      'this signing link is no longer valid: a newer link was sent, or the sender withdrew it; use the most recent one or ask the sender',
+    );
   }
   const download = purpose === 'download';
   if (FINISHED_ENVELOPE_STATUSES.has(row.envelope_status) && !(download && row.envelope_status === 'completed')) {
-    throw new MoharError('envelope_closed', `the envelope is ${row.envelope_status}: nobody can act on it any more`, { extra: { envelope_status: row.envelope_status } });
+    throw new MoharError('envelope_closed', `the envelope is ${row.envelope_status}: nobody can act on it any more`, {
+      extra: { envelope_status: row.envelope_status },
+    });
   }
   if (USED_RECIPIENT_STATUSES.has(row.recipient_status) && !download) {
-    throw new MoharError('signing_link_used', `you have already acted on this envelope (${row.recipient_status})`, { extra: { recipient_status: row.recipient_status } });
+    throw new MoharError('signing_link_used', `you have already acted on this envelope (${row.recipient_status})`, {
+      extra: { recipient_status: row.recipient_status },
+    });
   }
-  return { tokenHash: row.token_hash, envelopeId: row.envelope_id, recipientId: row.recipient_id, accountId: row.account_id, mode: row.mode, origin: row.origin, returnUrl: row.return_url, expiresAt: row.expires_at, reachedBy: REACHED_BY[row.kind ?? 'session'] };
+  return {
+    tokenHash: row.token_hash,
+    envelopeId: row.envelope_id,
+    recipientId: row.recipient_id,
+    accountId: row.account_id,
+    mode: row.mode,
+    origin: row.origin,
+    returnUrl: row.return_url,
+    expiresAt: row.expires_at,
+    reachedBy: REACHED_BY[row.kind ?? 'session'],
+  };
 }
 
 /** The origin allowed to frame the signing page of this token (embedded sessions), whatever the session's state. */
 export async function embeddingOrigin(ctx: Context, token: string): Promise<string | null> {
-  const row = await ctx.db.selectFrom('signing_sessions').select(['mode', 'origin']).where('token_hash', '=', hashSessionToken(token)).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('signing_sessions')
+    .select(['mode', 'origin'])
+    .where('token_hash', '=', hashSessionToken(token))
+    .executeTakeFirst();
   return row?.mode === 'embedded' ? row.origin : null;
 }

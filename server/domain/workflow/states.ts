@@ -6,14 +6,38 @@ import type { EnvelopeStatus, RecipientStatus } from '../../storage/schema.js';
 
 export type { EnvelopeStatus, RecipientStatus };
 
-export const ENVELOPE_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided', 'expired'] as const satisfies readonly EnvelopeStatus[];
+export const ENVELOPE_STATUSES = [
+  'draft',
+  'sent',
+  'completed',
+  'declined',
+  'voided',
+  'expired',
+] as const satisfies readonly EnvelopeStatus[];
 
 /** Nobody acts on an envelope in one of these any more. */
-export const FINISHED_ENVELOPE_STATUSES: ReadonlySet<EnvelopeStatus> = new Set<EnvelopeStatus>(['completed', 'declined', 'voided', 'expired']);
+export const FINISHED_ENVELOPE_STATUSES: ReadonlySet<EnvelopeStatus> = new Set<EnvelopeStatus>([
+  'completed',
+  'declined',
+  'voided',
+  'expired',
+]);
 
-export const RECIPIENT_STATUSES = ['created', 'waiting', 'active', 'viewed', 'signed', 'approved', 'reviewed', 'declined', 'completed'] as const satisfies readonly RecipientStatus[];
+export const RECIPIENT_STATUSES = [
+  'created',
+  'waiting',
+  'active',
+  'viewed',
+  'signed',
+  'approved',
+  'reviewed',
+  'declined',
+  'completed',
+] as const satisfies readonly RecipientStatus[];
 
 /** Every member of each union is listed (a new state must be added to its list, and its list's readers). */
-type Unlisted = Exclude<EnvelopeStatus, (typeof ENVELOPE_STATUSES)[number]> | Exclude<RecipientStatus, (typeof RECIPIENT_STATUSES)[number]>;
+type Unlisted =
+  | Exclude<EnvelopeStatus, (typeof ENVELOPE_STATUSES)[number]>
+  | Exclude<RecipientStatus, (typeof RECIPIENT_STATUSES)[number]>;
 const EVERY_STATE_LISTED: [Unlisted] extends [never] ? true : never = true;
 void EVERY_STATE_LISTED;

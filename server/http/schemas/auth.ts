@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import { Nullable, StringEnum } from './common.js';
 
-export const LoginBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) });
+export const LoginBody = Type.Object({
+  email: Type.String({ minLength: 3, maxLength: 320 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
 export const RefreshBody = Type.Object({ refresh_token: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export const TokenPairResponse = Type.Object({
@@ -11,9 +14,18 @@ export const TokenPairResponse = Type.Object({
   expires_in: Type.Integer({ description: 'seconds until the access token expires' }),
 });
 
-export const BearerHeader = Type.Object({ authorization: Type.Optional(Type.String({ description: 'Bearer <access_token> of a login (admin or api_admin for account management; see docs/users.md)' })) });
+export const BearerHeader = Type.Object({
+  authorization: Type.Optional(
+    Type.String({
+      description: 'Bearer <access_token> of a login (admin or api_admin for account management; see docs/users.md)',
+    }),
+  ),
+});
 
-export const GenerateKeyBody = Type.Object({ mode: Type.Optional(StringEnum(['live', 'test'] as const, { description: 'default live' })) }, { description: 'optional; no body means live' });
+export const GenerateKeyBody = Type.Object(
+  { mode: Type.Optional(StringEnum(['live', 'test'] as const, { description: 'default live' })) },
+  { description: 'optional; no body means live' },
+);
 
 export const GeneratedKeyResponse = Type.Object({
   api_key: Type.String({ description: 'the full key: shown once, store it on your server' }),
@@ -30,6 +42,8 @@ export const KeyMetadataItem = Type.Object({
 });
 
 export const KeyMetadataResponse = Type.Object({
-  api_key_prefix: Nullable(Type.String({ description: 'prefix of the calling key; with a login token, of the live key (else the test key)' })),
+  api_key_prefix: Nullable(
+    Type.String({ description: 'prefix of the calling key; with a login token, of the live key (else the test key)' }),
+  ),
   keys: Type.Array(KeyMetadataItem, { description: 'active keys of the account (with an API key: only that key)' }),
 });

@@ -10,7 +10,12 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const Uuid = Type.String({ format: 'uuid', description: 'a UUID' });
 
 /** Issue 15: the console user who created an envelope or template; null when made with an API key or by the system. */
-export const CreatedBy = Nullable(Type.Object({ user_id: Uuid, email: Type.String() }, { description: 'the console user who created it; null when made with an API key or by the system' }));
+export const CreatedBy = Nullable(
+  Type.Object(
+    { user_id: Uuid, email: Type.String() },
+    { description: 'the console user who created it; null when made with an API key or by the system' },
+  ),
+);
 
 export const ProblemItem = Type.Object({
   path: Type.Optional(Type.String()),
@@ -42,5 +47,10 @@ export const ApiKeyHeader = Type.Object({
 
 export const IdempotentHeaders = Type.Object({
   'x-api-key': Type.Optional(Type.String({ description: 'the account API key' })),
-  'idempotency-key': Type.Optional(Type.String({ maxLength: 255, description: 'repeat a request safely: same key and body replay the first response for 24 hours' })),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description: 'repeat a request safely: same key and body replay the first response for 24 hours',
+    }),
+  ),
 });

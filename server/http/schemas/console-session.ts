@@ -10,7 +10,9 @@ export const ConsoleUser = Type.Object({
 
 export const ConsoleSessionResponse = Type.Object(
   {
-    access_token: Type.String({ description: 'Authorization: Bearer for the envelope and account APIs; keep it in memory only' }),
+    access_token: Type.String({
+      description: 'Authorization: Bearer for the envelope and account APIs; keep it in memory only',
+    }),
     token_type: Type.Literal('Bearer'),
     expires_in: Type.Integer({ description: 'seconds until the access token expires; refresh with the cookie' }),
     user: ConsoleUser,
@@ -19,5 +21,10 @@ export const ConsoleSessionResponse = Type.Object(
 );
 
 export const ConsoleHeader = Type.Object({
-  'x-mohar-console': Type.Optional(Type.String({ description: 'required: "1". A page of another site cannot send it without a CORS preflight, which this server never grants' })),
+  'x-mohar-console': Type.Optional(
+    Type.String({
+      description:
+        'required: "1". A page of another site cannot send it without a CORS preflight, which this server never grants',
+    }),
+  ),
 });

@@ -15,12 +15,24 @@ export const DocumentBody = Type.Object({
       rotate: Type.Integer(),
     }),
   ),
-  signature_fields: Type.Array(Type.Object({
-    name: Type.String({ description: 'fully qualified name: the pdf_signature_field of a USB DSC Signature field' }),
-    signed: Type.Boolean({ description: 'true: it has a value already (not available for pdf_signature_field)' }),
-    page_number: Nullable(Type.Integer()),
-    rect: Nullable(Type.Object({ x: Type.Number(), y: Type.Number(), width: Type.Number(), height: Type.Number() }, { description: 'its widget, in field coordinates (points from the top-left of the displayed page)' })),
-  }, { description: 'the signature fields the PDF has (empty ones can take a USB DSC signature)' })),
+  signature_fields: Type.Array(
+    Type.Object(
+      {
+        name: Type.String({
+          description: 'fully qualified name: the pdf_signature_field of a USB DSC Signature field',
+        }),
+        signed: Type.Boolean({ description: 'true: it has a value already (not available for pdf_signature_field)' }),
+        page_number: Nullable(Type.Integer()),
+        rect: Nullable(
+          Type.Object(
+            { x: Type.Number(), y: Type.Number(), width: Type.Number(), height: Type.Number() },
+            { description: 'its widget, in field coordinates (points from the top-left of the displayed page)' },
+          ),
+        ),
+      },
+      { description: 'the signature fields the PDF has (empty ones can take a USB DSC signature)' },
+    ),
+  ),
   created_at: Type.String({ format: 'date-time' }),
 });
 

@@ -8,8 +8,12 @@ export const RecipientBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
   email: Type.String({ format: 'email', maxLength: 320 }),
   role: Type.Optional(StringEnum(ROLES, { description: 'default signer' })),
-  signature_method: Type.Optional(StringEnum(SIGNATURE_METHODS, { description: 'default electronic for signers, review for others' })),
-  sequence: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'routing step; equal numbers act in parallel' })),
+  signature_method: Type.Optional(
+    StringEnum(SIGNATURE_METHODS, { description: 'default electronic for signers, review for others' }),
+  ),
+  sequence: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, description: 'routing step; equal numbers act in parallel' }),
+  ),
 });
 
 /** How recipients are reached (issue 16 point 5); the legacy API's is_mail_required: false is "none". */
@@ -21,12 +25,20 @@ export const Delivery = StringEnum(['email', 'none'] as const, {
 
 export const EnvelopeCreateBody = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 500 }),
-  external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'your reference; unique per account' })),
+  external_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'your reference; unique per account' }),
+  ),
   routing_order: Type.Optional(StringEnum(ROUTING_ORDERS, { description: 'default sequential' })),
   message: Type.Optional(Type.String({ maxLength: 10_000 })),
   expire_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   redirect_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
-  metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'free-form JSON object, at most 16 KiB' })),
+  metadata: Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: true,
+      description: 'free-form JSON object, at most 16 KiB',
+    }),
+  ),
   recipients: Type.Optional(Type.Array(RecipientBody, { maxItems: 100 })),
   delivery: Type.Optional(Delivery),
   reminders: Type.Optional(EnvelopeReminders),
@@ -57,7 +69,9 @@ export const FieldResponse = Type.Object({
   options: Nullable(Type.Array(Type.String())),
   pdf_signature_field: Nullable(Type.String()),
   required: Type.Boolean(),
-  editable: Type.Boolean({ description: 'the signer may change the pre-assigned value; false: it is read-only for them' }),
+  editable: Type.Boolean({
+    description: 'the signer may change the pre-assigned value; false: it is read-only for them',
+  }),
 });
 
 export const EnvelopeResponse = Type.Object({
@@ -71,24 +85,50 @@ export const EnvelopeResponse = Type.Object({
   redirect_url: Nullable(Type.String()),
   metadata: Nullable(Type.Object({}, { additionalProperties: true })),
   recipients: Type.Array(RecipientResponse),
-  documents: Type.Array(Type.Intersect([DocumentBody, Type.Object({
-    fields: Type.Array(FieldResponse),
-    certified: Nullable(Type.Boolean({ description: 'certified at send (DocMDP P=2 by the installation seal: only form filling and signing allowed afterwards); null while a draft' })),
-    certification_skipped: Nullable(Type.String({ description: 'why the document was not certified at send, e.g. "the uploaded PDF already carries a signature"' })),
-  })])),
+  documents: Type.Array(
+    Type.Intersect([
+      DocumentBody,
+      Type.Object({
+        fields: Type.Array(FieldResponse),
+        certified: Nullable(
+          Type.Boolean({
+            description:
+              'certified at send (DocMDP P=2 by the installation seal: only form filling and signing allowed afterwards); null while a draft',
+          }),
+        ),
+        certification_skipped: Nullable(
+          Type.String({
+            description:
+              'why the document was not certified at send, e.g. "the uploaded PDF already carries a signature"',
+          }),
+        ),
+      }),
+    ]),
+  ),
   sent_at: Nullable(Type.String({ format: 'date-time' })),
   completed_at: Nullable(Type.String({ format: 'date-time' })),
   expires_at: Nullable(Type.String({ format: 'date-time' })),
   status_reason: Nullable(Type.String({ description: 'why it was voided or declined' })),
-  pades_level: Nullable(Type.String({ description: 'B-B, B-T, B-LT or B-LTA: the weakest signature of the completed documents' })),
+  pades_level: Nullable(
+    Type.String({ description: 'B-B, B-T, B-LT or B-LTA: the weakest signature of the completed documents' }),
+  ),
   template_id: Nullable(Uuid),
-  template_version: Nullable(Type.Integer({ description: 'the template version the envelope is pinned to (POST /templates/{template_id}/instantiate)' })),
+  template_version: Nullable(
+    Type.Integer({
+      description: 'the template version the envelope is pinned to (POST /templates/{template_id}/instantiate)',
+    }),
+  ),
   bulk_send_id: Nullable(Uuid),
-  row_index: Nullable(Type.Integer({ description: 'the 0-based row of the bulk send this envelope was made for (POST /bulk-sends)' })),
+  row_index: Nullable(
+    Type.Integer({ description: 'the 0-based row of the bulk send this envelope was made for (POST /bulk-sends)' }),
+  ),
   created_by: CreatedBy,
   delivery: Delivery,
   reminders: EnvelopeReminders,
-  mode: StringEnum(['live', 'test'] as const, { description: 'test: made with a qsk_test_ key (no mail delivered, TEST mark, test seal; seen only by test keys); live otherwise' }),
+  mode: StringEnum(['live', 'test'] as const, {
+    description:
+      'test: made with a qsk_test_ key (no mail delivered, TEST mark, test seal; seen only by test keys); live otherwise',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

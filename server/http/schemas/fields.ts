@@ -4,7 +4,9 @@ import { ALL_FIELD_TYPES, FIELD_TYPE_NAMES, FIELD_TYPES } from '../../../common/
 import { FieldResponse } from './envelopes.js';
 
 /** '1 Signature; 2 Initial (not for USB DSC); 3 Date Signed; …': the API's names of the field types. */
-export const FIELD_TYPE_DESCRIPTION = ALL_FIELD_TYPES.map((type) => `${type} ${FIELD_TYPE_NAMES[type]}${type === FIELD_TYPES.INITIAL ? ' (not for USB DSC)' : ''}`).join('; ');
+export const FIELD_TYPE_DESCRIPTION = ALL_FIELD_TYPES.map(
+  (type) => `${type} ${FIELD_TYPE_NAMES[type]}${type === FIELD_TYPES.INITIAL ? ' (not for USB DSC)' : ''}`,
+).join('; ');
 
 /** Types only: the layout rules themselves are checked by the domain, which reports every bad field at once. */
 export const FieldBody = Type.Object({
@@ -22,9 +24,19 @@ export const FieldBody = Type.Object({
   label: Type.Optional(Type.String({ maxLength: 500 })),
   value: Type.Optional(Type.String({ maxLength: 10_000 })),
   options: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { description: 'Dropdown and Radio choices' })),
-  pdf_signature_field: Type.Optional(Type.String({ maxLength: 1000, description: 'USB DSC Signature only: fully qualified name of an empty signature field of the PDF' })),
+  pdf_signature_field: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: 'USB DSC Signature only: fully qualified name of an empty signature field of the PDF',
+    }),
+  ),
   required: Type.Optional(Type.Boolean({ description: 'default true, false for Checkbox' })),
-  editable: Type.Optional(Type.Boolean({ description: 'default false: a pre-assigned value is read-only for the signer (a change is refused with 422 field_read_only); true lets them change it' })),
+  editable: Type.Optional(
+    Type.Boolean({
+      description:
+        'default false: a pre-assigned value is read-only for the signer (a change is refused with 422 field_read_only); true lets them change it',
+    }),
+  ),
 });
 
 export const FieldsBody = Type.Object({ fields: Type.Array(FieldBody, { maxItems: 1000 }) });

@@ -8,8 +8,15 @@ export const MockRequestForm = Type.Object(
     file: Type.Optional(Type.String({ format: 'binary', description: 'the PDF to sign (required)' })),
     signer_name: Type.Optional(Type.String({ maxLength: 200, description: 'required' })),
     signer_email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'required' })),
-    external_id: Type.Optional(Type.String({ maxLength: 200, description: 'your reference; unique per account, as for envelopes' })),
-    webhook_url: Type.Optional(Type.String({ format: 'uri', description: 'receives one envelope.completed event, signed with the returned webhook_secret' })),
+    external_id: Type.Optional(
+      Type.String({ maxLength: 200, description: 'your reference; unique per account, as for envelopes' }),
+    ),
+    webhook_url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'receives one envelope.completed event, signed with the returned webhook_secret',
+      }),
+    ),
   },
   { description: 'multipart/form-data' },
 );
@@ -17,7 +24,9 @@ export const MockRequestForm = Type.Object(
 export const MockRequestCreated = Type.Object({
   public_id: Uuid,
   status: StringEnum(['pending'] as const),
-  signing_url: Type.String({ description: '{MOHAR_BASE_URL}/sign/{token}; valid 24 hours; the page offers "Sign with a test certificate"' }),
+  signing_url: Type.String({
+    description: '{MOHAR_BASE_URL}/sign/{token}; valid 24 hours; the page offers "Sign with a test certificate"',
+  }),
   expires_at: Type.String({ format: 'date-time' }),
   envelope_id: Uuid,
   document_id: Uuid,
@@ -37,7 +46,9 @@ export const TestCertificateSummary = Type.Object({
 
 export const MockRequestView = Type.Object({
   public_id: Uuid,
-  status: StringEnum(['pending', 'completed', 'expired'] as const, { description: 'expired: not signed within the 24 hours of its link' }),
+  status: StringEnum(['pending', 'completed', 'expired'] as const, {
+    description: 'expired: not signed within the 24 hours of its link',
+  }),
   envelope_id: Uuid,
   document_id: Uuid,
   external_id: Nullable(Type.String()),

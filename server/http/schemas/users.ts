@@ -3,7 +3,10 @@ import { Type } from 'typebox';
 import { ROLES, USER_STATUSES } from '../../domain/users/roles.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
 
-const Role = StringEnum(ROLES, { description: 'admin: everything; sender: envelopes, templates, bulk sends; api_admin: keys, webhooks, account settings' });
+const Role = StringEnum(ROLES, {
+  description:
+    'admin: everything; sender: envelopes, templates, bulk sends; api_admin: keys, webhooks, account settings',
+});
 const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'at least 12 characters' });
 
 export const UserItem = Type.Object({
@@ -19,9 +22,17 @@ export const UserListResponse = Type.Object({ items: Type.Array(UserItem) });
 export const InviteBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: Role });
 export const RoleBody = Type.Object({ role: Role });
 export const UserParams = Type.Object({ user_id: Uuid });
-export const SetPasswordBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200, description: 'from the link ?token=' }), password: Password });
-export const SetPasswordResponse = Type.Object({ email: Type.String({ description: 'log in with this e-mail and the new password' }) });
-export const ChangePasswordBody = Type.Object({ current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password });
+export const SetPasswordBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 200, description: 'from the link ?token=' }),
+  password: Password,
+});
+export const SetPasswordResponse = Type.Object({
+  email: Type.String({ description: 'log in with this e-mail and the new password' }),
+});
+export const ChangePasswordBody = Type.Object({
+  current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+  new_password: Password,
+});
 export const ResetRequestBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }) });
 export const Accepted = Type.Object({ status: Type.Literal('accepted') });
 
@@ -33,7 +44,10 @@ export const AuditQuery = Type.Object({
 
 export const AuditItem = Type.Object({
   id: Uuid,
-  action: Type.String({ description: 'login, login_failed, user_invited, role_changed, user_deactivated, password_set, password_changed, password_reset_requested, user_unlocked, api_key_rotated, webhook_changed' }),
+  action: Type.String({
+    description:
+      'login, login_failed, user_invited, role_changed, user_deactivated, password_set, password_changed, password_reset_requested, user_unlocked, api_key_rotated, webhook_changed',
+  }),
   actor_email: Nullable(Type.String({ description: 'who did it (null: someone not logged in)' })),
   target: Nullable(Type.String({ description: 'what it was done to: a user e-mail, a key mode, a webhook URL' })),
   detail: Nullable(Type.Record(Type.String(), Type.Unknown())),

@@ -10,12 +10,31 @@ import type { App } from '../types.js';
 export function accountSettingsRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);
   const security = [{ bearer: [] }];
-  app.get('/account/settings/', {
-    onRequest,
-    schema: { tags: ['account'], summary: 'Account settings', security, response: { 200: AccountSettingsBody, ...problems(401, 403) } },
-  }, (request) => readSettings(ctx, accountOf(request)));
-  app.put('/account/settings/', {
-    onRequest,
-    schema: { tags: ['account'], summary: 'Replace the account settings', security, body: AccountSettingsBody, response: { 200: AccountSettingsBody, ...problems(401, 403, 422) } },
-  }, (request) => writeSettings(ctx, accountOf(request), request.body, normalizeOrigin));
+  app.get(
+    '/account/settings/',
+    {
+      onRequest,
+      schema: {
+        tags: ['account'],
+        summary: 'Account settings',
+        security,
+        response: { 200: AccountSettingsBody, ...problems(401, 403) },
+      },
+    },
+    (request) => readSettings(ctx, accountOf(request)),
+  );
+  app.put(
+    '/account/settings/',
+    {
+      onRequest,
+      schema: {
+        tags: ['account'],
+        summary: 'Replace the account settings',
+        security,
+        body: AccountSettingsBody,
+        response: { 200: AccountSettingsBody, ...problems(401, 403, 422) },
+      },
+    },
+    (request) => writeSettings(ctx, accountOf(request), request.body, normalizeOrigin),
+  );
 }

@@ -8,38 +8,47 @@ import { Type } from 'typebox';
 import type { App } from '../types.js';
 
 export function apiKeyRoutes(app: App, ctx: Context): void {
-  app.post('/apikey/generate/', {
-    onRequest: requireAdminLogin(ctx),
-    // The body is optional: no body means { mode: "live" }.
-    preValidation: async (request) => {
-      request.body ??= {};
+  app.post(
+    '/apikey/generate/',
+    {
+      onRequest: requireAdminLogin(ctx),
+      // The body is optional: no body means { mode: "live" }.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags: ['keys'],
+        summary: 'Generate or rotate the account key of a mode (the old key stops working at once)',
+        security: [{ bearer: [] }],
+        headers: BearerHeader,
+        body: GenerateKeyBody,
+        response: { 201: GeneratedKeyResponse, ...problems(401, 403, 422) },
+      },
     },
-    schema: {
-      tags: ['keys'],
-      summary: 'Generate or rotate the account key of a mode (the old key stops working at once)',
-      security: [{ bearer: [] }],
-      headers: BearerHeader,
-      body: GenerateKeyBody,
-      response: { 201: GeneratedKeyResponse, ...problems(401, 403, 422) },
-    },
-  }, async (request, reply) => reply.code(201).send(await generateApiKey(ctx, accountOf(request), request.body.mode ?? 'live')));
+    async (request, reply) =>
+      reply.code(201).send(await generateApiKey(ctx, accountOf(request), request.body.mode ?? 'live')),
+  );
 
-  app.get('/apikey/get/', {
-    onRequest: requireKeyOrLogin(ctx),
-    schema: {
-      tags: ['keys'],
-      summary: 'Key metadata: prefix, mode, created_at, last_used_at; never the full key',
-      security: [{ bearer: [] }, { apiKey: [] }],
-      headers: Type.Object({ ...BearerHeader.properties, ...ApiKeyHeader.properties }),
-      response: { 200: KeyMetadataResponse, ...problems(401, 403) },
+  app.get(
+    '/apikey/get/',
+    {
+      onRequest: requireKeyOrLogin(ctx),
+      schema: {
+        tags: ['keys'],
+        summary: 'Key metadata: prefix, mode, created_at, last_used_at; never the full key',
+        security: [{ bearer: [] }, { apiKey: [] }],
+        headers: Type.Object({ ...BearerHeader.properties, ...ApiKeyHeader.properties }),
+        response: { 200: KeyMetadataResponse, ...problems(401, 403) },
+      },
     },
-  }, async (request) => {
-    if (request.apiKey) {
-      const key = await keyMetadata(ctx, request.apiKey.keyId);
-      return { api_key_prefix: key.api_key_prefix, keys: [key] };
-    }
-    const keys = await listActiveKeys(ctx, accountOf(request));
-    const preferred = keys.find((k) => k.mode === 'live') ?? keys[0];
-    return { api_key_prefix: preferred?.api_key_prefix ?? null, keys };
-  });
+    async (request) => {
+      if (request.apiKey) {
+        const key = await keyMetadata(ctx, request.apiKey.keyId);
+        return { api_key_prefix: key.api_key_prefix, keys: [key] };
+      }
+      const keys = await listActiveKeys(ctx, accountOf(request));
+      const preferred = keys.find((k) => k.mode === 'live') ?? keys[0];
+      return { api_key_prefix: preferred?.api_key_prefix ?? null, keys };
+    },
+  );
 }

@@ -9,7 +9,12 @@ import cookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { MoharError } from '../../../common/errors.js';
-import { endConsoleSession, resumeConsoleSession, startConsoleSession, type ConsoleSession } from '../../domain/auth/console-session.js';
+import {
+  endConsoleSession,
+  resumeConsoleSession,
+  startConsoleSession,
+  type ConsoleSession,
+} from '../../domain/auth/console-session.js';
 import type { Context } from '../../domain/context.js';
 import { LoginBody } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
@@ -20,7 +25,12 @@ export const CONSOLE_COOKIE = 'mohar_console';
 
 function requireConsoleHeader(request: FastifyRequest): Promise<void> {
   if (request.headers['x-mohar-console'] !== '1') {
-    return Promise.reject(new MoharError('csrf_header_missing', 'send the header X-Mohar-Console: 1 (the console does); cross-site requests are refused'));
+    return Promise.reject(
+      new MoharError(
+        'csrf_header_missing',
+        'send the header X-Mohar-Console: 1 (the console does); cross-site requests are refused',
+      ),
+    );
   }
   return Promise.resolve();
 }
@@ -32,46 +42,79 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
   const tags = ['console session'];
 
   const answer = (reply: FastifyReply, session: ConsoleSession) => {
-    reply.setCookie(CONSOLE_COOKIE, session.refreshToken, { path: cookiePath, httpOnly: true, sameSite: 'strict', secure, maxAge: session.refreshMaxAgeSeconds });
+    reply.setCookie(CONSOLE_COOKIE, session.refreshToken, {
+      path: cookiePath,
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+      maxAge: session.refreshMaxAgeSeconds,
+    });
     reply.header('Cache-Control', 'no-store');
-    return { access_token: session.access_token, token_type: 'Bearer' as const, expires_in: session.expires_in, user: session.user };
+    return {
+      access_token: session.access_token,
+      token_type: 'Bearer' as const,
+      expires_in: session.expires_in,
+      user: session.user,
+    };
   };
-  const clear = (reply: FastifyReply) => reply.clearCookie(CONSOLE_COOKIE, { path: cookiePath, httpOnly: true, sameSite: 'strict', secure });
+  const clear = (reply: FastifyReply) =>
+    reply.clearCookie(CONSOLE_COOKIE, { path: cookiePath, httpOnly: true, sameSite: 'strict', secure });
 
-  app.post('/auth/session/', {
-    onRequest: requireConsoleHeader,
-    schema: {
-      tags,
-      summary: 'Console login: sets the HttpOnly refresh cookie, answers an access token (5 failures in 15 minutes lock the login)',
-      headers: ConsoleHeader,
-      body: LoginBody,
-      response: { 200: ConsoleSessionResponse, ...problems(401, 403, 422, 429) },
+  app.post(
+    '/auth/session/',
+    {
+      onRequest: requireConsoleHeader,
+      schema: {
+        tags,
+        summary:
+          'Console login: sets the HttpOnly refresh cookie, answers an access token (5 failures in 15 minutes lock the login)',
+        headers: ConsoleHeader,
+        body: LoginBody,
+        response: { 200: ConsoleSessionResponse, ...problems(401, 403, 422, 429) },
+      },
     },
-  }, async (request, reply) => answer(reply, await startConsoleSession(ctx, request.body.email, request.body.password, request.ip)));
+    async (request, reply) =>
+      answer(reply, await startConsoleSession(ctx, request.body.email, request.body.password, request.ip)),
+  );
 
-  app.post('/auth/session/refresh/', {
-    onRequest: requireConsoleHeader,
-    schema: {
-      tags,
-      summary: 'Trade the refresh cookie for a new access token (the cookie rotates; a used one stops working)',
-      headers: ConsoleHeader,
-      response: { 200: ConsoleSessionResponse, ...problems(401, 403) },
+  app.post(
+    '/auth/session/refresh/',
+    {
+      onRequest: requireConsoleHeader,
+      schema: {
+        tags,
+        summary: 'Trade the refresh cookie for a new access token (the cookie rotates; a used one stops working)',
+        headers: ConsoleHeader,
+        response: { 200: ConsoleSessionResponse, ...problems(401, 403) },
+      },
     },
-  }, async (request, reply) => {
-    try {
-      return answer(reply, await resumeConsoleSession(ctx, request.cookies[CONSOLE_COOKIE]));
-    } catch (error) {
-      if (error instanceof MoharError && (error.code === 'invalid_token' || error.code === 'session_missing')) clear(reply);
-      throw error;
-    }
-  });
+    async (request, reply) => {
+      try {
+        return answer(reply, await resumeConsoleSession(ctx, request.cookies[CONSOLE_COOKIE]));
+      } catch (error) {
+        if (error instanceof MoharError && (error.code === 'invalid_token' || error.code === 'session_missing')) {
+          clear(reply);
+        }
+        throw error;
+      }
+    },
+  );
 
-  app.post('/auth/session/logout/', {
-    onRequest: requireConsoleHeader,
-    schema: { tags, summary: 'Log out: revokes the refresh cookie and every access token it minted', headers: ConsoleHeader, response: { 204: Type.Null(), ...problems(403) } },
-  }, async (request, reply) => {
-    await endConsoleSession(ctx, request.cookies[CONSOLE_COOKIE]);
-    clear(reply);
-    return reply.code(204).send(null);
-  });
+  app.post(
+    '/auth/session/logout/',
+    {
+      onRequest: requireConsoleHeader,
+      schema: {
+        tags,
+        summary: 'Log out: revokes the refresh cookie and every access token it minted',
+        headers: ConsoleHeader,
+        response: { 204: Type.Null(), ...problems(403) },
+      },
+    },
+    async (request, reply) => {
+      await endConsoleSession(ctx, request.cookies[CONSOLE_COOKIE]);
+      clear(reply);
+      return reply.code(204).send(null);
+    },
+  );
 }

@@ -8,10 +8,14 @@ import { JOB_STATES, listJobs } from '../../jobs/queue.js';
 import type { App } from '../types.js';
 
 export const JobsQuery = Type.Object({
-  state: Type.Optional(StringEnum(JOB_STATES, { description: 'only jobs in this state (dead: gave up after the last attempt)' })),
+  state: Type.Optional(
+    StringEnum(JOB_STATES, { description: 'only jobs in this state (dead: gave up after the last attempt)' }),
+  ),
   kind: Type.Optional(Type.String({ maxLength: 100, description: 'only jobs of this kind, e.g. mail.send' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'page size, default 50' })),
-  before: Type.Optional(Type.String({ format: 'uuid', description: 'paging: the id of the last job of the previous page (next_before)' })),
+  before: Type.Optional(
+    Type.String({ format: 'uuid', description: 'paging: the id of the last job of the previous page (next_before)' }),
+  ),
 });
 
 export const JobItem = Type.Object({
@@ -34,24 +38,28 @@ export const JobsResponse = Type.Object({
 });
 
 export function jobRoutes(app: App, ctx: Context): void {
-  app.get('/jobs/', {
-    onRequest: requireAdminLogin(ctx),
-    schema: {
-      tags: ['jobs'],
-      summary: "The account's background jobs, newest first (filter state=dead for dead letters)",
-      security: [{ bearer: [] }],
-      headers: BearerHeader,
-      querystring: JobsQuery,
-      response: { 200: JobsResponse, ...problems(401, 403, 422) },
+  app.get(
+    '/jobs/',
+    {
+      onRequest: requireAdminLogin(ctx),
+      schema: {
+        tags: ['jobs'],
+        summary: "The account's background jobs, newest first (filter state=dead for dead letters)",
+        security: [{ bearer: [] }],
+        headers: BearerHeader,
+        querystring: JobsQuery,
+        response: { 200: JobsResponse, ...problems(401, 403, 422) },
+      },
     },
-  }, (request) => {
-    const q = request.query;
-    return listJobs(ctx.db, {
-      accountId: accountOf(request),
-      limit: q.limit ?? 50,
-      ...(q.state ? { state: q.state } : {}),
-      ...(q.kind ? { kind: q.kind } : {}),
-      ...(q.before ? { before: q.before } : {}),
-    });
-  });
+    (request) => {
+      const q = request.query;
+      return listJobs(ctx.db, {
+        accountId: accountOf(request),
+        limit: q.limit ?? 50,
+        ...(q.state ? { state: q.state } : {}),
+        ...(q.kind ? { kind: q.kind } : {}),
+        ...(q.before ? { before: q.before } : {}),
+      });
+    },
+  );
 }

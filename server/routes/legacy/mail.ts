@@ -12,7 +12,9 @@ export const OutboxQuery = Type.Object({
   status: Type.Optional(StringEnum(MAIL_STATUSES, { description: 'only mails in this state' })),
   envelope_id: Type.Optional(Uuid),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'page size, default 50' })),
-  before: Type.Optional(Type.String({ format: 'uuid', description: 'paging: the id of the last mail of the previous page (next_before)' })),
+  before: Type.Optional(
+    Type.String({ format: 'uuid', description: 'paging: the id of the last mail of the previous page (next_before)' }),
+  ),
   include: Type.Optional(StringEnum(['body'] as const, { description: 'body: add text and html' })),
 });
 
@@ -29,7 +31,9 @@ export const OutboxMailItem = Type.Object({
   to_name: Nullable(Type.String()),
   subject: Type.String(),
   kind: StringEnum(MAIL_KINDS),
-  status: StringEnum(MAIL_STATUSES, { description: 'queued (not sent yet, or retrying), sent, failed (after the last attempt), kept (no SMTP server set)' }),
+  status: StringEnum(MAIL_STATUSES, {
+    description: 'queued (not sent yet, or retrying), sent, failed (after the last attempt), kept (no SMTP server set)',
+  }),
   attempts: Type.Integer(),
   last_error: Nullable(Type.String()),
   created_at: Type.String({ format: 'date-time' }),
@@ -37,7 +41,7 @@ export const OutboxMailItem = Type.Object({
   envelope_id: Nullable(Type.String()),
   recipient_id: Nullable(Type.String()),
   attachments: Type.Array(MailAttachmentItem),
-  test: Type.Boolean({ description: 'a test envelope\'s mail (qsk_test_ key): kept in the outbox, never delivered' }),
+  test: Type.Boolean({ description: "a test envelope's mail (qsk_test_ key): kept in the outbox, never delivered" }),
   text: Type.Optional(Type.String({ description: 'with include=body' })),
   html: Type.Optional(Nullable(Type.String({ description: 'with include=body' }))),
 });
@@ -48,25 +52,29 @@ export const OutboxResponse = Type.Object({
 });
 
 export function mailRoutes(app: App, ctx: Context): void {
-  app.get('/mail/outbox/', {
-    onRequest: requireAdminLogin(ctx),
-    schema: {
-      tags: ['mail'],
-      summary: "The account's mail outbox, newest first (no bodies unless include=body)",
-      security: [{ bearer: [] }],
-      headers: BearerHeader,
-      querystring: OutboxQuery,
-      response: { 200: OutboxResponse, ...problems(401, 403, 422) },
+  app.get(
+    '/mail/outbox/',
+    {
+      onRequest: requireAdminLogin(ctx),
+      schema: {
+        tags: ['mail'],
+        summary: "The account's mail outbox, newest first (no bodies unless include=body)",
+        security: [{ bearer: [] }],
+        headers: BearerHeader,
+        querystring: OutboxQuery,
+        response: { 200: OutboxResponse, ...problems(401, 403, 422) },
+      },
     },
-  }, async (request) => {
-    const q = request.query;
-    return listOutbox(ctx.db, accountOf(request), {
-      limit: q.limit ?? 50,
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.envelope_id ? { envelopeId: q.envelope_id } : {}),
-      ...(q.before ? { before: q.before } : {}),
-      includeBody: q.include === 'body',
-      ...(q.include === 'body' ? { box: await installationBox(ctx.config) } : {}),
-    });
-  });
+    async (request) => {
+      const q = request.query;
+      return listOutbox(ctx.db, accountOf(request), {
+        limit: q.limit ?? 50,
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.envelope_id ? { envelopeId: q.envelope_id } : {}),
+        ...(q.before ? { before: q.before } : {}),
+        includeBody: q.include === 'body',
+        ...(q.include === 'body' ? { box: await installationBox(ctx.config) } : {}),
+      });
+    },
+  );
 }

@@ -21,29 +21,38 @@ export function operatorRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);
   const security = [{ bearer: [] }];
 
-  app.post('/mail/outbox/:mail_id/resend/', {
-    onRequest,
-    schema: {
-      tags: ['mail'],
-      summary: 'Send a kept or failed mail again (needs an SMTP server: MOHAR_SMTP_URL)',
-      description: 'The mail goes back to queued with a new mail.send job. 409 smtp_not_configured without an SMTP server (the mail would only be kept again); 409 mail_not_resendable unless the mail is kept or failed.',
-      security,
-      headers: BearerHeader,
-      params: MailParams,
-      response: { 202: ResentMailResponse, ...problems(401, 403, 404, 409, 422) },
+  app.post(
+    '/mail/outbox/:mail_id/resend/',
+    {
+      onRequest,
+      schema: {
+        tags: ['mail'],
+        summary: 'Send a kept or failed mail again (needs an SMTP server: MOHAR_SMTP_URL)',
+        description:
+          'The mail goes back to queued with a new mail.send job. 409 smtp_not_configured without an SMTP server (the mail would only be kept again); 409 mail_not_resendable unless the mail is kept or failed.',
+        security,
+        headers: BearerHeader,
+        params: MailParams,
+        response: { 202: ResentMailResponse, ...problems(401, 403, 404, 409, 422) },
+      },
     },
-  }, async (request, reply) => reply.code(202).send(await resendMail(ctx, accountOf(request), request.params.mail_id)));
+    async (request, reply) => reply.code(202).send(await resendMail(ctx, accountOf(request), request.params.mail_id)),
+  );
 
-  app.post('/jobs/:job_id/retry/', {
-    onRequest,
-    schema: {
-      tags: ['jobs'],
-      summary: 'Run a dead job once more, now (one more attempt)',
-      description: '409 job_not_dead unless the job is dead (every attempt failed).',
-      security,
-      headers: BearerHeader,
-      params: JobParams,
-      response: { 202: JobItem, ...problems(401, 403, 404, 409, 422) },
+  app.post(
+    '/jobs/:job_id/retry/',
+    {
+      onRequest,
+      schema: {
+        tags: ['jobs'],
+        summary: 'Run a dead job once more, now (one more attempt)',
+        description: '409 job_not_dead unless the job is dead (every attempt failed).',
+        security,
+        headers: BearerHeader,
+        params: JobParams,
+        response: { 202: JobItem, ...problems(401, 403, 404, 409, 422) },
+      },
     },
-  }, async (request, reply) => reply.code(202).send(await retryJob(ctx, accountOf(request), request.params.job_id)));
+    async (request, reply) => reply.code(202).send(await retryJob(ctx, accountOf(request), request.params.job_id)),
+  );
 }

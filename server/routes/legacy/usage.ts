@@ -9,14 +9,18 @@ import { UsageSummaryResponse } from '../../http/schemas/legacy.js';
 import type { App } from '../types.js';
 
 export function usageRoutes(app: App, ctx: Context): void {
-  app.get('/usage/summary/', {
-    onRequest: requireKeyOrLogin(ctx),
-    schema: {
-      tags: ['usage'],
-      summary: 'Monthly call quota and usage of the account, and the per-key rate limit',
-      security: [{ bearer: [] }, { apiKey: [] }],
-      headers: Type.Object({ ...BearerHeader.properties, ...ApiKeyHeader.properties }),
-      response: { 200: UsageSummaryResponse, ...problems(401, 403) },
+  app.get(
+    '/usage/summary/',
+    {
+      onRequest: requireKeyOrLogin(ctx),
+      schema: {
+        tags: ['usage'],
+        summary: 'Monthly call quota and usage of the account, and the per-key rate limit',
+        security: [{ bearer: [] }, { apiKey: [] }],
+        headers: Type.Object({ ...BearerHeader.properties, ...ApiKeyHeader.properties }),
+        response: { 200: UsageSummaryResponse, ...problems(401, 403) },
+      },
     },
-  }, (request) => usageSummary(ctx, accountOf(request)));
+    (request) => usageSummary(ctx, accountOf(request)),
+  );
 }

@@ -22,9 +22,17 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 /** Account changes made by routes of other areas, recorded once they succeeded (their domain code knows no actor). */
-const AUDITED_ROUTES: Readonly<Record<string, { action: AuditAction; target: (request: FastifyRequest) => string | null }>> = {
-  'POST /apikey/generate/': { action: 'api_key_rotated', target: (r) => (r.body as { mode?: string } | undefined)?.mode ?? 'live' },
-  'POST /webhook/save/': { action: 'webhook_changed', target: (r) => (r.body as { webhook_url?: string } | undefined)?.webhook_url ?? null },
+const AUDITED_ROUTES: Readonly<
+  Record<string, { action: AuditAction; target: (request: FastifyRequest) => string | null }>
+> = {
+  'POST /apikey/generate/': {
+    action: 'api_key_rotated',
+    target: (r) => (r.body as { mode?: string } | undefined)?.mode ?? 'live',
+  },
+  'POST /webhook/save/': {
+    action: 'webhook_changed',
+    target: (r) => (r.body as { webhook_url?: string } | undefined)?.webhook_url ?? null,
+  },
   'POST /webhook/secret/rotate/': { action: 'webhook_changed', target: () => 'secret rotated' },
 };
 
@@ -33,7 +41,14 @@ function auditOtherRoutes(app: App, ctx: Context, prefix: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode >= 300 || !request.user) return payload;
     const audited = AUDITED_ROUTES[`${request.method} ${(request.routeOptions.url ?? '').slice(prefix.length)}`];
-    if (audited) await recordAudit(ctx.db, ctx.now(), { accountId: request.user.accountId, action: audited.action, actor: actorOf(request), target: audited.target(request) });
+    if (audited) {
+      await recordAudit(ctx.db, ctx.now(), {
+        accountId: request.user.accountId,
+        action: audited.action,
+        actor: actorOf(request),
+        target: audited.target(request),
+      });
+    }
     return payload;
   });
 }
@@ -43,70 +58,132 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
   const admin = { onRequest: requireUserAdmin(ctx) };
   const bearer = { security: [{ bearer: [] }], headers: BearerHeader };
 
-  app.get('/users/', {
-    ...admin,
-    schema: { tags: ['users'], summary: 'The users of the account (admin)', ...bearer, response: { 200: S.UserListResponse, ...problems(401, 403) } },
-  }, async (request) => ({ items: await listUsers(ctx, accountOf(request)) }));
-
-  app.post('/users/', {
-    ...admin,
-    schema: {
-      tags: ['users'],
-      summary: 'Invite a user by e-mail: a set-password link (72 h, single use) goes out through the mail outbox',
-      ...bearer,
-      body: S.InviteBody,
-      response: { 201: S.UserItem, ...problems(401, 403, 409, 422) },
+  app.get(
+    '/users/',
+    {
+      ...admin,
+      schema: {
+        tags: ['users'],
+        summary: 'The users of the account (admin)',
+        ...bearer,
+        response: { 200: S.UserListResponse, ...problems(401, 403) },
+      },
     },
-  }, async (request, reply) => reply.code(201).send(await inviteUser(ctx, accountOf(request), request.body, actorOf(request))));
+    async (request) => ({ items: await listUsers(ctx, accountOf(request)) }),
+  );
 
-  app.patch('/users/:user_id/', {
-    ...admin,
-    schema: { tags: ['users'], summary: "Change a user's role (never the last active admin's)", ...bearer, params: S.UserParams, body: S.RoleBody, response: { 200: S.UserItem, ...problems(401, 403, 404, 409, 422) } },
-  }, (request) => changeRole(ctx, accountOf(request), request.params.user_id, request.body.role, actorOf(request)));
-
-  app.post('/users/:user_id/deactivate/', {
-    ...admin,
-    schema: {
-      tags: ['users'],
-      summary: 'Deactivate a user: every session ends at once, logins are refused (never the last active admin)',
-      ...bearer,
-      params: S.UserParams,
-      response: { 200: S.UserItem, ...problems(401, 403, 404, 409, 422) },
+  app.post(
+    '/users/',
+    {
+      ...admin,
+      schema: {
+        tags: ['users'],
+        summary: 'Invite a user by e-mail: a set-password link (72 h, single use) goes out through the mail outbox',
+        ...bearer,
+        body: S.InviteBody,
+        response: { 201: S.UserItem, ...problems(401, 403, 409, 422) },
+      },
     },
-  }, (request) => deactivateUser(ctx, accountOf(request), request.params.user_id, actorOf(request)));
+    async (request, reply) =>
+      reply.code(201).send(await inviteUser(ctx, accountOf(request), request.body, actorOf(request))),
+  );
 
-  app.post('/users/set-password/', {
-    schema: { tags: ['users'], summary: 'Public: set a password with the token of an invite or reset link (single use)', body: S.SetPasswordBody, response: { 200: S.SetPasswordResponse, ...problems(410, 422) } },
-  }, (request) => setPasswordFromLink(ctx, request.body.token, request.body.password, request.ip));
-
-  app.post('/users/password-reset/', {
-    schema: {
-      tags: ['users'],
-      summary: 'Public: mail a reset link (1 h, single use) to an active user; always 202, whether or not the e-mail exists',
-      body: S.ResetRequestBody,
-      response: { 202: S.Accepted, ...problems(422) },
+  app.patch(
+    '/users/:user_id/',
+    {
+      ...admin,
+      schema: {
+        tags: ['users'],
+        summary: "Change a user's role (never the last active admin's)",
+        ...bearer,
+        params: S.UserParams,
+        body: S.RoleBody,
+        response: { 200: S.UserItem, ...problems(401, 403, 404, 409, 422) },
+      },
     },
-  }, async (request, reply) => {
-    await requestPasswordReset(ctx, request.body.email, request.ip);
-    return reply.code(202).send({ status: 'accepted' as const });
-  });
+    (request) => changeRole(ctx, accountOf(request), request.params.user_id, request.body.role, actorOf(request)),
+  );
 
-  app.post('/users/me/password/', {
-    onRequest: requireUserLogin(ctx),
-    schema: {
-      tags: ['users'],
-      summary: 'Change your own password (the current one required); your other sessions end',
-      ...bearer,
-      body: S.ChangePasswordBody,
-      response: { 204: Type.Null(), ...problems(401, 422) },
+  app.post(
+    '/users/:user_id/deactivate/',
+    {
+      ...admin,
+      schema: {
+        tags: ['users'],
+        summary: 'Deactivate a user: every session ends at once, logins are refused (never the last active admin)',
+        ...bearer,
+        params: S.UserParams,
+        response: { 200: S.UserItem, ...problems(401, 403, 404, 409, 422) },
+      },
     },
-  }, async (request, reply) => {
-    await changeOwnPassword(ctx, request.user!.userId, bearerOf(request)!, request.body, actorOf(request));
-    return reply.code(204).send(null);
-  });
+    (request) => deactivateUser(ctx, accountOf(request), request.params.user_id, actorOf(request)),
+  );
 
-  app.get('/audit-log/', {
-    ...admin,
-    schema: { tags: ['users'], summary: 'The account audit log, newest first: who did what, when, from which address (admin)', ...bearer, querystring: S.AuditQuery, response: { 200: S.AuditResponse, ...problems(401, 403, 422) } },
-  }, (request) => listAudit(ctx, accountOf(request), { limit: request.query.limit ?? 50, ...(request.query.before ? { before: request.query.before } : {}), ...(request.query.action ? { action: request.query.action } : {}) }));
+  app.post(
+    '/users/set-password/',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Public: set a password with the token of an invite or reset link (single use)',
+        body: S.SetPasswordBody,
+        response: { 200: S.SetPasswordResponse, ...problems(410, 422) },
+      },
+    },
+    (request) => setPasswordFromLink(ctx, request.body.token, request.body.password, request.ip),
+  );
+
+  app.post(
+    '/users/password-reset/',
+    {
+      schema: {
+        tags: ['users'],
+        summary:
+          'Public: mail a reset link (1 h, single use) to an active user; always 202, whether or not the e-mail exists',
+        body: S.ResetRequestBody,
+        response: { 202: S.Accepted, ...problems(422) },
+      },
+    },
+    async (request, reply) => {
+      await requestPasswordReset(ctx, request.body.email, request.ip);
+      return reply.code(202).send({ status: 'accepted' as const });
+    },
+  );
+
+  app.post(
+    '/users/me/password/',
+    {
+      onRequest: requireUserLogin(ctx),
+      schema: {
+        tags: ['users'],
+        summary: 'Change your own password (the current one required); your other sessions end',
+        ...bearer,
+        body: S.ChangePasswordBody,
+        response: { 204: Type.Null(), ...problems(401, 422) },
+      },
+    },
+    async (request, reply) => {
+      await changeOwnPassword(ctx, request.user!.userId, bearerOf(request)!, request.body, actorOf(request));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/audit-log/',
+    {
+      ...admin,
+      schema: {
+        tags: ['users'],
+        summary: 'The account audit log, newest first: who did what, when, from which address (admin)',
+        ...bearer,
+        querystring: S.AuditQuery,
+        response: { 200: S.AuditResponse, ...problems(401, 403, 422) },
+      },
+    },
+    (request) =>
+      listAudit(ctx, accountOf(request), {
+        limit: request.query.limit ?? 50,
+        ...(request.query.before ? { before: request.query.before } : {}),
+        ...(request.query.action ? { action: request.query.action } : {}),
+      }),
+  );
 }

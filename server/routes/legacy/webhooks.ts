@@ -8,8 +8,19 @@ import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
 import {
-  AttemptsQuery, AttemptsResponse, DeliveriesQuery, DeliveriesResponse, DeliveryDetailResponse, DeliveryItem, DeliveryParams,
-  RotateSecretBody, TestEventResponse, WebhookEndpointResponse, WebhookSaveBody, WebhookSaveResponse, WebhookSecretResponse,
+  AttemptsQuery,
+  AttemptsResponse,
+  DeliveriesQuery,
+  DeliveriesResponse,
+  DeliveryDetailResponse,
+  DeliveryItem,
+  DeliveryParams,
+  RotateSecretBody,
+  TestEventResponse,
+  WebhookEndpointResponse,
+  WebhookSaveBody,
+  WebhookSaveResponse,
+  WebhookSecretResponse,
 } from '../../http/schemas/webhooks.js';
 import { getDelivery } from '../../webhooks/get-delivery.js';
 import { listAttempts } from '../../webhooks/list-attempts.js';
@@ -27,99 +38,185 @@ const security = [{ bearer: [] }];
 export function webhookRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);
 
-  app.post('/webhook/save/', {
-    onRequest,
-    schema: {
-      tags, security,
-      summary: "Register (or change) the account's webhook receiver; returns its signing secret once",
-      description: 'https and a public address only: the host is resolved and loopback, private, link-local, CGNAT, multicast and metadata addresses are refused (422 invalid_webhook_url, saying why). Saving again changes the URL, enables a disabled webhook and issues a new secret; the old secret keeps signing alongside it for the rotation overlap.',
-      headers: BearerHeader,
-      body: WebhookSaveBody,
-      response: { 200: WebhookSaveResponse, ...problems(401, 403, 422) },
+  app.post(
+    '/webhook/save/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: "Register (or change) the account's webhook receiver; returns its signing secret once",
+        description:
+          'https and a public address only: the host is resolved and loopback, private, link-local, CGNAT, multicast and metadata addresses are refused (422 invalid_webhook_url, saying why). Saving again changes the URL, enables a disabled webhook and issues a new secret; the old secret keeps signing alongside it for the rotation overlap.',
+        headers: BearerHeader,
+        body: WebhookSaveBody,
+        response: { 200: WebhookSaveResponse, ...problems(401, 403, 422) },
+      },
     },
-  }, (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return registerWebhook(ctx, accountOf(request), request.body.webhook_url);
-  });
-
-  app.get('/webhook/', {
-    onRequest,
-    schema: { tags, security, summary: "The account's webhook: URL, status (and why it was disabled), rotation state; never the secret", headers: BearerHeader, response: { 200: WebhookEndpointResponse, ...problems(401, 403, 404) } },
-  }, (request) => getWebhook(ctx, accountOf(request)));
-
-  app.get('/webhook/secret/', {
-    onRequest,
-    schema: { tags, security, summary: 'Reveal the current signing secret', headers: BearerHeader, response: { 200: WebhookSecretResponse, ...problems(401, 403, 404) } },
-  }, (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return revealWebhookSecret(ctx, accountOf(request));
-  });
-
-  app.post('/webhook/secret/rotate/', {
-    onRequest,
-    // The body is optional: no body means the configured overlap.
-    preValidation: async (request) => {
-      request.body ??= {};
+    (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return registerWebhook(ctx, accountOf(request), request.body.webhook_url);
     },
-    schema: {
-      tags, security,
-      summary: 'Rotate the signing secret: the new one signs at once, the old one alongside it until the overlap ends (default 24 h)',
-      headers: BearerHeader,
-      body: RotateSecretBody,
-      response: { 200: WebhookSecretResponse, ...problems(401, 403, 404, 422) },
+  );
+
+  app.get(
+    '/webhook/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: "The account's webhook: URL, status (and why it was disabled), rotation state; never the secret",
+        headers: BearerHeader,
+        response: { 200: WebhookEndpointResponse, ...problems(401, 403, 404) },
+      },
     },
-  }, (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return rotateWebhookSecret(ctx, accountOf(request), request.body.overlap_hours === undefined ? {} : { overlapHours: request.body.overlap_hours });
-  });
+    (request) => getWebhook(ctx, accountOf(request)),
+  );
 
-  app.post('/webhook/test/', {
-    onRequest,
-    schema: { tags, security, summary: 'Send a webhook.test event to the webhook (delivered and logged like a real event)', headers: BearerHeader, response: { 202: TestEventResponse, ...problems(401, 403, 404, 409) } },
-  }, async (request, reply) => reply.code(202).send(await sendTestEvent(ctx, accountOf(request))));
-
-  app.get('/webhook/deliveries/', {
-    onRequest,
-    schema: { tags, security, summary: 'Deliveries (one per event and endpoint), newest first; status=dead lists the dead letters', headers: BearerHeader, querystring: DeliveriesQuery, response: { 200: DeliveriesResponse, ...problems(401, 403, 422) } },
-  }, (request) => {
-    const q = request.query;
-    return listDeliveries(ctx.db, accountOf(request), {
-      limit: q.limit ?? 50,
-      ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
-      ...(q.status !== undefined ? { status: q.status } : {}),
-      ...(q.success !== undefined ? { success: q.success } : {}),
-      ...(q.before !== undefined ? { before: q.before } : {}),
-    });
-  });
-
-  app.get('/webhook/deliveries/:delivery_id/', {
-    onRequest,
-    schema: { tags, security, summary: 'One delivery with its payload and every attempt', headers: BearerHeader, params: DeliveryParams, response: { 200: DeliveryDetailResponse, ...problems(401, 403, 404, 422) } },
-  }, (request) => getDelivery(ctx.db, accountOf(request), request.params.delivery_id));
-
-  app.post('/webhook/deliveries/:delivery_id/redeliver/', {
-    onRequest,
-    schema: { tags, security, summary: 'Deliver the event again now (same event id and body, fresh timestamp and signature)', headers: BearerHeader, params: DeliveryParams, response: { 202: DeliveryItem, ...problems(401, 403, 404, 409, 422) } },
-  }, async (request, reply) => reply.code(202).send(await redeliver(ctx, accountOf(request), request.params.delivery_id)));
-
-  app.get('/webhook/attempts/', {
-    onRequest,
-    schema: {
-      tags, security,
-      summary: 'The delivery log: every attempt (event, URL, attempt number, status code, success, duration, error), newest first',
-      headers: BearerHeader,
-      querystring: AttemptsQuery,
-      response: { 200: AttemptsResponse, ...problems(401, 403, 422) },
+  app.get(
+    '/webhook/secret/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Reveal the current signing secret',
+        headers: BearerHeader,
+        response: { 200: WebhookSecretResponse, ...problems(401, 403, 404) },
+      },
     },
-  }, (request) => {
-    const q = request.query;
-    return listAttempts(ctx.db, accountOf(request), {
-      limit: q.limit ?? 50,
-      ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
-      ...(q.success !== undefined ? { success: q.success } : {}),
-      ...(q.delivery_id !== undefined ? { deliveryId: q.delivery_id } : {}),
-      ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
-      ...(q.before !== undefined ? { before: q.before } : {}),
-    });
-  });
+    (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return revealWebhookSecret(ctx, accountOf(request));
+    },
+  );
+
+  app.post(
+    '/webhook/secret/rotate/',
+    {
+      onRequest,
+      // The body is optional: no body means the configured overlap.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        security,
+        summary:
+          'Rotate the signing secret: the new one signs at once, the old one alongside it until the overlap ends (default 24 h)',
+        headers: BearerHeader,
+        body: RotateSecretBody,
+        response: { 200: WebhookSecretResponse, ...problems(401, 403, 404, 422) },
+      },
+    },
+    (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return rotateWebhookSecret(
+        ctx,
+        accountOf(request),
+        request.body.overlap_hours === undefined ? {} : { overlapHours: request.body.overlap_hours },
+      );
+    },
+  );
+
+  app.post(
+    '/webhook/test/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Send a webhook.test event to the webhook (delivered and logged like a real event)',
+        headers: BearerHeader,
+        response: { 202: TestEventResponse, ...problems(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await sendTestEvent(ctx, accountOf(request))),
+  );
+
+  app.get(
+    '/webhook/deliveries/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Deliveries (one per event and endpoint), newest first; status=dead lists the dead letters',
+        headers: BearerHeader,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveriesResponse, ...problems(401, 403, 422) },
+      },
+    },
+    (request) => {
+      const q = request.query;
+      return listDeliveries(ctx.db, accountOf(request), {
+        limit: q.limit ?? 50,
+        ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.success !== undefined ? { success: q.success } : {}),
+        ...(q.before !== undefined ? { before: q.before } : {}),
+      });
+    },
+  );
+
+  app.get(
+    '/webhook/deliveries/:delivery_id/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'One delivery with its payload and every attempt',
+        headers: BearerHeader,
+        params: DeliveryParams,
+        response: { 200: DeliveryDetailResponse, ...problems(401, 403, 404, 422) },
+      },
+    },
+    (request) => getDelivery(ctx.db, accountOf(request), request.params.delivery_id),
+  );
+
+  app.post(
+    '/webhook/deliveries/:delivery_id/redeliver/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary: 'Deliver the event again now (same event id and body, fresh timestamp and signature)',
+        headers: BearerHeader,
+        params: DeliveryParams,
+        response: { 202: DeliveryItem, ...problems(401, 403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(await redeliver(ctx, accountOf(request), request.params.delivery_id)),
+  );
+
+  app.get(
+    '/webhook/attempts/',
+    {
+      onRequest,
+      schema: {
+        tags,
+        security,
+        summary:
+          'The delivery log: every attempt (event, URL, attempt number, status code, success, duration, error), newest first',
+        headers: BearerHeader,
+        querystring: AttemptsQuery,
+        response: { 200: AttemptsResponse, ...problems(401, 403, 422) },
+      },
+    },
+    (request) => {
+      const q = request.query;
+      return listAttempts(ctx.db, accountOf(request), {
+        limit: q.limit ?? 50,
+        ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
+        ...(q.success !== undefined ? { success: q.success } : {}),
+        ...(q.delivery_id !== undefined ? { deliveryId: q.delivery_id } : {}),
+        ...(q.event_id !== undefined ? { eventId: q.event_id } : {}),
+        ...(q.before !== undefined ? { before: q.before } : {}),
+      });
+    },
+  );
 }

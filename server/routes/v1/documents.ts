@@ -14,41 +14,67 @@ const security = [{ apiKey: [] }];
 export function documentRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
 
-  app.post('/documents', {
-    onRequest,
-    schema: {
-      tags: ['documents'],
-      summary: 'Upload a PDF to the workspace',
-      security,
-     
-      consumes: ['multipart/form-data'],
-      body: { content: { 'multipart/form-data': { schema: MultipartFile } } },
-      response: { 201: DocumentBody, ...problems(401, 413, 415, 422) },
-    },
-  }, async (request, reply) => {
-    if (!request.isMultipart()) throw Object.assign(new Error('expected multipart/form-data'), { code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
-    const file = await readFilePart(request);
-    return reply.code(201).send(await uploadDocument(forCaller(ctx, request), accountOf(request), file.filename, file.bytes));
-  });
+  app.post(
+    '/documents',
+    {
+      onRequest,
+      schema: {
+        tags: ['documents'],
+        summary: 'Upload a PDF to the workspace',
+        security,
 
-  app.get('/documents/:document_id', {
-    onRequest,
-    schema: { tags: ['documents'], summary: 'Get a workspace document', security, params: DocumentParams, response: { 200: DocumentBody, ...problems(401, 404) } },
-  }, async (request) => documentView(await findDocument(forCaller(ctx, request), accountOf(request), request.params.document_id)));
-
-  app.get('/documents/:document_id/content', {
-    onRequest,
-    schema: {
-      tags: ['documents'],
-      summary: 'The uploaded PDF bytes, exactly as stored',
-      security,
-     
-      params: DocumentParams,
-      response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404) },
+        consumes: ['multipart/form-data'],
+        body: { content: { 'multipart/form-data': { schema: MultipartFile } } },
+        response: { 201: DocumentBody, ...problems(401, 413, 415, 422) },
+      },
     },
-  }, async (request, reply) => {
-    const document = await findDocument(forCaller(ctx, request), accountOf(request), request.params.document_id);
-    const bytes = await ctx.blobs.get(document.sha256);
-    return sendPdf(reply, { bytes, sha256: document.sha256, reprDigest: true });
-  });
+    async (request, reply) => {
+      if (!request.isMultipart()) {
+        throw Object.assign(new Error('expected multipart/form-data'), { code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
+      }
+      const file = await readFilePart(request);
+      return reply
+        .code(201)
+        .send(await uploadDocument(forCaller(ctx, request), accountOf(request), file.filename, file.bytes));
+    },
+  );
+
+  app.get(
+    '/documents/:document_id',
+    {
+      onRequest,
+      schema: {
+        tags: ['documents'],
+        summary: 'Get a workspace document',
+        security,
+        params: DocumentParams,
+        response: { 200: DocumentBody, ...problems(401, 404) },
+      },
+    },
+    async (request) =>
+      documentView(await findDocument(forCaller(ctx, request), accountOf(request), request.params.document_id)),
+  );
+
+  app.get(
+    '/documents/:document_id/content',
+    {
+      onRequest,
+      schema: {
+        tags: ['documents'],
+        summary: 'The uploaded PDF bytes, exactly as stored',
+        security,
+
+        params: DocumentParams,
+        response: {
+          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          ...problems(401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const document = await findDocument(forCaller(ctx, request), accountOf(request), request.params.document_id);
+      const bytes = await ctx.blobs.get(document.sha256);
+      return sendPdf(reply, { bytes, sha256: document.sha256, reprDigest: true });
+    },
+  );
 }

@@ -8,14 +8,20 @@ import { SignaturesResponse } from '../../http/schemas/signatures.js';
 import type { App } from '../types.js';
 
 export function envelopeDetailRoutes(app: App, ctx: Context): void {
-  app.get('/envelopes/:id/documents/:document_id/signatures', {
-    onRequest: requireApiKey(ctx),
-    schema: {
-      tags: ['envelopes'],
-      summary: "The signatures in the document's current PDF as our verifier sees them: signer and certificate, time and timestamp, PAdES level, certification, integrity, changes after each, trust where the server knows it",
-      security: [{ apiKey: [] }],
-      params: EnvelopeDocumentParams,
-      response: { 200: SignaturesResponse, ...problems(401, 404, 422, 503) },
+  app.get(
+    '/envelopes/:id/documents/:document_id/signatures',
+    {
+      onRequest: requireApiKey(ctx),
+      schema: {
+        tags: ['envelopes'],
+        summary:
+          "The signatures in the document's current PDF as our verifier sees them: signer and certificate, time and timestamp, PAdES level, certification, integrity, changes after each, trust where the server knows it",
+        security: [{ apiKey: [] }],
+        params: EnvelopeDocumentParams,
+        response: { 200: SignaturesResponse, ...problems(401, 404, 422, 503) },
+      },
     },
-  }, (request) => signatureSummary(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id));
+    (request) =>
+      signatureSummary(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id),
+  );
 }

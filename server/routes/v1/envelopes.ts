@@ -14,7 +14,15 @@ import { creatorOf } from '../../http/mine.js';
 import { readFilePart } from '../../http/multipart.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { AttachDocumentJson, DocumentBody, MultipartFile } from '../../http/schemas/documents.js';
-import { EnvelopeCreateBody, EnvelopeDocumentParams, EnvelopeParams, EnvelopeResponse, EnvelopeStatusResponse, RecipientBody, RecipientResponse } from '../../http/schemas/envelopes.js';
+import {
+  EnvelopeCreateBody,
+  EnvelopeDocumentParams,
+  EnvelopeParams,
+  EnvelopeResponse,
+  EnvelopeStatusResponse,
+  RecipientBody,
+  RecipientResponse,
+} from '../../http/schemas/envelopes.js';
 import { FieldsBody, FieldsResponse } from '../../http/schemas/fields.js';
 import type { App } from '../types.js';
 import { envelopeDetailRoutes } from './envelope-detail.js';
@@ -27,100 +35,161 @@ export function envelopeRoutes(app: App, ctx: Context): void {
   envelopeEditRoutes(app, ctx);
   envelopeDetailRoutes(app, ctx);
 
-  app.post('/envelopes', {
-    onRequest,
-    schema: {
-      tags: ['envelopes'],
-      summary: 'Create a draft envelope',
-      security,
-      headers: IdempotentHeaders,
-      body: EnvelopeCreateBody,
-      response: { 201: EnvelopeResponse, ...problems(401, 409, 422) },
-    },
-  }, async (request, reply) => {
-    await idempotent(ctx, request, reply, 201, () => createEnvelope(forCaller(ctx, request), accountOf(request), { ...request.body, createdBy: creatorOf(request) }));
-  });
-
-  app.get('/envelopes/:id', {
-    onRequest,
-    schema: { tags: ['envelopes'], summary: 'Get an envelope', security, params: EnvelopeParams, response: { 200: EnvelopeResponse, ...problems(401, 404) } },
-  }, async (request) => {
-    await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
-    return loadEnvelopeView(ctx.db, request.params.id);
-  });
-
-  app.get('/envelopes/:id/status', {
-    onRequest,
-    schema: { tags: ['envelopes'], summary: 'Recipient status of an envelope', security, params: EnvelopeParams, response: { 200: EnvelopeStatusResponse, ...problems(401, 404) } },
-  }, (request) => envelopeStatus(forCaller(ctx, request), accountOf(request), request.params.id));
-
-  app.post('/envelopes/:id/recipients', {
-    onRequest,
-    schema: {
-      tags: ['envelopes'],
-      summary: 'Add a recipient to a draft',
-      security,
-     
-      params: EnvelopeParams,
-      body: RecipientBody,
-      response: { 201: RecipientResponse, ...problems(401, 404, 409, 422) },
-    },
-  }, async (request, reply) => reply.code(201).send(await addRecipient(forCaller(ctx, request), accountOf(request), request.params.id, request.body)));
-
-  app.post('/envelopes/:id/documents', {
-    onRequest,
-    schema: {
-      tags: ['envelopes'],
-      summary: 'Attach a PDF to a draft: upload one (multipart "file") or name a workspace document (JSON document_id)',
-      security,
-     
-      params: EnvelopeParams,
-      body: {
-        content: {
-          'application/json': { schema: AttachDocumentJson },
-          // Not validated by schema (the multipart stream is read by the handler); documented here.
-          'multipart/form-data': { schema: MultipartFile },
-        },
+  app.post(
+    '/envelopes',
+    {
+      onRequest,
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Create a draft envelope',
+        security,
+        headers: IdempotentHeaders,
+        body: EnvelopeCreateBody,
+        response: { 201: EnvelopeResponse, ...problems(401, 409, 422) },
       },
-      response: { 201: DocumentBody, ...problems(401, 404, 409, 413, 415, 422) },
     },
-  }, async (request, reply) => {
-    const accountId = accountOf(request);
-    const caller = forCaller(ctx, request);
-    const source = request.isMultipart()
-      ? { kind: 'upload' as const, ...(await readFilePart(request)) }
-      : { kind: 'workspace' as const, documentId: (request.body as { document_id: string }).document_id };
-    return reply.code(201).send(await attachDocument(caller, accountId, request.params.id, source));
-  });
+    async (request, reply) => {
+      await idempotent(ctx, request, reply, 201, () =>
+        createEnvelope(forCaller(ctx, request), accountOf(request), { ...request.body, createdBy: creatorOf(request) }),
+      );
+    },
+  );
 
-  app.put('/envelopes/:id/documents/:document_id/fields', {
-    onRequest,
-    attachValidation: true,
-    schema: {
-      tags: ['envelopes'],
-      summary: 'Replace all fields of a document on a draft envelope',
-      security,
-     
-      params: EnvelopeDocumentParams,
-      body: FieldsBody,
-      response: { 200: FieldsResponse, ...problems(401, 404, 409, 422) },
+  app.get(
+    '/envelopes/:id',
+    {
+      onRequest,
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Get an envelope',
+        security,
+        params: EnvelopeParams,
+        response: { 200: EnvelopeResponse, ...problems(401, 404) },
+      },
     },
-  }, async (request) => {
-    if (request.validationError) throw fieldSchemaError(request.validationError);
-    return replaceFields(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id, request.body.fields);
-  });
+    async (request) => {
+      await findEnvelope(forCaller(ctx, request), accountOf(request), request.params.id);
+      return loadEnvelopeView(ctx.db, request.params.id);
+    },
+  );
+
+  app.get(
+    '/envelopes/:id/status',
+    {
+      onRequest,
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Recipient status of an envelope',
+        security,
+        params: EnvelopeParams,
+        response: { 200: EnvelopeStatusResponse, ...problems(401, 404) },
+      },
+    },
+    (request) => envelopeStatus(forCaller(ctx, request), accountOf(request), request.params.id),
+  );
+
+  app.post(
+    '/envelopes/:id/recipients',
+    {
+      onRequest,
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Add a recipient to a draft',
+        security,
+
+        params: EnvelopeParams,
+        body: RecipientBody,
+        response: { 201: RecipientResponse, ...problems(401, 404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(await addRecipient(forCaller(ctx, request), accountOf(request), request.params.id, request.body)),
+  );
+
+  app.post(
+    '/envelopes/:id/documents',
+    {
+      onRequest,
+      schema: {
+        tags: ['envelopes'],
+        summary:
+          'Attach a PDF to a draft: upload one (multipart "file") or name a workspace document (JSON document_id)',
+        security,
+
+        params: EnvelopeParams,
+        body: {
+          content: {
+            'application/json': { schema: AttachDocumentJson },
+            // Not validated by schema (the multipart stream is read by the handler); documented here.
+            'multipart/form-data': { schema: MultipartFile },
+          },
+        },
+        response: { 201: DocumentBody, ...problems(401, 404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const accountId = accountOf(request);
+      const caller = forCaller(ctx, request);
+      const source = request.isMultipart()
+        ? { kind: 'upload' as const, ...(await readFilePart(request)) }
+        : { kind: 'workspace' as const, documentId: (request.body as { document_id: string }).document_id };
+      return reply.code(201).send(await attachDocument(caller, accountId, request.params.id, source));
+    },
+  );
+
+  app.put(
+    '/envelopes/:id/documents/:document_id/fields',
+    {
+      onRequest,
+      attachValidation: true,
+      schema: {
+        tags: ['envelopes'],
+        summary: 'Replace all fields of a document on a draft envelope',
+        security,
+
+        params: EnvelopeDocumentParams,
+        body: FieldsBody,
+        response: { 200: FieldsResponse, ...problems(401, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      if (request.validationError) throw fieldSchemaError(request.validationError);
+      return replaceFields(
+        forCaller(ctx, request),
+        accountOf(request),
+        request.params.id,
+        request.params.document_id,
+        request.body.fields,
+      );
+    },
+  );
 }
 
 /** Schema errors inside /fields/N are layout errors too: report them the same way, by index. */
-function fieldSchemaError(error: { validation?: { instancePath: string; message?: string; params?: unknown }[]; validationContext?: string }): MoharError {
+function fieldSchemaError(error: {
+  validation?: { instancePath: string; message?: string; params?: unknown }[];
+  validationContext?: string;
+}): MoharError {
   const items = (error.validation ?? []).map((v) => {
     const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
     const path = `${v.instancePath}${missing ? `/${missing}` : ''}`;
     const index = /^\/fields\/(\d+)/.exec(path)?.[1];
-    return { path: path || '/', message: v.message ?? 'is not valid', ...(index === undefined ? {} : { index: Number(index) }) };
+    return {
+      path: path || '/',
+      message: v.message ?? 'is not valid',
+      ...(index === undefined ? {} : { index: Number(index) }),
+    };
   });
   if (error.validationContext !== 'body' || items.some((i) => i.index === undefined)) {
-    return new MoharError('validation_failed', items.map((i) => `${i.path} ${i.message}`).join('; '), { errors: items });
+    return new MoharError('validation_failed', items.map((i) => `${i.path} ${i.message}`).join('; '), {
+      errors: items,
+    });
   }
-  return new MoharError('invalid_field_layout', `${items.length} problem(s) in the field layout; field ${items[0]!.index}: ${items[0]!.path} ${items[0]!.message}`, { errors: items });
+  return new MoharError(
+    'invalid_field_layout',
+    `${items.length} problem(s) in the field layout; field ${items[0]!.index}: ${items[0]!.path} ${items[0]!.message}`,
+    { errors: items },
+  );
 }

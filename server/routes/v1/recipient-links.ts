@@ -14,17 +14,30 @@ export const RevokeLinksResponse = Type.Object({
 });
 
 export function recipientLinkRoutes(app: App, ctx: Context): void {
-  app.post('/envelopes/:id/recipients/:recipient_id/revoke-links', {
-    onRequest: requireApiKey(ctx),
-    schema: {
-      tags: ['envelopes'],
-      summary: "End every live signing link of a recipient (mail, legacy, signing sessions); audited. Opening one answers 410 signing_link_revoked",
-      security: [{ apiKey: [] }],
-      params: EnvelopeRecipientParams,
-      response: { 200: RevokeLinksResponse, ...problems(401, 404, 409) },
+  app.post(
+    '/envelopes/:id/recipients/:recipient_id/revoke-links',
+    {
+      onRequest: requireApiKey(ctx),
+      schema: {
+        tags: ['envelopes'],
+        summary:
+          'End every live signing link of a recipient (mail, legacy, signing sessions); audited. Opening one answers 410 signing_link_revoked',
+        security: [{ apiKey: [] }],
+        params: EnvelopeRecipientParams,
+        response: { 200: RevokeLinksResponse, ...problems(401, 404, 409) },
+      },
     },
-  }, (request) => {
-    const by = request.user ? { type: 'user' as const, id: request.user.userId } : { type: 'api_key' as const, id: request.apiKey?.keyId ?? null };
-    return revokeRecipientLinks(forCaller(ctx, request), accountOf(request), request.params.id, request.params.recipient_id, by);
-  });
+    (request) => {
+      const by = request.user
+        ? { type: 'user' as const, id: request.user.userId }
+        : { type: 'api_key' as const, id: request.apiKey?.keyId ?? null };
+      return revokeRecipientLinks(
+        forCaller(ctx, request),
+        accountOf(request),
+        request.params.id,
+        request.params.recipient_id,
+        by,
+      );
+    },
+  );
 }

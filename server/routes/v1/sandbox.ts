@@ -19,47 +19,79 @@ const security = [{ apiKey: [] }];
 export function sandboxRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx, { keyOnly: true });
 
-  app.post('/sandbox/mock-dsc/requests', {
-    onRequest,
-    schema: {
-      tags: ['sandbox'],
-      summary: 'Create a mock USB DSC request (test key of a test-mode account only)',
-      security,
-      consumes: ['multipart/form-data'],
-      body: { content: { 'multipart/form-data': { schema: MockRequestForm } } },
-      response: { 201: MockRequestCreated, ...problems(401, 403, 409, 413, 415, 422) },
+  app.post(
+    '/sandbox/mock-dsc/requests',
+    {
+      onRequest,
+      schema: {
+        tags: ['sandbox'],
+        summary: 'Create a mock USB DSC request (test key of a test-mode account only)',
+        security,
+        consumes: ['multipart/form-data'],
+        body: { content: { 'multipart/form-data': { schema: MockRequestForm } } },
+        response: { 201: MockRequestCreated, ...problems(401, 403, 409, 413, 415, 422) },
+      },
     },
-  }, async (request, reply) => {
-    if (!request.isMultipart()) throw Object.assign(new Error('expected multipart/form-data'), { code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
-    const form = await readMultipartForm(request);
-    return reply.code(201).send(await createMockRequest(ctx, request.apiKey, { file: form.file, ...form.fields }));
-  });
-
-  app.get('/sandbox/mock-dsc/requests/:public_id', {
-    onRequest,
-    schema: { tags: ['sandbox'], summary: 'A mock request: pending, completed or expired, with the test certificate once signed', security, params: MockRequestParams, response: { 200: MockRequestView, ...problems(401, 404) } },
-  }, async (request) => findMockRequest(ctx, accountOf(request), request.params.public_id));
-
-  app.get('/sandbox/mock-dsc/requests/:public_id/download', {
-    onRequest,
-    schema: {
-      tags: ['sandbox'],
-      summary: 'The PDF signed with the self-signed test certificate; 409 signing_not_completed before',
-      security,
-      params: MockRequestParams,
-      response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }), ...problems(401, 404, 409) },
+    async (request, reply) => {
+      if (!request.isMultipart()) {
+        throw Object.assign(new Error('expected multipart/form-data'), { code: 'FST_INVALID_MULTIPART_CONTENT_TYPE' });
+      }
+      const form = await readMultipartForm(request);
+      return reply.code(201).send(await createMockRequest(ctx, request.apiKey, { file: form.file, ...form.fields }));
     },
-  }, async (request, reply) => {
-    const document = await downloadMockRequest(ctx, accountOf(request), request.params.public_id);
-    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256, filename: document.filename });
-  });
+  );
+
+  app.get(
+    '/sandbox/mock-dsc/requests/:public_id',
+    {
+      onRequest,
+      schema: {
+        tags: ['sandbox'],
+        summary: 'A mock request: pending, completed or expired, with the test certificate once signed',
+        security,
+        params: MockRequestParams,
+        response: { 200: MockRequestView, ...problems(401, 404) },
+      },
+    },
+    async (request) => findMockRequest(ctx, accountOf(request), request.params.public_id),
+  );
+
+  app.get(
+    '/sandbox/mock-dsc/requests/:public_id/download',
+    {
+      onRequest,
+      schema: {
+        tags: ['sandbox'],
+        summary: 'The PDF signed with the self-signed test certificate; 409 signing_not_completed before',
+        security,
+        params: MockRequestParams,
+        response: {
+          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          ...problems(401, 404, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const document = await downloadMockRequest(ctx, accountOf(request), request.params.public_id);
+      return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256, filename: document.filename });
+    },
+  );
 
   // The signing page's "Sign with a test certificate": the session token is the credential, as for every signer act.
-  app.post('/signing/:token/mock-dsc', {
-    schema: { tags: ['signer'], summary: 'Sandbox: sign a mock DSC request with an ephemeral self-signed test certificate', params: TokenParams, response: { 200: ActResponse, ...problems(403, 409, 410, 422) } },
-  }, async (request) => {
-    const session = await resolveSession(ctx, request.params.token);
-    const result = await signWithTestCertificate(ctx, session, clientOf(request, session));
-    return completeAndAnswer(ctx, session, result, request);
-  });
+  app.post(
+    '/signing/:token/mock-dsc',
+    {
+      schema: {
+        tags: ['signer'],
+        summary: 'Sandbox: sign a mock DSC request with an ephemeral self-signed test certificate',
+        params: TokenParams,
+        response: { 200: ActResponse, ...problems(403, 409, 410, 422) },
+      },
+    },
+    async (request) => {
+      const session = await resolveSession(ctx, request.params.token);
+      const result = await signWithTestCertificate(ctx, session, clientOf(request, session));
+      return completeAndAnswer(ctx, session, result, request);
+    },
+  );
 }

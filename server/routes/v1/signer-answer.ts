@@ -7,9 +7,15 @@ import { envelopeAfterAct } from '../../domain/workflow/envelope-after-act.js';
 import type { ResolvedSession } from '../../domain/workflow/sessions.js';
 import type { ClientInfo } from '../../domain/workflow/act-context.js';
 
-/** Who acts, as the audit records it: the address (MOHAR_TRUST_PROXY decides whose), user agent, how they were reached. */
+/**
+ * Who acts, as the audit records it: the address (MOHAR_TRUST_PROXY decides whose), user agent, how they were reached.
+ */
 export function clientOf(request: FastifyRequest, session?: ResolvedSession): ClientInfo {
-  return { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500), ...(session ? { reachedBy: session.reachedBy } : {}) };
+  return {
+    ip: request.ip,
+    userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500),
+    ...(session ? { reachedBy: session.reachedBy } : {}),
+  };
 }
 
 /**
@@ -25,8 +31,17 @@ async function completeNow(ctx: Context, envelopeId: string, request: FastifyReq
   }
 }
 
-export async function completeAndAnswer(ctx: Context, session: ResolvedSession, result: DecisionResult, request: FastifyRequest): Promise<{ recipient_status: string; envelope_status: string; redirect_url: string | null }> {
+export async function completeAndAnswer(
+  ctx: Context,
+  session: ResolvedSession,
+  result: DecisionResult,
+  request: FastifyRequest,
+): Promise<{ recipient_status: string; envelope_status: string; redirect_url: string | null }> {
   if (result.envelopeFinished && result.status !== 'declined') await completeNow(ctx, session.envelopeId, request);
   const envelope = await envelopeAfterAct(ctx, session.envelopeId);
-  return { recipient_status: result.status, envelope_status: envelope.status, redirect_url: session.returnUrl ?? envelope.redirectUrl };
+  return {
+    recipient_status: result.status,
+    envelope_status: envelope.status,
+    redirect_url: session.returnUrl ?? envelope.redirectUrl,
+  };
 }

@@ -10,7 +10,13 @@ import { approveOrReview, decline, type DecisionResult } from '../../domain/work
 import { resolveSession } from '../../domain/workflow/sessions.js';
 import { signerView } from '../../domain/workflow/signer-view.js';
 import { problems } from '../../http/schemas/common.js';
-import { ActBody, ActResponse, SignerViewResponse, TokenDocumentParams, TokenParams } from '../../http/schemas/signing.js';
+import {
+  ActBody,
+  ActResponse,
+  SignerViewResponse,
+  TokenDocumentParams,
+  TokenParams,
+} from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
 import { acceptPdfBodies } from '../../http/pdf-body.js';
@@ -21,84 +27,171 @@ import { acceptTokenSignature, prepareForToken } from '../../domain/workflow/dsc
 import { sendPdf } from '../../http/send-pdf.js';
 
 export function signerRoutes(app: App, ctx: Context): void {
-  app.get('/signing/:token', {
-    schema: { tags: ['signer'], summary: 'What this recipient sees and may do', params: TokenParams, response: { 200: SignerViewResponse, ...problems(410) } },
-  }, async (request) => signerView(ctx, await resolveSession(ctx, request.params.token)));
+  app.get(
+    '/signing/:token',
+    {
+      schema: {
+        tags: ['signer'],
+        summary: 'What this recipient sees and may do',
+        params: TokenParams,
+        response: { 200: SignerViewResponse, ...problems(410) },
+      },
+    },
+    async (request) => signerView(ctx, await resolveSession(ctx, request.params.token)),
+  );
 
-  app.get('/signing/:token/documents/:document_id', {
-    schema: { tags: ['signer'], summary: 'The current bytes of a document', params: TokenDocumentParams, response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), ...problems(404, 410) } },
-  }, async (request, reply) => {
-    const session = await resolveSession(ctx, request.params.token);
-    const document = await currentDocument(ctx, session.envelopeId, request.params.document_id);
-    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256 });
-  });
+  app.get(
+    '/signing/:token/documents/:document_id',
+    {
+      schema: {
+        tags: ['signer'],
+        summary: 'The current bytes of a document',
+        params: TokenDocumentParams,
+        response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), ...problems(404, 410) },
+      },
+    },
+    async (request, reply) => {
+      const session = await resolveSession(ctx, request.params.token);
+      const document = await currentDocument(ctx, session.envelopeId, request.params.document_id);
+      return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256 });
+    },
+  );
 
   // The recipient's own copy of the final documents: the same bytes as the completion mail attaches.
-  app.get('/signing/:token/documents/:document_id/download', {
-    schema: { tags: ['signer'], summary: 'The final signed PDF, once the envelope is completed (also after this recipient acted)', params: TokenDocumentParams, response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf; ETag and Repr-Digest carry the SHA-256' }), ...problems(404, 409, 410) } },
-  }, async (request, reply) => {
-    const session = await resolveSession(ctx, request.params.token, 'download');
-    const document = await finalDocument(ctx, session.accountId, session.envelopeId, request.params.document_id);
-    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256, reprDigest: true, filename: document.filename, noStore: true });
-  });
-
-  app.post('/signing/:token', {
-    bodyLimit: SIGN_ACT_BODY_LIMIT,
-    schema: {
-      tags: ['signer'],
-      summary: 'Act: sign, review, approve or decline',
-      params: TokenParams,
-      body: ActBody,
-      response: { 200: ActResponse, ...problems(409, 410, 422) },
+  app.get(
+    '/signing/:token/documents/:document_id/download',
+    {
+      schema: {
+        tags: ['signer'],
+        summary: 'The final signed PDF, once the envelope is completed (also after this recipient acted)',
+        params: TokenDocumentParams,
+        response: {
+          200: Type.Unsafe({
+            type: 'string',
+            format: 'binary',
+            description: 'application/pdf; ETag and Repr-Digest carry the SHA-256',
+          }),
+          ...problems(404, 409, 410),
+        },
+      },
     },
-  }, async (request) => {
-    const session = await resolveSession(ctx, request.params.token);
-    const body = request.body;
-    const client = clientOf(request, session);
-    let result: DecisionResult;
-    if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
-    else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
-    else result = await approveOrReview(ctx, session, body.action, body, client);
-    return completeAndAnswer(ctx, session, result, request);
-  });
+    async (request, reply) => {
+      const session = await resolveSession(ctx, request.params.token, 'download');
+      const document = await finalDocument(ctx, session.accountId, session.envelopeId, request.params.document_id);
+      return sendPdf(reply, {
+        bytes: document.bytes,
+        sha256: document.sha256,
+        reprDigest: true,
+        filename: document.filename,
+        noStore: true,
+      });
+    },
+  );
+
+  app.post(
+    '/signing/:token',
+    {
+      bodyLimit: SIGN_ACT_BODY_LIMIT,
+      schema: {
+        tags: ['signer'],
+        summary: 'Act: sign, review, approve or decline',
+        params: TokenParams,
+        body: ActBody,
+        response: { 200: ActResponse, ...problems(409, 410, 422) },
+      },
+    },
+    async (request) => {
+      const session = await resolveSession(ctx, request.params.token);
+      const body = request.body;
+      const client = clientOf(request, session);
+      let result: DecisionResult;
+      if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
+      else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
+      else result = await approveOrReview(ctx, session, body.action, body, client);
+      return completeAndAnswer(ctx, session, result, request);
+    },
+  );
 
   // USB DSC: the desktop signs the prepared bytes with the token and uploads the result.
   const preparedSchema = {
     tags: ['signer'],
     params: TokenDocumentParams,
-    response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf; X-Mohar-Signature-Field names the field to sign' }), ...problems(404, 409, 410, 422) },
+    response: {
+      200: Type.Unsafe({
+        type: 'string',
+        format: 'binary',
+        description: 'application/pdf; X-Mohar-Signature-Field names the field to sign',
+      }),
+      ...problems(404, 409, 410, 422),
+    },
   };
-  const sendPrepared = async (token: string, documentId: string, fields: Record<string, string | boolean> | undefined, reply: import('fastify').FastifyReply) => {
+  const sendPrepared = async (
+    token: string,
+    documentId: string,
+    fields: Record<string, string | boolean> | undefined,
+    reply: import('fastify').FastifyReply,
+  ) => {
     const prepared = await prepareForToken(ctx, await resolveSession(ctx, token), documentId, fields);
-    return sendPdf(reply, { bytes: prepared.bytes, headers: { 'X-Mohar-Signature-Field': encodeURIComponent(prepared.fieldName) } });
+    return sendPdf(reply, {
+      bytes: prepared.bytes,
+      headers: { 'X-Mohar-Signature-Field': encodeURIComponent(prepared.fieldName) },
+    });
   };
-  app.get('/signing/:token/documents/:document_id/prepared', {
-    schema: { ...preparedSchema, summary: 'USB DSC: the bytes the token signs over (your values filled)' },
-  }, (request, reply) => sendPrepared(request.params.token, request.params.document_id, undefined, reply));
-  app.post('/signing/:token/documents/:document_id/prepared', {
-    schema: { ...preparedSchema, summary: 'USB DSC: as GET, with values for your text fields', body: Type.Object({ fields: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()])) }) },
-  }, (request, reply) => sendPrepared(request.params.token, request.params.document_id, request.body.fields, reply));
+  app.get(
+    '/signing/:token/documents/:document_id/prepared',
+    {
+      schema: { ...preparedSchema, summary: 'USB DSC: the bytes the token signs over (your values filled)' },
+    },
+    (request, reply) => sendPrepared(request.params.token, request.params.document_id, undefined, reply),
+  );
+  app.post(
+    '/signing/:token/documents/:document_id/prepared',
+    {
+      schema: {
+        ...preparedSchema,
+        summary: 'USB DSC: as GET, with values for your text fields',
+        body: Type.Object({
+          fields: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()])),
+        }),
+      },
+    },
+    (request, reply) => sendPrepared(request.params.token, request.params.document_id, request.body.fields, reply),
+  );
 
   // The only route that takes a raw PDF body: its own scope, so the PDF parser exists nowhere else.
   void app.register(async (pdfScope: App) => {
     acceptPdfBodies(pdfScope, ctx.config.maxPdfBytes);
-    pdfScope.put('/signing/:token/documents/:document_id/signed', {
-      bodyLimit: ctx.config.maxPdfBytes,
-      schema: {
-        tags: ['signer'],
-        summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
-        description:
-          '422 codes: `invalid_signed_document` (the upload changes more than this signature), `dsc_certificate_untrusted` (member `reason`: unknown_issuer, expired, revoked, revocation_unknown, not_for_signing; unless the account setting accept_untrusted_dsc), `dsc_identity_mismatch` (with the account setting require_dsc_identity_match; members name_match, email_match). See docs/errors.md.',
-        params: TokenDocumentParams,
-        // Documented, not validated by schema: the raw bytes are checked by the act itself.
-        body: { content: { 'application/pdf': { schema: Type.Unsafe({ description: 'the signed PDF, as raw bytes' }) } } },
-        response: { 200: ActResponse, ...problems(409, 410, 413, 415, 422) },
+    pdfScope.put(
+      '/signing/:token/documents/:document_id/signed',
+      {
+        bodyLimit: ctx.config.maxPdfBytes,
+        schema: {
+          tags: ['signer'],
+          summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
+          description:
+            '422 codes: `invalid_signed_document` (the upload changes more than this signature), `dsc_certificate_untrusted` (member `reason`: unknown_issuer, expired, revoked, revocation_unknown, not_for_signing; unless the account setting accept_untrusted_dsc), `dsc_identity_mismatch` (with the account setting require_dsc_identity_match; members name_match, email_match). See docs/errors.md.',
+          params: TokenDocumentParams,
+          // Documented, not validated by schema: the raw bytes are checked by the act itself.
+          body: {
+            content: { 'application/pdf': { schema: Type.Unsafe({ description: 'the signed PDF, as raw bytes' }) } },
+          },
+          response: { 200: ActResponse, ...problems(409, 410, 413, 415, 422) },
+        },
       },
-    }, async (request) => {
-      if (!Buffer.isBuffer(request.body)) throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
-      const session = await resolveSession(ctx, request.params.token);
-      const result = await acceptTokenSignature(ctx, session, request.params.document_id, request.body, clientOf(request, session));
-      return completeAndAnswer(ctx, session, result, request);
-    });
+      async (request) => {
+        if (!Buffer.isBuffer(request.body)) {
+          throw new MoharError('unsupported_media_type', 'send the signed PDF as application/pdf');
+        }
+        const session = await resolveSession(ctx, request.params.token);
+        const result = await acceptTokenSignature(
+          ctx,
+          session,
+          request.params.document_id,
+          request.body,
+          clientOf(request, session),
+        );
+        return completeAndAnswer(ctx, session, result, request);
+      },
+    );
   });
 }

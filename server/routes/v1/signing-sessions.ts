@@ -15,33 +15,64 @@ const security = [{ apiKey: [] }];
 export function signingSessionRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
 
-  app.post('/envelopes/:id/signing-sessions', {
-    onRequest,
-    schema: {
-      tags: ['signing'],
-      summary: 'A short-lived signing URL (15 minutes) for one active recipient',
-      security,
-      params: EnvelopeParams,
-      body: SigningSessionBody,
-      response: { 201: SigningSessionResponse, ...problems(401, 403, 404, 409, 422) },
+  app.post(
+    '/envelopes/:id/signing-sessions',
+    {
+      onRequest,
+      schema: {
+        tags: ['signing'],
+        summary: 'A short-lived signing URL (15 minutes) for one active recipient',
+        security,
+        params: EnvelopeParams,
+        body: SigningSessionBody,
+        response: { 201: SigningSessionResponse, ...problems(401, 403, 404, 409, 422) },
+      },
     },
-  }, async (request, reply) => {
-    // Audited with the session: the console user or the API key that asked for it.
-    const by = request.user ? { type: 'user' as const, id: request.user.userId } : { type: 'api_key' as const, id: request.apiKey?.keyId ?? null };
-    return reply.code(201).send(await createSigningSession(forCaller(ctx, request), accountOf(request), request.params.id, request.body, by));
-  });
+    async (request, reply) => {
+      // Audited with the session: the console user or the API key that asked for it.
+      const by = request.user
+        ? { type: 'user' as const, id: request.user.userId }
+        : { type: 'api_key' as const, id: request.apiKey?.keyId ?? null };
+      return reply
+        .code(201)
+        .send(
+          await createSigningSession(forCaller(ctx, request), accountOf(request), request.params.id, request.body, by),
+        );
+    },
+  );
 
-  app.get('/envelopes/:id/documents/:document_id/download', {
-    onRequest,
-    schema: {
-      tags: ['envelopes'],
-      summary: 'The exact signed PDF bytes, once the envelope is completed',
-      security,
-      params: EnvelopeDocumentParams,
-      response: { 200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf; ETag and Repr-Digest carry the SHA-256' }), ...problems(401, 404, 409) },
+  app.get(
+    '/envelopes/:id/documents/:document_id/download',
+    {
+      onRequest,
+      schema: {
+        tags: ['envelopes'],
+        summary: 'The exact signed PDF bytes, once the envelope is completed',
+        security,
+        params: EnvelopeDocumentParams,
+        response: {
+          200: Type.Unsafe({
+            type: 'string',
+            format: 'binary',
+            description: 'application/pdf; ETag and Repr-Digest carry the SHA-256',
+          }),
+          ...problems(401, 404, 409),
+        },
+      },
     },
-  }, async (request, reply) => {
-    const document = await finalDocument(forCaller(ctx, request), accountOf(request), request.params.id, request.params.document_id);
-    return sendPdf(reply, { bytes: document.bytes, sha256: document.sha256, reprDigest: true, filename: document.filename });
-  });
+    async (request, reply) => {
+      const document = await finalDocument(
+        forCaller(ctx, request),
+        accountOf(request),
+        request.params.id,
+        request.params.document_id,
+      );
+      return sendPdf(reply, {
+        bytes: document.bytes,
+        sha256: document.sha256,
+        reprDigest: true,
+        filename: document.filename,
+      });
+    },
+  );
 }

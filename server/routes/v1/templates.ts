@@ -1,4 +1,7 @@
-/** Templates (issue 12): create, list, read (portable), patch (versions), archive/restore, instantiate. Handlers stay thin. */
+/**
+ * Templates (issue 12): create, list, read (portable), patch (versions), archive/restore, instantiate. Handlers stay
+ * thin.
+ */
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../../common/errors.js';
@@ -17,8 +20,26 @@ import { creatorOf, mineFilter } from '../../http/mine.js';
 import { readFilesForm, type FilesForm } from '../../http/multipart-files.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import {
-  FromEnvelopeBody, ImportBody, InstantiateBody, InstantiatedEnvelopeResponse, TemplateCreateMultipartExample, TemplatePatchMultipartExample, InstantiateHeaders, PatchHeaders, PortableTemplateResponse, TemplateCreateJson, TemplateDefinitionBody,
-  TemplateGetQuery, TemplateListQuery, TemplateListResponse, TemplateParams, TemplatePatchBody, VersionDetailResponse, VersionListQuery, VersionListResponse, VersionParams,
+  FromEnvelopeBody,
+  ImportBody,
+  InstantiateBody,
+  InstantiatedEnvelopeResponse,
+  TemplateCreateMultipartExample,
+  TemplatePatchMultipartExample,
+  InstantiateHeaders,
+  PatchHeaders,
+  PortableTemplateResponse,
+  TemplateCreateJson,
+  TemplateDefinitionBody,
+  TemplateGetQuery,
+  TemplateListQuery,
+  TemplateListResponse,
+  TemplateParams,
+  TemplatePatchBody,
+  VersionDetailResponse,
+  VersionListQuery,
+  VersionListResponse,
+  VersionParams,
 } from '../../http/schemas/templates.js';
 import type { App } from '../types.js';
 
@@ -27,148 +48,303 @@ const tags = ['templates'];
 
 function actorOf(request: FastifyRequest): TemplateActor {
   // The office console acts as its logged-in user; integrators as their key.
-  return request.user ? { type: 'user', id: request.user.userId } : { type: 'api_key', id: request.apiKey?.keyId ?? null };
+  return request.user
+    ? { type: 'user', id: request.user.userId }
+    : { type: 'api_key', id: request.apiKey?.keyId ?? null };
 }
 
 /** What makes two multipart requests the same for Idempotency-Key: the JSON part and the files' SHA-256. */
 function formFingerprint(form: FilesForm): unknown {
-  return { fields: form.fields, files: [...form.files].map(([name, f]) => [name, f.filename ?? null, createHash('sha256').update(f.bytes).digest('hex')]) };
+  return {
+    fields: form.fields,
+    files: [...form.files].map(([name, f]) => [
+      name,
+      f.filename ?? null,
+      createHash('sha256').update(f.bytes).digest('hex'),
+    ]),
+  };
 }
 
 export function templateRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
   // RFC 7396's own media type, parsed as JSON (this scope only).
-  if (!app.hasContentTypeParser('application/merge-patch+json')) app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  if (!app.hasContentTypeParser('application/merge-patch+json')) {
+    app.addContentTypeParser(
+      'application/merge-patch+json',
+      { parseAs: 'string' },
+      app.getDefaultJsonParser('error', 'error'),
+    );
+  }
   // Imports carry their PDFs as base64 in the JSON body: room for the largest allowed set of them.
   const importBodyLimit = Math.ceil((ctx.config.maxPdfBytes * 4) / 3) * MAX_TEMPLATE_DOCUMENTS + 2 * 1024 * 1024;
 
-  app.post('/templates', {
-    onRequest,
-    bodyLimit: importBodyLimit,
-    attachValidation: true,
-    schema: {
-      tags,
-      summary: 'Create a template: upload PDFs with a "template" JSON part (multipart), copy an envelope ({source_envelope_id}), or import a portable template ({format: "mohar.template/v1", …})',
-      security,
-      headers: IdempotentHeaders,
-      body: {
-        content: {
-          'application/json': { schema: TemplateCreateJson },
-          // Streamed by the handler; documented here. The "template" part is checked against TemplateDefinition.
-          'multipart/form-data': { schema: { type: 'object', properties: { template: { ...TemplateDefinitionBody, description: 'JSON text: the template definition; documents[].file names a file part' } }, additionalProperties: { type: 'string', format: 'binary', description: 'PDF file parts' }, examples: [TemplateCreateMultipartExample] } },
+  app.post(
+    '/templates',
+    {
+      onRequest,
+      bodyLimit: importBodyLimit,
+      attachValidation: true,
+      schema: {
+        tags,
+        summary:
+          'Create a template: upload PDFs with a "template" JSON part (multipart), copy an envelope ({source_envelope_id}), or import a portable template ({format: "mohar.template/v1", …})',
+        security,
+        headers: IdempotentHeaders,
+        body: {
+          content: {
+            'application/json': { schema: TemplateCreateJson },
+            // Streamed by the handler; documented here. The "template" part is checked against TemplateDefinition.
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                properties: {
+                  template: {
+                    ...TemplateDefinitionBody,
+                    description: 'JSON text: the template definition; documents[].file names a file part',
+                  },
+                },
+                additionalProperties: { type: 'string', format: 'binary', description: 'PDF file parts' },
+                examples: [TemplateCreateMultipartExample],
+              },
+            },
+          },
         },
+        response: { 201: PortableTemplateResponse, ...problems(401, 404, 409, 413, 415, 422) },
       },
-      response: { 201: PortableTemplateResponse, ...problems(401, 404, 409, 413, 415, 422) },
     },
-  }, async (request, reply) => {
-    const accountId = accountOf(request);
-    const caller = forCaller(ctx, request);
-    const actor = actorOf(request);
-    if (request.isMultipart()) {
-      const form = await readFilesForm(request, MAX_TEMPLATE_DOCUMENTS);
-      const definition = checkValue(TemplateDefinitionBody, parseJsonPart(form.fields.template, 'template'), '/template') as DefinitionInput;
-      return idempotent(ctx, request, reply, 201, () => createTemplate(caller, accountId, actor, definition, form.files), formFingerprint(form));
-    }
-    const body = request.body as Record<string, unknown> | null;
-    if (body === null || typeof body !== 'object') throw new MoharError('validation_failed', 'send multipart/form-data, or JSON with source_envelope_id or a portable template');
-    // The union's own errors list both branches; report those of the branch the body is meant to be.
-    if (Object.hasOwn(body, 'source_envelope_id')) {
-      const input = checkValue(FromEnvelopeBody, body, '');
-      return idempotent(ctx, request, reply, 201, () => templateFromEnvelope(caller, accountId, actor, input));
-    }
-    const portable = checkValue(ImportBody, body, '') as DefinitionInput & { format: string; template_id?: string; version?: number };
-    return idempotent(ctx, request, reply, 201, () => importTemplate(caller, accountId, actor, portable));
-  });
+    async (request, reply) => {
+      const accountId = accountOf(request);
+      const caller = forCaller(ctx, request);
+      const actor = actorOf(request);
+      if (request.isMultipart()) {
+        const form = await readFilesForm(request, MAX_TEMPLATE_DOCUMENTS);
+        const definition = checkValue(
+          TemplateDefinitionBody,
+          parseJsonPart(form.fields.template, 'template'),
+          '/template',
+        ) as DefinitionInput;
+        return idempotent(
+          ctx,
+          request,
+          reply,
+          201,
+          () => createTemplate(caller, accountId, actor, definition, form.files),
+          formFingerprint(form),
+        );
+      }
+      const body = request.body as Record<string, unknown> | null;
+      if (body === null || typeof body !== 'object') {
+        throw new MoharError(
+          'validation_failed',
+          'send multipart/form-data, or JSON with source_envelope_id or a portable template',
+        );
+      }
+      // The union's own errors list both branches; report those of the branch the body is meant to be.
+      if (Object.hasOwn(body, 'source_envelope_id')) {
+        const input = checkValue(FromEnvelopeBody, body, '');
+        return idempotent(ctx, request, reply, 201, () => templateFromEnvelope(caller, accountId, actor, input));
+      }
+      const portable = checkValue(ImportBody, body, '') as DefinitionInput & {
+        format: string;
+        template_id?: string;
+        version?: number;
+      };
+      return idempotent(ctx, request, reply, 201, () => importTemplate(caller, accountId, actor, portable));
+    },
+  );
 
-  app.get('/templates', {
-    onRequest,
-    schema: { tags, summary: 'List templates, newest first (cursor paging; ?archived=true|false|all, ?q= on the name, ?mine=true: the login\'s own)', security, querystring: TemplateListQuery, response: { 200: TemplateListResponse, ...problems(401, 422) } },
-  }, (request) => {
-    const { mine, ...query } = request.query;
-    return listTemplates(forCaller(ctx, request), accountOf(request), { ...query, ...mineFilter(request, mine) });
-  });
+  app.get(
+    '/templates',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary:
+          "List templates, newest first (cursor paging; ?archived=true|false|all, ?q= on the name, ?mine=true: the login's own)",
+        security,
+        querystring: TemplateListQuery,
+        response: { 200: TemplateListResponse, ...problems(401, 422) },
+      },
+    },
+    (request) => {
+      const { mine, ...query } = request.query;
+      return listTemplates(forCaller(ctx, request), accountOf(request), { ...query, ...mineFilter(request, mine) });
+    },
+  );
 
-  app.get('/templates/:id', {
-    onRequest,
-    schema: { tags, summary: 'The portable template (latest version); ETag = version; ?include=documents embeds the PDFs', security, params: TemplateParams, querystring: TemplateGetQuery, response: { 200: PortableTemplateResponse, ...problems(401, 404) } },
-  }, async (request, reply) => {
-    const template = await getTemplate(forCaller(ctx, request), accountOf(request), request.params.id, { includeDocuments: request.query.include === 'documents' });
-    return reply.header('ETag', `"${template.version}"`).send(template);
-  });
+  app.get(
+    '/templates/:id',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'The portable template (latest version); ETag = version; ?include=documents embeds the PDFs',
+        security,
+        params: TemplateParams,
+        querystring: TemplateGetQuery,
+        response: { 200: PortableTemplateResponse, ...problems(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const template = await getTemplate(forCaller(ctx, request), accountOf(request), request.params.id, {
+        includeDocuments: request.query.include === 'documents',
+      });
+      return reply.header('ETag', `"${template.version}"`).send(template);
+    },
+  );
 
-  app.patch('/templates/:id', {
-    onRequest,
-    schema: {
-      tags,
-      summary: 'JSON Merge Patch on settings, roles and documents/fields: a new immutable version n+1 (none when nothing changes); If-Match gives 412 on a lost update',
-      security,
-      headers: PatchHeaders,
-      params: TemplateParams,
-      body: {
-        content: {
-          'application/merge-patch+json': { schema: TemplatePatchBody },
-          'application/json': { schema: TemplatePatchBody },
-          'multipart/form-data': { schema: { type: 'object', properties: { template: { ...TemplatePatchBody, description: 'JSON text: the merge patch; documents[].file names a file part (a replaced PDF)' } }, additionalProperties: { type: 'string', format: 'binary' }, examples: [TemplatePatchMultipartExample] } },
+  app.patch(
+    '/templates/:id',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary:
+          'JSON Merge Patch on settings, roles and documents/fields: a new immutable version n+1 (none when nothing changes); If-Match gives 412 on a lost update',
+        security,
+        headers: PatchHeaders,
+        params: TemplateParams,
+        body: {
+          content: {
+            'application/merge-patch+json': { schema: TemplatePatchBody },
+            'application/json': { schema: TemplatePatchBody },
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                properties: {
+                  template: {
+                    ...TemplatePatchBody,
+                    description: 'JSON text: the merge patch; documents[].file names a file part (a replaced PDF)',
+                  },
+                },
+                additionalProperties: { type: 'string', format: 'binary' },
+                examples: [TemplatePatchMultipartExample],
+              },
+            },
+          },
         },
+        response: { 200: PortableTemplateResponse, ...problems(401, 404, 409, 412, 413, 415, 422) },
       },
-      response: { 200: PortableTemplateResponse, ...problems(401, 404, 409, 412, 413, 415, 422) },
     },
-  }, async (request, reply) => {
-    const accountId = accountOf(request);
-    const caller = forCaller(ctx, request);
-    let patch: Record<string, unknown>;
-    let files: FilesForm['files'] = new Map();
-    if (request.isMultipart()) {
-      const form = await readFilesForm(request, MAX_TEMPLATE_DOCUMENTS);
-      patch = checkValue(TemplatePatchBody, parseJsonPart(form.fields.template, 'template'), '/template');
-      files = form.files;
-    } else {
-      patch = request.body as Record<string, unknown>;
-    }
-    const result = await patchTemplate(caller, accountId, actorOf(request), request.params.id, { patch, files, ifMatch: header(request, 'if-match') });
-    return reply.header('ETag', `"${result.template.version}"`).header('Template-Version-Created', String(result.created)).send(result.template);
-  });
-
-  app.delete('/templates/:id', {
-    onRequest,
-    schema: { tags, summary: 'Archive a template (soft delete): still readable, cannot be instantiated or patched', security, params: TemplateParams, response: { 200: PortableTemplateResponse, ...problems(401, 404) } },
-  }, (request) => archiveTemplate(forCaller(ctx, request), accountOf(request), actorOf(request), request.params.id));
-
-  app.post('/templates/:id/restore', {
-    onRequest,
-    schema: { tags, summary: 'Restore an archived template', security, params: TemplateParams, response: { 200: PortableTemplateResponse, ...problems(401, 404) } },
-  }, (request) => restoreTemplate(forCaller(ctx, request), accountOf(request), actorOf(request), request.params.id));
-
-  app.get('/templates/:id/versions', {
-    onRequest,
-    schema: { tags, summary: 'Version history, newest first: who, when, and a summary of what changed', security, params: TemplateParams, querystring: VersionListQuery, response: { 200: VersionListResponse, ...problems(401, 404) } },
-  }, (request) => listVersions(forCaller(ctx, request), accountOf(request), request.params.id, request.query));
-
-  app.get('/templates/:id/versions/:version', {
-    onRequest,
-    schema: { tags, summary: 'One version: its change summary and the portable template as it was', security, params: VersionParams, response: { 200: VersionDetailResponse, ...problems(401, 404) } },
-  }, (request) => getVersion(forCaller(ctx, request), accountOf(request), request.params.id, request.params.version));
-
-  app.post('/templates/:id/instantiate', {
-    onRequest,
-    schema: {
-      tags,
-      summary: 'Create a draft envelope pinned to a template version from slot mappings (Idempotency-Key required); send: true sends it at once',
-      security,
-      headers: InstantiateHeaders,
-      params: TemplateParams,
-      body: InstantiateBody,
-      response: { 201: InstantiatedEnvelopeResponse, ...problems(400, 401, 404, 409, 422) },
+    async (request, reply) => {
+      const accountId = accountOf(request);
+      const caller = forCaller(ctx, request);
+      let patch: Record<string, unknown>;
+      let files: FilesForm['files'] = new Map();
+      if (request.isMultipart()) {
+        const form = await readFilesForm(request, MAX_TEMPLATE_DOCUMENTS);
+        patch = checkValue(TemplatePatchBody, parseJsonPart(form.fields.template, 'template'), '/template');
+        files = form.files;
+      } else {
+        patch = request.body as Record<string, unknown>;
+      }
+      const result = await patchTemplate(caller, accountId, actorOf(request), request.params.id, {
+        patch,
+        files,
+        ifMatch: header(request, 'if-match'),
+      });
+      return reply
+        .header('ETag', `"${result.template.version}"`)
+        .header('Template-Version-Created', String(result.created))
+        .send(result.template);
     },
-  }, async (request, reply) => {
-    if (header(request, 'idempotency-key') === undefined) {
-      throw new MoharError('idempotency_key_required', 'instantiate needs an Idempotency-Key header (any unique string per intended envelope), so a retried call cannot make a second envelope');
-    }
-    const accountId = accountOf(request);
-    const caller = forCaller(ctx, request);
-    // The key's row is written with the draft, in its commit; a sent envelope is known only after the send's commit.
-    const input = { ...request.body, createdBy: creatorOf(request) };
-    if (input.send) return idempotent(ctx, request, reply, 201, () => instantiateTemplate(caller, accountId, request.params.id, input));
-    return idempotentInOneCommit(ctx, request, reply, 201, (claim) => instantiateTemplate(caller, accountId, request.params.id, input, claim));
-  });
+  );
+
+  app.delete(
+    '/templates/:id',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Archive a template (soft delete): still readable, cannot be instantiated or patched',
+        security,
+        params: TemplateParams,
+        response: { 200: PortableTemplateResponse, ...problems(401, 404) },
+      },
+    },
+    (request) => archiveTemplate(forCaller(ctx, request), accountOf(request), actorOf(request), request.params.id),
+  );
+
+  app.post(
+    '/templates/:id/restore',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Restore an archived template',
+        security,
+        params: TemplateParams,
+        response: { 200: PortableTemplateResponse, ...problems(401, 404) },
+      },
+    },
+    (request) => restoreTemplate(forCaller(ctx, request), accountOf(request), actorOf(request), request.params.id),
+  );
+
+  app.get(
+    '/templates/:id/versions',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Version history, newest first: who, when, and a summary of what changed',
+        security,
+        params: TemplateParams,
+        querystring: VersionListQuery,
+        response: { 200: VersionListResponse, ...problems(401, 404) },
+      },
+    },
+    (request) => listVersions(forCaller(ctx, request), accountOf(request), request.params.id, request.query),
+  );
+
+  app.get(
+    '/templates/:id/versions/:version',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'One version: its change summary and the portable template as it was',
+        security,
+        params: VersionParams,
+        response: { 200: VersionDetailResponse, ...problems(401, 404) },
+      },
+    },
+    (request) => getVersion(forCaller(ctx, request), accountOf(request), request.params.id, request.params.version),
+  );
+
+  app.post(
+    '/templates/:id/instantiate',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary:
+          'Create a draft envelope pinned to a template version from slot mappings (Idempotency-Key required); send: true sends it at once',
+        security,
+        headers: InstantiateHeaders,
+        params: TemplateParams,
+        body: InstantiateBody,
+        response: { 201: InstantiatedEnvelopeResponse, ...problems(400, 401, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      if (header(request, 'idempotency-key') === undefined) {
+        throw new MoharError(
+          'idempotency_key_required',
+          'instantiate needs an Idempotency-Key header (any unique string per intended envelope), so a retried call cannot make a second envelope',
+        );
+      }
+      const accountId = accountOf(request);
+      const caller = forCaller(ctx, request);
+      // The key's row is written with the draft, in its commit; a sent envelope is known only after the send's commit.
+      const input = { ...request.body, createdBy: creatorOf(request) };
+      if (input.send) {
+        return idempotent(ctx, request, reply, 201, () =>
+          instantiateTemplate(caller, accountId, request.params.id, input),
+        );
+      }
+      return idempotentInOneCommit(ctx, request, reply, 201, (claim) =>
+        instantiateTemplate(caller, accountId, request.params.id, input, claim),
+      );
+    },
+  );
 }

@@ -86,7 +86,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
   // NULLs are distinct in both databases, so envelopes without external_id never collide.
-  await db.schema.createIndex('envelopes_external_id').on('envelopes').columns(['account_id', 'external_id']).unique().execute();
+  await db.schema
+    .createIndex('envelopes_external_id')
+    .on('envelopes')
+    .columns(['account_id', 'external_id'])
+    .unique()
+    .execute();
   await db.schema.createIndex('envelopes_account').on('envelopes').columns(['account_id', 'created_at']).execute();
 
   await db.schema
@@ -132,7 +137,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('pdf_signature_field', 'text')
     .addColumn('required', 'integer', (c) => c.notNull().defaultTo(1))
     .execute();
-  await db.schema.createIndex('fields_envelope').on('fields').columns(['envelope_id', 'document_id', 'position']).execute();
+  await db.schema
+    .createIndex('fields_envelope')
+    .on('fields')
+    .columns(['envelope_id', 'document_id', 'position'])
+    .execute();
 
   await db.schema
     .createTable('idempotency_keys')
@@ -149,7 +158,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['idempotency_keys', 'fields', 'envelope_documents', 'recipients', 'envelopes', 'documents', 'api_keys', 'auth_tokens', 'login_failures', 'users', 'accounts']) {
+  for (const table of [
+    'idempotency_keys',
+    'fields',
+    'envelope_documents',
+    'recipients',
+    'envelopes',
+    'documents',
+    'api_keys',
+    'auth_tokens',
+    'login_failures',
+    'users',
+    'accounts',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

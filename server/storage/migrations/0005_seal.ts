@@ -19,7 +19,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
     .execute();
   // Partial indexes work the same on SQLite (3.8+) and PostgreSQL.
-  await db.schema.createIndex('seal_keys_one_active').on('seal_keys').column('kind').unique().where(sql<boolean>`active = 1`).execute();
+  await db.schema
+    .createIndex('seal_keys_one_active')
+    .on('seal_keys')
+    .column('kind')
+    .unique()
+    .where(sql<boolean>`active = 1`)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

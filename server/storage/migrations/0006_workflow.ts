@@ -5,8 +5,19 @@ import type { Kysely } from 'kysely';
  * sessions (stored by token hash), and the event outbox written in the same transaction as each state change.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const [column, type] of [['sent_at', 'text'], ['completed_at', 'text'], ['expires_at', 'text'], ['status_reason', 'text'], ['pades_level', 'text'], ['certificate_sha256', 'text'], ['events_seq', 'integer']] as const) {
-    await db.schema.alterTable('envelopes').addColumn(column, type, (c) => (column === 'events_seq' ? c.notNull().defaultTo(0) : c)).execute();
+  for (const [column, type] of [
+    ['sent_at', 'text'],
+    ['completed_at', 'text'],
+    ['expires_at', 'text'],
+    ['status_reason', 'text'],
+    ['pades_level', 'text'],
+    ['certificate_sha256', 'text'],
+    ['events_seq', 'integer'],
+  ] as const) {
+    await db.schema
+      .alterTable('envelopes')
+      .addColumn(column, type, (c) => (column === 'events_seq' ? c.notNull().defaultTo(0) : c))
+      .execute();
   }
   for (const column of ['viewed_at', 'acted_at', 'decline_reason', 'act_details', 'reminded_at', 'prepared_sha256']) {
     await db.schema.alterTable('recipients').addColumn(column, 'text').execute();
@@ -49,7 +60,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('events_account').on('events').columns(['account_id', 'created_at']).execute();
-  await db.schema.createIndex('events_envelope_sequence').on('events').columns(['envelope_id', 'sequence']).unique().execute();
+  await db.schema
+    .createIndex('events_envelope_sequence')
+    .on('events')
+    .columns(['envelope_id', 'sequence'])
+    .unique()
+    .execute();
   await db.schema.createIndex('envelopes_expiry').on('envelopes').columns(['status', 'expires_at']).execute();
 }
 
@@ -57,6 +73,18 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('envelopes_expiry').execute();
   for (const table of ['events', 'signing_sessions', 'document_revisions']) await db.schema.dropTable(table).execute();
   await db.schema.alterTable('envelope_documents').dropColumn('current_sha256').execute();
-  for (const column of ['viewed_at', 'acted_at', 'decline_reason', 'act_details', 'reminded_at', 'prepared_sha256']) await db.schema.alterTable('recipients').dropColumn(column).execute();
-  for (const column of ['sent_at', 'completed_at', 'expires_at', 'status_reason', 'pades_level', 'certificate_sha256', 'events_seq']) await db.schema.alterTable('envelopes').dropColumn(column).execute();
+  for (const column of ['viewed_at', 'acted_at', 'decline_reason', 'act_details', 'reminded_at', 'prepared_sha256']) {
+    await db.schema.alterTable('recipients').dropColumn(column).execute();
+  }
+  for (const column of [
+    'sent_at',
+    'completed_at',
+    'expires_at',
+    'status_reason',
+    'pades_level',
+    'certificate_sha256',
+    'events_seq',
+  ]) {
+    await db.schema.alterTable('envelopes').dropColumn(column).execute();
+  }
 }

@@ -22,7 +22,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
   // One registered receiver per account (sandbox receivers are extra rows of their own kind).
-  await db.schema.createIndex('webhook_endpoints_account').on('webhook_endpoints').column('account_id').unique().where(sql.ref('kind'), '=', 'account').execute();
+  await db.schema
+    .createIndex('webhook_endpoints_account')
+    .on('webhook_endpoints')
+    .column('account_id')
+    .unique()
+    .where(sql.ref('kind'), '=', 'account')
+    .execute();
 
   await db.schema
     .createTable('webhook_bindings')
@@ -54,10 +60,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('delivered_at', 'text')
     .execute();
-  await db.schema.createIndex('webhook_deliveries_event_endpoint').on('webhook_deliveries').columns(['event_id', 'endpoint_id']).unique().execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_order').on('webhook_deliveries').columns(['endpoint_id', 'envelope_id', 'sequence']).execute();
-  await db.schema.createIndex('webhook_deliveries_account').on('webhook_deliveries').columns(['account_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_event_endpoint')
+    .on('webhook_deliveries')
+    .columns(['event_id', 'endpoint_id'])
+    .unique()
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_order')
+    .on('webhook_deliveries')
+    .columns(['endpoint_id', 'envelope_id', 'sequence'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_account')
+    .on('webhook_deliveries')
+    .columns(['account_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')
@@ -76,10 +99,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('started_at', 'text', (c) => c.notNull())
     .addColumn('finished_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_attempts_account').on('webhook_attempts').columns(['account_id', 'started_at', 'id']).execute();
-  await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempt']).execute();
+  await db.schema
+    .createIndex('webhook_attempts_account')
+    .on('webhook_attempts')
+    .columns(['account_id', 'started_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_attempts_delivery')
+    .on('webhook_attempts')
+    .columns(['delivery_id', 'attempt'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_bindings', 'webhook_endpoints']) await db.schema.dropTable(table).execute();
+  for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_bindings', 'webhook_endpoints']) {
+    await db.schema.dropTable(table).execute();
+  }
 }

@@ -21,7 +21,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   // NULLs are distinct: rows still being created never collide.
-  await db.schema.createIndex('legacy_documents_envelope').on('legacy_documents').column('envelope_id').unique().execute();
+  await db.schema
+    .createIndex('legacy_documents_envelope')
+    .on('legacy_documents')
+    .column('envelope_id')
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('usage_counters')
@@ -43,5 +48,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['rate_limit_counters', 'usage_counters', 'legacy_documents']) await db.schema.dropTable(table).execute();
+  for (const table of ['rate_limit_counters', 'usage_counters', 'legacy_documents']) {
+    await db.schema.dropTable(table).execute();
+  }
 }

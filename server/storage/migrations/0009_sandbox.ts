@@ -19,7 +19,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('signed_at', 'text')
     .execute();
-  await db.schema.createIndex('sandbox_requests_envelope').on('sandbox_requests').column('envelope_id').unique().execute();
+  await db.schema
+    .createIndex('sandbox_requests_envelope')
+    .on('sandbox_requests')
+    .column('envelope_id')
+    .unique()
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

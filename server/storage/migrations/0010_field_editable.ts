@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
  *    (DocMDP P=2 by the installation seal) and, when not, why. Both null while the envelope is a draft.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('fields').addColumn('editable', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('fields')
+    .addColumn('editable', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('envelope_documents').addColumn('certified', 'integer').execute();
   await db.schema.alterTable('envelope_documents').addColumn('certification_skipped', 'text').execute();
 }

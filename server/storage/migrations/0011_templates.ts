@@ -22,7 +22,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('templates_account').on('templates').columns(['account_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('templates_account')
+    .on('templates')
+    .columns(['account_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('template_versions')
@@ -63,12 +67,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       END
       $$`.execute(db);
     for (const table of APPEND_ONLY) {
-      await sql`CREATE TRIGGER ${sql.id(`${table}_no_change`)} BEFORE UPDATE OR DELETE ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION template_rows_append_only()`.execute(db);
+      await sql`CREATE TRIGGER ${sql.id(`${table}_no_change`)} BEFORE UPDATE OR DELETE ON ${sql.table(table)} FOR EACH ROW EXECUTE FUNCTION template_rows_append_only()`.execute(
+        db,
+      );
     }
   } else {
     for (const table of APPEND_ONLY) {
-      await sql`CREATE TRIGGER ${sql.id(`${table}_no_update`)} BEFORE UPDATE ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, ${sql.lit(`${table} is append-only`)}); END`.execute(db);
-      await sql`CREATE TRIGGER ${sql.id(`${table}_no_delete`)} BEFORE DELETE ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, ${sql.lit(`${table} is append-only`)}); END`.execute(db);
+      await sql`CREATE TRIGGER ${sql.id(`${table}_no_update`)} BEFORE UPDATE ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, ${sql.lit(`${table} is append-only`)}); END`.execute(
+        db,
+      );
+      await sql`CREATE TRIGGER ${sql.id(`${table}_no_delete`)} BEFORE DELETE ON ${sql.table(table)} BEGIN SELECT RAISE(ABORT, ${sql.lit(`${table} is append-only`)}); END`.execute(
+        db,
+      );
     }
   }
 }

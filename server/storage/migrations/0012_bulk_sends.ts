@@ -30,7 +30,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('completed_at', 'text')
     .addColumn('canceled_at', 'text')
     .execute();
-  await db.schema.createIndex('bulk_sends_account').on('bulk_sends').columns(['account_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('bulk_sends_account')
+    .on('bulk_sends')
+    .columns(['account_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('bulk_send_rows')
@@ -46,11 +50,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('bulk_send_rows_pk', ['bulk_send_id', 'row_index'])
     .execute();
-  await db.schema.createIndex('bulk_send_rows_status').on('bulk_send_rows').columns(['bulk_send_id', 'status', 'row_index']).execute();
+  await db.schema
+    .createIndex('bulk_send_rows_status')
+    .on('bulk_send_rows')
+    .columns(['bulk_send_id', 'status', 'row_index'])
+    .execute();
 
   await db.schema.alterTable('envelopes').addColumn('bulk_send_id', 'text').execute();
   await db.schema.alterTable('envelopes').addColumn('row_index', 'integer').execute();
-  await db.schema.createIndex('envelopes_bulk_row').on('envelopes').columns(['bulk_send_id', 'row_index']).unique().execute();
+  await db.schema
+    .createIndex('envelopes_bulk_row')
+    .on('envelopes')
+    .columns(['bulk_send_id', 'row_index'])
+    .unique()
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

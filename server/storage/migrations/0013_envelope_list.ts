@@ -34,9 +34,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema.dropIndex('envelopes_account').execute();
   await db.schema.createIndex('envelopes_list').on('envelopes').columns(['account_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('envelopes_list_status').on('envelopes').columns(['account_id', 'status', 'created_at', 'id']).execute();
-  await db.schema.createIndex('envelopes_list_template').on('envelopes').columns(['template_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('envelopes_list_bulk').on('envelopes').columns(['bulk_send_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('envelopes_list_status')
+    .on('envelopes')
+    .columns(['account_id', 'status', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('envelopes_list_template')
+    .on('envelopes')
+    .columns(['template_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('envelopes_list_bulk')
+    .on('envelopes')
+    .columns(['bulk_send_id', 'created_at', 'id'])
+    .execute();
   await backfill(db);
 }
 
@@ -45,9 +57,23 @@ async function backfill(db: Kysely<unknown>): Promise<void> {
   const typed = db as unknown as Kysely<BackfillTables>;
   let after = '';
   for (;;) {
-    const envelopes = await typed.selectFrom('envelopes').select(['id', 'account_id', 'title', 'external_id']).where('id', '>', after).orderBy('id').limit(500).execute();
+    const envelopes = await typed
+      .selectFrom('envelopes')
+      .select(['id', 'account_id', 'title', 'external_id'])
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(500)
+      .execute();
     if (envelopes.length === 0) return;
-    const recipients = await typed.selectFrom('recipients').select(['envelope_id', 'name', 'email']).where('envelope_id', 'in', envelopes.map((e) => e.id)).execute();
+    const recipients = await typed
+      .selectFrom('recipients')
+      .select(['envelope_id', 'name', 'email'])
+      .where(
+        'envelope_id',
+        'in',
+        envelopes.map((e) => e.id),
+      )
+      .execute();
     for (const envelope of envelopes) {
       const source: SearchSource = { ...envelope, recipients: recipients.filter((r) => r.envelope_id === envelope.id) };
       const { searchText, terms } = searchRowsOf(source);

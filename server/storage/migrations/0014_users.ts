@@ -10,7 +10,10 @@ import { isPostgres } from './dialect.js';
  * - login_address_failures: failed logins per client address (throttling beside the per-login lockout).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('users').addColumn('status', 'text', (c) => c.notNull().defaultTo('active')).execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('status', 'text', (c) => c.notNull().defaultTo('active'))
+    .execute();
   await db.schema.alterTable('users').addColumn('last_login_at', 'text').execute();
 
   await db.schema
@@ -36,7 +39,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ip', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('account_audit_log_list').on('account_audit_log').columns(['account_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('account_audit_log_list')
+    .on('account_audit_log')
+    .columns(['account_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('login_address_failures')
@@ -44,11 +51,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('address', 'text', (c) => c.notNull())
     .addColumn('failed_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('login_address_failures_address').on('login_address_failures').columns(['address', 'failed_at']).execute();
+  await db.schema
+    .createIndex('login_address_failures_address')
+    .on('login_address_failures')
+    .columns(['address', 'failed_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['login_address_failures', 'account_audit_log', 'user_tokens']) await db.schema.dropTable(table).execute();
+  for (const table of ['login_address_failures', 'account_audit_log', 'user_tokens']) {
+    await db.schema.dropTable(table).execute();
+  }
   await db.schema.alterTable('users').dropColumn('last_login_at').execute();
   await db.schema.alterTable('users').dropColumn('status').execute();
 }

@@ -10,8 +10,16 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('envelopes').addColumn('created_by_user_id', 'text').execute();
   await db.schema.alterTable('templates').addColumn('created_by_user_id', 'text').execute();
-  await db.schema.createIndex('envelopes_list_creator').on('envelopes').columns(['account_id', 'created_by_user_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('templates_list_creator').on('templates').columns(['account_id', 'created_by_user_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('envelopes_list_creator')
+    .on('envelopes')
+    .columns(['account_id', 'created_by_user_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('templates_list_creator')
+    .on('templates')
+    .columns(['account_id', 'created_by_user_id', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

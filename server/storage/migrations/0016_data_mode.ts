@@ -17,25 +17,60 @@ import { sql, type Kysely } from 'kysely';
  * document's send_mail is copied (it was 0 for headless and test documents); the sandbox never mailed.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('envelopes').addColumn('mode', 'text', (c) => c.notNull().defaultTo('live')).execute();
-  await db.schema.alterTable('envelopes').addColumn('send_mail', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-  await db.schema.alterTable('documents').addColumn('mode', 'text', (c) => c.notNull().defaultTo('live')).execute();
-  await db.schema.alterTable('bulk_sends').addColumn('mode', 'text', (c) => c.notNull().defaultTo('live')).execute();
-  await db.schema.alterTable('outbox_mail').addColumn('test', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('envelopes')
+    .addColumn('mode', 'text', (c) => c.notNull().defaultTo('live'))
+    .execute();
+  await db.schema
+    .alterTable('envelopes')
+    .addColumn('send_mail', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
+  await db.schema
+    .alterTable('documents')
+    .addColumn('mode', 'text', (c) => c.notNull().defaultTo('live'))
+    .execute();
+  await db.schema
+    .alterTable('bulk_sends')
+    .addColumn('mode', 'text', (c) => c.notNull().defaultTo('live'))
+    .execute();
+  await db.schema
+    .alterTable('outbox_mail')
+    .addColumn('test', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 
-  await sql`UPDATE envelopes SET mode = 'test' WHERE id IN (SELECT envelope_id FROM legacy_documents WHERE test = 1 AND envelope_id IS NOT NULL)`.execute(db);
-  await sql`UPDATE envelopes SET send_mail = 0 WHERE id IN (SELECT envelope_id FROM legacy_documents WHERE send_mail = 0 AND envelope_id IS NOT NULL)`.execute(db);
-  await sql`UPDATE envelopes SET mode = 'test', send_mail = 0 WHERE id IN (SELECT envelope_id FROM sandbox_requests)`.execute(db);
-  await sql`UPDATE documents SET mode = 'test' WHERE id IN (SELECT document_id FROM envelope_documents WHERE envelope_id IN (SELECT id FROM envelopes WHERE mode = 'test'))`.execute(db);
-  await sql`UPDATE outbox_mail SET test = 1 WHERE envelope_id IN (SELECT id FROM envelopes WHERE mode = 'test')`.execute(db);
+  await sql`UPDATE envelopes SET mode = 'test' WHERE id IN (SELECT envelope_id FROM legacy_documents WHERE test = 1 AND envelope_id IS NOT NULL)`.execute(
+    db,
+  );
+  await sql`UPDATE envelopes SET send_mail = 0 WHERE id IN (SELECT envelope_id FROM legacy_documents WHERE send_mail = 0 AND envelope_id IS NOT NULL)`.execute(
+    db,
+  );
+  await sql`UPDATE envelopes SET mode = 'test', send_mail = 0 WHERE id IN (SELECT envelope_id FROM sandbox_requests)`.execute(
+    db,
+  );
+  await sql`UPDATE documents SET mode = 'test' WHERE id IN (SELECT document_id FROM envelope_documents WHERE envelope_id IN (SELECT id FROM envelopes WHERE mode = 'test'))`.execute(
+    db,
+  );
+  await sql`UPDATE outbox_mail SET test = 1 WHERE envelope_id IN (SELECT id FROM envelopes WHERE mode = 'test')`.execute(
+    db,
+  );
 
   await db.schema.dropIndex('envelopes_external_id').execute();
-  await db.schema.createIndex('envelopes_external_id').on('envelopes').columns(['account_id', 'mode', 'external_id']).unique().execute();
+  await db.schema
+    .createIndex('envelopes_external_id')
+    .on('envelopes')
+    .columns(['account_id', 'mode', 'external_id'])
+    .unique()
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('envelopes_external_id').execute();
-  await db.schema.createIndex('envelopes_external_id').on('envelopes').columns(['account_id', 'external_id']).unique().execute();
+  await db.schema
+    .createIndex('envelopes_external_id')
+    .on('envelopes')
+    .columns(['account_id', 'external_id'])
+    .unique()
+    .execute();
   await db.schema.alterTable('outbox_mail').dropColumn('test').execute();
   await db.schema.alterTable('bulk_sends').dropColumn('mode').execute();
   await db.schema.alterTable('documents').dropColumn('mode').execute();

@@ -17,11 +17,21 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('envelopes').addColumn('reminders', 'text').execute();
   await db.schema.alterTable('recipients').addColumn('expiry_warned_at', 'text').execute();
-  await db.schema.alterTable('signing_sessions').addColumn('kind', 'text', (c) => c.notNull().defaultTo('session')).execute();
+  await db.schema
+    .alterTable('signing_sessions')
+    .addColumn('kind', 'text', (c) => c.notNull().defaultTo('session'))
+    .execute();
   await db.schema.alterTable('signing_sessions').addColumn('revoked_at', 'text').execute();
   await sql`UPDATE signing_sessions SET kind = 'mail' WHERE mode = 'email'`.execute(db);
-  await db.schema.createIndex('signing_sessions_recipient').on('signing_sessions').columns(['recipient_id', 'expires_at']).execute();
-  await db.schema.alterTable('outbox_mail').addColumn('sealed', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .createIndex('signing_sessions_recipient')
+    .on('signing_sessions')
+    .columns(['recipient_id', 'expires_at'])
+    .execute();
+  await db.schema
+    .alterTable('outbox_mail')
+    .addColumn('sealed', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -13,7 +13,9 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('auth_tokens').addColumn('family', 'text').execute();
-  await sql`UPDATE auth_tokens SET family = CASE WHEN kind = 'refresh' THEN token_hash ELSE refresh_hash END`.execute(db);
+  await sql`UPDATE auth_tokens SET family = CASE WHEN kind = 'refresh' THEN token_hash ELSE refresh_hash END`.execute(
+    db,
+  );
   await db.schema.createIndex('auth_tokens_family').on('auth_tokens').column('family').execute();
 }
 

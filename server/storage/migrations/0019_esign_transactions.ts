@@ -34,7 +34,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('error_code', 'text')
     .addColumn('error_message', 'text')
     .execute();
-  await db.schema.createIndex('esign_transactions_recipient').on('esign_transactions').columns(['recipient_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('esign_transactions_recipient')
+    .on('esign_transactions')
+    .columns(['recipient_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -5,7 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DESKTOP_BRIDGE_CHANNELS, type MoharDesktopBridge, type TokenInfo } from '../../../common/desktop-bridge.js';
-import { registerBridgeIpc, UNTRUSTED_PAGE, type BridgeIpcEvent, type IpcMainLike } from '../../../main/electron/bridge-ipc.js';
+import {
+  registerBridgeIpc,
+  UNTRUSTED_PAGE,
+  type BridgeIpcEvent,
+  type IpcMainLike,
+} from '../../../main/electron/bridge-ipc.js';
 import { createDesktopSigner } from '../../../main/signer/index.js';
 
 type Listener = (event: BridgeIpcEvent, ...args: unknown[]) => unknown;
@@ -69,14 +74,26 @@ describe('main/electron: bridge IPC handlers', () => {
     assert.deepEqual(await list(sender(1, 'https://mohar.example.com/sign/abc').event), { ok: true, value: [] });
     assert.equal(service.calls.listTokens, 1);
     const bad = await sign(sender(1, 'https://mohar.example.com/sign/abc').event, { pdfBase64: 'x' });
-    assert.equal((bad as { error: { code: string } }).error.code, 'invalid_request', 'the service validated the request');
+    assert.equal(
+      (bad as { error: { code: string } }).error.code,
+      'invalid_request',
+      'the service validated the request',
+    );
     assert.equal(service.calls.signPrepared, 1);
 
-    for (const [url, main] of [['https://evil.example/', true], ['https://mohar.example.com/sign/abc', false], ['http://mohar.example.com/', true], ['', true]] as const) {
+    for (const [url, main] of [
+      ['https://evil.example/', true],
+      ['https://mohar.example.com/sign/abc', false],
+      ['http://mohar.example.com/', true],
+      ['', true],
+    ] as const) {
       assert.deepEqual(await list(sender(2, url, main).event), UNTRUSTED_PAGE);
       assert.deepEqual(await sign(sender(2, url, main).event, {}), UNTRUSTED_PAGE);
     }
-    assert.deepEqual(await list({ ...sender(3, 'https://mohar.example.com/').event, senderFrame: null }), UNTRUSTED_PAGE);
+    assert.deepEqual(
+      await list({ ...sender(3, 'https://mohar.example.com/').event, senderFrame: null }),
+      UNTRUSTED_PAGE,
+    );
     assert.equal(service.calls.listTokens, 1);
     assert.equal(service.calls.signPrepared, 1);
     await service.close();

@@ -9,13 +9,25 @@ const link = (url: string) => `mohar://sign?url=${encodeURIComponent(url)}`;
 
 describe('main/electron: deep links', () => {
   test('a signing URL of a trusted server opens', () => {
-    assert.deepEqual(parseDeepLink(link(`https://mohar.example.com/sign/${TOKEN}`), ORIGINS), { ok: true, signingUrl: `https://mohar.example.com/sign/${TOKEN}` });
+    assert.deepEqual(parseDeepLink(link(`https://mohar.example.com/sign/${TOKEN}`), ORIGINS), {
+      ok: true,
+      signingUrl: `https://mohar.example.com/sign/${TOKEN}`,
+    });
     // Behind a proxy prefix, with a query (e.g. the language), on the embedded loopback server.
-    assert.deepEqual(parseDeepLink(link(`https://mohar.example.com/esign/sign/${TOKEN}?lang=hi`), ORIGINS), { ok: true, signingUrl: `https://mohar.example.com/esign/sign/${TOKEN}?lang=hi` });
-    assert.deepEqual(parseDeepLink(link(`http://127.0.0.1:8080/sign/${TOKEN}`), ORIGINS), { ok: true, signingUrl: `http://127.0.0.1:8080/sign/${TOKEN}` });
+    assert.deepEqual(parseDeepLink(link(`https://mohar.example.com/esign/sign/${TOKEN}?lang=hi`), ORIGINS), {
+      ok: true,
+      signingUrl: `https://mohar.example.com/esign/sign/${TOKEN}?lang=hi`,
+    });
+    assert.deepEqual(parseDeepLink(link(`http://127.0.0.1:8080/sign/${TOKEN}`), ORIGINS), {
+      ok: true,
+      signingUrl: `http://127.0.0.1:8080/sign/${TOKEN}`,
+    });
     // Scheme and host are case-insensitive; the url parameter may come unencoded when it has no & or #.
     assert.equal(parseDeepLink(`MOHAR://SIGN?url=https://mohar.example.com/sign/${TOKEN}`, ORIGINS).ok, true);
-    assert.equal(parseDeepLink(`mohar://sign/?url=${encodeURIComponent(`https://mohar.example.com/sign/${TOKEN}`)}`, ORIGINS).ok, true);
+    assert.equal(
+      parseDeepLink(`mohar://sign/?url=${encodeURIComponent(`https://mohar.example.com/sign/${TOKEN}`)}`, ORIGINS).ok,
+      true,
+    );
   });
 
   test('everything else is refused with a reason', () => {
@@ -28,7 +40,10 @@ describe('main/electron: deep links', () => {
       [`mohar://sign:99?url=${encodeURIComponent(`https://mohar.example.com/sign/${TOKEN}`)}`, /unknown Mohar link/],
       [`${link(`https://mohar.example.com/sign/${TOKEN}`)}#x`, /unexpected parts/],
       ['mohar://sign', /exactly one url parameter/],
-      [`${link(`https://mohar.example.com/sign/${TOKEN}`)}&url=${encodeURIComponent('https://evil.example/sign/' + TOKEN)}`, /exactly one url parameter/],
+      [
+        `${link(`https://mohar.example.com/sign/${TOKEN}`)}&url=${encodeURIComponent('https://evil.example/sign/' + TOKEN)}`,
+        /exactly one url parameter/,
+      ],
       [`${link(`https://mohar.example.com/sign/${TOKEN}`)}&next=1`, /exactly one url parameter/],
       [link('not a url'), /not a URL/],
       [link(`http://mohar.example.com/sign/${TOKEN}`), /must be https/],

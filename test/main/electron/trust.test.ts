@@ -20,10 +20,14 @@ describe('main/electron: trusted origins', () => {
   });
 
   test('the server first, extra origins once, untrustable extras dropped; an http server URL off loopback is refused', () => {
-    assert.deepEqual(trustedOrigins('https://mohar.example.com/base', ['https://other.example.com/', 'https://mohar.example.com', 'http://plain.example.com']), [
-      'https://mohar.example.com',
-      'https://other.example.com',
-    ]);
+    assert.deepEqual(
+      trustedOrigins('https://mohar.example.com/base', [
+        'https://other.example.com/',
+        'https://mohar.example.com',
+        'http://plain.example.com',
+      ]),
+      ['https://mohar.example.com', 'https://other.example.com'],
+    );
     assert.throws(() => trustedOrigins('http://mohar.example.com'), /must be https/);
   });
 
@@ -31,10 +35,21 @@ describe('main/electron: trusted origins', () => {
     const origins = ['https://mohar.example.com', 'http://127.0.0.1:8080'];
     assert.equal(isTrustedSender({ url: 'https://mohar.example.com/sign/abc', isMainFrame: true }, origins), true);
     assert.equal(isTrustedSender({ url: 'http://127.0.0.1:8080/sign/abc', isMainFrame: true }, origins), true);
-    assert.equal(isTrustedSender({ url: 'https://mohar.example.com/sign/abc', isMainFrame: false }, origins), false, 'an iframe');
+    assert.equal(
+      isTrustedSender({ url: 'https://mohar.example.com/sign/abc', isMainFrame: false }, origins),
+      false,
+      'an iframe',
+    );
     assert.equal(isTrustedSender({ url: 'http://127.0.0.1:8081/', isMainFrame: true }, origins), false, 'another port');
-    assert.equal(isTrustedSender({ url: 'https://mohar.example.com.evil.example/', isMainFrame: true }, origins), false);
-    assert.equal(isTrustedSender({ url: 'http://mohar.example.com/sign/abc', isMainFrame: true }, origins), false, 'http to the https server');
+    assert.equal(
+      isTrustedSender({ url: 'https://mohar.example.com.evil.example/', isMainFrame: true }, origins),
+      false,
+    );
+    assert.equal(
+      isTrustedSender({ url: 'http://mohar.example.com/sign/abc', isMainFrame: true }, origins),
+      false,
+      'http to the https server',
+    );
     assert.equal(isTrustedSender({ url: 'about:blank', isMainFrame: true }, origins), false);
     assert.equal(isTrustedSender({ url: 'data:text/html,hi', isMainFrame: true }, origins), false);
     assert.equal(isTrustedSender(null, origins), false);

@@ -39,9 +39,14 @@ for (const kind of DATABASES) {
     const t = useTestServer(kind, trust.env);
 
     test('prepared -> signPrepared -> signed: accepted, the envelope completes, pdfsig names the token certificate', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }],
+      });
       await sendDraft(t.server, t.account.key, draft);
-      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+        key: t.account.key,
+        json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+      });
       const signingToken = session.json().signing_url.split('/sign/')[1] as string;
       const base = `${API}/signing/${signingToken}/documents/${draft.documentId}`;
 
@@ -57,21 +62,43 @@ for (const kind of DATABASES) {
       assert.equal(certificate.certificateClass, 'Class 2');
 
       prompt.answer(hsm.pin);
-      const result = await signer.signPrepared({ pdfBase64: prepared.toString('base64'), fieldName, slotId: token.slotId, certificateId: certificate.id, documentName: 'Agreement' });
+      const result = await signer.signPrepared({
+        pdfBase64: prepared.toString('base64'),
+        fieldName,
+        slotId: token.slotId,
+        certificateId: certificate.id,
+        documentName: 'Agreement',
+      });
       assert.ok(result.ok, JSON.stringify(result));
       const signed = Buffer.from(result.value.pdfBase64, 'base64');
       assert.ok(signed.subarray(0, prepared.length).equals(prepared));
 
-      const upload = await t.server.app.inject({ method: 'PUT', url: `${base}/signed`, headers: { 'content-type': 'application/pdf' }, payload: signed });
+      const upload = await t.server.app.inject({
+        method: 'PUT',
+        url: `${base}/signed`,
+        headers: { 'content-type': 'application/pdf' },
+        payload: signed,
+      });
       assert.equal(upload.statusCode, 200, upload.body);
       assert.equal(upload.json().envelope_status, 'completed');
 
-      const final = (await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: t.account.key })).rawPayload;
+      const final = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, {
+          key: t.account.key,
+        })
+      ).rawPayload;
       // Completion appends the /DSS with the chain and OCSP answer found at upload (DSC trust).
-      assert.ok(final.subarray(0, signed.length).equals(signed), 'the download extends the signed PDF the desktop made');
+      assert.ok(
+        final.subarray(0, signed.length).equals(signed),
+        'the download extends the signed PDF the desktop made',
+      );
       assert.ok(final.subarray(signed.length).includes('/DSS'), 'by a /DSS revision');
       const poppler = pdfsigVerdicts(final);
-      assert.deepEqual(poppler.valid, [true, true], `the token's signature and the certification at send: ${poppler.output}`);
+      assert.deepEqual(
+        poppler.valid,
+        [true, true],
+        `the token's signature and the certification at send: ${poppler.output}`,
+      );
       assert.match(poppler.output, /Asha Rao/);
       assert.ok(qpdfCheck(final).ok);
     });

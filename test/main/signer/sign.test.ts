@@ -36,7 +36,13 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
   let prompt: ScriptedPrompt;
   let signer: DesktopSigner;
   let token: TokenInfo;
-  const prepared = makePdf({ pages: 2, signatureFields: [{ name: FIELD, page: 1, rect: [50, 600, 250, 660] }, { name: 'Other', page: 2, rect: [50, 50, 250, 110] }] });
+  const prepared = makePdf({
+    pages: 2,
+    signatureFields: [
+      { name: FIELD, page: 1, rect: [50, 600, 250, 660] },
+      { name: 'Other', page: 2, rect: [50, 50, 250, 110] },
+    ],
+  });
 
   const request = (overrides: Partial<SignPreparedRequest> = {}): SignPreparedRequest => ({
     pdfBase64: prepared.toString('base64'),
@@ -51,7 +57,14 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
     hsm = createSoftHsm({
       tokenLabel: 'Signing Token',
       keys: [
-        { id: '01', label: 'rsa-signer', type: 'rsa', commonName: 'Asha Rao', email: 'asha@example.com', policies: [CCA_CLASS_2_POLICY] },
+        {
+          id: '01',
+          label: 'rsa-signer',
+          type: 'rsa',
+          commonName: 'Asha Rao',
+          email: 'asha@example.com',
+          policies: [CCA_CLASS_2_POLICY],
+        },
         { id: '02', label: 'ec-signer', type: 'ec', commonName: 'Ravi Kumar' },
         { id: '09', label: 'old', type: 'rsa', commonName: 'Old Signer', expired: true },
       ],
@@ -82,7 +95,11 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
     const asked = prompt.requests.at(-1)!;
     assert.deepEqual(asked, {
       token: { label: 'Signing Token', serialNumber: hsm.tokenSerial, moduleName: 'softhsm2' },
-      certificate: { subject: result.signerSubject, issuer: 'CN=Mohar Test Intermediate CA,O=Mohar Test,C=IN', notAfter: token.certificates.find((c) => c.id === '01')!.notAfter },
+      certificate: {
+        subject: result.signerSubject,
+        issuer: 'CN=Mohar Test Intermediate CA,O=Mohar Test,C=IN',
+        notAfter: token.certificates.find((c) => c.id === '01')!.notAfter,
+      },
       documentName: 'NDA.pdf',
       documentSha256: createHash('sha256').update(prepared).digest('hex'),
       finalTry: false,
@@ -113,7 +130,10 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
 
   test('an EC P-256 key signs too', async () => {
     prompt.answer(hsm.pin);
-    const signed = Buffer.from(valueOf(await signer.signPrepared(request({ certificateId: '02', fieldName: 'Other' }))).pdfBase64, 'base64');
+    const signed = Buffer.from(
+      valueOf(await signer.signPrepared(request({ certificateId: '02', fieldName: 'Other' }))).pdfBase64,
+      'base64',
+    );
     assert.deepEqual(pdfsigVerdicts(signed).valid, [true]);
     assert.equal(verifyPdf(signed).signatures[0]!.field, 'Other');
   });
@@ -143,11 +163,23 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
       ['not an object', 'sign please', /must be an object/],
       ['null', null, /must be an object/],
       ['not base64', request({ pdfBase64: 'JVBERi0x%%%' }), /not valid base64/],
-      ['base64 of something else', request({ pdfBase64: Buffer.from('hello world, not a pdf').toString('base64') }), /does not hold a PDF/],
+      [
+        'base64 of something else',
+        request({ pdfBase64: Buffer.from('hello world, not a pdf').toString('base64') }),
+        /does not hold a PDF/,
+      ],
       ['a broken PDF', request({ pdfBase64: Buffer.from('%PDF-1.7\nrubbish').toString('base64') }), /cannot be signed/],
       ['no such field', request({ fieldName: 'Nobody' }), /no signature field "Nobody"/],
       ['a field already signed', request({ pdfBase64: signedOnce }), /already signed/],
-      ['a certified PDF that allows no changes', request({ pdfBase64: makePdf({ signatureFields: [{ name: FIELD, rect: [10, 10, 100, 50] }], docMdp: 1 }).toString('base64') }), /cannot be signed/],
+      [
+        'a certified PDF that allows no changes',
+        request({
+          pdfBase64: makePdf({ signatureFields: [{ name: FIELD, rect: [10, 10, 100, 50] }], docMdp: 1 }).toString(
+            'base64',
+          ),
+        }),
+        /cannot be signed/,
+      ],
       ['no slot', { ...request(), slotId: undefined }, /slotId/],
       ['a number as certificate id', { ...request(), certificateId: 1 }, /certificateId/],
       ['an empty document name', request({ documentName: '' }), /documentName/],
@@ -184,7 +216,11 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
     const expired = errorOf(await signer.signPrepared(request({ certificateId: '09' })));
     assert.equal(expired.code, 'certificate_not_usable');
     assert.match(expired.message, /expired on 2021-01-01/);
-    const later = createDesktopSigner({ modulePaths: [hsm.modulePath], pinPrompt: prompt, now: () => new Date(Date.now() + 3 * 365 * 86_400_000) });
+    const later = createDesktopSigner({
+      modulePaths: [hsm.modulePath],
+      pinPrompt: prompt,
+      now: () => new Date(Date.now() + 3 * 365 * 86_400_000),
+    });
     try {
       assert.equal(errorOf(await later.signPrepared(request())).code, 'certificate_not_usable');
     } finally {
@@ -240,7 +276,19 @@ describe('main/signer: signPrepared (SoftHSM2)', () => {
     const foreign = hsm.pki.issueSoftwareSigner({ commonName: 'Foreign Signer' });
     const file = join(hsm.tokenDir, '..', 'foreign.der');
     writeFileSync(file, foreign.certDer);
-    hsm.pkcs11Tool(['--login', '--pin', hsm.pin, '--write-object', file, '--type', 'cert', '--id', 'dd', '--label', 'foreign']);
+    hsm.pkcs11Tool([
+      '--login',
+      '--pin',
+      hsm.pin,
+      '--write-object',
+      file,
+      '--type',
+      'cert',
+      '--id',
+      'dd',
+      '--label',
+      'foreign',
+    ]);
     const listed = valueOf(await signer.listTokens())[0]!.certificates.find((c) => c.id === 'dd');
     assert.ok(listed, 'the new certificate is listed');
     assert.equal(listed.commonName, 'Foreign Signer');

@@ -22,13 +22,24 @@ describe('main/signer: listing and watching tokens (SoftHSM2)', () => {
     hsm = createSoftHsm({
       tokenLabel: 'Desktop Token',
       keys: [
-        { id: '01', label: 'rsa-signer', type: 'rsa', commonName: 'Asha Rao', email: 'asha@example.com', policies: [CCA_CLASS_2_POLICY] },
+        {
+          id: '01',
+          label: 'rsa-signer',
+          type: 'rsa',
+          commonName: 'Asha Rao',
+          email: 'asha@example.com',
+          policies: [CCA_CLASS_2_POLICY],
+        },
         { id: '02', label: 'ec-signer', type: 'ec', commonName: 'Ravi Kumar', policies: [CCA_CLASS_3_POLICY] },
         { id: '03', label: 'encrypt-only', type: 'ec', commonName: 'Only Encrypts', keyUsage: 'keyAgreement' },
         { id: '09', label: 'old', type: 'rsa', commonName: 'Old Signer', expired: true },
       ],
     });
-    signer = createDesktopSigner({ modulePaths: [hsm.modulePath], pinPrompt: neverAsked, watch: { intervalMs: 50, rescan: 'reinitialize' } });
+    signer = createDesktopSigner({
+      modulePaths: [hsm.modulePath],
+      pinPrompt: neverAsked,
+      watch: { intervalMs: 50, rescan: 'reinitialize' },
+    });
   });
 
   after(async () => {
@@ -41,7 +52,10 @@ describe('main/signer: listing and watching tokens (SoftHSM2)', () => {
     assert.ok(result.ok, JSON.stringify(result));
     const tokens = result.value;
     // SoftHSM's blank token in its free slot is not a token to sign with.
-    assert.deepEqual(tokens.map((t) => t.label), ['Desktop Token']);
+    assert.deepEqual(
+      tokens.map((t) => t.label),
+      ['Desktop Token'],
+    );
     const token = tokens[0]!;
     assert.equal(token.serialNumber, hsm.tokenSerial);
     assert.equal(token.manufacturer, 'SoftHSM project');
@@ -88,8 +102,16 @@ describe('main/signer: listing and watching tokens (SoftHSM2)', () => {
   });
 
   test('with another clock: every certificate is expired, or not valid yet', async () => {
-    const future = createDesktopSigner({ modulePaths: [hsm.modulePath], pinPrompt: neverAsked, now: () => new Date(Date.now() + 5 * 365 * 86_400_000) });
-    const past = createDesktopSigner({ modulePaths: [hsm.modulePath], pinPrompt: neverAsked, now: () => new Date('2019-06-01T00:00:00Z') });
+    const future = createDesktopSigner({
+      modulePaths: [hsm.modulePath],
+      pinPrompt: neverAsked,
+      now: () => new Date(Date.now() + 5 * 365 * 86_400_000),
+    });
+    const past = createDesktopSigner({
+      modulePaths: [hsm.modulePath],
+      pinPrompt: neverAsked,
+      now: () => new Date('2019-06-01T00:00:00Z'),
+    });
     try {
       const later = await future.listTokens();
       assert.ok(later.ok);
@@ -110,11 +132,18 @@ describe('main/signer: listing and watching tokens (SoftHSM2)', () => {
 
   test('a module that cannot be loaded is reported and the others still work', async () => {
     const errors: unknown[] = [];
-    const mixed = createDesktopSigner({ modulePaths: ['/nonexistent/libnothing.so', hsm.modulePath], pinPrompt: neverAsked, onError: (e) => errors.push(e) });
+    const mixed = createDesktopSigner({
+      modulePaths: ['/nonexistent/libnothing.so', hsm.modulePath],
+      pinPrompt: neverAsked,
+      onError: (e) => errors.push(e),
+    });
     try {
       const result = await mixed.listTokens();
       assert.ok(result.ok);
-      assert.deepEqual(result.value.map((t) => t.label), ['Desktop Token']);
+      assert.deepEqual(
+        result.value.map((t) => t.label),
+        ['Desktop Token'],
+      );
       assert.equal(errors.length, 1);
       assert.match(String((errors[0] as Error).message), /libnothing\.so/);
     } finally {
@@ -128,9 +157,23 @@ describe('main/signer: listing and watching tokens (SoftHSM2)', () => {
     /** Waits for a list, from the index-th call on, whose sorted labels are `labels`. */
     const next = (from: number, labels: string) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no token list [${labels}]; got ${JSON.stringify(lists.map((l) => l.map((t) => t.label)))}`)), 10_000);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`no token list [${labels}]; got ${JSON.stringify(lists.map((l) => l.map((t) => t.label)))}`),
+            ),
+          10_000,
+        );
         const check = () => {
-          if (lists.slice(from).some((l) => l.map((t) => t.label).sort().join() === labels)) {
+          if (
+            lists.slice(from).some(
+              (l) =>
+                l
+                  .map((t) => t.label)
+                  .sort()
+                  .join() === labels,
+            )
+          ) {
             clearTimeout(timer);
             resolve();
           }
@@ -150,7 +193,10 @@ describe('main/signer: listing and watching tokens (SoftHSM2)', () => {
     await next(0, 'Desktop Token,Inserted Token');
     const inserted = lists.at(-1)!.find((t) => t.label === 'Inserted Token')!;
     assert.deepEqual(inserted.certificates, [], 'a fresh token holds no certificate');
-    assert.ok(lists.at(-1)!.find((t) => t.label === 'Desktop Token')!.certificates.length === 4, 'the full list, certificates included');
+    assert.ok(
+      lists.at(-1)!.find((t) => t.label === 'Desktop Token')!.certificates.length === 4,
+      'the full list, certificates included',
+    );
 
     const count = lists.length;
     hsm.deleteToken('Inserted Token');

@@ -18,7 +18,10 @@ describe('buildCertificatePath / judgeCertificatePath', () => {
     const signer = pki.issueSoftwareSigner({ commonName: 'Asha Rao' });
     const built = buildCertificatePath(signer.certDer, [pki.intermediate.certDer], [pki.root.certDer]);
     assert.equal(built.anchored, true);
-    assert.deepEqual(built.path.map((c) => c.serialHex.toLowerCase()), [signer.serialHex, pki.intermediate.serialHex, pki.root.serialHex].map((s) => s.toLowerCase()));
+    assert.deepEqual(
+      built.path.map((c) => c.serialHex.toLowerCase()),
+      [signer.serialHex, pki.intermediate.serialHex, pki.root.serialHex].map((s) => s.toLowerCase()),
+    );
     assert.deepEqual(judgeCertificatePath(built, new Date()), { problem: null, problems: [] });
   });
 
@@ -66,10 +69,19 @@ describe('buildCertificatePath / judgeCertificatePath', () => {
 
   test('key usage without digitalSignature or nonRepudiation: not_for_signing', () => {
     const encipher = pki.issueSoftwareSigner({ commonName: 'Asha Rao', keyUsage: 'keyEncipherment' });
-    const judged = judgeCertificatePath(buildCertificatePath(encipher.certDer, [...pki.chainDer], [pki.root.certDer]), new Date());
+    const judged = judgeCertificatePath(
+      buildCertificatePath(encipher.certDer, [...pki.chainDer], [pki.root.certDer]),
+      new Date(),
+    );
     assert.equal(judged.problem, 'not_for_signing');
     const nonRepudiation = pki.issueSoftwareSigner({ commonName: 'Asha Rao', keyUsage: 'nonRepudiation' });
-    assert.equal(judgeCertificatePath(buildCertificatePath(nonRepudiation.certDer, [...pki.chainDer], [pki.root.certDer]), new Date()).problem, null);
+    assert.equal(
+      judgeCertificatePath(
+        buildCertificatePath(nonRepudiation.certDer, [...pki.chainDer], [pki.root.certDer]),
+        new Date(),
+      ).problem,
+      null,
+    );
   });
 
   test('an end-entity certificate cannot act as an issuer: no path through it', () => {
@@ -85,7 +97,11 @@ describe('buildCertificatePath / judgeCertificatePath', () => {
 
   test('unreadable candidates are skipped, not fatal', () => {
     const signer = pki.issueSoftwareSigner({ commonName: 'Asha Rao' });
-    const built = buildCertificatePath(signer.certDer, [new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x00]), ...pki.chainDer], [pki.root.certDer]);
+    const built = buildCertificatePath(
+      signer.certDer,
+      [new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x00]), ...pki.chainDer],
+      [pki.root.certDer],
+    );
     assert.equal(built.anchored, true);
   });
 });

@@ -45,7 +45,10 @@ export async function rejectsWithCode(promise: Promise<unknown>, code: ErrorCode
   try {
     await promise;
   } catch (e) {
-    assert.ok(isMoharError(e, code), `expected MoharError ${code}, got ${e instanceof Error ? `${e.name} ${(e as { code?: string }).code ?? ''}: ${e.message}` : String(e)}`);
+    assert.ok(
+      isMoharError(e, code),
+      `expected MoharError ${code}, got ${e instanceof Error ? `${e.name} ${(e as { code?: string }).code ?? ''}: ${e.message}` : String(e)}`,
+    );
     return e as Error;
   }
   assert.fail(`expected MoharError ${code}, but the call succeeded`);

@@ -4,7 +4,14 @@ import { createHash, createPrivateKey, generateKeyPairSync, sign as nodeSign } f
 import { readFileSync } from 'node:fs';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { assembleSignedData, buildSignedAttributes, createSignedData, inspectCms, OID, softwareSigner } from '../../../pdf/cms/index.js';
+import {
+  assembleSignedData,
+  buildSignedAttributes,
+  createSignedData,
+  inspectCms,
+  OID,
+  softwareSigner,
+} from '../../../pdf/cms/index.js';
 import type { SignatureProvider } from '../../../pdf/ports.js';
 import { createTestPki, type TestCert, type TestPki } from './test-pki.js';
 import { hex, opensslSync, rejectsWithCode, scratch, throwsWithCode, type Scratch } from './helpers.js';
@@ -27,11 +34,31 @@ after(async () => {
 });
 
 async function signerFor(who: TestCert): Promise<SignatureProvider> {
-  return softwareSigner({ keyPem: who.keyPem, certificate: who.certPem, chain: [pki.intermediate.certPem, pki.root.der] });
+  return softwareSigner({
+    keyPem: who.keyPem,
+    certificate: who.certPem,
+    chain: [pki.intermediate.certPem, pki.root.der],
+  });
 }
 
 function opensslVerify(cmsPath: string, content = contentPath): ReturnType<typeof opensslSync> {
-  return opensslSync(['cms', '-verify', '-binary', '-inform', 'DER', '-in', cmsPath, '-content', content, '-CAfile', pki.rootPath, '-purpose', 'any', '-out', '/dev/null']);
+  return opensslSync([
+    'cms',
+    '-verify',
+    '-binary',
+    '-inform',
+    'DER',
+    '-in',
+    cmsPath,
+    '-content',
+    content,
+    '-CAfile',
+    pki.rootPath,
+    '-purpose',
+    'any',
+    '-out',
+    '/dev/null',
+  ]);
 }
 
 describe('createSignedData (PAdES B-B)', () => {
@@ -66,7 +93,10 @@ describe('createSignedData (PAdES B-B)', () => {
     const cms = await createSignedData({ messageDigest: DIGEST, signer: await signerFor(pki.rsaSigner) });
     const printed = opensslSync(['cms', '-cmsout', '-print', '-inform', 'DER', '-in', tmp.file('print.p7s', cms)]);
     assert.equal(printed.status, 0, printed.out);
-    const signedAttrs = printed.stdout.slice(printed.stdout.indexOf('signedAttrs:'), printed.stdout.indexOf('signatureAlgorithm:', printed.stdout.indexOf('signedAttrs:')));
+    const signedAttrs = printed.stdout.slice(
+      printed.stdout.indexOf('signedAttrs:'),
+      printed.stdout.indexOf('signatureAlgorithm:', printed.stdout.indexOf('signedAttrs:')),
+    );
     const types = [...signedAttrs.matchAll(/object: (\S+) \(([\d.]+)\)/g)].map((m) => m[2]);
     assert.deepEqual(types, [OID.contentType, OID.messageDigest, OID.signingCertificateV2]);
     assert.doesNotMatch(printed.stdout, /signingTime/i);
@@ -76,7 +106,10 @@ describe('createSignedData (PAdES B-B)', () => {
     assert.ok(signedAttrs.includes(certHash), 'ESS v2 certHash is the SHA-256 of the signer certificate');
     assert.match(signedAttrs, /cont \[ 4 \]/, 'issuerSerial with a directoryName');
     assert.match(printed.stdout, /d\.issuerAndSerialNumber/);
-    assert.match(printed.stdout, /digestAlgorithm:\s+algorithm: sha256 \(2\.16\.840\.1\.101\.3\.4\.2\.1\)\s+parameter: <ABSENT>/);
+    assert.match(
+      printed.stdout,
+      /digestAlgorithm:\s+algorithm: sha256 \(2\.16\.840\.1\.101\.3\.4\.2\.1\)\s+parameter: <ABSENT>/,
+    );
     assert.match(printed.stdout, /signatureAlgorithm:\s+algorithm: sha256WithRSAEncryption/);
   });
 
@@ -114,57 +147,112 @@ describe('createSignedData (PAdES B-B)', () => {
       sign: async (data) => new Uint8Array(nodeSign('sha256', data, { key: privateKey, dsaEncoding: 'der' })),
     };
     await rejectsWithCode(createSignedData({ messageDigest: DIGEST, signer: wrong }), 'signing_key_invalid');
-    await rejectsWithCode(createSignedData({ messageDigest: DIGEST, signer: { ...wrong, keyType: 'RSA' } }), 'signing_key_invalid');
+    await rejectsWithCode(
+      createSignedData({ messageDigest: DIGEST, signer: { ...wrong, keyType: 'RSA' } }),
+      'signing_key_invalid',
+    );
   });
 
   test('prepare / sign elsewhere / assemble gives the same verifiable CMS', async () => {
     const signedAttributes = buildSignedAttributes({ messageDigest: DIGEST, certificate: pki.rsaSigner.der });
     assert.equal(signedAttributes[0], 0x31, 'a DER SET');
     const signature = nodeSign('sha256', signedAttributes, createPrivateKey(pki.rsaSigner.keyPem));
-    const cms = assembleSignedData({ signedAttributes, signature, certificate: pki.rsaSigner.der, chain: [pki.intermediate.der] });
+    const cms = assembleSignedData({
+      signedAttributes,
+      signature,
+      certificate: pki.rsaSigner.der,
+      chain: [pki.intermediate.der],
+    });
     assert.equal(opensslVerify(tmp.file('assembled.p7s', cms)).status, 0);
-    assert.throws(() => buildSignedAttributes({ messageDigest: DIGEST.subarray(0, 20), certificate: pki.rsaSigner.der }), RangeError);
+    assert.throws(
+      () => buildSignedAttributes({ messageDigest: DIGEST.subarray(0, 20), certificate: pki.rsaSigner.der }),
+      RangeError,
+    );
   });
 
   test('the directly encoded SignedData is byte for byte what pkijs builds from the same parts', async () => {
     // The reference: the SignedData assembled through pkijs's object model (how assembleSignedData did it before).
-    const viaPkijs = (signedAttributes: Uint8Array, signature: Uint8Array, who: TestCert, chain: Uint8Array[]): Uint8Array => {
+    const viaPkijs = (
+      signedAttributes: Uint8Array,
+      signature: Uint8Array,
+      who: TestCert,
+      chain: Uint8Array[],
+    ): Uint8Array => {
       const cert = pkijs.Certificate.fromBER(new Uint8Array(who.der).buffer);
       const attrs = asn1js.fromBER(new Uint8Array(signedAttributes).buffer).result as asn1js.Set;
-      const sigAlg = who === pki.rsaSigner
-        ? new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256WithRSAEncryption, algorithmParams: new asn1js.Null() })
-        : new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.10045.4.3.2' });
+      const sigAlg =
+        who === pki.rsaSigner
+          ? new pkijs.AlgorithmIdentifier({
+              algorithmId: OID.sha256WithRSAEncryption,
+              algorithmParams: new asn1js.Null(),
+            })
+          : new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.10045.4.3.2' });
       const signedData = new pkijs.SignedData({
         version: 1,
         digestAlgorithms: [new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 })],
         encapContentInfo: new pkijs.EncapsulatedContentInfo({ eContentType: OID.data }),
         certificates: [who.der, ...chain].map((der) => pkijs.Certificate.fromBER(new Uint8Array(der).buffer)),
-        signerInfos: [new pkijs.SignerInfo({
-          version: 1,
-          sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.issuer, serialNumber: cert.serialNumber }),
-          digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
-          signedAttrs: new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes: attrs.valueBlock.value.map((a) => new pkijs.Attribute({ schema: a })) }),
-          signatureAlgorithm: sigAlg,
-          signature: new asn1js.OctetString({ valueHex: new Uint8Array(signature).buffer }),
-        })],
+        signerInfos: [
+          new pkijs.SignerInfo({
+            version: 1,
+            sid: new pkijs.IssuerAndSerialNumber({ issuer: cert.issuer, serialNumber: cert.serialNumber }),
+            digestAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256 }),
+            signedAttrs: new pkijs.SignedAndUnsignedAttributes({
+              type: 0,
+              attributes: attrs.valueBlock.value.map((a) => new pkijs.Attribute({ schema: a })),
+            }),
+            signatureAlgorithm: sigAlg,
+            signature: new asn1js.OctetString({ valueHex: new Uint8Array(signature).buffer }),
+          }),
+        ],
       });
-      return new Uint8Array(new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) }).toSchema().toBER(false));
+      return new Uint8Array(
+        new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) })
+          .toSchema()
+          .toBER(false),
+      );
     };
     for (const who of [pki.rsaSigner, pki.ecSigner]) {
       const signedAttributes = buildSignedAttributes({ messageDigest: DIGEST, certificate: who.der });
-      const signature = nodeSign('sha256', signedAttributes, who === pki.rsaSigner ? createPrivateKey(who.keyPem) : { key: createPrivateKey(who.keyPem), dsaEncoding: 'der' });
+      const signature = nodeSign(
+        'sha256',
+        signedAttributes,
+        who === pki.rsaSigner
+          ? createPrivateKey(who.keyPem)
+          : { key: createPrivateKey(who.keyPem), dsaEncoding: 'der' },
+      );
       for (const chain of [[], [pki.intermediate.der], [pki.intermediate.der, pki.root.der]]) {
         const ours = assembleSignedData({ signedAttributes, signature, certificate: who.der, chain });
-        assert.equal(hex(ours), hex(viaPkijs(signedAttributes, signature, who, chain)), `${who === pki.rsaSigner ? 'RSA' : 'EC'} with ${chain.length} chain certificates`);
+        assert.equal(
+          hex(ours),
+          hex(viaPkijs(signedAttributes, signature, who, chain)),
+          `${who === pki.rsaSigner ? 'RSA' : 'EC'} with ${chain.length} chain certificates`,
+        );
       }
     }
     // The signed attributes must be a SET OF Attribute; anything else is refused, not carried.
     const signedAttributes = buildSignedAttributes({ messageDigest: DIGEST, certificate: pki.ecSigner.der });
     const notAttributes = Uint8Array.from([0x31, 0x03, 0x02, 0x01, 0x01]);
     const key = { key: createPrivateKey(pki.ecSigner.keyPem), dsaEncoding: 'der' as const };
-    assert.throws(() => assembleSignedData({ signedAttributes: notAttributes, signature: nodeSign('sha256', notAttributes, key), certificate: pki.ecSigner.der }), RangeError);
+    assert.throws(
+      () =>
+        assembleSignedData({
+          signedAttributes: notAttributes,
+          signature: nodeSign('sha256', notAttributes, key),
+          certificate: pki.ecSigner.der,
+        }),
+      RangeError,
+    );
     const asSequence = Uint8Array.from([0x30, ...signedAttributes.subarray(1)]);
-    assert.throws(() => assembleSignedData({ signedAttributes: asSequence, signature: nodeSign('sha256', asSequence, key), certificate: pki.ecSigner.der }), RangeError);
+    assert.throws(
+      () =>
+        assembleSignedData({
+          signedAttributes: asSequence,
+          signature: nodeSign('sha256', asSequence, key),
+          certificate: pki.ecSigner.der,
+        }),
+      RangeError,
+    );
   });
 
   test('an ESS signing-certificate-v2 naming another certificate is reported', () => {
@@ -184,7 +272,10 @@ describe('createSignedData (PAdES B-B)', () => {
     const info = inspectCms(bad, { contentDigest: DIGEST });
     assert.equal(info.signatureValid, false);
     assert.equal(info.messageDigestMatches, true);
-    assert.ok(info.problems.some((p) => /does not verify/.test(p)), info.problems.join('; '));
+    assert.ok(
+      info.problems.some((p) => /does not verify/.test(p)),
+      info.problems.join('; '),
+    );
     assert.notEqual(opensslVerify(tmp.file('bad.p7s', bad)).status, 0);
     const otherDigest = inspectCms(cms, { contentDigest: createHash('sha256').update('other').digest() });
     assert.equal(otherDigest.messageDigestMatches, false);
@@ -195,7 +286,25 @@ describe('createSignedData (PAdES B-B)', () => {
 describe('inspectCms on CMS made by openssl', () => {
   test('RSA-PSS with signing-time: signature verifies, signing-time reported', () => {
     const out = tmp.file('pss.p7s', '');
-    const r = opensslSync(['cms', '-sign', '-binary', '-in', contentPath, '-signer', pki.rsaSigner.certPath, '-inkey', pki.rsaSigner.keyPath, '-md', 'sha256', '-keyopt', 'rsa_padding_mode:pss', '-outform', 'DER', '-out', out]);
+    const r = opensslSync([
+      'cms',
+      '-sign',
+      '-binary',
+      '-in',
+      contentPath,
+      '-signer',
+      pki.rsaSigner.certPath,
+      '-inkey',
+      pki.rsaSigner.keyPath,
+      '-md',
+      'sha256',
+      '-keyopt',
+      'rsa_padding_mode:pss',
+      '-outform',
+      'DER',
+      '-out',
+      out,
+    ]);
     assert.equal(r.status, 0, r.out);
     const info = inspectCms(readFileSync(out), { content: CONTENT });
     assert.equal(info.signatureValid, true, info.problems.join('; '));
@@ -208,7 +317,23 @@ describe('inspectCms on CMS made by openssl', () => {
 
   test('ECDSA from openssl verifies', () => {
     const out = tmp.file('ec-openssl.p7s', '');
-    const r = opensslSync(['cms', '-sign', '-binary', '-in', contentPath, '-signer', pki.ecSigner.certPath, '-inkey', pki.ecSigner.keyPath, '-md', 'sha256', '-outform', 'DER', '-out', out]);
+    const r = opensslSync([
+      'cms',
+      '-sign',
+      '-binary',
+      '-in',
+      contentPath,
+      '-signer',
+      pki.ecSigner.certPath,
+      '-inkey',
+      pki.ecSigner.keyPath,
+      '-md',
+      'sha256',
+      '-outform',
+      'DER',
+      '-out',
+      out,
+    ]);
     assert.equal(r.status, 0, r.out);
     const info = inspectCms(readFileSync(out), { content: CONTENT });
     assert.equal(info.signatureValid, true, info.problems.join('; '));
@@ -224,7 +349,16 @@ describe('malformed CMS → invalid_signature_data', () => {
     throwsWithCode(() => inspectCms(cms.subarray(0, cms.length - 30)), 'invalid_signature_data');
     throwsWithCode(() => inspectCms(pki.rsaSigner.der), 'invalid_signature_data');
     // ContentInfo { id-data, [0] OCTET STRING }
-    throwsWithCode(() => inspectCms(Uint8Array.from([0x30, 0x11, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01, 0xa0, 0x04, 0x04, 0x02, 0x41, 0x42])), 'invalid_signature_data');
+    throwsWithCode(
+      () =>
+        inspectCms(
+          Uint8Array.from([
+            0x30, 0x11, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01, 0xa0, 0x04, 0x04, 0x02, 0x41,
+            0x42,
+          ]),
+        ),
+      'invalid_signature_data',
+    );
     throwsWithCode(() => inspectCms(Buffer.concat([cms, Buffer.from('junk')])), 'invalid_signature_data');
   });
 
@@ -239,7 +373,20 @@ describe('malformed CMS → invalid_signature_data', () => {
 describe('softwareSigner', () => {
   test('PKCS#12 from openssl (OpenSSL 3 defaults): key, certificate and chain come from the file', async () => {
     const p12 = tmp.file('signer.p12', '');
-    const r = opensslSync(['pkcs12', '-export', '-inkey', pki.rsaSigner.keyPath, '-in', pki.rsaSigner.certPath, '-certfile', pki.intermediate.certPath, '-passout', 'pass:s3cret pass', '-out', p12]);
+    const r = opensslSync([
+      'pkcs12',
+      '-export',
+      '-inkey',
+      pki.rsaSigner.keyPath,
+      '-in',
+      pki.rsaSigner.certPath,
+      '-certfile',
+      pki.intermediate.certPath,
+      '-passout',
+      'pass:s3cret pass',
+      '-out',
+      p12,
+    ]);
     assert.equal(r.status, 0, r.out);
     const signer = await softwareSigner({ pkcs12: readFileSync(p12), passphrase: 's3cret pass' });
     assert.equal(signer.keyType, 'RSA');
@@ -248,32 +395,65 @@ describe('softwareSigner', () => {
     const cms = await createSignedData({ messageDigest: DIGEST, signer });
     assert.equal(opensslVerify(tmp.file('p12.p7s', cms)).status, 0);
     await rejectsWithCode(softwareSigner({ pkcs12: readFileSync(p12), passphrase: 'wrong' }), 'signing_key_invalid');
-    await rejectsWithCode(softwareSigner({ pkcs12: new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x03]), passphrase: 'x' }), 'signing_key_invalid');
+    await rejectsWithCode(
+      softwareSigner({ pkcs12: new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x03]), passphrase: 'x' }),
+      'signing_key_invalid',
+    );
   });
 
   test('legacy PKCS#12 (-legacy): usable when the certificate is given, otherwise a clear error', async (t) => {
     const p12 = tmp.file('legacy.p12', '');
-    const r = opensslSync(['pkcs12', '-export', '-legacy', '-inkey', pki.ecSigner.keyPath, '-in', pki.ecSigner.certPath, '-passout', 'pass:pw', '-out', p12]);
+    const r = opensslSync([
+      'pkcs12',
+      '-export',
+      '-legacy',
+      '-inkey',
+      pki.ecSigner.keyPath,
+      '-in',
+      pki.ecSigner.certPath,
+      '-passout',
+      'pass:pw',
+      '-out',
+      p12,
+    ]);
     if (r.status !== 0) {
       t.skip('openssl cannot write legacy PKCS#12 here (no legacy provider)');
       return;
     }
     // The key bag (PKCS#12 3DES) is decrypted by node:crypto; the RC2-40 certificate bag is not readable.
-    const e = await rejectsWithCode(softwareSigner({ pkcs12: readFileSync(p12), passphrase: 'pw' }), 'signing_key_invalid');
+    const e = await rejectsWithCode(
+      softwareSigner({ pkcs12: readFileSync(p12), passphrase: 'pw' }),
+      'signing_key_invalid',
+    );
     assert.match(e.message, /legacy PKCS#12 encryption is not supported/);
-    const signer = await softwareSigner({ pkcs12: readFileSync(p12), passphrase: 'pw', certificate: pki.ecSigner.certPem });
+    const signer = await softwareSigner({
+      pkcs12: readFileSync(p12),
+      passphrase: 'pw',
+      certificate: pki.ecSigner.certPem,
+    });
     assert.equal(signer.keyType, 'EC');
     assert.deepEqual(signer.certificate, pki.ecSigner.der);
   });
 
   test('encrypted PKCS#8 PEM, and mismatched or missing inputs', async () => {
-    const encrypted = createPrivateKey(pki.ecSigner.keyPem).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pem pass' }) as string;
+    const encrypted = createPrivateKey(pki.ecSigner.keyPem).export({
+      type: 'pkcs8',
+      format: 'pem',
+      cipher: 'aes-256-cbc',
+      passphrase: 'pem pass',
+    }) as string;
     const signer = await softwareSigner({ keyPem: encrypted, passphrase: 'pem pass', certificate: pki.ecSigner.der });
     assert.equal(signer.keyType, 'EC');
     const cms = await createSignedData({ messageDigest: DIGEST, signer });
     assert.equal(inspectCms(cms, { contentDigest: DIGEST }).signatureValid, true);
-    await rejectsWithCode(softwareSigner({ keyPem: encrypted, passphrase: 'nope', certificate: pki.ecSigner.der }), 'signing_key_invalid');
-    await rejectsWithCode(softwareSigner({ keyPem: pki.rsaSigner.keyPem, certificate: pki.ecSigner.certPem }), 'signing_key_invalid');
+    await rejectsWithCode(
+      softwareSigner({ keyPem: encrypted, passphrase: 'nope', certificate: pki.ecSigner.der }),
+      'signing_key_invalid',
+    );
+    await rejectsWithCode(
+      softwareSigner({ keyPem: pki.rsaSigner.keyPem, certificate: pki.ecSigner.certPem }),
+      'signing_key_invalid',
+    );
     await rejectsWithCode(softwareSigner({ keyPem: pki.rsaSigner.keyPem }), 'signing_key_invalid');
     await rejectsWithCode(softwareSigner({ certificate: pki.rsaSigner.certPem }), 'signing_key_invalid');
   });

@@ -2,7 +2,8 @@
  * A small PKI made with openssl for the pdf/cms tests, with its revocation services running on
  * loopback:
  *
- *   root (RSA, self-signed)                         — served at rootServer: /root.cer, CRL, OCSP (signed by the root itself)
+ * root (RSA, self-signed)                         — served at rootServer: /root.cer, CRL, OCSP (signed by the root
+ * itself)
  *   └─ intermediate (RSA; AIA OCSP + caIssuers + CRL DP → rootServer)
  *      ├─ rsaSigner, ecSigner (P-256), revokedSigner (P-256; revoked), unknownSigner (P-256; not in the index)
  *      │      AIA OCSP + caIssuers + CRL DP → intServer
@@ -45,16 +46,51 @@ export interface TestPki {
 
 type KeySpec = 'rsa' | 'ec';
 
-async function issue(dir: string, name: string, cn: string, key: KeySpec, extensions: readonly string[], issuer?: TestCert): Promise<TestCert> {
+async function issue(
+  dir: string,
+  name: string,
+  cn: string,
+  key: KeySpec,
+  extensions: readonly string[],
+  issuer?: TestCert,
+): Promise<TestCert> {
   const certPath = join(dir, `${name}.pem`);
   const keyPath = join(dir, `${name}.key`);
   const cnf = join(dir, `${name}.cnf`);
-  writeFileSync(cnf, ['[ req ]', 'distinguished_name = dn', 'prompt = no', 'x509_extensions = ext', '[ dn ]', 'O = Mohar Test PKI', `CN = ${cn}`, '[ ext ]', ...extensions, ''].join('\n'));
+  writeFileSync(
+    cnf,
+    [
+      '[ req ]',
+      'distinguished_name = dn',
+      'prompt = no',
+      'x509_extensions = ext',
+      '[ dn ]',
+      'O = Mohar Test PKI',
+      `CN = ${cn}`,
+      '[ ext ]',
+      ...extensions,
+      '',
+    ].join('\n'),
+  );
   const keyArgs = key === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
   const serial = '0x' + (randomBytes(9)[0]! & 0x7f).toString(16).padStart(2, '0') + randomBytes(8).toString('hex');
   await openssl([
-    'req', '-x509', '-new', '-config', cnf, ...keyArgs, '-nodes', '-keyout', keyPath, '-out', certPath,
-    '-days', '30', '-set_serial', serial, '-sha256',
+    'req',
+    '-x509',
+    '-new',
+    '-config',
+    cnf,
+    ...keyArgs,
+    '-nodes',
+    '-keyout',
+    keyPath,
+    '-out',
+    certPath,
+    '-days',
+    '30',
+    '-set_serial',
+    serial,
+    '-sha256',
     ...(issuer ? ['-CA', issuer.certPath, '-CAkey', issuer.keyPath] : []),
   ]);
   const certPem = readFileSync(certPath, 'utf8');
@@ -67,7 +103,12 @@ const CA_EXT = ['keyUsage = critical, keyCertSign, cRLSign', 'subjectKeyIdentifi
 export async function createTestPki(): Promise<TestPki> {
   const dir = mkdtempSync(join(tmpdir(), 'mohar-cms-pki-'));
   const root = await issue(dir, 'root', 'Mohar Test Root', 'rsa', ['basicConstraints = critical, CA:true', ...CA_EXT]);
-  const rootServer = await startOcspResponder({ caCert: root.certPem, caKey: root.keyPem, responderCert: root.certPem, responderKey: root.keyPem });
+  const rootServer = await startOcspResponder({
+    caCert: root.certPem,
+    caKey: root.keyPem,
+    responderCert: root.certPem,
+    responderKey: root.keyPem,
+  });
   const rootCer = rootServer.serve('/root.cer', root.der);
   const intermediate = await issue(
     dir,
@@ -85,15 +126,27 @@ export async function createTestPki(): Promise<TestPki> {
   );
   rootServer.register(intermediate.certPem);
 
-  const ocspResponder = await issue(dir, 'ocsp', 'Mohar Test OCSP Responder', 'ec', [
-    'basicConstraints = critical, CA:false',
-    'keyUsage = critical, digitalSignature',
-    'extendedKeyUsage = OCSPSigning',
-    'noCheck = ignored',
-    'subjectKeyIdentifier = hash',
-    'authorityKeyIdentifier = keyid:always',
-  ], intermediate);
-  const intServer = await startOcspResponder({ caCert: intermediate.certPem, caKey: intermediate.keyPem, responderCert: ocspResponder.certPem, responderKey: ocspResponder.keyPem });
+  const ocspResponder = await issue(
+    dir,
+    'ocsp',
+    'Mohar Test OCSP Responder',
+    'ec',
+    [
+      'basicConstraints = critical, CA:false',
+      'keyUsage = critical, digitalSignature',
+      'extendedKeyUsage = OCSPSigning',
+      'noCheck = ignored',
+      'subjectKeyIdentifier = hash',
+      'authorityKeyIdentifier = keyid:always',
+    ],
+    intermediate,
+  );
+  const intServer = await startOcspResponder({
+    caCert: intermediate.certPem,
+    caKey: intermediate.keyPem,
+    responderCert: ocspResponder.certPem,
+    responderKey: ocspResponder.keyPem,
+  });
   const intCer = intServer.serve('/intermediate.cer', intermediate.der);
 
   const leafExt = (extra: readonly string[]): string[] => [
@@ -103,13 +156,27 @@ export async function createTestPki(): Promise<TestPki> {
     `crlDistributionPoints = URI:${intServer.crlUrl}`,
     ...extra,
   ];
-  const signerExt = leafExt(['keyUsage = critical, digitalSignature, nonRepudiation', `authorityInfoAccess = OCSP;URI:${intServer.url}, caIssuers;URI:${intCer}`]);
+  const signerExt = leafExt([
+    'keyUsage = critical, digitalSignature, nonRepudiation',
+    `authorityInfoAccess = OCSP;URI:${intServer.url}, caIssuers;URI:${intCer}`,
+  ]);
   const [rsaSigner, ecSigner, revokedSigner, unknownSigner, tsa] = await Promise.all([
     issue(dir, 'rsa-signer', 'Asha Rao (RSA)', 'rsa', signerExt, intermediate),
     issue(dir, 'ec-signer', 'Vikram Iyer (P-256)', 'ec', signerExt, intermediate),
     issue(dir, 'revoked-signer', 'Revoked Signer', 'ec', signerExt, intermediate),
     issue(dir, 'unknown-signer', 'Unregistered Signer', 'ec', signerExt, intermediate),
-    issue(dir, 'tsa', 'Mohar Test TSA', 'ec', leafExt(['keyUsage = critical, digitalSignature', 'extendedKeyUsage = critical, timeStamping', `authorityInfoAccess = caIssuers;URI:${intCer}`]), intermediate),
+    issue(
+      dir,
+      'tsa',
+      'Mohar Test TSA',
+      'ec',
+      leafExt([
+        'keyUsage = critical, digitalSignature',
+        'extendedKeyUsage = critical, timeStamping',
+        `authorityInfoAccess = caIssuers;URI:${intCer}`,
+      ]),
+      intermediate,
+    ),
   ]);
   for (const c of [rsaSigner, ecSigner, revokedSigner, tsa, ocspResponder]) intServer.register(c.certPem);
   intServer.revoke(revokedSigner.certPem, { reason: 'keyCompromise' });

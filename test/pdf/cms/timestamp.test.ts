@@ -44,10 +44,25 @@ beforeEach(async () => {
 });
 
 /** `openssl ts -verify` of a token against the test root, over data or a digest. */
-function tsVerify(token: Uint8Array, over: { data: Uint8Array } | { digest: Uint8Array }): ReturnType<typeof opensslSync> {
+function tsVerify(
+  token: Uint8Array,
+  over: { data: Uint8Array } | { digest: Uint8Array },
+): ReturnType<typeof opensslSync> {
   const tokenPath = tmp.file(`token-${Math.random()}.der`, token);
-  const what = 'data' in over ? ['-data', tmp.file(`data-${Math.random()}.bin`, over.data)] : ['-digest', hex(over.digest)];
-  return opensslSync(['ts', '-verify', ...what, '-in', tokenPath, '-token_in', '-CAfile', pki.rootPath, '-untrusted', pki.intermediate.certPath]);
+  const what =
+    'data' in over ? ['-data', tmp.file(`data-${Math.random()}.bin`, over.data)] : ['-digest', hex(over.digest)];
+  return opensslSync([
+    'ts',
+    '-verify',
+    ...what,
+    '-in',
+    tokenPath,
+    '-token_in',
+    '-CAfile',
+    pki.rootPath,
+    '-untrusted',
+    pki.intermediate.certPath,
+  ]);
 }
 
 /** Hex of the SignedData fields before SignerInfos, and of each field of the first SignerInfo. */
@@ -61,7 +76,11 @@ function signedDataParts(cms: Uint8Array): { before: string[]; signerInfo: strin
 
 async function signed(kind: 'RSA' | 'EC'): Promise<Uint8Array> {
   const who = kind === 'RSA' ? pki.rsaSigner : pki.ecSigner;
-  const signer = await softwareSigner({ keyPem: who.keyPem, certificate: who.der, chain: [pki.intermediate.der, pki.root.der] });
+  const signer = await softwareSigner({
+    keyPem: who.keyPem,
+    certificate: who.der,
+    chain: [pki.intermediate.der, pki.root.der],
+  });
   return createSignedData({ messageDigest: DIGEST, signer });
 }
 
@@ -133,11 +152,30 @@ describe('addSignatureTimestamp (B-T)', () => {
       const bt = await addSignatureTimestamp(cms, transport, tsa.url);
       // The CMS still verifies as a whole.
       const path = tmp.file(`bt-${kind}.p7s`, bt);
-      const cmsOk = opensslSync(['cms', '-verify', '-binary', '-inform', 'DER', '-in', path, '-content', tmp.file('content.bin', CONTENT), '-CAfile', pki.rootPath, '-purpose', 'any', '-out', '/dev/null']);
+      const cmsOk = opensslSync([
+        'cms',
+        '-verify',
+        '-binary',
+        '-inform',
+        'DER',
+        '-in',
+        path,
+        '-content',
+        tmp.file('content.bin', CONTENT),
+        '-CAfile',
+        pki.rootPath,
+        '-purpose',
+        'any',
+        '-out',
+        '/dev/null',
+      ]);
       assert.equal(cmsOk.status, 0, cmsOk.out);
       // openssl sees the unsigned attribute.
       const printed = opensslSync(['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path]);
-      assert.match(printed.stdout, /unsignedAttrs:\s+object: id-smime-aa-timeStampToken \(1\.2\.840\.113549\.1\.9\.16\.2\.14\)/);
+      assert.match(
+        printed.stdout,
+        /unsignedAttrs:\s+object: id-smime-aa-timeStampToken \(1\.2\.840\.113549\.1\.9\.16\.2\.14\)/,
+      );
 
       const signatureValue = signatureValueOf(bt);
       assert.deepEqual(signatureValue, signatureValueOf(cms), 'the signature value is unchanged');

@@ -6,7 +6,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
-import { FIELD_TYPES, moharFieldName, PdfDict, PdfReader, PdfRef, PdfString, prepareForm, type FormFieldLayout } from '../../../pdf/index.js';
+import {
+  FIELD_TYPES,
+  moharFieldName,
+  PdfDict,
+  PdfReader,
+  PdfRef,
+  PdfString,
+  prepareForm,
+  type FormFieldLayout,
+} from '../../../pdf/index.js';
 import { prepareSignature } from '../../../pdf/sign/prepare.js';
 import { readFormTree } from '../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
@@ -19,12 +28,18 @@ const LAYOUT: FormFieldLayout[] = [
   { type: FIELD_TYPES.INITIAL, page: 1, rect: { x: 300, y: 50, width: 60, height: 30 }, recipientId: R, id: 'i1' },
   { type: FIELD_TYPES.INITIAL, page: 2, rect: { x: 300, y: 500, width: 60, height: 30 }, recipientId: R, id: 'i2' },
 ];
-const PICTURE = makePng(90, 40, (x, y) => (Math.abs(y - 20) < 2 || Math.abs(x - 45) < 2 ? [0, 0, 90, 255] : [0, 0, 0, 0]));
+const PICTURE = makePng(90, 40, (x, y) =>
+  Math.abs(y - 20) < 2 || Math.abs(x - 45) < 2 ? [0, 0, 90, 255] : [0, 0, 0, 0],
+);
 
 test('one picture in both Initials fields, one shared image object, /V kept as text, one revision', () => {
   const form = prepareForm(makePdf({ pages: 2 }), LAYOUT).bytes;
   const [i1, i2] = [moharFieldName(R, 'i1'), moharFieldName(R, 'i2')];
-  const prepared = prepareSignature(form, { field: { name: moharFieldName(R, 'sig') }, signingTime: new Date('2026-11-25T10:00:00Z'), imageFields: { image: PICTURE, value: 'AR', fields: [i1, i2] } });
+  const prepared = prepareSignature(form, {
+    field: { name: moharFieldName(R, 'sig') },
+    signingTime: new Date('2026-11-25T10:00:00Z'),
+    imageFields: { image: PICTURE, value: 'AR', fields: [i1, i2] },
+  });
   assert.ok(prepared.bytes.subarray(0, form.length).equals(Buffer.from(form)), 'an incremental revision');
   assert.equal(PdfReader.open(prepared.bytes).revisions.length, PdfReader.open(form).revisions.length + 1);
   assert.ok(qpdfCheck(prepared.bytes).ok);
@@ -35,7 +50,9 @@ test('one picture in both Initials fields, one shared image object, /V kept as t
     assert.ok(value instanceof PdfString && value.toText() === 'AR');
     const ap = update.resolve(field.widgets[0]!.dict.get('AP')) as PdfDict;
     const normal = update.resolve(ap.get('N')) as unknown as { dict: PdfDict };
-    const xobjects = update.resolve((update.resolve(normal.dict.get('Resources')) as PdfDict).get('XObject')) as PdfDict;
+    const xobjects = update.resolve(
+      (update.resolve(normal.dict.get('Resources')) as PdfDict).get('XObject'),
+    ) as PdfDict;
     const ref = xobjects.get('Img0');
     assert.ok(ref instanceof PdfRef);
     images.add(ref.key);
@@ -47,7 +64,12 @@ test('a signature field or an unknown name cannot show a picture', () => {
   const form = prepareForm(makePdf({ pages: 2 }), LAYOUT).bytes;
   for (const name of [moharFieldName(R, 'sig'), 'nope']) {
     assert.throws(
-      () => prepareSignature(form, { field: { invisible: true }, signingTime: new Date(), imageFields: { image: PICTURE, value: 'AR', fields: [name] } }),
+      () =>
+        prepareSignature(form, {
+          field: { invisible: true },
+          signingTime: new Date(),
+          imageFields: { image: PICTURE, value: 'AR', fields: [name] },
+        }),
       (error) => isMoharError(error) && ['form_value_invalid', 'form_field_not_found'].includes(error.code),
     );
   }

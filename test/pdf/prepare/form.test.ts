@@ -1,8 +1,31 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { PdfReader, PdfDict, PdfString, PdfRef, prepareForm, fillForm, signPdf, assertPrefix, moharFieldName, radioLayout, inspectPdf, FIELD_TYPES, type FormFieldLayout } from '../../../pdf/index.js';
+import {
+  PdfReader,
+  PdfDict,
+  PdfString,
+  PdfRef,
+  prepareForm,
+  fillForm,
+  signPdf,
+  assertPrefix,
+  moharFieldName,
+  radioLayout,
+  inspectPdf,
+  FIELD_TYPES,
+  type FormFieldLayout,
+} from '../../../pdf/index.js';
 import { isMoharError, type MoharError } from '../../../common/errors.js';
-import { makePdf, samples, buildPdf, withObjectStreams, qpdfCheck, runOnFile, renderPageGray, darkPixelBounds } from '../../support/pdf-fixtures.js';
+import {
+  makePdf,
+  samples,
+  buildPdf,
+  withObjectStreams,
+  qpdfCheck,
+  runOnFile,
+  renderPageGray,
+  darkPixelBounds,
+} from '../../support/pdf-fixtures.js';
 import { makeTestSigner, pdfsig, signingToolsAvailable } from '../sign/helpers.js';
 
 const TOOLS = signingToolsAvailable();
@@ -18,7 +41,11 @@ interface QpdfField {
   pageposfrom1: number;
 }
 function qpdfFields(pdf: Uint8Array): QpdfField[] {
-  return (JSON.parse(runOnFile('qpdf', ['--json=2', '--json-key=acroform'], Buffer.from(pdf)).stdout) as { acroform: { fields: QpdfField[] } }).acroform.fields;
+  return (
+    JSON.parse(runOnFile('qpdf', ['--json=2', '--json-key=acroform'], Buffer.from(pdf)).stdout) as {
+      acroform: { fields: QpdfField[] };
+    }
+  ).acroform.fields;
 }
 
 const R = 'c1a4f0e2-0000-4000-8000-000000000001';
@@ -35,10 +62,32 @@ const LAYOUT: FormFieldLayout[] = [
   { type: FIELD_TYPES.CHECKBOX, page: 1, rect: at(50, 180, 15, 15), recipientId: R, id: 'agree' },
   { type: FIELD_TYPES.NUMBER, page: 1, rect: at(300, 180, 100, 20), recipientId: R, id: 'amount' },
   { type: FIELD_TYPES.DATE, page: 1, rect: at(420, 180, 100, 20), recipientId: R, id: 'due', value: '2025-04-01' },
-  { type: FIELD_TYPES.DROPDOWN, page: 1, rect: at(50, 210, 150, 20), recipientId: R, id: 'plan', options: ['Basic', 'Pro', 'प्रो'] },
-  { type: FIELD_TYPES.RADIO, page: 1, rect: at(50, 240, 150, 60), recipientId: R, id: 'size', options: ['Small', 'Medium', 'Large'], value: 'Medium' },
+  {
+    type: FIELD_TYPES.DROPDOWN,
+    page: 1,
+    rect: at(50, 210, 150, 20),
+    recipientId: R,
+    id: 'plan',
+    options: ['Basic', 'Pro', 'प्रो'],
+  },
+  {
+    type: FIELD_TYPES.RADIO,
+    page: 1,
+    rect: at(50, 240, 150, 60),
+    recipientId: R,
+    id: 'size',
+    options: ['Small', 'Medium', 'Large'],
+    value: 'Medium',
+  },
   { type: FIELD_TYPES.FULL_NAME, page: 2, rect: at(60, 80, 220, 30), recipientId: 'second signer', id: 'name' },
-  { type: FIELD_TYPES.RADIO, page: 2, rect: at(60, 200, 240, 20), recipientId: 'second signer', id: 'choice', options: ['Yes', 'No'] },
+  {
+    type: FIELD_TYPES.RADIO,
+    page: 2,
+    rect: at(60, 200, 240, 20),
+    recipientId: 'second signer',
+    id: 'choice',
+    options: ['Yes', 'No'],
+  },
 ];
 const base = (): Buffer => makePdf({ pages: [{}, { mediaBox: [0, 0, 595, 842], rotate: 90 }] });
 const n = (id: string, recipient = R) => moharFieldName(recipient, id);
@@ -50,7 +99,10 @@ describe('prepareForm', () => {
     assertPrefix(pdf, bytes);
     assert.equal(PdfReader.open(bytes).xref.sections.length, 2);
     assert.ok(qpdfCheck(bytes).ok, qpdfCheck(bytes).output);
-    assert.deepEqual(fields.map((f) => f.pdfType), ['Sig', 'Tx', 'Tx', 'Tx', 'Tx', 'Tx', 'Tx', 'Tx', 'Btn', 'Tx', 'Tx', 'Ch', 'Btn', 'Tx', 'Btn']);
+    assert.deepEqual(
+      fields.map((f) => f.pdfType),
+      ['Sig', 'Tx', 'Tx', 'Tx', 'Tx', 'Tx', 'Tx', 'Tx', 'Btn', 'Tx', 'Tx', 'Ch', 'Btn', 'Tx', 'Btn'],
+    );
     const q = qpdfFields(bytes);
     const byName = new Map<string, QpdfField[]>();
     for (const f of q) byName.set(f.fullname, [...(byName.get(f.fullname) ?? []), f]);
@@ -70,7 +122,10 @@ describe('prepareForm', () => {
     assert.ok(byName.get(n('name'))![0]!.fieldflags & 2, 'required by default');
     assert.equal(byName.get(n('agree'))![0]!.fieldflags & 2, 0, 'a checkbox is optional by default');
     // the signature field is empty and signable
-    assert.deepEqual(inspectPdf(bytes).signatureFields.map((f) => [f.name, f.signed]), [[n('sig'), false]]);
+    assert.deepEqual(
+      inspectPdf(bytes).signatureFields.map((f) => [f.name, f.signed]),
+      [[n('sig'), false]],
+    );
     const r = PdfReader.open(bytes);
     const af = r.getDict(r.catalog, 'AcroForm')!;
     assert.equal(r.getNumber(af, 'SigFlags'), 1);
@@ -78,32 +133,46 @@ describe('prepareForm', () => {
     assert.equal((af.get('DA') as PdfString).toText(), '/Helv 0 Tf 0 g');
   });
 
-  test('every widget has an appearance: preset values render inside their rectangles, on a /Rotate 90 page too', { skip }, () => {
-    const pdf = makePdf({ pages: [{}, { mediaBox: [0, 0, 595, 842], rotate: 90 }] });
-    const { bytes } = prepareForm(pdf, [
-      { type: FIELD_TYPES.TEXT, page: 1, rect: at(100, 100, 200, 24), recipientId: R, id: 'a', value: 'WWWWWWWW' },
-      { type: FIELD_TYPES.TEXT, page: 2, rect: at(100, 100, 200, 24), recipientId: R, id: 'b', value: 'WWWWWWWW' },
-    ]);
-    for (const page of [1, 2]) {
-      const b = darkPixelBounds(renderPageGray(bytes, page))!;
-      assert.ok(b, `page ${page} shows the value`);
-      assert.ok(b.x >= 100 && b.y >= 100 && b.x + b.width <= 300 && b.y + b.height <= 124, `page ${page}: ${JSON.stringify(b)}`);
-      assert.ok(b.width > 2 * b.height, `upright text on page ${page}: ${JSON.stringify(b)}`);
-    }
-    const r = PdfReader.open(bytes);
-    const widget = findField(r, n('b'));
-    assert.equal(r.getNumber(r.getDict(widget, 'MK'), 'R'), 90, '/MK /R tells regenerating viewers the rotation');
-    assert.ok(r.getDict(r.getDict(widget, 'AP'), 'N') === undefined, 'a text field has one normal appearance stream');
-  });
+  test(
+    'every widget has an appearance: preset values render inside their rectangles, on a /Rotate 90 page too',
+    { skip },
+    () => {
+      const pdf = makePdf({ pages: [{}, { mediaBox: [0, 0, 595, 842], rotate: 90 }] });
+      const { bytes } = prepareForm(pdf, [
+        { type: FIELD_TYPES.TEXT, page: 1, rect: at(100, 100, 200, 24), recipientId: R, id: 'a', value: 'WWWWWWWW' },
+        { type: FIELD_TYPES.TEXT, page: 2, rect: at(100, 100, 200, 24), recipientId: R, id: 'b', value: 'WWWWWWWW' },
+      ]);
+      for (const page of [1, 2]) {
+        const b = darkPixelBounds(renderPageGray(bytes, page))!;
+        assert.ok(b, `page ${page} shows the value`);
+        assert.ok(
+          b.x >= 100 && b.y >= 100 && b.x + b.width <= 300 && b.y + b.height <= 124,
+          `page ${page}: ${JSON.stringify(b)}`,
+        );
+        assert.ok(b.width > 2 * b.height, `upright text on page ${page}: ${JSON.stringify(b)}`);
+      }
+      const r = PdfReader.open(bytes);
+      const widget = findField(r, n('b'));
+      assert.equal(r.getNumber(r.getDict(widget, 'MK'), 'R'), 90, '/MK /R tells regenerating viewers the rotation');
+      assert.ok(r.getDict(r.getDict(widget, 'AP'), 'N') === undefined, 'a text field has one normal appearance stream');
+    },
+  );
 
   test('a second prepareForm extends the existing "mohar" node; a name in use is refused', { skip }, () => {
     const once = prepareForm(base(), [LAYOUT[3]!]).bytes;
-    const twice = prepareForm(once, [{ type: FIELD_TYPES.EMAIL, page: 1, rect: at(50, 300, 200, 20), recipientId: 'other', id: 'mail' }]).bytes;
-    const names = qpdfFields(twice).map((f) => f.fullname).sort();
+    const twice = prepareForm(once, [
+      { type: FIELD_TYPES.EMAIL, page: 1, rect: at(50, 300, 200, 20), recipientId: 'other', id: 'mail' },
+    ]).bytes;
+    const names = qpdfFields(twice)
+      .map((f) => f.fullname)
+      .sort();
     assert.deepEqual(names, [n('name'), n('mail', 'other')].sort());
     const r = PdfReader.open(twice);
     assert.equal(r.getArray(r.getDict(r.catalog, 'AcroForm'), 'Fields')!.length, 1, 'one "mohar" root');
-    assert.throws(() => prepareForm(twice, [LAYOUT[3]!]), (e) => isMoharError(e, 'invalid_field_layout') && (e as MoharError).errors![0]!.code === 'field_name_taken');
+    assert.throws(
+      () => prepareForm(twice, [LAYOUT[3]!]),
+      (e) => isMoharError(e, 'invalid_field_layout') && (e as MoharError).errors![0]!.code === 'field_name_taken',
+    );
     assert.ok(qpdfCheck(twice).ok);
   });
 
@@ -126,19 +195,49 @@ describe('prepareForm', () => {
     ];
     assert.throws(
       () => prepareForm(base(), bad),
-      (e) => isMoharError(e, 'invalid_field_layout') && JSON.stringify(e.errors!.map((x) => [x.index, x.code])) === JSON.stringify([[0, 'unknown_field_type'], [1, 'page_out_of_range'], [2, 'outside_page'], [3, 'options_missing'], [4, 'field_name_taken'], [5, 'value_invalid']]),
+      (e) =>
+        isMoharError(e, 'invalid_field_layout') &&
+        JSON.stringify(e.errors!.map((x) => [x.index, x.code])) ===
+          JSON.stringify([
+            [0, 'unknown_field_type'],
+            [1, 'page_out_of_range'],
+            [2, 'outside_page'],
+            [3, 'options_missing'],
+            [4, 'field_name_taken'],
+            [5, 'value_invalid'],
+          ]),
     );
   });
 
   test('certified documents: P=1 refuses everything, P=2 only takes signature fields', () => {
-    assert.throws(() => prepareForm(samples.certified(1), [LAYOUT[0]!]), (e) => isMoharError(e, 'document_locked'));
-    assert.throws(() => prepareForm(samples.certified(2), [LAYOUT[3]!]), (e) => isMoharError(e, 'invalid_field_layout') && e.errors![0]!.code === 'document_locked');
+    assert.throws(
+      () => prepareForm(samples.certified(1), [LAYOUT[0]!]),
+      (e) => isMoharError(e, 'document_locked'),
+    );
+    assert.throws(
+      () => prepareForm(samples.certified(2), [LAYOUT[3]!]),
+      (e) => isMoharError(e, 'invalid_field_layout') && e.errors![0]!.code === 'document_locked',
+    );
     assert.ok(prepareForm(samples.certified(2), [LAYOUT[0]!]).bytes.length > 0);
   });
 
   test('radio layout: stacked when tall enough, else in a row', () => {
-    assert.deepEqual(radioLayout(at(0, 0, 100, 60), 3).map((r) => [r.x, r.y, r.width, r.height]), [[0, 0, 100, 20], [0, 20, 100, 20], [0, 40, 100, 20]]);
-    assert.deepEqual(radioLayout(at(10, 0, 90, 12), 3).map((r) => [r.x, r.y, r.width, r.height]), [[10, 0, 30, 12], [40, 0, 30, 12], [70, 0, 30, 12]]);
+    assert.deepEqual(
+      radioLayout(at(0, 0, 100, 60), 3).map((r) => [r.x, r.y, r.width, r.height]),
+      [
+        [0, 0, 100, 20],
+        [0, 20, 100, 20],
+        [0, 40, 100, 20],
+      ],
+    );
+    assert.deepEqual(
+      radioLayout(at(10, 0, 90, 12), 3).map((r) => [r.x, r.y, r.width, r.height]),
+      [
+        [10, 0, 30, 12],
+        [40, 0, 30, 12],
+        [70, 0, 30, 12],
+      ],
+    );
   });
 });
 
@@ -179,41 +278,94 @@ describe('fillForm', () => {
 
   test('a signature made before filling stays valid, and the next signer can still sign', { skip }, async () => {
     const prepared = prepareForm(base(), LAYOUT).bytes;
-    const first = await signPdf(prepared, { field: { name: n('sig') }, signingTime: new Date(), name: 'Ram Kumar' }, signer!.callback());
-    const filled = fillForm(first.bytes, { [n('name')]: 'Ram Kumar', [n('agree')]: 'true', [n('size')]: 'Small', [n('plan')]: 'Pro' });
+    const first = await signPdf(
+      prepared,
+      { field: { name: n('sig') }, signingTime: new Date(), name: 'Ram Kumar' },
+      signer!.callback(),
+    );
+    const filled = fillForm(first.bytes, {
+      [n('name')]: 'Ram Kumar',
+      [n('agree')]: 'true',
+      [n('size')]: 'Small',
+      [n('plan')]: 'Pro',
+    });
     let report = pdfsig(filled);
     assert.equal(report.signatures[0]!.validation, 'Signature is Valid.', report.output);
-    const second = await signPdf(filled, { field: { page: 2, rect: at(300, 300, 200, 50) }, signingTime: new Date(), name: 'Second' }, signer!.callback());
+    const second = await signPdf(
+      filled,
+      { field: { page: 2, rect: at(300, 300, 200, 50) }, signingTime: new Date(), name: 'Second' },
+      signer!.callback(),
+    );
     report = pdfsig(second.bytes);
-    assert.deepEqual(report.signatures.map((s) => s.validation), ['Signature is Valid.', 'Signature is Valid.'], report.output);
+    assert.deepEqual(
+      report.signatures.map((s) => s.validation),
+      ['Signature is Valid.', 'Signature is Valid.'],
+      report.output,
+    );
     assert.ok(qpdfCheck(second.bytes).ok);
   });
 
   test('unknown fields, signature fields and bad values are refused, listing what can be filled', () => {
     const prepared = prepareForm(base(), LAYOUT).bytes;
-    assert.throws(() => fillForm(prepared, { nope: 'x' }), (e) => isMoharError(e, 'form_field_not_found') && e.message.includes(`"${n('name')}"`) && !e.message.includes(`"${n('sig')}"`));
-    assert.throws(() => fillForm(prepared, { [n('sig')]: 'x' }), (e) => isMoharError(e, 'form_value_invalid'));
-    assert.throws(() => fillForm(prepared, { [n('agree')]: 'maybe' }), (e) => isMoharError(e, 'form_value_invalid'));
-    assert.throws(() => fillForm(prepared, { [n('size')]: 'Huge' }), (e) => isMoharError(e, 'form_value_invalid') && /Small, Medium, Large/.test(e.message));
-    assert.throws(() => fillForm(prepared, { [n('plan')]: 'Enterprise' }), (e) => isMoharError(e, 'form_value_invalid'));
-    assert.throws(() => fillForm(prepared, { [n('name')]: true }), (e) => isMoharError(e, 'form_value_invalid'));
-    assert.throws(() => fillForm(prepared, {}), (e) => isMoharError(e, 'bad_request'));
+    assert.throws(
+      () => fillForm(prepared, { nope: 'x' }),
+      (e) =>
+        isMoharError(e, 'form_field_not_found') &&
+        e.message.includes(`"${n('name')}"`) &&
+        !e.message.includes(`"${n('sig')}"`),
+    );
+    assert.throws(
+      () => fillForm(prepared, { [n('sig')]: 'x' }),
+      (e) => isMoharError(e, 'form_value_invalid'),
+    );
+    assert.throws(
+      () => fillForm(prepared, { [n('agree')]: 'maybe' }),
+      (e) => isMoharError(e, 'form_value_invalid'),
+    );
+    assert.throws(
+      () => fillForm(prepared, { [n('size')]: 'Huge' }),
+      (e) => isMoharError(e, 'form_value_invalid') && /Small, Medium, Large/.test(e.message),
+    );
+    assert.throws(
+      () => fillForm(prepared, { [n('plan')]: 'Enterprise' }),
+      (e) => isMoharError(e, 'form_value_invalid'),
+    );
+    assert.throws(
+      () => fillForm(prepared, { [n('name')]: true }),
+      (e) => isMoharError(e, 'form_value_invalid'),
+    );
+    assert.throws(
+      () => fillForm(prepared, {}),
+      (e) => isMoharError(e, 'bad_request'),
+    );
   });
 
   test('a P=1 certified document cannot be filled', () => {
-    assert.throws(() => fillForm(samples.certified(1), { x: 'y' }), (e) => isMoharError(e, 'document_locked'));
+    assert.throws(
+      () => fillForm(samples.certified(1), { x: 'y' }),
+      (e) => isMoharError(e, 'document_locked'),
+    );
   });
 
   test('forms made elsewhere: separate widget kid, no appearance, custom on-state, export values', { skip }, () => {
     const pdf = buildPdf(
       [
-        { num: 1, body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 6 0 R 7 0 R] /DA (/Helv 0 Tf 0 g) >> >>' },
+        {
+          num: 1,
+          body: '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [4 0 R 6 0 R 7 0 R] /DA (/Helv 0 Tf 0 g) >> >>',
+        },
         { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
         { num: 3, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [5 0 R 6 0 R 7 0 R] >>' },
         { num: 4, body: '<< /FT /Tx /T (Company) /DA (/Helv 11 Tf 0 g) /Kids [5 0 R] >>' },
         { num: 5, body: '<< /Type /Annot /Subtype /Widget /Parent 4 0 R /Rect [100 600 300 620] /P 3 0 R >>' },
-        { num: 6, body: '<< /FT /Btn /T (Subscribe) /Type /Annot /Subtype /Widget /Rect [100 560 112 572] /P 3 0 R /V /Off /AS /Off /AP << /N << /On 8 0 R /Off 8 0 R >> >> >>' },
-        { num: 7, body: '<< /FT /Ch /Ff 131072 /T (Country) /Opt [[(IN) (India)] [(FR) (France)]] /Type /Annot /Subtype /Widget /Rect [100 500 250 520] /P 3 0 R /DA (/Helv 10 Tf 0 g) >>' },
+        {
+          num: 6,
+          body: '<< /FT /Btn /T (Subscribe) /Type /Annot /Subtype /Widget /Rect [100 560 112 572] /P 3 0 R /V /Off /AS /Off /AP << /N << /On 8 0 R /Off 8 0 R >> >> >>',
+        },
+        {
+          num: 7,
+          body: '<< /FT /Ch /Ff 131072 /T (Country) /Opt [[(IN) (India)] [(FR) (France)]] /Type /Annot /Subtype /Widget /Rect [100 500 250 520] /P 3 0 R /DA (/Helv 10 Tf 0 g) >>',
+        },
         { num: 8, dict: '/Type /XObject /Subtype /Form /BBox [0 0 12 12]', stream: '' },
       ],
       '/Root 1 0 R',
@@ -221,7 +373,7 @@ describe('fillForm', () => {
     const filled = fillForm(pdf, { Company: 'Acme (India) Pvt. Ltd.', Subscribe: true, Country: 'India' });
     const values = new Map(qpdfFields(filled).map((f) => [f.fullname, f.value]));
     assert.equal(values.get('Company'), 'u:Acme (India) Pvt. Ltd.');
-    assert.equal(values.get('Subscribe'), '/On', 'the field\'s own on-state name');
+    assert.equal(values.get('Subscribe'), '/On', "the field's own on-state name");
     assert.equal(values.get('Country'), 'u:IN', 'export value stored, display value drawn');
     const r = PdfReader.open(filled);
     const widget = r.getObject(new PdfRef(5, 0)) as PdfDict;
@@ -252,7 +404,11 @@ function findField(r: PdfReader, fq: string): PdfDict {
 }
 
 /** True when pdftoppm draws dark pixels strictly inside the view rectangle of the page. */
-function hasDarkPixelsIn(pdf: Uint8Array, page: number, rect: { x: number; y: number; width: number; height: number }): boolean {
+function hasDarkPixelsIn(
+  pdf: Uint8Array,
+  page: number,
+  rect: { x: number; y: number; width: number; height: number },
+): boolean {
   const img = renderPageGray(Buffer.from(pdf), page);
   for (let y = Math.ceil(rect.y) + 1; y < rect.y + rect.height - 1; y++) {
     for (let x = Math.ceil(rect.x) + 1; x < rect.x + rect.width - 1; x++) {

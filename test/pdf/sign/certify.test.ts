@@ -16,7 +16,19 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
 import { requestDocumentTimestamp, softwareSigner } from '../../../pdf/cms/index.js';
-import { appendDss, fillForm, getPages, inspectPdf, IncrementalUpdate, makeStream, PdfArray, PdfDict, PdfReader, prepareForm, timestampPdf } from '../../../pdf/index.js';
+import {
+  appendDss,
+  fillForm,
+  getPages,
+  inspectPdf,
+  IncrementalUpdate,
+  makeStream,
+  PdfArray,
+  PdfDict,
+  PdfReader,
+  prepareForm,
+  timestampPdf,
+} from '../../../pdf/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import type { SignatureProvider } from '../../../pdf/ports.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
@@ -38,21 +50,37 @@ function preparedForm(): Buffer {
 }
 
 /** qpdf's view of the catalog /Perms /DocMDP and of the signature dictionary it points at. */
-function qpdfDocMdp(pdf: Uint8Array): { permsTarget: string | null; sigRefP: number | null; transform: string | null; catalogPerms: unknown } {
+function qpdfDocMdp(pdf: Uint8Array): {
+  permsTarget: string | null;
+  sigRefP: number | null;
+  transform: string | null;
+  catalogPerms: unknown;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'mohar-qpdf-json-'));
   try {
     writeFileSync(join(dir, 'f.pdf'), pdf);
-    const run = spawnSync('qpdf', ['--json=2', '--json-key=qpdf', join(dir, 'f.pdf')], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const run = spawnSync('qpdf', ['--json=2', '--json-key=qpdf', join(dir, 'f.pdf')], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const json = JSON.parse(run.stdout) as { qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>] };
     const objects = json.qpdf[1];
     const trailer = objects['trailer']!.value as { '/Root': string };
     const catalog = objects[`obj:${trailer['/Root']}`]!.value as Record<string, unknown>;
-    const perms = typeof catalog['/Perms'] === 'string' ? objects[`obj:${catalog['/Perms'] as string}`]!.value : (catalog['/Perms'] as Record<string, unknown> | undefined);
+    const perms =
+      typeof catalog['/Perms'] === 'string'
+        ? objects[`obj:${catalog['/Perms'] as string}`]!.value
+        : (catalog['/Perms'] as Record<string, unknown> | undefined);
     const target = (perms?.['/DocMDP'] as string | undefined) ?? null;
     const sig = target ? (objects[`obj:${target}`]!.value as Record<string, unknown>) : undefined;
     const reference = (sig?.['/Reference'] as Record<string, unknown>[] | undefined)?.[0];
     const params = reference?.['/TransformParams'] as Record<string, unknown> | undefined;
-    return { permsTarget: target, sigRefP: (params?.['/P'] as number | undefined) ?? null, transform: (reference?.['/TransformMethod'] as string | undefined) ?? null, catalogPerms: perms };
+    return {
+      permsTarget: target,
+      sigRefP: (params?.['/P'] as number | undefined) ?? null,
+      transform: (reference?.['/TransformMethod'] as string | undefined) ?? null,
+      catalogPerms: perms,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -63,10 +91,21 @@ function overprintPage(pdf: Buffer): Buffer {
   const reader = PdfReader.open(pdf);
   const update = new IncrementalUpdate(reader);
   const page = getPages(reader)[0]!;
-  const overlay = update.add(makeStream(new PdfDict(), Buffer.from('BT /F1 24 Tf 72 700 Td (PRICE CHANGED: 1 RUPEE) Tj ET', 'latin1')));
+  const overlay = update.add(
+    makeStream(new PdfDict(), Buffer.from('BT /F1 24 Tf 72 700 Td (PRICE CHANGED: 1 RUPEE) Tj ET', 'latin1')),
+  );
   const dict = update.editDict(page.ref!);
   const old = dict.get('Contents');
-  dict.set('Contents', new PdfArray(old instanceof PdfArray ? [...old.items, overlay] : old === null || old === undefined ? [overlay] : [old, overlay]));
+  dict.set(
+    'Contents',
+    new PdfArray(
+      old instanceof PdfArray
+        ? [...old.items, overlay]
+        : old === null || old === undefined
+          ? [overlay]
+          : [old, overlay],
+    ),
+  );
   return update.write().bytes;
 }
 
@@ -78,16 +117,35 @@ describe('certification signatures (DocMDP)', () => {
 
   before(async () => {
     pki = await createTestPki();
-    tsa = await startTsa({ certPem: pki.tsa.certPem, keyPem: pki.tsa.keyPem, chainPem: pki.intermediate.certPem + pki.root.certPem });
-    sealKey = await softwareSigner({ keyPem: pki.ecSigner.keyPem, certificate: pki.ecSigner.der, chain: [pki.intermediate.der, pki.root.der] });
-    signerKey = await softwareSigner({ keyPem: pki.rsaSigner.keyPem, certificate: pki.rsaSigner.der, chain: [pki.intermediate.der, pki.root.der] });
+    tsa = await startTsa({
+      certPem: pki.tsa.certPem,
+      keyPem: pki.tsa.keyPem,
+      chainPem: pki.intermediate.certPem + pki.root.certPem,
+    });
+    sealKey = await softwareSigner({
+      keyPem: pki.ecSigner.keyPem,
+      certificate: pki.ecSigner.der,
+      chain: [pki.intermediate.der, pki.root.der],
+    });
+    signerKey = await softwareSigner({
+      keyPem: pki.rsaSigner.keyPem,
+      certificate: pki.rsaSigner.der,
+      chain: [pki.intermediate.der, pki.root.der],
+    });
   });
   after(async () => {
     await tsa?.close();
     await pki?.close();
   });
 
-  const certify = (pdf: Uint8Array, permission: 1 | 2 | 3 = 2) => signPades(pdf, sealKey, { level: 'B-B', field: { invisible: true, name: FIELD }, certify: { permission }, signingTime: at, reason: 'Certified' });
+  const certify = (pdf: Uint8Array, permission: 1 | 2 | 3 = 2) =>
+    signPades(pdf, sealKey, {
+      level: 'B-B',
+      field: { invisible: true, name: FIELD },
+      certify: { permission },
+      signingTime: at,
+      reason: 'Certified',
+    });
 
   test('P=2: /Perms /DocMDP points at the signature, whose /Reference holds P 2; pdfsig, qpdf and our verifier accept it', async () => {
     const form = preparedForm();
@@ -95,7 +153,10 @@ describe('certification signatures (DocMDP)', () => {
     assert.ok(certified.subarray(0, form.length).equals(form), 'one incremental revision over the prepared bytes');
 
     const structure = qpdfDocMdp(certified);
-    assert.ok(structure.permsTarget, `qpdf sees /Perms /DocMDP in the catalog: ${JSON.stringify(structure.catalogPerms)}`);
+    assert.ok(
+      structure.permsTarget,
+      `qpdf sees /Perms /DocMDP in the catalog: ${JSON.stringify(structure.catalogPerms)}`,
+    );
     assert.equal(structure.transform, '/DocMDP');
     assert.equal(structure.sigRefP, 2);
     assert.ok(qpdfCheck(certified).ok, qpdfCheck(certified).output);
@@ -122,7 +183,14 @@ describe('certification signatures (DocMDP)', () => {
   test('form filling and an approval signature after it keep the certification valid; then /DSS and a document timestamp too', async () => {
     const certified = (await certify(preparedForm())).bytes;
     const filled = fillForm(certified, { 'mohar.r1.pan': 'ABCDE1234F' });
-    const approved = (await signPades(filled, signerKey, { level: 'B-B', field: { name: 'mohar.r1.sig' }, signingTime: at, name: 'Asha Rao' })).bytes;
+    const approved = (
+      await signPades(filled, signerKey, {
+        level: 'B-B',
+        field: { name: 'mohar.r1.sig' },
+        signingTime: at,
+        name: 'Asha Rao',
+      })
+    ).bytes;
     const poppler = pdfsigVerdicts(approved);
     assert.deepEqual(poppler.valid, [true, true], poppler.output);
     assert.ok(qpdfCheck(approved).ok);
@@ -132,8 +200,16 @@ describe('certification signatures (DocMDP)', () => {
     assert.notEqual(report.signatures[0]!.changesAfter, 'other');
 
     // Completion's long-term validation (archive.ts): a /DSS revision, then a document timestamp.
-    const withDss = appendDss(approved, { certs: [pki.intermediate.der, pki.root.der], ocsps: [], crls: [], vri: [] }).bytes;
-    const stamped = await timestampPdf(withDss, async (digest) => (await requestDocumentTimestamp(loopbackTransport(), tsa.url, digest)).tokenDer);
+    const withDss = appendDss(approved, {
+      certs: [pki.intermediate.der, pki.root.der],
+      ocsps: [],
+      crls: [],
+      vri: [],
+    }).bytes;
+    const stamped = await timestampPdf(
+      withDss,
+      async (digest) => (await requestDocumentTimestamp(loopbackTransport(), tsa.url, digest)).tokenDer,
+    );
     const final = verifyPdf(stamped.bytes);
     assert.equal(final.signatures[0]!.valid, true, JSON.stringify(final.signatures[0]!.problems));
     assert.equal(final.signatures[1]!.valid, true, JSON.stringify(final.signatures[1]!.problems));
@@ -154,17 +230,32 @@ describe('certification signatures (DocMDP)', () => {
   });
 
   test('a PDF that is signed or certified already cannot be certified', async () => {
-    const signed = (await signPades(makePdf(), signerKey, { level: 'B-B', field: { invisible: true }, signingTime: at })).bytes;
+    const signed = (
+      await signPades(makePdf(), signerKey, { level: 'B-B', field: { invisible: true }, signingTime: at })
+    ).bytes;
     const twice = (await certify(preparedForm())).bytes;
-    for (const [what, pdf] of [['signed', signed], ['certified', twice]] as const) {
-      await assert.rejects(certify(pdf), (error: unknown) => isMoharError(error) && error.code === 'certification_not_allowed', what);
+    for (const [what, pdf] of [
+      ['signed', signed],
+      ['certified', twice],
+    ] as const) {
+      await assert.rejects(
+        certify(pdf),
+        (error: unknown) => isMoharError(error) && error.code === 'certification_not_allowed',
+        what,
+      );
     }
-    await assert.rejects(certify(makePdf(), 4 as 2), (error: unknown) => isMoharError(error) && error.code === 'bad_request');
+    await assert.rejects(
+      certify(makePdf(), 4 as 2),
+      (error: unknown) => isMoharError(error) && error.code === 'bad_request',
+    );
   });
 
   test('P=1 refuses a later signature before the key is used', async () => {
     const locked = (await certify(preparedForm(), 1)).bytes;
     assert.equal(verifyPdf(locked).signatures[0]!.docMdp, 1);
-    await assert.rejects(signPades(locked, signerKey, { level: 'B-B', field: { name: 'mohar.r1.sig' }, signingTime: at }), (error: unknown) => isMoharError(error) && error.code === 'document_locked');
+    await assert.rejects(
+      signPades(locked, signerKey, { level: 'B-B', field: { name: 'mohar.r1.sig' }, signingTime: at }),
+      (error: unknown) => isMoharError(error) && error.code === 'document_locked',
+    );
   });
 });

@@ -1,7 +1,22 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { PdfReader, PdfDict, PdfArray, PdfStream, PdfString, PdfName, PdfRef, signPdf, timestampPdf, appendDss, vriKey, assertPrefix, byteRangeData, inspectPdf } from '../../../pdf/index.js';
+import {
+  PdfReader,
+  PdfDict,
+  PdfArray,
+  PdfStream,
+  PdfString,
+  PdfName,
+  PdfRef,
+  signPdf,
+  timestampPdf,
+  appendDss,
+  vriKey,
+  assertPrefix,
+  byteRangeData,
+  inspectPdf,
+} from '../../../pdf/index.js';
 import { isMoharError } from '../../../common/errors.js';
 import { makePdf, samples, qpdfCheck, runOnFile } from '../../support/pdf-fixtures.js';
 import { makeTestSigner, pdfsig, signingToolsAvailable, verifyTimestampToken } from './helpers.js';
@@ -31,7 +46,11 @@ function contentsOf(bytes: Uint8Array, field: string): Uint8Array {
 
 describe('DSS revision (PAdES B-LT)', () => {
   test('adds certificates, OCSP responses, CRLs and a VRI entry; the signature stays valid', { skip }, async () => {
-    const signed = await signPdf(makePdf({ pages: 2 }), { field: { page: 1, rect: { x: 40, y: 40, width: 200, height: 50 } }, signingTime: new Date() }, signer!.callback());
+    const signed = await signPdf(
+      makePdf({ pages: 2 }),
+      { field: { page: 1, rect: { x: 40, y: 40, width: 200, height: 50 } }, signingTime: new Date() },
+      signer!.callback(),
+    );
     const { bytes, counts } = appendDss(signed.bytes, {
       certs: [signer!.certDer],
       vri: [{ field: signed.fieldName, certs: [signer!.certDer], ocsps: [OCSP], crls: [CRL] }],
@@ -64,7 +83,9 @@ describe('DSS revision (PAdES B-LT)', () => {
     const check = qpdfCheck(bytes);
     assert.ok(check.ok, check.output);
     // qpdf agrees: the catalog's /DSS holds the three arrays
-    const json = JSON.parse(runOnFile('qpdf', ['--json=2', '--json-key=qpdf'], bytes).stdout) as { qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>] };
+    const json = JSON.parse(runOnFile('qpdf', ['--json=2', '--json-key=qpdf'], bytes).stdout) as {
+      qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>];
+    };
     const objects = json.qpdf[1];
     const root = (PdfReader.open(bytes).trailer.get('Root') as PdfRef).num;
     const dssRef = objects[`obj:${root} 0 R`]!.value!['/DSS'] as string;
@@ -72,34 +93,52 @@ describe('DSS revision (PAdES B-LT)', () => {
     assert.deepEqual([qdss['/Certs']!.length, qdss['/OCSPs']!.length, qdss['/CRLs']!.length], [1, 1, 1]);
   });
 
-  test('a second DSS revision keeps the old entries and merges VRI; then a document timestamp (B-LTA)', { skip }, async () => {
-    const a = await signPdf(makePdf(), { field: { invisible: true }, signingTime: new Date() }, signer!.callback());
-    const b = await signPdf(appendDss(a.bytes, { vri: [{ field: a.fieldName, certs: [signer!.certDer], ocsps: [OCSP] }] }).bytes, { field: { invisible: true }, signingTime: new Date() }, signer!.callback());
-    const second = appendDss(b.bytes, { crls: [CRL], vri: [{ field: a.fieldName, crls: [CRL] }, { field: b.fieldName, certs: [signer!.certDer], ocsps: [OCSP] }] });
-    assert.deepEqual(second.counts, { certs: 1, ocsps: 1, crls: 1, vri: 2 });
-    const { reader, dss } = dssOf(second.bytes);
-    const vri = reader.getDict(dss, 'VRI')!;
-    const first = reader.getDict(vri, vriKey(contentsOf(second.bytes, a.fieldName)))!;
-    assert.equal(reader.getArray(first, 'Cert')!.length, 1, 'old VRI data kept');
-    assert.equal(reader.getArray(first, 'OCSP')!.length, 1);
-    assert.equal(reader.getArray(first, 'CRL')!.length, 1, 'new data merged');
+  test(
+    'a second DSS revision keeps the old entries and merges VRI; then a document timestamp (B-LTA)',
+    { skip },
+    async () => {
+      const a = await signPdf(makePdf(), { field: { invisible: true }, signingTime: new Date() }, signer!.callback());
+      const b = await signPdf(
+        appendDss(a.bytes, { vri: [{ field: a.fieldName, certs: [signer!.certDer], ocsps: [OCSP] }] }).bytes,
+        { field: { invisible: true }, signingTime: new Date() },
+        signer!.callback(),
+      );
+      const second = appendDss(b.bytes, {
+        crls: [CRL],
+        vri: [
+          { field: a.fieldName, crls: [CRL] },
+          { field: b.fieldName, certs: [signer!.certDer], ocsps: [OCSP] },
+        ],
+      });
+      assert.deepEqual(second.counts, { certs: 1, ocsps: 1, crls: 1, vri: 2 });
+      const { reader, dss } = dssOf(second.bytes);
+      const vri = reader.getDict(dss, 'VRI')!;
+      const first = reader.getDict(vri, vriKey(contentsOf(second.bytes, a.fieldName)))!;
+      assert.equal(reader.getArray(first, 'Cert')!.length, 1, 'old VRI data kept');
+      assert.equal(reader.getArray(first, 'OCSP')!.length, 1);
+      assert.equal(reader.getArray(first, 'CRL')!.length, 1, 'new data merged');
 
-    let token: Buffer | undefined;
-    let data: Buffer | undefined;
-    const lta = await timestampPdf(second.bytes, async (_digest, prepared) => {
-      data = byteRangeData(prepared);
-      token = signer!.timestampToken(data);
-      return token;
-    });
-    assert.ok(verifyTimestampToken(signer!, token!, data!).ok);
-    const report = pdfsig(lta.bytes);
-    assert.deepEqual(report.signatures.slice(0, 2).map((s) => s.validation), ['Signature is Valid.', 'Signature is Valid.'], report.output);
-    assert.ok(qpdfCheck(lta.bytes).ok);
-    // VRI for the document timestamp: keyed by its DER token (without the zero padding)
-    const withTsVri = appendDss(lta.bytes, { vri: [{ field: lta.fieldName, certs: [signer!.certDer] }] });
-    const { reader: r2, dss: d2 } = dssOf(withTsVri.bytes);
-    assert.ok(r2.getDict(r2.getDict(d2, 'VRI'), vriKey(token!)), 'doc timestamp VRI key = SHA-1 of the token');
-  });
+      let token: Buffer | undefined;
+      let data: Buffer | undefined;
+      const lta = await timestampPdf(second.bytes, async (_digest, prepared) => {
+        data = byteRangeData(prepared);
+        token = signer!.timestampToken(data);
+        return token;
+      });
+      assert.ok(verifyTimestampToken(signer!, token!, data!).ok);
+      const report = pdfsig(lta.bytes);
+      assert.deepEqual(
+        report.signatures.slice(0, 2).map((s) => s.validation),
+        ['Signature is Valid.', 'Signature is Valid.'],
+        report.output,
+      );
+      assert.ok(qpdfCheck(lta.bytes).ok);
+      // VRI for the document timestamp: keyed by its DER token (without the zero padding)
+      const withTsVri = appendDss(lta.bytes, { vri: [{ field: lta.fieldName, certs: [signer!.certDer] }] });
+      const { reader: r2, dss: d2 } = dssOf(withTsVri.bytes);
+      assert.ok(r2.getDict(r2.getDict(d2, 'VRI'), vriKey(token!)), 'doc timestamp VRI key = SHA-1 of the token');
+    },
+  );
 
   test('DSS on a certified P=1 document is allowed (ISO 32000-2 exempts DSS updates)', { skip }, () => {
     const out = appendDss(samples.certified(1), { certs: [signer!.certDer] });
@@ -107,8 +146,14 @@ describe('DSS revision (PAdES B-LT)', () => {
   });
 
   test('errors: nothing to store, unknown signature field', () => {
-    assert.throws(() => appendDss(makePdf(), {}), (e) => isMoharError(e, 'bad_request'));
-    assert.throws(() => appendDss(samples.signedField(), { vri: [{ field: 'Nope', certs: [Buffer.from('3000', 'hex')] }] }), (e) => isMoharError(e, 'signature_field_not_found') && /"Signer1"/.test(e.message));
+    assert.throws(
+      () => appendDss(makePdf(), {}),
+      (e) => isMoharError(e, 'bad_request'),
+    );
+    assert.throws(
+      () => appendDss(samples.signedField(), { vri: [{ field: 'Nope', certs: [Buffer.from('3000', 'hex')] }] }),
+      (e) => isMoharError(e, 'signature_field_not_found') && /"Signer1"/.test(e.message),
+    );
   });
 
   test('DSS data is stored compressed and referenced by the catalog of the newest revision only', () => {

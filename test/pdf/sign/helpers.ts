@@ -25,11 +25,53 @@ export function makeTestSigner(cn = 'Mohar Test Signer'): TestSigner {
   const dir = mkdtempSync(join(tmpdir(), 'mohar-sign-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '30', '-subj', `/CN=${cn}/O=Mohar Tests`, '-addext', 'keyUsage=critical,digitalSignature,nonRepudiation'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '30',
+      '-subj',
+      `/CN=${cn}/O=Mohar Tests`,
+      '-addext',
+      'keyUsage=critical,digitalSignature,nonRepudiation',
+    ],
+    { stdio: 'ignore' },
+  );
   // A TSA certificate with the critical timeStamping extended key usage, and openssl ts config.
   const tsaKey = join(dir, 'tsa-key.pem');
   const tsaCert = join(dir, 'tsa.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', tsaKey, '-out', tsaCert, '-days', '30', '-subj', '/CN=Mohar Test TSA', '-addext', 'extendedKeyUsage=critical,timeStamping', '-addext', 'keyUsage=critical,digitalSignature'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      tsaKey,
+      '-out',
+      tsaCert,
+      '-days',
+      '30',
+      '-subj',
+      '/CN=Mohar Test TSA',
+      '-addext',
+      'extendedKeyUsage=critical,timeStamping',
+      '-addext',
+      'keyUsage=critical,digitalSignature',
+    ],
+    { stdio: 'ignore' },
+  );
   writeFileSync(join(dir, 'serial'), '01\n');
   writeFileSync(
     join(dir, 'ts.cnf'),
@@ -58,14 +100,51 @@ export function makeTestSigner(cn = 'Mohar Test Signer'): TestSigner {
     const input = join(dir, `data${++n}`);
     const output = join(dir, `sig${n}.der`);
     writeFileSync(input, data);
-    execFileSync('openssl', ['cms', '-sign', '-binary', '-in', input, '-signer', cert, '-inkey', key, '-outform', 'DER', '-nosmimecap', '-md', 'sha256', '-out', output], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'cms',
+        '-sign',
+        '-binary',
+        '-in',
+        input,
+        '-signer',
+        cert,
+        '-inkey',
+        key,
+        '-outform',
+        'DER',
+        '-nosmimecap',
+        '-md',
+        'sha256',
+        '-out',
+        output,
+      ],
+      { stdio: 'ignore' },
+    );
     return readFileSync(output);
   };
   const timestampToken = (data: Uint8Array): Buffer => {
     const input = join(dir, `tsdata${++n}`);
     writeFileSync(input, data);
-    execFileSync('openssl', ['ts', '-query', '-data', input, '-sha256', '-cert', '-no_nonce', '-out', `${input}.tsq`], { stdio: 'ignore' });
-    execFileSync('openssl', ['ts', '-reply', '-config', join(dir, 'ts.cnf'), '-queryfile', `${input}.tsq`, '-token_out', '-out', `${input}.tst`], { stdio: 'ignore' });
+    execFileSync('openssl', ['ts', '-query', '-data', input, '-sha256', '-cert', '-no_nonce', '-out', `${input}.tsq`], {
+      stdio: 'ignore',
+    });
+    execFileSync(
+      'openssl',
+      [
+        'ts',
+        '-reply',
+        '-config',
+        join(dir, 'ts.cnf'),
+        '-queryfile',
+        `${input}.tsq`,
+        '-token_out',
+        '-out',
+        `${input}.tst`,
+      ],
+      { stdio: 'ignore' },
+    );
     return readFileSync(`${input}.tst`);
   };
   return {
@@ -109,17 +188,29 @@ export function pdfsig(pdf: Uint8Array): { status: number | null; signatures: Pd
 }
 
 /** Checks an RFC 3161 token over `data` with openssl ts -verify against the signer's TSA certificate. */
-export function verifyTimestampToken(signer: TestSigner, token: Uint8Array, data: Uint8Array): { ok: boolean; output: string } {
+export function verifyTimestampToken(
+  signer: TestSigner,
+  token: Uint8Array,
+  data: Uint8Array,
+): { ok: boolean; output: string } {
   const tok = join(signer.dir, `verify-${Date.now()}-${Math.random()}.tst`);
   const dat = `${tok}.data`;
   writeFileSync(tok, token);
   writeFileSync(dat, data);
-  const r = spawnSync('openssl', ['ts', '-verify', '-data', dat, '-in', tok, '-token_in', '-CAfile', join(signer.dir, 'tsa.pem')], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    ['ts', '-verify', '-data', dat, '-in', tok, '-token_in', '-CAfile', join(signer.dir, 'tsa.pem')],
+    { encoding: 'utf8' },
+  );
   return { ok: r.status === 0 && /Verification: OK/.test(r.stdout), output: r.stdout + r.stderr };
 }
 
 /** A PNG (8-bit RGBA, filter 0 on every row) from a pixel function. */
-export function makePng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number, number]): Buffer {
+export function makePng(
+  width: number,
+  height: number,
+  pixel: (x: number, y: number) => [number, number, number, number],
+): Buffer {
   const raw = Buffer.alloc((width * 4 + 1) * height);
   for (let y = 0; y < height; y++) {
     raw[y * (width * 4 + 1)] = 0;
@@ -141,7 +232,12 @@ export function makePng(width: number, height: number, pixel: (x: number, y: num
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 6;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 function crc32(b: Buffer): number {
@@ -158,7 +254,9 @@ export function makeJpeg(pdf: Buffer): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'mohar-jpeg-'));
   try {
     writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('pdftoppm', ['-r', '36', '-jpeg', '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')], { stdio: 'ignore' });
+    execFileSync('pdftoppm', ['-r', '36', '-jpeg', '-singlefile', join(dir, 'in.pdf'), join(dir, 'out')], {
+      stdio: 'ignore',
+    });
     return readFileSync(join(dir, 'out.jpg'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -176,7 +274,23 @@ export function renderPageGrayGs(pdf: Uint8Array, page = 1): { width: number; he
   const dir = mkdtempSync(join(tmpdir(), 'mohar-gs-'));
   try {
     writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', '-sDEVICE=pgmraw', '-r72', '-dUseCropBox', `-dFirstPage=${page}`, `-dLastPage=${page}`, `-sOutputFile=${join(dir, 'out.pgm')}`, join(dir, 'in.pdf')], { stdio: 'ignore' });
+    execFileSync(
+      'gs',
+      [
+        '-q',
+        '-dNOPAUSE',
+        '-dBATCH',
+        '-dSAFER',
+        '-sDEVICE=pgmraw',
+        '-r72',
+        '-dUseCropBox',
+        `-dFirstPage=${page}`,
+        `-dLastPage=${page}`,
+        `-sOutputFile=${join(dir, 'out.pgm')}`,
+        join(dir, 'in.pdf'),
+      ],
+      { stdio: 'ignore' },
+    );
     const pgm = readFileSync(join(dir, 'out.pgm'));
     const m = /^P5\s+(?:#[^\n]*\n\s*)*(\d+)\s+(\d+)\s+255\s/.exec(pgm.toString('latin1', 0, 200));
     if (!m) throw new Error('ghostscript did not write a PGM');

@@ -50,11 +50,16 @@ const KINDS: Record<string, () => Buffer> = {
   classic: () => withWitness({ pages: [{ text: 'Classic' }, {}] }),
   'object streams + xref stream': () => withObjectStreams(withWitness({ pages: 2 })),
   linearized: () => linearize(withWitness({ pages: 3 })),
-  'earlier incremental update': () => appendUpdate(withWitness({ pages: 2 }), [{ num: 4, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 180 >>' }]),
+  'earlier incremental update': () =>
+    appendUpdate(withWitness({ pages: 2 }), [
+      { num: 4, body: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate 180 >>' },
+    ]),
   hybrid: () => makeHybridPdfWithSignatureField(3, 'Witness'),
   'rotated page': () => withWitness({ pages: [{ mediaBox: [0, 0, 595, 842], rotate: 90 }] }),
-  'offset MediaBox': () => withWitness({ pages: [{ mediaBox: [-100, -100, 512, 692], cropBox: [-50, -50, 500, 650], rotate: 270 }] }),
-  'junk after %%EOF': () => Buffer.concat([withWitness(), Buffer.from('\r\n<html>mail gateway junk</html>\n\0\0', 'latin1')]),
+  'offset MediaBox': () =>
+    withWitness({ pages: [{ mediaBox: [-100, -100, 512, 692], cropBox: [-50, -50, 500, 650], rotate: 270 }] }),
+  'junk after %%EOF': () =>
+    Buffer.concat([withWitness(), Buffer.from('\r\n<html>mail gateway junk</html>\n\0\0', 'latin1')]),
   'classic without EOL at the end': () => {
     const pdf = withWitness();
     return pdf.subarray(0, pdf.length - 1);
@@ -69,11 +74,15 @@ function checkRevision(before: Uint8Array, afterBytes: Uint8Array): void {
   assert.equal(r1.xref.sections.length, r0.xref.sections.length + 1, 'exactly one new section');
   assert.equal(r1.xrefKind, r0.xrefKind === 'stream' ? 'stream' : 'table', 'section kind follows the previous one');
   assert.equal(r1.xref.sections[0]!.trailer.get('Prev'), r0.xref.startxref);
-  const written = [...r1.xref.entries].filter(([, e]) => e.type === 'offset' && e.offset >= before.length).map(([n]) => n);
+  const written = [...r1.xref.entries]
+    .filter(([, e]) => e.type === 'offset' && e.offset >= before.length)
+    .map(([n]) => n);
   const fresh = written.filter((n) => n >= r0.size).sort((a, b) => a - b);
   assert.ok(fresh.length > 0);
   assert.equal(fresh[0], r0.size, 'new numbers start at the old /Size');
-  for (const n of written.filter((x) => x < r0.size)) assert.notEqual(r0.xref.entries.get(n)?.type ?? 'free', 'free', `object ${n} existed before`);
+  for (const n of written.filter((x) => x < r0.size)) {
+    assert.notEqual(r0.xref.entries.get(n)?.type ?? 'free', 'free', `object ${n} existed before`);
+  }
   assert.ok(r1.size > r0.size);
 }
 
@@ -83,11 +92,24 @@ describe('signing every kind of file three times', () => {
       const original = make();
       const cb = signer!.callback();
       const t = new Date('2025-03-01T10:00:00Z');
-      const s1 = await signPdf(original, { field: { page: 1, rect: { x: 30, y: 30, width: 200, height: 50 } }, signingTime: t, name: 'First Signer', reason: 'Approved' }, cb);
+      const s1 = await signPdf(
+        original,
+        {
+          field: { page: 1, rect: { x: 30, y: 30, width: 200, height: 50 } },
+          signingTime: t,
+          name: 'First Signer',
+          reason: 'Approved',
+        },
+        cb,
+      );
       checkRevision(original, s1.bytes);
       const s2 = await signPdf(s1.bytes, { field: { invisible: true }, signingTime: t, name: 'Second Signer' }, cb);
       checkRevision(s1.bytes, s2.bytes);
-      const s3 = await signPdf(s2.bytes, { field: { name: 'Witness' }, signingTime: t, name: 'Third Signer', location: 'Pune' }, cb);
+      const s3 = await signPdf(
+        s2.bytes,
+        { field: { name: 'Witness' }, signingTime: t, name: 'Third Signer', location: 'Pune' },
+        cb,
+      );
       checkRevision(s2.bytes, s3.bytes);
       assertPrefix(original, s3.bytes);
       assert.deepEqual([s1.fieldName, s2.fieldName, s3.fieldName], ['Signature1', 'Signature2', 'Witness']);
@@ -98,11 +120,19 @@ describe('signing every kind of file three times', () => {
         assert.equal(s.validation, 'Signature is Valid.', `${s.field}: ${report.output}`);
         assert.equal(s.subFilter, 'ETSI.CAdES.detached');
       }
-      assert.deepEqual(report.signatures.filter((s) => s.totalDocument).map((s) => s.field), ['Witness'], 'only the last covers the whole file');
+      assert.deepEqual(
+        report.signatures.filter((s) => s.totalDocument).map((s) => s.field),
+        ['Witness'],
+        'only the last covers the whole file',
+      );
       const check = qpdfCheck(s3.bytes);
       assert.ok(check.ok, check.output);
       const fields = inspectPdf(s3.bytes).signatureFields;
-      assert.deepEqual(fields.map((f) => [f.name, f.signed]).sort(), [['Signature1', true], ['Signature2', true], ['Witness', true]]);
+      assert.deepEqual(fields.map((f) => [f.name, f.signed]).sort(), [
+        ['Signature1', true],
+        ['Signature2', true],
+        ['Witness', true],
+      ]);
     });
   }
 });
@@ -149,7 +179,10 @@ describe('the signature dictionary', () => {
     assert.equal(p.contentsLength, 2 * RESERVE_WITH_TIMESTAMP);
     const q = prepareSignature(makePdf(), { field: { invisible: true }, signingTime: new Date(), reserve: 4000 });
     assert.equal(q.contentsLength, 8000);
-    assert.throws(() => prepareSignature(makePdf(), { field: { invisible: true }, signingTime: new Date(), reserve: 10 }), (e) => isMoharError(e, 'bad_request'));
+    assert.throws(
+      () => prepareSignature(makePdf(), { field: { invisible: true }, signingTime: new Date(), reserve: 10 }),
+      (e) => isMoharError(e, 'bad_request'),
+    );
   });
 
   test('signature_too_large when the CMS does not fit, and nothing is written', { skip }, async () => {
@@ -158,19 +191,31 @@ describe('the signature dictionary', () => {
     assert.ok(cms.length > 1024);
     const prepared = prepareSignature(pdf, { field: { invisible: true }, signingTime: new Date(), reserve: 1024 });
     const copy = Buffer.from(prepared.bytes);
-    assert.throws(() => embedSignature(prepared, cms), (e) => isMoharError(e, 'signature_too_large') && /reserved/.test(e.message));
+    assert.throws(
+      () => embedSignature(prepared, cms),
+      (e) => isMoharError(e, 'signature_too_large') && /reserved/.test(e.message),
+    );
     assert.deepEqual(prepared.bytes, copy, 'prepared bytes untouched');
-    await assert.rejects(signPdf(pdf, { field: { invisible: true }, signingTime: new Date(), reserve: 1024 }, async () => cms), (e) => isMoharError(e, 'signature_too_large'));
+    await assert.rejects(
+      signPdf(pdf, { field: { invisible: true }, signingTime: new Date(), reserve: 1024 }, async () => cms),
+      (e) => isMoharError(e, 'signature_too_large'),
+    );
   });
 
   test('embedSignature refuses a second embed and tampered bytes', { skip }, () => {
     const prepared = prepareSignature(makePdf(), { field: { invisible: true }, signingTime: new Date() });
     const cms = signer!.cms(byteRangeData(prepared));
     const once = embedSignature(prepared, cms);
-    assert.throws(() => embedSignature({ ...prepared, bytes: once }, cms), (e) => isMoharError(e, 'pdf_write_failed'));
+    assert.throws(
+      () => embedSignature({ ...prepared, bytes: once }, cms),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
     const tampered = Buffer.from(prepared.bytes);
     tampered[20] = 0x20;
-    assert.throws(() => embedSignature({ ...prepared, bytes: tampered }, cms), (e) => isMoharError(e, 'pdf_write_failed'));
+    assert.throws(
+      () => embedSignature({ ...prepared, bytes: tampered }, cms),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
   });
 });
 
@@ -180,28 +225,60 @@ describe('refusals before the key is used', () => {
   };
   test('a certified document with DocMDP P=1', async () => {
     const pdf = samples.certified(1);
-    assert.throws(() => checkSignable(pdf), (e) => isMoharError(e, 'document_locked'));
-    await assert.rejects(signPdf(pdf, { field: { invisible: true }, signingTime: new Date() }, never), (e) => isMoharError(e, 'document_locked'));
+    assert.throws(
+      () => checkSignable(pdf),
+      (e) => isMoharError(e, 'document_locked'),
+    );
+    await assert.rejects(signPdf(pdf, { field: { invisible: true }, signingTime: new Date() }, never), (e) =>
+      isMoharError(e, 'document_locked'),
+    );
   });
   test('P=2 allows a further signature', { skip }, async () => {
-    const signed = await signPdf(samples.certified(2), { field: { invisible: true }, signingTime: new Date() }, signer!.callback());
+    const signed = await signPdf(
+      samples.certified(2),
+      { field: { invisible: true }, signingTime: new Date() },
+      signer!.callback(),
+    );
     assert.equal(pdfsig(signed.bytes).signatures.at(-1)!.validation, 'Signature is Valid.');
   });
   test('an encrypted document', { skip: !hasTool('qpdf') && 'qpdf not installed' }, async () => {
-    await assert.rejects(signPdf(encrypt(makePdf()), { field: { invisible: true }, signingTime: new Date() }, never), (e) => isMoharError(e, 'pdf_encrypted'));
+    await assert.rejects(
+      signPdf(encrypt(makePdf()), { field: { invisible: true }, signingTime: new Date() }, never),
+      (e) => isMoharError(e, 'pdf_encrypted'),
+    );
   });
   test('an unknown field lists the empty ones; a signed field is refused', async () => {
     const pdf = samples.signedField();
-    await assert.rejects(signPdf(pdf, { field: { name: 'Nope' }, signingTime: new Date() }, never), (e) => isMoharError(e, 'signature_field_not_found') && /"Signer2"/.test(e.message) && !/Signer1/.test(e.message));
-    await assert.rejects(signPdf(pdf, { field: { name: 'Signer1' }, signingTime: new Date() }, never), (e) => isMoharError(e, 'signature_field_signed') && /"Signer2"/.test(e.message));
+    await assert.rejects(
+      signPdf(pdf, { field: { name: 'Nope' }, signingTime: new Date() }, never),
+      (e) => isMoharError(e, 'signature_field_not_found') && /"Signer2"/.test(e.message) && !/Signer1/.test(e.message),
+    );
+    await assert.rejects(
+      signPdf(pdf, { field: { name: 'Signer1' }, signingTime: new Date() }, never),
+      (e) => isMoharError(e, 'signature_field_signed') && /"Signer2"/.test(e.message),
+    );
   });
   test('bad placements', async () => {
     const pdf = makePdf({ pages: 2 });
-    const at = (field: Parameters<typeof signPdf>[1]['field']) => signPdf(pdf, { field, signingTime: new Date() }, never);
-    await assert.rejects(at({ page: 3, rect: { x: 0, y: 0, width: 10, height: 10 } }), (e) => isMoharError(e, 'page_out_of_range'));
-    await assert.rejects(at({ page: 1, rect: { x: 600, y: 0, width: 100, height: 10 } }), (e) => isMoharError(e, 'outside_page'));
-    await assert.rejects(at({ page: 1, rect: { x: 0, y: 0, width: 0, height: 10 } }), (e) => isMoharError(e, 'empty_rectangle'));
-    await assert.rejects(signPdf(samples.emptySignatureField(), { field: { invisible: true, name: 'Signature1' }, signingTime: new Date() }, never), (e) => isMoharError(e, 'field_name_taken'));
+    const at = (field: Parameters<typeof signPdf>[1]['field']) =>
+      signPdf(pdf, { field, signingTime: new Date() }, never);
+    await assert.rejects(at({ page: 3, rect: { x: 0, y: 0, width: 10, height: 10 } }), (e) =>
+      isMoharError(e, 'page_out_of_range'),
+    );
+    await assert.rejects(at({ page: 1, rect: { x: 600, y: 0, width: 100, height: 10 } }), (e) =>
+      isMoharError(e, 'outside_page'),
+    );
+    await assert.rejects(at({ page: 1, rect: { x: 0, y: 0, width: 0, height: 10 } }), (e) =>
+      isMoharError(e, 'empty_rectangle'),
+    );
+    await assert.rejects(
+      signPdf(
+        samples.emptySignatureField(),
+        { field: { invisible: true, name: 'Signature1' }, signingTime: new Date() },
+        never,
+      ),
+      (e) => isMoharError(e, 'field_name_taken'),
+    );
   });
 });
 
@@ -210,12 +287,26 @@ describe('visible appearances land where asked', () => {
   const pages = [
     { label: 'Letter', spec: {} },
     { label: '/Rotate 90', spec: { mediaBox: [0, 0, 595, 842] as [number, number, number, number], rotate: 90 } },
-    { label: '/Rotate 180 with CropBox', spec: { mediaBox: [0, 0, 842, 595] as [number, number, number, number], cropBox: [21, 21, 821, 574] as [number, number, number, number], rotate: 180 } },
-    { label: 'offset MediaBox, /Rotate 270', spec: { mediaBox: [-100, -100, 512, 692] as [number, number, number, number], rotate: 270 } },
+    {
+      label: '/Rotate 180 with CropBox',
+      spec: {
+        mediaBox: [0, 0, 842, 595] as [number, number, number, number],
+        cropBox: [21, 21, 821, 574] as [number, number, number, number],
+        rotate: 180,
+      },
+    },
+    {
+      label: 'offset MediaBox, /Rotate 270',
+      spec: { mediaBox: [-100, -100, 512, 692] as [number, number, number, number], rotate: 270 },
+    },
   ];
   for (const { label, spec } of pages) {
     test(label, { skip }, async () => {
-      const signed = await signPdf(makePdf({ pages: [spec] }), { field: { page: 1, rect }, signingTime: new Date(), name: 'Upright Text', appearance: { border: true } }, signer!.callback());
+      const signed = await signPdf(
+        makePdf({ pages: [spec] }),
+        { field: { page: 1, rect }, signingTime: new Date(), name: 'Upright Text', appearance: { border: true } },
+        signer!.callback(),
+      );
       const b = darkPixelBounds(renderPageGray(signed.bytes, 1));
       assert.ok(b, 'something is drawn');
       // The border is drawn on the rectangle's edge: the drawing fills it to within a pixel.
@@ -225,17 +316,31 @@ describe('visible appearances land where asked', () => {
   }
 
   test('text reads upright on a /Rotate 90 page: lines are wider than tall', { skip }, async () => {
-    const signed = await signPdf(makePdf({ pages: [{ rotate: 90 }] }), { field: { page: 1, rect }, signingTime: new Date(), appearance: { lines: ['WWWWWWWWWWWWWWWWWWWW'], fontSize: 12 } }, signer!.callback());
+    const signed = await signPdf(
+      makePdf({ pages: [{ rotate: 90 }] }),
+      {
+        field: { page: 1, rect },
+        signingTime: new Date(),
+        appearance: { lines: ['WWWWWWWWWWWWWWWWWWWW'], fontSize: 12 },
+      },
+      signer!.callback(),
+    );
     const b = darkPixelBounds(renderPageGray(signed.bytes, 1))!;
     assert.ok(b.width > 3 * b.height, `one horizontal line of text, got ${JSON.stringify(b)}`);
-    assert.ok(b.x >= rect.x && b.y >= rect.y && b.x + b.width <= rect.x + rect.width && b.y + b.height <= rect.y + rect.height);
+    assert.ok(
+      b.x >= rect.x && b.y >= rect.y && b.x + b.width <= rect.x + rect.width && b.y + b.height <= rect.y + rect.height,
+    );
   });
 
   test('a PNG with transparency: transparent pixels stay white (SMask)', { skip }, async () => {
     // 40 x 20: left half opaque black, right half black but fully transparent.
     const png = makePng(40, 20, (x) => [0, 0, 0, x < 20 ? 255 : 0]);
     const box = { x: 100, y: 100, width: 200, height: 100 };
-    const signed = await signPdf(makePdf(), { field: { page: 1, rect: box }, signingTime: new Date(), appearance: { image: png, showText: false } }, signer!.callback());
+    const signed = await signPdf(
+      makePdf(),
+      { field: { page: 1, rect: box }, signingTime: new Date(), appearance: { image: png, showText: false } },
+      signer!.callback(),
+    );
     const b = darkPixelBounds(renderPageGray(signed.bytes, 1))!;
     // the image is scaled to 196 x 98 (2pt padding), centred: opaque half is 98 wide
     assert.ok(Math.abs(b.width - 98) <= 2 && Math.abs(b.height - 98) <= 2, JSON.stringify(b));
@@ -246,53 +351,79 @@ describe('visible appearances land where asked', () => {
   test('a JPEG with text beside it', { skip }, async () => {
     const jpeg = makeJpeg(makePdf({ pages: [{ mediaBox: [0, 0, 200, 100], content: '0 g 0 0 200 100 re f' }] }));
     const box = { x: 100, y: 300, width: 300, height: 80 };
-    const signed = await signPdf(makePdf(), { field: { page: 1, rect: box }, signingTime: new Date(), name: 'Image Signer', appearance: { image: jpeg } }, signer!.callback());
+    const signed = await signPdf(
+      makePdf(),
+      { field: { page: 1, rect: box }, signingTime: new Date(), name: 'Image Signer', appearance: { image: jpeg } },
+      signer!.callback(),
+    );
     const r = PdfReader.open(signed.bytes);
-    const images = [...r.xref.entries.keys()].map((n) => r.resolve(r.getObject(new PdfRef(n, 0)))).filter((o) => o instanceof PdfStream && (o.dict.get('Filter') as PdfName | null)?.name === 'DCTDecode');
+    const images = [...r.xref.entries.keys()]
+      .map((n) => r.resolve(r.getObject(new PdfRef(n, 0))))
+      .filter((o) => o instanceof PdfStream && (o.dict.get('Filter') as PdfName | null)?.name === 'DCTDecode');
     assert.equal(images.length, 1, 'JPEG embedded as DCTDecode');
     const b = darkPixelBounds(renderPageGray(signed.bytes, 1))!;
-    assert.ok(b.x >= box.x && b.y >= box.y && b.x + b.width <= box.x + box.width && b.y + b.height <= box.y + box.height, JSON.stringify(b));
+    assert.ok(
+      b.x >= box.x && b.y >= box.y && b.x + b.width <= box.x + box.width && b.y + b.height <= box.y + box.height,
+      JSON.stringify(b),
+    );
     assert.ok(b.x <= box.x + 3, 'image at the left edge');
   });
 
   test('signing into an existing visible field draws in its widget', { skip }, async () => {
     const pdf = samples.emptySignatureField(); // user [72 72 272 122] on Letter: view x 72, y 670
-    const signed = await signPdf(pdf, { field: { name: 'Signature1' }, signingTime: new Date(), appearance: { border: true } }, signer!.callback());
+    const signed = await signPdf(
+      pdf,
+      { field: { name: 'Signature1' }, signingTime: new Date(), appearance: { border: true } },
+      signer!.callback(),
+    );
     const b = darkPixelBounds(renderPageGray(signed.bytes, 1))!;
     assert.deepEqual([Math.round(b.x), Math.round(b.y), Math.round(b.width), Math.round(b.height)], [72, 670, 200, 50]);
   });
 });
 
 describe('document timestamps', () => {
-  test('DocTimeStamp over a signed file: openssl verifies the token over the ByteRange; the signature stays valid', { skip }, async () => {
-    const signed = await signPdf(makePdf(), { field: { invisible: true }, signingTime: new Date() }, signer!.callback());
-    let token: Buffer | undefined;
-    let data: Buffer | undefined;
-    const stamped = await timestampPdf(signed.bytes, async (digest, prepared) => {
-      data = byteRangeData(prepared);
-      token = signer!.timestampToken(data);
-      assert.equal(digest.length, 32);
-      return token;
-    });
-    checkRevision(signed.bytes, stamped.bytes);
-    assert.equal(stamped.fieldName, 'DocTimeStamp1');
-    const v = verifyTimestampToken(signer!, token!, data!);
-    assert.ok(v.ok, v.output);
-    const r = PdfReader.open(stamped.bytes);
-    const sig = inspectPdf(stamped.bytes).signatureFields.find((f) => f.name === 'DocTimeStamp1')!;
-    const dict = r.resolve(r.getDict(r.getObject(new PdfRef(sig.ref!.num, sig.ref!.gen)) as PdfDict, 'V') ?? null) as PdfDict;
-    assert.equal(r.getName(dict, 'Type'), 'DocTimeStamp');
-    assert.equal(r.getName(dict, 'SubFilter'), 'ETSI.RFC3161');
-    const report = pdfsig(stamped.bytes);
-    assert.equal(report.signatures[0]!.validation, 'Signature is Valid.', report.output);
-    assert.ok(qpdfCheck(stamped.bytes).ok);
-  });
+  test(
+    'DocTimeStamp over a signed file: openssl verifies the token over the ByteRange; the signature stays valid',
+    { skip },
+    async () => {
+      const signed = await signPdf(
+        makePdf(),
+        { field: { invisible: true }, signingTime: new Date() },
+        signer!.callback(),
+      );
+      let token: Buffer | undefined;
+      let data: Buffer | undefined;
+      const stamped = await timestampPdf(signed.bytes, async (digest, prepared) => {
+        data = byteRangeData(prepared);
+        token = signer!.timestampToken(data);
+        assert.equal(digest.length, 32);
+        return token;
+      });
+      checkRevision(signed.bytes, stamped.bytes);
+      assert.equal(stamped.fieldName, 'DocTimeStamp1');
+      const v = verifyTimestampToken(signer!, token!, data!);
+      assert.ok(v.ok, v.output);
+      const r = PdfReader.open(stamped.bytes);
+      const sig = inspectPdf(stamped.bytes).signatureFields.find((f) => f.name === 'DocTimeStamp1')!;
+      const dict = r.resolve(
+        r.getDict(r.getObject(new PdfRef(sig.ref!.num, sig.ref!.gen)) as PdfDict, 'V') ?? null,
+      ) as PdfDict;
+      assert.equal(r.getName(dict, 'Type'), 'DocTimeStamp');
+      assert.equal(r.getName(dict, 'SubFilter'), 'ETSI.RFC3161');
+      const report = pdfsig(stamped.bytes);
+      assert.equal(report.signatures[0]!.validation, 'Signature is Valid.', report.output);
+      assert.ok(qpdfCheck(stamped.bytes).ok);
+    },
+  );
 });
 
 describe('only the object that holds a container gets a new version', () => {
   const rewritten = (before: Uint8Array, after: Uint8Array): number[] => {
     const r = PdfReader.open(after);
-    return [...r.xref.entries].filter(([n, e]) => e.type === 'offset' && e.offset >= before.length && n < PdfReader.open(before).size).map(([n]) => n).sort((a, b) => a - b);
+    return [...r.xref.entries]
+      .filter(([n, e]) => e.type === 'offset' && e.offset >= before.length && n < PdfReader.open(before).size)
+      .map(([n]) => n)
+      .sort((a, b) => a - b);
   };
   test('indirect /AcroForm, /Fields and /Annots: those objects, not the catalog or the page', { skip }, async () => {
     const pdf = buildPdf(
@@ -307,15 +438,27 @@ describe('only the object that holds a container gets a new version', () => {
       ],
       '/Root 1 0 R',
     );
-    const signed = await signPdf(pdf, { field: { page: 1, rect: { x: 10, y: 10, width: 100, height: 40 } }, signingTime: new Date() }, signer!.callback());
+    const signed = await signPdf(
+      pdf,
+      { field: { page: 1, rect: { x: 10, y: 10, width: 100, height: 40 } }, signingTime: new Date() },
+      signer!.callback(),
+    );
     assert.deepEqual(rewritten(pdf, signed.bytes), [4, 5, 6], 'AcroForm (SigFlags), Fields array, Annots array');
     const r = PdfReader.open(signed.bytes);
-    assert.equal(r.getArray(r.getObject(new PdfRef(3, 0)) as PdfDict, 'Annots')!.length, 2, 'the existing annotation is kept');
+    assert.equal(
+      r.getArray(r.getObject(new PdfRef(3, 0)) as PdfDict, 'Annots')!.length,
+      2,
+      'the existing annotation is kept',
+    );
     assert.equal(pdfsig(signed.bytes).signatures[0]!.validation, 'Signature is Valid.');
   });
   test('inline containers: the catalog and the page', { skip }, async () => {
     const pdf = makePdf({ signatureFields: [{ name: 'Old', rect: [0, 0, 0, 0] }] }); // inline /AcroForm, inline /Annots
-    const signed = await signPdf(pdf, { field: { page: 1, rect: { x: 10, y: 10, width: 100, height: 40 } }, signingTime: new Date() }, signer!.callback());
+    const signed = await signPdf(
+      pdf,
+      { field: { page: 1, rect: { x: 10, y: 10, width: 100, height: 40 } }, signingTime: new Date() },
+      signer!.callback(),
+    );
     assert.deepEqual(rewritten(pdf, signed.bytes), [1, 3], 'catalog and page');
     assert.ok(qpdfCheck(signed.bytes).ok);
   });

@@ -43,6 +43,9 @@ describe('fitPng: signature images above a pixel budget are downscaled', () => {
   });
 
   test('beyond the hard 25-megapixel decoding cap it is refused, not decoded', () => {
-    assert.throws(() => fitPng(bandPng(5001, 5000), 4_000_000), (e) => isMoharError(e, 'image_invalid') && /5001 x 5000/.test(e.message));
+    assert.throws(
+      () => fitPng(bandPng(5001, 5000), 4_000_000),
+      (e) => isMoharError(e, 'image_invalid') && /5001 x 5000/.test(e.message),
+    );
   });
 });

@@ -17,7 +17,20 @@ function gsPng(device: string): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'mohar-png-'));
   try {
     writeFileSync(join(dir, 'in.pdf'), HALF_BLACK);
-    execFileSync('gs', ['-q', '-dNOPAUSE', '-dBATCH', '-dSAFER', `-sDEVICE=${device}`, '-r72', `-sOutputFile=${join(dir, 'out.png')}`, join(dir, 'in.pdf')], { stdio: 'ignore' });
+    execFileSync(
+      'gs',
+      [
+        '-q',
+        '-dNOPAUSE',
+        '-dBATCH',
+        '-dSAFER',
+        `-sDEVICE=${device}`,
+        '-r72',
+        `-sOutputFile=${join(dir, 'out.png')}`,
+        join(dir, 'in.pdf'),
+      ],
+      { stdio: 'ignore' },
+    );
     return readFileSync(join(dir, 'out.png'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -34,7 +47,15 @@ function pngChunk(type: string, data: Buffer): Buffer {
 function grayPng(width: number, height: number, px: (x: number, y: number) => number, interlace: boolean): Buffer {
   const rows: Buffer[] = [];
   const passes = interlace
-    ? [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]
+    ? [
+        [0, 0, 8, 8],
+        [4, 0, 8, 8],
+        [0, 4, 4, 8],
+        [2, 0, 4, 4],
+        [0, 2, 2, 4],
+        [1, 0, 2, 2],
+        [0, 1, 1, 2],
+      ]
     : [[0, 0, 1, 1]];
   for (const [x0, y0, dx, dy] of passes as [number, number, number, number][]) {
     for (let y = y0; y < height; y += dy) {
@@ -49,29 +70,38 @@ function grayPng(width: number, height: number, px: (x: number, y: number) => nu
   ihdr[8] = 8;
   ihdr[9] = 0;
   ihdr[12] = interlace ? 1 : 0;
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(Buffer.concat(rows))), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from('89504e470d0a1a0a', 'hex'),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 describe('PNG decoding', () => {
   for (const device of ['png16', 'pngmono', 'pnggray', 'png256', 'png16m', 'png48', 'pngalpha']) {
-    test(`ghostscript ${device}: left half dark, right half light`, { skip: !hasTool('gs') && 'ghostscript not installed' }, () => {
-      const img = imageXObject(gsPng(device));
-      assert.equal(img.width, 40);
-      assert.equal(img.height, 20);
-      const cs = (img.image.dict.get('ColorSpace') as PdfName).name;
-      const channels = cs === 'DeviceGray' ? 1 : 3;
-      const data = inflateSync(img.image.raw());
-      assert.equal(data.length, 40 * 20 * channels);
-      const at = (x: number, y: number) => data[(y * 40 + x) * channels]!;
-      assert.ok(at(5, 10) < 64, `${device}: dark at left`);
-      assert.ok(at(35, 10) > 192, `${device}: light at right`);
-      if (device === 'pngalpha') {
-        // ghostscript leaves the unpainted background transparent: the alpha becomes an /SMask
-        const alpha = inflateSync(img.smask!.raw());
-        assert.equal(alpha[10 * 40 + 5], 255);
-        assert.equal(alpha[10 * 40 + 35], 0);
-      } else assert.equal(img.smask, undefined, 'no alpha channel, no SMask');
-    });
+    test(
+      `ghostscript ${device}: left half dark, right half light`,
+      { skip: !hasTool('gs') && 'ghostscript not installed' },
+      () => {
+        const img = imageXObject(gsPng(device));
+        assert.equal(img.width, 40);
+        assert.equal(img.height, 20);
+        const cs = (img.image.dict.get('ColorSpace') as PdfName).name;
+        const channels = cs === 'DeviceGray' ? 1 : 3;
+        const data = inflateSync(img.image.raw());
+        assert.equal(data.length, 40 * 20 * channels);
+        const at = (x: number, y: number) => data[(y * 40 + x) * channels]!;
+        assert.ok(at(5, 10) < 64, `${device}: dark at left`);
+        assert.ok(at(35, 10) > 192, `${device}: light at right`);
+        if (device === 'pngalpha') {
+          // ghostscript leaves the unpainted background transparent: the alpha becomes an /SMask
+          const alpha = inflateSync(img.smask!.raw());
+          assert.equal(alpha[10 * 40 + 5], 255);
+          assert.equal(alpha[10 * 40 + 35], 0);
+        } else assert.equal(img.smask, undefined, 'no alpha channel, no SMask');
+      },
+    );
   }
 
   test('Adam7 interlacing gives the same pixels as the plain encoding', () => {
@@ -83,9 +113,18 @@ describe('PNG decoding', () => {
   });
 
   test('broken and unsupported images are refused with image_invalid', () => {
-    assert.throws(() => imageXObject(Buffer.from('GIF89a....')), (e) => isMoharError(e, 'image_invalid'));
+    assert.throws(
+      () => imageXObject(Buffer.from('GIF89a....')),
+      (e) => isMoharError(e, 'image_invalid'),
+    );
     const png = grayPng(4, 4, () => 0, false);
-    assert.throws(() => imageXObject(png.subarray(0, 40)), (e) => isMoharError(e, 'image_invalid'));
-    assert.throws(() => imageXObject(Buffer.from([0xff, 0xd8, 0xff, 0xd9])), (e) => isMoharError(e, 'image_invalid'));
+    assert.throws(
+      () => imageXObject(png.subarray(0, 40)),
+      (e) => isMoharError(e, 'image_invalid'),
+    );
+    assert.throws(
+      () => imageXObject(Buffer.from([0xff, 0xd8, 0xff, 0xd9])),
+      (e) => isMoharError(e, 'image_invalid'),
+    );
   });
 });

@@ -1,8 +1,27 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { PdfReader, PdfDict, PdfRef, PdfArray, PdfString, IncrementalUpdate, assertPrefix, getPages, textString } from '../../../pdf/index.js';
+import {
+  PdfReader,
+  PdfDict,
+  PdfRef,
+  PdfArray,
+  PdfString,
+  IncrementalUpdate,
+  assertPrefix,
+  getPages,
+  textString,
+} from '../../../pdf/index.js';
 import { isMoharError } from '../../../common/errors.js';
-import { samples, makePdf, appendUpdate, qpdfCheck, hasTool, runOnFile, hostile, buildPdf } from '../../support/pdf-fixtures.js';
+import {
+  samples,
+  makePdf,
+  appendUpdate,
+  qpdfCheck,
+  hasTool,
+  runOnFile,
+  hostile,
+  buildPdf,
+} from '../../support/pdf-fixtures.js';
 
 const QPDF = hasTool('qpdf');
 
@@ -28,7 +47,8 @@ const KINDS: Record<string, () => Buffer> = {
     const pdf = makePdf({ pages: 1 });
     return pdf.subarray(0, pdf.length - 1);
   },
-  'junk after %%EOF': () => Buffer.concat([makePdf({ pages: 1 }), Buffer.from('\r\n<html>junk from a mail gateway</html>\n\0\0\0', 'latin1')]),
+  'junk after %%EOF': () =>
+    Buffer.concat([makePdf({ pages: 1 }), Buffer.from('\r\n<html>junk from a mail gateway</html>\n\0\0\0', 'latin1')]),
   'junk after %%EOF without EOL': () => Buffer.concat([makePdf({ pages: 1 }), Buffer.from('garbage', 'latin1')]),
 };
 
@@ -53,7 +73,9 @@ describe('one incremental revision on every kind of file', () => {
       assert.equal((after.trailer.get('Root') as PdfRef).key, (before.trailer.get('Root') as PdfRef).key);
       const oldId = before.resolve(before.trailer.get('ID'));
       const newId = after.trailer.get('ID') as PdfArray;
-      if (oldId instanceof PdfArray) assert.deepEqual((newId.get(0) as PdfString).bytes, (oldId.get(0) as PdfString).bytes);
+      if (oldId instanceof PdfArray) {
+        assert.deepEqual((newId.get(0) as PdfString).bytes, (oldId.get(0) as PdfString).bytes);
+      }
       assert.ok(!after.trailer.has('XRefStm'), 'no /XRefStm in our section');
       // the new object is there and the document is still whole
       const cat = after.catalog;
@@ -91,22 +113,28 @@ describe('one incremental revision on every kind of file', () => {
   test('qpdf sees the new objects and the right number of revisions', { skip: !QPDF && 'qpdf not installed' }, () => {
     const pdf = samples.objectStreams();
     const { bytes, newRef } = touchCatalog(pdf);
-    const json = JSON.parse(runOnFile('qpdf', ['--json=2', '--json-key=qpdf'], bytes).stdout) as { qpdf: [unknown, Record<string, unknown>] };
+    const json = JSON.parse(runOnFile('qpdf', ['--json=2', '--json-key=qpdf'], bytes).stdout) as {
+      qpdf: [unknown, Record<string, unknown>];
+    };
     assert.ok(`obj:${newRef.num} 0 R` in json.qpdf[1]);
   });
 
-  test('a file with a broken xref gets a complete section and no /Prev', { skip: !QPDF && 'qpdf not installed' }, () => {
-    const broken = hostile.brokenStartxref();
-    const before = PdfReader.open(broken);
-    assert.equal(before.xref.reconstructed, true);
-    const { bytes } = touchCatalog(broken);
-    assertPrefix(broken, bytes);
-    const after = PdfReader.open(bytes);
-    assert.equal(after.xref.reconstructed, false, 'our section repairs the file');
-    assert.equal(after.trailer.has('Prev'), false);
-    assert.equal(getPages(after).length, 3);
-    assert.ok(qpdfCheck(bytes).ok, qpdfCheck(bytes).output);
-  });
+  test(
+    'a file with a broken xref gets a complete section and no /Prev',
+    { skip: !QPDF && 'qpdf not installed' },
+    () => {
+      const broken = hostile.brokenStartxref();
+      const before = PdfReader.open(broken);
+      assert.equal(before.xref.reconstructed, true);
+      const { bytes } = touchCatalog(broken);
+      assertPrefix(broken, bytes);
+      const after = PdfReader.open(bytes);
+      assert.equal(after.xref.reconstructed, false, 'our section repairs the file');
+      assert.equal(after.trailer.has('Prev'), false);
+      assert.equal(getPages(after).length, 3);
+      assert.ok(qpdfCheck(bytes).ok, qpdfCheck(bytes).output);
+    },
+  );
 
   test('files with junk before %PDF- keep their offset convention', { skip: !QPDF && 'qpdf not installed' }, () => {
     const junk = Buffer.concat([Buffer.alloc(100, 0x41), makePdf({ pages: 2 })]);
@@ -141,17 +169,32 @@ describe('misuse is refused', () => {
   test('an allocated but never set object, an empty update, an unknown object', () => {
     const r = PdfReader.open(makePdf());
     const u = new IncrementalUpdate(r);
-    assert.throws(() => u.write(), (e) => isMoharError(e, 'pdf_write_failed'));
+    assert.throws(
+      () => u.write(),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
     u.allocate();
-    assert.throws(() => u.write(), (e) => isMoharError(e, 'pdf_write_failed'));
-    assert.throws(() => new IncrementalUpdate(r).set(new PdfRef(77, 0), 1), (e) => isMoharError(e, 'pdf_write_failed'));
+    assert.throws(
+      () => u.write(),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
+    assert.throws(
+      () => new IncrementalUpdate(r).set(new PdfRef(77, 0), 1),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
   });
   test('assertPrefix notices a changed byte', () => {
     const pdf = makePdf();
     const changed = Buffer.from(touchCatalog(pdf).bytes);
     changed[10] = changed[10]! ^ 1;
-    assert.throws(() => assertPrefix(pdf, changed), (e) => isMoharError(e, 'pdf_write_failed'));
-    assert.throws(() => assertPrefix(pdf, pdf.subarray(0, 5)), (e) => isMoharError(e, 'pdf_write_failed'));
+    assert.throws(
+      () => assertPrefix(pdf, changed),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
+    assert.throws(
+      () => assertPrefix(pdf, pdf.subarray(0, 5)),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
   });
   test('editing never mutates what the reader cached', () => {
     const r = PdfReader.open(appendUpdate(makePdf(), []));

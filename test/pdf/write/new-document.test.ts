@@ -45,19 +45,28 @@ describe('wrapLine', () => {
   test('a word wider than the line is split; Courier is monospaced', () => {
     const hash = 'ab'.repeat(64);
     const lines = wrapLine(hash, 'Courier', 10, 60 * 10); // 600 units = 6 pt per glyph: 100 per line
-    assert.deepEqual(lines.map((l) => l.length), [100, 28]);
+    assert.deepEqual(
+      lines.map((l) => l.length),
+      [100, 28],
+    );
   });
 
   test('bold text is wider than regular and wraps sooner', () => {
     const regular = wrapLine(LOREM, 'Helvetica', 10, 150).length;
     const bold = wrapLine(LOREM, 'Helvetica-Bold', 10, 150).length;
     assert.ok(bold >= regular);
-    assert.ok(textWidth(Buffer.from('Mohar', 'latin1'), 'Helvetica-Bold', 10) > textWidth(Buffer.from('Mohar', 'latin1'), 'Helvetica', 10));
+    assert.ok(
+      textWidth(Buffer.from('Mohar', 'latin1'), 'Helvetica-Bold', 10) >
+        textWidth(Buffer.from('Mohar', 'latin1'), 'Helvetica', 10),
+    );
   });
 
   test('Devanagari is transliterated; an empty line stays one empty line', () => {
     assert.equal(Buffer.from(wrapLine('राम कुमार', 'Helvetica', 10, 500)[0]!).toString('latin1'), 'Ram Kumar');
-    assert.deepEqual(wrapLine('', 'Helvetica', 10, 500).map((l) => l.length), [0]);
+    assert.deepEqual(
+      wrapLine('', 'Helvetica', 10, 500).map((l) => l.length),
+      [0],
+    );
   });
 });
 
@@ -67,7 +76,9 @@ describe('layout', () => {
     const pages = layoutBlocks(blocks, { margin: 50 });
     assert.ok(pages.length >= 4, `${pages.length} pages`);
     for (const page of pages) {
-      for (let i = 1; i < page.lines.length; i++) assert.ok(page.lines[i]!.y < page.lines[i - 1]!.y, 'baselines go down');
+      for (let i = 1; i < page.lines.length; i++) {
+        assert.ok(page.lines[i]!.y < page.lines[i - 1]!.y, 'baselines go down');
+      }
       for (const line of page.lines) {
         assert.ok(line.y >= 50 && line.y <= A4[1] - 50, `baseline ${line.y} inside the margins`);
         assert.ok(line.x + textWidth(line.bytes, line.font, line.size) <= A4[0] - 50 + 1e-9, 'inside the right margin');
@@ -76,7 +87,12 @@ describe('layout', () => {
   });
 
   test('explicit page breaks, spaceBefore and indents', () => {
-    const pages = layoutBlocks([{ text: 'one' }, { pageBreak: true }, { text: 'two', indent: 20 }, { text: 'three', spaceBefore: 30 }]);
+    const pages = layoutBlocks([
+      { text: 'one' },
+      { pageBreak: true },
+      { text: 'two', indent: 20 },
+      { text: 'three', spaceBefore: 30 },
+    ]);
     assert.equal(pages.length, 2);
     const [two, three] = pages[1]!.lines;
     assert.equal(two!.x, 56 + 20);
@@ -84,10 +100,19 @@ describe('layout', () => {
   });
 
   test('bad options are refused; too many pages fail', () => {
-    assert.throws(() => layoutBlocks([{ text: 'x' }], { pageSize: [10, 10] }), (e) => isMoharError(e, 'bad_request'));
-    assert.throws(() => layoutBlocks([{ text: 'x', size: Number.NaN }]), (e) => isMoharError(e, 'bad_request'));
+    assert.throws(
+      () => layoutBlocks([{ text: 'x' }], { pageSize: [10, 10] }),
+      (e) => isMoharError(e, 'bad_request'),
+    );
+    assert.throws(
+      () => layoutBlocks([{ text: 'x', size: Number.NaN }]),
+      (e) => isMoharError(e, 'bad_request'),
+    );
     const many: Block[] = Array.from({ length: 500 }, () => ({ text: LOREM }));
-    assert.throws(() => layoutBlocks(many, { maxPages: 3 }), (e) => isMoharError(e, 'pdf_write_failed'));
+    assert.throws(
+      () => layoutBlocks(many, { maxPages: 3 }),
+      (e) => isMoharError(e, 'pdf_write_failed'),
+    );
   });
 });
 
@@ -106,7 +131,14 @@ describe('newTextDocument', () => {
     info: { title: 'Certificate of Completion (राम)', creator: 'Mohar tests' },
     creationDate: created,
     footer: (p, n) => `Page ${p} of ${n}`,
-    attachments: [{ name: 'audit-trail.json', data: Buffer.from('{"events":[]}'), mimeType: 'application/json', description: 'The audit trail' }],
+    attachments: [
+      {
+        name: 'audit-trail.json',
+        data: Buffer.from('{"events":[]}'),
+        mimeType: 'application/json',
+        description: 'The audit trail',
+      },
+    ],
   });
 
   test('is a valid multi-page PDF (qpdf --check) that our reader opens', { skip }, () => {
@@ -147,11 +179,32 @@ describe('newTextDocument', () => {
     }
   });
 
-  test('the same input and creation date give the same bytes; fonts are the standard ones, not embedded', { skip }, () => {
-    assert.deepEqual(newTextDocument(blocks, { info: { title: 'Certificate of Completion (राम)', creator: 'Mohar tests' }, creationDate: created, footer: (p, n) => `Page ${p} of ${n}`, attachments: [{ name: 'audit-trail.json', data: Buffer.from('{"events":[]}'), mimeType: 'application/json', description: 'The audit trail' }] }), pdf);
-    const fonts = runOnFile('pdffonts', [], pdf).stdout;
-    for (const font of ['Helvetica ', 'Helvetica-Bold', 'Courier']) assert.match(fonts, new RegExp(`${font}\\s*Type 1\\s+WinAnsi\\s+no`));
-  });
+  test(
+    'the same input and creation date give the same bytes; fonts are the standard ones, not embedded',
+    { skip },
+    () => {
+      assert.deepEqual(
+        newTextDocument(blocks, {
+          info: { title: 'Certificate of Completion (राम)', creator: 'Mohar tests' },
+          creationDate: created,
+          footer: (p, n) => `Page ${p} of ${n}`,
+          attachments: [
+            {
+              name: 'audit-trail.json',
+              data: Buffer.from('{"events":[]}'),
+              mimeType: 'application/json',
+              description: 'The audit trail',
+            },
+          ],
+        }),
+        pdf,
+      );
+      const fonts = runOnFile('pdffonts', [], pdf).stdout;
+      for (const font of ['Helvetica ', 'Helvetica-Bold', 'Courier']) {
+        assert.match(fonts, new RegExp(`${font}\\s*Type 1\\s+WinAnsi\\s+no`));
+      }
+    },
+  );
 
   test('an empty document still has one (blank) page', { skip }, () => {
     const empty = newTextDocument([]);

@@ -1,7 +1,24 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
-import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, Parser, serializeObject, formatNumber, formatName, makeStream, textString, pdfDate, isoFromPdfDate, toWinAnsi, transliterateDevanagari } from '../../../pdf/index.js';
+import {
+  PdfArray,
+  PdfDict,
+  PdfName,
+  PdfRef,
+  PdfStream,
+  PdfString,
+  Parser,
+  serializeObject,
+  formatNumber,
+  formatName,
+  makeStream,
+  textString,
+  pdfDate,
+  isoFromPdfDate,
+  toWinAnsi,
+  transliterateDevanagari,
+} from '../../../pdf/index.js';
 import { isMoharError } from '../../../common/errors.js';
 
 const opts = { maxDepth: 100 };
@@ -23,7 +40,12 @@ describe('numbers', () => {
     assert.equal(formatNumber(2.000_000_4), '2');
   });
   test('non-finite and huge numbers are refused', () => {
-    for (const n of [NaN, Infinity, -Infinity, 1e300, 2 ** 60]) assert.throws(() => formatNumber(n), (e) => isMoharError(e, 'pdf_write_failed'));
+    for (const n of [NaN, Infinity, -Infinity, 1e300, 2 ** 60]) {
+      assert.throws(
+        () => formatNumber(n),
+        (e) => isMoharError(e, 'pdf_write_failed'),
+      );
+    }
   });
 });
 
@@ -48,7 +70,10 @@ describe('names', () => {
 
 describe('strings', () => {
   test('literal strings escape backslash, parentheses, CR/LF and non-printable bytes', () => {
-    assert.equal(text(new PdfString(Buffer.from('a(b)c\\d\r\n\x01\xff', 'latin1'), false)), '(a\\(b\\)c\\\\d\\r\\n\\001\\377)');
+    assert.equal(
+      text(new PdfString(Buffer.from('a(b)c\\d\r\n\x01\xff', 'latin1'), false)),
+      '(a\\(b\\)c\\\\d\\r\\n\\001\\377)',
+    );
   });
   test('hex strings stay hex', () => {
     assert.equal(text(new PdfString(Buffer.from([0, 0xab, 0x10]), true)), '<00AB10>');
@@ -109,7 +134,7 @@ describe('text for appearances', () => {
     assert.equal(pdfDate(d, 330), "D:20240501143005+05'30'");
     assert.equal(pdfDate(d, -300), "D:20240501040005-05'00'");
   });
-  test('PDF dates read back as ISO 8601 UTC, with the standard\'s defaults for omitted parts', () => {
+  test("PDF dates read back as ISO 8601 UTC, with the standard's defaults for omitted parts", () => {
     const d = new Date('2024-05-01T09:00:05Z');
     for (const offset of [0, 330, -300]) assert.equal(isoFromPdfDate(pdfDate(d, offset)), d.toISOString());
     assert.equal(isoFromPdfDate('D:20240501143005Z'), '2024-05-01T14:30:05.000Z');

@@ -11,14 +11,23 @@ describe('MOHAR_ESIGN_* settings', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mohar-esign-config-'));
   writeFileSync(join(dir, 'esp.pem'), `junk before\n${PEM}`);
   writeFileSync(join(dir, 'asp.p12'), Buffer.from([0x30, 0x82]));
-  const full = { MOHAR_ESIGN_ESP_URL: 'https://esp.example.in/esign/2.1/signdoc', MOHAR_ESIGN_ASP_ID: 'ASP-001', MOHAR_ESIGN_ASP_KEY: 'asp.p12', MOHAR_ESIGN_ASP_KEY_PASSPHRASE: 'secret', MOHAR_ESIGN_ESP_CERT: 'esp.pem' };
+  const full = {
+    MOHAR_ESIGN_ESP_URL: 'https://esp.example.in/esign/2.1/signdoc',
+    MOHAR_ESIGN_ASP_ID: 'ASP-001',
+    MOHAR_ESIGN_ASP_KEY: 'asp.p12',
+    MOHAR_ESIGN_ASP_KEY_PASSPHRASE: 'secret',
+    MOHAR_ESIGN_ESP_CERT: 'esp.pem',
+  };
 
   test('unset: Aadhaar eSign is off', () => {
     assert.equal(parseConfig({}, dir).esign, undefined);
   });
 
   test('every setting read; AuthMode defaults to 1 (OTP); paths relative to the working directory', () => {
-    const esign = parseConfig({ ...full, MOHAR_ESIGN_STATUS_URL: 'https://esp.example.in/esign/2.1/status' }, dir).esign!;
+    const esign = parseConfig(
+      { ...full, MOHAR_ESIGN_STATUS_URL: 'https://esp.example.in/esign/2.1/status' },
+      dir,
+    ).esign!;
     assert.equal(esign.espUrl, 'https://esp.example.in/esign/2.1/signdoc');
     assert.equal(esign.statusUrl, 'https://esp.example.in/esign/2.1/status');
     assert.equal(esign.aspId, 'ASP-001');
@@ -32,13 +41,25 @@ describe('MOHAR_ESIGN_* settings', () => {
     for (const missing of ['MOHAR_ESIGN_ASP_ID', 'MOHAR_ESIGN_ASP_KEY', 'MOHAR_ESIGN_ESP_CERT'] as const) {
       const env: Record<string, string> = { ...full };
       delete env[missing];
-      assert.throws(() => parseConfig(env, dir), (e: unknown) => e instanceof ConfigError && e.setting === missing, missing);
+      assert.throws(
+        () => parseConfig(env, dir),
+        (e: unknown) => e instanceof ConfigError && e.setting === missing,
+        missing,
+      );
     }
-    assert.throws(() => parseConfig({ MOHAR_ESIGN_ASP_ID: 'x' }, dir), (e: unknown) => e instanceof ConfigError && e.setting === 'MOHAR_ESIGN_ESP_URL');
+    assert.throws(
+      () => parseConfig({ MOHAR_ESIGN_ASP_ID: 'x' }, dir),
+      (e: unknown) => e instanceof ConfigError && e.setting === 'MOHAR_ESIGN_ESP_URL',
+    );
   });
 
   test('bad values are refused', () => {
-    const bad = (env: Record<string, string>, setting: string) => assert.throws(() => parseConfig({ ...full, ...env }, dir), (e: unknown) => e instanceof ConfigError && e.setting === setting, JSON.stringify(env));
+    const bad = (env: Record<string, string>, setting: string) =>
+      assert.throws(
+        () => parseConfig({ ...full, ...env }, dir),
+        (e: unknown) => e instanceof ConfigError && e.setting === setting,
+        JSON.stringify(env),
+      );
     bad({ MOHAR_ESIGN_AUTH_MODE: '4' }, 'MOHAR_ESIGN_AUTH_MODE');
     bad({ MOHAR_ESIGN_ESP_URL: 'ftp://esp.example.in/' }, 'MOHAR_ESIGN_ESP_URL');
     bad({ MOHAR_ESIGN_STATUS_URL: 'not a url' }, 'MOHAR_ESIGN_STATUS_URL');

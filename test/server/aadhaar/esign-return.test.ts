@@ -26,14 +26,30 @@ for (const kind of DATABASES) {
     });
 
     test("the signer is sent to the link's return_url", async () => {
-      const draft = await makeDraft(server, account.key, { recipients: [{ name: 'Test Signer', email: 'signer@example.com', signature_method: 'aadhaar' }] });
+      const draft = await makeDraft(server, account.key, {
+        recipients: [{ name: 'Test Signer', email: 'signer@example.com', signature_method: 'aadhaar' }],
+      });
       await sendDraft(server, account.key, draft);
-      const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect', return_url: 'https://portal.example.com/signed?case=42' } });
+      const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+        key: account.key,
+        json: {
+          recipient_id: draft.recipientIds[0],
+          mode: 'redirect',
+          return_url: 'https://portal.example.com/signed?case=42',
+        },
+      });
       assert.equal(session.statusCode, 201, session.body);
       const token = session.json().signing_url.split('/sign/')[1];
-      const started = (await server.request('POST', `${API}/signing/${token}/aadhaar`, { json: { consent: true } })).json();
+      const started = (
+        await server.request('POST', `${API}/signing/${token}/aadhaar`, { json: { consent: true } })
+      ).json();
       const answer = await esp.complete(started.form);
-      const response = await server.app.inject({ method: 'POST', url: '/sign/aadhaar/response', payload: new URLSearchParams(answer.fields!).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/sign/aadhaar/response',
+        payload: new URLSearchParams(answer.fields!).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(response.statusCode, 303, response.body);
       assert.equal(response.headers.location, 'https://portal.example.com/signed?case=42');
 
@@ -50,7 +66,10 @@ for (const kind of DATABASES) {
       const doc = (await server.request('GET', `${API}/openapi.json`)).json();
       const start = doc.paths['/signing/{token}/aadhaar']?.post;
       assert.ok(start, 'POST /signing/{token}/aadhaar');
-      assert.deepEqual(Object.keys(start.requestBody.content['application/json'].schema.properties).sort(), ['consent', 'fields']);
+      assert.deepEqual(Object.keys(start.requestBody.content['application/json'].schema.properties).sort(), [
+        'consent',
+        'fields',
+      ]);
       assert.ok(start.responses['200'].content['application/json'].schema.properties.autopost_url);
       assert.ok(doc.paths['/signing/{token}/aadhaar/status']?.post?.responses['200']);
     });

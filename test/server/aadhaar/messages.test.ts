@@ -68,7 +68,10 @@ function refuses(fn: () => unknown, reason: RegExp): void {
 describe('eSign 2.1 messages', () => {
   test('Esign: signed by the ASP, verified with its certificate, read back exactly', async () => {
     const xml = await signEsignRequest(REQUEST, signerOf(asp));
-    assert.match(xml, /^<Esign ver="2.1" sc="Y" ts="2026-11-25T21:10:00" txn="mohar-0f3a" ekycId="" ekycIdType="A" aspId="ASP-TEST" AuthMode="1" responseSigType="pkcs7" responseUrl="https:\/\/mohar.example\/esign\/response\?x=1&amp;y=2"><Docs><InputHash id="1" hashAlgorithm="SHA256"/);
+    assert.match(
+      xml,
+      /^<Esign ver="2.1" sc="Y" ts="2026-11-25T21:10:00" txn="mohar-0f3a" ekycId="" ekycIdType="A" aspId="ASP-TEST" AuthMode="1" responseSigType="pkcs7" responseUrl="https:\/\/mohar.example\/esign\/response\?x=1&amp;y=2"><Docs><InputHash id="1" hashAlgorithm="SHA256"/,
+    );
     assert.deepEqual(verifyEsignRequest(xml, asp.certPem), REQUEST);
     refuses(() => verifyEsignRequest(xml, esp.certPem), /does not verify/);
   });
@@ -76,7 +79,14 @@ describe('eSign 2.1 messages', () => {
   test('EsignResp: success and failure round trips', async () => {
     const xml = await signEsignResponse(RESPONSE, signerOf(esp));
     assert.deepEqual(verifyEsignResponse(xml, esp.certPem), RESPONSE);
-    const failed: EsignResponse = { ...RESPONSE, status: '0', errCode: '400', errMsg: 'Invalid OTP value', userCertificate: '', signatures: [] };
+    const failed: EsignResponse = {
+      ...RESPONSE,
+      status: '0',
+      errCode: '400',
+      errMsg: 'Invalid OTP value',
+      userCertificate: '',
+      signatures: [],
+    };
     assert.deepEqual(verifyEsignResponse(await signEsignResponse(failed, signerOf(esp)), esp.certPem), failed);
     refuses(() => verifyEsignResponse(xml, asp.certPem), /does not verify/);
   });

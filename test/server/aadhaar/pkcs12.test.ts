@@ -14,10 +14,17 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test('writePkcs12: OpenSSL 3 defaults, read back by openssl and by our PKCS#12 reader (the ASP key of MOHAR_ESIGN_ASP_KEY)', async () => {
   const pki = await createSimulatorPki();
   const asp = await issueAspCertificate(pki, 'P12-ASP');
-  const p12 = await writePkcs12({ pkcs8: new Uint8Array(asp.keyObject.export({ type: 'pkcs8', format: 'der' })), certificate: asp.certDer, passphrase: 'asp passphrase', name: 'P12-ASP ASP' });
+  const p12 = await writePkcs12({
+    pkcs8: new Uint8Array(asp.keyObject.export({ type: 'pkcs8', format: 'der' })),
+    certificate: asp.certDer,
+    passphrase: 'asp passphrase',
+    name: 'P12-ASP ASP',
+  });
   const path = join(dir, 'asp.p12');
   writeFileSync(path, p12);
-  const read = spawnSync('openssl', ['pkcs12', '-in', path, '-passin', 'pass:asp passphrase', '-noout', '-info'], { encoding: 'utf8' });
+  const read = spawnSync('openssl', ['pkcs12', '-in', path, '-passin', 'pass:asp passphrase', '-noout', '-info'], {
+    encoding: 'utf8',
+  });
   assert.equal(read.status, 0, read.stderr);
   assert.match(read.stdout + read.stderr, /MAC: sha256/);
   assert.match(read.stdout + read.stderr, /Shrouded Keybag: PBES2, PBKDF2, AES-256-CBC/);

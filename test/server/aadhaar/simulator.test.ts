@@ -6,10 +6,23 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildCertificatePath, judgeCertificatePath } from '../../../pdf/cms/chain.js';
 import { inspectCms } from '../../../pdf/cms/inspect.js';
-import { formatEsignTimestamp, signEsignRequest, signEsignStatusRequest, verifyEsignResponse, type EsignRequest } from '../../../server/aadhaar/messages.js';
+import {
+  formatEsignTimestamp,
+  signEsignRequest,
+  signEsignStatusRequest,
+  verifyEsignResponse,
+  type EsignRequest,
+} from '../../../server/aadhaar/messages.js';
 import { CCA_EKYC_OTP_POLICY } from '../../../server/aadhaar/simulator/ca.js';
 import { signEnveloped } from '../../../server/aadhaar/xml.js';
-import { AUTH_ERRORS, MISMATCHED_NAME, REQUEST_ERRORS, startTestEsp, TEST_AADHAAR, type TestEsp } from '../../support/esp.js';
+import {
+  AUTH_ERRORS,
+  MISMATCHED_NAME,
+  REQUEST_ERRORS,
+  startTestEsp,
+  TEST_AADHAAR,
+  type TestEsp,
+} from '../../support/esp.js';
 
 let esp: TestEsp;
 let seq = 0;
@@ -28,7 +41,12 @@ function request(overrides: Partial<EsignRequest> = {}): EsignRequest {
     authMode: '1',
     responseSigType: 'pkcs7',
     responseUrl: 'http://127.0.0.1:9/esign/response',
-    docs: contents.map((c, i) => ({ id: String(i + 1), hashAlgorithm: 'SHA256' as const, docInfo: `Doc ${i + 1}`, hash: createHash('sha256').update(c).digest('hex') })),
+    docs: contents.map((c, i) => ({
+      id: String(i + 1),
+      hashAlgorithm: 'SHA256' as const,
+      docInfo: `Doc ${i + 1}`,
+      hash: createHash('sha256').update(c).digest('hex'),
+    })),
     ...overrides,
   };
 }
@@ -52,7 +70,10 @@ describe('ESP simulator', () => {
     assert.equal(res.status, '1');
     assert.equal(res.errCode, 'NA');
     assert.equal(res.txn, req.txn);
-    assert.deepEqual(res.signatures.map((s) => s.id), ['1', '2']);
+    assert.deepEqual(
+      res.signatures.map((s) => s.id),
+      ['1', '2'],
+    );
 
     const cert = new X509Certificate(Buffer.from(res.userCertificate, 'base64'));
     assert.match(cert.subject, /CN=Asha Rao/);
@@ -69,17 +90,50 @@ describe('ESP simulator', () => {
       const cms = Buffer.from(s.value, 'base64');
       const info = inspectCms(cms, { content: contents[i]! });
       assert.equal(Buffer.from(info.messageDigest!).toString('hex'), req.docs[i]!.hash);
-      assert.deepEqual([info.messageDigestMatches, info.signatureValid, info.hasSigningTime, info.signingCertificate?.version, info.signingCertificate?.matchesSigner], [true, true, false, 2, true]);
+      assert.deepEqual(
+        [
+          info.messageDigestMatches,
+          info.signatureValid,
+          info.hasSigningTime,
+          info.signingCertificate?.version,
+          info.signingCertificate?.matchesSigner,
+        ],
+        [true, true, false, 2, true],
+      );
       assert.deepEqual(info.problems, []);
       assert.equal(info.certificates.length, 3, 'signer, ESP CA and root');
       const path = buildCertificatePath(info.signerCertificate!, info.certificates, [esp.pki.root.certDer]);
       assert.equal(path.anchored, true);
-      assert.deepEqual(judgeCertificatePath(path, new Date()).problems, [], 'our own path check accepts root → ESP CA → signer');
+      assert.deepEqual(
+        judgeCertificatePath(path, new Date()).problems,
+        [],
+        'our own path check accepts root → ESP CA → signer',
+      );
       const sig = join(esp.dir, `sig${i}.der`);
       const content = join(esp.dir, `content${i}.bin`);
       writeFileSync(sig, cms);
       writeFileSync(content, contents[i]!);
-      const out = execFileSync('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', sig, '-content', content, '-CAfile', esp.trustAnchorPath, '-purpose', 'any', '-out', '/dev/null'], { stdio: 'pipe' });
+      const out = execFileSync(
+        'openssl',
+        [
+          'cms',
+          '-verify',
+          '-binary',
+          '-inform',
+          'DER',
+          '-in',
+          sig,
+          '-content',
+          content,
+          '-CAfile',
+          esp.trustAnchorPath,
+          '-purpose',
+          'any',
+          '-out',
+          '/dev/null',
+        ],
+        { stdio: 'pipe' },
+      );
       assert.equal(out.toString(), '');
     }
   });
@@ -96,11 +150,21 @@ describe('ESP simulator', () => {
     for (const [aadhaar, errCode] of cases) {
       const page = await esp.complete(await form(request()), { aadhaar });
       const res = verifyEsignResponse(page.fields!.eSignResponse, esp.espCertPem);
-      assert.deepEqual([res.status, res.errCode, res.signatures.length, res.userCertificate], ['0', errCode, 0, ''], aadhaar);
+      assert.deepEqual(
+        [res.status, res.errCode, res.signatures.length, res.userCertificate],
+        ['0', errCode, 0, ''],
+        aadhaar,
+      );
     }
-    const wrong = verifyEsignResponse((await esp.complete(await form(request()), { otp: '000000' })).fields!.eSignResponse, esp.espCertPem);
+    const wrong = verifyEsignResponse(
+      (await esp.complete(await form(request()), { otp: '000000' })).fields!.eSignResponse,
+      esp.espCertPem,
+    );
     assert.equal(wrong.errCode, '400');
-    const cancelled = verifyEsignResponse((await esp.complete(await form(request()), { cancel: true })).fields!.eSignResponse, esp.espCertPem);
+    const cancelled = verifyEsignResponse(
+      (await esp.complete(await form(request()), { cancel: true })).fields!.eSignResponse,
+      esp.espCertPem,
+    );
     assert.equal(cancelled.errCode, AUTH_ERRORS.cancelled.errCode);
   });
 
@@ -108,7 +172,10 @@ describe('ESP simulator', () => {
     const page = await esp.complete(await form(request()), { aadhaar: TEST_AADHAAR.nameMismatch, name: 'Asha Rao' });
     const res = verifyEsignResponse(page.fields!.eSignResponse, esp.espCertPem);
     assert.equal(res.status, '1');
-    assert.match(new X509Certificate(Buffer.from(res.userCertificate, 'base64')).subject, new RegExp(`CN=${MISMATCHED_NAME}`));
+    assert.match(
+      new X509Certificate(Buffer.from(res.userCertificate, 'base64')).subject,
+      new RegExp(`CN=${MISMATCHED_NAME}`),
+    );
   });
 
   test('signResponse: tampered content under a valid ESP signature, for tests of the ASP', async () => {
@@ -133,7 +200,10 @@ describe('ESP simulator', () => {
     const malformed = await esp.complete({ eSignRequest: '<!DOCTYPE x><Esign/>', aspTxnID: 'x' });
     assert.equal(malformed.status, 400);
     assert.match(malformed.html, new RegExp(REQUEST_ERRORS.malformed.errCode));
-    const noDocs = await signEnveloped(`<Esign ver="2.1" sc="Y" ts="${formatEsignTimestamp(new Date())}" txn="no-docs" ekycIdType="A" aspId="${esp.aspId}" AuthMode="1" responseSigType="pkcs7" responseUrl="http://127.0.0.1:9/r"/>`, esp.aspSigner);
+    const noDocs = await signEnveloped(
+      `<Esign ver="2.1" sc="Y" ts="${formatEsignTimestamp(new Date())}" txn="no-docs" ekycIdType="A" aspId="${esp.aspId}" AuthMode="1" responseSigType="pkcs7" responseUrl="http://127.0.0.1:9/r"/>`,
+      esp.aspSigner,
+    );
     const shapeless = await esp.complete({ eSignRequest: noDocs, aspTxnID: 'no-docs' });
     assert.equal(shapeless.fields, undefined);
     assert.match(shapeless.html, new RegExp(`${REQUEST_ERRORS.malformed.errCode}[\\s\\S]*no Docs`));
@@ -148,7 +218,10 @@ describe('ESP simulator', () => {
     assert.equal(await codeOf(request({ ver: '2.0' })), REQUEST_ERRORS.badAttribute.errCode);
     assert.equal(await codeOf(request({ responseSigType: 'raw' })), REQUEST_ERRORS.badAttribute.errCode);
     assert.equal(await codeOf(request(), 'another'), REQUEST_ERRORS.badAttribute.errCode);
-    assert.equal(await codeOf(request({ ts: formatEsignTimestamp(new Date(Date.now() - 3600_000)) })), REQUEST_ERRORS.staleTimestamp.errCode);
+    assert.equal(
+      await codeOf(request({ ts: formatEsignTimestamp(new Date(Date.now() - 3600_000)) })),
+      REQUEST_ERRORS.staleTimestamp.errCode,
+    );
     const once = request();
     await esp.complete(await form(once));
     assert.equal(await codeOf(once), REQUEST_ERRORS.repeatedTxn.errCode);
@@ -166,25 +239,56 @@ describe('ESP simulator', () => {
   test('EsignStatus: pending, then the response as posted; unknown txn; a forged query', async () => {
     const req = request();
     const query = async (txn: string, signer = esp.aspSigner): Promise<string> => {
-      const xml = await signEsignStatusRequest({ ver: '2.1', ts: formatEsignTimestamp(new Date()), txn, aspId: esp.aspId }, signer);
-      const res = await fetch(esp.statusUrl, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
+      const xml = await signEsignStatusRequest(
+        { ver: '2.1', ts: formatEsignTimestamp(new Date()), txn, aspId: esp.aspId },
+        signer,
+      );
+      const res = await fetch(esp.statusUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/xml' },
+        body: xml,
+      });
       assert.match(res.headers.get('content-type') ?? '', /application\/xml/);
       return res.text();
     };
     const first = await fetch(esp.espUrl, { method: 'POST', body: new URLSearchParams(await form(req)) });
     const session = /name="session" value="([0-9a-f]+)"/.exec(await first.text())![1]!;
     assert.equal(verifyEsignResponse(await query(req.txn), esp.espCertPem).status, '2');
-    const done = await fetch(`${esp.url}/esign/2.1/authenticate`, { method: 'POST', body: new URLSearchParams({ session, aadhaar: TEST_AADHAAR.success, otp: '123456', name: 'Asha Rao', consent: 'Y', action: 'sign' }) });
-    const posted = /name="eSignResponse" value="([^"]*)"/.exec(await done.text())![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    const done = await fetch(`${esp.url}/esign/2.1/authenticate`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        session,
+        aadhaar: TEST_AADHAAR.success,
+        otp: '123456',
+        name: 'Asha Rao',
+        consent: 'Y',
+        action: 'sign',
+      }),
+    });
+    const posted = /name="eSignResponse" value="([^"]*)"/
+      .exec(await done.text())![1]!
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
     assert.equal(await query(req.txn), posted);
-    assert.equal(verifyEsignResponse(await query('no-such-txn'), esp.espCertPem).errCode, REQUEST_ERRORS.unknownTxn.errCode);
+    assert.equal(
+      verifyEsignResponse(await query('no-such-txn'), esp.espCertPem).errCode,
+      REQUEST_ERRORS.unknownTxn.errCode,
+    );
     const other = await startTestEsp({ aspId: esp.aspId });
     try {
-      assert.equal(verifyEsignResponse(await query(req.txn, other.aspSigner), esp.espCertPem).errCode, REQUEST_ERRORS.badSignature.errCode);
+      assert.equal(
+        verifyEsignResponse(await query(req.txn, other.aspSigner), esp.espCertPem).errCode,
+        REQUEST_ERRORS.badSignature.errCode,
+      );
     } finally {
       await other.close();
     }
-    const again = await fetch(`${esp.url}/esign/2.1/authenticate`, { method: 'POST', body: new URLSearchParams({ session, aadhaar: TEST_AADHAAR.success, otp: '123456', consent: 'Y' }) });
+    const again = await fetch(`${esp.url}/esign/2.1/authenticate`, {
+      method: 'POST',
+      body: new URLSearchParams({ session, aadhaar: TEST_AADHAAR.success, otp: '123456', consent: 'Y' }),
+    });
     assert.equal(again.status, 410, 'a session signs once');
   });
 });

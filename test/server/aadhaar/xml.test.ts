@@ -17,13 +17,15 @@ function signerOf(cred: SoftwareCredential): XmlSigner {
   return { certificate: cred.certDer, keyType: 'RSA', sign: async (data) => new Uint8Array(sign('sha256', data, key)) };
 }
 
-const RESPONSE = '<EsignResp ver="2.1" status="1" ts="2026-11-25T21:00:00" txn="txn-1" resCode="r1" errCode="NA" errMsg="NA"><UserX509Certificate>QUJD</UserX509Certificate><Signatures><DocSignature id="1" sigHashAlgorithm="SHA256" error="">AAAABBBB</DocSignature></Signatures></EsignResp>';
+const RESPONSE =
+  '<EsignResp ver="2.1" status="1" ts="2026-11-25T21:00:00" txn="txn-1" resCode="r1" errCode="NA" errMsg="NA"><UserX509Certificate>QUJD</UserX509Certificate><Signatures><DocSignature id="1" sigHashAlgorithm="SHA256" error="">AAAABBBB</DocSignature></Signatures></EsignResp>';
 
 function refuses(fn: () => unknown, reason: RegExp): void {
   assert.throws(fn, (e: unknown) => isMoharError(e, 'esign_xml_invalid') && reason.test(e.message), String(reason));
 }
 
-const verify = (xml: string, cred: SoftwareCredential = esp): ReturnType<typeof verifyEnveloped> => verifyEnveloped(xml, { certificatePem: cred.certPem, rootName: 'EsignResp' });
+const verify = (xml: string, cred: SoftwareCredential = esp): ReturnType<typeof verifyEnveloped> =>
+  verifyEnveloped(xml, { certificatePem: cred.certPem, rootName: 'EsignResp' });
 
 describe('Aadhaar eSign XML: enveloped signatures', async () => {
   const signed = await signEnveloped(RESPONSE, signerOf(esp));
@@ -33,7 +35,11 @@ describe('Aadhaar eSign XML: enveloped signatures', async () => {
     assert.match(signed, /xml-exc-c14n#/);
     const el = verify(signed);
     assert.equal(el.getAttribute('txn'), 'txn-1');
-    assert.equal(el.getElementsByTagNameNS(ALGORITHMS.enveloped.split('#')[0] + '#', 'Signature').length, 0, 'the returned element is the signed content, without its Signature');
+    assert.equal(
+      el.getElementsByTagNameNS(ALGORITHMS.enveloped.split('#')[0] + '#', 'Signature').length,
+      0,
+      'the returned element is the signed content, without its Signature',
+    );
     assert.equal(parseEsignResponse(el).signatures[0]!.value, 'AAAABBBB');
   });
 
@@ -63,14 +69,26 @@ describe('Aadhaar eSign XML: enveloped signatures', async () => {
   test('wrapping: a Reference to the Id of a wrapped copy is refused, though the key is right', async () => {
     // A genuine signature by the ESP key over an element picked by Id (as some SAML libraries allow).
     const wrapped = '<EsignResp status="1" txn="txn-evil"><Copy Id="c1" status="0" txn="txn-1"/></EsignResp>';
-    const sx = new SignedXml({ privateKey: esp.keyPem, publicCert: esp.certPem, signatureAlgorithm: ALGORITHMS.rsaSha256, canonicalizationAlgorithm: ALGORITHMS.excC14n });
-    sx.addReference({ xpath: "//*[local-name(.)='Copy']", transforms: [ALGORITHMS.excC14n], digestAlgorithm: ALGORITHMS.sha256 });
+    const sx = new SignedXml({
+      privateKey: esp.keyPem,
+      publicCert: esp.certPem,
+      signatureAlgorithm: ALGORITHMS.rsaSha256,
+      canonicalizationAlgorithm: ALGORITHMS.excC14n,
+    });
+    sx.addReference({
+      xpath: "//*[local-name(.)='Copy']",
+      transforms: [ALGORITHMS.excC14n],
+      digestAlgorithm: ALGORITHMS.sha256,
+    });
     sx.computeSignature(wrapped);
     const xml = sx.getSignedXml();
     assert.match(xml, /URI="#c1"/);
     refuses(() => verify(xml), /URI=""/);
     // Two references, one of them the whole document: still refused.
-    const two = signed.replace('<Reference URI="">', '<Reference URI="#c1"><DigestMethod Algorithm="x"/><DigestValue>AA==</DigestValue></Reference><Reference URI="">');
+    const two = signed.replace(
+      '<Reference URI="">',
+      '<Reference URI="#c1"><DigestMethod Algorithm="x"/><DigestValue>AA==</DigestValue></Reference><Reference URI="">',
+    );
     refuses(() => verify(two), /2 References/);
   });
 
@@ -96,7 +114,10 @@ describe('Aadhaar eSign XML: enveloped signatures', async () => {
   });
 
   test('oversized input is refused', () => {
-    refuses(() => verifyEnveloped(signed, { certificatePem: esp.certPem, rootName: 'EsignResp', maxBytes: 1000 }), /larger than 1000 bytes/);
+    refuses(
+      () => verifyEnveloped(signed, { certificatePem: esp.certPem, rootName: 'EsignResp', maxBytes: 1000 }),
+      /larger than 1000 bytes/,
+    );
     refuses(() => parseXml(`<a>${'x'.repeat(1024 * 1024)}</a>`), /larger than/);
   });
 
@@ -107,8 +128,18 @@ describe('Aadhaar eSign XML: enveloped signatures', async () => {
   });
 
   test('the forms ESPs use are accepted: inclusive C14N, an enveloped-only transform list, a ds: prefix, a declaration', () => {
-    const sx = new SignedXml({ privateKey: esp.keyPem, publicCert: esp.certPem, signatureAlgorithm: ALGORITHMS.rsaSha256, canonicalizationAlgorithm: ALGORITHMS.c14n });
-    sx.addReference({ xpath: '/*', transforms: [ALGORITHMS.enveloped], digestAlgorithm: ALGORITHMS.sha256, isEmptyUri: true });
+    const sx = new SignedXml({
+      privateKey: esp.keyPem,
+      publicCert: esp.certPem,
+      signatureAlgorithm: ALGORITHMS.rsaSha256,
+      canonicalizationAlgorithm: ALGORITHMS.c14n,
+    });
+    sx.addReference({
+      xpath: '/*',
+      transforms: [ALGORITHMS.enveloped],
+      digestAlgorithm: ALGORITHMS.sha256,
+      isEmptyUri: true,
+    });
     sx.computeSignature(RESPONSE, { prefix: 'ds' });
     const xml = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n${sx.getSignedXml()}`;
     assert.match(xml, /<ds:Signature xmlns:ds=/);
@@ -116,7 +147,10 @@ describe('Aadhaar eSign XML: enveloped signatures', async () => {
   });
 
   test('weaker algorithms are refused', () => {
-    refuses(() => verify(signed.replace(ALGORITHMS.rsaSha256, 'http://www.w3.org/2000/09/xmldsig#rsa-sha1')), /RSA-SHA256/);
+    refuses(
+      () => verify(signed.replace(ALGORITHMS.rsaSha256, 'http://www.w3.org/2000/09/xmldsig#rsa-sha1')),
+      /RSA-SHA256/,
+    );
     refuses(() => verify(signed.replace(ALGORITHMS.sha256, 'http://www.w3.org/2000/09/xmldsig#sha1')), /SHA-256/);
   });
 });

@@ -2,7 +2,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { GENESIS_HASH, canonicalJson, hashAuditRow, hashInput, verifyAuditChain, type AuditRow } from '../../../server/audit/chain.js';
+import {
+  GENESIS_HASH,
+  canonicalJson,
+  hashAuditRow,
+  hashInput,
+  verifyAuditChain,
+  type AuditRow,
+} from '../../../server/audit/chain.js';
 import { isMoharError } from '../../../common/errors.js';
 
 function chain(n: number, envelopeId = 'env-1'): AuditRow[] {
@@ -26,16 +33,28 @@ function chain(n: number, envelopeId = 'env-1'): AuditRow[] {
 
 describe('canonical JSON', () => {
   test('sorted keys at every depth, no whitespace, arrays kept in order', () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } }), '{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } }),
+      '{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
   test('JSON semantics first: undefined members dropped, Dates as ISO strings, non-ASCII kept', () => {
-    assert.equal(canonicalJson({ u: undefined, t: new Date('2024-05-01T00:00:00Z'), n: 'राम' }), '{"n":"राम","t":"2024-05-01T00:00:00.000Z"}');
+    assert.equal(
+      canonicalJson({ u: undefined, t: new Date('2024-05-01T00:00:00Z'), n: 'राम' }),
+      '{"n":"राम","t":"2024-05-01T00:00:00.000Z"}',
+    );
   });
   test('values that are not JSON are refused', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    assert.throws(() => canonicalJson(cyclic), (e) => isMoharError(e, 'internal_error'));
-    assert.throws(() => canonicalJson({ n: 1n }), (e) => isMoharError(e, 'internal_error'));
+    assert.throws(
+      () => canonicalJson(cyclic),
+      (e) => isMoharError(e, 'internal_error'),
+    );
+    assert.throws(
+      () => canonicalJson({ n: 1n }),
+      (e) => isMoharError(e, 'internal_error'),
+    );
   });
 });
 
@@ -50,19 +69,47 @@ describe('row hash', () => {
   });
   test('is canonicalJson of the hashed columns, also for strings JSON must escape and for odd values', () => {
     const canonical = (row: Omit<AuditRow, 'hash'>): string =>
-      canonicalJson({ account_id: row.account_id, action: row.action, actor_id: row.actor_id, actor_type: row.actor_type, at: row.at, details: row.details, envelope_id: row.envelope_id, prev_hash: row.prev_hash, seq: row.seq });
+      canonicalJson({
+        account_id: row.account_id,
+        action: row.action,
+        actor_id: row.actor_id,
+        actor_type: row.actor_type,
+        at: row.at,
+        details: row.details,
+        envelope_id: row.envelope_id,
+        prev_hash: row.prev_hash,
+        seq: row.seq,
+      });
     const base = chain(1)[0]!;
-    const odd = ['"quoted" \\ back', 'line\nbreak\ttab\u0000nul', 'राम 😀', '\ud800 lone surrogate', '\u2028\u2029', ''];
+    const odd = [
+      '"quoted" \\ back',
+      'line\nbreak\ttab\u0000nul',
+      'राम 😀',
+      '\ud800 lone surrogate',
+      '\u2028\u2029',
+      '',
+    ];
     for (const text of odd) {
-      for (const row of [{ ...base, account_id: text }, { ...base, actor_id: text }, { ...base, details: canonicalJson({ reason: text }) }]) {
+      for (const row of [
+        { ...base, account_id: text },
+        { ...base, actor_id: text },
+        { ...base, details: canonicalJson({ reason: text }) },
+      ]) {
         assert.equal(hashInput(row), canonical(row));
       }
     }
     // Values a database never returns take canonicalJson itself (undefined dropped, a bigint refused).
-    for (const row of [{ ...base, actor_id: undefined }, { ...base, seq: -0 }, { ...base, seq: Number.NaN }]) {
+    for (const row of [
+      { ...base, actor_id: undefined },
+      { ...base, seq: -0 },
+      { ...base, seq: Number.NaN },
+    ]) {
       assert.equal(hashInput(row as unknown as AuditRow), canonical(row as unknown as AuditRow));
     }
-    assert.throws(() => hashInput({ ...base, seq: 1n } as unknown as AuditRow), (e) => isMoharError(e, 'internal_error'));
+    assert.throws(
+      () => hashInput({ ...base, seq: 1n } as unknown as AuditRow),
+      (e) => isMoharError(e, 'internal_error'),
+    );
   });
   test('extra properties on a row (a future column, a driver field) do not change the hash', () => {
     const row = chain(1)[0]!;
@@ -131,7 +178,15 @@ describe('verifyAuditChain', () => {
     assert.equal(verifyAuditChain(rows.slice(0, 4)).ok, true, 'no trace inside the chain');
     assert.deepEqual(pick(verifyAuditChain(rows.slice(0, 4), anchor)), [5, 'truncated']);
     assert.equal(verifyAuditChain(rows, anchor).ok, true);
-    assert.deepEqual(pick(verifyAuditChain(chain(6, 'env-1').map((r) => ({ ...r })), { seq: 6, hash: 'a'.repeat(64) })), [6, 'anchor_mismatch']);
+    assert.deepEqual(
+      pick(
+        verifyAuditChain(
+          chain(6, 'env-1').map((r) => ({ ...r })),
+          { seq: 6, hash: 'a'.repeat(64) },
+        ),
+      ),
+      [6, 'anchor_mismatch'],
+    );
   });
 });
 

@@ -55,7 +55,9 @@ describe('recent revisions', () => {
     const { blobs, reads } = countingStore();
     const seed = Math.random();
     const shas: string[] = [];
-    for (let i = 0; i < 12; i++) shas.push(await storeRevision({ blobs }, Buffer.alloc(3 * 1024 * 1024, `${seed}-${i}`)));
+    for (let i = 0; i < 12; i++) {
+      shas.push(await storeRevision({ blobs }, Buffer.alloc(3 * 1024 * 1024, `${seed}-${i}`)));
+    }
     await readRevision({ blobs }, shas[11]!); // newest: held
     assert.equal(reads(), 0);
     await readRevision({ blobs }, shas[0]!); // oldest of 36 MB: dropped

@@ -24,9 +24,21 @@ for (const kind of DATABASES) {
 
     before(async () => {
       database = await createTestDatabase(kind);
-      runtime = await openRuntime(parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_LOG_LEVEL: 'warn' }));
+      runtime = await openRuntime(
+        parseConfig({
+          MOHAR_DATA_DIR: database.dataDir,
+          MOHAR_DATABASE_URL: database.databaseUrl,
+          MOHAR_LOG_LEVEL: 'warn',
+        }),
+      );
       ctx = runtime.ctx;
-      accountId = (await createAccount(ctx, { name: 'Creator', email: `creator-${kind}@example.com`, password: 'creator-password-0123' })).accountId;
+      accountId = (
+        await createAccount(ctx, {
+          name: 'Creator',
+          email: `creator-${kind}@example.com`,
+          password: 'creator-password-0123',
+        })
+      ).accountId;
     });
     after(async () => {
       await runtime?.close();
@@ -59,19 +71,45 @@ for (const kind of DATABASES) {
         const report = await verifyEnvelopeAudit(ctx.db, view.id);
         assert.deepEqual({ ok: report.ok, count: report.count }, { ok: true, count: 1 });
       }
-      const titles = await ctx.db.selectFrom('envelopes').select('title').where('account_id', '=', accountId).where('title', 'like', 'Concurrent %').execute();
+      const titles = await ctx.db
+        .selectFrom('envelopes')
+        .select('title')
+        .where('account_id', '=', accountId)
+        .where('title', 'like', 'Concurrent %')
+        .execute();
       assert.equal(titles.length, 11, 'the failed create left no row behind');
-      if (ctx.sqlite) assert.ok(ctx.sqlite.stats.commits - commitsBefore < 11, 'creates of the same moment share commits');
+      if (ctx.sqlite) {
+        assert.ok(ctx.sqlite.stats.commits - commitsBefore < 11, 'creates of the same moment share commits');
+      }
     });
 
     test('the first audit row is what appendAudit would write for a new envelope', async () => {
-      const view = await createEnvelope(ctx, accountId, { title: '  Lease  ', recipients: [{ name: 'A', email: 'a@example.com' }] });
+      const view = await createEnvelope(ctx, accountId, {
+        title: '  Lease  ',
+        recipients: [{ name: 'A', email: 'a@example.com' }],
+      });
       const [row] = await listAudit(ctx.db, view.id);
       // The row names the envelope.created event written in the same commit, as appendAudit does for every event.
-      const event = await ctx.db.selectFrom('events').select('id').where('envelope_id', '=', view.id).where('type', '=', 'envelope.created').executeTakeFirstOrThrow();
+      const event = await ctx.db
+        .selectFrom('events')
+        .select('id')
+        .where('envelope_id', '=', view.id)
+        .where('type', '=', 'envelope.created')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(
         { ...row, hash: undefined },
-        { envelope_id: view.id, seq: 1, account_id: accountId, at: view.created_at, actor_type: 'api_key', actor_id: null, action: 'envelope.created', details: `{"event_id":"${event.id}","recipients":1,"title":"Lease"}`, prev_hash: '0'.repeat(64), hash: undefined },
+        {
+          envelope_id: view.id,
+          seq: 1,
+          account_id: accountId,
+          at: view.created_at,
+          actor_type: 'api_key',
+          actor_id: null,
+          action: 'envelope.created',
+          details: `{"event_id":"${event.id}","recipients":1,"title":"Lease"}`,
+          prev_hash: '0'.repeat(64),
+          hash: undefined,
+        },
       );
     });
   });

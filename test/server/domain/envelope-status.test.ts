@@ -22,9 +22,21 @@ for (const kind of DATABASES) {
 
     before(async () => {
       database = await createTestDatabase(kind);
-      runtime = await openRuntime(parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_LOG_LEVEL: 'warn' }));
+      runtime = await openRuntime(
+        parseConfig({
+          MOHAR_DATA_DIR: database.dataDir,
+          MOHAR_DATABASE_URL: database.databaseUrl,
+          MOHAR_LOG_LEVEL: 'warn',
+        }),
+      );
       ctx = runtime.ctx;
-      accountId = (await createAccount(ctx, { name: 'Poller', email: `poller-${kind}@example.com`, password: 'poller-password-0123' })).accountId;
+      accountId = (
+        await createAccount(ctx, {
+          name: 'Poller',
+          email: `poller-${kind}@example.com`,
+          password: 'poller-password-0123',
+        })
+      ).accountId;
     });
     after(async () => {
       await runtime?.close();
@@ -39,19 +51,40 @@ for (const kind of DATABASES) {
           { name: 'First', email: 'first@example.com', role: 'approver', sequence: 1 },
         ],
       });
-      const expected: EnvelopeStatusView = { envelope_id: envelope.id, status: 'draft', recipients: envelope.recipients, updated_at: envelope.updated_at };
+      const expected: EnvelopeStatusView = {
+        envelope_id: envelope.id,
+        status: 'draft',
+        recipients: envelope.recipients,
+        updated_at: envelope.updated_at,
+      };
       assert.deepEqual(await envelopeStatus(ctx, accountId, envelope.id), expected);
-      if (ctx.sqlite) assert.deepEqual(await envelopeStatus({ ...ctx, sqlite: undefined }, accountId, envelope.id), expected, 'the Kysely path answers the same');
+      if (ctx.sqlite) {
+        assert.deepEqual(
+          await envelopeStatus({ ...ctx, sqlite: undefined }, accountId, envelope.id),
+          expected,
+          'the Kysely path answers the same',
+        );
+      }
 
       const empty = await createEnvelope(ctx, accountId, { title: 'Nobody yet' });
-      assert.deepEqual(await envelopeStatus(ctx, accountId, empty.id), { envelope_id: empty.id, status: 'draft', recipients: [], updated_at: empty.updated_at });
+      assert.deepEqual(await envelopeStatus(ctx, accountId, empty.id), {
+        envelope_id: empty.id,
+        status: 'draft',
+        recipients: [],
+        updated_at: empty.updated_at,
+      });
 
-      const other = (await createAccount(ctx, { name: 'Other', email: `other-${kind}@example.com`, password: 'other-password-0123' })).accountId;
+      const other = (
+        await createAccount(ctx, { name: 'Other', email: `other-${kind}@example.com`, password: 'other-password-0123' })
+      ).accountId;
       await assert.rejects(envelopeStatus(ctx, other, envelope.id), (e) => isMoharError(e, 'envelope_not_found'));
     });
 
     test('a read while a transaction changes the envelope sees the committed state only', async () => {
-      const envelope = await createEnvelope(ctx, accountId, { title: 'Changing', recipients: [{ name: 'A', email: 'a@example.com' }] });
+      const envelope = await createEnvelope(ctx, accountId, {
+        title: 'Changing',
+        recipients: [{ name: 'A', email: 'a@example.com' }],
+      });
       let during: Promise<EnvelopeStatusView> | undefined;
       await assert.rejects(
         ctx.db.transaction().execute(async (trx) => {

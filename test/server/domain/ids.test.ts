@@ -24,9 +24,16 @@ describe('newId', () => {
     // Each of the 19 random hex digits (rand_a, the variant digit's two low bits, rand_b) takes many values.
     const random = (id: string) => id.replace(/-/g, '').slice(13);
     for (const position of [0, 1, 2, 4, 5, 10, 18]) {
-      assert.ok(new Set(ids.map((id) => random(id)[position])).size >= 15, `hex digit ${position} of the random part varies`);
+      assert.ok(
+        new Set(ids.map((id) => random(id)[position])).size >= 15,
+        `hex digit ${position} of the random part varies`,
+      );
     }
-    assert.deepEqual(new Set(ids.map((id) => random(id)[3])), new Set(['8', '9', 'a', 'b']), 'the variant digit keeps two random bits');
+    assert.deepEqual(
+      new Set(ids.map((id) => random(id)[3])),
+      new Set(['8', '9', 'a', 'b']),
+      'the variant digit keeps two random bits',
+    );
   });
 
   test('later milliseconds sort after earlier ones, as text (which is how the indexes compare them)', () => {

@@ -15,18 +15,33 @@ describe('memory rate limiter', () => {
     const limiter = new MemoryRateLimiter(3);
     const t0 = 60_000 * 1000 + 5_000;
     const remaining = [1, 2, 3, 4].map(() => limiter.take('a', t0));
-    assert.deepEqual(remaining.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0]]);
+    assert.deepEqual(
+      remaining.map((d) => [d.allowed, d.remaining]),
+      [
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ],
+    );
     assert.equal(remaining[0]!.resetAt, 60_000 * 1001);
     assert.equal(limiter.take('b', t0).allowed, true, 'another key has its own count');
     assert.equal(limiter.take('a', t0 + 54_999).allowed, false, 'same window');
-    assert.deepEqual([limiter.take('a', t0 + 55_000).allowed, limiter.take('a', t0 + 55_000).remaining], [true, 1], 'next window');
+    assert.deepEqual(
+      [limiter.take('a', t0 + 55_000).allowed, limiter.take('a', t0 + 55_000).remaining],
+      [true, 1],
+      'next window',
+    );
   });
 });
 
 describe('periodOf', () => {
   test('calendar months in UTC', () => {
     const p = periodOf(new Date('2024-12-31T23:59:59.999Z'));
-    assert.deepEqual([p.period, p.start.toISOString(), p.end.toISOString()], ['2024-12', '2024-12-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z']);
+    assert.deepEqual(
+      [p.period, p.start.toISOString(), p.end.toISOString()],
+      ['2024-12', '2024-12-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'],
+    );
     assert.equal(periodOf(new Date('2025-01-01T00:00:00.000Z')).period, '2025-01');
   });
 });
@@ -53,7 +68,11 @@ for (const kind of DATABASES) {
         refusedBoth = !x.allowed && !y.allowed;
       }
       assert.equal(allowed, 100);
-      const row = await server.ctx.db.selectFrom('rate_limit_counters').select('count').where('key_id', '=', 'key-1').executeTakeFirstOrThrow();
+      const row = await server.ctx.db
+        .selectFrom('rate_limit_counters')
+        .select('count')
+        .where('key_id', '=', 'key-1')
+        .executeTakeFirstOrThrow();
       assert.ok(Number(row.count) >= 100);
       // A refused instance does not ask the database again in that window; the next window starts afresh.
       assert.equal((a.take('key-1', now) as RateDecision).allowed, false);
@@ -64,16 +83,31 @@ for (const kind of DATABASES) {
       const limiter = new SharedRateLimiter(server.ctx.db, 3);
       const now = Date.now();
       const decisions = await Promise.all([1, 2, 3, 4, 5].map(() => sync(limiter.take('key-2', now))));
-      assert.deepEqual(decisions.map((d) => d.allowed), [true, true, true, false, false]);
-      assert.deepEqual(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort(), [0, 1, 2]);
+      assert.deepEqual(
+        decisions.map((d) => d.allowed),
+        [true, true, true, false, false],
+      );
+      assert.deepEqual(
+        decisions
+          .filter((d) => d.allowed)
+          .map((d) => d.remaining)
+          .sort(),
+        [0, 1, 2],
+      );
     });
 
     test('quota: concurrent reservations never overspend; releases give units back; test calls apart', async () => {
       const account = await server.newAccount();
-      const results = await Promise.allSettled(Array.from({ length: 8 }, () => reserveCall(server.ctx, account.accountId, 3, false)));
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, () => reserveCall(server.ctx, account.accountId, 3, false)),
+      );
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3);
-      for (const r of results) if (r.status === 'rejected') assert.ok(isMoharError(r.reason, 'monthly_quota_exceeded'), String(r.reason));
-      const reservation = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<Awaited<ReturnType<typeof reserveCall>>>).value;
+      for (const r of results) {
+        if (r.status === 'rejected') assert.ok(isMoharError(r.reason, 'monthly_quota_exceeded'), String(r.reason));
+      }
+      const reservation = (
+        results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<Awaited<ReturnType<typeof reserveCall>>>
+      ).value;
       await releaseCall(server.ctx, reservation);
       await reserveCall(server.ctx, account.accountId, 3, false);
       await assert.rejects(reserveCall(server.ctx, account.accountId, 3, false), /used its 3 document calls/);

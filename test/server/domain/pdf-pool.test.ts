@@ -41,9 +41,16 @@ describe('PDF worker pool', () => {
   });
 
   test('a task beyond the memory cap fails with a clear error', async () => {
-    const pool = createPdfInspector({ memoryMb: 24, timeoutMs: 60_000, limits: { maxPages: 10_000_000, maxObjects: 100_000_000 } });
+    const pool = createPdfInspector({
+      memoryMb: 24,
+      timeoutMs: 60_000,
+      limits: { maxPages: 10_000_000, maxObjects: 100_000_000 },
+    });
     try {
-      await assert.rejects(pool.inspect(hostile.manyPages(300_000)), (e) => isMoharError(e, 'pdf_too_complex') && /more than 24 MB of memory/.test(e.message));
+      await assert.rejects(
+        pool.inspect(hostile.manyPages(300_000)),
+        (e) => isMoharError(e, 'pdf_too_complex') && /more than 24 MB of memory/.test(e.message),
+      );
     } finally {
       await pool.close();
     }
@@ -68,7 +75,9 @@ describe('PDF worker pool', () => {
     try {
       const info = await pool.inspect(makePdf());
       assert.equal(info.pageCount, 1);
-      await assert.rejects(pool.run('fill', { bytes: Buffer.from('not a pdf'), values: {} }), (e) => isMoharError(e, 'invalid_pdf'));
+      await assert.rejects(pool.run('fill', { bytes: Buffer.from('not a pdf'), values: {} }), (e) =>
+        isMoharError(e, 'invalid_pdf'),
+      );
     } finally {
       await pool.close();
     }

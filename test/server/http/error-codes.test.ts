@@ -17,7 +17,11 @@ function sources(dir: string): string[] {
 /** Every code a MoharError is constructed with, plus codes passed through workers. */
 function thrownCodes(): Map<string, string> {
   const codes = new Map<string, string>();
-  const patterns = [/MoharError\(\s*'([a-z0-9_]+)'/g, /\bcode: '([a-z0-9_]+)'/g, /(?:fail|raise|error)\(\s*'([a-z0-9_]+)'/g];
+  const patterns = [
+    /MoharError\(\s*'([a-z0-9_]+)'/g,
+    /\bcode: '([a-z0-9_]+)'/g,
+    /(?:fail|raise|error)\(\s*'([a-z0-9_]+)'/g,
+  ];
   for (const dir of ['common', 'pdf', 'native', 'server', 'cli', 'main']) {
     let files: string[] = [];
     try {
@@ -35,7 +39,11 @@ function thrownCodes(): Map<string, string> {
 
 describe('error codes', () => {
   const docs = readFileSync(join(root, 'docs/errors.md'), 'utf8');
-  const documented = new Set([...docs.matchAll(/^\| `([a-z0-9_]+)`(?: \/ `([a-z0-9_]+)`)? \|/gm)].flatMap((m) => [m[1]!, m[2]].filter(Boolean) as string[]));
+  const documented = new Set(
+    [...docs.matchAll(/^\| `([a-z0-9_]+)`(?: \/ `([a-z0-9_]+)`)? \|/gm)].flatMap(
+      (m) => [m[1]!, m[2]].filter(Boolean) as string[],
+    ),
+  );
 
   test('every code in the HTTP table is documented in docs/errors.md', () => {
     for (const code of Object.keys(ERROR_CODES)) assert.ok(documented.has(code), `${code} missing from docs/errors.md`);
@@ -45,7 +53,10 @@ describe('error codes', () => {
     const codes = thrownCodes();
     assert.ok(codes.size > 20, 'the scan finds the codes');
     for (const [code, file] of codes) {
-      assert.ok(Object.hasOwn(ERROR_CODES, code) || documented.has(code), `${code} (thrown in ${file}) is not in server/http/error-codes.ts nor docs/errors.md`);
+      assert.ok(
+        Object.hasOwn(ERROR_CODES, code) || documented.has(code),
+        `${code} (thrown in ${file}) is not in server/http/error-codes.ts nor docs/errors.md`,
+      );
     }
   });
 

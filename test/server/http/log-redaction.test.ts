@@ -15,11 +15,17 @@ describe('redactSecrets', () => {
     const cases: [string, string][] = [
       ['/sign/abc_DEF-123', '/sign/[redacted]'],
       ['/sign/assets/index-1a2b.js', '/sign/assets/index-1a2b.js'],
-      [`${API}/signing/tok/documents/0193f0e2-6c1a-7b3e-9d2f-000000000001/download`, `${API}/signing/[redacted]/documents/0193f0e2-6c1a-7b3e-9d2f-000000000001/download`],
+      [
+        `${API}/signing/tok/documents/0193f0e2-6c1a-7b3e-9d2f-000000000001/download`,
+        `${API}/signing/[redacted]/documents/0193f0e2-6c1a-7b3e-9d2f-000000000001/download`,
+      ],
       [`${LEGACY}/document/signed/tok/`, `${LEGACY}/document/signed/[redacted]/`],
       ['/sign/aadhaar/go/txn-1', '/sign/aadhaar/go/[redacted]'],
       ['/app/set-password?token=abc&next=%2Fapp', '/app/set-password?token=[redacted]&next=%2Fapp'],
-      ['mohar://sign?url=https%3A%2F%2Fh%2Fsign%2Ftok%3Fapi_key%3Dk', 'mohar://sign?url=https%3A%2F%2Fh%2Fsign%2F[redacted]%3Fapi_key%3D[redacted]'],
+      [
+        'mohar://sign?url=https%3A%2F%2Fh%2Fsign%2Ftok%3Fapi_key%3Dk',
+        'mohar://sign?url=https%3A%2F%2Fh%2Fsign%2F[redacted]%3Fapi_key%3D[redacted]',
+      ],
       ['Authorization: Bearer eyJ.a.b', 'Authorization: Bearer [redacted]'],
       ['key qsk_live_AbC123 refused', 'key qsk_live_[redacted] refused'],
       [`${API}/envelopes?limit=10&status=sent`, `${API}/envelopes?limit=10&status=sent`],
@@ -38,9 +44,14 @@ for (const kind of DATABASES) {
     before(async () => {
       server = await startTestServer(kind);
       account = await server.newAccount();
-      const draft = await makeDraft(server, account.key, { recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }] });
+      const draft = await makeDraft(server, account.key, {
+        recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }],
+      });
       await sendDraft(server, account.key, draft);
-      const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+      const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+        key: account.key,
+        json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+      });
       assert.equal(session.statusCode, 201, session.body);
       token = (session.json() as { signing_url: string }).signing_url.split('/sign/')[1]!;
       envelopeId = draft.id;
@@ -54,7 +65,9 @@ for (const kind of DATABASES) {
       await run();
       const lines = server.logs.slice(from);
       assert.ok(lines.length > 0, 'something was logged');
-      for (const line of lines) for (const secret of secrets) assert.ok(!line.includes(secret), `a log line carries a secret: ${line}`);
+      for (const line of lines) {
+        for (const secret of secrets) assert.ok(!line.includes(secret), `a log line carries a secret: ${line}`);
+      }
       return lines;
     }
 
@@ -72,12 +85,19 @@ for (const kind of DATABASES) {
     });
 
     test('an error on a token route (stored bytes missing: 500) logs no token', async () => {
-      await server.ctx.db.updateTable('envelope_documents').set({ current_sha256: 'f'.repeat(64) }).where('envelope_id', '=', envelopeId).execute();
+      await server.ctx.db
+        .updateTable('envelope_documents')
+        .set({ current_sha256: 'f'.repeat(64) })
+        .where('envelope_id', '=', envelopeId)
+        .execute();
       const lines = await linesOf(async () => {
         const broken = await server.request('GET', `${API}/signing/${token}/documents/${documentId}`);
         assert.equal(broken.statusCode, 500, broken.body);
       }, [token]);
-      assert.ok(lines.some((l) => (JSON.parse(l) as { level: number }).level >= 50), 'the error was logged');
+      assert.ok(
+        lines.some((l) => (JSON.parse(l) as { level: number }).level >= 50),
+        'the error was logged',
+      );
     });
 
     test('an error whose message and cause carry a signing URL, logged through the app logger', async () => {

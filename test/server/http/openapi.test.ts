@@ -15,23 +15,39 @@ describe('OpenAPI documents', () => {
     const doc = response.json();
     assert.equal(doc.openapi, '3.1.0');
     assert.match(doc.servers[0].url, /\/backend\/api\/v1$/);
-    for (const path of ['/envelopes', '/envelopes/{id}', '/envelopes/{id}/status', '/envelopes/{id}/documents', '/envelopes/{id}/documents/{document_id}/fields', '/envelopes/{id}/recipients', '/documents', '/documents/{document_id}']) {
+    for (const path of [
+      '/envelopes',
+      '/envelopes/{id}',
+      '/envelopes/{id}/status',
+      '/envelopes/{id}/documents',
+      '/envelopes/{id}/documents/{document_id}/fields',
+      '/envelopes/{id}/recipients',
+      '/documents',
+      '/documents/{document_id}',
+    ]) {
       assert.ok(doc.paths[path], `${path} documented`);
     }
     const create = doc.paths['/envelopes'].post;
     assert.deepEqual(create.security, [{ apiKey: [] }]);
     assert.ok(create.requestBody.content['application/json'].schema.properties.recipients);
     assert.ok(create.responses['409'], 'conflicts documented');
-    assert.ok(create.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'));
+    assert.ok(
+      create.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header'),
+    );
     const attach = doc.paths['/envelopes/{id}/documents'].post.requestBody.content;
     assert.ok(attach['application/json'] && attach['multipart/form-data'], 'both upload forms documented');
     assert.equal(doc.components.securitySchemes.apiKey.name, 'X-Api-Key');
-    assert.ok(!JSON.stringify(doc.paths).includes('/backend/othercompanyapi'), 'legacy routes live in their own document');
+    assert.ok(
+      !JSON.stringify(doc.paths).includes('/backend/othercompanyapi'),
+      'legacy routes live in their own document',
+    );
   });
 
   test('the legacy document lists login and key routes with trailing slashes', async () => {
     const doc = (await server.request('GET', `${LEGACY}/openapi.json`)).json();
-    for (const path of ['/auth/login/', '/auth/refresh/', '/auth/logout/', '/apikey/generate/', '/apikey/get/']) assert.ok(doc.paths[path], `${path} documented`);
+    for (const path of ['/auth/login/', '/auth/refresh/', '/auth/logout/', '/apikey/generate/', '/apikey/get/']) {
+      assert.ok(doc.paths[path], `${path} documented`);
+    }
     assert.deepEqual(doc.paths['/apikey/generate/'].post.security, [{ bearer: [] }]);
   });
 
@@ -47,13 +63,21 @@ describe('OpenAPI documents', () => {
     for (const base of [API, LEGACY]) {
       for (const page of [`${base}/docs`, `${base}/docs/`]) {
         const html = (await server.request('GET', page)).body;
-        const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://host${page}`).pathname);
-        assert.ok(assets.some((a) => a.endsWith('/swagger-ui-bundle.js')), `${page} names the bundle`);
+        const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map(
+          (m) => new URL(m[1]!, `http://host${page}`).pathname,
+        );
+        assert.ok(
+          assets.some((a) => a.endsWith('/swagger-ui-bundle.js')),
+          `${page} names the bundle`,
+        );
         for (const asset of assets) {
           assert.ok(asset.startsWith(`${base}/docs/static/`), `${page}: ${asset} lies under the scope`);
           const response = await server.request('GET', asset);
           assert.equal(response.statusCode, 200, `${page}: ${asset}`);
-          assert.ok(response.rawPayload.length > 100, `${page}: ${asset} has content (${response.rawPayload.length} bytes)`);
+          assert.ok(
+            response.rawPayload.length > 100,
+            `${page}: ${asset} has content (${response.rawPayload.length} bytes)`,
+          );
         }
       }
     }

@@ -14,7 +14,11 @@ import { API, LEGACY, useTestServer } from '../../support/server.js';
 const LIMIT = 5;
 
 function headersOf(response: LightMyRequestResponse): [number, number, number] {
-  return [Number(response.headers['x-ratelimit-limit']), Number(response.headers['x-ratelimit-remaining']), Number(response.headers['x-ratelimit-reset'])];
+  return [
+    Number(response.headers['x-ratelimit-limit']),
+    Number(response.headers['x-ratelimit-remaining']),
+    Number(response.headers['x-ratelimit-reset']),
+  ];
 }
 
 for (const kind of DATABASES) {
@@ -36,7 +40,11 @@ for (const kind of DATABASES) {
         () => t.server.request('GET', `${API}/envelopes/00000000-0000-4000-8000-000000000000`, { key: account.key }),
         () => t.server.request('GET', `${LEGACY}/document/app/sign/status/999999/`, { key: account.key }),
         () => t.server.request('GET', `${LEGACY}/apikey/get/`, { key: account.key }),
-        () => t.server.request('POST', `${LEGACY}/document/recipients/create/`, { key: account.key, json: { nonsense: true } }),
+        () =>
+          t.server.request('POST', `${LEGACY}/document/recipients/create/`, {
+            key: account.key,
+            json: { nonsense: true },
+          }),
       ];
       const statuses: number[] = [];
       for (const [i, call] of calls.entries()) {
@@ -53,12 +61,18 @@ for (const kind of DATABASES) {
       const retryAfter = Number(refused.headers['retry-after']);
       assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
       // A create over the limit is refused before its body is read or any quota is used.
-      const create = await t.server.request('POST', `${LEGACY}/document/recipients/create/`, { key: account.key, json: { not: 'even valid' } });
+      const create = await t.server.request('POST', `${LEGACY}/document/recipients/create/`, {
+        key: account.key,
+        json: { not: 'even valid' },
+      });
       assert.equal(create.json().code, 'rate_limited');
 
       // Another key is counted apart; a login token is not counted at all.
       const other = await t.server.newAccount();
-      assert.deepEqual(headersOf(await t.server.request('GET', `${LEGACY}/usage/summary/`, { key: other.key })).slice(0, 2), [LIMIT, LIMIT - 1]);
+      assert.deepEqual(
+        headersOf(await t.server.request('GET', `${LEGACY}/usage/summary/`, { key: other.key })).slice(0, 2),
+        [LIMIT, LIMIT - 1],
+      );
       const byLogin = await t.server.request('GET', `${LEGACY}/usage/summary/`, { token: account.token });
       assert.equal(byLogin.statusCode, 200);
       assert.equal(byLogin.headers['x-ratelimit-limit'], undefined);
@@ -79,10 +93,18 @@ for (const kind of DATABASES) {
       test('two server instances on one PostgreSQL database share the count', async () => {
         const account = await t.server.newAccount();
         nextWindow();
-        const second = await buildApp(t.server.ctx, { logStream: new Writable({ write: (_chunk, _encoding, done) => done() }) });
+        const second = await buildApp(t.server.ctx, {
+          logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
+        });
         await second.ready();
         try {
-          const viaSecond = (n: number) => second.inject({ method: 'GET', url: `${LEGACY}/usage/summary/`, headers: { 'x-api-key': account.key } }).then((r) => { assert.equal(r.statusCode, 200, `second instance call ${n}`); return r; });
+          const viaSecond = (n: number) =>
+            second
+              .inject({ method: 'GET', url: `${LEGACY}/usage/summary/`, headers: { 'x-api-key': account.key } })
+              .then((r) => {
+                assert.equal(r.statusCode, 200, `second instance call ${n}`);
+                return r;
+              });
           const viaFirst = () => t.server.request('GET', `${LEGACY}/usage/summary/`, { key: account.key });
           assert.equal((await viaFirst()).statusCode, 200);
           assert.equal((await viaFirst()).statusCode, 200);
@@ -92,7 +114,16 @@ for (const kind of DATABASES) {
           assert.equal(last.statusCode, 200);
           assert.equal(Number(last.headers['x-ratelimit-remaining']), 0);
           assert.equal((await viaFirst()).statusCode, 429);
-          assert.equal((await second.inject({ method: 'GET', url: `${LEGACY}/usage/summary/`, headers: { 'x-api-key': account.key } })).statusCode, 429);
+          assert.equal(
+            (
+              await second.inject({
+                method: 'GET',
+                url: `${LEGACY}/usage/summary/`,
+                headers: { 'x-api-key': account.key },
+              })
+            ).statusCode,
+            429,
+          );
         } finally {
           await second.close();
         }

@@ -21,26 +21,52 @@ function assertNamesField(response: LightMyRequestResponse, path: string): void 
 for (const kind of DATABASES) {
   describe(`JSON bodies are not coerced on ${kind}`, () => {
     const t = useTestServer(kind);
-    const call = (method: string, url: string, json: unknown) => t.server.request(method, url, { key: t.account.key, json });
+    const call = (method: string, url: string, json: unknown) =>
+      t.server.request(method, url, { key: t.account.key, json });
     const draft = async (): Promise<string> => {
-      const response = await call('POST', `${API}/envelopes`, { title: 'Strict', recipients: [{ name: 'Asha', email: 'asha@example.com' }] });
+      const response = await call('POST', `${API}/envelopes`, {
+        title: 'Strict',
+        recipients: [{ name: 'Asha', email: 'asha@example.com' }],
+      });
       assert.equal(response.statusCode, 201, response.body);
       return (response.json() as { id: string }).id;
     };
 
     test('envelope create: a number for title, a string for expire_in_days, a string for a recipient sequence', async () => {
       assertNamesField(await call('POST', `${API}/envelopes`, { title: 123 }), 'body/title');
-      assertNamesField(await call('POST', `${API}/envelopes`, { title: 'x', expire_in_days: '7' }), 'body/expire_in_days');
-      assertNamesField(await call('POST', `${API}/envelopes`, { title: 'x', recipients: [{ name: 'A', email: 'a@example.com', sequence: '1' }] }), 'body/recipients/0/sequence');
-      assertNamesField(await call('POST', `${API}/envelopes`, { title: 'x', recipients: { name: 'A', email: 'a@example.com' } }), 'body/recipients');
+      assertNamesField(
+        await call('POST', `${API}/envelopes`, { title: 'x', expire_in_days: '7' }),
+        'body/expire_in_days',
+      );
+      assertNamesField(
+        await call('POST', `${API}/envelopes`, {
+          title: 'x',
+          recipients: [{ name: 'A', email: 'a@example.com', sequence: '1' }],
+        }),
+        'body/recipients/0/sequence',
+      );
+      assertNamesField(
+        await call('POST', `${API}/envelopes`, { title: 'x', recipients: { name: 'A', email: 'a@example.com' } }),
+        'body/recipients',
+      );
     });
 
     test('envelope patch and recipient add', async () => {
       const id = await draft();
       assertNamesField(await call('PATCH', `${API}/envelopes/${id}`, { title: 123 }), 'body/title');
       assertNamesField(await call('PATCH', `${API}/envelopes/${id}`, { expire_in_days: '14' }), 'body/expire_in_days');
-      assertNamesField(await call('POST', `${API}/envelopes/${id}/recipients`, { name: 'Ravi', email: 'ravi@example.com', sequence: '2' }), 'body/sequence');
-      assertNamesField(await call('POST', `${API}/envelopes/${id}/recipients`, { name: 42, email: 'ravi@example.com' }), 'body/name');
+      assertNamesField(
+        await call('POST', `${API}/envelopes/${id}/recipients`, {
+          name: 'Ravi',
+          email: 'ravi@example.com',
+          sequence: '2',
+        }),
+        'body/sequence',
+      );
+      assertNamesField(
+        await call('POST', `${API}/envelopes/${id}/recipients`, { name: 42, email: 'ravi@example.com' }),
+        'body/name',
+      );
       const unchanged = await call('GET', `${API}/envelopes/${id}`, undefined);
       assert.equal((unchanged.json() as { title: string }).title, 'Strict');
     });
@@ -49,9 +75,17 @@ for (const kind of DATABASES) {
       const url = `${API}/templates/${randomUUID()}/instantiate`;
       const headers = { 'idempotency-key': randomUUID() };
       const recipients = { buyer: { name: 'A', email: 'a@example.com' } };
-      const bad = await t.server.request('POST', url, { key: t.account.key, headers, json: { recipients, send: 'true' } });
+      const bad = await t.server.request('POST', url, {
+        key: t.account.key,
+        headers,
+        json: { recipients, send: 'true' },
+      });
       assertNamesField(bad, 'body/send');
-      const value = await t.server.request('POST', url, { key: t.account.key, headers: { 'idempotency-key': randomUUID() }, json: { recipients, field_values: { price: 8500000 } } });
+      const value = await t.server.request('POST', url, {
+        key: t.account.key,
+        headers: { 'idempotency-key': randomUUID() },
+        json: { recipients, field_values: { price: 8500000 } },
+      });
       assertNamesField(value, 'body/field_values/price');
     });
 
@@ -59,19 +93,48 @@ for (const kind of DATABASES) {
       const body = (recipient: Record<string, unknown>, company: Record<string, unknown> = {}) => ({
         companyDetails: { api_key: t.account.key, ...company },
         documentDetails: { doc_url: 'https://files.example.com/doc.pdf' },
-        recipientDetail: [{ name: 'Asha', email: 'asha@example.com', typeOfSignature: 'E-Signature', page_no: 1, x_cor: 100, y_cor: 100, ...recipient }],
+        recipientDetail: [
+          {
+            name: 'Asha',
+            email: 'asha@example.com',
+            typeOfSignature: 'E-Signature',
+            page_no: 1,
+            x_cor: 100,
+            y_cor: 100,
+            ...recipient,
+          },
+        ],
       });
-      assertNamesField(await call('POST', `${LEGACY}/document/recipients/create/`, body({ sequence: '1' })), 'body/recipientDetail/0/sequence');
-      assertNamesField(await call('POST', `${LEGACY}/document/recipients/create/`, body({ x_cor: '100' })), 'body/recipientDetail/0/x_cor');
-      assertNamesField(await call('POST', `${LEGACY}/document/recipients/create/`, body({}, { is_mail_required: 'false' })), 'body/companyDetails/is_mail_required');
-      assertNamesField(await call('POST', `${LEGACY}/document/signing-links/`, { companyDetails: { api_key: t.account.key }, document_id: '12' }), 'body/document_id');
+      assertNamesField(
+        await call('POST', `${LEGACY}/document/recipients/create/`, body({ sequence: '1' })),
+        'body/recipientDetail/0/sequence',
+      );
+      assertNamesField(
+        await call('POST', `${LEGACY}/document/recipients/create/`, body({ x_cor: '100' })),
+        'body/recipientDetail/0/x_cor',
+      );
+      assertNamesField(
+        await call('POST', `${LEGACY}/document/recipients/create/`, body({}, { is_mail_required: 'false' })),
+        'body/companyDetails/is_mail_required',
+      );
+      assertNamesField(
+        await call('POST', `${LEGACY}/document/signing-links/`, {
+          companyDetails: { api_key: t.account.key },
+          document_id: '12',
+        }),
+        'body/document_id',
+      );
     });
 
     test('query strings and path parameters are still coerced', async () => {
       await draft();
       const listed = await call('GET', `${API}/envelopes?limit=1`, undefined);
       assert.equal(listed.statusCode, 200, listed.body);
-      assert.equal((listed.json() as { data?: unknown[]; envelopes?: unknown[] }).data?.length ?? (listed.json() as { envelopes: unknown[] }).envelopes.length, 1);
+      assert.equal(
+        (listed.json() as { data?: unknown[]; envelopes?: unknown[] }).data?.length ??
+          (listed.json() as { envelopes: unknown[] }).envelopes.length,
+        1,
+      );
       assert.equal((await call('GET', `${API}/envelopes?limit=10`, undefined)).statusCode, 200);
       assertNamesField(await call('GET', `${API}/envelopes?limit=ten`, undefined), 'querystring/limit');
     });

@@ -12,7 +12,10 @@ import { API, useTestServer } from '../../support/server.js';
 const fakeToken = (n: number) => `tok${String(n).padStart(30, '0')}`;
 const DOC = '00000000-0000-4000-8000-000000000000';
 
-/** Sends only the head (with the given Content-Length) and a few body bytes; resolves with the answer and how long it took. */
+/**
+ * Sends only the head (with the given Content-Length) and a few body bytes; resolves with the answer and how long it
+ * took.
+ */
 function headOnly(port: number, head: string): Promise<{ text: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -47,12 +50,27 @@ for (const kind of DATABASES) {
     });
 
     test('JSON on a signing-link route is limited to 64 KiB (413 body_too_large naming the limit)', async () => {
-      const big = { fields: { a: 'x'.repeat(9_000), b: 'x'.repeat(9_000), c: 'x'.repeat(9_000), d: 'x'.repeat(9_000), e: 'x'.repeat(9_000), f: 'x'.repeat(9_000), g: 'x'.repeat(9_000), h: 'x'.repeat(9_000) } };
-      const response = await t.server.request('POST', `${API}/signing/${fakeToken(2)}/documents/${DOC}/prepared`, { json: big });
+      const big = {
+        fields: {
+          a: 'x'.repeat(9_000),
+          b: 'x'.repeat(9_000),
+          c: 'x'.repeat(9_000),
+          d: 'x'.repeat(9_000),
+          e: 'x'.repeat(9_000),
+          f: 'x'.repeat(9_000),
+          g: 'x'.repeat(9_000),
+          h: 'x'.repeat(9_000),
+        },
+      };
+      const response = await t.server.request('POST', `${API}/signing/${fakeToken(2)}/documents/${DOC}/prepared`, {
+        json: big,
+      });
       assert.equal(response.statusCode, 413);
       assert.equal(response.json().code, 'body_too_large');
       assert.match(response.json().detail, /at most 65536 bytes/);
-      const small = await t.server.request('POST', `${API}/signing/${fakeToken(2)}/documents/${DOC}/prepared`, { json: { fields: { a: 'x' } } });
+      const small = await t.server.request('POST', `${API}/signing/${fakeToken(2)}/documents/${DOC}/prepared`, {
+        json: { fields: { a: 'x' } },
+      });
       assert.notEqual(small.statusCode, 413);
     });
 
@@ -60,25 +78,49 @@ for (const kind of DATABASES) {
       const image = { action: 'sign', consent: true, signature: { kind: 'drawn', image_png: 'A'.repeat(1_000_000) } };
       const fits = await t.server.request('POST', `${API}/signing/${fakeToken(3)}`, { json: image });
       assert.notEqual(fits.statusCode, 413, fits.body);
-      const tooBig = await t.server.app.inject({ method: 'POST', url: `${API}/signing/${fakeToken(3)}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ ...image, pad: 'x'.repeat(5_300_000) }) });
+      const tooBig = await t.server.app.inject({
+        method: 'POST',
+        url: `${API}/signing/${fakeToken(3)}`,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ ...image, pad: 'x'.repeat(5_300_000) }),
+      });
       assert.equal(tooBig.statusCode, 413);
     });
 
     test('application/pdf bodies are parsed only by the signed-PDF upload; elsewhere 415 without reading', async () => {
       const pdf = makePdf();
-      const elsewhere = await t.server.app.inject({ method: 'POST', url: `${API}/envelopes`, headers: { 'content-type': 'application/pdf', 'x-api-key': t.account.key }, payload: pdf });
+      const elsewhere = await t.server.app.inject({
+        method: 'POST',
+        url: `${API}/envelopes`,
+        headers: { 'content-type': 'application/pdf', 'x-api-key': t.account.key },
+        payload: pdf,
+      });
       assert.equal(elsewhere.statusCode, 415);
       assert.equal(elsewhere.json().code, 'unsupported_media_type');
-      const act = await t.server.app.inject({ method: 'POST', url: `${API}/signing/${fakeToken(4)}`, headers: { 'content-type': 'application/pdf' }, payload: pdf });
+      const act = await t.server.app.inject({
+        method: 'POST',
+        url: `${API}/signing/${fakeToken(4)}`,
+        headers: { 'content-type': 'application/pdf' },
+        payload: pdf,
+      });
       assert.equal(act.statusCode, 415);
-      const upload = await t.server.app.inject({ method: 'PUT', url: `${API}/signing/${fakeToken(4)}/documents/${DOC}/signed`, headers: { 'content-type': 'application/pdf' }, payload: pdf });
+      const upload = await t.server.app.inject({
+        method: 'PUT',
+        url: `${API}/signing/${fakeToken(4)}/documents/${DOC}/signed`,
+        headers: { 'content-type': 'application/pdf' },
+        payload: pdf,
+      });
       assert.notEqual(upload.statusCode, 415, 'the upload route reads the PDF (and then finds no such link)');
       assert.notEqual(upload.statusCode, 413);
     });
 
     test('OpenAPI lists 413 and 429 for the signing-link routes', async () => {
       const doc = (await t.server.request('GET', `${API}/openapi.json`)).json();
-      for (const [path, method] of [['/signing/{token}', 'post'], ['/signing/{token}/documents/{document_id}/signed', 'put'], ['/signing/{token}/documents/{document_id}/prepared', 'get']] as const) {
+      for (const [path, method] of [
+        ['/signing/{token}', 'post'],
+        ['/signing/{token}/documents/{document_id}/signed', 'put'],
+        ['/signing/{token}/documents/{document_id}/prepared', 'get'],
+      ] as const) {
         const responses = doc.paths[path]?.[method]?.responses ?? {};
         assert.ok(responses['413'] && responses['429'], `${method} ${path}: ${Object.keys(responses).join(', ')}`);
       }

@@ -19,7 +19,11 @@ export interface JobsDatabase {
 
 export async function openJobsDatabase(kind: DatabaseKind, poolSize?: number): Promise<JobsDatabase> {
   const database = await createTestDatabase(kind);
-  const storage = connectStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, ...(poolSize ? { poolSize } : {}) });
+  const storage = connectStorage({
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    ...(poolSize ? { poolSize } : {}),
+  });
   await migrateToLatest(storage.db);
   return {
     database,
@@ -31,7 +35,11 @@ export async function openJobsDatabase(kind: DatabaseKind, poolSize?: number): P
   };
 }
 
-export async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function waitUntil(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -42,7 +50,11 @@ export async function waitUntil(condition: () => Promise<boolean> | boolean, tim
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A JobLogger that remembers instead of printing. */
-export function quietLogger(): { warn(o: object, m: string): void; error(o: object, m: string): void; lines: string[] } {
+export function quietLogger(): {
+  warn(o: object, m: string): void;
+  error(o: object, m: string): void;
+  lines: string[];
+} {
   const lines: string[] = [];
   return { lines, warn: (_o, m) => void lines.push(`warn ${m}`), error: (_o, m) => void lines.push(`error ${m}`) };
 }

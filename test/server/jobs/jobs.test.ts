@@ -3,15 +3,27 @@ import { after, before, describe, test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
 import { BASE_DELAY_MS, MAX_DELAY_MS, retryDelayMs } from '../../../server/jobs/backoff.js';
 import { enqueueJob, listJobs, MAX_ERROR_CHARS } from '../../../server/jobs/queue.js';
-import { JobRunner, PermanentJobError, type JobHandlers, type JobRunInfo, type JobRunnerOptions } from '../../../server/jobs/runner.js';
+import {
+  JobRunner,
+  PermanentJobError,
+  type JobHandlers,
+  type JobRunInfo,
+  type JobRunnerOptions,
+} from '../../../server/jobs/runner.js';
 import { DATABASES } from '../../support/databases.js';
 import { MovableClock, openJobsDatabase, quietLogger, sleep, waitUntil, type JobsDatabase } from './harness.js';
 
 describe('retry schedule', () => {
   test('30 s × 2^(attempt-1), capped at 1 h, ±20 % jitter', () => {
     const middle = () => 0.5;
-    assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8, 20].map((a) => retryDelayMs(a, middle) / 1000), [30, 60, 120, 240, 480, 960, 1920, 3600, 3600]);
-    assert.equal(retryDelayMs(1, () => 0), BASE_DELAY_MS * 0.8);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 20].map((a) => retryDelayMs(a, middle) / 1000),
+      [30, 60, 120, 240, 480, 960, 1920, 3600, 3600],
+    );
+    assert.equal(
+      retryDelayMs(1, () => 0),
+      BASE_DELAY_MS * 0.8,
+    );
     assert.ok(Math.abs(retryDelayMs(1, () => 0.999999) - BASE_DELAY_MS * 1.2) <= 1);
     assert.ok(retryDelayMs(50, () => 0.999999) <= MAX_DELAY_MS * 1.2);
     assert.equal(retryDelayMs(1000, middle), MAX_DELAY_MS, 'huge attempt numbers do not overflow');
@@ -29,7 +41,16 @@ for (const kind of DATABASES) {
 
     const db = () => jobs.storage.db;
     const runner = (handlers: JobHandlers, options: Partial<JobRunnerOptions> = {}) =>
-      new JobRunner({ db: db(), dialect: jobs.storage.dialect, handlers, now: clock.now, random: () => 0.5, logger: quietLogger(), pollIntervalMs: 20, ...options });
+      new JobRunner({
+        db: db(),
+        dialect: jobs.storage.dialect,
+        handlers,
+        now: clock.now,
+        random: () => 0.5,
+        logger: quietLogger(),
+        pollIntervalMs: 20,
+        ...options,
+      });
     const row = (id: string) => db().selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     let kindCounter = 0;
     /** Each test uses kinds of its own, so runners never pick up another test's leftovers. */
@@ -45,7 +66,10 @@ for (const kind of DATABASES) {
       assert.equal(queued.max_attempts, 8, 'default max attempts');
       const ran = await runner({ [k]: async (payload, info) => void calls.push({ payload, info }) }).runDueJobs();
       assert.equal(ran, 1);
-      assert.deepEqual(calls.map((c) => c.payload), [{ n: 1, s: 'ä' }]);
+      assert.deepEqual(
+        calls.map((c) => c.payload),
+        [{ n: 1, s: 'ä' }],
+      );
       assert.equal(calls[0]!.info.attempt, 1);
       assert.equal(calls[0]!.info.jobId, id);
       assert.equal(calls[0]!.info.final, false);
@@ -54,12 +78,21 @@ for (const kind of DATABASES) {
       assert.equal(done.attempts, 1);
       assert.ok(done.finished_at);
       assert.equal(done.lease_owner, null);
-      assert.equal(await runner({ [k]: async () => assert.fail('ran twice') }).runDueJobs(), 0, 'a done job is not run again');
+      assert.equal(
+        await runner({ [k]: async () => assert.fail('ran twice') }).runDueJobs(),
+        0,
+        'a done job is not run again',
+      );
     });
 
     test('a job is not run before run_at', async () => {
       const k = freshKind('later');
-      const id = await enqueueJob(db(), { kind: k, payload: null, now: clock.now(), runAt: new Date(clock.now().getTime() + 60_000) });
+      const id = await enqueueJob(db(), {
+        kind: k,
+        payload: null,
+        now: clock.now(),
+        runAt: new Date(clock.now().getTime() + 60_000),
+      });
       const r = runner({ [k]: async () => undefined });
       assert.equal(await r.runDueJobs(), 0);
       clock.advance(61_000);
@@ -70,7 +103,12 @@ for (const kind of DATABASES) {
     test('failures retry with backoff on the injected clock, then the job is dead with its last error kept', async () => {
       const k = freshKind('flaky');
       let calls = 0;
-      const r = runner({ [k]: async (_p, info) => { calls++; throw new Error(`boom ${info.attempt}${info.final ? ' (final)' : ''}`); } });
+      const r = runner({
+        [k]: async (_p, info) => {
+          calls++;
+          throw new Error(`boom ${info.attempt}${info.final ? ' (final)' : ''}`);
+        },
+      });
       const id = await enqueueJob(db(), { kind: k, payload: {}, maxAttempts: 3, now: clock.now() });
 
       const t0 = clock.now().getTime();
@@ -103,13 +141,20 @@ for (const kind of DATABASES) {
       clock.advance(10 * 3600_000);
       assert.equal(await r.runDueJobs(), 0, 'dead letters are not retried');
       const dead = await listJobs(db(), { state: 'dead', kind: k, limit: 10 });
-      assert.deepEqual(dead.items.map((j) => [j.id, j.last_error]), [[id, 'boom 3 (final)']]);
+      assert.deepEqual(
+        dead.items.map((j) => [j.id, j.last_error]),
+        [[id, 'boom 3 (final)']],
+      );
     });
 
     test('a job that fails once and then succeeds is done', async () => {
       const k = freshKind('second-time');
       const id = await enqueueJob(db(), { kind: k, payload: {}, now: clock.now() });
-      const r = runner({ [k]: async (_p, info) => { if (info.attempt === 1) throw new Error('transient'); } });
+      const r = runner({
+        [k]: async (_p, info) => {
+          if (info.attempt === 1) throw new Error('transient');
+        },
+      });
       await r.runDueJobs();
       clock.advance(40_000);
       await r.runDueJobs();
@@ -152,24 +197,30 @@ for (const kind of DATABASES) {
       assert.equal(rows.length, 4);
       assert.equal(JSON.parse(rows.find((r) => r.id === first)!.payload).v, 1, 'the first payload stays');
       // Inside a transaction too (ON CONFLICT DO NOTHING keeps a PostgreSQL transaction usable).
-      await db().transaction().execute(async (trx) => {
-        assert.equal(await enqueueJob(trx, { kind: k, payload: {}, dedupeKey: `${k}:x`, now: clock.now() }), first);
-        await trx.selectFrom('jobs').select('id').execute();
-      });
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          assert.equal(await enqueueJob(trx, { kind: k, payload: {}, dedupeKey: `${k}:x`, now: clock.now() }), first);
+          await trx.selectFrom('jobs').select('id').execute();
+        });
     });
 
     test('enqueue inside a rolled-back transaction leaves no job; a committed one does', async () => {
       const k = freshKind('tx');
       await assert.rejects(
-        db().transaction().execute(async (trx) => {
-          await enqueueJob(trx, { kind: k, payload: { rolled: 'back' }, now: clock.now() });
-          await enqueueJob(trx, { kind: k, payload: {}, dedupeKey: `${k}:d`, now: clock.now() });
-          throw new Error('business failure');
-        }),
+        db()
+          .transaction()
+          .execute(async (trx) => {
+            await enqueueJob(trx, { kind: k, payload: { rolled: 'back' }, now: clock.now() });
+            await enqueueJob(trx, { kind: k, payload: {}, dedupeKey: `${k}:d`, now: clock.now() });
+            throw new Error('business failure');
+          }),
         /business failure/,
       );
       assert.equal((await db().selectFrom('jobs').select('id').where('kind', '=', k).execute()).length, 0);
-      const id = await db().transaction().execute((trx) => enqueueJob(trx, { kind: k, payload: {}, dedupeKey: `${k}:d`, now: clock.now() }));
+      const id = await db()
+        .transaction()
+        .execute((trx) => enqueueJob(trx, { kind: k, payload: {}, dedupeKey: `${k}:d`, now: clock.now() }));
       assert.equal((await row(id)).state, 'queued', 'the dedupe key of the rolled-back job is free again');
     });
 
@@ -178,7 +229,11 @@ for (const kind of DATABASES) {
       const id = await enqueueJob(db(), { kind: k, payload: {}, now: clock.now() });
       const last = await enqueueJob(db(), { kind: k, payload: {}, maxAttempts: 1, now: clock.now() });
       const past = new Date(clock.now().getTime() - 1000).toISOString();
-      await db().updateTable('jobs').set({ state: 'running', attempts: 1, lease_owner: 'crashed-host:1:dead', lease_expires_at: past }).where('id', 'in', [id, last]).execute();
+      await db()
+        .updateTable('jobs')
+        .set({ state: 'running', attempts: 1, lease_owner: 'crashed-host:1:dead', lease_expires_at: past })
+        .where('id', 'in', [id, last])
+        .execute();
       const seen: number[] = [];
       await runner({ [k]: async (_p, info) => void seen.push(info.attempt) }).runDueJobs();
       assert.deepEqual(seen, [2]);
@@ -194,9 +249,19 @@ for (const kind of DATABASES) {
     test('a runner stopped without finishing leaves its job leased; after the lease, another runner runs it and the late outcome is dropped', async () => {
       const k = freshKind('abandoned');
       let release!: () => void;
-      const hanging = new Promise<void>((resolve) => { release = resolve; });
+      const hanging = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       let started = false;
-      const a = runner({ [k]: async () => { started = true; await hanging; } }, { leaseMs: 5_000, owner: 'runner-a' });
+      const a = runner(
+        {
+          [k]: async () => {
+            started = true;
+            await hanging;
+          },
+        },
+        { leaseMs: 5_000, owner: 'runner-a' },
+      );
       const id = await enqueueJob(db(), { kind: k, payload: {}, now: clock.now() });
       a.start();
       a.poke();
@@ -223,7 +288,10 @@ for (const kind of DATABASES) {
       const k = freshKind('long');
       const id = await enqueueJob(db(), { kind: k, payload: {}, now: clock.now() });
       const runs: string[] = [];
-      const handler = (name: string) => async () => { runs.push(name); await sleep(1500); };
+      const handler = (name: string) => async () => {
+        runs.push(name);
+        await sleep(1500);
+      };
       const a = runner({ [k]: handler('a') }, { leaseMs: 500, owner: 'long-a' });
       const b = runner({ [k]: handler('b') }, { leaseMs: 500, owner: 'long-b' });
       a.start();
@@ -238,7 +306,17 @@ for (const kind of DATABASES) {
       const k = freshKind('hang');
       const id = await enqueueJob(db(), { kind: k, payload: {}, now: clock.now() });
       let aborted = false;
-      await runner({ [k]: (_p, info) => new Promise<void>(() => { info.signal.addEventListener('abort', () => { aborted = true; }); }) }, { jobTimeoutMs: 50 }).runDueJobs();
+      await runner(
+        {
+          [k]: (_p, info) =>
+            new Promise<void>(() => {
+              info.signal.addEventListener('abort', () => {
+                aborted = true;
+              });
+            }),
+        },
+        { jobTimeoutMs: 50 },
+      ).runDueJobs();
       const job = await row(id);
       assert.equal(job.state, 'queued');
       assert.match(job.last_error ?? '', /did not finish within/);
@@ -250,11 +328,26 @@ for (const kind of DATABASES) {
       let inFlight = 0;
       let peak = 0;
       const finished: string[] = [];
-      const r = runner({ [k]: async (_p, info) => { inFlight++; peak = Math.max(peak, inFlight); await sleep(25); inFlight--; finished.push(info.jobId); } }, { concurrency: 3, pollIntervalMs: 60_000 });
+      const r = runner(
+        {
+          [k]: async (_p, info) => {
+            inFlight++;
+            peak = Math.max(peak, inFlight);
+            await sleep(25);
+            inFlight--;
+            finished.push(info.jobId);
+          },
+        },
+        { concurrency: 3, pollIntervalMs: 60_000 },
+      );
       const ids: string[] = [];
       for (let i = 0; i < 10; i++) ids.push(await enqueueJob(db(), { kind: k, payload: { i }, now: clock.now() }));
       r.start();
-      await waitUntil(() => finished.length === 10, 5000, 'ten jobs (the first claim at start, then each finished job claims more)');
+      await waitUntil(
+        () => finished.length === 10,
+        5000,
+        'ten jobs (the first claim at start, then each finished job claims more)',
+      );
       assert.ok(peak <= 3 && peak >= 2, `at most 3 at once (peak ${peak})`);
 
       const woken = await enqueueJob(db(), { kind: k, payload: {}, now: clock.now() });
@@ -264,7 +357,11 @@ for (const kind of DATABASES) {
       const slow = freshKind('slow');
       let slowStarted = false;
       let slowDone = false;
-      r.register(slow, async () => { slowStarted = true; await sleep(150); slowDone = true; });
+      r.register(slow, async () => {
+        slowStarted = true;
+        await sleep(150);
+        slowDone = true;
+      });
       const slowId = await enqueueJob(db(), { kind: slow, payload: {}, now: clock.now() });
       r.poke();
       await waitUntil(() => slowStarted, 2000, 'the slow job to start');
@@ -286,9 +383,11 @@ for (const kind of DATABASES) {
     test('two runners on one database never run a job twice, and run them all', async () => {
       const k = freshKind('race');
       const values = Array.from({ length: 200 }, (_, i) => i);
-      await db().transaction().execute(async (trx) => {
-        for (const i of values) await enqueueJob(trx, { kind: k, payload: { i }, now: clock.now() });
-      });
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          for (const i of values) await enqueueJob(trx, { kind: k, payload: { i }, now: clock.now() });
+        });
       const seen: string[] = [];
       const byRunner = { a: 0, b: 0 };
       const handler = (name: 'a' | 'b') => async (_p: unknown, info: JobRunInfo) => {
@@ -300,10 +399,20 @@ for (const kind of DATABASES) {
       const b = runner({ [k]: handler('b') }, { concurrency: 8, pollIntervalMs: 5, owner: 'race-b' });
       a.start();
       b.start();
-      await waitUntil(async () => {
-        const open = await db().selectFrom('jobs').select('id').where('kind', '=', k).where('state', '!=', 'done').limit(1).execute();
-        return open.length === 0;
-      }, 30_000, 'all 200 jobs done');
+      await waitUntil(
+        async () => {
+          const open = await db()
+            .selectFrom('jobs')
+            .select('id')
+            .where('kind', '=', k)
+            .where('state', '!=', 'done')
+            .limit(1)
+            .execute();
+          return open.length === 0;
+        },
+        30_000,
+        'all 200 jobs done',
+      );
       await Promise.all([a.stop(), b.stop()]);
       assert.equal(seen.length, 200, 'no job ran twice');
       assert.equal(new Set(seen).size, 200);
@@ -317,21 +426,44 @@ for (const kind of DATABASES) {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
         clock.advance(1000);
-        ids.push(await enqueueJob(db(), { kind: k, payload: { i }, accountId: i % 2 === 0 ? 'acct-even' : 'acct-odd', now: clock.now() }));
+        ids.push(
+          await enqueueJob(db(), {
+            kind: k,
+            payload: { i },
+            accountId: i % 2 === 0 ? 'acct-even' : 'acct-odd',
+            now: clock.now(),
+          }),
+        );
       }
       const page1 = await listJobs(db(), { kind: k, limit: 2 });
-      assert.deepEqual(page1.items.map((j) => j.id), [ids[4], ids[3]]);
+      assert.deepEqual(
+        page1.items.map((j) => j.id),
+        [ids[4], ids[3]],
+      );
       assert.equal(page1.next_before, ids[3]);
       const page2 = await listJobs(db(), { kind: k, limit: 2, before: page1.next_before! });
-      assert.deepEqual(page2.items.map((j) => j.id), [ids[2], ids[1]]);
+      assert.deepEqual(
+        page2.items.map((j) => j.id),
+        [ids[2], ids[1]],
+      );
       const page3 = await listJobs(db(), { kind: k, limit: 2, before: page2.next_before! });
-      assert.deepEqual(page3.items.map((j) => j.id), [ids[0]]);
+      assert.deepEqual(
+        page3.items.map((j) => j.id),
+        [ids[0]],
+      );
       assert.equal(page3.next_before, null);
       assert.deepEqual(page3.items[0]!.payload, { i: 0 });
       const even = await listJobs(db(), { kind: k, accountId: 'acct-even', limit: 10 });
-      assert.deepEqual(even.items.map((j) => j.id), [ids[4], ids[2], ids[0]]);
+      assert.deepEqual(
+        even.items.map((j) => j.id),
+        [ids[4], ids[2], ids[0]],
+      );
       assert.equal((await listJobs(db(), { kind: k, state: 'done', limit: 10 })).items.length, 0);
-      await assert.rejects(listJobs(db(), { kind: k, accountId: 'acct-odd', limit: 2, before: ids[4] }), (e: unknown) => isMoharError(e, 'validation_failed'), "another account's job is no cursor");
+      await assert.rejects(
+        listJobs(db(), { kind: k, accountId: 'acct-odd', limit: 2, before: ids[4] }),
+        (e: unknown) => isMoharError(e, 'validation_failed'),
+        "another account's job is no cursor",
+      );
     });
   });
 }

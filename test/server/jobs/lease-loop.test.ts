@@ -13,7 +13,14 @@ async function waitFor(condition: () => boolean, what: string): Promise<void> {
 describe('lease loop (shared by the job runner and the webhook worker)', () => {
   test('polls at the interval when rounds are not full; stops claiming at beginStop', async () => {
     let rounds = 0;
-    const loop = new LeaseLoop({ pollIntervalMs: 20, round: async () => { rounds++; return false; }, hasRoom: () => true });
+    const loop = new LeaseLoop({
+      pollIntervalMs: 20,
+      round: async () => {
+        rounds++;
+        return false;
+      },
+      hasRoom: () => true,
+    });
     assert.equal(loop.start(), true);
     assert.equal(loop.start(), false, 'a second start does nothing');
     await waitFor(() => rounds >= 3, 'three polls');
@@ -36,7 +43,11 @@ describe('lease loop (shared by the job runner and the webhook worker)', () => {
       pollIntervalMs: 60_000,
       round: async () => {
         rounds++;
-        if (rounds === 3) await new Promise<void>((resolve) => { release = resolve; });
+        if (rounds === 3) {
+          await new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        }
         return rounds < 3;
       },
       hasRoom: () => room,

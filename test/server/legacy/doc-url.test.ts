@@ -38,7 +38,11 @@ for (const kind of DATABASES) {
         assert.equal(response.json().code, 'doc_url_not_allowed', url);
         assert.equal(response.json().errors[0].path, '/documentDetails/doc_url');
       }
-      assert.equal([...docs.hits.values()].reduce((a, b) => a + b, 0), before, 'the local server was never contacted');
+      assert.equal(
+        [...docs.hits.values()].reduce((a, b) => a + b, 0),
+        before,
+        'the local server was never contacted',
+      );
       const usage = (await t.server.request('GET', `${LEGACY}/usage/summary/`, { key: t.account.key })).json();
       assert.equal(usage.calls_used, 0);
     });
@@ -55,17 +59,26 @@ for (const kind of DATABASES) {
       // The server writes until the client hangs up: it got far less than its own 64 MiB stop.
       await new Promise((resolve) => setTimeout(resolve, 100));
       const written = docs.endlessWritten.at(-1);
-      assert.ok(written !== undefined && written < 16 * 1024 * 1024, `the reader stopped early (server wrote ${written} bytes)`);
+      assert.ok(
+        written !== undefined && written < 16 * 1024 * 1024,
+        `the reader stopped early (server wrote ${written} bytes)`,
+      );
     });
 
     test('a declared Content-Length over the limit is refused without reading', async () => {
-      const response = await legacyCreate(t.server, t.account.key, { docUrl: `${docs.base}/declared-big`, mail: false });
+      const response = await legacyCreate(t.server, t.account.key, {
+        docUrl: `${docs.base}/declared-big`,
+        mail: false,
+      });
       assert.equal(response.statusCode, 413, response.body);
       assert.match(response.json().detail, /10737418240 bytes; the limit is 65536/);
     });
 
     test('a PDF under the limit is accepted', async () => {
-      assert.equal((await legacyCreate(t.server, t.account.key, { docUrl: `${docs.base}/doc.pdf`, mail: false })).statusCode, 200);
+      assert.equal(
+        (await legacyCreate(t.server, t.account.key, { docUrl: `${docs.base}/doc.pdf`, mail: false })).statusCode,
+        200,
+      );
     });
   });
 }

@@ -27,15 +27,21 @@ export async function startDocServer(): Promise<DocServer> {
     const path = (request.url ?? '/').split('?')[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const hop = /^\/hop\/(\d+)$/.exec(path);
-    if (path === '/doc.pdf') return void response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length }).end(pdf);
-    if (path === '/text') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>not a pdf</html>');
+    if (path === '/doc.pdf') {
+      return void response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length }).end(pdf);
+    }
+    if (path === '/text') {
+      return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>not a pdf</html>');
+    }
     if (path === '/missing') return void response.writeHead(404).end('no');
     if (hop) {
       const n = Number(hop[1]);
       return void response.writeHead(302, { location: n <= 1 ? '/doc.pdf' : `/hop/${n - 1}` }).end();
     }
     if (path === '/to-ftp') return void response.writeHead(302, { location: 'ftp://127.0.0.1/doc.pdf' }).end();
-    if (path.startsWith('/to/')) return void response.writeHead(302, { location: decodeURIComponent(path.slice(4)) }).end();
+    if (path.startsWith('/to/')) {
+      return void response.writeHead(302, { location: decodeURIComponent(path.slice(4)) }).end();
+    }
     if (path === '/declared-big') {
       response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': 10 * 1024 * 1024 * 1024 });
       return void response.write(pdf.subarray(0, 100));
@@ -66,10 +72,11 @@ export async function startDocServer(): Promise<DocServer> {
     pdf,
     hits,
     endlessWritten,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -82,12 +89,23 @@ export interface CreateOptions {
   redirectUrl?: string;
 }
 
-export const SIGNER = { name: 'Asha Rao', email: 'asha@example.com', typeOfSignature: 'E-Signature', sequence: 1, page_no: 1, x_cor: 72, y_cor: 600 };
+export const SIGNER = {
+  name: 'Asha Rao',
+  email: 'asha@example.com',
+  typeOfSignature: 'E-Signature',
+  sequence: 1,
+  page_no: 1,
+  x_cor: 72,
+  y_cor: 600,
+};
 export const APPROVER = { name: 'Ravi Kumar', email: 'ravi@example.com', typeOfSignature: 'Approver', sequence: 2 };
 
 export function createBody(key: string, options: CreateOptions): Record<string, unknown> {
   return {
-    companyDetails: { api_key: options.bodyKey ?? key, ...(options.mail === undefined ? {} : { is_mail_required: options.mail }) },
+    companyDetails: {
+      api_key: options.bodyKey ?? key,
+      ...(options.mail === undefined ? {} : { is_mail_required: options.mail }),
+    },
     documentDetails: { doc_url: options.docUrl, ...(options.redirectUrl ? { redirect_url: options.redirectUrl } : {}) },
     recipientDetail: options.recipients ?? [SIGNER, APPROVER],
   };

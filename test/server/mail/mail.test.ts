@@ -25,7 +25,10 @@ for (const kind of DATABASES) {
     const clock = new MovableClock();
     before(async () => {
       jobs = await openJobsDatabase(kind);
-      blobs = kind === 'postgres' ? new DatabaseBlobStore(jobs.storage.db) : new FileBlobStore(join(jobs.database.dataDir, 'blobs'));
+      blobs =
+        kind === 'postgres'
+          ? new DatabaseBlobStore(jobs.storage.db)
+          : new FileBlobStore(join(jobs.database.dataDir, 'blobs'));
       smtp = await startSmtp();
     });
     after(async () => {
@@ -38,11 +41,24 @@ for (const kind of DATABASES) {
       db: db(),
       blobs,
       now: clock.now,
-      config: parseConfig({ MOHAR_DATA_DIR: jobs.database.dataDir, MOHAR_MAIL_FROM: FROM, ...(smtpUrl ? { MOHAR_SMTP_URL: smtpUrl } : {}) }),
+      config: parseConfig({
+        MOHAR_DATA_DIR: jobs.database.dataDir,
+        MOHAR_MAIL_FROM: FROM,
+        ...(smtpUrl ? { MOHAR_SMTP_URL: smtpUrl } : {}),
+      }),
     });
     const runnerFor = (smtpUrl: string | undefined) =>
-      new JobRunner({ db: db(), dialect: jobs.storage.dialect, handlers: mailJobHandlers(mailContext(smtpUrl), { connectionTimeoutMs: 2000 }), now: clock.now, random: () => 0.5, logger: quietLogger(), pollIntervalMs: 20 });
-    const mailRow = (id: string) => db().selectFrom('outbox_mail').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      new JobRunner({
+        db: db(),
+        dialect: jobs.storage.dialect,
+        handlers: mailJobHandlers(mailContext(smtpUrl), { connectionTimeoutMs: 2000 }),
+        now: clock.now,
+        random: () => 0.5,
+        logger: quietLogger(),
+        pollIntervalMs: 20,
+      });
+    const mailRow = (id: string) =>
+      db().selectFrom('outbox_mail').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const jobOf = async (mailId: string) => {
       const all = await db().selectFrom('jobs').selectAll().where('kind', '=', 'mail.send').execute();
       return all.find((j) => JSON.parse(j.payload).mail_id === mailId)!;
@@ -51,8 +67,23 @@ for (const kind of DATABASES) {
 
     function invitation(accountId: string, to: string, overrides: Partial<MailToQueue> = {}): MailToQueue {
       const link = `https://mohar.test/sign/${randomBytes(8).toString('hex')}`;
-      const content = invitationMail({ envelopeTitle: 'Rental <agreement>', recipientName: 'Ravi Kumar', senderName: 'Acme Estates', signingUrl: link, message: 'Please sign by Friday.' });
-      return { accountId, to, toName: 'Ravi Kumar', kind: 'invitation', envelopeId: randomUUID(), recipientId: randomUUID(), ...content, ...overrides };
+      const content = invitationMail({
+        envelopeTitle: 'Rental <agreement>',
+        recipientName: 'Ravi Kumar',
+        senderName: 'Acme Estates',
+        signingUrl: link,
+        message: 'Please sign by Friday.',
+      });
+      return {
+        accountId,
+        to,
+        toName: 'Ravi Kumar',
+        kind: 'invitation',
+        envelopeId: randomUUID(),
+        recipientId: randomUUID(),
+        ...content,
+        ...overrides,
+      };
     }
 
     test('queued mails arrive over SMTP with From, To, subject, text with the link, HTML; the row is sent', async () => {
@@ -89,14 +120,25 @@ for (const kind of DATABASES) {
       const pdf = Buffer.concat([makePdf({ pages: 2 }), randomBytes(70_000)]);
       const sha256 = await blobs.put(pdf);
       assert.equal(sha256, sha256Hex(pdf));
-      const content = completionMail({ envelopeTitle: 'Rental agreement', recipientName: 'Ravi', senderName: 'Acme', attachmentNames: ['Rental agreement (signed).pdf'] });
-      const id = await queueMail(db(), {
-        accountId: account(),
-        to: 'ravi@example.com',
-        kind: 'completion',
-        ...content,
-        attachments: [{ filename: 'Rental agreement (signed).pdf', content_type: 'application/pdf', sha256, size: pdf.length }],
-      }, clock.now());
+      const content = completionMail({
+        envelopeTitle: 'Rental agreement',
+        recipientName: 'Ravi',
+        senderName: 'Acme',
+        attachmentNames: ['Rental agreement (signed).pdf'],
+      });
+      const id = await queueMail(
+        db(),
+        {
+          accountId: account(),
+          to: 'ravi@example.com',
+          kind: 'completion',
+          ...content,
+          attachments: [
+            { filename: 'Rental agreement (signed).pdf', content_type: 'application/pdf', sha256, size: pdf.length },
+          ],
+        },
+        clock.now(),
+      );
       const before = smtp.messages.length;
       await runnerFor(smtp.url).runDueJobs();
       const [received] = (await smtp.waitFor(before + 1)).slice(before);
@@ -107,7 +149,9 @@ for (const kind of DATABASES) {
       assert.ok(attachment.content.equals(pdf), 'the attachment is byte-identical');
       assert.match(received!.text, /The signed document is attached:\n- Rental agreement \(signed\)\.pdf/);
       const listed = await listOutbox(db(), (await mailRow(id)).account_id, { limit: 10 });
-      assert.deepEqual(listed.items[0]!.attachments, [{ filename: 'Rental agreement (signed).pdf', content_type: 'application/pdf', sha256, size: pdf.length }]);
+      assert.deepEqual(listed.items[0]!.attachments, [
+        { filename: 'Rental agreement (signed).pdf', content_type: 'application/pdf', sha256, size: pdf.length },
+      ]);
     });
 
     test('SMTP down: the business transaction commits, the mail retries with backoff and ends failed', async () => {
@@ -115,11 +159,27 @@ for (const kind of DATABASES) {
       const accountId = account();
       const at = clock.now().toISOString();
       // The business change and the mail, in one transaction, as the workflow will do it.
-      const mailId = await db().transaction().execute(async (trx) => {
-        await trx.insertInto('accounts').values({ id: accountId, name: 'Business', test_mode: 0, suspended: 0, monthly_call_limit: null, settings: '{}', created_at: at }).execute();
-        return queueMail(trx, invitation(accountId, 'nobody@example.com', { maxAttempts: 3 }), clock.now());
-      });
-      assert.ok(await db().selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst(), 'the business change committed');
+      const mailId = await db()
+        .transaction()
+        .execute(async (trx) => {
+          await trx
+            .insertInto('accounts')
+            .values({
+              id: accountId,
+              name: 'Business',
+              test_mode: 0,
+              suspended: 0,
+              monthly_call_limit: null,
+              settings: '{}',
+              created_at: at,
+            })
+            .execute();
+          return queueMail(trx, invitation(accountId, 'nobody@example.com', { maxAttempts: 3 }), clock.now());
+        });
+      assert.ok(
+        await db().selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst(),
+        'the business change committed',
+      );
 
       const runner = runnerFor(down);
       await runner.runDueJobs();
@@ -143,8 +203,14 @@ for (const kind of DATABASES) {
       assert.equal(job.state, 'dead');
       assert.equal(job.last_error, row.last_error);
       const dead = await listJobs(db(), { accountId, state: 'dead', limit: 10 });
-      assert.deepEqual(dead.items.map((j) => j.payload), [{ mail_id: mailId }]);
-      assert.ok(await db().selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst(), 'the business change is still there');
+      assert.deepEqual(
+        dead.items.map((j) => j.payload),
+        [{ mail_id: mailId }],
+      );
+      assert.ok(
+        await db().selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst(),
+        'the business change is still there',
+      );
     });
 
     test('an SMTP server that refuses the message: the reply is kept as last_error', async () => {
@@ -169,7 +235,10 @@ for (const kind of DATABASES) {
       assert.equal(row.sent_at, null);
       assert.equal((await jobOf(id)).state, 'done');
       const page = await listOutbox(db(), accountId, { limit: 10, status: 'kept' });
-      assert.deepEqual(page.items.map((m) => [m.id, m.status, m.to]), [[id, 'kept', 'kept@example.com']]);
+      assert.deepEqual(
+        page.items.map((m) => [m.id, m.status, m.to]),
+        [[id, 'kept', 'kept@example.com']],
+      );
       assert.equal(page.items[0]!.text, undefined, 'no body unless asked');
       const withBody = await listOutbox(db(), accountId, { limit: 10, includeBody: true });
       assert.match(withBody.items[0]!.text ?? '', /Review and sign: https:/);
@@ -180,7 +249,9 @@ for (const kind of DATABASES) {
       runner.start();
       try {
         const before = smtp.messages.length;
-        const id = await db().transaction().execute((trx) => queueMail(trx, invitation(account(), 'fast@example.com'), clock.now()));
+        const id = await db()
+          .transaction()
+          .execute((trx) => queueMail(trx, invitation(account(), 'fast@example.com'), clock.now()));
         runner.poke();
         await smtp.waitFor(before + 1, 5000);
         await waitUntil(async () => (await mailRow(id)).status === 'sent', 5000, 'the sent mark');
@@ -192,10 +263,12 @@ for (const kind of DATABASES) {
     test('queueMail in a rolled-back transaction leaves neither mail nor job', async () => {
       const accountId = account();
       await assert.rejects(
-        db().transaction().execute(async (trx) => {
-          await queueMail(trx, invitation(accountId, 'x@example.com'), clock.now());
-          throw new Error('rolled back');
-        }),
+        db()
+          .transaction()
+          .execute(async (trx) => {
+            await queueMail(trx, invitation(accountId, 'x@example.com'), clock.now());
+            throw new Error('rolled back');
+          }),
         /rolled back/,
       );
       assert.equal((await listOutbox(db(), accountId, { limit: 10 })).items.length, 0);
@@ -204,8 +277,16 @@ for (const kind of DATABASES) {
 
     test('a dedupe key queues one mail; a repeated send job does not send twice', async () => {
       const accountId = account();
-      const first = await queueMail(db(), invitation(accountId, 'once@example.com', { dedupeKey: `invitation:${accountId}` }), clock.now());
-      const again = await queueMail(db(), invitation(accountId, 'once@example.com', { dedupeKey: `invitation:${accountId}` }), clock.now());
+      const first = await queueMail(
+        db(),
+        invitation(accountId, 'once@example.com', { dedupeKey: `invitation:${accountId}` }),
+        clock.now(),
+      );
+      const again = await queueMail(
+        db(),
+        invitation(accountId, 'once@example.com', { dedupeKey: `invitation:${accountId}` }),
+        clock.now(),
+      );
       assert.equal(again, first);
       assert.equal((await listOutbox(db(), accountId, { limit: 10 })).items.length, 1);
       const before = smtp.messages.length;
@@ -213,11 +294,26 @@ for (const kind of DATABASES) {
       await runner.runDueJobs();
       await smtp.waitFor(before + 1);
       // A second job for the same mail (as after a crash between sending and marking): no second copy.
-      await db().insertInto('jobs').values({
-        id: randomUUID(), kind: 'mail.send', payload: JSON.stringify({ mail_id: first }), state: 'queued', attempts: 0, max_attempts: 8,
-        run_at: clock.now().toISOString(), lease_owner: null, lease_expires_at: null, last_error: null, dedupe_key: null, account_id: accountId,
-        created_at: clock.now().toISOString(), updated_at: clock.now().toISOString(), finished_at: null,
-      }).execute();
+      await db()
+        .insertInto('jobs')
+        .values({
+          id: randomUUID(),
+          kind: 'mail.send',
+          payload: JSON.stringify({ mail_id: first }),
+          state: 'queued',
+          attempts: 0,
+          max_attempts: 8,
+          run_at: clock.now().toISOString(),
+          lease_owner: null,
+          lease_expires_at: null,
+          last_error: null,
+          dedupe_key: null,
+          account_id: accountId,
+          created_at: clock.now().toISOString(),
+          updated_at: clock.now().toISOString(),
+          finished_at: null,
+        })
+        .execute();
       assert.equal(await runner.runDueJobs(), 1);
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(smtp.messages.length, before + 1);
@@ -225,11 +321,26 @@ for (const kind of DATABASES) {
 
     test('a send job for a missing mail is dead at once', async () => {
       const id = randomUUID();
-      await db().insertInto('jobs').values({
-        id, kind: 'mail.send', payload: JSON.stringify({ mail_id: randomUUID() }), state: 'queued', attempts: 0, max_attempts: 8,
-        run_at: clock.now().toISOString(), lease_owner: null, lease_expires_at: null, last_error: null, dedupe_key: null, account_id: null,
-        created_at: clock.now().toISOString(), updated_at: clock.now().toISOString(), finished_at: null,
-      }).execute();
+      await db()
+        .insertInto('jobs')
+        .values({
+          id,
+          kind: 'mail.send',
+          payload: JSON.stringify({ mail_id: randomUUID() }),
+          state: 'queued',
+          attempts: 0,
+          max_attempts: 8,
+          run_at: clock.now().toISOString(),
+          lease_owner: null,
+          lease_expires_at: null,
+          last_error: null,
+          dedupe_key: null,
+          account_id: null,
+          created_at: clock.now().toISOString(),
+          updated_at: clock.now().toISOString(),
+          finished_at: null,
+        })
+        .execute();
       await runnerFor(smtp.url).runDueJobs();
       const job = await db().selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       assert.equal(job.state, 'dead');
@@ -245,7 +356,11 @@ for (const kind of DATABASES) {
         { subject: 'one\r\nBcc: y@example.com' },
         { attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', sha256: 'not-a-hash', size: 1 }] },
       ] as Partial<MailToQueue>[]) {
-        await assert.rejects(queueMail(db(), invitation(accountId, 'ok@example.com', bad), clock.now()), (e: unknown) => isMoharError(e, 'validation_failed'), JSON.stringify(bad));
+        await assert.rejects(
+          queueMail(db(), invitation(accountId, 'ok@example.com', bad), clock.now()),
+          (e: unknown) => isMoharError(e, 'validation_failed'),
+          JSON.stringify(bad),
+        );
       }
       assert.equal((await listOutbox(db(), accountId, { limit: 10 })).items.length, 0);
     });

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { completionMail, declinedMail, escapeHtml, headerText, invitationMail, reminderMail, voidedMail, yourTurnMail, type MailContent } from '../../../server/mail/templates.js';
+import {
+  completionMail,
+  declinedMail,
+  escapeHtml,
+  headerText,
+  invitationMail,
+  reminderMail,
+  voidedMail,
+  yourTurnMail,
+  type MailContent,
+} from '../../../server/mail/templates.js';
 
 const EVIL = `<script>alert("x")</script> & 'quotes' <img src=x onerror=alert(1)>`;
 const base = { envelopeTitle: `Lease ${EVIL}`, recipientName: `Ann <b>Bold</b>`, senderName: `Acme & Sons <i>` };
@@ -8,7 +18,15 @@ const LINK = 'https://sign.example.com/s/abc?token=1&x="y"';
 
 function all(): [string, MailContent][] {
   return [
-    ['invitation', invitationMail({ ...base, signingUrl: LINK, message: `Please sign.\n\n${EVIL}\nline two`, expiresAt: '2030-01-31T00:00:00.000Z' })],
+    [
+      'invitation',
+      invitationMail({
+        ...base,
+        signingUrl: LINK,
+        message: `Please sign.\n\n${EVIL}\nline two`,
+        expiresAt: '2030-01-31T00:00:00.000Z',
+      }),
+    ],
     ['your_turn', yourTurnMail({ ...base, signingUrl: LINK, action: 'approve', message: EVIL })],
     ['reminder', reminderMail({ ...base, signingUrl: LINK, sentAt: '2030-01-01T10:00:00.000Z' })],
     ['completion', completionMail({ ...base, attachmentNames: [`signed ${EVIL}.pdf`] })],
@@ -19,13 +37,19 @@ function all(): [string, MailContent][] {
 
 describe('mail templates', () => {
   test('escapeHtml covers the five HTML-special characters', () => {
-    assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    assert.equal(
+      escapeHtml(`<a href="x" title='y'>&</a>`),
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
   });
 
   test('user text is escaped in every HTML part and never becomes markup', () => {
     for (const [name, mail] of all()) {
       assert.ok(!/<script|<img|<b>|<i>|<u>/i.test(mail.html), `${name}: no user markup in the HTML`);
-      assert.ok(mail.html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quotes&#39;'), `${name}: the title is shown escaped`);
+      assert.ok(
+        mail.html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quotes&#39;'),
+        `${name}: the title is shown escaped`,
+      );
       assert.ok(mail.html.includes('Ann &lt;b&gt;Bold&lt;/b&gt;'), `${name}: the recipient name is escaped`);
       assert.match(mail.html, /^<!doctype html>\n<html lang="en">/, `${name}: a language is declared`);
       assert.match(mail.html, /<title>[^<]+<\/title>/, `${name}: a title`);
@@ -50,7 +74,10 @@ describe('mail templates', () => {
   test('signing mails carry the link in text and (escaped) in HTML; other schemes are refused', () => {
     for (const [name, mail] of all().slice(0, 3)) {
       assert.ok(mail.text.includes(new URL(LINK).toString()), `${name}: text link`);
-      assert.ok(mail.html.includes('href="https://sign.example.com/s/abc?token=1&amp;x=%22y%22"'), `${name}: escaped href`);
+      assert.ok(
+        mail.html.includes('href="https://sign.example.com/s/abc?token=1&amp;x=%22y%22"'),
+        `${name}: escaped href`,
+      );
     }
     assert.throws(() => invitationMail({ ...base, signingUrl: 'javascript:alert(1)' }), /http/);
     assert.throws(() => reminderMail({ ...base, signingUrl: 'not a url' }), /not a URL/);

@@ -6,10 +6,29 @@ import { guardedTransport } from '../../../server/net/guarded-transport.js';
 
 describe('outbound address policy', () => {
   test('public unicast only', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
       assert.equal(isPublicAddress(address), false, address);
     }
-    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(address), true, address);
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+      assert.equal(isPublicAddress(address), true, address);
+    }
   });
 });
 
@@ -31,7 +50,15 @@ describe('guarded transport', () => {
 
   test('refuses loopback, private and metadata targets, by literal and by name', async () => {
     const transport = guardedTransport();
-    for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`, 'http://[::1]/', 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.1]/', 'ftp://example.com/x']) {
+    for (const url of [
+      `http://127.0.0.1:${port}/`,
+      `http://localhost:${port}/`,
+      'http://[::1]/',
+      'http://10.0.0.1/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:127.0.0.1]/',
+      'ftp://example.com/x',
+    ]) {
       await assert.rejects(transport({ url }), /not a public address|only http and https/, url);
     }
   });

@@ -25,7 +25,16 @@ describe('transports as a port of the domain', () => {
 
   before(async () => {
     database = await createTestDatabase('sqlite');
-    runtime = await openRuntime(parseConfig({ MOHAR_DATA_DIR: database.dataDir, MOHAR_DATABASE_URL: database.databaseUrl, MOHAR_LOG_LEVEL: 'warn', MOHAR_TSA_URL: TSA_URL }), () => new Date(), { transports });
+    runtime = await openRuntime(
+      parseConfig({
+        MOHAR_DATA_DIR: database.dataDir,
+        MOHAR_DATABASE_URL: database.databaseUrl,
+        MOHAR_LOG_LEVEL: 'warn',
+        MOHAR_TSA_URL: TSA_URL,
+      }),
+      () => new Date(),
+      { transports },
+    );
   });
   after(async () => {
     await runtime?.close();
@@ -42,7 +51,13 @@ describe('transports as a port of the domain', () => {
   });
 
   test('by default, certificate URLs (untrusted input) reach public addresses only unless private ones are allowed', async () => {
-    await assert.rejects(defaultTransports({ fetchAllowPrivate: false }).certificateUrls({ url: 'http://127.0.0.1:9/' }), /not a public address/);
-    await assert.rejects(defaultTransports({ fetchAllowPrivate: true }).certificateUrls({ url: 'http://127.0.0.1:9/' }), (error: Error) => !/not a public address/.test(error.message));
+    await assert.rejects(
+      defaultTransports({ fetchAllowPrivate: false }).certificateUrls({ url: 'http://127.0.0.1:9/' }),
+      /not a public address/,
+    );
+    await assert.rejects(
+      defaultTransports({ fetchAllowPrivate: true }).certificateUrls({ url: 'http://127.0.0.1:9/' }),
+      (error: Error) => !/not a public address/.test(error.message),
+    );
   });
 });

@@ -16,9 +16,19 @@ for (const kind of DATABASES) {
       server = await startTestServer(kind);
       owner = await server.newAccount();
       stranger = await server.newAccount();
-      const envelope = (await server.request('POST', `${API}/envelopes`, { key: owner.key, json: { title: 'private', recipients: [{ name: 'A', email: 'a@example.com' }] } })).json();
+      const envelope = (
+        await server.request('POST', `${API}/envelopes`, {
+          key: owner.key,
+          json: { title: 'private', recipients: [{ name: 'A', email: 'a@example.com' }] },
+        })
+      ).json();
       envelopeId = envelope.id;
-      documentId = (await server.request('POST', `${API}/envelopes/${envelopeId}/documents`, { key: owner.key, file: { bytes: makePdf() } })).json().document_id;
+      documentId = (
+        await server.request('POST', `${API}/envelopes/${envelopeId}/documents`, {
+          key: owner.key,
+          file: { bytes: makePdf() },
+        })
+      ).json().document_id;
     });
     after(() => server.close());
 
@@ -53,8 +63,13 @@ for (const kind of DATABASES) {
         assert.match(response.json().code, /^(envelope|document)_not_found$/);
       }
       // The stranger cannot attach the owner's workspace document to their own envelope either.
-      const own = (await server.request('POST', `${API}/envelopes`, { key: stranger.key, json: { title: 'mine' } })).json();
-      const borrowed = await server.request('POST', `${API}/envelopes/${own.id}/documents`, { key: stranger.key, json: { document_id: documentId } });
+      const own = (
+        await server.request('POST', `${API}/envelopes`, { key: stranger.key, json: { title: 'mine' } })
+      ).json();
+      const borrowed = await server.request('POST', `${API}/envelopes/${own.id}/documents`, {
+        key: stranger.key,
+        json: { document_id: documentId },
+      });
       assert.equal(borrowed.statusCode, 404);
       const view = (await server.request('GET', `${API}/envelopes/${envelopeId}`, { key: owner.key })).json();
       assert.equal(view.recipients.length, 1, "nothing was changed by the stranger's calls");

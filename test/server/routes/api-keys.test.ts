@@ -11,7 +11,8 @@ for (const kind of DATABASES) {
     });
     after(() => server.close());
 
-    const envelopesWith = (key: string) => server.request('POST', `${API}/envelopes`, { key, json: { title: 'probe' } });
+    const envelopesWith = (key: string) =>
+      server.request('POST', `${API}/envelopes`, { key, json: { title: 'probe' } });
 
     test('generate returns a qsk_live_ key once; only its SHA-256 is stored', async () => {
       const token = await server.login();
@@ -24,14 +25,19 @@ for (const kind of DATABASES) {
       assert.equal(mode, 'live');
       const rows = await server.ctx.db.selectFrom('api_keys').selectAll().execute();
       assert.ok(rows.length > 0);
-      assert.ok(rows.every((row) => !Object.values(row).some((v) => typeof v === 'string' && v.includes(api_key))), 'the full key is not stored');
+      assert.ok(
+        rows.every((row) => !Object.values(row).some((v) => typeof v === 'string' && v.includes(api_key))),
+        'the full key is not stored',
+      );
       assert.equal((await envelopesWith(api_key)).statusCode, 201);
     });
 
     test('generating again rotates: the old key stops working at once', async () => {
       const account = await server.newAccount();
       assert.equal((await envelopesWith(account.key)).statusCode, 201);
-      const rotated = (await server.request('POST', `${LEGACY}/apikey/generate/`, { token: account.token, json: { mode: 'live' } })).json().api_key;
+      const rotated = (
+        await server.request('POST', `${LEGACY}/apikey/generate/`, { token: account.token, json: { mode: 'live' } })
+      ).json().api_key;
       const old = await envelopesWith(account.key);
       assert.equal(old.statusCode, 401);
       assert.equal(old.json().code, 'invalid_api_key');
@@ -40,18 +46,28 @@ for (const kind of DATABASES) {
 
     test('test keys only for test-mode accounts', async () => {
       const live = await server.newAccount();
-      const refused = await server.request('POST', `${LEGACY}/apikey/generate/`, { token: live.token, json: { mode: 'test' } });
+      const refused = await server.request('POST', `${LEGACY}/apikey/generate/`, {
+        token: live.token,
+        json: { mode: 'test' },
+      });
       assert.equal(refused.statusCode, 403);
       assert.equal(refused.json().code, 'test_mode_not_enabled');
       const sandbox = await server.newAccount({ testMode: true });
       assert.match(sandbox.testKey!, /^qsk_test_/);
       assert.equal((await envelopesWith(sandbox.testKey!)).statusCode, 201);
-      assert.equal((await envelopesWith(sandbox.key)).statusCode, 201, 'one active key per mode: live and test coexist');
+      assert.equal(
+        (await envelopesWith(sandbox.key)).statusCode,
+        201,
+        'one active key per mode: live and test coexist',
+      );
     });
 
     test('a bad mode is a validation error', async () => {
       const account = await server.newAccount();
-      const response = await server.request('POST', `${LEGACY}/apikey/generate/`, { token: account.token, json: { mode: 'prod' } });
+      const response = await server.request('POST', `${LEGACY}/apikey/generate/`, {
+        token: account.token,
+        json: { mode: 'prod' },
+      });
       assert.equal(response.statusCode, 422);
       assert.equal(response.json().code, 'validation_failed');
     });

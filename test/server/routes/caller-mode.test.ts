@@ -9,14 +9,22 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 const ROOT = join(import.meta.dirname, '../../../server/routes');
-const FILES = [...readdirSync(join(ROOT, 'v1')).map((f) => join('v1', f)), join('legacy', 'documents.ts')].filter((f) => f.endsWith('.ts') && f !== join('v1', 'sandbox.ts'));
+const FILES = [...readdirSync(join(ROOT, 'v1')).map((f) => join('v1', f)), join('legacy', 'documents.ts')].filter(
+  (f) => f.endsWith('.ts') && f !== join('v1', 'sandbox.ts'),
+);
 
 test('envelope-API routes pass the caller-scoped Context to domain operations', () => {
   const offenders: string[] = [];
   for (const file of FILES) {
-    readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
-      if (/\(ctx, (accountOf\(request\)|accountId\b)/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
-    });
+    readFileSync(join(ROOT, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/\(ctx, (accountOf\(request\)|accountId\b)/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
   }
-  assert.deepEqual(offenders, [], 'use forCaller(ctx, request) (server/http/auth-hooks.ts) where the operation acts for the caller');
+  assert.deepEqual(
+    offenders,
+    [],
+    'use forCaller(ctx, request) (server/http/auth-hooks.ts) where the operation acts for the caller',
+  );
 });

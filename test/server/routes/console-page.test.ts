@@ -1,4 +1,6 @@
-/** Serving the office console: / opens it, every path under /app answers its page with a strict CSP, assets are cached. */
+/**
+ * Serving the office console: / opens it, every path under /app answers its page with a strict CSP, assets are cached.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,8 +46,15 @@ describe('the office console at /app', () => {
     const app = await appWith();
     const script = readdirSync(join(CONSOLE_DIST, 'assets')).find((f) => f.endsWith('.js'))!;
     const page = await app.inject({ method: 'GET', url: '/app/' });
-    assert.ok(page.body.includes(`/app/assets/${script}`) || page.body.includes('/app/assets/'), 'the page loads its assets from /app/assets');
-    const asset = await app.inject({ method: 'GET', url: `/app/assets/${script}`, headers: { 'accept-encoding': 'gzip' } });
+    assert.ok(
+      page.body.includes(`/app/assets/${script}`) || page.body.includes('/app/assets/'),
+      'the page loads its assets from /app/assets',
+    );
+    const asset = await app.inject({
+      method: 'GET',
+      url: `/app/assets/${script}`,
+      headers: { 'accept-encoding': 'gzip' },
+    });
     assert.equal(asset.statusCode, 200);
     assert.equal(asset.headers['content-encoding'], 'gzip');
     assert.match(String(asset.headers['cache-control']), /immutable/);

@@ -8,13 +8,40 @@ import { API, useTestServer } from '../../support/server.js';
 for (const kind of DATABASES) {
   describe(`draft edits on ${kind}`, () => {
     const t = useTestServer(kind);
-    const call = (method: string, path: string, json?: unknown, headers: Record<string, string> = {}, key = t.account.key) => t.server.request(method, `${API}/envelopes${path}`, { key, headers, ...(json === undefined ? {} : { json }) });
+    const call = (
+      method: string,
+      path: string,
+      json?: unknown,
+      headers: Record<string, string> = {},
+      key = t.account.key,
+    ) => t.server.request(method, `${API}/envelopes${path}`, { key, headers, ...(json === undefined ? {} : { json }) });
     const get = async (id: string) => (await call('GET', `/${id}`)).json();
-    const search = async (q: string) => (await call('GET', `?q=${encodeURIComponent(q)}`)).json().envelopes.map((e: { id: string }) => e.id);
+    const search = async (q: string) =>
+      (await call('GET', `?q=${encodeURIComponent(q)}`)).json().envelopes.map((e: { id: string }) => e.id);
 
     test('PATCH /envelopes/{id} is a merge patch on the draft settings', async () => {
-      const created = (await call('POST', '', { title: 'Lease', message: 'Please sign', external_id: 'lease-1', expire_in_days: 7, metadata: { deal: 1, keep: 'yes', drop: true } })).json();
-      const response = await call('PATCH', `/${created.id}`, { title: ' Lease (revised) ', message: null, routing_order: 'parallel', expire_in_days: 30, redirect_url: 'https://example.com/done', metadata: { deal: 2, drop: null, added: [1] } }, { 'content-type': 'application/merge-patch+json' });
+      const created = (
+        await call('POST', '', {
+          title: 'Lease',
+          message: 'Please sign',
+          external_id: 'lease-1',
+          expire_in_days: 7,
+          metadata: { deal: 1, keep: 'yes', drop: true },
+        })
+      ).json();
+      const response = await call(
+        'PATCH',
+        `/${created.id}`,
+        {
+          title: ' Lease (revised) ',
+          message: null,
+          routing_order: 'parallel',
+          expire_in_days: 30,
+          redirect_url: 'https://example.com/done',
+          metadata: { deal: 2, drop: null, added: [1] },
+        },
+        { 'content-type': 'application/merge-patch+json' },
+      );
       assert.equal(response.statusCode, 200, response.body);
       const envelope = response.json();
       assert.equal(envelope.title, 'Lease (revised)');
@@ -35,7 +62,14 @@ for (const kind of DATABASES) {
 
     test('PATCH refuses what it cannot change, with the member named', async () => {
       const created = (await call('POST', '', { title: 'x' })).json();
-      for (const [body, path] of [[{ title: null }, '/title'], [{ routing_order: null }, '/routing_order'], [{ recipients: [] }, '/recipients'], [{ status: 'sent' }, '/status'], [{ expire_in_days: 0 }, '/expire_in_days'], [{ redirect_url: 'ftp://example.com/' }, '/redirect_url']] as const) {
+      for (const [body, path] of [
+        [{ title: null }, '/title'],
+        [{ routing_order: null }, '/routing_order'],
+        [{ recipients: [] }, '/recipients'],
+        [{ status: 'sent' }, '/status'],
+        [{ expire_in_days: 0 }, '/expire_in_days'],
+        [{ redirect_url: 'ftp://example.com/' }, '/redirect_url'],
+      ] as const) {
         const response = await call('PATCH', `/${created.id}`, body);
         assert.equal(response.statusCode, 422, `${JSON.stringify(body)}: ${response.body}`);
         assert.ok(JSON.stringify(response.json().errors).includes(path), `${path} in ${response.body}`);
@@ -54,25 +88,60 @@ for (const kind of DATABASES) {
     });
 
     test('PATCH a recipient: name, email, role, method, sequence; search follows', async () => {
-      const created = (await call('POST', '', { title: 'r', recipients: [{ name: 'Asha', email: 'asha@example.com' }, { name: 'Ravi', email: 'ravi@example.com' }] })).json();
+      const created = (
+        await call('POST', '', {
+          title: 'r',
+          recipients: [
+            { name: 'Asha', email: 'asha@example.com' },
+            { name: 'Ravi', email: 'ravi@example.com' },
+          ],
+        })
+      ).json();
       const [asha] = created.recipients;
-      const response = await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, { name: 'Asha Rao', email: 'Asha.Rao@Example.org', sequence: 5 });
+      const response = await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, {
+        name: 'Asha Rao',
+        email: 'Asha.Rao@Example.org',
+        sequence: 5,
+      });
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(response.json(), { ...asha, name: 'Asha Rao', email: 'asha.rao@example.org', sequence: 5 });
       assert.deepEqual(await search('asha.rao@example.org'), [created.id]);
       assert.deepEqual(await search('asha@example.com'), []);
-      const approver = (await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, { role: 'approver' })).json();
-      assert.deepEqual([approver.role, approver.signature_method], ['approver', 'electronic'], 'an approver may keep electronic');
-      const cc = (await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, { role: 'cc', signature_method: 'review' })).json();
+      const approver = (
+        await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, { role: 'approver' })
+      ).json();
+      assert.deepEqual(
+        [approver.role, approver.signature_method],
+        ['approver', 'electronic'],
+        'an approver may keep electronic',
+      );
+      const cc = (
+        await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, {
+          role: 'cc',
+          signature_method: 'review',
+        })
+      ).json();
       assert.deepEqual([cc.role, cc.signature_method], ['cc', 'review']);
       const signer = (await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, { role: 'signer' })).json();
-      assert.deepEqual([signer.role, signer.signature_method], ['signer', 'electronic'], 'review is not for signers: back to the default');
-      const bad = await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, { role: 'reviewer', signature_method: 'dsc' });
+      assert.deepEqual(
+        [signer.role, signer.signature_method],
+        ['signer', 'electronic'],
+        'review is not for signers: back to the default',
+      );
+      const bad = await call('PATCH', `/${created.id}/recipients/${asha.recipient_id}`, {
+        role: 'reviewer',
+        signature_method: 'dsc',
+      });
       assert.equal(bad.statusCode, 422);
     });
 
     test('recipient changes keep the DSC rules and the placed fields valid', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc' }, { name: 'B', email: 'b@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [
+          { name: 'A', email: 'a@example.com', signature_method: 'dsc' },
+          { name: 'B', email: 'b@example.com' },
+        ],
+      });
       const [a, b] = draft.recipientIds;
       const second = await call('PATCH', `/${draft.id}/recipients/${b}`, { signature_method: 'dsc' });
       assert.equal(second.statusCode, 422);
@@ -86,37 +155,70 @@ for (const kind of DATABASES) {
       const electronic = await call('PATCH', `/${draft.id}/recipients/${a}`, { signature_method: 'electronic' });
       assert.equal(electronic.statusCode, 200, 'a signer with one Signature field may change method');
       // A second PDF makes USB DSC impossible (one PDF per DSC envelope).
-      assert.equal((await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, file: { bytes: makePdf({ pages: 1 }) } })).statusCode, 201);
+      assert.equal(
+        (
+          await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, {
+            key: t.account.key,
+            file: { bytes: makePdf({ pages: 1 }) },
+          })
+        ).statusCode,
+        201,
+      );
       const dsc = await call('PATCH', `/${draft.id}/recipients/${a}`, { signature_method: 'dsc' });
       assert.equal(dsc.statusCode, 422);
       assert.equal(dsc.json().code, 'dsc_single_document');
     });
 
     test('DELETE a recipient removes their fields; DELETE a document detaches it with its fields', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Keep', email: 'keep@example.com' }, { name: 'Gone', email: 'gone@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [
+          { name: 'Keep', email: 'keep@example.com' },
+          { name: 'Gone', email: 'gone@example.com' },
+        ],
+      });
       const [keep, gone] = draft.recipientIds;
       assert.equal((await get(draft.id)).documents[0].fields.length, 2);
       const removed = await call('DELETE', `/${draft.id}/recipients/${gone}`);
       assert.equal(removed.statusCode, 200, removed.body);
-      assert.deepEqual(removed.json().recipients.map((r: { recipient_id: string }) => r.recipient_id), [keep]);
-      assert.deepEqual(removed.json().documents[0].fields.map((f: { recipient_id: string }) => f.recipient_id), [keep]);
+      assert.deepEqual(
+        removed.json().recipients.map((r: { recipient_id: string }) => r.recipient_id),
+        [keep],
+      );
+      assert.deepEqual(
+        removed.json().documents[0].fields.map((f: { recipient_id: string }) => f.recipient_id),
+        [keep],
+      );
       assert.deepEqual(await search('gone'), []);
       assert.equal((await call('DELETE', `/${draft.id}/recipients/${gone}`)).statusCode, 404);
 
       const detached = await call('DELETE', `/${draft.id}/documents/${draft.documentId}`);
       assert.equal(detached.statusCode, 200, detached.body);
       assert.deepEqual(detached.json().documents, []);
-      const fields = await t.server.ctx.db.selectFrom('fields').select('id').where('envelope_id', '=', draft.id).execute();
+      const fields = await t.server.ctx.db
+        .selectFrom('fields')
+        .select('id')
+        .where('envelope_id', '=', draft.id)
+        .execute();
       assert.equal(fields.length, 0);
-      const workspace = await t.server.request('GET', `${API}/documents/${draft.documentId}/content`, { key: t.account.key });
+      const workspace = await t.server.request('GET', `${API}/documents/${draft.documentId}/content`, {
+        key: t.account.key,
+      });
       assert.equal(workspace.statusCode, 200, 'the workspace document and its bytes stay');
       assert.equal((await call('DELETE', `/${draft.id}/documents/${draft.documentId}`)).statusCode, 404);
-      const again = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, { key: t.account.key, json: { document_id: draft.documentId } });
+      const again = await t.server.request('POST', `${API}/envelopes/${draft.id}/documents`, {
+        key: t.account.key,
+        json: { document_id: draft.documentId },
+      });
       assert.equal(again.statusCode, 201, 'it can be attached again');
     });
 
     test('every edit is refused once the envelope is sent, with the error of the fields endpoint', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'A', email: 'a@example.com' }, { name: 'B', email: 'b@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [
+          { name: 'A', email: 'a@example.com' },
+          { name: 'B', email: 'b@example.com' },
+        ],
+      });
       await sendDraft(t.server, t.account.key, draft);
       const fields = await call('PUT', `/${draft.id}/documents/${draft.documentId}/fields`, { fields: [] });
       const edits = [
@@ -149,7 +251,9 @@ for (const kind of DATABASES) {
         assert.equal(response.statusCode, 404, response.body);
         assert.equal(response.json().code, 'envelope_not_found');
       }
-      const mine = (await call('POST', '', { title: 'mine', recipients: [{ name: 'M', email: 'm@example.com' }] })).json();
+      const mine = (
+        await call('POST', '', { title: 'mine', recipients: [{ name: 'M', email: 'm@example.com' }] })
+      ).json();
       const foreignRecipient = await call('PATCH', `/${mine.id}/recipients/${draft.recipientIds[0]}`, { name: 'x' });
       assert.equal(foreignRecipient.statusCode, 404);
       assert.equal(foreignRecipient.json().code, 'recipient_not_found');

@@ -7,10 +7,17 @@ for (const kind of DATABASES) {
   describe(`envelope drafts on ${kind}`, () => {
     const t = useTestServer(kind);
 
-    const create = (json: unknown, headers: Record<string, string> = {}) => t.server.request('POST', `${API}/envelopes`, { key: t.account.key, json, headers });
+    const create = (json: unknown, headers: Record<string, string> = {}) =>
+      t.server.request('POST', `${API}/envelopes`, { key: t.account.key, json, headers });
 
     test('creates a draft with documented defaults', async () => {
-      const response = await create({ title: 'NDA', recipients: [{ name: 'Asha', email: 'Asha@Example.com' }, { name: 'Ravi', email: 'ravi@example.com', role: 'approver' }] });
+      const response = await create({
+        title: 'NDA',
+        recipients: [
+          { name: 'Asha', email: 'Asha@Example.com' },
+          { name: 'Ravi', email: 'ravi@example.com', role: 'approver' },
+        ],
+      });
       assert.equal(response.statusCode, 201);
       const envelope = response.json();
       assert.match(envelope.id, /^[0-9a-f-]{36}$/);
@@ -19,7 +26,18 @@ for (const kind of DATABASES) {
       assert.deepEqual(envelope.documents, []);
       assert.equal(envelope.external_id, null);
       const [asha, ravi] = envelope.recipients;
-      assert.deepEqual({ ...asha, recipient_id: undefined }, { recipient_id: undefined, name: 'Asha', email: 'asha@example.com', role: 'signer', signature_method: 'electronic', sequence: 1, status: 'created' });
+      assert.deepEqual(
+        { ...asha, recipient_id: undefined },
+        {
+          recipient_id: undefined,
+          name: 'Asha',
+          email: 'asha@example.com',
+          role: 'signer',
+          signature_method: 'electronic',
+          sequence: 1,
+          status: 'created',
+        },
+      );
       assert.equal(ravi.role, 'approver');
       assert.equal(ravi.signature_method, 'review');
       assert.equal(ravi.sequence, 2, 'sequential routing follows list order');
@@ -27,9 +45,28 @@ for (const kind of DATABASES) {
     });
 
     test('keeps every field of the request', async () => {
-      const json = { title: 'Lease', external_id: 'lease-42', routing_order: 'parallel', message: 'Please sign', expire_in_days: 7, redirect_url: 'https://example.com/done', metadata: { deal: 42, tags: ['a'] }, recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc', sequence: 3 }] };
+      const json = {
+        title: 'Lease',
+        external_id: 'lease-42',
+        routing_order: 'parallel',
+        message: 'Please sign',
+        expire_in_days: 7,
+        redirect_url: 'https://example.com/done',
+        metadata: { deal: 42, tags: ['a'] },
+        recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc', sequence: 3 }],
+      };
       const envelope = (await create(json)).json();
-      for (const key of ['title', 'external_id', 'routing_order', 'message', 'expire_in_days', 'redirect_url', 'metadata'] as const) assert.deepEqual(envelope[key], json[key]);
+      for (const key of [
+        'title',
+        'external_id',
+        'routing_order',
+        'message',
+        'expire_in_days',
+        'redirect_url',
+        'metadata',
+      ] as const) {
+        assert.deepEqual(envelope[key], json[key]);
+      }
       assert.equal(envelope.recipients[0].sequence, 3);
       assert.equal(envelope.recipients[0].signature_method, 'dsc');
       const fetched = await t.server.request('GET', `${API}/envelopes/${envelope.id}`, { key: t.account.key });
@@ -38,26 +75,58 @@ for (const kind of DATABASES) {
     });
 
     test('validation errors name every bad field', async () => {
-      const response = await create({ title: '', expire_in_days: 0, routing_order: 'random', redirect_url: 'not a url', recipients: [{ name: 'x', email: 'not-an-email', sequence: 0 }] });
+      const response = await create({
+        title: '',
+        expire_in_days: 0,
+        routing_order: 'random',
+        redirect_url: 'not a url',
+        recipients: [{ name: 'x', email: 'not-an-email', sequence: 0 }],
+      });
       assert.equal(response.statusCode, 422);
       const problem = response.json();
       assert.equal(problem.code, 'validation_failed');
       const paths = problem.errors.map((e: { path: string }) => e.path).join(' ');
-      for (const path of ['/title', '/expire_in_days', '/routing_order', '/redirect_url', '/recipients/0/email', '/recipients/0/sequence']) assert.ok(paths.includes(path), `${path} reported in ${paths}`);
+      for (const path of [
+        '/title',
+        '/expire_in_days',
+        '/routing_order',
+        '/redirect_url',
+        '/recipients/0/email',
+        '/recipients/0/sequence',
+      ]) {
+        assert.ok(paths.includes(path), `${path} reported in ${paths}`);
+      }
     });
 
     test('a missing title and malformed JSON are clear errors', async () => {
       const missing = await create({});
       assert.equal(missing.statusCode, 422);
       assert.match(missing.json().errors[0].path, /title/);
-      const broken = await t.server.app.inject({ method: 'POST', url: `${API}/envelopes`, headers: { 'x-api-key': t.account.key, 'content-type': 'application/json' }, payload: '{"title": ' });
+      const broken = await t.server.app.inject({
+        method: 'POST',
+        url: `${API}/envelopes`,
+        headers: { 'x-api-key': t.account.key, 'content-type': 'application/json' },
+        payload: '{"title": ',
+      });
       assert.equal(broken.statusCode, 400);
       assert.equal(broken.json().code, 'malformed_json');
     });
 
     test('signers cannot use review; reviewers cannot sign by DSC', async () => {
-      assert.equal((await create({ title: 'x', recipients: [{ name: 'a', email: 'a@example.com', signature_method: 'review' }] })).statusCode, 422);
-      assert.equal((await create({ title: 'x', recipients: [{ name: 'a', email: 'a@example.com', role: 'reviewer', signature_method: 'dsc' }] })).statusCode, 422);
+      assert.equal(
+        (await create({ title: 'x', recipients: [{ name: 'a', email: 'a@example.com', signature_method: 'review' }] }))
+          .statusCode,
+        422,
+      );
+      assert.equal(
+        (
+          await create({
+            title: 'x',
+            recipients: [{ name: 'a', email: 'a@example.com', role: 'reviewer', signature_method: 'dsc' }],
+          })
+        ).statusCode,
+        422,
+      );
     });
 
     test('external_id is unique per account, not across accounts', async () => {
@@ -66,7 +135,15 @@ for (const kind of DATABASES) {
       assert.equal(second.statusCode, 409);
       assert.equal(second.json().code, 'external_id_conflict');
       const other = await t.server.newAccount();
-      assert.equal((await t.server.request('POST', `${API}/envelopes`, { key: other.key, json: { title: 'three', external_id: 'dup-1' } })).statusCode, 201);
+      assert.equal(
+        (
+          await t.server.request('POST', `${API}/envelopes`, {
+            key: other.key,
+            json: { title: 'three', external_id: 'dup-1' },
+          })
+        ).statusCode,
+        201,
+      );
     });
 
     test('status lists the envelope and recipient states', async () => {
@@ -80,15 +157,33 @@ for (const kind of DATABASES) {
     });
 
     test('recipients can be added to a draft; DSC signers are limited to one', async () => {
-      const envelope = (await create({ title: 'add', routing_order: 'sequential', recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc' }] })).json();
-      const added = await t.server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, { key: t.account.key, json: { name: 'B', email: 'b@example.com', role: 'cc' } });
+      const envelope = (
+        await create({
+          title: 'add',
+          routing_order: 'sequential',
+          recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc' }],
+        })
+      ).json();
+      const added = await t.server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, {
+        key: t.account.key,
+        json: { name: 'B', email: 'b@example.com', role: 'cc' },
+      });
       assert.equal(added.statusCode, 201);
       assert.equal(added.json().role, 'cc');
       assert.equal(added.json().sequence, 2);
-      const second = await t.server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, { key: t.account.key, json: { name: 'C', email: 'c@example.com', signature_method: 'dsc' } });
+      const second = await t.server.request('POST', `${API}/envelopes/${envelope.id}/recipients`, {
+        key: t.account.key,
+        json: { name: 'C', email: 'c@example.com', signature_method: 'dsc' },
+      });
       assert.equal(second.statusCode, 422);
       assert.equal(second.json().code, 'dsc_single_signer');
-      const both = await create({ title: 'x', recipients: [{ name: 'A', email: 'a@example.com', signature_method: 'dsc' }, { name: 'B', email: 'b@example.com', signature_method: 'dsc' }] });
+      const both = await create({
+        title: 'x',
+        recipients: [
+          { name: 'A', email: 'a@example.com', signature_method: 'dsc' },
+          { name: 'B', email: 'b@example.com', signature_method: 'dsc' },
+        ],
+      });
       assert.equal(both.json().code, 'dsc_single_signer');
       const view = (await t.server.request('GET', `${API}/envelopes/${envelope.id}`, { key: t.account.key })).json();
       assert.equal(view.recipients.length, 2, 'the refused recipient was not added');
@@ -98,8 +193,18 @@ for (const kind of DATABASES) {
   describe(`idempotency on ${kind}`, () => {
     const t = useTestServer(kind);
 
-    const create = (json: unknown, key: string, apiKey = t.account.key) => t.server.request('POST', `${API}/envelopes`, { key: apiKey, json, headers: { 'idempotency-key': key } });
-    const count = async () => Number((await t.server.ctx.db.selectFrom('envelopes').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', t.account.accountId).executeTakeFirstOrThrow()).n);
+    const create = (json: unknown, key: string, apiKey = t.account.key) =>
+      t.server.request('POST', `${API}/envelopes`, { key: apiKey, json, headers: { 'idempotency-key': key } });
+    const count = async () =>
+      Number(
+        (
+          await t.server.ctx.db
+            .selectFrom('envelopes')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('account_id', '=', t.account.accountId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     test('same key and body replays the first response with Idempotent-Replayed', async () => {
       const first = await create({ title: 'once', recipients: [{ name: 'A', email: 'a@example.com' }] }, 'key-1');
@@ -151,12 +256,28 @@ for (const kind of DATABASES) {
     test('a key still in flight is 409 idempotency_in_progress', async () => {
       await t.server.ctx.db
         .insertInto('idempotency_keys')
-        .values({ account_id: t.account.accountId, key: 'key-6', request_hash: 'x', state: 'in_flight', response_status: null, response_body: null, created_at: t.server.clock.now().toISOString(), expires_at: new Date(t.server.clock.now().getTime() + 3_600_000).toISOString() })
+        .values({
+          account_id: t.account.accountId,
+          key: 'key-6',
+          request_hash: 'x',
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          created_at: t.server.clock.now().toISOString(),
+          expires_at: new Date(t.server.clock.now().getTime() + 3_600_000).toISOString(),
+        })
         .execute();
       // Fingerprints differ here, so make the stored one match the request first.
       const { requestFingerprint } = await import('../../../server/domain/idempotency/idempotency.js');
-      const fingerprint = requestFingerprint('POST', '/backend/api/v1/envelopes', { params: {}, body: { title: 'slow' } });
-      await t.server.ctx.db.updateTable('idempotency_keys').set({ request_hash: fingerprint }).where('key', '=', 'key-6').execute();
+      const fingerprint = requestFingerprint('POST', '/backend/api/v1/envelopes', {
+        params: {},
+        body: { title: 'slow' },
+      });
+      await t.server.ctx.db
+        .updateTable('idempotency_keys')
+        .set({ request_hash: fingerprint })
+        .where('key', '=', 'key-6')
+        .execute();
       const response = await create({ title: 'slow' }, 'key-6');
       assert.equal(response.statusCode, 409);
       assert.equal(response.json().code, 'idempotency_in_progress');
@@ -164,11 +285,18 @@ for (const kind of DATABASES) {
 
     test('50 concurrent identical requests create exactly one envelope', async () => {
       const before = await count();
-      const responses = await Promise.all(Array.from({ length: 50 }, () => create({ title: 'race', external_id: 'race-1' }, 'race-key')));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => create({ title: 'race', external_id: 'race-1' }, 'race-key')),
+      );
       assert.equal(await count(), before + 1);
       const created = responses.filter((r) => r.statusCode === 201);
       assert.ok(created.length >= 1);
-      assert.ok(responses.every((r) => r.statusCode === 201 || (r.statusCode === 409 && r.json().code === 'idempotency_in_progress')), responses.map((r) => r.statusCode).join(','));
+      assert.ok(
+        responses.every(
+          (r) => r.statusCode === 201 || (r.statusCode === 409 && r.json().code === 'idempotency_in_progress'),
+        ),
+        responses.map((r) => r.statusCode).join(','),
+      );
       assert.equal(new Set(created.map((r) => r.json().id)).size, 1);
     });
 

@@ -20,7 +20,12 @@ import { API, LEGACY, useTestServer } from '../../support/server.js';
 const ORIGIN = 'https://app.example.com';
 
 function directives(csp: string): Map<string, string> {
-  return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values.join(' ')]));
+  return new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values.join(' ')]),
+  );
 }
 
 for (const kind of DATABASES) {
@@ -30,9 +35,14 @@ for (const kind of DATABASES) {
     const path = (url: string) => new URL(url).pathname;
 
     async function link(mode: 'redirect' | 'embedded'): Promise<string> {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha', email: 'asha@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [{ name: 'Asha', email: 'asha@example.com' }],
+      });
       await sendDraft(t.server, t.account.key, draft);
-      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode, ...(mode === 'embedded' ? { origin: ORIGIN } : {}) } });
+      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+        key: t.account.key,
+        json: { recipient_id: draft.recipientIds[0], mode, ...(mode === 'embedded' ? { origin: ORIGIN } : {}) },
+      });
       assert.equal(session.statusCode, 201, session.body);
       return path(session.json().signing_url);
     }
@@ -59,12 +69,20 @@ for (const kind of DATABASES) {
     test("a live link's page preloads its signer view and documents; a dead one does not", async () => {
       const url = await link('redirect');
       const token = url.split('/').pop()!;
-      const hints = [...(await t.server.request('GET', url)).body.matchAll(/<link rel="preload" as="fetch" crossorigin="anonymous" href="([^"]+)"/g)].map((m) => m[1]);
+      const hints = [
+        ...(await t.server.request('GET', url)).body.matchAll(
+          /<link rel="preload" as="fetch" crossorigin="anonymous" href="([^"]+)"/g,
+        ),
+      ].map((m) => m[1]);
       assert.equal(hints.length, 2);
       assert.equal(hints[0], `${API}/signing/${token}`);
       assert.match(hints[1]!, new RegExp(`^${API}/signing/${token}/documents/[0-9a-f-]{36}$`));
       for (const hint of hints) assert.equal((await t.server.request('GET', hint!)).statusCode, 200, hint);
-      assert.match((await t.server.request('GET', url)).body, /<link rel="modulepreload"[^>]*load-pdf/, 'pdf.js is fetched with the entry');
+      assert.match(
+        (await t.server.request('GET', url)).body,
+        /<link rel="modulepreload"[^>]*load-pdf/,
+        'pdf.js is fetched with the entry',
+      );
 
       t.server.clock.advance(15 * 60 + 1);
       assert.doesNotMatch((await t.server.request('GET', url)).body, /rel="preload"/);
@@ -72,11 +90,23 @@ for (const kind of DATABASES) {
 
     test('an embedded link: frame-ancestors is the allowed origin, and the page knows it', async () => {
       const admin = await t.server.login(t.account.email, t.account.password);
-      assert.equal((await t.server.request('PUT', `${LEGACY}/account/settings/`, { token: admin, json: { allowed_origins: [ORIGIN] } })).statusCode, 200);
+      assert.equal(
+        (
+          await t.server.request('PUT', `${LEGACY}/account/settings/`, {
+            token: admin,
+            json: { allowed_origins: [ORIGIN] },
+          })
+        ).statusCode,
+        200,
+      );
       const page = await t.server.request('GET', await link('embedded'));
       assert.equal(page.statusCode, 200);
       assert.equal(directives(String(page.headers['content-security-policy'])).get('frame-ancestors'), ORIGIN);
-      assert.equal(page.headers['x-frame-options'], undefined, 'X-Frame-Options cannot name an origin: CSP alone decides');
+      assert.equal(
+        page.headers['x-frame-options'],
+        undefined,
+        'X-Frame-Options cannot name an origin: CSP alone decides',
+      );
       assert.match(page.body, new RegExp(`<meta name="mohar-embed-origin" content="${ORIGIN}" />`));
     });
 
@@ -100,7 +130,11 @@ for (const kind of DATABASES) {
       assert.ok(zipped.rawPayload.length < plain.rawPayload.length / 2);
 
       // The worker is named in the lazily loaded pdf.js chunk, which the entry names.
-      const chunks = await Promise.all([...plain.body.matchAll(/(?:assets\/|\.\/)([\w.-]+\.js)/g)].map((m) => t.server.request('GET', `/sign/assets/${m[1]}`)));
+      const chunks = await Promise.all(
+        [...plain.body.matchAll(/(?:assets\/|\.\/)([\w.-]+\.js)/g)].map((m) =>
+          t.server.request('GET', `/sign/assets/${m[1]}`),
+        ),
+      );
       const worker = /assets\/(pdf\.worker[\w.-]*\.mjs)/.exec([plain.body, ...chunks.map((c) => c.body)].join('\n'));
       assert.ok(worker, 'the pdf.js worker is referenced as its own asset');
       const served = await t.server.request('GET', `/sign/assets/${worker[1]}`);
@@ -108,7 +142,9 @@ for (const kind of DATABASES) {
       assert.match(String(served.headers['content-type']), /^text\/javascript/);
 
       // pdf.js's decoders and standard fonts, under the versioned names the page gives pdf.js.
-      const { version } = JSON.parse(readFileSync(new URL('../../../node_modules/pdfjs-dist/package.json', import.meta.url), 'utf8')) as { version: string };
+      const { version } = JSON.parse(
+        readFileSync(new URL('../../../node_modules/pdfjs-dist/package.json', import.meta.url), 'utf8'),
+      ) as { version: string };
       const wasm = await t.server.request('GET', `/sign/assets/pdfjs-${version}/openjpeg.wasm`);
       assert.equal(wasm.statusCode, 200);
       assert.equal(wasm.headers['content-type'], 'application/wasm');
@@ -119,7 +155,14 @@ for (const kind of DATABASES) {
     });
 
     test('no way out of the assets folder; unknown assets are 404', async () => {
-      for (const url of ['/sign/assets/..%2F..%2Fpackage.json', '/sign/assets/.hidden', '/sign/assets/missing-abc123.js', '/sign/assets/pdfjs-1.2.3/../../../package.json', '/sign/assets/fonts/x.ttf', '/sign/assets/pdfjs-5.6.205/..%2F..%2F..%2Fpackage.json']) {
+      for (const url of [
+        '/sign/assets/..%2F..%2Fpackage.json',
+        '/sign/assets/.hidden',
+        '/sign/assets/missing-abc123.js',
+        '/sign/assets/pdfjs-1.2.3/../../../package.json',
+        '/sign/assets/fonts/x.ttf',
+        '/sign/assets/pdfjs-5.6.205/..%2F..%2F..%2Fpackage.json',
+      ]) {
         const response = await t.server.request('GET', url);
         assert.equal(response.statusCode, 404, url);
         assert.equal(response.json().code, 'route_not_found');
@@ -144,7 +187,10 @@ describe('signing page not built', () => {
 
     // Built later, while the server runs: served without a restart.
     mkdirSync(join(missing, 'assets'), { recursive: true });
-    writeFileSync(join(missing, 'index.html'), '<!doctype html><html><head><title>built</title></head><body></body></html>');
+    writeFileSync(
+      join(missing, 'index.html'),
+      '<!doctype html><html><head><title>built</title></head><body></body></html>',
+    );
     writeFileSync(join(missing, 'assets', 'index.js'), 'console.log(1)');
     const built = await app.inject({ method: 'GET', url: '/sign/short' });
     assert.equal(built.statusCode, 200);

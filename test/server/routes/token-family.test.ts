@@ -12,7 +12,7 @@ import { API, LEGACY, useTestServer } from '../../support/server.js';
 const CONSOLE = { 'x-mohar-console': '1' };
 
 function cookieValue(setCookie: string | string[] | undefined): string {
-  const match = /mohar_console=([^;]*)/.exec(Array.isArray(setCookie) ? setCookie.join('\n') : setCookie ?? '');
+  const match = /mohar_console=([^;]*)/.exec(Array.isArray(setCookie) ? setCookie.join('\n') : (setCookie ?? ''));
   assert.ok(match, 'a mohar_console cookie');
   return match[1]!;
 }
@@ -21,8 +21,10 @@ for (const kind of DATABASES) {
   describe(`refresh token families on ${kind}`, () => {
     const t = useTestServer(kind);
 
-    const login = (email: string, password: string) => t.server.request('POST', `${LEGACY}/auth/login/`, { json: { email, password } });
-    const refresh = (token: string) => t.server.request('POST', `${LEGACY}/auth/refresh/`, { json: { refresh_token: token } });
+    const login = (email: string, password: string) =>
+      t.server.request('POST', `${LEGACY}/auth/login/`, { json: { email, password } });
+    const refresh = (token: string) =>
+      t.server.request('POST', `${LEGACY}/auth/refresh/`, { json: { refresh_token: token } });
     const envelopes = (access: string) => t.server.request('GET', `${API}/envelopes`, { token: access });
 
     test('legacy refresh: replaying a rotated token revokes the whole family; other logins are untouched', async () => {
@@ -54,18 +56,27 @@ for (const kind of DATABASES) {
     });
 
     test('console session: a replayed cookie revokes the session that rotated from it', async () => {
-      const started = await t.server.request('POST', `${LEGACY}/auth/session/`, { headers: CONSOLE, json: { email: t.account.email, password: t.account.password } });
+      const started = await t.server.request('POST', `${LEGACY}/auth/session/`, {
+        headers: CONSOLE,
+        json: { email: t.account.email, password: t.account.password },
+      });
       assert.equal(started.statusCode, 200, started.body);
       const stolen = cookieValue(started.headers['set-cookie']);
-      const resumed = await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, { headers: { ...CONSOLE, cookie: `mohar_console=${stolen}` } });
+      const resumed = await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, {
+        headers: { ...CONSOLE, cookie: `mohar_console=${stolen}` },
+      });
       assert.equal(resumed.statusCode, 200, resumed.body);
       const current = cookieValue(resumed.headers['set-cookie']);
       const access = resumed.json().access_token as string;
 
-      const replay = await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, { headers: { ...CONSOLE, cookie: `mohar_console=${stolen}` } });
+      const replay = await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, {
+        headers: { ...CONSOLE, cookie: `mohar_console=${stolen}` },
+      });
       assert.equal(replay.statusCode, 401);
       assert.equal((await envelopes(access)).statusCode, 401, 'the live access token of the family is revoked');
-      const next = await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, { headers: { ...CONSOLE, cookie: `mohar_console=${current}` } });
+      const next = await t.server.request('POST', `${LEGACY}/auth/session/refresh/`, {
+        headers: { ...CONSOLE, cookie: `mohar_console=${current}` },
+      });
       assert.equal(next.statusCode, 401, 'the holder of the current cookie must log in again');
     });
 
@@ -79,7 +90,10 @@ for (const kind of DATABASES) {
       assert.equal(refused.json().code, 'account_suspended');
       const wrong = await login(account.email, 'not the password');
       assert.equal(wrong.statusCode, 401, 'a wrong password says nothing about the account');
-      const consoleLogin = await t.server.request('POST', `${LEGACY}/auth/session/`, { headers: CONSOLE, json: { email: account.email, password: account.password } });
+      const consoleLogin = await t.server.request('POST', `${LEGACY}/auth/session/`, {
+        headers: CONSOLE,
+        json: { email: account.email, password: account.password },
+      });
       assert.equal(consoleLogin.statusCode, 403);
       assert.equal(consoleLogin.json().code, 'account_suspended');
       const refreshed = await refresh(before.refresh_token);

@@ -16,13 +16,25 @@ import { startReceiver } from '../webhooks/receiver.js';
 
 const pdf = makePdf({ pages: 2 });
 
-async function createMock(server: TestServer, key: string, fields: Record<string, string> = {}, file: Uint8Array | null = pdf) {
+async function createMock(
+  server: TestServer,
+  key: string,
+  fields: Record<string, string> = {},
+  file: Uint8Array | null = pdf,
+) {
   const parts = [
     ...(file ? [{ field: 'file', filename: 'contract.pdf', bytes: file }] : []),
-    ...Object.entries({ signer_name: 'Asha Verma', signer_email: 'asha@example.com', ...fields }).map(([field, value]) => ({ field, bytes: Buffer.from(value) })),
+    ...Object.entries({ signer_name: 'Asha Verma', signer_email: 'asha@example.com', ...fields }).map(
+      ([field, value]) => ({ field, bytes: Buffer.from(value) }),
+    ),
   ];
   const { body, contentType } = multipartBody(parts);
-  return server.app.inject({ method: 'POST', url: `${API}/sandbox/mock-dsc/requests`, headers: { 'x-api-key': key, 'content-type': contentType }, payload: body });
+  return server.app.inject({
+    method: 'POST',
+    url: `${API}/sandbox/mock-dsc/requests`,
+    headers: { 'x-api-key': key, 'content-type': contentType },
+    payload: body,
+  });
 }
 
 const tokenOf = (signingUrl: string) => signingUrl.split('/sign/')[1]!;
@@ -65,10 +77,14 @@ for (const kind of DATABASES) {
       const hours = (Date.parse(request.expires_at) - t.server.clock.now().getTime()) / 3600_000;
       assert.ok(hours > 23.9 && hours <= 24, `the link lives 24 hours (${hours})`);
 
-      const before = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: testKey });
+      const before = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, {
+        key: testKey,
+      });
       assert.equal(before.json().status, 'pending');
       assert.equal(before.json().certificate, null);
-      const early = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}/download`, { key: testKey });
+      const early = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}/download`, {
+        key: testKey,
+      });
       assert.equal(early.statusCode, 409);
       assert.equal(early.json().code, 'signing_not_completed');
 
@@ -81,7 +97,9 @@ for (const kind of DATABASES) {
       assert.equal(signed.statusCode, 200, signed.body);
       assert.equal(signed.json().envelope_status, 'completed');
 
-      const after = (await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: testKey })).json();
+      const after = (
+        await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: testKey })
+      ).json();
       assert.equal(after.status, 'completed');
       assert.equal(after.external_id, 'mock-1');
       assert.match(after.certificate.subject, /Asha Verma \(TEST\)/);
@@ -89,18 +107,29 @@ for (const kind of DATABASES) {
       assert.match(after.certificate.subject, /TEST CERTIFICATE - not a legally trusted DSC/);
       assert.equal(after.certificate.subject, after.certificate.issuer, 'self-signed');
       // DSC trust: the sandbox's self-signed test certificate is recorded as such, never refused, never fetched for.
-      const act = await t.server.ctx.db.selectFrom('recipients').select('act_details').where('envelope_id', '=', request.envelope_id).where('status', '=', 'signed').executeTakeFirstOrThrow();
+      const act = await t.server.ctx.db
+        .selectFrom('recipients')
+        .select('act_details')
+        .where('envelope_id', '=', request.envelope_id)
+        .where('status', '=', 'signed')
+        .executeTakeFirstOrThrow();
       const details = JSON.parse(act.act_details!);
       assert.equal(details.trust, 'test_certificate');
       assert.equal(details.certificate_validation.chain_status, 'not_checked');
 
-      const download = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}/download`, { key: testKey });
+      const download = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}/download`, {
+        key: testKey,
+      });
       assert.equal(download.statusCode, 200);
       assert.equal(download.headers['content-type'], 'application/pdf');
       const final = download.rawPayload;
       assert.ok(final.subarray(0, pdf.length).equals(Buffer.from(pdf)), 'the uploaded bytes are an exact prefix');
       const poppler = pdfsigVerdicts(final);
-      assert.deepEqual(poppler.valid, [true, true], `the certification at send, then the test certificate's signature: ${poppler.output}`);
+      assert.deepEqual(
+        poppler.valid,
+        [true, true],
+        `the certification at send, then the test certificate's signature: ${poppler.output}`,
+      );
       assert.match(poppler.output, /Asha Verma \(TEST\)/);
       assert.doesNotMatch(poppler.output, /Certificate is Trusted/);
       assert.ok(qpdfCheck(final).ok, qpdfCheck(final).output);
@@ -108,17 +137,26 @@ for (const kind of DATABASES) {
       // The same envelope through the v1 API; no mail to anyone.
       const envelope = await t.server.request('GET', `${API}/envelopes/${request.envelope_id}`, { key: testKey });
       assert.equal(envelope.json().status, 'completed');
-      const mails = await t.server.ctx.db.selectFrom('outbox_mail').select('id').where('account_id', '=', accountId).execute();
+      const mails = await t.server.ctx.db
+        .selectFrom('outbox_mail')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .execute();
       assert.equal(mails.length, 0, 'a mock request mails nobody');
       // A used link cannot sign again.
-      assert.equal((await t.server.request('POST', `${API}/signing/${tokenOf(request.signing_url)}/mock-dsc`)).statusCode, 410);
+      assert.equal(
+        (await t.server.request('POST', `${API}/signing/${tokenOf(request.signing_url)}/mock-dsc`)).statusCode,
+        410,
+      );
     });
 
     test('another account sees 404; an ordinary DSC link cannot use the test certificate; the link expires after 24 hours', async () => {
       const owner = await t.server.newAccount({ testMode: true });
       const other = await t.server.newAccount({ testMode: true });
       const request = (await createMock(t.server, owner.testKey!)).json();
-      const foreign = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: other.testKey });
+      const foreign = await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, {
+        key: other.testKey,
+      });
       assert.equal(foreign.statusCode, 404);
       assert.equal(foreign.json().code, 'mock_request_not_found');
 
@@ -126,16 +164,24 @@ for (const kind of DATABASES) {
         recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }],
       });
       await sendDraft(t.server, owner.testKey!, draft);
-      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: owner.testKey, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+        key: owner.testKey,
+        json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+      });
       const ordinary = await t.server.request('POST', `${API}/signing/${tokenOf(session.json().signing_url)}/mock-dsc`);
       assert.equal(ordinary.statusCode, 403, ordinary.body);
       assert.equal(ordinary.json().code, 'mock_signing_not_enabled');
-      assert.equal((await t.server.request('GET', `${API}/signing/${tokenOf(session.json().signing_url)}`)).json().sandbox, false);
+      assert.equal(
+        (await t.server.request('GET', `${API}/signing/${tokenOf(session.json().signing_url)}`)).json().sandbox,
+        false,
+      );
 
       t.server.clock.advance(24 * 3600 + 60);
       const late = await t.server.request('POST', `${API}/signing/${tokenOf(request.signing_url)}/mock-dsc`);
       assert.equal(late.statusCode, 410, late.body);
-      const status = (await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: owner.testKey })).json();
+      const status = (
+        await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: owner.testKey })
+      ).json();
       assert.equal(status.status, 'expired');
     });
 
@@ -153,17 +199,30 @@ for (const kind of DATABASES) {
         await worker.deliverDue();
         assert.equal(receiver.received.length, 0, 'nothing before signing');
 
-        assert.equal((await t.server.request('POST', `${API}/signing/${tokenOf(request.signing_url)}/mock-dsc`)).statusCode, 200);
+        assert.equal(
+          (await t.server.request('POST', `${API}/signing/${tokenOf(request.signing_url)}/mock-dsc`)).statusCode,
+          200,
+        );
         await t.server.runJobs();
         await worker.deliverDue();
         await worker.deliverDue();
         assert.equal(receiver.received.length, 1);
         const got = receiver.received[0]!;
-        const verified = await verifyWebhook({ rawBody: got.rawBody, headers: got.headers, secrets: request.webhook_secret, now: t.server.clock.now() });
+        const verified = await verifyWebhook({
+          rawBody: got.rawBody,
+          headers: got.headers,
+          secrets: request.webhook_secret,
+          now: t.server.clock.now(),
+        });
         assert.ok(verified.ok, JSON.stringify(verified));
         assert.equal(verified.event.type, 'envelope.completed');
         assert.equal((verified.event.data.envelope as { id: string }).id, request.envelope_id);
-        const wrong = await verifyWebhook({ rawBody: got.rawBody, headers: got.headers, secrets: 'whsec_wrong', now: t.server.clock.now() });
+        const wrong = await verifyWebhook({
+          rawBody: got.rawBody,
+          headers: got.headers,
+          secrets: 'whsec_wrong',
+          now: t.server.clock.now(),
+        });
         assert.equal(wrong.ok, false);
       } finally {
         await receiver.close();

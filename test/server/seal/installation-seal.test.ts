@@ -19,7 +19,14 @@ import { makePdf } from '../../support/pdf-fixtures.js';
 import { opensslCmsVerify, pdfsigVerdicts, signedParts } from '../../support/validators.js';
 
 function configFor(database: TestDatabase, env: Record<string, string> = {}): Config {
-  return parseConfig({ MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), ...env }, '/');
+  return parseConfig(
+    {
+      MOHAR_DATA_DIR: database.dataDir,
+      ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}),
+      ...env,
+    },
+    '/',
+  );
 }
 
 function pem(der: Uint8Array): string {
@@ -28,7 +35,22 @@ function pem(der: Uint8Array): string {
 
 /** openssl's view of the certificate's extensions. */
 function opensslExtensions(der: Uint8Array): string {
-  return execFileSync('openssl', ['x509', '-inform', 'DER', '-noout', '-ext', 'basicConstraints,keyUsage,extendedKeyUsage', '-nameopt', 'RFC2253', '-subject', '-issuer'], { input: der, encoding: 'utf8' });
+  return execFileSync(
+    'openssl',
+    [
+      'x509',
+      '-inform',
+      'DER',
+      '-noout',
+      '-ext',
+      'basicConstraints,keyUsage,extendedKeyUsage',
+      '-nameopt',
+      'RFC2253',
+      '-subject',
+      '-issuer',
+    ],
+    { input: der, encoding: 'utf8' },
+  );
 }
 
 for (const kind of DATABASES) {
@@ -62,7 +84,11 @@ for (const kind of DATABASES) {
     test('two concurrent first loads (separate connections) make exactly one seal', async () => {
       const others = [0, 1, 2].map(() => connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
       try {
-        const seals = await Promise.all([storage, ...others].map(async (s) => loadInstallationSeal(s.db, await openSecretBox(config), { organization: 'Acme Seals' })));
+        const seals = await Promise.all(
+          [storage, ...others].map(async (s) =>
+            loadInstallationSeal(s.db, await openSecretBox(config), { organization: 'Acme Seals' }),
+          ),
+        );
         assert.equal(seals.filter((s) => s.created).length, 1, 'one instance created it');
         for (const seal of seals) {
           assert.deepEqual(seal.certificate, seals[0]!.certificate);
@@ -117,7 +143,10 @@ for (const kind of DATABASES) {
       assert.ok(Date.parse(leaf.validFrom) <= Date.now());
 
       writeFileSync(join(work, 'ca.pem'), pem(seal.chain[0]!));
-      const verify = execFileSync('openssl', ['verify', '-x509_strict', '-CAfile', join(work, 'ca.pem')], { input: pem(seal.certificate), encoding: 'utf8' });
+      const verify = execFileSync('openssl', ['verify', '-x509_strict', '-CAfile', join(work, 'ca.pem')], {
+        input: pem(seal.certificate),
+        encoding: 'utf8',
+      });
       assert.match(verify, /OK/);
     });
 
@@ -129,7 +158,9 @@ for (const kind of DATABASES) {
       const scalar = Buffer.from(key.export({ format: 'jwk' }).d!, 'base64url');
       assert.equal(scalar.length, 32);
       const text = JSON.stringify(row);
-      for (const encoding of ['base64', 'base64url', 'hex'] as const) assert.ok(!text.includes(pkcs8.toString(encoding)), `PKCS#8 (${encoding}) not in the row`);
+      for (const encoding of ['base64', 'base64url', 'hex'] as const) {
+        assert.ok(!text.includes(pkcs8.toString(encoding)), `PKCS#8 (${encoding}) not in the row`);
+      }
       assert.ok(!text.toLowerCase().includes(scalar.toString('hex')), 'private scalar (hex) not in the row');
       assert.ok(!/PRIVATE KEY/.test(text));
       assert.match(row.private_key, /^v1\./);
@@ -149,7 +180,12 @@ for (const kind of DATABASES) {
     test('a PDF sealed with signPades B-B verifies with pdfsig and with openssl cms against the installation CA', async () => {
       const seal = await loadSealSigner(ctx);
       const signingTime = new Date();
-      const signed = await signPades(makePdf({ pages: 2 }), seal, { level: 'B-B', field: { invisible: true }, signingTime, reason: 'Sealed by Mohar' });
+      const signed = await signPades(makePdf({ pages: 2 }), seal, {
+        level: 'B-B',
+        field: { invisible: true },
+        signingTime,
+        reason: 'Sealed by Mohar',
+      });
       const poppler = pdfsigVerdicts(signed.bytes);
       assert.deepEqual(poppler.valid, [true], poppler.output);
       // NSS has no trust anchor for the installation CA, and that is its only complaint about the certificate.
@@ -161,20 +197,46 @@ for (const kind of DATABASES) {
       const verdict = opensslCmsVerify(cms, data, join(work, 'installation-ca.pem'));
       assert.ok(verdict.ok, verdict.output);
       // A CA that is not the installation's does not vouch for it.
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=Some Other CA', '-keyout', join(work, 'other.key'), '-out', join(work, 'other-ca.pem'), '-days', '30'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-subj',
+          '/CN=Some Other CA',
+          '-keyout',
+          join(work, 'other.key'),
+          '-out',
+          join(work, 'other-ca.pem'),
+          '-days',
+          '30',
+        ],
+        { stdio: 'ignore' },
+      );
       assert.equal(opensslCmsVerify(cms, data, join(work, 'other-ca.pem')).ok, false);
     });
 
     test('another secret key cannot open the seal, and no second seal is made', async () => {
       const wrong: SealContext = { ...ctx, config: configFor(database, { MOHAR_SECRET_KEY: 'x'.repeat(40) }) };
-      await assert.rejects(loadSealSigner(wrong), (e: unknown) => isMoharError(e, 'seal_key_unreadable') && /another secret key/.test((e as Error).message));
+      await assert.rejects(
+        loadSealSigner(wrong),
+        (e: unknown) => isMoharError(e, 'seal_key_unreadable') && /another secret key/.test((e as Error).message),
+      );
       const rows = await storage.db.selectFrom('seal_keys').select('id').execute();
       assert.equal(rows.length, 1);
     });
 
     test('an expired seal is refused with seal_expired; sealSource checks validity on every call', async () => {
       const later: SealContext = { ...ctx, now: () => new Date(Date.now() + 4 * 365 * 24 * 3600 * 1000) };
-      await assert.rejects(loadSealSigner(later), (e: unknown) => isMoharError(e, 'seal_expired') && /Mohar document seal/.test((e as Error).message));
+      await assert.rejects(
+        loadSealSigner(later),
+        (e: unknown) => isMoharError(e, 'seal_expired') && /Mohar document seal/.test((e as Error).message),
+      );
       let now = new Date();
       const source = sealSource({ ...ctx, now: () => now });
       const signer = await source();
@@ -202,9 +264,16 @@ describe('installation seal with MOHAR_SECRET_KEY', () => {
     const config = configFor(database, { MOHAR_SECRET_KEY: 'k'.repeat(44) });
     const first = await loadSealSigner({ db: storage.db, config, now: () => new Date() });
     assert.ok(!existsSync(join(database.dataDir, 'secret.key')));
-    const again = await loadSealSigner({ db: storage.db, config: configFor(database, { MOHAR_SECRET_KEY: 'k'.repeat(44) }), now: () => new Date() });
+    const again = await loadSealSigner({
+      db: storage.db,
+      config: configFor(database, { MOHAR_SECRET_KEY: 'k'.repeat(44) }),
+      now: () => new Date(),
+    });
     assert.deepEqual(again.certificate, first.certificate);
     // The generated key file of a server started without the setting is another key.
-    await assert.rejects(loadSealSigner({ db: storage.db, config: configFor(database), now: () => new Date() }), (e: unknown) => isMoharError(e, 'seal_key_unreadable'));
+    await assert.rejects(
+      loadSealSigner({ db: storage.db, config: configFor(database), now: () => new Date() }),
+      (e: unknown) => isMoharError(e, 'seal_key_unreadable'),
+    );
   });
 });

@@ -20,11 +20,73 @@ const PASSPHRASE = 'seal-passphrase-42';
 /** A CA and a seal certificate issued by it, exported as a PKCS#12 (OpenSSL 3 defaults) with the CA inside. */
 function makePkcs12(dir: string): { p12Path: string; certDer: Buffer; caPath: string } {
   const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/O=Acme/CN=Acme Test CA', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  run('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-subj', '/O=Acme/CN=Acme Document Seal', '-keyout', 'seal.key', '-out', 'seal.csr');
-  writeFileSync(join(dir, 'seal.ext'), 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
-  run('x509', '-req', '-in', 'seal.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-extfile', 'seal.ext', '-out', 'seal.pem');
-  run('pkcs12', '-export', '-inkey', 'seal.key', '-in', 'seal.pem', '-certfile', 'ca.pem', '-passout', `pass:${PASSPHRASE}`, '-out', 'seal.p12');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/O=Acme/CN=Acme Test CA',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '30',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  run(
+    'req',
+    '-new',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/O=Acme/CN=Acme Document Seal',
+    '-keyout',
+    'seal.key',
+    '-out',
+    'seal.csr',
+  );
+  writeFileSync(
+    join(dir, 'seal.ext'),
+    'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n',
+  );
+  run(
+    'x509',
+    '-req',
+    '-in',
+    'seal.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '30',
+    '-extfile',
+    'seal.ext',
+    '-out',
+    'seal.pem',
+  );
+  run(
+    'pkcs12',
+    '-export',
+    '-inkey',
+    'seal.key',
+    '-in',
+    'seal.pem',
+    '-certfile',
+    'ca.pem',
+    '-passout',
+    `pass:${PASSPHRASE}`,
+    '-out',
+    'seal.p12',
+  );
   run('x509', '-in', 'seal.pem', '-outform', 'DER', '-out', 'seal.der');
   return { p12Path: join(dir, 'seal.p12'), certDer: readFileSync(join(dir, 'seal.der')), caPath: join(dir, 'ca.pem') };
 }
@@ -37,7 +99,14 @@ for (const kind of DATABASES) {
     let p12: ReturnType<typeof makePkcs12>;
 
     const contextWith = (env: Record<string, string>): SealContext => {
-      const config: Config = parseConfig({ MOHAR_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}), ...env }, dir);
+      const config: Config = parseConfig(
+        {
+          MOHAR_DATA_DIR: database.dataDir,
+          ...(database.databaseUrl ? { MOHAR_DATABASE_URL: database.databaseUrl } : {}),
+          ...env,
+        },
+        dir,
+      );
       return { db: storage.db, config, now: () => new Date() };
     };
 
@@ -55,13 +124,19 @@ for (const kind of DATABASES) {
     });
 
     test('the PKCS#12 takes precedence: its certificate signs, and no installation seal is made', async () => {
-      const signer = await loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'seal.p12', MOHAR_SEAL_P12_PASSPHRASE: PASSPHRASE }));
+      const signer = await loadSealSigner(
+        contextWith({ MOHAR_SEAL_P12: 'seal.p12', MOHAR_SEAL_P12_PASSPHRASE: PASSPHRASE }),
+      );
       assert.deepEqual(Buffer.from(signer.certificate), p12.certDer);
       assert.equal(signer.keyType, 'RSA');
       assert.equal(signer.chain.length, 1, 'the CA from the file is the chain');
       assert.equal((await storage.db.selectFrom('seal_keys').select('id').execute()).length, 0);
 
-      const signed = await signPades(makePdf(), signer, { level: 'B-B', field: { invisible: true }, signingTime: new Date() });
+      const signed = await signPades(makePdf(), signer, {
+        level: 'B-B',
+        field: { invisible: true },
+        signingTime: new Date(),
+      });
       const poppler = pdfsigVerdicts(signed.bytes);
       assert.deepEqual(poppler.valid, [true], poppler.output);
       const { data, cms } = signedParts(signed.bytes, verifyPdf(signed.bytes).signatures[0]!.byteRange);
@@ -70,23 +145,36 @@ for (const kind of DATABASES) {
     });
 
     test('a wrong passphrase is seal_key_unreadable naming the file', async () => {
-      await assert.rejects(loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'seal.p12', MOHAR_SEAL_P12_PASSPHRASE: 'not it' })), (e: unknown) => {
-        assert.ok(isMoharError(e, 'seal_key_unreadable'), String(e));
-        assert.ok((e as Error).message.includes(p12.p12Path), (e as Error).message);
-        assert.match((e as Error).message, /wrong passphrase\?/);
-        return true;
-      });
-      await assert.rejects(loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'seal.p12' })), (e: unknown) => isMoharError(e, 'seal_key_unreadable'), 'no passphrase given');
+      await assert.rejects(
+        loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'seal.p12', MOHAR_SEAL_P12_PASSPHRASE: 'not it' })),
+        (e: unknown) => {
+          assert.ok(isMoharError(e, 'seal_key_unreadable'), String(e));
+          assert.ok((e as Error).message.includes(p12.p12Path), (e as Error).message);
+          assert.match((e as Error).message, /wrong passphrase\?/);
+          return true;
+        },
+      );
+      await assert.rejects(
+        loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'seal.p12' })),
+        (e: unknown) => isMoharError(e, 'seal_key_unreadable'),
+        'no passphrase given',
+      );
     });
 
     test('a missing or unreadable file is seal_key_unreadable naming the file', async () => {
-      await assert.rejects(loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'missing.p12', MOHAR_SEAL_P12_PASSPHRASE: PASSPHRASE })), (e: unknown) => {
-        assert.ok(isMoharError(e, 'seal_key_unreadable'), String(e));
-        assert.ok((e as Error).message.includes(join(dir, 'missing.p12')), (e as Error).message);
-        return true;
-      });
+      await assert.rejects(
+        loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'missing.p12', MOHAR_SEAL_P12_PASSPHRASE: PASSPHRASE })),
+        (e: unknown) => {
+          assert.ok(isMoharError(e, 'seal_key_unreadable'), String(e));
+          assert.ok((e as Error).message.includes(join(dir, 'missing.p12')), (e as Error).message);
+          return true;
+        },
+      );
       writeFileSync(join(dir, 'garbage.p12'), 'not a PKCS#12 file');
-      await assert.rejects(loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'garbage.p12', MOHAR_SEAL_P12_PASSPHRASE: PASSPHRASE })), (e: unknown) => isMoharError(e, 'seal_key_unreadable') && (e as Error).message.includes('garbage.p12'));
+      await assert.rejects(
+        loadSealSigner(contextWith({ MOHAR_SEAL_P12: 'garbage.p12', MOHAR_SEAL_P12_PASSPHRASE: PASSPHRASE })),
+        (e: unknown) => isMoharError(e, 'seal_key_unreadable') && (e as Error).message.includes('garbage.p12'),
+      );
     });
 
     test('sealSource loads once; a failed load is retried on the next call', async () => {
@@ -102,7 +190,10 @@ for (const kind of DATABASES) {
 
     test('an expired PKCS#12 certificate is seal_expired', async () => {
       const ctx = contextWith({ MOHAR_SEAL_P12: 'seal.p12', MOHAR_SEAL_P12_PASSPHRASE: PASSPHRASE });
-      await assert.rejects(loadSealSigner({ ...ctx, now: () => new Date(Date.now() + 60 * 24 * 3600 * 1000) }), (e: unknown) => isMoharError(e, 'seal_expired') && (e as Error).message.includes('seal.p12'));
+      await assert.rejects(
+        loadSealSigner({ ...ctx, now: () => new Date(Date.now() + 60 * 24 * 3600 * 1000) }),
+        (e: unknown) => isMoharError(e, 'seal_expired') && (e as Error).message.includes('seal.p12'),
+      );
     });
   });
 }

@@ -63,7 +63,9 @@ describe('secret box', () => {
   test('tampered ciphertext, tag, IV or context fail authentication', async () => {
     const box = await openSecretBox({ secretKey: KEY_A, dataDir: dir });
     const sealed = box.seal('a private key, say', 'seal_keys:1');
-    for (const part of [2, 3, 4]) assert.throws(() => box.open(flip(sealed, part), 'seal_keys:1'), unreadable(/failed authentication|malformed/));
+    for (const part of [2, 3, 4]) {
+      assert.throws(() => box.open(flip(sealed, part), 'seal_keys:1'), unreadable(/failed authentication|malformed/));
+    }
     assert.throws(() => box.open(sealed, 'seal_keys:2'), unreadable(/failed authentication/), 'moved to another row');
     assert.throws(() => box.open(sealed.slice(0, -4), 'seal_keys:1'), unreadable(/failed authentication/), 'truncated');
     assert.throws(() => box.open('v2.' + sealed.slice(3), 'seal_keys:1'), unreadable(/not in a known format/));
@@ -93,24 +95,34 @@ describe('secret box', () => {
     assert.deepEqual(await readdir(dataDir), [SECRET_KEY_FILE]);
   });
 
-  test('a key file readable by others (0644) is refused, with the fix in the message', { skip: !posix && 'POSIX modes only' }, async () => {
-    const dataDir = join(dir, 'loose');
-    await openSecretBox({ secretKey: undefined, dataDir });
-    const path = join(dataDir, SECRET_KEY_FILE);
-    await chmod(path, 0o644);
-    await assert.rejects(openSecretBox({ secretKey: undefined, dataDir }), unreadable(new RegExp(`${SECRET_KEY_FILE} has mode 0644.*chmod 600`)));
-    await chmod(path, 0o640);
-    await assert.rejects(openSecretBox({ secretKey: undefined, dataDir }), unreadable(/mode 0640/));
-    await chmod(path, 0o400);
-    await openSecretBox({ secretKey: undefined, dataDir });
-  });
+  test(
+    'a key file readable by others (0644) is refused, with the fix in the message',
+    { skip: !posix && 'POSIX modes only' },
+    async () => {
+      const dataDir = join(dir, 'loose');
+      await openSecretBox({ secretKey: undefined, dataDir });
+      const path = join(dataDir, SECRET_KEY_FILE);
+      await chmod(path, 0o644);
+      await assert.rejects(
+        openSecretBox({ secretKey: undefined, dataDir }),
+        unreadable(new RegExp(`${SECRET_KEY_FILE} has mode 0644.*chmod 600`)),
+      );
+      await chmod(path, 0o640);
+      await assert.rejects(openSecretBox({ secretKey: undefined, dataDir }), unreadable(/mode 0640/));
+      await chmod(path, 0o400);
+      await openSecretBox({ secretKey: undefined, dataDir });
+    },
+  );
 
   test('a key file of the wrong size is refused, not replaced', async () => {
     const dataDir = join(dir, 'short');
     await openSecretBox({ secretKey: undefined, dataDir });
     const path = join(dataDir, SECRET_KEY_FILE);
     await writeFile(path, Buffer.alloc(16, 1), { mode: 0o600 });
-    await assert.rejects(openSecretBox({ secretKey: undefined, dataDir }), unreadable(/exactly 32 bytes \(it holds 16\)/));
+    await assert.rejects(
+      openSecretBox({ secretKey: undefined, dataDir }),
+      unreadable(/exactly 32 bytes \(it holds 16\)/),
+    );
     assert.equal((await stat(path)).size, 16);
   });
 });

@@ -17,7 +17,8 @@ for (const kind of DATABASES) {
       database = await createTestDatabase(kind);
       storage = connectStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
       await migrateToLatest(storage.db);
-      blobs = kind === 'postgres' ? new DatabaseBlobStore(storage.db) : new FileBlobStore(join(database.dataDir, 'blobs'));
+      blobs =
+        kind === 'postgres' ? new DatabaseBlobStore(storage.db) : new FileBlobStore(join(database.dataDir, 'blobs'));
     });
     after(async () => {
       await storage.close();

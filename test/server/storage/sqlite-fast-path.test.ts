@@ -32,7 +32,18 @@ describe('SQLite fast path', () => {
     fast = storage.sqlite;
     observer = new BetterSqlite3(join(database.dataDir, 'mohar.sqlite'), { readonly: true });
     accountId = randomUUID();
-    await storage.db.insertInto('accounts').values({ id: accountId, name: 'Fast', test_mode: 0, suspended: 0, monthly_call_limit: null, settings: '{}', created_at: AT }).execute();
+    await storage.db
+      .insertInto('accounts')
+      .values({
+        id: accountId,
+        name: 'Fast',
+        test_mode: 0,
+        suspended: 0,
+        monthly_call_limit: null,
+        settings: '{}',
+        created_at: AT,
+      })
+      .execute();
   });
   after(async () => {
     observer?.close();
@@ -54,25 +65,37 @@ describe('SQLite fast path', () => {
     created_at: AT,
     updated_at: AT,
   });
-  const committed = (id: string): boolean => observer.prepare('select 1 from envelopes where id = ?').get(id) !== undefined;
-  const visible = async (id: string): Promise<boolean> => (await storage.db.selectFrom('envelopes').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  const committed = (id: string): boolean =>
+    observer.prepare('select 1 from envelopes where id = ?').get(id) !== undefined;
+  const visible = async (id: string): Promise<boolean> =>
+    (await storage.db.selectFrom('envelopes').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 
   test('writes queued in one turn share one commit, and each is acknowledged only after that commit', async () => {
     const before = { ...fast.stats };
     const rows = Array.from({ length: 20 }, () => envelope());
     const seenAtAcknowledgement: boolean[] = [];
     const writes = rows.map((row) =>
-      fast.write(() => {
-        fast.insert('envelopes', row);
-        return row.id;
-      }).then((id) => {
-        seenAtAcknowledgement.push(committed(id));
-        return id;
-      }),
+      fast
+        .write(() => {
+          fast.insert('envelopes', row);
+          return row.id;
+        })
+        .then((id) => {
+          seenAtAcknowledgement.push(committed(id));
+          return id;
+        }),
     );
     assert.equal(committed(rows[0]!.id), false, 'nothing is written before the batch runs');
-    assert.deepEqual(await Promise.all(writes), rows.map((r) => r.id), 'each write resolves to its own result');
-    assert.deepEqual(seenAtAcknowledgement, rows.map(() => true), 'every row was visible to another connection when its write was acknowledged');
+    assert.deepEqual(
+      await Promise.all(writes),
+      rows.map((r) => r.id),
+      'each write resolves to its own result',
+    );
+    assert.deepEqual(
+      seenAtAcknowledgement,
+      rows.map(() => true),
+      'every row was visible to another connection when its write was acknowledged',
+    );
     assert.equal(fast.stats.commits - before.commits, 1);
     assert.equal(fast.stats.writes - before.writes, 20);
   });
@@ -88,10 +111,24 @@ describe('SQLite fast path', () => {
       }),
       fast.write(() => fast.insert('envelopes', c)),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
-    assert.equal(((results[1] as PromiseRejectedResult).reason as { code?: string }).code, 'SQLITE_CONSTRAINT_PRIMARYKEY');
-    assert.deepEqual([committed(a.id), committed(b.id), committed(c.id)], [true, false, true], "the failed write's first insert is undone too");
-    assert.deepEqual([fast.stats.commits - before.commits, fast.stats.restarts - before.restarts], [1, 1], 'one commit, after one round run again');
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.equal(
+      ((results[1] as PromiseRejectedResult).reason as { code?: string }).code,
+      'SQLITE_CONSTRAINT_PRIMARYKEY',
+    );
+    assert.deepEqual(
+      [committed(a.id), committed(b.id), committed(c.id)],
+      [true, false, true],
+      "the failed write's first insert is undone too",
+    );
+    assert.deepEqual(
+      [fast.stats.commits - before.commits, fast.stats.restarts - before.restarts],
+      [1, 1],
+      'one commit, after one round run again',
+    );
   });
 
   test('after a first failure the batch continues with a savepoint per write, so more failures cost no more rounds', async () => {
@@ -106,10 +143,22 @@ describe('SQLite fast path', () => {
         }),
       ),
     );
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
-    assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : null)), [0, null, 2, null, 4]);
-    assert.deepEqual(rows.map((r) => committed(r.id)), [true, false, true, false, true]);
-    assert.deepEqual([fast.stats.commits - before.commits, fast.stats.restarts - before.restarts, fast.stats.writes - before.writes], [1, 1, 3]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : null)),
+      [0, null, 2, null, 4],
+    );
+    assert.deepEqual(
+      rows.map((r) => committed(r.id)),
+      [true, false, true, false, true],
+    );
+    assert.deepEqual(
+      [fast.stats.commits - before.commits, fast.stats.restarts - before.restarts, fast.stats.writes - before.writes],
+      [1, 1, 3],
+    );
   });
 
   test('work that is not synchronous is refused (it could not run inside the shared transaction)', async () => {
@@ -118,18 +167,26 @@ describe('SQLite fast path', () => {
       fast.write(async () => fast.insert('envelopes', a)),
       fast.write(() => fast.insert('envelopes', b)),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'fulfilled'],
+    );
     assert.match(String((results[0] as PromiseRejectedResult).reason), /must be synchronous/);
     assert.deepEqual([committed(a.id), committed(b.id)], [false, true]);
   });
 
   test('a write whose failure ends the whole transaction is rejected alone; the others are written again and committed', async () => {
     // RAISE(ROLLBACK) ends the transaction, as SQLite may do on a full disk or an I/O error.
-    await sql`CREATE TRIGGER fast_path_test_rollback BEFORE INSERT ON envelopes WHEN NEW.title = 'roll everything back' BEGIN SELECT RAISE(ROLLBACK, 'the whole transaction is gone'); END`.execute(storage.db);
+    await sql`CREATE TRIGGER fast_path_test_rollback BEFORE INSERT ON envelopes WHEN NEW.title = 'roll everything back' BEGIN SELECT RAISE(ROLLBACK, 'the whole transaction is gone'); END`.execute(
+      storage.db,
+    );
     try {
       const [a, b, c] = [envelope(), envelope('roll everything back'), envelope()];
       const results = await Promise.allSettled([a, b, c].map((row) => fast.write(() => fast.insert('envelopes', row))));
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       assert.match(String((results[1] as PromiseRejectedResult).reason), /the whole transaction is gone/);
       assert.deepEqual([committed(a.id), committed(b.id), committed(c.id)], [true, false, true]);
     } finally {
@@ -144,12 +201,28 @@ describe('SQLite fast path', () => {
       fast.write(() => {
         // A deferred foreign key is only checked by COMMIT, so this makes the commit itself fail.
         fast.run(sql`PRAGMA defer_foreign_keys = ON`.compile(storage.db));
-        fast.insert('recipients', { id: randomUUID(), envelope_id: randomUUID(), name: 'Nobody', email: 'n@example.com', role: 'signer', signature_method: 'electronic', sequence: 1, status: 'created', position: 1, created_at: AT });
+        fast.insert('recipients', {
+          id: randomUUID(),
+          envelope_id: randomUUID(),
+          name: 'Nobody',
+          email: 'n@example.com',
+          role: 'signer',
+          signature_method: 'electronic',
+          sequence: 1,
+          status: 'created',
+          position: 1,
+          created_at: AT,
+        });
         fast.insert('envelopes', b);
       }),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
-    for (const r of results) assert.equal(((r as PromiseRejectedResult).reason as { code?: string }).code, 'SQLITE_CONSTRAINT_FOREIGNKEY');
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
+    for (const r of results) {
+      assert.equal(((r as PromiseRejectedResult).reason as { code?: string }).code, 'SQLITE_CONSTRAINT_FOREIGNKEY');
+    }
     assert.deepEqual([committed(a.id), committed(b.id)], [false, false]);
     // The connection is usable afterwards.
     const c = envelope();
@@ -187,7 +260,8 @@ describe('SQLite fast path', () => {
   });
 
   test('the connection keeps savepoint journals in memory and checkpoints every 4000 WAL pages', async () => {
-    const pragma = async (name: string) => Object.values((await sql.raw(`PRAGMA ${name}`).execute(storage.db)).rows[0] as object)[0] as unknown;
+    const pragma = async (name: string) =>
+      Object.values((await sql.raw(`PRAGMA ${name}`).execute(storage.db)).rows[0] as object)[0] as unknown;
     assert.equal(await pragma('temp_store'), 2, 'MEMORY');
     assert.equal(await pragma('wal_autocheckpoint'), 4000);
     assert.equal(await pragma('journal_mode'), 'wal');
@@ -196,7 +270,11 @@ describe('SQLite fast path', () => {
   test('insert runs the SQL Kysely compiles for the same row', async () => {
     const row = envelope();
     await fast.write(() => fast.insert('envelopes', row));
-    const stored = await storage.db.selectFrom('envelopes').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    const stored = await storage.db
+      .selectFrom('envelopes')
+      .selectAll()
+      .where('id', '=', row.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(Object.fromEntries(Object.keys(row).map((k) => [k, stored[k as keyof typeof stored]])), row);
     assert.equal(stored.events_seq, 0, 'columns left out take their defaults');
     // Another column list for the same table (undefined members are left out, as Kysely does), then the first again.
@@ -206,7 +284,11 @@ describe('SQLite fast path', () => {
       fast.insert('envelopes', partial);
       fast.insert('envelopes', again);
     });
-    const rows = await storage.db.selectFrom('envelopes').select(['id', 'message', 'events_seq', 'title']).where('id', 'in', [partial.id, again.id]).execute();
+    const rows = await storage.db
+      .selectFrom('envelopes')
+      .select(['id', 'message', 'events_seq', 'title'])
+      .where('id', 'in', [partial.id, again.id])
+      .execute();
     assert.deepEqual(
       new Map(rows.map((r) => [r.id, r])),
       new Map([

@@ -6,8 +6,25 @@ import { API, useTestServer } from '../../support/server.js';
 import { createSaleTemplate, instantiate, PEOPLE } from './helpers.js';
 
 async function counts(db: ReturnType<typeof useTestServer>['server']['ctx']['db']) {
-  const count = async (table: 'templates' | 'template_versions' | 'template_audit' | 'envelopes' | 'events' | 'idempotency_keys') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-  return { templates: await count('templates'), versions: await count('template_versions'), audit: await count('template_audit'), envelopes: await count('envelopes'), events: await count('events'), keys: await count('idempotency_keys') };
+  const count = async (
+    table: 'templates' | 'template_versions' | 'template_audit' | 'envelopes' | 'events' | 'idempotency_keys',
+  ) =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return {
+    templates: await count('templates'),
+    versions: await count('template_versions'),
+    audit: await count('template_audit'),
+    envelopes: await count('envelopes'),
+    events: await count('events'),
+    keys: await count('idempotency_keys'),
+  };
 }
 
 for (const kind of DATABASES) {
@@ -30,15 +47,29 @@ for (const kind of DATABASES) {
         ['POST', `/templates/${id}/instantiate`, { recipients: PEOPLE }, { 'idempotency-key': 'stranger-1' }],
       ];
       for (const [method, path, json, headers] of calls) {
-        const response = await t.server.request(method, `${API}${path}`, { key: stranger.key, ...(json === undefined ? {} : { json }), ...(headers ? { headers } : {}) });
+        const response = await t.server.request(method, `${API}${path}`, {
+          key: stranger.key,
+          ...(json === undefined ? {} : { json }),
+          ...(headers ? { headers } : {}),
+        });
         assert.equal(response.statusCode, 404, `${method} ${path}: ${response.body}`);
         assert.equal(response.json().code, 'template_not_found', `${method} ${path}`);
       }
-      assert.deepEqual((await t.server.request('GET', `${API}/templates?archived=all`, { key: stranger.key })).json().templates, [], 'the list shows only the account\'s own');
-      const fromOthers = await t.server.request('POST', `${API}/templates`, { key: stranger.key, json: { source_envelope_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f' } });
+      assert.deepEqual(
+        (await t.server.request('GET', `${API}/templates?archived=all`, { key: stranger.key })).json().templates,
+        [],
+        "the list shows only the account's own",
+      );
+      const fromOthers = await t.server.request('POST', `${API}/templates`, {
+        key: stranger.key,
+        json: { source_envelope_id: '0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f' },
+      });
       assert.equal(fromOthers.json().code, 'envelope_not_found');
       assert.deepEqual(await counts(t.server.ctx.db), before, 'no rows written by the refused calls');
-      assert.deepEqual((await t.server.request('GET', `${API}/templates/${id}`, { key: t.account.key })).json(), snapshot);
+      assert.deepEqual(
+        (await t.server.request('GET', `${API}/templates/${id}`, { key: t.account.key })).json(),
+        snapshot,
+      );
       const noKey = await t.server.request('GET', `${API}/templates/${id}`);
       assert.equal(noKey.statusCode, 401);
     });
@@ -46,17 +77,31 @@ for (const kind of DATABASES) {
     test('20 concurrent instantiations with one Idempotency-Key create one envelope', async () => {
       const { id } = await createSaleTemplate(t.server, t.account.key);
       const before = await counts(t.server.ctx.db);
-      const responses = await Promise.all(Array.from({ length: 20 }, () => instantiate(t.server, t.account.key, id, { recipients: PEOPLE, title: 'Once' }, `once-${kind}`)));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          instantiate(t.server, t.account.key, id, { recipients: PEOPLE, title: 'Once' }, `once-${kind}`),
+        ),
+      );
       // The key is stored with the draft, in its commit: the losers of the race answer from the winner's row.
       for (const r of responses) assert.equal(r.statusCode, 201, r.body);
       const created = responses;
       assert.equal(new Set(created.map((r) => r.json().id)).size, 1, 'every 201 is the same envelope');
-      assert.equal(responses.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 19, 'one made it, 19 replayed it');
+      assert.equal(
+        responses.filter((r) => r.headers['idempotent-replayed'] === 'true').length,
+        19,
+        'one made it, 19 replayed it',
+      );
       const after = await counts(t.server.ctx.db);
       assert.equal(after.envelopes - before.envelopes, 1);
       assert.equal(after.events - before.events, 1, 'one envelope.created');
       assert.equal(after.keys - before.keys, 1);
-      const replay = await instantiate(t.server, t.account.key, id, { recipients: PEOPLE, title: 'Once' }, `once-${kind}`);
+      const replay = await instantiate(
+        t.server,
+        t.account.key,
+        id,
+        { recipients: PEOPLE, title: 'Once' },
+        `once-${kind}`,
+      );
       assert.equal(replay.json().id, created[0]!.json().id);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
     });

@@ -13,7 +13,17 @@ export const ROLES = [
 export const FIELDS = [
   { role_key: 'seller', field_type: 1, page_number: 2, x: 72, y: 600, width: 180, height: 50 },
   { role_key: 'buyer', field_type: 1, page_number: 2, x: 300, y: 600, width: 180, height: 50 },
-  { field_key: 'price', role_key: 'buyer', field_type: 10, page_number: 1, x: 300, y: 200, width: 120, height: 20, label: 'Price' },
+  {
+    field_key: 'price',
+    role_key: 'buyer',
+    field_type: 10,
+    page_number: 1,
+    x: 300,
+    y: 200,
+    width: 120,
+    height: 20,
+    label: 'Price',
+  },
 ];
 
 export interface Part {
@@ -24,9 +34,26 @@ export interface Part {
 }
 
 /** A multipart request with several parts (server.request sends one file only). */
-export function multipart(server: TestServer, method: 'POST' | 'PATCH', url: string, key: string, parts: Part[], headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  const body = multipartBody(parts.map((p) => ({ ...p, ...(p.filename === undefined && p.contentType === undefined ? {} : { filename: p.filename ?? 'file.pdf' }) })));
-  return server.app.inject({ method, url, headers: { 'x-api-key': key, 'content-type': body.contentType, ...headers }, payload: body.body });
+export function multipart(
+  server: TestServer,
+  method: 'POST' | 'PATCH',
+  url: string,
+  key: string,
+  parts: Part[],
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  const body = multipartBody(
+    parts.map((p) => ({
+      ...p,
+      ...(p.filename === undefined && p.contentType === undefined ? {} : { filename: p.filename ?? 'file.pdf' }),
+    })),
+  );
+  return server.app.inject({
+    method,
+    url,
+    headers: { 'x-api-key': key, 'content-type': body.contentType, ...headers },
+    payload: body.body,
+  });
 }
 
 export function jsonPart(field: string, value: unknown): Part {
@@ -35,14 +62,28 @@ export function jsonPart(field: string, value: unknown): Part {
 
 export interface Created {
   id: string;
-  body: Record<string, unknown> & { version: number; documents: { document_id: string; sha256: string; fields: unknown[] }[] };
+  body: Record<string, unknown> & {
+    version: number;
+    documents: { document_id: string; sha256: string; fields: unknown[] }[];
+  };
   pdf: Buffer;
 }
 
 /** A two-page sale agreement with seller, buyer (signers) and a witness (cc). */
-export async function createSaleTemplate(server: TestServer, key: string, name = 'Sale agreement', pdf = makePdf({ pages: 2 })): Promise<Created> {
+export async function createSaleTemplate(
+  server: TestServer,
+  key: string,
+  name = 'Sale agreement',
+  pdf = makePdf({ pages: 2 }),
+): Promise<Created> {
   const response = await multipart(server, 'POST', `${API}/templates`, key, [
-    jsonPart('template', { name, description: 'Standard sale', settings: { message: 'Please sign', expire_in_days: 14 }, roles: ROLES, documents: [{ file: 'contract', fields: FIELDS }] }),
+    jsonPart('template', {
+      name,
+      description: 'Standard sale',
+      settings: { message: 'Please sign', expire_in_days: 14 },
+      roles: ROLES,
+      documents: [{ file: 'contract', fields: FIELDS }],
+    }),
     { field: 'contract', filename: 'sale.pdf', bytes: pdf },
   ]);
   assert.equal(response.statusCode, 201, response.body);
@@ -57,6 +98,16 @@ export const PEOPLE = {
 };
 
 let counter = 0;
-export function instantiate(server: TestServer, key: string, templateId: string, body: Record<string, unknown>, idempotencyKey = `k-${Date.now()}-${counter++}`): Promise<LightMyRequestResponse> {
-  return server.request('POST', `${API}/templates/${templateId}/instantiate`, { key, json: body, headers: { 'idempotency-key': idempotencyKey } });
+export function instantiate(
+  server: TestServer,
+  key: string,
+  templateId: string,
+  body: Record<string, unknown>,
+  idempotencyKey = `k-${Date.now()}-${counter++}`,
+): Promise<LightMyRequestResponse> {
+  return server.request('POST', `${API}/templates/${templateId}/instantiate`, {
+    key,
+    json: body,
+    headers: { 'idempotency-key': idempotencyKey },
+  });
 }

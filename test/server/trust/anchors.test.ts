@@ -25,7 +25,12 @@ const sha256 = (der: Uint8Array) => createHash('sha256').update(der).digest('hex
 
 describe('DSC trust anchors', () => {
   test('exactly the three CCA India roots, with their pinned fingerprints', () => {
-    assert.deepEqual(readdirSync(DIR).filter((f) => f.endsWith('.pem')).sort(), Object.keys(PINNED).sort());
+    assert.deepEqual(
+      readdirSync(DIR)
+        .filter((f) => f.endsWith('.pem'))
+        .sort(),
+      Object.keys(PINNED).sort(),
+    );
     for (const [file, fingerprint] of Object.entries(PINNED)) {
       const pem = readFileSync(new URL(file, DIR), 'latin1');
       const der = new Uint8Array(Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64'));
@@ -53,7 +58,10 @@ describe('DSC trust anchors', () => {
       assert.equal(sha256(config.dscTrustAnchors[0]!), sha256(pki.root.certDer));
       assert.equal(dscTrustAnchors(config).length, 5, 'added, never replacing the CCA roots');
       assert.equal(parseConfig({}, dir).dscTrustAnchors.length, 0);
-      assert.throws(() => parseConfig({ MOHAR_DSC_TRUST_ANCHORS: 'missing.pem' }, dir), (e: unknown) => e instanceof ConfigError && e.setting === 'MOHAR_DSC_TRUST_ANCHORS');
+      assert.throws(
+        () => parseConfig({ MOHAR_DSC_TRUST_ANCHORS: 'missing.pem' }, dir),
+        (e: unknown) => e instanceof ConfigError && e.setting === 'MOHAR_DSC_TRUST_ANCHORS',
+      );
       writeFileSync(join(dir, 'empty.pem'), 'no certificates here');
       assert.throws(() => parseConfig({ MOHAR_DSC_TRUST_ANCHORS: 'empty.pem' }, dir), /holds no PEM certificate/);
     } finally {
@@ -65,12 +73,17 @@ describe('DSC trust anchors', () => {
   test('identity binding: CN and e-mail compared without case or spacing; no e-mail cannot contradict', () => {
     const pki = createTestPki({ name: 'Identity Test' });
     try {
-      const asha = certInfo(pki.issueSoftwareSigner({ commonName: 'ASHA  RAO', email: 'Asha@Example.com', emailInSubject: false }).certDer);
+      const asha = certInfo(
+        pki.issueSoftwareSigner({ commonName: 'ASHA  RAO', email: 'Asha@Example.com', emailInSubject: false }).certDer,
+      );
       const ok = bindIdentity(asha, { name: 'Asha Rao', email: 'asha@example.com' });
       assert.deepEqual([ok.name_match, ok.email_match, identityMismatch(ok)], [true, true, false]);
       const wrong = bindIdentity(asha, { name: 'Asha Rao', email: 'other@example.com' });
       assert.deepEqual([wrong.name_match, wrong.email_match, identityMismatch(wrong)], [true, false, true]);
-      const noEmail = bindIdentity(certInfo(pki.issueSoftwareSigner({ commonName: 'Ravi Kumar' }).certDer), { name: 'Ravi Kumar', email: 'ravi@example.com' });
+      const noEmail = bindIdentity(certInfo(pki.issueSoftwareSigner({ commonName: 'Ravi Kumar' }).certDer), {
+        name: 'Ravi Kumar',
+        email: 'ravi@example.com',
+      });
       assert.deepEqual([noEmail.name_match, noEmail.email_match, identityMismatch(noEmail)], [true, null, false]);
       const otherName = bindIdentity(asha, { name: 'Ravi Kumar', email: 'asha@example.com' });
       assert.equal(identityMismatch(otherName), true);

@@ -27,7 +27,10 @@ for (const kind of DATABASES) {
 
     test('a committed event wakes the worker, as the server runs it (own pool on PostgreSQL), at once (its poll is an hour away)', async () => {
       const owner = await server.newAccount();
-      await server.request('POST', `${LEGACY}/webhook/save/`, { token: owner.token, json: { webhook_url: receiver.url } });
+      await server.request('POST', `${LEGACY}/webhook/save/`, {
+        token: owner.token,
+        json: { webhook_url: receiver.url },
+      });
       const worker = webhookWorkerFor(server.ctx, { pollIntervalMs: 3_600_000 });
       worker.start();
       try {
@@ -62,9 +65,16 @@ describe('several server instances on one PostgreSQL database', () => {
 
   test('three workers share 300 deliveries: every event delivered exactly once, each attempt made once', async () => {
     const owners = await Promise.all([1, 2, 3].map(() => server.newAccount()));
-    for (const owner of owners) await server.request('POST', `${LEGACY}/webhook/save/`, { token: owner.token, json: { webhook_url: receiver.url } });
+    for (const owner of owners) {
+      await server.request('POST', `${LEGACY}/webhook/save/`, {
+        token: owner.token,
+        json: { webhook_url: receiver.url },
+      });
+    }
     for (let i = 0; i < 100; i++) {
-      await Promise.all(owners.map((owner) => server.request('POST', `${LEGACY}/webhook/test/`, { token: owner.token })));
+      await Promise.all(
+        owners.map((owner) => server.request('POST', `${LEGACY}/webhook/test/`, { token: owner.token })),
+      );
     }
     receiver.respond = () => ({ status: 200, delayMs: 5 });
     const counts = [0, 0, 0];
@@ -76,7 +86,10 @@ describe('several server instances on one PostgreSQL database', () => {
       runtimes.push(runtime);
       const inner = webhookTransport({ allowPrivate: true });
       transports.push(inner);
-      const transport: WebhookTransport = { post: (request) => ((counts[i]! += 1), inner.post(request)), close: () => inner.close() };
+      const transport: WebhookTransport = {
+        post: (request) => ((counts[i]! += 1), inner.post(request)),
+        close: () => inner.close(),
+      };
       workers.push(new WebhookWorker(runtime.ctx, { transport, concurrency: 8, owner: `instance-${i}` }));
     }
     try {
@@ -91,11 +104,23 @@ describe('several server instances on one PostgreSQL database', () => {
     const ids = receiver.received.map((r) => String(r.headers['x-service-event-id']));
     assert.equal(ids.length, 300, 'no delivery was made twice');
     assert.equal(new Set(ids).size, 300);
-    assert.ok(counts.every((c) => c > 0), `every instance took part (${counts.join(', ')})`);
-    assert.equal(counts.reduce((a, b) => a + b), 300);
-    const attempts = await server.ctx.db.selectFrom('webhook_attempts').select(({ fn }) => [fn.countAll<number>().as('n')]).executeTakeFirstOrThrow();
+    assert.ok(
+      counts.every((c) => c > 0),
+      `every instance took part (${counts.join(', ')})`,
+    );
+    assert.equal(
+      counts.reduce((a, b) => a + b),
+      300,
+    );
+    const attempts = await server.ctx.db
+      .selectFrom('webhook_attempts')
+      .select(({ fn }) => [fn.countAll<number>().as('n')])
+      .executeTakeFirstOrThrow();
     assert.equal(Number(attempts.n), 300, 'one attempt per delivery in the log');
     const states = await server.ctx.db.selectFrom('webhook_deliveries').select('status').distinct().execute();
-    assert.deepEqual(states.map((s) => s.status), ['succeeded']);
+    assert.deepEqual(
+      states.map((s) => s.status),
+      ['succeeded'],
+    );
   });
 });

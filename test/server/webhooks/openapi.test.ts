@@ -11,15 +11,32 @@ describe('webhooks in OpenAPI', () => {
 
   test('the legacy document lists the portal routes; both documents describe every event delivered', async () => {
     const legacy = (await ctx.server.request('GET', `${LEGACY}/openapi.json`)).json();
-    for (const path of ['/webhook/save/', '/webhook/', '/webhook/secret/', '/webhook/secret/rotate/', '/webhook/test/', '/webhook/deliveries/', '/webhook/deliveries/{delivery_id}/', '/webhook/deliveries/{delivery_id}/redeliver/', '/webhook/attempts/']) {
+    for (const path of [
+      '/webhook/save/',
+      '/webhook/',
+      '/webhook/secret/',
+      '/webhook/secret/rotate/',
+      '/webhook/test/',
+      '/webhook/deliveries/',
+      '/webhook/deliveries/{delivery_id}/',
+      '/webhook/deliveries/{delivery_id}/redeliver/',
+      '/webhook/attempts/',
+    ]) {
       assert.ok(legacy.paths[path], path);
     }
     assert.deepEqual(Object.keys(legacy.paths['/webhook/save/'].post.responses).sort(), ['200', '401', '403', '422']);
     const v1 = (await ctx.server.request('GET', `${API}/openapi.json`)).json();
     for (const document of [legacy, v1]) {
-      assert.deepEqual(Object.keys(document.webhooks).sort(), [...EVENT_TYPES, ...TEMPLATE_EVENTS, ...BULK_SEND_EVENTS, 'webhook.test'].sort());
+      assert.deepEqual(
+        Object.keys(document.webhooks).sort(),
+        [...EVENT_TYPES, ...TEMPLATE_EVENTS, ...BULK_SEND_EVENTS, 'webhook.test'].sort(),
+      );
       const completed = document.webhooks['envelope.completed'].post;
-      assert.ok(completed.parameters.some((p: { name: string; required: boolean }) => p.name === 'X-Service-Signature' && p.required));
+      assert.ok(
+        completed.parameters.some(
+          (p: { name: string; required: boolean }) => p.name === 'X-Service-Signature' && p.required,
+        ),
+      );
       const schema = completed.requestBody.content['application/json'].schema;
       assert.deepEqual(schema.required.sort(), ['account_id', 'created_at', 'data', 'id', 'sequence', 'type']);
       assert.ok(schema.properties.data.properties.documents);

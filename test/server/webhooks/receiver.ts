@@ -17,7 +17,10 @@ export interface TestReceiver {
   /** TCP connections accepted (a refused delivery must not even connect). */
   readonly connections: number;
   /** Decides each answer (default 200); the argument is the 0-based index of the request. */
-  respond: (index: number, request: { headers: IncomingHttpHeaders; rawBody: Buffer; path: string }) => number | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+  respond: (
+    index: number,
+    request: { headers: IncomingHttpHeaders; rawBody: Buffer; path: string },
+  ) => number | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
   /** Resolves once `count` requests have come in (rejects after timeoutMs). */
   waitFor(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -36,14 +39,24 @@ export async function startReceiver(host = '127.0.0.1'): Promise<TestReceiver> {
     waitFor(count: number, timeoutMs = 20_000) {
       if (received.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the receiver got ${received.length} of ${count} requests within ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(); } });
+        const timer = setTimeout(
+          () => reject(new Error(`the receiver got ${received.length} of ${count} requests within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   } as TestReceiver & { connections: number };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -53,7 +66,10 @@ export async function startReceiver(host = '127.0.0.1'): Promise<TestReceiver> {
       const path = request.url ?? '/';
       const index = requests++;
       const answer = receiver.respond(index, { headers: request.headers, rawBody, path });
-      const { status, headers, body, delayMs } = typeof answer === 'number' ? { status: answer, headers: undefined, body: undefined, delayMs: undefined } : answer;
+      const { status, headers, body, delayMs } =
+        typeof answer === 'number'
+          ? { status: answer, headers: undefined, body: undefined, delayMs: undefined }
+          : answer;
       const send = () => {
         received.push({ headers: request.headers, rawBody, path, status, at: Date.now() });
         response.writeHead(status, headers ?? {}).end(body ?? '');

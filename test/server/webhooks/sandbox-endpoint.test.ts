@@ -35,8 +35,13 @@ for (const kind of DATABASES) {
 
     async function signAll(key: string, draft: { id: string; recipientIds: string[] }) {
       for (const recipientId of draft.recipientIds) {
-        const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key, json: { recipient_id: recipientId, mode: 'redirect' } });
-        const signed = await server.request('POST', `${API}/signing/${session.json().signing_url.split('/sign/')[1]}`, { json: { action: 'sign', consent: true, signature: { kind: 'typed', text: 'ok' } } });
+        const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+          key,
+          json: { recipient_id: recipientId, mode: 'redirect' },
+        });
+        const signed = await server.request('POST', `${API}/signing/${session.json().signing_url.split('/sign/')[1]}`, {
+          json: { action: 'sign', consent: true, signature: { kind: 'typed', text: 'ok' } },
+        });
         assert.equal(signed.statusCode, 200, signed.body);
       }
       await server.runJobs();
@@ -47,7 +52,11 @@ for (const kind of DATABASES) {
       const draft = await makeDraft(server, owner.key, { recipients: [{ name: 'Asha', email: 'asha@example.com' }] });
       const endpoint = await server.ctx.db.transaction().execute(async (trx) => {
         const created = await createSandboxEndpoint(server.ctx, trx, { accountId: owner.accountId, url: sandbox.url });
-        await bindEnvelopeEvents(trx, { envelopeId: draft.id, endpointId: created.endpointId, at: server.clock.now().toISOString() });
+        await bindEnvelopeEvents(trx, {
+          envelopeId: draft.id,
+          endpointId: created.endpointId,
+          at: server.clock.now().toISOString(),
+        });
         return created;
       });
       assert.match(endpoint.secret, /^whsec_/);
@@ -56,32 +65,50 @@ for (const kind of DATABASES) {
       await worker.deliverDue();
       assert.equal(sandbox.received.length, 1);
       const got = sandbox.received[0]!;
-      const verified = await verifyWebhook({ rawBody: got.rawBody, headers: got.headers, secrets: endpoint.secret, now: server.clock.now() });
+      const verified = await verifyWebhook({
+        rawBody: got.rawBody,
+        headers: got.headers,
+        secrets: endpoint.secret,
+        now: server.clock.now(),
+      });
       assert.equal(verified.ok, true);
       assert.equal(verified.ok && verified.event.type, 'envelope.completed');
       assert.equal(verified.ok && (verified.event.data.envelope as { id: string }).id, draft.id);
       // Not the account's webhook: the account still has none, and its portal lists the delivery.
       assert.equal((await server.request('GET', `${LEGACY}/webhook/`, { token: owner.token })).statusCode, 404);
       const listed = (await server.request('GET', `${LEGACY}/webhook/deliveries/`, { token: owner.token })).json();
-      assert.deepEqual(listed.items.map((d: { event_type: string; webhook_url: string }) => [d.event_type, d.webhook_url]), [['envelope.completed', sandbox.url]]);
+      assert.deepEqual(
+        listed.items.map((d: { event_type: string; webhook_url: string }) => [d.event_type, d.webhook_url]),
+        [['envelope.completed', sandbox.url]],
+      );
     });
 
     test('with an account webhook too: the account gets every event, the sandbox endpoint only its envelope.completed', async () => {
       const owner = await server.newAccount();
-      await server.request('POST', `${LEGACY}/webhook/save/`, { token: owner.token, json: { webhook_url: registered.url } });
+      await server.request('POST', `${LEGACY}/webhook/save/`, {
+        token: owner.token,
+        json: { webhook_url: registered.url },
+      });
       const before = sandbox.received.length;
       const draft = await makeDraft(server, owner.key, { recipients: [{ name: 'Ravi', email: 'ravi@example.com' }] });
       const other = await makeDraft(server, owner.key, { recipients: [{ name: 'Kiran', email: 'kiran@example.com' }] });
       await server.ctx.db.transaction().execute(async (trx) => {
         const created = await createSandboxEndpoint(server.ctx, trx, { accountId: owner.accountId, url: sandbox.url });
-        await bindEnvelopeEvents(trx, { envelopeId: draft.id, endpointId: created.endpointId, at: server.clock.now().toISOString() });
+        await bindEnvelopeEvents(trx, {
+          envelopeId: draft.id,
+          endpointId: created.endpointId,
+          at: server.clock.now().toISOString(),
+        });
       });
       for (const d of [draft, other]) {
         await sendDraft(server, owner.key, d);
         await signAll(owner.key, d);
       }
       await worker.deliverDue();
-      assert.deepEqual(sandbox.received.slice(before).map((r) => JSON.parse(r.rawBody.toString()).type), ['envelope.completed']);
+      assert.deepEqual(
+        sandbox.received.slice(before).map((r) => JSON.parse(r.rawBody.toString()).type),
+        ['envelope.completed'],
+      );
       const types = registered.received.map((r) => JSON.parse(r.rawBody.toString()).type as string);
       assert.equal(types.filter((t) => t === 'envelope.completed').length, 2);
       assert.ok(types.includes('envelope.sent') && types.includes('recipient.signed'));
@@ -92,7 +119,13 @@ for (const kind of DATABASES) {
       const before = sandbox.received.length;
       const event = await server.ctx.db.transaction().execute(async (trx) => {
         const created = await createSandboxEndpoint(server.ctx, trx, { accountId: owner.accountId, url: sandbox.url });
-        return recordEndpointEvent(trx, { endpointId: created.endpointId, accountId: owner.accountId, type: 'envelope.completed', data: { envelope: { id: 'mock' } }, at: server.clock.now().toISOString() });
+        return recordEndpointEvent(trx, {
+          endpointId: created.endpointId,
+          accountId: owner.accountId,
+          type: 'envelope.completed',
+          data: { envelope: { id: 'mock' } },
+          at: server.clock.now().toISOString(),
+        });
       });
       await worker.deliverDue();
       assert.equal(sandbox.received.length, before + 1);
@@ -102,7 +135,11 @@ for (const kind of DATABASES) {
       const strict = await startTestServer(kind);
       try {
         await assert.rejects(
-          strict.ctx.db.transaction().execute((trx) => createSandboxEndpoint(strict.ctx, trx, { accountId: owner.accountId, url: 'https://127.0.0.1/hook' })),
+          strict.ctx.db
+            .transaction()
+            .execute((trx) =>
+              createSandboxEndpoint(strict.ctx, trx, { accountId: owner.accountId, url: 'https://127.0.0.1/hook' }),
+            ),
           (error: unknown) => isMoharError(error, 'invalid_webhook_url'),
         );
       } finally {

@@ -11,7 +11,16 @@ const NOW = 1_767_225_600;
 
 function delivery(options: { secrets?: string[]; timestamp?: number; id?: string; body?: string } = {}) {
   const id = options.id ?? '8d1f4a39-2f6b-4b7e-9f43-0a9d3c3b2e11';
-  const body = options.body ?? JSON.stringify({ id, type: 'envelope.completed', created_at: '2026-01-01T00:00:00.000Z', account_id: 'a', sequence: 3, data: { envelope: { id: 'e' } } });
+  const body =
+    options.body ??
+    JSON.stringify({
+      id,
+      type: 'envelope.completed',
+      created_at: '2026-01-01T00:00:00.000Z',
+      account_id: 'a',
+      sequence: 3,
+      data: { envelope: { id: 'e' } },
+    });
   const timestamp = options.timestamp ?? NOW;
   const headers = {
     'x-service-timestamp': String(timestamp),
@@ -26,20 +35,29 @@ describe('verifyWebhook', () => {
   test('the signature is hex HMAC-SHA256 over timestamp + "." + raw body, as plain node:crypto computes it', () => {
     const expected = createHmac('sha256', SECRET).update(`${NOW}.{"a":1}`).digest('hex');
     assert.equal(webhookSignature(SECRET, NOW, '{"a":1}'), expected);
-    assert.equal(signatureHeader([SECRET, OTHER], NOW, '{"a":1}'), `sha256=${expected},sha256=${createHmac('sha256', OTHER).update(`${NOW}.{"a":1}`).digest('hex')}`);
+    assert.equal(
+      signatureHeader([SECRET, OTHER], NOW, '{"a":1}'),
+      `sha256=${expected},sha256=${createHmac('sha256', OTHER).update(`${NOW}.{"a":1}`).digest('hex')}`,
+    );
   });
 
   test('accepts a good delivery and returns the parsed event', async () => {
     const { body, headers, id } = delivery();
     const result = await verifyWebhook({ rawBody: Buffer.from(body), headers, secrets: SECRET, now: NOW * 1000 });
     assert.equal(result.ok, true);
-    assert.ok(result.ok && result.eventId === id && result.event.type === 'envelope.completed' && result.timestamp === NOW);
+    assert.ok(
+      result.ok && result.eventId === id && result.event.type === 'envelope.completed' && result.timestamp === NOW,
+    );
   });
 
   test('any candidate may match (rotation), with the receiver holding either secret or both', async () => {
     const { body, headers } = delivery({ secrets: [OTHER, SECRET] });
     for (const secrets of [[SECRET], [OTHER], [SECRET, OTHER]]) {
-      assert.equal((await verifyWebhook({ rawBody: body, headers, secrets, now: NOW * 1000 })).ok, true, secrets.join());
+      assert.equal(
+        (await verifyWebhook({ rawBody: body, headers, secrets, now: NOW * 1000 })).ok,
+        true,
+        secrets.join(),
+      );
     }
   });
 
@@ -48,10 +66,20 @@ describe('verifyWebhook', () => {
     const wrong = await verifyWebhook({ rawBody: body, headers, secrets: OTHER, now: NOW * 1000 });
     assert.equal(wrong.ok, false);
     assert.equal(!wrong.ok && wrong.reason, 'bad_signature');
-    const changed = await verifyWebhook({ rawBody: body.replace('"sequence":3', '"sequence":4'), headers, secrets: SECRET, now: NOW * 1000 });
+    const changed = await verifyWebhook({
+      rawBody: body.replace('"sequence":3', '"sequence":4'),
+      headers,
+      secrets: SECRET,
+      now: NOW * 1000,
+    });
     assert.equal(!changed.ok && changed.reason, 'bad_signature');
     // Re-serialised JSON (key order, spacing) is another byte string: only the raw body verifies.
-    const reserialised = await verifyWebhook({ rawBody: JSON.stringify(JSON.parse(body), null, 1), headers, secrets: SECRET, now: NOW * 1000 });
+    const reserialised = await verifyWebhook({
+      rawBody: JSON.stringify(JSON.parse(body), null, 1),
+      headers,
+      secrets: SECRET,
+      now: NOW * 1000,
+    });
     assert.equal(!reserialised.ok && reserialised.reason, 'bad_signature');
   });
 
@@ -62,7 +90,18 @@ describe('verifyWebhook', () => {
     assert.match(!late.ok ? late.message : '', /301 s/);
     assert.equal((await verifyWebhook({ rawBody: body, headers, secrets: SECRET, now: (NOW + 299) * 1000 })).ok, true);
     assert.equal((await verifyWebhook({ rawBody: body, headers, secrets: SECRET, now: (NOW - 301) * 1000 })).ok, false);
-    assert.equal((await verifyWebhook({ rawBody: body, headers, secrets: SECRET, now: (NOW + 1000) * 1000, toleranceSeconds: 1200 })).ok, true);
+    assert.equal(
+      (
+        await verifyWebhook({
+          rawBody: body,
+          headers,
+          secrets: SECRET,
+          now: (NOW + 1000) * 1000,
+          toleranceSeconds: 1200,
+        })
+      ).ok,
+      true,
+    );
   });
 
   test('a timestamp cannot be swapped: it is part of the signed string', async () => {
@@ -101,7 +140,12 @@ describe('verifyWebhook', () => {
       assert.equal(!result.ok && result.reason, 'missing_header', name);
       assert.match(!result.ok ? result.message : '', new RegExp(name));
     }
-    const malformed = await verifyWebhook({ rawBody: body, headers: { ...headers, 'x-service-signature': 'md5=abc' }, secrets: SECRET, now: NOW * 1000 });
+    const malformed = await verifyWebhook({
+      rawBody: body,
+      headers: { ...headers, 'x-service-signature': 'md5=abc' },
+      secrets: SECRET,
+      now: NOW * 1000,
+    });
     assert.equal(!malformed.ok && malformed.reason, 'malformed_header');
     const swapped = delivery({ id: 'aaaaaaaa-0000-4000-8000-000000000000', body });
     const mismatch = await verifyWebhook({ rawBody: body, headers: swapped.headers, secrets: SECRET, now: NOW * 1000 });
@@ -111,7 +155,10 @@ describe('verifyWebhook', () => {
 
   test('takes a Fetch Headers object and header names in any case', async () => {
     const { body, headers } = delivery();
-    assert.equal((await verifyWebhook({ rawBody: body, headers: new Headers(headers), secrets: SECRET, now: NOW * 1000 })).ok, true);
+    assert.equal(
+      (await verifyWebhook({ rawBody: body, headers: new Headers(headers), secrets: SECRET, now: NOW * 1000 })).ok,
+      true,
+    );
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
     assert.equal((await verifyWebhook({ rawBody: body, headers: upper, secrets: SECRET, now: NOW * 1000 })).ok, true);
   });

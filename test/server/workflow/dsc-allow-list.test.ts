@@ -43,7 +43,15 @@ async function priceChangedAndSigned(prepared: Buffer, fieldName: string, signer
   const page = getPages(reader)[0]!;
   const field = listSignatureFields(reader, getPages(reader)).find((f) => f.name === fieldName)!;
   const update = new IncrementalUpdate(reader);
-  const shadow = update.add(makeStream(dict({}), Buffer.from('q 1 1 1 rg 40 640 530 120 re f Q BT /Helv 28 Tf 0 0 1 rg 60 700 Td (PRICE CHANGED: 1 RUPEE) Tj ET', 'latin1')));
+  const shadow = update.add(
+    makeStream(
+      dict({}),
+      Buffer.from(
+        'q 1 1 1 rg 40 640 530 120 re f Q BT /Helv 28 Tf 0 0 1 rg 60 700 Td (PRICE CHANGED: 1 RUPEE) Tj ET',
+        'latin1',
+      ),
+    ),
+  );
   const pageDict = update.editDict(page.ref!);
   const original = page.dict.get('Contents');
   assert.ok(original instanceof PdfRef, 'page 1 of the contract has a content stream of its own');
@@ -53,13 +61,35 @@ async function priceChangedAndSigned(prepared: Buffer, fieldName: string, signer
   const contents = new PdfString(new Uint8Array(16 * 1024), true);
   update.track(byteRange);
   update.track(contents);
-  const sig = update.add(dict({ Type: name('Sig'), Filter: name('Adobe.PPKLite'), SubFilter: name('ETSI.CAdES.detached'), ByteRange: byteRange, Contents: contents, M: new PdfString(Buffer.from(pdfDate(new Date(), 0), 'latin1'), false) }));
+  const sig = update.add(
+    dict({
+      Type: name('Sig'),
+      Filter: name('Adobe.PPKLite'),
+      SubFilter: name('ETSI.CAdES.detached'),
+      ByteRange: byteRange,
+      Contents: contents,
+      M: new PdfString(Buffer.from(pdfDate(new Date(), 0), 'latin1'), false),
+    }),
+  );
   const fieldRef = new PdfRef(field.ref!.num, field.ref!.gen);
   const fieldDict = update.editDict(fieldRef);
   fieldDict.set('V', sig);
   const [x0, y0, x1, y1] = field.widgets[0]!.userRect!;
-  const widget = field.widgets[0]!.ref!.num === fieldRef.num ? fieldDict : update.editDict(new PdfRef(field.widgets[0]!.ref!.num, field.widgets[0]!.ref!.gen));
-  widget.set('AP', dict({ N: addSignatureAppearance(update, { width: x1 - x0, height: y1 - y0, rotation: 0 }, {}, { name: 'Signer', signingTime: new Date() }) }));
+  const widget =
+    field.widgets[0]!.ref!.num === fieldRef.num
+      ? fieldDict
+      : update.editDict(new PdfRef(field.widgets[0]!.ref!.num, field.widgets[0]!.ref!.gen));
+  widget.set(
+    'AP',
+    dict({
+      N: addSignatureAppearance(
+        update,
+        { width: x1 - x0, height: y1 - y0, rotation: 0 },
+        {},
+        { name: 'Signer', signingTime: new Date() },
+      ),
+    }),
+  );
   addSigFlags(update, 3);
 
   const written = update.write();
@@ -69,7 +99,13 @@ async function priceChangedAndSigned(prepared: Buffer, fieldName: string, signer
   const range = [0, gap.start, gap.end, bytes.length - gap.end];
   bytes.write(`[${range.join(' ')}`.padEnd(br.end - br.start - 1, ' ') + ']', br.start, 'latin1');
   const digest = createHash('sha256').update(bytes.subarray(0, gap.start)).update(bytes.subarray(gap.end)).digest();
-  bytes.write(Buffer.from(await createSignedData({ messageDigest: digest, signer })).toString('hex').toUpperCase(), gap.start + 1, 'latin1');
+  bytes.write(
+    Buffer.from(await createSignedData({ messageDigest: digest, signer }))
+      .toString('hex')
+      .toUpperCase(),
+    gap.start + 1,
+    'latin1',
+  );
   return bytes;
 }
 
@@ -79,15 +115,33 @@ for (const kind of DATABASES) {
     before(() => trust.get().registerToken(softHsm.hsm));
 
     const signers: [string, () => Promise<SignatureProvider>][] = [
-      ['a trusted software key', () => trust.get().signer(trust.get().issue({ commonName: 'Token Holder', email: 'token@example.com' }))],
-      ['a SoftHSM2 token', () => tokenSigner({ module: softHsm.module, token: { serial: softHsm.hsm.tokenSerial }, certId: softHsm.hsm.keys.find((k) => k.type === 'RSA')!.certificateId!, pin: () => softHsm.hsm.pin })],
+      [
+        'a trusted software key',
+        () => trust.get().signer(trust.get().issue({ commonName: 'Token Holder', email: 'token@example.com' })),
+      ],
+      [
+        'a SoftHSM2 token',
+        () =>
+          tokenSigner({
+            module: softHsm.module,
+            token: { serial: softHsm.hsm.tokenSerial },
+            certId: softHsm.hsm.keys.find((k) => k.type === 'RSA')!.certificateId!,
+            pin: () => softHsm.hsm.pin,
+          }),
+      ],
     ];
 
     for (const [label, makeSigner] of signers) {
       test(`page content added in the signing revision, signed with ${label}: 422 naming it; the envelope does not move`, async () => {
-        const draft = await makeDraft(t.server, t.account.key, { pdf: makePdf({ pages: [{ text: 'Total price: 1,00,000 rupees' }, {}] }), recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }] });
+        const draft = await makeDraft(t.server, t.account.key, {
+          pdf: makePdf({ pages: [{ text: 'Total price: 1,00,000 rupees' }, {}] }),
+          recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }],
+        });
         await sendDraft(t.server, t.account.key, draft);
-        const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+        const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+          key: t.account.key,
+          json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+        });
         const base = `${API}/signing/${session.json().signing_url.split('/sign/')[1] as string}/documents/${draft.documentId}`;
         const prepared = await t.server.request('GET', `${base}/prepared`);
         assert.equal(prepared.statusCode, 200, prepared.body);
@@ -96,31 +150,69 @@ for (const kind of DATABASES) {
 
         const state = async () => ({
           status: (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json(),
-          current: (await t.server.ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', draft.id).executeTakeFirstOrThrow()).current_sha256,
-          revisions: (await t.server.ctx.db.selectFrom('document_revisions').select(['seq', 'act', 'sha256']).where('envelope_id', '=', draft.id).orderBy('seq').execute()),
+          current: (
+            await t.server.ctx.db
+              .selectFrom('envelope_documents')
+              .select('current_sha256')
+              .where('envelope_id', '=', draft.id)
+              .executeTakeFirstOrThrow()
+          ).current_sha256,
+          revisions: await t.server.ctx.db
+            .selectFrom('document_revisions')
+            .select(['seq', 'act', 'sha256'])
+            .where('envelope_id', '=', draft.id)
+            .orderBy('seq')
+            .execute(),
         });
         const before = await state();
 
         const attack = await priceChangedAndSigned(prepared.rawPayload, field, signer);
-        assert.ok(attack.subarray(0, prepared.rawPayload.length).equals(prepared.rawPayload), 'the attack extends the prepared bytes exactly');
-        const response = await t.server.app.inject({ method: 'PUT', url: `${base}/signed`, headers: { 'content-type': 'application/pdf' }, payload: attack });
+        assert.ok(
+          attack.subarray(0, prepared.rawPayload.length).equals(prepared.rawPayload),
+          'the attack extends the prepared bytes exactly',
+        );
+        const response = await t.server.app.inject({
+          method: 'PUT',
+          url: `${base}/signed`,
+          headers: { 'content-type': 'application/pdf' },
+          payload: attack,
+        });
         assert.equal(response.statusCode, 422, response.body);
         const problem = response.json();
         assert.equal(problem.code, 'invalid_signed_document');
         assert.match(problem.detail, /page 1 \/Contents changed/);
-        assert.ok(problem.objects.some((o: { reason: string }) => /new content stream on page 1/.test(o.reason)), JSON.stringify(problem.objects));
-        assert.ok(!problem.objects.some((o: { reason: string }) => /signature field .* signed/.test(o.reason)), 'only the offending objects are named');
+        assert.ok(
+          problem.objects.some((o: { reason: string }) => /new content stream on page 1/.test(o.reason)),
+          JSON.stringify(problem.objects),
+        );
+        assert.ok(
+          !problem.objects.some((o: { reason: string }) => /signature field .* signed/.test(o.reason)),
+          'only the offending objects are named',
+        );
 
         const after = await state();
         assert.equal(after.status.status, 'sent');
         assert.equal(after.status.recipients[0].status, before.status.recipients[0].status);
         assert.equal(after.current, before.current, 'the current document is unchanged');
         assert.deepEqual(after.revisions, before.revisions, 'no revision stored');
-        assert.equal(await t.server.ctx.blobs.has(createHash('sha256').update(attack).digest('hex')), false, 'the upload is not stored');
+        assert.equal(
+          await t.server.ctx.blobs.has(createHash('sha256').update(attack).digest('hex')),
+          false,
+          'the upload is not stored',
+        );
 
         // The same signer's clean signature over the same prepared bytes is accepted.
-        const clean = await signPades(prepared.rawPayload, signer, { level: 'B-B', field: { name: field }, signingTime: new Date() });
-        const accepted = await t.server.app.inject({ method: 'PUT', url: `${base}/signed`, headers: { 'content-type': 'application/pdf' }, payload: clean.bytes });
+        const clean = await signPades(prepared.rawPayload, signer, {
+          level: 'B-B',
+          field: { name: field },
+          signingTime: new Date(),
+        });
+        const accepted = await t.server.app.inject({
+          method: 'PUT',
+          url: `${base}/signed`,
+          headers: { 'content-type': 'application/pdf' },
+          payload: clean.bytes,
+        });
         assert.equal(accepted.statusCode, 200, accepted.body);
         assert.equal(accepted.json().envelope_status, 'completed');
       });

@@ -30,7 +30,11 @@ let tsa: TestTsa;
 before(async () => {
   const { pki } = await trust.ready();
   const credential = pki.issueTsa();
-  tsa = await startTsa({ certPem: credential.certPem, keyPem: credential.keyPem, chainPem: pki.intermediate.certPem + pki.root.certPem });
+  tsa = await startTsa({
+    certPem: credential.certPem,
+    keyPem: credential.keyPem,
+    chainPem: pki.intermediate.certPem + pki.root.certPem,
+  });
 });
 after(() => tsa?.close());
 
@@ -50,29 +54,59 @@ for (const kind of DATABASES) {
     const t = useTestServer(kind, trust.env);
 
     async function dscEnvelope(recipient = { name: 'Asha Rao', email: 'asha@example.com' }) {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ ...recipient, signature_method: 'dsc' }, { name: 'Kiran', email: 'kiran@example.com', role: 'cc' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [
+          { ...recipient, signature_method: 'dsc' },
+          { name: 'Kiran', email: 'kiran@example.com', role: 'cc' },
+        ],
+      });
       await sendDraft(t.server, t.account.key, draft);
-      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+        key: t.account.key,
+        json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+      });
       const base = `${API}/signing/${session.json().signing_url.split('/sign/')[1]}/documents/${draft.documentId}`;
       return { draft, base };
     }
 
-    async function signAndUpload(base: string, signer: SignatureProvider, level: 'B-B' | 'B-T' = 'B-B', tsaUrl = tsa.url) {
+    async function signAndUpload(
+      base: string,
+      signer: SignatureProvider,
+      level: 'B-B' | 'B-T' = 'B-B',
+      tsaUrl = tsa.url,
+    ) {
       const prepared = await t.server.request('GET', `${base}/prepared`);
       assert.equal(prepared.statusCode, 200, prepared.body);
       const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
-      const signed = await signPades(prepared.rawPayload, signer, { level, field: { name: field }, signingTime: new Date(), ...(level === 'B-T' ? { tsaUrl, transport: loopbackTransport() } : {}) });
-      return t.server.app.inject({ method: 'PUT', url: `${base}/signed`, headers: { 'content-type': 'application/pdf' }, payload: signed.bytes });
+      const signed = await signPades(prepared.rawPayload, signer, {
+        level,
+        field: { name: field },
+        signingTime: new Date(),
+        ...(level === 'B-T' ? { tsaUrl, transport: loopbackTransport() } : {}),
+      });
+      return t.server.app.inject({
+        method: 'PUT',
+        url: `${base}/signed`,
+        headers: { 'content-type': 'application/pdf' },
+        payload: signed.bytes,
+      });
     }
 
     async function actDetails(recipientId: string) {
-      const row = await t.server.ctx.db.selectFrom('recipients').select('act_details').where('id', '=', recipientId).executeTakeFirstOrThrow();
+      const row = await t.server.ctx.db
+        .selectFrom('recipients')
+        .select('act_details')
+        .where('id', '=', recipientId)
+        .executeTakeFirstOrThrow();
       return JSON.parse(row.act_details!);
     }
 
     async function settings(values: { accept_untrusted_dsc?: boolean; require_dsc_identity_match?: boolean }) {
       const admin = await t.server.login(t.account.email, t.account.password);
-      const saved = await t.server.request('PUT', `${LEGACY}/account/settings/`, { token: admin, json: { allowed_origins: [], ...values } });
+      const saved = await t.server.request('PUT', `${LEGACY}/account/settings/`, {
+        token: admin,
+        json: { allowed_origins: [], ...values },
+      });
       assert.equal(saved.statusCode, 200, saved.body);
       return saved.json();
     }
@@ -84,7 +118,11 @@ for (const kind of DATABASES) {
       assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
       assert.equal(response.json().code, 'dsc_certificate_untrusted', response.body);
       assert.equal(response.json().reason, reason, response.body);
-      const revisions = await t.server.ctx.db.selectFrom('document_revisions').select('act').where('envelope_id', '=', draft.id).execute();
+      const revisions = await t.server.ctx.db
+        .selectFrom('document_revisions')
+        .select('act')
+        .where('envelope_id', '=', draft.id)
+        .execute();
       assert.ok(!revisions.some((r) => r.act === 'signed'), 'nothing was stored');
       return response.json();
     }
@@ -115,23 +153,48 @@ for (const kind of DATABASES) {
       assert.equal(details.certificate.cca_class, 'Class 3');
 
       await t.server.runJobs();
-      const status = (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json();
+      const status = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })
+      ).json();
       assert.equal(status.status, 'completed');
-      const final = (await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: t.account.key })).rawPayload;
+      const final = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, {
+          key: t.account.key,
+        })
+      ).rawPayload;
       const report = verifyPdf(final);
       const dsc = report.signatures.find((s) => s.signer?.subject.includes('Asha Rao'));
       assert.equal(dsc?.padesLevel, 'B-LT', 'DSS with the chain and OCSP answer, no TSA configured on the server');
       assert.equal(report.valid, true);
-      const revisions = await t.server.ctx.db.selectFrom('document_revisions').select('act').where('envelope_id', '=', draft.id).orderBy('seq').execute();
+      const revisions = await t.server.ctx.db
+        .selectFrom('document_revisions')
+        .select('act')
+        .where('envelope_id', '=', draft.id)
+        .orderBy('seq')
+        .execute();
       assert.equal(revisions.at(-1)?.act, 'validation_data', 'completion appended the /DSS revision');
       const poppler = pdfsigVerdicts(final);
       assert.ok(poppler.valid.length >= 1 && poppler.valid.every(Boolean), poppler.output);
       assert.match(poppler.output, /PAdES|ETSI\.CAdES\.detached/);
 
-      const certificate = await t.server.request('GET', `${API}/envelopes/${draft.id}/audit-trail/certificate`, { key: t.account.key });
+      const certificate = await t.server.request('GET', `${API}/envelopes/${draft.id}/audit-trail/certificate`, {
+        key: t.account.key,
+      });
       assert.equal(certificate.statusCode, 200, certificate.body);
       const text = pdftotext(certificate.rawPayload);
-      for (const expected of ['DSC certificate subject', 'CN=Asha Rao', 'DSC certificate issuer', 'Intermediate CA', `DSC certificate serial: ${asha.serialHex.toUpperCase()}`, 'DSC certificate validity', 'CCA class: Class 3', 'DSC trust: trusted', 'Chain status: valid', 'Revocation status: good by OCSP, checked', 'trusted timestamp']) {
+      for (const expected of [
+        'DSC certificate subject',
+        'CN=Asha Rao',
+        'DSC certificate issuer',
+        'Intermediate CA',
+        `DSC certificate serial: ${asha.serialHex.toUpperCase()}`,
+        'DSC certificate validity',
+        'CCA class: Class 3',
+        'DSC trust: trusted',
+        'Chain status: valid',
+        'Revocation status: good by OCSP, checked',
+        'trusted timestamp',
+      ]) {
         assert.ok(text.includes(expected), `the certificate shows "${expected}":\n${text}`);
       }
     });
@@ -139,7 +202,11 @@ for (const kind of DATABASES) {
     test('a signature timestamp from a TSA that is not trusted does not count: the server clock is the signing time', async () => {
       const rogue = createTestPki({ name: 'Rogue' });
       const rogueCredential = rogue.issueTsa();
-      const rogueTsa = await startTsa({ certPem: rogueCredential.certPem, keyPem: rogueCredential.keyPem, chainPem: rogue.intermediate.certPem + rogue.root.certPem });
+      const rogueTsa = await startTsa({
+        certPem: rogueCredential.certPem,
+        keyPem: rogueCredential.keyPem,
+        chainPem: rogue.intermediate.certPem + rogue.root.certPem,
+      });
       try {
         const pki = trust.get();
         const asha = pki.issue({ commonName: 'Asha Rao', email: 'asha@example.com' });
@@ -148,7 +215,10 @@ for (const kind of DATABASES) {
         assert.equal(response.statusCode, 200, response.body);
         const validation = (await actDetails(draft.recipientIds[0]!)).certificate_validation;
         assert.equal(validation.signing_time_source, 'server_clock');
-        assert.ok(validation.problems.some((p: string) => /TSA is not trusted/.test(p)), JSON.stringify(validation.problems));
+        assert.ok(
+          validation.problems.some((p: string) => /TSA is not trusted/.test(p)),
+          JSON.stringify(validation.problems),
+        );
       } finally {
         await rogueTsa.close();
         rogue.cleanup();
@@ -175,7 +245,9 @@ for (const kind of DATABASES) {
     });
 
     test('OCSP down and no CRL: revocation_unknown', async () => {
-      const unreachable = trust.get().issue({ commonName: 'Asha Rao', email: 'asha@example.com', ocspUrl: 'http://127.0.0.1:9/ocsp', crlUrl: null });
+      const unreachable = trust
+        .get()
+        .issue({ commonName: 'Asha Rao', email: 'asha@example.com', ocspUrl: 'http://127.0.0.1:9/ocsp', crlUrl: null });
       await refusedWith(await trust.get().signer(unreachable), 'revocation_unknown');
     });
 
@@ -208,7 +280,9 @@ for (const kind of DATABASES) {
     });
 
     test('keyUsage keyEncipherment only: not_for_signing', async () => {
-      const encipher = trust.get().issue({ commonName: 'Asha Rao', email: 'asha@example.com', keyUsage: 'keyEncipherment' });
+      const encipher = trust
+        .get()
+        .issue({ commonName: 'Asha Rao', email: 'asha@example.com', keyUsage: 'keyEncipherment' });
       await refusedWith(await trust.get().signer(encipher), 'not_for_signing');
     });
 
@@ -226,7 +300,9 @@ for (const kind of DATABASES) {
         assert.equal(details.trust_reason, 'unknown_issuer');
         assert.equal(details.certificate_validation.chain_status, 'unknown_issuer');
         await t.server.runJobs();
-        const certificate = await t.server.request('GET', `${API}/envelopes/${draft.id}/audit-trail/certificate`, { key: t.account.key });
+        const certificate = await t.server.request('GET', `${API}/envelopes/${draft.id}/audit-trail/certificate`, {
+          key: t.account.key,
+        });
         assert.equal(certificate.statusCode, 200, certificate.body);
         assert.match(pdftotext(certificate.rawPayload), /DSC trust: UNTRUSTED \(unknown_issuer\)/);
       } finally {

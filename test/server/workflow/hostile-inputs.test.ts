@@ -22,14 +22,20 @@ async function storedBlobs(server: TestServer): Promise<Set<string>> {
 }
 
 async function linkFor(server: TestServer, key: string, envelopeId: string, recipientId: string): Promise<string> {
-  const session = await server.request('POST', `${API}/envelopes/${envelopeId}/signing-sessions`, { key, json: { recipient_id: recipientId, mode: 'redirect' } });
+  const session = await server.request('POST', `${API}/envelopes/${envelopeId}/signing-sessions`, {
+    key,
+    json: { recipient_id: recipientId, mode: 'redirect' },
+  });
   assert.equal(session.statusCode, 201, session.body);
   return session.json().signing_url.split('/sign/')[1] as string;
 }
 
 /** The /Width and /Height of every image XObject written in the file (our writer keeps them uncompressed). */
 function imageSizes(pdf: Buffer): { width: number; height: number }[] {
-  return [...pdf.toString('latin1').matchAll(/\/Subtype\s*\/Image\s*\/Width\s+(\d+)\s*\/Height\s+(\d+)/g)].map((m) => ({ width: Number(m[1]), height: Number(m[2]) }));
+  return [...pdf.toString('latin1').matchAll(/\/Subtype\s*\/Image\s*\/Width\s+(\d+)\s*\/Height\s+(\d+)/g)].map((m) => ({
+    width: Number(m[1]),
+    height: Number(m[2]),
+  }));
 }
 
 for (const kind of DATABASES) {
@@ -50,18 +56,29 @@ for (const kind of DATABASES) {
     }
 
     async function electronicEnvelope() {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha', email: 'asha@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [{ name: 'Asha', email: 'asha@example.com' }],
+      });
       await sendDraft(t.server, t.account.key, draft);
       return { draft, token: await linkFor(t.server, t.account.key, draft.id, draft.recipientIds[0]!) };
     }
 
     test('…/prepared called 5 times stores one blob; other values replace the one pending prepared document', async () => {
       const { draft, base } = await dscEnvelope();
-      const fieldId = (await t.server.ctx.db.selectFrom('fields').select('id').where('envelope_id', '=', draft.id).where('field_type', '=', 8).executeTakeFirstOrThrow()).id;
+      const fieldId = (
+        await t.server.ctx.db
+          .selectFrom('fields')
+          .select('id')
+          .where('envelope_id', '=', draft.id)
+          .where('field_type', '=', 8)
+          .executeTakeFirstOrThrow()
+      ).id;
       const before = await storedBlobs(t.server);
       const shas = new Set<string>();
       for (let i = 0; i < 5; i++) {
-        const response = await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'Same value' } } });
+        const response = await t.server.request('POST', `${base}/prepared`, {
+          json: { fields: { [fieldId]: 'Same value' } },
+        });
         assert.equal(response.statusCode, 200, response.body);
         shas.add(sha256Hex(response.rawPayload));
       }
@@ -69,17 +86,34 @@ for (const kind of DATABASES) {
       const added = [...(await storedBlobs(t.server))].filter((name) => !before.has(name));
       assert.deepEqual(added, [...shas], 'exactly one new blob');
 
-      const other = await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'Other value' } } });
+      const other = await t.server.request('POST', `${base}/prepared`, {
+        json: { fields: { [fieldId]: 'Other value' } },
+      });
       assert.equal(other.statusCode, 200, other.body);
-      const recipient = await t.server.ctx.db.selectFrom('recipients').select('prepared_sha256').where('id', '=', draft.recipientIds[0]!).executeTakeFirstOrThrow();
+      const recipient = await t.server.ctx.db
+        .selectFrom('recipients')
+        .select('prepared_sha256')
+        .where('id', '=', draft.recipientIds[0]!)
+        .executeTakeFirstOrThrow();
       assert.equal(recipient.prepared_sha256, sha256Hex(other.rawPayload), 'one pending prepared document: the latest');
     });
 
     test('the blob collector deletes orphans past the grace period and keeps every referenced blob', async () => {
       const { draft, base } = await dscEnvelope();
-      const fieldId = (await t.server.ctx.db.selectFrom('fields').select('id').where('envelope_id', '=', draft.id).where('field_type', '=', 8).executeTakeFirstOrThrow()).id;
-      const superseded = sha256Hex((await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'first' } } })).rawPayload);
-      const pending = sha256Hex((await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'second' } } })).rawPayload);
+      const fieldId = (
+        await t.server.ctx.db
+          .selectFrom('fields')
+          .select('id')
+          .where('envelope_id', '=', draft.id)
+          .where('field_type', '=', 8)
+          .executeTakeFirstOrThrow()
+      ).id;
+      const superseded = sha256Hex(
+        (await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'first' } } })).rawPayload,
+      );
+      const pending = sha256Hex(
+        (await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'second' } } })).rawPayload,
+      );
       assert.notEqual(superseded, pending);
       const orphan = await t.server.ctx.blobs.put(Buffer.from(`%PDF-1.7 orphan ${kind} ${Date.now()}`));
 
@@ -88,7 +122,9 @@ for (const kind of DATABASES) {
       assert.ok(!early.deleted.includes(orphan) && !early.deleted.includes(superseded));
       assert.ok(await t.server.ctx.blobs.has(orphan));
 
-      const later = await collectUnreferencedBlobs(t.server.ctx.db, t.server.ctx.blobs, { now: new Date(Date.now() + 2 * 3_600_000) });
+      const later = await collectUnreferencedBlobs(t.server.ctx.db, t.server.ctx.blobs, {
+        now: new Date(Date.now() + 2 * 3_600_000),
+      });
       assert.ok(later.deleted.includes(orphan), 'the orphan is deleted');
       assert.ok(later.deleted.includes(superseded), 'the superseded prepared document is deleted');
       assert.equal(await t.server.ctx.blobs.has(orphan), false);
@@ -98,39 +134,80 @@ for (const kind of DATABASES) {
         ...(await db.selectFrom('document_revisions').select('sha256 as s').execute()),
         ...(await db.selectFrom('envelope_documents').select('current_sha256 as s').execute()),
         ...(await db.selectFrom('recipients').select('prepared_sha256 as s').execute()),
-      ].map((r) => r.s).filter((s): s is string => s !== null);
+      ]
+        .map((r) => r.s)
+        .filter((s): s is string => s !== null);
       assert.ok(referenced.includes(pending));
       for (const sha of referenced) assert.ok(await t.server.ctx.blobs.has(sha), `referenced blob ${sha} kept`);
       // The pending prepared document still serves the signer.
-      assert.equal((await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'second' } } })).statusCode, 200);
+      assert.equal(
+        (await t.server.request('POST', `${base}/prepared`, { json: { fields: { [fieldId]: 'second' } } })).statusCode,
+        200,
+      );
     });
 
     test('a 25-megapixel signature image is downscaled to at most 4 megapixels in the signed revision', async () => {
       const { draft, token } = await electronicEnvelope();
       const png = bandPng(5000, 5000);
-      const signed = await t.server.request('POST', `${API}/signing/${token}`, { json: { action: 'sign', consent: true, signature: { kind: 'drawn', image_png: png.toString('base64') } } });
+      const signed = await t.server.request('POST', `${API}/signing/${token}`, {
+        json: { action: 'sign', consent: true, signature: { kind: 'drawn', image_png: png.toString('base64') } },
+      });
       assert.equal(signed.statusCode, 200, signed.body);
-      const current = await t.server.ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', draft.id).executeTakeFirstOrThrow();
+      const current = await t.server.ctx.db
+        .selectFrom('envelope_documents')
+        .select('current_sha256')
+        .where('envelope_id', '=', draft.id)
+        .executeTakeFirstOrThrow();
       const sizes = imageSizes(await t.server.ctx.blobs.get(current.current_sha256!));
       assert.ok(sizes.length >= 1, 'the signature image is in the document');
       for (const { width, height } of sizes) assert.ok(width * height <= 4_000_000, `${width} x ${height}`);
-      assert.ok(sizes.some((s) => s.width === 2000 && s.height === 2000), JSON.stringify(sizes));
+      assert.ok(
+        sizes.some((s) => s.width === 2000 && s.height === 2000),
+        JSON.stringify(sizes),
+      );
     });
 
     test('status keeps answering within 2 s while hostile inputs are processed (bomb, deep nesting, 25-megapixel PNG)', async () => {
       const watched = await electronicEnvelope();
-      const status = () => t.server.request('GET', `${API}/envelopes/${watched.draft.id}/status`, { key: t.account.key });
+      const status = () =>
+        t.server.request('GET', `${API}/envelopes/${watched.draft.id}/status`, { key: t.account.key });
       assert.equal((await status()).statusCode, 200);
       const dsc = await dscEnvelope();
-      const textField = (await t.server.ctx.db.selectFrom('fields').select('id').where('envelope_id', '=', dsc.draft.id).where('field_type', '=', 8).executeTakeFirstOrThrow()).id;
-      const prepared = (await t.server.request('POST', `${dsc.base}/prepared`, { json: { fields: { [textField]: 'x' } } })).rawPayload;
+      const textField = (
+        await t.server.ctx.db
+          .selectFrom('fields')
+          .select('id')
+          .where('envelope_id', '=', dsc.draft.id)
+          .where('field_type', '=', 8)
+          .executeTakeFirstOrThrow()
+      ).id;
+      const prepared = (
+        await t.server.request('POST', `${dsc.base}/prepared`, { json: { fields: { [textField]: 'x' } } })
+      ).rawPayload;
       const signer = await electronicEnvelope();
 
       const pending = new Set<string>(['bomb', 'nesting', 'png']);
       const settle = (name: string) => () => pending.delete(name);
-      const bomb = t.server.request('POST', `${API}/documents`, { key: t.account.key, file: { bytes: hostile.inflateBomb(3) } }).finally(settle('bomb'));
-      const nesting = t.server.app.inject({ method: 'PUT', url: `${dsc.base}/signed`, headers: { 'content-type': 'application/pdf' }, payload: Buffer.concat([prepared, hostile.deepNesting(100_000)]) }).finally(settle('nesting'));
-      const png = t.server.request('POST', `${API}/signing/${signer.token}`, { json: { action: 'sign', consent: true, signature: { kind: 'drawn', image_png: bandPng(5000, 5000).toString('base64') } } }).finally(settle('png'));
+      const bomb = t.server
+        .request('POST', `${API}/documents`, { key: t.account.key, file: { bytes: hostile.inflateBomb(3) } })
+        .finally(settle('bomb'));
+      const nesting = t.server.app
+        .inject({
+          method: 'PUT',
+          url: `${dsc.base}/signed`,
+          headers: { 'content-type': 'application/pdf' },
+          payload: Buffer.concat([prepared, hostile.deepNesting(100_000)]),
+        })
+        .finally(settle('nesting'));
+      const png = t.server
+        .request('POST', `${API}/signing/${signer.token}`, {
+          json: {
+            action: 'sign',
+            consent: true,
+            signature: { kind: 'drawn', image_png: bandPng(5000, 5000).toString('base64') },
+          },
+        })
+        .finally(settle('png'));
 
       const latencies: number[] = [];
       while (pending.size > 0) {
@@ -160,13 +237,24 @@ for (const kind of DATABASES) {
     test('the blobs.collect job deletes an orphan, keeps referenced blobs and schedules its next run', async () => {
       const { draft } = await electronicEnvelope();
       const orphan = await t.server.ctx.blobs.put(Buffer.from(`%PDF-1.7 job orphan ${kind} ${Date.now()}`));
-      const kept = (await t.server.ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', draft.id).executeTakeFirstOrThrow()).current_sha256!;
+      const kept = (
+        await t.server.ctx.db
+          .selectFrom('envelope_documents')
+          .select('current_sha256')
+          .where('envelope_id', '=', draft.id)
+          .executeTakeFirstOrThrow()
+      ).current_sha256!;
       t.server.clock.advance(2 * 3600);
       await enqueueJob(t.server.ctx.db, { kind: BLOB_GC_JOB, payload: {}, now: t.server.clock.now() });
       assert.ok((await t.server.runJobs()) >= 1);
       assert.equal(await t.server.ctx.blobs.has(orphan), false, 'the orphan is gone');
       assert.equal(await t.server.ctx.blobs.has(kept), true, 'the envelope document is kept');
-      const next = await t.server.ctx.db.selectFrom('jobs').select(['state', 'run_at']).where('kind', '=', BLOB_GC_JOB).where('state', '=', 'queued').execute();
+      const next = await t.server.ctx.db
+        .selectFrom('jobs')
+        .select(['state', 'run_at'])
+        .where('kind', '=', BLOB_GC_JOB)
+        .where('state', '=', 'queued')
+        .execute();
       assert.equal(next.length, 1, 'the next run is queued');
       assert.ok(new Date(next[0]!.run_at).getTime() > t.server.clock.now().getTime());
     });

@@ -21,7 +21,10 @@ for (const kind of DATABASES) {
     let docs: DocServer;
     before(async () => {
       docs = await startDocServer();
-      server = await startTestServer(kind, { MOHAR_SIGNING_LINK_TTL_DAYS: String(TTL_DAYS), MOHAR_FETCH_ALLOW_PRIVATE: '1' });
+      server = await startTestServer(kind, {
+        MOHAR_SIGNING_LINK_TTL_DAYS: String(TTL_DAYS),
+        MOHAR_FETCH_ALLOW_PRIVATE: '1',
+      });
       account = await server.newAccount();
     });
     after(async () => {
@@ -32,7 +35,9 @@ for (const kind of DATABASES) {
     /** The links mailed to a recipient, oldest first (read through the outbox listing, as an admin would). */
     async function mailedLinks(envelopeId: string, email: string): Promise<string[]> {
       const token = await server.login(account.email, account.password);
-      const listing = await server.request('GET', `${LEGACY}/mail/outbox/?envelope_id=${envelopeId}&include=body`, { token });
+      const listing = await server.request('GET', `${LEGACY}/mail/outbox/?envelope_id=${envelopeId}&include=body`, {
+        token,
+      });
       assert.equal(listing.statusCode, 200, listing.body);
       const items = (listing.json().items as { to: string; text: string }[]).filter((m) => m.to === email).reverse();
       return items.map((m) => /\/sign\/([A-Za-z0-9_-]+)/.exec(m.text)![1]!);
@@ -40,15 +45,29 @@ for (const kind of DATABASES) {
     const view = (token: string) => server.request('GET', `${API}/signing/${token}`);
 
     test('a reminder revokes the earlier mail link; an API signing session does not', async () => {
-      const draft = await makeDraft(server, account.key, { recipients: [{ name: 'Asha Rao', email: 'asha-11@example.com' }], expire_in_days: 3650 });
+      const draft = await makeDraft(server, account.key, {
+        recipients: [{ name: 'Asha Rao', email: 'asha-11@example.com' }],
+        expire_in_days: 3650,
+      });
       await sendDraft(server, account.key, draft);
       const [invitation] = await mailedLinks(draft.id, 'asha-11@example.com');
-      const newSession = async () => (await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } })).json().signing_url.split('/sign/')[1] as string;
+      const newSession = async () =>
+        (
+          await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+            key: account.key,
+            json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+          })
+        )
+          .json()
+          .signing_url.split('/sign/')[1] as string;
       await newSession();
       assert.equal((await view(invitation!)).statusCode, 200, 'a signing session leaves the mail link alone');
       server.clock.advance(3601);
       const session = await newSession();
-      assert.equal((await server.request('POST', `${API}/envelopes/${draft.id}/remind`, { key: account.key })).statusCode, 200);
+      assert.equal(
+        (await server.request('POST', `${API}/envelopes/${draft.id}/remind`, { key: account.key })).statusCode,
+        200,
+      );
       const links = await mailedLinks(draft.id, 'asha-11@example.com');
       assert.equal(links.length, 2);
       const old = await view(links[0]!);
@@ -59,7 +78,10 @@ for (const kind of DATABASES) {
     });
 
     test(`mail links live ${TTL_DAYS} days (MOHAR_SIGNING_LINK_TTL_DAYS), not until an envelope expiry ten years away`, async () => {
-      const draft = await makeDraft(server, account.key, { recipients: [{ name: 'Ravi', email: 'ravi-11@example.com' }], expire_in_days: 3650 });
+      const draft = await makeDraft(server, account.key, {
+        recipients: [{ name: 'Ravi', email: 'ravi-11@example.com' }],
+        expire_in_days: 3650,
+      });
       await sendDraft(server, account.key, draft);
       const [link] = await mailedLinks(draft.id, 'ravi-11@example.com');
       server.clock.advance(TTL_DAYS * 86_400 - 60);
@@ -74,7 +96,10 @@ for (const kind of DATABASES) {
       const created = await legacyCreate(server, account.key, { docUrl: `${docs.base}/doc.pdf`, mail: false });
       assert.equal(created.statusCode, 200, created.body);
       const first = tokenOf(created.json().signing_info[0].signing_url);
-      const again = await server.request('POST', `${LEGACY}/document/signing-links/`, { key: account.key, json: { companyDetails: { api_key: account.key }, document_id: created.json().document_id } });
+      const again = await server.request('POST', `${LEGACY}/document/signing-links/`, {
+        key: account.key,
+        json: { companyDetails: { api_key: account.key }, document_id: created.json().document_id },
+      });
       assert.equal(again.statusCode, 200, again.body);
       const second = tokenOf(again.json().signing_links[0].signing_url);
       assert.equal((await view(first)).json().code, 'signing_link_revoked');
@@ -82,11 +107,24 @@ for (const kind of DATABASES) {
     });
 
     test('revoke-links: every live link of the recipient ends, audited; 404 across accounts; 409 once finished', async () => {
-      const draft = await makeDraft(server, account.key, { recipients: [{ name: 'Kiran', email: 'kiran-11@example.com' }, { name: 'Mira', email: 'mira-11@example.com' }], routing_order: 'parallel' });
+      const draft = await makeDraft(server, account.key, {
+        recipients: [
+          { name: 'Kiran', email: 'kiran-11@example.com' },
+          { name: 'Mira', email: 'mira-11@example.com' },
+        ],
+        routing_order: 'parallel',
+      });
       await sendDraft(server, account.key, draft);
       const [mailLink] = await mailedLinks(draft.id, 'kiran-11@example.com');
       const [otherLink] = await mailedLinks(draft.id, 'mira-11@example.com');
-      const session = (await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: account.key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } })).json().signing_url.split('/sign/')[1] as string;
+      const session = (
+        await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+          key: account.key,
+          json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+        })
+      )
+        .json()
+        .signing_url.split('/sign/')[1] as string;
       const path = `${API}/envelopes/${draft.id}/recipients/${draft.recipientIds[0]}/revoke-links`;
 
       const stranger = await server.newAccount();
@@ -103,14 +141,28 @@ for (const kind of DATABASES) {
         assert.equal(answer.json().code, 'signing_link_revoked');
       }
       assert.equal((await view(otherLink!)).statusCode, 200, 'the other recipient keeps theirs');
-      const trail = (await server.request('GET', `${API}/envelopes/${draft.id}/audit-trail`, { key: account.key })).json();
+      const trail = (
+        await server.request('GET', `${API}/envelopes/${draft.id}/audit-trail`, { key: account.key })
+      ).json();
       const row = trail.events.find((e: { action: string }) => e.action === 'recipient.links_revoked');
       assert.ok(row, 'audited');
       assert.ok(!JSON.stringify(row).includes(mailLink!), 'no token in the audit row');
 
-      const unknown = await server.request('POST', `${API}/envelopes/${draft.id}/recipients/00000000-0000-4000-8000-000000000000/revoke-links`, { key: account.key });
+      const unknown = await server.request(
+        'POST',
+        `${API}/envelopes/${draft.id}/recipients/00000000-0000-4000-8000-000000000000/revoke-links`,
+        { key: account.key },
+      );
       assert.equal(unknown.statusCode, 404);
-      assert.equal((await server.request('POST', `${API}/envelopes/${draft.id}/void`, { key: account.key, json: { reason: 'wrong party' } })).statusCode, 200);
+      assert.equal(
+        (
+          await server.request('POST', `${API}/envelopes/${draft.id}/void`, {
+            key: account.key,
+            json: { reason: 'wrong party' },
+          })
+        ).statusCode,
+        200,
+      );
       const finished = await server.request('POST', path, { key: account.key });
       assert.equal(finished.statusCode, 409, finished.body);
       assert.equal(finished.json().code, 'envelope_not_in_progress');

@@ -28,7 +28,11 @@ for (const kind of DATABASES) {
     before(async () => {
       smtp = await startSmtp();
       docs = await startDocServer();
-      server = await startTestServer(kind, { MOHAR_SMTP_URL: smtp.url, MOHAR_BASE_URL: 'http://sign.test', MOHAR_FETCH_ALLOW_PRIVATE: '1' });
+      server = await startTestServer(kind, {
+        MOHAR_SMTP_URL: smtp.url,
+        MOHAR_BASE_URL: 'http://sign.test',
+        MOHAR_FETCH_ALLOW_PRIVATE: '1',
+      });
       account = await server.newAccount();
     });
     after(async () => {
@@ -38,10 +42,15 @@ for (const kind of DATABASES) {
     });
 
     test('invitation and reminder mails: no token in the outbox rows; the delivered mail and the listing have a working link', async () => {
-      const draft = await makeDraft(server, account.key, { recipients: [{ name: 'Asha Rao', email: 'asha-secret@example.com' }] });
+      const draft = await makeDraft(server, account.key, {
+        recipients: [{ name: 'Asha Rao', email: 'asha-secret@example.com' }],
+      });
       await sendDraft(server, account.key, draft);
       server.clock.advance(3601);
-      assert.equal((await server.request('POST', `${API}/envelopes/${draft.id}/remind`, { key: account.key })).statusCode, 200);
+      assert.equal(
+        (await server.request('POST', `${API}/envelopes/${draft.id}/remind`, { key: account.key })).statusCode,
+        200,
+      );
       const stored = await rawRows(server, 'outbox_mail');
       assert.doesNotMatch(stored, LINK, 'no signing link in the raw outbox rows before sending');
       await server.runJobs();
@@ -58,32 +67,49 @@ for (const kind of DATABASES) {
       assert.ok(reminderToken, 'one of the two mails is the reminder');
       const view = await server.request('GET', `${API}/signing/${reminderToken}`);
       assert.equal(view.statusCode, 200, view.body);
-      const listed = await server.request('GET', `${LEGACY}/mail/outbox/?envelope_id=${draft.id}&include=body`, { token: await server.login(account.email, account.password) });
+      const listed = await server.request('GET', `${LEGACY}/mail/outbox/?envelope_id=${draft.id}&include=body`, {
+        token: await server.login(account.email, account.password),
+      });
       assert.equal(listed.statusCode, 200, listed.body);
       const listing = listed.json();
-      assert.ok(listing.items.some((m: { text: string }) => m.text.includes(`/sign/${reminderToken}`)), 'the account admin still reads the body');
+      assert.ok(
+        listing.items.some((m: { text: string }) => m.text.includes(`/sign/${reminderToken}`)),
+        'the account admin still reads the body',
+      );
     });
 
     test('an idempotent legacy create with links: no token in the replay row; the replay answers the same working link', async () => {
-      const first = await legacyCreate(server, account.key, { docUrl: `${docs.base}/doc.pdf`, mail: false, idempotencyKey: 'links-at-rest' });
+      const first = await legacyCreate(server, account.key, {
+        docUrl: `${docs.base}/doc.pdf`,
+        mail: false,
+        idempotencyKey: 'links-at-rest',
+      });
       assert.equal(first.statusCode, 200, first.body);
       const links = first.json().signing_info.map((s: { signing_url: string }) => tokenOf(s.signing_url)) as string[];
       assert.ok(links.length > 0);
       const stored = await rawRows(server, 'idempotency_keys');
       assert.doesNotMatch(stored, LINK, 'no signing link in the raw idempotency rows');
       for (const token of links) assert.ok(!stored.includes(token), 'the token is nowhere in the idempotency rows');
-      const again = await legacyCreate(server, account.key, { docUrl: `${docs.base}/doc.pdf`, mail: false, idempotencyKey: 'links-at-rest' });
+      const again = await legacyCreate(server, account.key, {
+        docUrl: `${docs.base}/doc.pdf`,
+        mail: false,
+        idempotencyKey: 'links-at-rest',
+      });
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.deepEqual(again.json(), first.json());
       assert.equal((await server.request('GET', `${API}/signing/${links[0]}`)).statusCode, 200);
     });
 
     test('after mail, reminders and an idempotent create with links, no table but signing_sessions (hashes) holds a link', async () => {
-      const tables = (await server.ctx.db.introspection.getTables()).map((t) => t.name).filter((name) => name !== 'blobs' && !name.startsWith('kysely_'));
+      const tables = (await server.ctx.db.introspection.getTables())
+        .map((t) => t.name)
+        .filter((name) => name !== 'blobs' && !name.startsWith('kysely_'));
       assert.ok(tables.includes('outbox_mail') && tables.includes('events'));
       for (const table of tables) {
         const result = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(server.ctx.db);
-        const text = JSON.stringify(result.rows, (_key, value: unknown) => (value instanceof Uint8Array ? undefined : value));
+        const text = JSON.stringify(result.rows, (_key, value: unknown) =>
+          value instanceof Uint8Array ? undefined : value,
+        );
         assert.doesNotMatch(text, LINK, `no signing link in ${table}`);
       }
     });

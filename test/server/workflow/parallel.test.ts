@@ -15,18 +15,55 @@ for (const kind of DATABASES) {
       const people = ['Asha', 'Ravi', 'Meera'].map((name) => ({ name, email: `${name.toLowerCase()}@example.com` }));
       const draft = await makeDraft(t.server, t.account.key, { recipients: people, routing_order: 'parallel' });
       await sendDraft(t.server, t.account.key, draft);
-      const links = await Promise.all(draft.recipientIds.map(async (id) => (await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: id, mode: 'redirect' } })).json().signing_url.split('/sign/')[1] as string));
-      const acts = await Promise.all(links.map((link, i) => t.server.request('POST', `${API}/signing/${link}`, { json: { action: 'sign', consent: true, signature: { kind: 'typed', text: people[i]!.name } } })));
-      assert.deepEqual(acts.map((a) => a.statusCode), [200, 200, 200], acts.map((a) => a.body).join('\n'));
+      const links = await Promise.all(
+        draft.recipientIds.map(
+          async (id) =>
+            (
+              await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+                key: t.account.key,
+                json: { recipient_id: id, mode: 'redirect' },
+              })
+            )
+              .json()
+              .signing_url.split('/sign/')[1] as string,
+        ),
+      );
+      const acts = await Promise.all(
+        links.map((link, i) =>
+          t.server.request('POST', `${API}/signing/${link}`, {
+            json: { action: 'sign', consent: true, signature: { kind: 'typed', text: people[i]!.name } },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        acts.map((a) => a.statusCode),
+        [200, 200, 200],
+        acts.map((a) => a.body).join('\n'),
+      );
       assert.equal(acts.filter((a) => a.json().envelope_status === 'completed').length >= 1, true);
-      const final = (await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: t.account.key })).rawPayload;
+      const final = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, {
+          key: t.account.key,
+        })
+      ).rawPayload;
       const report = verifyPdf(final);
       assert.equal(report.valid, true);
       // The certification at send comes first (no /Name: the seal signs it), then the three signers.
       assert.equal(report.signatures[0]!.docMdp, 2);
-      assert.deepEqual(report.signatures.slice(1).map((s) => s.name).sort(), ['Asha', 'Meera', 'Ravi']);
+      assert.deepEqual(
+        report.signatures
+          .slice(1)
+          .map((s) => s.name)
+          .sort(),
+        ['Asha', 'Meera', 'Ravi'],
+      );
       assert.deepEqual(pdfsigVerdicts(final).valid, [true, true, true, true]);
-      const completed = await t.server.ctx.db.selectFrom('events').select('type').where('envelope_id', '=', draft.id).where('type', '=', 'envelope.completed').execute();
+      const completed = await t.server.ctx.db
+        .selectFrom('events')
+        .select('type')
+        .where('envelope_id', '=', draft.id)
+        .where('type', '=', 'envelope.completed')
+        .execute();
       assert.equal(completed.length, 1);
     });
   });

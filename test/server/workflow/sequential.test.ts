@@ -41,35 +41,95 @@ for (const kind of DATABASES) {
           { name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' },
           { name: 'Kiran', email: 'kiran@example.com', role: 'cc' },
         ],
-        extraFields: (ids) => [{ recipient_id: ids[0], field_type: 8, page_number: 2, x: 50, y: 50, width: 200, height: 20, label: 'PAN' }],
+        extraFields: (ids) => [
+          { recipient_id: ids[0], field_type: 8, page_number: 2, x: 50, y: 50, width: 200, height: 20, label: 'PAN' },
+        ],
       });
       await sendDraft(t.server, t.account.key, draft);
       const [asha, ravi, holder] = draft.recipientIds as [string, string, string];
-      const link = async (recipientId: string) => (await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: recipientId, mode: 'redirect' } })).json().signing_url.split('/sign/')[1] as string;
+      const link = async (recipientId: string) =>
+        (
+          await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+            key: t.account.key,
+            json: { recipient_id: recipientId, mode: 'redirect' },
+          })
+        )
+          .json()
+          .signing_url.split('/sign/')[1] as string;
 
       // Out of turn: the DSC signer cannot act before the others.
-      assert.equal((await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key: t.account.key, json: { recipient_id: holder, mode: 'redirect' } })).statusCode, 409);
+      assert.equal(
+        (
+          await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+            key: t.account.key,
+            json: { recipient_id: holder, mode: 'redirect' },
+          })
+        ).statusCode,
+        409,
+      );
 
       const ashaToken = await link(asha);
-      const pan = (await t.server.request('GET', `${API}/signing/${ashaToken}`)).json().fields.find((f: { label: string }) => f.label === 'PAN');
+      const pan = (await t.server.request('GET', `${API}/signing/${ashaToken}`))
+        .json()
+        .fields.find((f: { label: string }) => f.label === 'PAN');
       const image = makePng(40, 16, (x, y) => (Math.abs(y - 8) < 2 || x % 9 === 0 ? [0, 0, 90, 255] : [0, 0, 0, 0]));
-      const signed = await t.server.request('POST', `${API}/signing/${ashaToken}`, { json: { action: 'sign', consent: true, fields: { [pan.field_id]: 'ABCDE1234F' }, signature: { kind: 'drawn', image_png: image.toString('base64') } } });
+      const signed = await t.server.request('POST', `${API}/signing/${ashaToken}`, {
+        json: {
+          action: 'sign',
+          consent: true,
+          fields: { [pan.field_id]: 'ABCDE1234F' },
+          signature: { kind: 'drawn', image_png: image.toString('base64') },
+        },
+      });
       assert.equal(signed.statusCode, 200, signed.body);
-      const approved = await t.server.request('POST', `${API}/signing/${await link(ravi)}`, { json: { action: 'approve', consent: true } });
+      const approved = await t.server.request('POST', `${API}/signing/${await link(ravi)}`, {
+        json: { action: 'approve', consent: true },
+      });
       assert.equal(approved.statusCode, 200, approved.body);
 
       const holderToken = await link(holder);
-      const prepared = await t.server.request('GET', `${API}/signing/${holderToken}/documents/${draft.documentId}/prepared`);
+      const prepared = await t.server.request(
+        'GET',
+        `${API}/signing/${holderToken}/documents/${draft.documentId}/prepared`,
+      );
       const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
-      const tokenKey = await tokenSigner({ module: softHsm.module, token: { serial: softHsm.hsm.tokenSerial }, certId: softHsm.hsm.keys.find((k) => k.type === 'EC')!.certificateId!, pin: softHsm.hsm.pin });
-      const byToken = await signPades(prepared.rawPayload, tokenKey, { level: 'B-B', field: { name: field }, signingTime: new Date() });
-      const uploaded = await t.server.app.inject({ method: 'PUT', url: `${API}/signing/${holderToken}/documents/${draft.documentId}/signed`, headers: { 'content-type': 'application/pdf' }, payload: byToken.bytes });
+      const tokenKey = await tokenSigner({
+        module: softHsm.module,
+        token: { serial: softHsm.hsm.tokenSerial },
+        certId: softHsm.hsm.keys.find((k) => k.type === 'EC')!.certificateId!,
+        pin: softHsm.hsm.pin,
+      });
+      const byToken = await signPades(prepared.rawPayload, tokenKey, {
+        level: 'B-B',
+        field: { name: field },
+        signingTime: new Date(),
+      });
+      const uploaded = await t.server.app.inject({
+        method: 'PUT',
+        url: `${API}/signing/${holderToken}/documents/${draft.documentId}/signed`,
+        headers: { 'content-type': 'application/pdf' },
+        payload: byToken.bytes,
+      });
       assert.equal(uploaded.statusCode, 200, uploaded.body);
       assert.equal(uploaded.json().envelope_status, 'completed');
 
-      const final = (await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: t.account.key })).rawPayload;
-      const revisions = await t.server.ctx.db.selectFrom('document_revisions').selectAll().where('envelope_id', '=', draft.id).orderBy('seq').execute();
-      for (const r of revisions) assert.ok(final.subarray(0, Number(r.size)).equals(await t.server.ctx.blobs.get(r.sha256)), `revision ${r.seq} (${r.act}) is a byte prefix`);
+      const final = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, {
+          key: t.account.key,
+        })
+      ).rawPayload;
+      const revisions = await t.server.ctx.db
+        .selectFrom('document_revisions')
+        .selectAll()
+        .where('envelope_id', '=', draft.id)
+        .orderBy('seq')
+        .execute();
+      for (const r of revisions) {
+        assert.ok(
+          final.subarray(0, Number(r.size)).equals(await t.server.ctx.blobs.get(r.sha256)),
+          `revision ${r.seq} (${r.act}) is a byte prefix`,
+        );
+      }
       assert.ok(qpdfCheck(final).ok);
       const poppler = pdfsigVerdicts(final);
       assert.deepEqual(poppler.valid, [true, true, true], poppler.output);
@@ -79,10 +139,20 @@ for (const kind of DATABASES) {
       // The certification at send, the electronic signature, the token's.
       assert.equal(report.signatures.length, 3);
       assert.equal(report.signatures[0]!.docMdp, 2);
-      // After the certification: the electronic signer's PAN and signature (form filling at worst); after theirs: the token's signature.
-      assert.equal(report.signatures[0]!.changesAfter, 'form_filling', 'only form filling and signatures after the certification');
+      // After the certification: the electronic signer's PAN and signature (form filling at worst); after theirs: the
+      // token's signature.
+      assert.equal(
+        report.signatures[0]!.changesAfter,
+        'form_filling',
+        'only form filling and signatures after the certification',
+      );
       assert.equal(report.signatures[1]!.changesAfter, 'signing');
-      assert.ok(report.signatures[0]!.changedObjects.some((o) => o.class === 'form_filling' && o.field !== undefined && o.reason.includes('/V')), 'the PAN value is form filling of its field');
+      assert.ok(
+        report.signatures[0]!.changedObjects.some(
+          (o) => o.class === 'form_filling' && o.field !== undefined && o.reason.includes('/V'),
+        ),
+        'the PAN value is form filling of its field',
+      );
       // Completion appends the token certificate's chain and OCSP answer (/DSS, DSC trust): validation data only.
       assert.equal(report.signatures[2]!.changesAfter, 'ltv');
       // The certification and the electronic signature chain to the installation CA, the token's to the test PKI root.
@@ -94,8 +164,13 @@ for (const kind of DATABASES) {
         const verdict = opensslCmsVerify(cms, data, signature.index <= 2 ? sealCa : softHsm.hsm.pki.root.certPath);
         assert.ok(verdict.ok, `openssl cms -verify, signature ${signature.index}: ${verdict.output}`);
       }
-      const status = (await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })).json();
-      assert.deepEqual(status.recipients.map((r: { status: string }) => r.status), ['signed', 'approved', 'signed', 'completed']);
+      const status = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })
+      ).json();
+      assert.deepEqual(
+        status.recipients.map((r: { status: string }) => r.status),
+        ['signed', 'approved', 'signed', 'completed'],
+      );
     });
   });
 }

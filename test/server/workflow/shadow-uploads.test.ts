@@ -42,7 +42,12 @@ before(async () => {
   const rsa = hsm.keys.find((k) => k.type === 'RSA')!;
   keys = {
     software: await dsc.signer(credential),
-    token: await tokenSigner({ module, token: { serial: hsm.tokenSerial }, certId: rsa.certificateId!, pin: () => hsm!.pin }),
+    token: await tokenSigner({
+      module,
+      token: { serial: hsm.tokenSerial },
+      certId: rsa.certificateId!,
+      pin: () => hsm!.pin,
+    }),
     certificates: [credential.certDer, ...dsc.pki.chainDer],
   };
 });
@@ -62,32 +67,68 @@ async function dscEnvelope(server: TestServer, key: string) {
   const draft = await makeDraft(server, key, {
     recipients: [{ name: 'Asha Rao', email: 'asha@example.com', signature_method: 'dsc' }],
     pdf: shadowOriginal(),
-    extraFields: (ids) => [{ recipient_id: ids[0], field_type: 8, page_number: 1, x: 300, y: 300, width: 200, height: 20, required: false }],
+    extraFields: (ids) => [
+      { recipient_id: ids[0], field_type: 8, page_number: 1, x: 300, y: 300, width: 200, height: 20, required: false },
+    ],
   });
   await sendDraft(server, key, draft);
-  const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, { key, json: { recipient_id: draft.recipientIds[0], mode: 'redirect' } });
+  const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+    key,
+    json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+  });
   const base = `${API}/signing/${session.json().signing_url.split('/sign/')[1]}/documents/${draft.documentId}`;
   const prepared = await server.request('GET', `${base}/prepared`);
   assert.equal(prepared.statusCode, 200, prepared.body);
   const bytes = prepared.rawPayload;
   const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
-  assert.deepEqual(verifyPdf(bytes).signatures.map((s) => s.docMdp), [2], 'the prepared bytes are certified at send (P=2)');
-  const context = (signer: SignatureProvider): CaseContext => ({ prepared: bytes, signingField: field, fillableField: textField(bytes), foreignField: textField(bytes), signer, certificates: keys.certificates });
+  assert.deepEqual(
+    verifyPdf(bytes).signatures.map((s) => s.docMdp),
+    [2],
+    'the prepared bytes are certified at send (P=2)',
+  );
+  const context = (signer: SignatureProvider): CaseContext => ({
+    prepared: bytes,
+    signingField: field,
+    fillableField: textField(bytes),
+    foreignField: textField(bytes),
+    signer,
+    certificates: keys.certificates,
+  });
   return { draft, base, context };
 }
 
 /** What must not move while uploads are refused. */
 async function snapshot(server: TestServer, envelopeId: string, key: string) {
   const status = (await server.request('GET', `${API}/envelopes/${envelopeId}/status`, { key })).json();
-  const revisions = await server.ctx.db.selectFrom('document_revisions').select(['seq', 'sha256', 'act']).where('envelope_id', '=', envelopeId).orderBy('seq').execute();
-  const documents = await server.ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', envelopeId).execute();
-  return { status: status.status, recipients: status.recipients.map((r: { status: string }) => r.status), revisions, documents };
+  const revisions = await server.ctx.db
+    .selectFrom('document_revisions')
+    .select(['seq', 'sha256', 'act'])
+    .where('envelope_id', '=', envelopeId)
+    .orderBy('seq')
+    .execute();
+  const documents = await server.ctx.db
+    .selectFrom('envelope_documents')
+    .select('current_sha256')
+    .where('envelope_id', '=', envelopeId)
+    .execute();
+  return {
+    status: status.status,
+    recipients: status.recipients.map((r: { status: string }) => r.status),
+    revisions,
+    documents,
+  };
 }
 
 for (const kind of DATABASES) {
   describe(`shadow-attack uploads through PUT …/signed on ${kind}`, () => {
     const t = useTestServer(kind, trust.env);
-    const upload = (base: string, bytes: Buffer) => t.server.app.inject({ method: 'PUT', url: `${base}/signed`, headers: { 'content-type': 'application/pdf' }, payload: bytes });
+    const upload = (base: string, bytes: Buffer) =>
+      t.server.app.inject({
+        method: 'PUT',
+        url: `${base}/signed`,
+        headers: { 'content-type': 'application/pdf' },
+        payload: bytes,
+      });
 
     for (const signerKind of ['software', 'token'] as const) {
       test(`every attack signed with a ${signerKind} key: 422 invalid_signed_document with a reason, the envelope unchanged`, async () => {
@@ -100,7 +141,9 @@ for (const kind of DATABASES) {
           // The prepared bytes carry the certification at send: any validator sees the attack too (a policy
           // case fills or signs a field, which DocMDP P=2 allows; only the upload rule knows whose it was).
           // Once per case is enough: the key that signed does not change what the revision changes.
-          if (signerKind === 'software' && c.attack !== 'policy' && !c.gaps?.verifier) assert.ok(verifierFlags(bytes).flagged, `${c.name}: verifyPdf ${verifierFlags(bytes).summary}`);
+          if (signerKind === 'software' && c.attack !== 'policy' && !c.gaps?.verifier) {
+            assert.ok(verifierFlags(bytes).flagged, `${c.name}: verifyPdf ${verifierFlags(bytes).summary}`);
+          }
           const response = await upload(base, bytes);
           if (response.statusCode === 200) {
             accepted.push(c.name);
@@ -111,7 +154,11 @@ for (const kind of DATABASES) {
           assert.equal(problem.code, 'invalid_signed_document', `${c.name}: ${response.body}`);
           assert.match(problem.detail, /the signed document was not accepted: \S/, c.name);
           // The allow-list names the offending object; a forged signature dictionary fails the signature check instead.
-          assert.match(problem.detail, c.where === 'signature-dictionary' ? /signature|ByteRange|Contents|revision/i : c.reason, `${c.name}: ${problem.detail}`);
+          assert.match(
+            problem.detail,
+            c.where === 'signature-dictionary' ? /signature|ByteRange|Contents|revision/i : c.reason,
+            `${c.name}: ${problem.detail}`,
+          );
         }
         assert.deepEqual(accepted, [], 'attacks the server accepted');
         assert.deepEqual(await snapshot(t.server, draft.id, t.account.key), before, 'nothing moved');

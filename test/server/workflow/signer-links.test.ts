@@ -12,11 +12,18 @@ import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 import { makePng } from '../../pdf/sign/helpers.js';
 
-const PNG = makePng(80, 24, (x, y) => (Math.abs(y - 12 - Math.round(6 * Math.sin(x / 7))) < 2 ? [10, 10, 90, 255] : [0, 0, 0, 0]));
+const PNG = makePng(80, 24, (x, y) =>
+  Math.abs(y - 12 - Math.round(6 * Math.sin(x / 7))) < 2 ? [10, 10, 90, 255] : [0, 0, 0, 0],
+);
 
 /** Image XObjects added by the last revision (the signature appearance's picture and its alpha mask, if any). */
 function imagesInLastRevision(before: Buffer, after: Buffer): number {
-  return (after.subarray(before.length).toString('latin1').match(/\/Subtype\s*\/Image/g) ?? []).length;
+  return (
+    after
+      .subarray(before.length)
+      .toString('latin1')
+      .match(/\/Subtype\s*\/Image/g) ?? []
+  ).length;
 }
 
 for (const kind of DATABASES) {
@@ -24,19 +31,31 @@ for (const kind of DATABASES) {
     const t = useTestServer(kind);
     const token = (url: string) => url.split('/sign/')[1]!;
     const link = async (envelopeId: string, recipientId: string) => {
-      const response = await t.server.request('POST', `${API}/envelopes/${envelopeId}/signing-sessions`, { key: t.account.key, json: { recipient_id: recipientId, mode: 'redirect' } });
+      const response = await t.server.request('POST', `${API}/envelopes/${envelopeId}/signing-sessions`, {
+        key: t.account.key,
+        json: { recipient_id: recipientId, mode: 'redirect' },
+      });
       assert.equal(response.statusCode, 201, response.body);
       return token(response.json().signing_url);
     };
     const view = (tok: string) => t.server.request('GET', `${API}/signing/${tok}`);
     const act = (tok: string, json: unknown) => t.server.request('POST', `${API}/signing/${tok}`, { json });
     const current = async (envelopeId: string) => {
-      const row = await t.server.ctx.db.selectFrom('envelope_documents').select('current_sha256').where('envelope_id', '=', envelopeId).executeTakeFirstOrThrow();
+      const row = await t.server.ctx.db
+        .selectFrom('envelope_documents')
+        .select('current_sha256')
+        .where('envelope_id', '=', envelopeId)
+        .executeTakeFirstOrThrow();
       return t.server.ctx.blobs.get(row.current_sha256!);
     };
 
     test('a used link says so; the last signer downloads the completed document with their link', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }, { name: 'Ravi Kumar', email: 'ravi@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [
+          { name: 'Asha Rao', email: 'asha@example.com' },
+          { name: 'Ravi Kumar', email: 'ravi@example.com' },
+        ],
+      });
       await sendDraft(t.server, t.account.key, draft);
       const [first, second] = draft.recipientIds as [string, string];
       const firstLink = await link(draft.id, first);
@@ -46,23 +65,43 @@ for (const kind of DATABASES) {
       assert.equal(early.json().code, 'document_not_ready');
 
       const before = await current(draft.id);
-      const typed = await act(firstLink, { action: 'sign', consent: true, signature: { kind: 'typed', text: 'Asha Rao', image_png: PNG.toString('base64') } });
+      const typed = await act(firstLink, {
+        action: 'sign',
+        consent: true,
+        signature: { kind: 'typed', text: 'Asha Rao', image_png: PNG.toString('base64') },
+      });
       assert.equal(typed.statusCode, 200, typed.body);
       const afterFirst = await current(draft.id);
-      assert.ok(imagesInLastRevision(before, afterFirst) > 0, 'the typed signature as the page rendered it is the appearance');
+      assert.ok(
+        imagesInLastRevision(before, afterFirst) > 0,
+        'the typed signature as the page rendered it is the appearance',
+      );
 
       const used = await view(firstLink);
       assert.equal(used.statusCode, 410);
       assert.equal(used.json().code, 'signing_link_used');
       assert.equal(used.json().recipient_status, 'signed');
-      assert.equal((await act(firstLink, { action: 'decline', decline_reason: 'changed my mind' })).json().code, 'signing_link_used', 'a used link cannot act again');
-      assert.equal((await t.server.request('GET', `${API}/signing/${firstLink}/documents/${draft.documentId}/download`)).statusCode, 409, 'still in progress');
+      assert.equal(
+        (await act(firstLink, { action: 'decline', decline_reason: 'changed my mind' })).json().code,
+        'signing_link_used',
+        'a used link cannot act again',
+      );
+      assert.equal(
+        (await t.server.request('GET', `${API}/signing/${firstLink}/documents/${draft.documentId}/download`))
+          .statusCode,
+        409,
+        'still in progress',
+      );
 
       const secondLink = await link(draft.id, second);
       const noImage = await act(secondLink, { action: 'sign', consent: true, signature: { kind: 'uploaded' } });
       assert.equal(noImage.statusCode, 422);
       assert.equal(noImage.json().code, 'image_invalid');
-      const uploaded = await act(secondLink, { action: 'sign', consent: true, signature: { kind: 'uploaded', image_png: PNG.toString('base64') } });
+      const uploaded = await act(secondLink, {
+        action: 'sign',
+        consent: true,
+        signature: { kind: 'uploaded', image_png: PNG.toString('base64') },
+      });
       assert.equal(uploaded.statusCode, 200, uploaded.body);
       assert.equal(uploaded.json().envelope_status, 'completed');
 
@@ -74,14 +113,28 @@ for (const kind of DATABASES) {
         const download = await t.server.request('GET', `${API}/signing/${tok}/documents/${draft.documentId}/download`);
         assert.equal(download.statusCode, 200, download.body);
         assert.match(String(download.headers['content-disposition']), /^attachment; filename=/);
-        const official = await t.server.request('GET', `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`, { key: t.account.key });
+        const official = await t.server.request(
+          'GET',
+          `${API}/envelopes/${draft.id}/documents/${draft.documentId}/download`,
+          { key: t.account.key },
+        );
         assert.ok(download.rawPayload.equals(official.rawPayload), 'the same bytes as the API download');
         assert.equal(download.headers.etag, official.headers.etag);
       }
-      const final = (await t.server.request('GET', `${API}/signing/${secondLink}/documents/${draft.documentId}/download`)).rawPayload;
-      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true, true], 'the certification at send and the two signatures');
+      const final = (
+        await t.server.request('GET', `${API}/signing/${secondLink}/documents/${draft.documentId}/download`)
+      ).rawPayload;
+      assert.deepEqual(
+        pdfsigVerdicts(final).valid,
+        [true, true, true],
+        'the certification at send and the two signatures',
+      );
       assert.equal(verifyPdf(final).valid, true);
-      const details = await t.server.ctx.db.selectFrom('recipients').select(['id', 'act_details']).where('envelope_id', '=', draft.id).execute();
+      const details = await t.server.ctx.db
+        .selectFrom('recipients')
+        .select(['id', 'act_details'])
+        .where('envelope_id', '=', draft.id)
+        .execute();
       const byId = new Map(details.map((r) => [r.id, JSON.parse(r.act_details!) as Record<string, unknown>]));
       assert.equal(byId.get(first)!.signature, 'typed');
       assert.equal(byId.get(first)!.signature_text, 'Asha Rao');
@@ -95,12 +148,23 @@ for (const kind of DATABASES) {
     });
 
     test('a typed signature without an image shows its text; a drawn one needs its image', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Meera Iyer', email: 'meera@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [{ name: 'Meera Iyer', email: 'meera@example.com' }],
+      });
       await sendDraft(t.server, t.account.key, draft);
       const tok = await link(draft.id, draft.recipientIds[0]!);
       const drawn = await act(tok, { action: 'sign', consent: true, signature: { kind: 'drawn' } });
       assert.equal(drawn.json().code, 'image_invalid');
-      assert.equal((await act(tok, { action: 'sign', consent: true, signature: { kind: 'drawn', image_png: Buffer.from('GIF89a....').toString('base64') } })).json().code, 'image_invalid');
+      assert.equal(
+        (
+          await act(tok, {
+            action: 'sign',
+            consent: true,
+            signature: { kind: 'drawn', image_png: Buffer.from('GIF89a....').toString('base64') },
+          })
+        ).json().code,
+        'image_invalid',
+      );
       const before = await current(draft.id);
       const typed = await act(tok, { action: 'sign', consent: true, signature: { kind: 'typed', text: 'Meera' } });
       assert.equal(typed.statusCode, 200, typed.body);
@@ -111,23 +175,53 @@ for (const kind of DATABASES) {
       const voided = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'A', email: 'a@example.com' }] });
       await sendDraft(t.server, t.account.key, voided);
       const voidedLink = await link(voided.id, voided.recipientIds[0]!);
-      assert.equal((await t.server.request('POST', `${API}/envelopes/${voided.id}/void`, { key: t.account.key, json: { reason: 'wrong file' } })).statusCode, 200);
+      assert.equal(
+        (
+          await t.server.request('POST', `${API}/envelopes/${voided.id}/void`, {
+            key: t.account.key,
+            json: { reason: 'wrong file' },
+          })
+        ).statusCode,
+        200,
+      );
       const afterVoid = await view(voidedLink);
       assert.equal(afterVoid.statusCode, 410);
       assert.equal(afterVoid.json().code, 'envelope_closed');
       assert.equal(afterVoid.json().envelope_status, 'voided');
-      assert.equal((await t.server.request('GET', `${API}/signing/${voidedLink}/documents/${voided.documentId}`)).statusCode, 410, 'no bytes either');
+      assert.equal(
+        (await t.server.request('GET', `${API}/signing/${voidedLink}/documents/${voided.documentId}`)).statusCode,
+        410,
+        'no bytes either',
+      );
 
-      const sequential = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'B', email: 'b@example.com' }, { name: 'C', email: 'c@example.com' }] });
+      const sequential = await makeDraft(t.server, t.account.key, {
+        recipients: [
+          { name: 'B', email: 'b@example.com' },
+          { name: 'C', email: 'c@example.com' },
+        ],
+      });
       await sendDraft(t.server, t.account.key, sequential);
       const [b, c] = sequential.recipientIds as [string, string];
       // A link for a recipient whose turn has not come (as headless integrations hand out every link at once).
-      const waitingUrl = await insertSession(t.server.ctx.db, t.server.ctx.config.baseUrl, { envelopeId: sequential.id, recipientId: c, mode: 'redirect', origin: null, returnUrl: null, expiresAt: new Date(t.server.clock.now().getTime() + 600_000), now: t.server.clock.now() });
+      const waitingUrl = await insertSession(t.server.ctx.db, t.server.ctx.config.baseUrl, {
+        envelopeId: sequential.id,
+        recipientId: c,
+        mode: 'redirect',
+        origin: null,
+        returnUrl: null,
+        expiresAt: new Date(t.server.clock.now().getTime() + 600_000),
+        now: t.server.clock.now(),
+      });
       const waiting = await view(token(waitingUrl));
       assert.equal(waiting.statusCode, 200);
       assert.equal(waiting.json().action, 'wait');
       assert.equal(waiting.json().recipient.status, 'waiting', 'looking does not make it their turn');
-      assert.equal((await act(token(waitingUrl), { action: 'sign', consent: true, signature: { kind: 'typed', text: 'C' } })).json().code, 'recipient_not_active');
+      assert.equal(
+        (
+          await act(token(waitingUrl), { action: 'sign', consent: true, signature: { kind: 'typed', text: 'C' } })
+        ).json().code,
+        'recipient_not_active',
+      );
 
       const declined = await act(await link(sequential.id, b), { action: 'decline', decline_reason: 'not mine' });
       assert.equal(declined.statusCode, 200, declined.body);

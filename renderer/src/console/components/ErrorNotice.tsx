@@ -13,7 +13,11 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
   return (
     <div className="notice notice-error" role="alert">
       <p>{errorText(error, t('console.error.network'))}</p>
-      {onRetry && <button type="button" className="button small" onClick={onRetry}>{t('console.error.retry')}</button>}
+      {onRetry && (
+        <button type="button" className="button small" onClick={onRetry}>
+          {t('console.error.retry')}
+        </button>
+      )}
     </div>
   );
 }

@@ -25,8 +25,18 @@ function LanguagePicker() {
   const { language, setLanguage } = useT();
   const id = useId();
   return (
-    <select id={id} aria-label="Language / भाषा" className="language-picker" value={language} onChange={(e) => setLanguage(e.target.value as Language)}>
-      {(Object.keys(LANGUAGE_NAMES) as Language[]).map((code) => <option key={code} value={code} lang={code}>{LANGUAGE_NAMES[code]}</option>)}
+    <select
+      id={id}
+      aria-label="Language / भाषा"
+      className="language-picker"
+      value={language}
+      onChange={(e) => setLanguage(e.target.value as Language)}
+    >
+      {(Object.keys(LANGUAGE_NAMES) as Language[]).map((code) => (
+        <option key={code} value={code} lang={code}>
+          {LANGUAGE_NAMES[code]}
+        </option>
+      ))}
     </select>
   );
 }
@@ -37,8 +47,16 @@ function HelpMenu() {
     <details className="menu">
       <summary>{t('console.help')}</summary>
       <ul>
-        <li><a href={`${API_BASE}/docs/`} target="_blank" rel="noopener">{t('console.help.apiV1')}</a></li>
-        <li><a href={`${LEGACY_BASE}/docs/`} target="_blank" rel="noopener">{t('console.help.legacy')}</a></li>
+        <li>
+          <a href={`${API_BASE}/docs/`} target="_blank" rel="noopener">
+            {t('console.help.apiV1')}
+          </a>
+        </li>
+        <li>
+          <a href={`${LEGACY_BASE}/docs/`} target="_blank" rel="noopener">
+            {t('console.help.legacy')}
+          </a>
+        </li>
       </ul>
     </details>
   );
@@ -51,14 +69,23 @@ export function Layout({ children }: { children: ReactNode }) {
   const session = useSession();
   return (
     <div className="console">
-      <a className="skip-link" href="#content">{t('console.skip')}</a>
+      <a className="skip-link" href="#content">
+        {t('console.skip')}
+      </a>
       <header className="console-header">
-        <Link to="/envelopes" className="brand">{t('console.title')}</Link>
+        <Link to="/envelopes" className="brand">
+          {t('console.title')}
+        </Link>
         <nav aria-label={t('console.nav.label')}>
           <ul className="console-nav">
             {[...NAV, ...(MANAGES_ACCOUNT.has(user.role) ? [...ADMIN_NAV, ...USERS_NAV] : [])].map((item) => (
               <li key={item.to}>
-                <Link to={item.to} aria-current={path === item.to || path.startsWith(`${item.to}/`) ? 'page' : undefined}>{t(item.key)}</Link>
+                <Link
+                  to={item.to}
+                  aria-current={path === item.to || path.startsWith(`${item.to}/`) ? 'page' : undefined}
+                >
+                  {t(item.key)}
+                </Link>
               </li>
             ))}
           </ul>
@@ -67,15 +94,31 @@ export function Layout({ children }: { children: ReactNode }) {
           <HelpMenu />
           <LanguagePicker />
           <details className="menu">
-            <summary className="account" title={t('console.account', { email: user.email, account: user.account_name })}>{user.email}</summary>
+            <summary
+              className="account"
+              title={t('console.account', { email: user.email, account: user.account_name })}
+            >
+              {user.email}
+            </summary>
             <ul>
-              <li><Link to="/account/password" onClick={(e) => e.currentTarget.closest('details')?.removeAttribute('open')}>{t('password.change.link')}</Link></li>
+              <li>
+                <Link
+                  to="/account/password"
+                  onClick={(e) => e.currentTarget.closest('details')?.removeAttribute('open')}
+                >
+                  {t('password.change.link')}
+                </Link>
+              </li>
             </ul>
           </details>
-          <button type="button" className="button small" onClick={() => void session.logOut()}>{t('console.logout')}</button>
+          <button type="button" className="button small" onClick={() => void session.logOut()}>
+            {t('console.logout')}
+          </button>
         </div>
       </header>
-      <main id="content" className="console-main" tabIndex={-1}>{children}</main>
+      <main id="content" className="console-main" tabIndex={-1}>
+        {children}
+      </main>
     </div>
   );
 }

@@ -26,7 +26,20 @@ interface Props {
 
 type Gesture = { kind: 'move' | 'resize'; startX: number; startY: number; from: EditorField };
 
-export function FieldBox({ field, page, scale, colour, caption, description, selected, problem, problemId, onSelect, onChange, onRemove }: Props) {
+export function FieldBox({
+  field,
+  page,
+  scale,
+  colour,
+  caption,
+  description,
+  selected,
+  problem,
+  problemId,
+  onSelect,
+  onChange,
+  onRemove,
+}: Props) {
   const gesture = useRef<Gesture | null>(null);
 
   const start = (kind: Gesture['kind']) => (event: PointerEvent<HTMLElement>) => {
@@ -43,7 +56,11 @@ export function FieldBox({ field, page, scale, colour, caption, description, sel
     if (!g) return;
     const dx = (event.clientX - g.startX) / scale;
     const dy = (event.clientY - g.startY) / scale;
-    onChange(g.kind === 'move' ? placeAt(g.from, g.from.x + dx, g.from.y + dy, page) : resizeTo(g.from, g.from.width + dx, g.from.height + dy, page));
+    onChange(
+      g.kind === 'move'
+        ? placeAt(g.from, g.from.x + dx, g.from.y + dy, page)
+        : resizeTo(g.from, g.from.width + dx, g.from.height + dy, page),
+    );
   };
   const end = () => {
     gesture.current = null;
@@ -52,12 +69,21 @@ export function FieldBox({ field, page, scale, colour, caption, description, sel
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.target !== event.currentTarget) return;
     const step = event.shiftKey ? 10 : 1;
-    const arrows: Record<string, [number, number]> = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    const arrows: Record<string, [number, number]> = {
+      ArrowLeft: [-step, 0],
+      ArrowRight: [step, 0],
+      ArrowUp: [0, -step],
+      ArrowDown: [0, step],
+    };
     const arrow = arrows[event.key];
     if (arrow) {
       event.preventDefault();
       const [dx, dy] = arrow;
-      onChange(event.altKey ? resizeTo(field, field.width + dx, field.height + dy, page, false) : placeAt(field, field.x + dx, field.y + dy, page, false));
+      onChange(
+        event.altKey
+          ? resizeTo(field, field.width + dx, field.height + dy, page, false)
+          : placeAt(field, field.x + dx, field.y + dy, page, false),
+      );
     } else if (event.key === 'Delete' || event.key === 'Backspace') {
       event.preventDefault();
       onRemove(field.id);
@@ -97,8 +123,15 @@ export function FieldBox({ field, page, scale, colour, caption, description, sel
       onKeyDown={onKeyDown}
     >
       <span className="editor-field-tint" style={{ backgroundColor: colour }} aria-hidden="true" />
-      <span className="editor-field-caption" aria-hidden="true">{problem ? '⚠ ' : ''}{caption}</span>
-      {problem && <span className="editor-field-problem" id={problemId} role="note">{problem}</span>}
+      <span className="editor-field-caption" aria-hidden="true">
+        {problem ? '⚠ ' : ''}
+        {caption}
+      </span>
+      {problem && (
+        <span className="editor-field-problem" id={problemId} role="note">
+          {problem}
+        </span>
+      )}
       <span className="editor-field-handle" aria-hidden="true" onPointerDown={start('resize')} />
     </div>
   );

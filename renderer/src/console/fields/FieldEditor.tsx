@@ -39,7 +39,15 @@ function newId(): string {
   return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `new-${Date.now()}-${counter}`;
 }
 
-export function FieldEditor({ document: doc, parties, fields, onChange, errors, showFieldKey = false, emptySignatureFields = [] }: FieldEditorProps) {
+export function FieldEditor({
+  document: doc,
+  parties,
+  fields,
+  onChange,
+  errors,
+  showFieldKey = false,
+  emptySignatureFields = [],
+}: FieldEditorProps) {
   const { t } = useT();
   const { lib, pdf, pages, failed } = usePdf(doc);
   const queue = useMemo(() => new RenderQueue(), []);
@@ -70,13 +78,21 @@ export function FieldEditor({ document: doc, parties, fields, onChange, errors, 
     const element = pagesArea.current;
     if (!element || !pages) return;
     const shown = new Map<number, number>();
-    const observer = new IntersectionObserver((entries) => {
-      for (const entry of entries) shown.set(Number((entry.target as HTMLElement).dataset.pageNumber), entry.isIntersecting ? entry.intersectionRect.height : 0);
-      let best = 0;
-      let bestHeight = 0;
-      for (const [n, h] of shown) if (h > bestHeight) [best, bestHeight] = [n, h];
-      if (best > 0) setCurrentPage(best);
-    }, { root: element, threshold: [0, 0.25, 0.5, 0.75, 1] });
+    const observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          shown.set(
+            Number((entry.target as HTMLElement).dataset.pageNumber),
+            entry.isIntersecting ? entry.intersectionRect.height : 0,
+          );
+        }
+        let best = 0;
+        let bestHeight = 0;
+        for (const [n, h] of shown) if (h > bestHeight) [best, bestHeight] = [n, h];
+        if (best > 0) setCurrentPage(best);
+      },
+      { root: element, threshold: [0, 0.25, 0.5, 0.75, 1] },
+    );
     element.querySelectorAll('[data-page-number]').forEach((page) => observer.observe(page));
     return () => observer.disconnect();
   }, [pages, scale]);
@@ -97,37 +113,67 @@ export function FieldEditor({ document: doc, parties, fields, onChange, errors, 
     return out;
   }, [fields, parties, errors, t]);
 
-  const update = useCallback((next: EditorField) => onChange(fields.map((f) => (f.id === next.id ? next : f))), [fields, onChange]);
-  const remove = useCallback((id: string) => {
-    onChange(fields.filter((f) => f.id !== id));
-    setSelected(null);
-    pagesArea.current?.focus();
-  }, [fields, onChange]);
+  const update = useCallback(
+    (next: EditorField) => onChange(fields.map((f) => (f.id === next.id ? next : f))),
+    [fields, onChange],
+  );
+  const remove = useCallback(
+    (id: string) => {
+      onChange(fields.filter((f) => f.id !== id));
+      setSelected(null);
+      pagesArea.current?.focus();
+    },
+    [fields, onChange],
+  );
 
-  const add = useCallback((type: number, place: (field: EditorField) => EditorField) => {
-    if (!active || !pages || unavailableFor(type, active)) return;
-    const base: EditorField = { id: newId(), party: active.key, field_type: type, page_number: currentPage, x: 0, y: 0, ...defaultSize(type) };
-    if (type === 12 || type === 13) base.options = [t('compose.fields.option', { n: 1 }), t('compose.fields.option', { n: 2 })];
-    const field = place(base);
-    onChange([...fields, field]);
-    setSelected(field.id);
-    setFocusNext(field.id);
-  }, [active, pages, currentPage, fields, onChange, t]);
+  const add = useCallback(
+    (type: number, place: (field: EditorField) => EditorField) => {
+      if (!active || !pages || unavailableFor(type, active)) return;
+      const base: EditorField = {
+        id: newId(),
+        party: active.key,
+        field_type: type,
+        page_number: currentPage,
+        x: 0,
+        y: 0,
+        ...defaultSize(type),
+      };
+      if (type === 12 || type === 13) {
+        base.options = [t('compose.fields.option', { n: 1 }), t('compose.fields.option', { n: 2 })];
+      }
+      const field = place(base);
+      onChange([...fields, field]);
+      setSelected(field.id);
+      setFocusNext(field.id);
+    },
+    [active, pages, currentPage, fields, onChange, t],
+  );
 
-  const addOnCurrentPage = useCallback((type: number) => {
-    // Cascade keyboard-added fields so they do not hide each other.
-    const offset = 36 + (fields.filter((f) => f.page_number === currentPage).length % 10) * 14;
-    add(type, (f) => placeAt(f, offset, offset, pages![currentPage - 1]!));
-  }, [add, fields, currentPage, pages]);
+  const addOnCurrentPage = useCallback(
+    (type: number) => {
+      // Cascade keyboard-added fields so they do not hide each other.
+      const offset = 36 + (fields.filter((f) => f.page_number === currentPage).length % 10) * 14;
+      add(type, (f) => placeAt(f, offset, offset, pages![currentPage - 1]!));
+    },
+    [add, fields, currentPage, pages],
+  );
 
-  const dropAt = useCallback((type: number, clientX: number, clientY: number) => {
-    const target = document.elementsFromPoint(clientX, clientY).find((e) => e instanceof HTMLElement && e.dataset.pageNumber && pagesArea.current?.contains(e)) as HTMLElement | undefined;
-    if (!target || !pages) return;
-    const n = Number(target.dataset.pageNumber);
-    // The page itself, not its row: a page narrower than the widest one is centred in its row.
-    const rect = (target.querySelector('.page') ?? target).getBoundingClientRect();
-    add(type, (f) => centredAt({ ...f, page_number: n }, (clientX - rect.left) / scale, (clientY - rect.top) / scale, pages[n - 1]!));
-  }, [add, pages, scale]);
+  const dropAt = useCallback(
+    (type: number, clientX: number, clientY: number) => {
+      const target = document
+        .elementsFromPoint(clientX, clientY)
+        .find((e) => e instanceof HTMLElement && e.dataset.pageNumber && pagesArea.current?.contains(e)) as
+        HTMLElement | undefined;
+      if (!target || !pages) return;
+      const n = Number(target.dataset.pageNumber);
+      // The page itself, not its row: a page narrower than the widest one is centred in its row.
+      const rect = (target.querySelector('.page') ?? target).getBoundingClientRect();
+      add(type, (f) =>
+        centredAt({ ...f, page_number: n }, (clientX - rect.left) / scale, (clientY - rect.top) / scale, pages[n - 1]!),
+      );
+    },
+    [add, pages, scale],
+  );
 
   const onRendered = useCallback(() => undefined, []);
   const selectedField = fields.find((f) => f.id === selected);
@@ -142,16 +188,38 @@ export function FieldEditor({ document: doc, parties, fields, onChange, errors, 
           {t('compose.fields.preview')}
           <select value={preview} onChange={(e) => setPreview(e.target.value)}>
             <option value="">{t('compose.fields.preview.all')}</option>
-            {eligible.map((p) => <option key={p.key} value={p.key}>{p.label}</option>)}
+            {eligible.map((p) => (
+              <option key={p.key} value={p.key}>
+                {p.label}
+              </option>
+            ))}
           </select>
         </label>
-        {pages && <span className="muted" aria-live="polite">{t('compose.fields.currentPage', { page: currentPage, pages: pages.length })}</span>}
+        {pages && (
+          <span className="muted" aria-live="polite">
+            {t('compose.fields.currentPage', { page: currentPage, pages: pages.length })}
+          </span>
+        )}
       </div>
       {eligible.length === 0 && <p className="notice">{t('compose.fields.noParties')}</p>}
       <div className="field-editor-body">
-        <Palette party={active} colour={active ? colourOf(active.key) : '#777'} onAdd={addOnCurrentPage} onDrop={dropAt} />
-        <div className="editor-pages" ref={pagesArea} tabIndex={-1} aria-label={t('compose.fields.pagesOf', { name: doc.name })}>
-          {failed && <p className="notice notice-error" role="alert">{t('compose.fields.loadFailed')}</p>}
+        <Palette
+          party={active}
+          colour={active ? colourOf(active.key) : '#777'}
+          onAdd={addOnCurrentPage}
+          onDrop={dropAt}
+        />
+        <div
+          className="editor-pages"
+          ref={pagesArea}
+          tabIndex={-1}
+          aria-label={t('compose.fields.pagesOf', { name: doc.name })}
+        >
+          {failed && (
+            <p className="notice notice-error" role="alert">
+              {t('compose.fields.loadFailed')}
+            </p>
+          )}
           {!pages && !failed && <p className="muted">{t('console.loading')}</p>}
           {pages?.map((box, i) => {
             const n = i + 1;
@@ -170,23 +238,30 @@ export function FieldEditor({ document: doc, parties, fields, onChange, errors, 
                   onRendered={onRendered}
                 >
                   <div className="editor-page-backdrop" onPointerDown={() => setSelected(null)} />
-                  {visible.filter((f) => f.page_number === n).map((f) => (
-                    <FieldBox
-                      key={f.id}
-                      field={f}
-                      page={box}
-                      scale={scale}
-                      colour={colourOf(f.party)}
-                      caption={`${f.label || t(typeKey(f.field_type))}${f.pdf_signature_field ? ` → ${f.pdf_signature_field}` : ''} · ${partyLabel(f.party)}`}
-                      description={t('compose.fields.describe', { type: t(typeKey(f.field_type)), label: f.label ?? '', party: partyLabel(f.party), page: n })}
-                      selected={f.id === selected}
-                      problem={problems.get(f.id)}
-                      problemId={`problem-${f.id}`}
-                      onSelect={setSelected}
-                      onChange={update}
-                      onRemove={remove}
-                    />
-                  ))}
+                  {visible
+                    .filter((f) => f.page_number === n)
+                    .map((f) => (
+                      <FieldBox
+                        key={f.id}
+                        field={f}
+                        page={box}
+                        scale={scale}
+                        colour={colourOf(f.party)}
+                        caption={`${f.label || t(typeKey(f.field_type))}${f.pdf_signature_field ? ` → ${f.pdf_signature_field}` : ''} · ${partyLabel(f.party)}`}
+                        description={t('compose.fields.describe', {
+                          type: t(typeKey(f.field_type)),
+                          label: f.label ?? '',
+                          party: partyLabel(f.party),
+                          page: n,
+                        })}
+                        selected={f.id === selected}
+                        problem={problems.get(f.id)}
+                        problemId={`problem-${f.id}`}
+                        onSelect={setSelected}
+                        onChange={update}
+                        onRemove={remove}
+                      />
+                    ))}
                 </PdfPage>
               </div>
             );
@@ -210,7 +285,10 @@ export function FieldEditor({ document: doc, parties, fields, onChange, errors, 
               <p className="small-print">{t('compose.fields.keyboardHelp')}</p>
             </div>
           )}
-          <p className="muted small-print" role="status">{t('compose.fields.count', { count: fields.length })}{problems.size > 0 ? ` · ${t('compose.fields.problemCount', { count: problems.size })}` : ''}</p>
+          <p className="muted small-print" role="status">
+            {t('compose.fields.count', { count: fields.length })}
+            {problems.size > 0 ? ` · ${t('compose.fields.problemCount', { count: problems.size })}` : ''}
+          </p>
         </aside>
       </div>
     </div>

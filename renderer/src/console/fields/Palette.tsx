@@ -91,7 +91,13 @@ export function Palette({ party, colour, onAdd, onDrop }: Props) {
         })}
       </ul>
       {ghost && (
-        <div className="palette-ghost" style={{ left: `${ghost.x}px`, top: `${ghost.y}px`, borderColor: colour }} aria-hidden="true">{t(typeKey(ghost.type))}</div>
+        <div
+          className="palette-ghost"
+          style={{ left: `${ghost.x}px`, top: `${ghost.y}px`, borderColor: colour }}
+          aria-hidden="true"
+        >
+          {t(typeKey(ghost.type))}
+        </div>
       )}
     </div>
   );

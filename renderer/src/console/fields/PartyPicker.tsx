@@ -18,11 +18,25 @@ export function PartyPicker({ parties, activeKey, colourOf, onPick }: Props) {
     <fieldset className="party-picker">
       <legend>{t('compose.fields.placingFor')}</legend>
       {parties.map((party) => (
-        <label key={party.key} className={`party-option${party.key === activeKey ? ' active' : ''}`} style={{ borderColor: colourOf(party.key) }}>
-          <input type="radio" name={name} value={party.key} checked={party.key === activeKey} onChange={() => onPick(party.key)} />
+        <label
+          key={party.key}
+          className={`party-option${party.key === activeKey ? ' active' : ''}`}
+          style={{ borderColor: colourOf(party.key) }}
+        >
+          <input
+            type="radio"
+            name={name}
+            value={party.key}
+            checked={party.key === activeKey}
+            onChange={() => onPick(party.key)}
+          />
           <span className="palette-swatch" style={{ backgroundColor: colourOf(party.key) }} aria-hidden="true" />
           {party.label}
-          <span className="muted"> ({t(`compose.role.${party.role}`)}{party.role === 'signer' ? `, ${t(`compose.method.${party.signatureMethod}`)}` : ''})</span>
+          <span className="muted">
+            {' '}
+            ({t(`compose.role.${party.role}`)}
+            {party.role === 'signer' ? `, ${t(`compose.method.${party.signatureMethod}`)}` : ''})
+          </span>
         </label>
       ))}
     </fieldset>

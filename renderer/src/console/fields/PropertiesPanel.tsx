@@ -32,7 +32,11 @@ function Row({ label, children, id }: { label: string; children: ReactNode; id: 
 }
 
 /** Sets or clears an optional text member ('' clears it). */
-function withText<K extends 'label' | 'value' | 'field_key' | 'pdf_signature_field'>(field: EditorField, key: K, text: string): EditorField {
+function withText<K extends 'label' | 'value' | 'field_key' | 'pdf_signature_field'>(
+  field: EditorField,
+  key: K,
+  text: string,
+): EditorField {
   const next = { ...field };
   if (text === '') delete next[key];
   else next[key] = text;
@@ -56,7 +60,11 @@ function ValueInput({ field, id, onChange }: { field: EditorField; id: string; o
     return (
       <select id={id} value={value} onChange={(e) => set(e.target.value)}>
         <option value="">{t('compose.fields.value.none')}</option>
-        {(field.options ?? []).map((o) => <option key={o} value={o}>{o}</option>)}
+        {(field.options ?? []).map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
       </select>
     );
   }
@@ -64,7 +72,16 @@ function ValueInput({ field, id, onChange }: { field: EditorField; id: string; o
   return <input id={id} type={type} value={value} onChange={(e) => set(e.target.value)} />;
 }
 
-export function PropertiesPanel({ field, parties, pages, problem, showFieldKey, emptySignatureFields, onChange, onRemove }: Props) {
+export function PropertiesPanel({
+  field,
+  parties,
+  pages,
+  problem,
+  showFieldKey,
+  emptySignatureFields,
+  onChange,
+  onRemove,
+}: Props) {
   const { t } = useT();
   const id = useId();
   const party = parties.find((p) => p.key === field.party);
@@ -73,8 +90,11 @@ export function PropertiesPanel({ field, parties, pages, problem, showFieldKey, 
   const setBox = (key: 'x' | 'y' | 'width' | 'height', text: string) => {
     const n = number(text);
     if (n === null) return;
-    if (key === 'x' || key === 'y') onChange(placeAt(field, key === 'x' ? n : field.x, key === 'y' ? n : field.y, page, false));
-    else onChange(resizeTo(field, key === 'width' ? n : field.width, key === 'height' ? n : field.height, page, false));
+    if (key === 'x' || key === 'y') {
+      onChange(placeAt(field, key === 'x' ? n : field.x, key === 'y' ? n : field.y, page, false));
+    } else {
+      onChange(resizeTo(field, key === 'width' ? n : field.width, key === 'height' ? n : field.height, page, false));
+    }
   };
   const setPage = (text: string) => {
     const n = number(text);
@@ -86,27 +106,57 @@ export function PropertiesPanel({ field, parties, pages, problem, showFieldKey, 
   return (
     <section className="properties" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>{t('compose.fields.properties', { type: t(typeKey(field.field_type)) })}</h3>
-      {problem && <p className="notice notice-error" role="alert">{problem}</p>}
+      {problem && (
+        <p className="notice notice-error" role="alert">
+          {problem}
+        </p>
+      )}
       <Row id={`${id}-party`} label={t('compose.fields.party')}>
         <select id={`${id}-party`} value={field.party} onChange={(e) => onChange({ ...field, party: e.target.value })}>
-          {parties.filter(holdsFields).map((p) => <option key={p.key} value={p.key}>{p.label}</option>)}
+          {parties.filter(holdsFields).map((p) => (
+            <option key={p.key} value={p.key}>
+              {p.label}
+            </option>
+          ))}
         </select>
       </Row>
       <div className="properties-box">
         <Row id={`${id}-page`} label={t('compose.fields.page')}>
-          <input id={`${id}-page`} type="number" min={1} max={pages.length} value={field.page_number} onChange={(e) => setPage(e.target.value)} />
+          <input
+            id={`${id}-page`}
+            type="number"
+            min={1}
+            max={pages.length}
+            value={field.page_number}
+            onChange={(e) => setPage(e.target.value)}
+          />
         </Row>
         {(['x', 'y', 'width', 'height'] as const).map((key) => (
           <Row key={key} id={`${id}-${key}`} label={t(`compose.fields.${key}`)}>
-            <input id={`${id}-${key}`} type="number" step="1" value={Math.round(field[key] * 100) / 100} onChange={(e) => setBox(key, e.target.value)} />
+            <input
+              id={`${id}-${key}`}
+              type="number"
+              step="1"
+              value={Math.round(field[key] * 100) / 100}
+              onChange={(e) => setBox(key, e.target.value)}
+            />
           </Row>
         ))}
       </div>
       <Row id={`${id}-label`} label={t('compose.fields.label')}>
-        <input id={`${id}-label`} value={field.label ?? ''} maxLength={500} onChange={(e) => onChange(withText(field, 'label', e.target.value))} />
+        <input
+          id={`${id}-label`}
+          value={field.label ?? ''}
+          maxLength={500}
+          onChange={(e) => onChange(withText(field, 'label', e.target.value))}
+        />
       </Row>
       <label className="check">
-        <input type="checkbox" checked={field.required ?? field.field_type !== FIELD.CHECKBOX} onChange={(e) => onChange({ ...field, required: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={field.required ?? field.field_type !== FIELD.CHECKBOX}
+          onChange={(e) => onChange({ ...field, required: e.target.checked })}
+        />
         {t('compose.fields.required')}
       </label>
       {takesOptions(field.field_type) && (
@@ -115,7 +165,15 @@ export function PropertiesPanel({ field, parties, pages, problem, showFieldKey, 
             id={`${id}-options`}
             rows={4}
             value={(field.options ?? []).join('\n')}
-            onChange={(e) => onChange({ ...field, options: e.target.value.split('\n').map((o) => o.trim()).filter((o, i, all) => o !== '' || i === all.length - 1) })}
+            onChange={(e) =>
+              onChange({
+                ...field,
+                options: e.target.value
+                  .split('\n')
+                  .map((o) => o.trim())
+                  .filter((o, i, all) => o !== '' || i === all.length - 1),
+              })
+            }
           />
         </Row>
       )}
@@ -126,7 +184,11 @@ export function PropertiesPanel({ field, parties, pages, problem, showFieldKey, 
           </Row>
           {field.value !== undefined && (
             <label className="check">
-              <input type="checkbox" checked={field.editable ?? false} onChange={(e) => onChange({ ...field, editable: e.target.checked })} />
+              <input
+                type="checkbox"
+                checked={field.editable ?? false}
+                onChange={(e) => onChange({ ...field, editable: e.target.checked })}
+              />
               {t('compose.fields.editable')}
             </label>
           )}
@@ -135,19 +197,36 @@ export function PropertiesPanel({ field, parties, pages, problem, showFieldKey, 
       {!takesValue(field.field_type) && <p className="muted small-print">{t('compose.fields.autoFilled')}</p>}
       {showFieldKey && (
         <Row id={`${id}-key`} label={t('compose.fields.fieldKey')}>
-          <input id={`${id}-key`} value={field.field_key ?? ''} maxLength={100} onChange={(e) => onChange(withText(field, 'field_key', e.target.value))} />
+          <input
+            id={`${id}-key`}
+            value={field.field_key ?? ''}
+            maxLength={100}
+            onChange={(e) => onChange(withText(field, 'field_key', e.target.value))}
+          />
         </Row>
       )}
       {dscSignature && (
         <Row id={`${id}-pdfsig`} label={t('compose.fields.pdfSignatureField')}>
-          <select id={`${id}-pdfsig`} value={field.pdf_signature_field ?? ''} onChange={(e) => onChange(withText(field, 'pdf_signature_field', e.target.value))}>
+          <select
+            id={`${id}-pdfsig`}
+            value={field.pdf_signature_field ?? ''}
+            onChange={(e) => onChange(withText(field, 'pdf_signature_field', e.target.value))}
+          >
             <option value="">{t('compose.fields.pdfSignatureField.none')}</option>
-            {emptySignatureFields.map((name) => <option key={name} value={name}>{name}</option>)}
+            {emptySignatureFields.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
           </select>
-          {emptySignatureFields.length === 0 && <p className="muted small-print">{t('compose.fields.pdfSignatureField.empty')}</p>}
+          {emptySignatureFields.length === 0 && (
+            <p className="muted small-print">{t('compose.fields.pdfSignatureField.empty')}</p>
+          )}
         </Row>
       )}
-      <button type="button" className="button danger small" onClick={() => onRemove(field.id)}>{t('compose.fields.remove')}</button>
+      <button type="button" className="button danger small" onClick={() => onRemove(field.id)}>
+        {t('compose.fields.remove')}
+      </button>
     </section>
   );
 }

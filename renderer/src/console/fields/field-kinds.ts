@@ -4,15 +4,34 @@
  * check while placing (the server checks them all again on save: server/domain/envelopes/field-layout.ts; these
  * mirror its messages' intent).
  */
-import { AUTO_FILLED_TYPES, CHOICE_TYPES, FIELD_TYPES, fieldRefusal, roleHoldsFields, type FieldRefusal, type FieldType } from '../../../../common/fields';
+import {
+  AUTO_FILLED_TYPES,
+  CHOICE_TYPES,
+  FIELD_TYPES,
+  fieldRefusal,
+  roleHoldsFields,
+  type FieldRefusal,
+  type FieldType,
+} from '../../../../common/fields';
 import type { EditorField, EditorParty } from './types';
 
 export { ALL_FIELD_TYPES, type FieldType } from '../../../../common/fields';
 
 /** Default width and height in PDF points when a field is dropped. */
 const SIZES: Record<FieldType, [number, number]> = {
-  1: [180, 50], 2: [60, 36], 3: [120, 22], 4: [180, 22], 5: [140, 22], 6: [140, 22], 7: [200, 22],
-  8: [200, 22], 9: [18, 18], 10: [100, 22], 11: [110, 22], 12: [160, 22], 13: [160, 22],
+  1: [180, 50],
+  2: [60, 36],
+  3: [120, 22],
+  4: [180, 22],
+  5: [140, 22],
+  6: [140, 22],
+  7: [200, 22],
+  8: [200, 22],
+  9: [18, 18],
+  10: [100, 22],
+  11: [110, 22],
+  12: [160, 22],
+  13: [160, 22],
 };
 
 export function defaultSize(type: number): { width: number; height: number } {
@@ -23,7 +42,8 @@ export function defaultSize(type: number): { width: number; height: number } {
 /** Filled from the signer's details or the act: no pre-assigned value, no "editable". */
 export const takesValue = (type: number): boolean => !AUTO_FILLED_TYPES.has(type);
 export const takesOptions = (type: number): boolean => CHOICE_TYPES.has(type);
-export const isDscSigner = (party: EditorParty | undefined): boolean => party?.role === 'signer' && party.signatureMethod === 'dsc';
+export const isDscSigner = (party: EditorParty | undefined): boolean =>
+  party?.role === 'signer' && party.signatureMethod === 'dsc';
 /** cc recipients get a copy and reviewers only confirm: neither holds fields (the server's role_mismatch). */
 export const holdsFields = (party: EditorParty): boolean => roleHoldsFields(party.role);
 
@@ -36,7 +56,19 @@ export function unavailableFor(type: number, party: EditorParty | undefined): Un
 }
 
 /** The local checks' problems (strings/compose.ts has their words under compose.fields.problem.*). */
-export type LocalProblem = 'cc' | 'reviewer' | 'notSigner' | 'dscInitial' | 'aadhaarInitial' | 'dscSecondSignature' | 'optionsMissing' | 'optionsDuplicate' | 'valueNotOption' | 'number' | 'date' | 'unknownParty';
+export type LocalProblem =
+  | 'cc'
+  | 'reviewer'
+  | 'notSigner'
+  | 'dscInitial'
+  | 'aadhaarInitial'
+  | 'dscSecondSignature'
+  | 'optionsMissing'
+  | 'optionsDuplicate'
+  | 'valueNotOption'
+  | 'number'
+  | 'date'
+  | 'unknownParty';
 
 function valueProblem(field: EditorField): LocalProblem | null {
   const options = field.options ?? [];
@@ -52,7 +84,10 @@ function valueProblem(field: EditorField): LocalProblem | null {
 }
 
 /** The rules cheap enough to check on every change, by field id. */
-export function localProblems(fields: readonly EditorField[], parties: readonly EditorParty[]): Map<string, LocalProblem> {
+export function localProblems(
+  fields: readonly EditorField[],
+  parties: readonly EditorParty[],
+): Map<string, LocalProblem> {
   const byKey = new Map(parties.map((p) => [p.key, p]));
   const problems = new Map<string, LocalProblem>();
   const dscSignatures = new Set<string>();
@@ -81,4 +116,5 @@ export function localProblems(fields: readonly EditorField[], parties: readonly 
 
 /** Eight colours distinct for colour-blind eyes too (Okabe–Ito plus two), by party index. */
 const COLOURS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#7f3c8d', '#3b3b3b'];
-export const partyColour = (index: number): string => COLOURS[((index % COLOURS.length) + COLOURS.length) % COLOURS.length]!;
+export const partyColour = (index: number): string =>
+  COLOURS[((index % COLOURS.length) + COLOURS.length) % COLOURS.length]!;

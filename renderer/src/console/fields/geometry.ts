@@ -21,7 +21,13 @@ function snapInto(start: number, size: number, limit: number, snap: boolean): nu
 export function placeAt(field: EditorField, x: number, y: number, page: PageBox, snap = true): EditorField {
   const width = Math.min(field.width, page.width);
   const height = Math.min(field.height, page.height);
-  return { ...field, width, height, x: snapInto(x, width, page.width, snap), y: snapInto(y, height, page.height, snap) };
+  return {
+    ...field,
+    width,
+    height,
+    x: snapInto(x, width, page.width, snap),
+    y: snapInto(y, height, page.height, snap),
+  };
 }
 
 /** The field with a new size (its top-left corner stays), at least MIN_SIZE and never past the page edge. */

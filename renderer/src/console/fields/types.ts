@@ -29,7 +29,10 @@ export interface EditorDocument {
   id: string;
   name: string;
   load(): Promise<Uint8Array>;
-  /** Visible page sizes (index 0 = page 1) when the caller has them (the API's document.pages): pages are laid out before pdf.js has opened the file. */
+  /**
+   * Visible page sizes (index 0 = page 1) when the caller has them (the API's document.pages): pages are laid out
+   * before pdf.js has opened the file.
+   */
   pages?: readonly { width: number; height: number }[];
 }
 

@@ -23,9 +23,11 @@ export function LoginPage({ ended }: { ended: boolean }) {
       await session.logIn(email, password);
     } catch (failure) {
       const detail = errorText(failure, t('console.error.network'));
-      if (failure instanceof ApiError && failure.code === 'invalid_credentials') setError(t('login.error.invalid_credentials'));
-      else if (failure instanceof ApiError && failure.code === 'account_locked') setError(t('login.error.account_locked', { detail }));
-      else setError(t('login.error.other', { detail }));
+      if (failure instanceof ApiError && failure.code === 'invalid_credentials') {
+        setError(t('login.error.invalid_credentials'));
+      } else if (failure instanceof ApiError && failure.code === 'account_locked') {
+        setError(t('login.error.account_locked', { detail }));
+      } else setError(t('login.error.other', { detail }));
       setBusy(false);
     }
   };
@@ -39,16 +41,46 @@ export function LoginPage({ ended }: { ended: boolean }) {
   }
   return (
     <main className="login" id="content">
-      <form className="login-card" onSubmit={(e) => void submit(e)} aria-describedby={error ? 'login-error' : undefined}>
+      <form
+        className="login-card"
+        onSubmit={(e) => void submit(e)}
+        aria-describedby={error ? 'login-error' : undefined}
+      >
         <h1>{t('login.title')}</h1>
-        {ended && <p className="notice" role="status">{t('console.sessionEnded')}</p>}
+        {ended && (
+          <p className="notice" role="status">
+            {t('console.sessionEnded')}
+          </p>
+        )}
         <label htmlFor="login-email">{t('login.email')}</label>
-        <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          id="login-email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
         <label htmlFor="login-password">{t('login.password')}</label>
-        <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-        {error && <p id="login-error" className="error" role="alert">{error}</p>}
-        <button type="submit" className="button primary" disabled={busy}>{busy ? t('login.busy') : t('login.submit')}</button>
-        <button type="button" className="button link-button" onClick={() => setForgot(true)}>{t('password.forgot.link')}</button>
+        <input
+          id="login-password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        {error && (
+          <p id="login-error" className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="button primary" disabled={busy}>
+          {busy ? t('login.busy') : t('login.submit')}
+        </button>
+        <button type="button" className="button link-button" onClick={() => setForgot(true)}>
+          {t('password.forgot.link')}
+        </button>
         <p className="muted small">{t('login.firstStart')}</p>
       </form>
     </main>

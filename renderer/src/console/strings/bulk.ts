@@ -8,7 +8,8 @@ export const en = {
   'bulk.list.progress': 'Progress',
   'bulk.list.more': 'Show more',
   'bulk.empty.title': 'No bulk sends yet',
-  'bulk.empty.body': 'Send one agreement to many people at once: choose a template or a draft envelope, upload a CSV with one line per envelope (names, e-mails and the values to fill in), check every row, then send.',
+  'bulk.empty.body':
+    'Send one agreement to many people at once: choose a template or a draft envelope, upload a CSV with one line per envelope (names, e-mails and the values to fill in), check every row, then send.',
   'bulk.status.queued': 'Queued',
   'bulk.status.running': 'Running',
   'bulk.status.completed': 'Completed',
@@ -36,7 +37,8 @@ export const en = {
   'bulk.progress.done': '{done} / {total} finished',
   'bulk.progress.counts': '{created} created, {sent} sent, {failed} failed, {canceled} canceled, {pending} waiting',
   'bulk.new.title': 'New bulk send',
-  'bulk.new.intro': 'One envelope per CSV line, each with its own recipients and values. Nothing is sent until every row has been checked.',
+  'bulk.new.intro':
+    'One envelope per CSV line, each with its own recipients and values. Nothing is sent until every row has been checked.',
   'bulk.new.step1': '1. What to send',
   'bulk.new.step2': '2. The CSV file',
   'bulk.new.step3': '3. Check the rows and send',
@@ -58,7 +60,8 @@ export const en = {
   'bulk.type.radio': 'one of',
   'bulk.check.checking': 'Checking {count} rows with the server…',
   'bulk.check.valid': 'All {count} rows are ready to send.',
-  'bulk.check.problems': '{count} problem(s) in {rows} row(s) or the header. Fix the CSV and choose it again; nothing has been sent.',
+  'bulk.check.problems':
+    '{count} problem(s) in {rows} row(s) or the header. Fix the CSV and choose it again; nothing has been sent.',
   'bulk.preview.fileErrors': 'The file itself has problems:',
   'bulk.preview.lineError': 'Line {line}, column {column}: {message}',
   'bulk.preview.caption': 'The {count} rows of the CSV with their problems',
@@ -85,7 +88,8 @@ export const en = {
   'bulk.detail.envelope': 'Envelope',
   'bulk.detail.open': 'Open envelope',
   'bulk.cancel.title': 'Cancel this bulk send?',
-  'bulk.cancel.body': 'Rows not yet made into envelopes are canceled. Envelopes already sent stay sent; void them one by one if needed.',
+  'bulk.cancel.body':
+    'Rows not yet made into envelopes are canceled. Envelopes already sent stay sent; void them one by one if needed.',
   'bulk.cancel.confirm': 'Cancel the remaining rows',
   'bulk.cancel.keep': 'Keep sending',
 };
@@ -99,7 +103,8 @@ export const hi: Record<keyof typeof en, string> = {
   'bulk.list.progress': 'प्रगति',
   'bulk.list.more': 'और दिखाएँ',
   'bulk.empty.title': 'अभी कोई बल्क भेजना नहीं',
-  'bulk.empty.body': 'एक समझौता एक साथ कई लोगों को भेजें: टेम्पलेट या ड्राफ़्ट लिफ़ाफ़ा चुनें, हर लिफ़ाफ़े के लिए एक पंक्ति वाली CSV अपलोड करें (नाम, ई-मेल और भरे जाने वाले मान), हर पंक्ति जाँचें, फिर भेजें।',
+  'bulk.empty.body':
+    'एक समझौता एक साथ कई लोगों को भेजें: टेम्पलेट या ड्राफ़्ट लिफ़ाफ़ा चुनें, हर लिफ़ाफ़े के लिए एक पंक्ति वाली CSV अपलोड करें (नाम, ई-मेल और भरे जाने वाले मान), हर पंक्ति जाँचें, फिर भेजें।',
   'bulk.status.queued': 'कतार में',
   'bulk.status.running': 'चल रहा है',
   'bulk.status.completed': 'पूरा',
@@ -127,7 +132,8 @@ export const hi: Record<keyof typeof en, string> = {
   'bulk.progress.done': '{done} / {total} पूरी',
   'bulk.progress.counts': '{created} बने, {sent} भेजे गए, {failed} विफल, {canceled} रद्द, {pending} प्रतीक्षा में',
   'bulk.new.title': 'नया बल्क भेजना',
-  'bulk.new.intro': 'CSV की हर पंक्ति के लिए एक लिफ़ाफ़ा, अपने प्राप्तकर्ताओं और मानों के साथ। हर पंक्ति की जाँच होने तक कुछ नहीं भेजा जाता।',
+  'bulk.new.intro':
+    'CSV की हर पंक्ति के लिए एक लिफ़ाफ़ा, अपने प्राप्तकर्ताओं और मानों के साथ। हर पंक्ति की जाँच होने तक कुछ नहीं भेजा जाता।',
   'bulk.new.step1': '1. क्या भेजना है',
   'bulk.new.step2': '2. CSV फ़ाइल',
   'bulk.new.step3': '3. पंक्तियाँ जाँचें और भेजें',
@@ -176,7 +182,8 @@ export const hi: Record<keyof typeof en, string> = {
   'bulk.detail.envelope': 'लिफ़ाफ़ा',
   'bulk.detail.open': 'लिफ़ाफ़ा खोलें',
   'bulk.cancel.title': 'यह बल्क भेजना रद्द करें?',
-  'bulk.cancel.body': 'जो पंक्तियाँ अभी लिफ़ाफ़े नहीं बनीं, वे रद्द होंगी। भेजे जा चुके लिफ़ाफ़े भेजे ही रहेंगे; ज़रूरत हो तो उन्हें एक-एक करके रद्द करें।',
+  'bulk.cancel.body':
+    'जो पंक्तियाँ अभी लिफ़ाफ़े नहीं बनीं, वे रद्द होंगी। भेजे जा चुके लिफ़ाफ़े भेजे ही रहेंगे; ज़रूरत हो तो उन्हें एक-एक करके रद्द करें।',
   'bulk.cancel.confirm': 'बाकी पंक्तियाँ रद्द करें',
   'bulk.cancel.keep': 'भेजना जारी रखें',
 };

@@ -16,7 +16,8 @@ export const en = {
   'compose.busy.saving': 'Saving…',
   'compose.busy.sending': 'Saving and sending…',
   'compose.busy.template': 'Saving as a template…',
-  'compose.layoutRefused': 'The server refused {count} field(s). Each one is marked on the page with the reason; fix them and try again.',
+  'compose.layoutRefused':
+    'The server refused {count} field(s). Each one is marked on the page with the reason; fix them and try again.',
   'compose.notDraft.title': 'This envelope was sent',
   'compose.notDraft.body': 'Only drafts can be edited. Open the envelope to follow its progress.',
   'compose.notDraft.open': 'Open the envelope',
@@ -74,10 +75,12 @@ export const en = {
   'compose.fields.pagesOf': 'Pages of {name}',
   'compose.fields.pageLabel': 'Page {page} of {pages}, {name}',
   'compose.fields.loadFailed': 'The pages of this PDF cannot be shown. Reload the page to try again.',
-  'compose.fields.describe': '{type} {label} for {party}, page {page}. Arrows move, Shift+arrows move 10 points, Alt+arrows resize, Delete removes.',
+  'compose.fields.describe':
+    '{type} {label} for {party}, page {page}. Arrows move, Shift+arrows move 10 points, Alt+arrows resize, Delete removes.',
   'compose.fields.sidebar': 'Field properties',
   'compose.fields.noneSelected': 'Select a field to change its properties.',
-  'compose.fields.keyboardHelp': 'Keyboard: Tab to a field, arrows move it (Shift: 10 points), Alt+arrows resize it, Delete removes it.',
+  'compose.fields.keyboardHelp':
+    'Keyboard: Tab to a field, arrows move it (Shift: 10 points), Alt+arrows resize it, Delete removes it.',
   'compose.fields.count': '{count} field(s)',
   'compose.fields.problemCount': '{count} with a problem',
   'compose.fields.properties': '{type} field',
@@ -120,7 +123,8 @@ export const en = {
   'compose.fields.problem.notSigner': 'Only signers have Signature and Initial fields.',
   'compose.fields.problem.dscInitial': 'Initial is not available for USB DSC signers.',
   'compose.fields.problem.aadhaarInitial': 'Initial is not available for Aadhaar eSign signers.',
-  'compose.fields.problem.dscSecondSignature': 'A USB DSC signer has exactly one Signature field; this is a second one.',
+  'compose.fields.problem.dscSecondSignature':
+    'A USB DSC signer has exactly one Signature field; this is a second one.',
   'compose.fields.problem.optionsMissing': 'Add at least one choice.',
   'compose.fields.problem.optionsDuplicate': 'Choices must be different and not empty.',
   'compose.fields.problem.valueNotOption': 'The pre-filled value is not one of the choices.',
@@ -146,7 +150,8 @@ export const hi: Record<keyof typeof en, string> = {
   'compose.busy.saving': 'सहेजा जा रहा है…',
   'compose.busy.sending': 'सहेजा और भेजा जा रहा है…',
   'compose.busy.template': 'टेम्पलेट के रूप में सहेजा जा रहा है…',
-  'compose.layoutRefused': 'सर्वर ने {count} फ़ील्ड अस्वीकार किए। हर एक पेज पर कारण के साथ चिह्नित है; उन्हें ठीक करें और फिर से कोशिश करें।',
+  'compose.layoutRefused':
+    'सर्वर ने {count} फ़ील्ड अस्वीकार किए। हर एक पेज पर कारण के साथ चिह्नित है; उन्हें ठीक करें और फिर से कोशिश करें।',
   'compose.notDraft.title': 'यह लिफ़ाफ़ा भेजा जा चुका है',
   'compose.notDraft.body': 'केवल ड्राफ़्ट संपादित किए जा सकते हैं। प्रगति देखने के लिए लिफ़ाफ़ा खोलें।',
   'compose.notDraft.open': 'लिफ़ाफ़ा खोलें',
@@ -204,10 +209,12 @@ export const hi: Record<keyof typeof en, string> = {
   'compose.fields.pagesOf': '{name} के पेज',
   'compose.fields.pageLabel': 'पेज {page} / {pages}, {name}',
   'compose.fields.loadFailed': 'इस PDF के पेज नहीं दिखाए जा सकते। फिर से कोशिश करने के लिए पेज रीलोड करें।',
-  'compose.fields.describe': '{party} के लिए {type} {label}, पेज {page}। तीर खिसकाते हैं, Shift+तीर 10 पॉइंट, Alt+तीर आकार बदलते हैं, Delete हटाता है।',
+  'compose.fields.describe':
+    '{party} के लिए {type} {label}, पेज {page}। तीर खिसकाते हैं, Shift+तीर 10 पॉइंट, Alt+तीर आकार बदलते हैं, Delete हटाता है।',
   'compose.fields.sidebar': 'फ़ील्ड के गुण',
   'compose.fields.noneSelected': 'गुण बदलने के लिए कोई फ़ील्ड चुनें।',
-  'compose.fields.keyboardHelp': 'कीबोर्ड: Tab से फ़ील्ड पर जाएँ, तीर उसे खिसकाते हैं (Shift: 10 पॉइंट), Alt+तीर आकार बदलते हैं, Delete हटाता है।',
+  'compose.fields.keyboardHelp':
+    'कीबोर्ड: Tab से फ़ील्ड पर जाएँ, तीर उसे खिसकाते हैं (Shift: 10 पॉइंट), Alt+तीर आकार बदलते हैं, Delete हटाता है।',
   'compose.fields.count': '{count} फ़ील्ड',
   'compose.fields.problemCount': '{count} में समस्या',
   'compose.fields.properties': '{type} फ़ील्ड',

@@ -7,18 +7,21 @@ export const en = {
   'developer.tab.webhooks': 'Webhooks',
   'developer.tab.embedding': 'Embedding',
   'developer.tab.usage': 'Usage',
-  'developer.forbidden': 'Your login ({role}) cannot manage the account’s keys, webhooks and settings. Ask an admin of your account.',
+  'developer.forbidden':
+    'Your login ({role}) cannot manage the account’s keys, webhooks and settings. Ask an admin of your account.',
   'developer.cancel': 'Cancel',
   'developer.copy': 'Copy',
   'developer.copied': 'Copied to the clipboard.',
   'developer.copyManually': 'The browser did not allow copying: the text is selected, press Ctrl+C.',
 
   'developer.keys.title': 'API keys',
-  'developer.keys.intro': 'Your servers call the Mohar API with a key in the X-Api-Key header. Mohar stores only a hash of each key: the full key is shown once, when it is made.',
+  'developer.keys.intro':
+    'Your servers call the Mohar API with a key in the X-Api-Key header. Mohar stores only a hash of each key: the full key is shown once, when it is made.',
   'developer.keys.live': 'Live key',
   'developer.keys.test': 'Test key',
   'developer.keys.liveHint': 'For real documents. Legacy document calls with it count against the monthly quota.',
-  'developer.keys.testHint': 'For trying the API: documents are marked as tests, no mail is sent, nothing counts against the quota. Only for accounts enabled for test mode.',
+  'developer.keys.testHint':
+    'For trying the API: documents are marked as tests, no mail is sent, nothing counts against the quota. Only for accounts enabled for test mode.',
   'developer.keys.prefix': 'Starts with',
   'developer.keys.created': 'Made',
   'developer.keys.lastUsed': 'Last used',
@@ -27,37 +30,47 @@ export const en = {
   'developer.keys.generate': 'Generate {mode} key',
   'developer.keys.rotate': 'Rotate {mode} key',
   'developer.keys.newKey': 'Your new {mode} key',
-  'developer.keys.once': 'Copy it now and keep it on your server: it will not be shown again. Lost it? Rotate to make a new one.',
+  'developer.keys.once':
+    'Copy it now and keep it on your server: it will not be shown again. Lost it? Rotate to make a new one.',
   'developer.keys.confirmTitle': 'Rotate the {mode} key?',
-  'developer.keys.confirmBody': 'A new key is made and the old one ({prefix}…) stops working at once: every server still using it gets 401 until you give it the new key.',
+  'developer.keys.confirmBody':
+    'A new key is made and the old one ({prefix}…) stops working at once: every server still using it gets 401 until you give it the new key.',
   'developer.keys.confirm': 'Rotate now',
-  'developer.keys.notTestMode': 'This account is not enabled for test mode, so it has no test key. An operator can enable it (mohar admin create --test-mode).',
+  'developer.keys.notTestMode':
+    'This account is not enabled for test mode, so it has no test key. An operator can enable it (mohar admin create --test-mode).',
 
   'developer.webhooks.title': 'Webhooks',
-  'developer.webhooks.intro': 'Mohar tells your server about every change (envelope sent, signed, completed…) with a signed POST to your webhook URL, retried until it answers 2xx.',
+  'developer.webhooks.intro':
+    'Mohar tells your server about every change (envelope sent, signed, completed…) with a signed POST to your webhook URL, retried until it answers 2xx.',
   'developer.webhooks.endpoint': 'Your webhook receiver',
   'developer.webhooks.none': 'No webhook yet. Enter the https URL of your receiver to start receiving events.',
   'developer.webhooks.active': 'Active',
   'developer.webhooks.disabled': 'Disabled',
-  'developer.webhooks.disabledWhy': 'Disabled on {at}: {reason}. Save the URL again to enable it; its paused deliveries then resume.',
+  'developer.webhooks.disabledWhy':
+    'Disabled on {at}: {reason}. Save the URL again to enable it; its paused deliveries then resume.',
   'developer.webhooks.url': 'Webhook URL',
-  'developer.webhooks.urlRules': 'https, on a public address: loopback, private-network and metadata addresses are refused.',
+  'developer.webhooks.urlRules':
+    'https, on a public address: loopback, private-network and metadata addresses are refused.',
   'developer.webhooks.register': 'Register webhook',
   'developer.webhooks.change': 'Save URL',
   'developer.webhooks.secret': 'Signing secret',
-  'developer.webhooks.secretHint': 'Every delivery carries X-Service-Signature, an HMAC of the body with this secret. Check it before you trust an event.',
+  'developer.webhooks.secretHint':
+    'Every delivery carries X-Service-Signature, an HMAC of the body with this secret. Check it before you trust an event.',
   'developer.webhooks.secretLabel': 'Webhook signing secret',
   'developer.webhooks.secretNew': 'This is the new secret: put it on your receiver now.',
   'developer.webhooks.reveal': 'Reveal secret',
   'developer.webhooks.hide': 'Hide secret',
   'developer.webhooks.rotate': 'Rotate secret',
   'developer.webhooks.rotateTitle': 'Rotate the signing secret?',
-  'developer.webhooks.rotateBody': 'The new secret signs at once. The old one keeps signing alongside it for {hours} hours, so your receiver can switch without losing events.',
+  'developer.webhooks.rotateBody':
+    'The new secret signs at once. The old one keeps signing alongside it for {hours} hours, so your receiver can switch without losing events.',
   'developer.webhooks.rotateConfirm': 'Rotate secret',
   'developer.webhooks.overlapHours': 'Hours the old secret keeps signing (0 to 720)',
-  'developer.webhooks.overlap': 'The previous secret also signs until {until}: deliveries carry both signatures until then.',
+  'developer.webhooks.overlap':
+    'The previous secret also signs until {until}: deliveries carry both signatures until then.',
   'developer.webhooks.testTitle': 'Test event',
-  'developer.webhooks.testHint': 'Sends a webhook.test event to your receiver. It is delivered, retried and logged like a real event.',
+  'developer.webhooks.testHint':
+    'Sends a webhook.test event to your receiver. It is delivered, retried and logged like a real event.',
   'developer.webhooks.test': 'Send test event',
   'developer.webhooks.testSent': 'Test event queued: it appears in the delivery log below.',
 
@@ -99,11 +112,14 @@ export const en = {
   'developer.status.paused': 'Paused',
 
   'developer.embedding.title': 'Embedding',
-  'developer.embedding.intro': 'An embedded signing session shows the signing page inside your own web page (an iframe). Only the origins listed here may embed it.',
+  'developer.embedding.intro':
+    'An embedded signing session shows the signing page inside your own web page (an iframe). Only the origins listed here may embed it.',
   'developer.embedding.origins': 'Allowed origins',
-  'developer.embedding.empty': 'No origins yet: embedded signing sessions are refused until you add the origin of the page that embeds the signing page.',
+  'developer.embedding.empty':
+    'No origins yet: embedded signing sessions are refused until you add the origin of the page that embeds the signing page.',
   'developer.embedding.add': 'Add an origin',
-  'developer.embedding.rules': 'scheme://host[:port], e.g. https://portal.example.com. Paths are dropped: only the origin counts.',
+  'developer.embedding.rules':
+    'scheme://host[:port], e.g. https://portal.example.com. Paths are dropped: only the origin counts.',
   'developer.embedding.addButton': 'Add',
   'developer.embedding.invalid': '“{value}” is not an origin: it must start with https:// or http:// and name a host.',
   'developer.embedding.duplicate': '{origin} is in the list already.',
@@ -114,7 +130,8 @@ export const en = {
   'developer.embedding.unsaved': 'Changes not saved yet.',
 
   'developer.usage.title': 'Usage',
-  'developer.usage.intro': 'Legacy document creates count against your monthly quota; every API key may make a limited number of requests per minute.',
+  'developer.usage.intro':
+    'Legacy document creates count against your monthly quota; every API key may make a limited number of requests per minute.',
   'developer.usage.month': 'Calls in {period}',
   'developer.usage.usedOf': '{used} of {limit} calls',
   'developer.usage.usedUnlimited': '{used} calls (no monthly limit)',
@@ -142,7 +159,8 @@ export const en = {
   'operators.filterState': 'State',
   'operators.outbox.title': 'Mail outbox',
   'operators.outbox.intro': 'Every mail Mohar sends for this account: invitations, reminders, completions.',
-  'operators.outbox.keptHint': 'Kept mails were not sent because no SMTP server is set (MOHAR_SMTP_URL). Once one is set, send them again.',
+  'operators.outbox.keptHint':
+    'Kept mails were not sent because no SMTP server is set (MOHAR_SMTP_URL). Once one is set, send them again.',
   'operators.outbox.empty': 'No mails yet.',
   'operators.outbox.created': 'Created',
   'operators.outbox.to': 'To',
@@ -158,7 +176,8 @@ export const en = {
   'operators.mail.kept': 'Kept',
   'operators.mail.test': 'Test: never delivered',
   'operators.jobs.title': 'Jobs',
-  'operators.jobs.intro': 'Background work for this account (sending mail, …). A job that failed every attempt is a dead letter: retry it once the cause is fixed.',
+  'operators.jobs.intro':
+    'Background work for this account (sending mail, …). A job that failed every attempt is a dead letter: retry it once the cause is fixed.',
   'operators.jobs.empty': 'No jobs yet.',
   'operators.jobs.emptyFiltered': 'No jobs in this state.',
   'operators.jobs.created': 'Created',
@@ -190,11 +209,13 @@ export const hi: Record<keyof typeof en, string> = {
   'developer.copyManually': 'ब्राउज़र ने कॉपी नहीं करने दिया: टेक्स्ट चुना हुआ है, Ctrl+C दबाएँ।',
 
   'developer.keys.title': 'API कुंजियाँ',
-  'developer.keys.intro': 'आपके सर्वर X-Api-Key हेडर में कुंजी के साथ Mohar API को कॉल करते हैं। Mohar हर कुंजी का केवल हैश रखता है: पूरी कुंजी बनते समय एक ही बार दिखती है।',
+  'developer.keys.intro':
+    'आपके सर्वर X-Api-Key हेडर में कुंजी के साथ Mohar API को कॉल करते हैं। Mohar हर कुंजी का केवल हैश रखता है: पूरी कुंजी बनते समय एक ही बार दिखती है।',
   'developer.keys.live': 'लाइव कुंजी',
   'developer.keys.test': 'टेस्ट कुंजी',
   'developer.keys.liveHint': 'असली दस्तावेज़ों के लिए। इससे किए गए लेगेसी दस्तावेज़ कॉल मासिक कोटे में गिने जाते हैं।',
-  'developer.keys.testHint': 'API आज़माने के लिए: दस्तावेज़ टेस्ट चिह्नित होते हैं, कोई मेल नहीं जाता, कोटे में कुछ नहीं गिना जाता। केवल टेस्ट मोड वाले खातों के लिए।',
+  'developer.keys.testHint':
+    'API आज़माने के लिए: दस्तावेज़ टेस्ट चिह्नित होते हैं, कोई मेल नहीं जाता, कोटे में कुछ नहीं गिना जाता। केवल टेस्ट मोड वाले खातों के लिए।',
   'developer.keys.prefix': 'शुरुआत',
   'developer.keys.created': 'बनाई गई',
   'developer.keys.lastUsed': 'अंतिम उपयोग',
@@ -205,35 +226,42 @@ export const hi: Record<keyof typeof en, string> = {
   'developer.keys.newKey': 'आपकी नई {mode} कुंजी',
   'developer.keys.once': 'इसे अभी कॉपी करके अपने सर्वर पर रखें: यह दोबारा नहीं दिखेगी। खो गई? नई बनाने के लिए कुंजी बदलें।',
   'developer.keys.confirmTitle': '{mode} कुंजी बदलें?',
-  'developer.keys.confirmBody': 'नई कुंजी बनेगी और पुरानी ({prefix}…) तुरंत काम करना बंद कर देगी: जो सर्वर अभी भी उसे इस्तेमाल करते हैं उन्हें नई कुंजी मिलने तक 401 मिलेगा।',
+  'developer.keys.confirmBody':
+    'नई कुंजी बनेगी और पुरानी ({prefix}…) तुरंत काम करना बंद कर देगी: जो सर्वर अभी भी उसे इस्तेमाल करते हैं उन्हें नई कुंजी मिलने तक 401 मिलेगा।',
   'developer.keys.confirm': 'अभी बदलें',
-  'developer.keys.notTestMode': 'यह खाता टेस्ट मोड के लिए सक्षम नहीं है, इसलिए इसकी कोई टेस्ट कुंजी नहीं है। ऑपरेटर इसे सक्षम कर सकता है (mohar admin create --test-mode)।',
+  'developer.keys.notTestMode':
+    'यह खाता टेस्ट मोड के लिए सक्षम नहीं है, इसलिए इसकी कोई टेस्ट कुंजी नहीं है। ऑपरेटर इसे सक्षम कर सकता है (mohar admin create --test-mode)।',
 
   'developer.webhooks.title': 'वेबहुक',
-  'developer.webhooks.intro': 'Mohar हर बदलाव (लिफ़ाफ़ा भेजा गया, हस्ताक्षरित, पूरा…) की सूचना आपके वेबहुक URL पर हस्ताक्षरित POST से देता है, और 2xx उत्तर मिलने तक दोबारा कोशिश करता है।',
+  'developer.webhooks.intro':
+    'Mohar हर बदलाव (लिफ़ाफ़ा भेजा गया, हस्ताक्षरित, पूरा…) की सूचना आपके वेबहुक URL पर हस्ताक्षरित POST से देता है, और 2xx उत्तर मिलने तक दोबारा कोशिश करता है।',
   'developer.webhooks.endpoint': 'आपका वेबहुक रिसीवर',
   'developer.webhooks.none': 'अभी कोई वेबहुक नहीं। इवेंट पाने के लिए अपने रिसीवर का https URL लिखें।',
   'developer.webhooks.active': 'सक्रिय',
   'developer.webhooks.disabled': 'बंद',
-  'developer.webhooks.disabledWhy': '{at} को बंद किया गया: {reason}। चालू करने के लिए URL फिर से सहेजें; रुकी हुई डिलीवरी तब फिर शुरू होंगी।',
+  'developer.webhooks.disabledWhy':
+    '{at} को बंद किया गया: {reason}। चालू करने के लिए URL फिर से सहेजें; रुकी हुई डिलीवरी तब फिर शुरू होंगी।',
   'developer.webhooks.url': 'वेबहुक URL',
   'developer.webhooks.urlRules': 'https, सार्वजनिक पते पर: लूपबैक, निजी नेटवर्क और मेटाडेटा पते अस्वीकार किए जाते हैं।',
   'developer.webhooks.register': 'वेबहुक दर्ज करें',
   'developer.webhooks.change': 'URL सहेजें',
   'developer.webhooks.secret': 'हस्ताक्षर सीक्रेट',
-  'developer.webhooks.secretHint': 'हर डिलीवरी में X-Service-Signature होता है, इस सीक्रेट से बॉडी का HMAC। किसी इवेंट पर भरोसा करने से पहले इसे जाँचें।',
+  'developer.webhooks.secretHint':
+    'हर डिलीवरी में X-Service-Signature होता है, इस सीक्रेट से बॉडी का HMAC। किसी इवेंट पर भरोसा करने से पहले इसे जाँचें।',
   'developer.webhooks.secretLabel': 'वेबहुक हस्ताक्षर सीक्रेट',
   'developer.webhooks.secretNew': 'यह नया सीक्रेट है: इसे अभी अपने रिसीवर पर लगाएँ।',
   'developer.webhooks.reveal': 'सीक्रेट दिखाएँ',
   'developer.webhooks.hide': 'सीक्रेट छिपाएँ',
   'developer.webhooks.rotate': 'सीक्रेट बदलें',
   'developer.webhooks.rotateTitle': 'हस्ताक्षर सीक्रेट बदलें?',
-  'developer.webhooks.rotateBody': 'नया सीक्रेट तुरंत हस्ताक्षर करेगा। पुराना {hours} घंटे तक साथ में हस्ताक्षर करता रहेगा, ताकि आपका रिसीवर बिना इवेंट खोए बदल सके।',
+  'developer.webhooks.rotateBody':
+    'नया सीक्रेट तुरंत हस्ताक्षर करेगा। पुराना {hours} घंटे तक साथ में हस्ताक्षर करता रहेगा, ताकि आपका रिसीवर बिना इवेंट खोए बदल सके।',
   'developer.webhooks.rotateConfirm': 'सीक्रेट बदलें',
   'developer.webhooks.overlapHours': 'पुराना सीक्रेट कितने घंटे साथ में हस्ताक्षर करे (0 से 720)',
   'developer.webhooks.overlap': 'पिछला सीक्रेट भी {until} तक हस्ताक्षर करता है: तब तक डिलीवरी में दोनों हस्ताक्षर रहते हैं।',
   'developer.webhooks.testTitle': 'टेस्ट इवेंट',
-  'developer.webhooks.testHint': 'आपके रिसीवर को webhook.test इवेंट भेजता है। यह असली इवेंट की तरह भेजा, दोहराया और दर्ज किया जाता है।',
+  'developer.webhooks.testHint':
+    'आपके रिसीवर को webhook.test इवेंट भेजता है। यह असली इवेंट की तरह भेजा, दोहराया और दर्ज किया जाता है।',
   'developer.webhooks.test': 'टेस्ट इवेंट भेजें',
   'developer.webhooks.testSent': 'टेस्ट इवेंट कतार में है: यह नीचे डिलीवरी लॉग में दिखेगा।',
 
@@ -275,11 +303,14 @@ export const hi: Record<keyof typeof en, string> = {
   'developer.status.paused': 'रुका हुआ',
 
   'developer.embedding.title': 'एम्बेडिंग',
-  'developer.embedding.intro': 'एम्बेडेड हस्ताक्षर सत्र हस्ताक्षर पेज को आपके अपने वेब पेज के अंदर (iframe में) दिखाता है। केवल यहाँ सूचीबद्ध ओरिजिन ही इसे एम्बेड कर सकते हैं।',
+  'developer.embedding.intro':
+    'एम्बेडेड हस्ताक्षर सत्र हस्ताक्षर पेज को आपके अपने वेब पेज के अंदर (iframe में) दिखाता है। केवल यहाँ सूचीबद्ध ओरिजिन ही इसे एम्बेड कर सकते हैं।',
   'developer.embedding.origins': 'अनुमत ओरिजिन',
-  'developer.embedding.empty': 'अभी कोई ओरिजिन नहीं: जब तक आप हस्ताक्षर पेज एम्बेड करने वाले पेज का ओरिजिन नहीं जोड़ते, एम्बेडेड सत्र अस्वीकार होंगे।',
+  'developer.embedding.empty':
+    'अभी कोई ओरिजिन नहीं: जब तक आप हस्ताक्षर पेज एम्बेड करने वाले पेज का ओरिजिन नहीं जोड़ते, एम्बेडेड सत्र अस्वीकार होंगे।',
   'developer.embedding.add': 'ओरिजिन जोड़ें',
-  'developer.embedding.rules': 'scheme://host[:port], जैसे https://portal.example.com। पाथ हटा दिए जाते हैं: केवल ओरिजिन गिना जाता है।',
+  'developer.embedding.rules':
+    'scheme://host[:port], जैसे https://portal.example.com। पाथ हटा दिए जाते हैं: केवल ओरिजिन गिना जाता है।',
   'developer.embedding.addButton': 'जोड़ें',
   'developer.embedding.invalid': '“{value}” ओरिजिन नहीं है: यह https:// या http:// से शुरू होकर किसी होस्ट का नाम दे।',
   'developer.embedding.duplicate': '{origin} पहले से सूची में है।',
@@ -290,7 +321,8 @@ export const hi: Record<keyof typeof en, string> = {
   'developer.embedding.unsaved': 'बदलाव अभी सहेजे नहीं गए।',
 
   'developer.usage.title': 'उपयोग',
-  'developer.usage.intro': 'लेगेसी दस्तावेज़ बनाने के कॉल आपके मासिक कोटे में गिने जाते हैं; हर API कुंजी प्रति मिनट सीमित अनुरोध कर सकती है।',
+  'developer.usage.intro':
+    'लेगेसी दस्तावेज़ बनाने के कॉल आपके मासिक कोटे में गिने जाते हैं; हर API कुंजी प्रति मिनट सीमित अनुरोध कर सकती है।',
   'developer.usage.month': '{period} में कॉल',
   'developer.usage.usedOf': '{limit} में से {used} कॉल',
   'developer.usage.usedUnlimited': '{used} कॉल (कोई मासिक सीमा नहीं)',
@@ -318,7 +350,8 @@ export const hi: Record<keyof typeof en, string> = {
   'operators.filterState': 'अवस्था',
   'operators.outbox.title': 'मेल आउटबॉक्स',
   'operators.outbox.intro': 'इस खाते के लिए Mohar द्वारा भेजा गया हर मेल: निमंत्रण, रिमाइंडर, पूर्णता।',
-  'operators.outbox.keptHint': 'रखे गए मेल इसलिए नहीं भेजे गए क्योंकि कोई SMTP सर्वर सेट नहीं है (MOHAR_SMTP_URL)। सेट होने के बाद उन्हें फिर से भेजें।',
+  'operators.outbox.keptHint':
+    'रखे गए मेल इसलिए नहीं भेजे गए क्योंकि कोई SMTP सर्वर सेट नहीं है (MOHAR_SMTP_URL)। सेट होने के बाद उन्हें फिर से भेजें।',
   'operators.outbox.empty': 'अभी कोई मेल नहीं।',
   'operators.outbox.created': 'बनाया गया',
   'operators.outbox.to': 'प्रति',
@@ -334,7 +367,8 @@ export const hi: Record<keyof typeof en, string> = {
   'operators.mail.kept': 'रखा गया',
   'operators.mail.test': 'परीक्षण: कभी भेजा नहीं जाता',
   'operators.jobs.title': 'जॉब',
-  'operators.jobs.intro': 'इस खाते का पृष्ठभूमि कार्य (मेल भेजना, …)। जो जॉब हर प्रयास में विफल रहा वह डेड लेटर है: कारण ठीक होने पर उसे दोबारा चलाएँ।',
+  'operators.jobs.intro':
+    'इस खाते का पृष्ठभूमि कार्य (मेल भेजना, …)। जो जॉब हर प्रयास में विफल रहा वह डेड लेटर है: कारण ठीक होने पर उसे दोबारा चलाएँ।',
   'operators.jobs.empty': 'अभी कोई जॉब नहीं।',
   'operators.jobs.emptyFiltered': 'इस अवस्था में कोई जॉब नहीं।',
   'operators.jobs.created': 'बनाया गया',

@@ -4,9 +4,11 @@ export const en = {
   'envelopes.new': 'New envelope',
   'envelopes.back': '← All envelopes',
   'envelopes.empty.title': 'No envelopes yet',
-  'envelopes.empty.body': 'Upload a PDF to send your first envelope: add the people who sign, place their fields, and send.',
+  'envelopes.empty.body':
+    'Upload a PDF to send your first envelope: add the people who sign, place their fields, and send.',
   'envelopes.noMatch.title': 'No envelopes match',
-  'envelopes.noMatch.body': 'Nothing matches this search and these filters. Search finds words from their start in titles, references, names and e-mails.',
+  'envelopes.noMatch.body':
+    'Nothing matches this search and these filters. Search finds words from their start in titles, references, names and e-mails.',
   'envelopes.search.label': 'Search envelopes',
   'envelopes.search.placeholder': 'Title, recipient name or e-mail, reference',
   'envelopes.search.submit': 'Search',
@@ -71,7 +73,8 @@ export const en = {
   'envelopes.remind.skipped': '{email} was reminded less than an hour ago; next reminder possible at {at}.',
   'envelopes.remind.nobody': 'Nobody can be reminded now: no recipient is waiting to act.',
   'envelopes.void.title': 'Void this envelope?',
-  'envelopes.void.body': 'Nobody will be able to sign it any more. The recipients who were asked are told, with your reason.',
+  'envelopes.void.body':
+    'Nobody will be able to sign it any more. The recipients who were asked are told, with your reason.',
   'envelopes.void.reason': 'Reason (the recipients see it)',
   'envelopes.void.reasonRequired': 'Write a reason for voiding.',
   'envelopes.void.cancel': 'Keep it',
@@ -105,14 +108,17 @@ export const en = {
   'envelopes.documents.title': 'Documents and signatures',
   'envelopes.documents.none': 'No documents yet.',
   'envelopes.documents.pages': '{count} pages',
-  'envelopes.documents.notYet': 'The signed PDF and the certificate of completion can be downloaded once everyone has acted.',
-  'envelopes.documents.never': 'This envelope did not complete: there is no signed PDF and no certificate of completion.',
+  'envelopes.documents.notYet':
+    'The signed PDF and the certificate of completion can be downloaded once everyone has acted.',
+  'envelopes.documents.never':
+    'This envelope did not complete: there is no signed PDF and no certificate of completion.',
   'envelopes.documents.download': 'Download signed PDF',
   'envelopes.documents.certificate': 'Download certificate of completion',
   'envelopes.signatures.title': 'Signatures',
   'envelopes.signatures.none': 'No signatures in this document yet.',
   'envelopes.signatures.docTimestamp': 'Document timestamp',
-  'envelopes.signatures.allValid': 'Every signature holds ({count} checked): the document is unchanged since, except for what each allows.',
+  'envelopes.signatures.allValid':
+    'Every signature holds ({count} checked): the document is unchanged since, except for what each allows.',
   'envelopes.signatures.notAllValid': 'Not every signature holds: see the problems below.',
   'envelopes.signatures.recipient': 'Recipient',
   'envelopes.signatures.validity': 'Certificate valid',
@@ -130,7 +136,8 @@ export const en = {
   'envelopes.signatures.level': 'Document PAdES level: {level}',
   'envelopes.timeline.title': 'Timeline',
   'envelopes.timeline.chainOk': 'Audit trail intact: each event is sealed to the one before ({count} checked).',
-  'envelopes.timeline.chainBroken': 'The audit trail check FAILED: an event was changed or removed after it was written.',
+  'envelopes.timeline.chainBroken':
+    'The audit trail check FAILED: an event was changed or removed after it was written.',
   'envelopes.actor.system': 'Mohar',
   'envelopes.actor.recipient': 'a recipient',
   'envelopes.actor.account': 'your office',
@@ -158,7 +165,8 @@ export const hi: Record<keyof typeof en, string> = {
   'envelopes.empty.title': 'अभी कोई लिफ़ाफ़ा नहीं',
   'envelopes.empty.body': 'अपना पहला लिफ़ाफ़ा भेजने के लिए एक PDF अपलोड करें: हस्ताक्षर करने वालों को जोड़ें, उनके फ़ील्ड रखें, और भेजें।',
   'envelopes.noMatch.title': 'कोई लिफ़ाफ़ा मेल नहीं खाता',
-  'envelopes.noMatch.body': 'इस खोज और इन फ़िल्टरों से कुछ नहीं मिला। खोज शीर्षक, संदर्भ, नाम और ई-मेल में शब्दों को उनकी शुरुआत से ढूँढती है।',
+  'envelopes.noMatch.body':
+    'इस खोज और इन फ़िल्टरों से कुछ नहीं मिला। खोज शीर्षक, संदर्भ, नाम और ई-मेल में शब्दों को उनकी शुरुआत से ढूँढती है।',
   'envelopes.search.label': 'लिफ़ाफ़े खोजें',
   'envelopes.search.placeholder': 'शीर्षक, प्राप्तकर्ता का नाम या ई-मेल, संदर्भ',
   'envelopes.search.submit': 'खोजें',
@@ -217,13 +225,15 @@ export const hi: Record<keyof typeof en, string> = {
   'envelopes.action.edit': 'संपादन जारी रखें',
   'envelopes.action.remind': 'याद दिलाएँ',
   'envelopes.action.void': 'रद्द करें…',
-  'envelopes.action.finished': 'यह लिफ़ाफ़ा समाप्त हो चुका है: अब इसके लिए याद नहीं दिलाया जा सकता और इसे रद्द नहीं किया जा सकता।',
+  'envelopes.action.finished':
+    'यह लिफ़ाफ़ा समाप्त हो चुका है: अब इसके लिए याद नहीं दिलाया जा सकता और इसे रद्द नहीं किया जा सकता।',
   'envelopes.remind.busy': 'याद दिला रहे हैं…',
   'envelopes.remind.sent': '{emails} को याद दिलाया गया।',
   'envelopes.remind.skipped': '{email} को एक घंटे से कम समय पहले याद दिलाया गया था; अगली बार {at} पर संभव है।',
   'envelopes.remind.nobody': 'अभी किसी को याद नहीं दिलाया जा सकता: कोई प्राप्तकर्ता कार्य की प्रतीक्षा में नहीं है।',
   'envelopes.void.title': 'यह लिफ़ाफ़ा रद्द करें?',
-  'envelopes.void.body': 'फिर कोई इस पर हस्ताक्षर नहीं कर सकेगा। जिन प्राप्तकर्ताओं से पूछा गया था, उन्हें आपके कारण के साथ सूचित किया जाएगा।',
+  'envelopes.void.body':
+    'फिर कोई इस पर हस्ताक्षर नहीं कर सकेगा। जिन प्राप्तकर्ताओं से पूछा गया था, उन्हें आपके कारण के साथ सूचित किया जाएगा।',
   'envelopes.void.reason': 'कारण (प्राप्तकर्ता इसे देखेंगे)',
   'envelopes.void.reasonRequired': 'रद्द करने का कारण लिखें।',
   'envelopes.void.cancel': 'रहने दें',
@@ -264,7 +274,8 @@ export const hi: Record<keyof typeof en, string> = {
   'envelopes.signatures.title': 'हस्ताक्षर',
   'envelopes.signatures.none': 'इस दस्तावेज़ में अभी कोई हस्ताक्षर नहीं।',
   'envelopes.signatures.docTimestamp': 'दस्तावेज़ टाइमस्टैम्प',
-  'envelopes.signatures.allValid': 'हर हस्ताक्षर मान्य है ({count} जाँचे गए): उसके बाद दस्तावेज़ में केवल वही बदला जिसकी हर हस्ताक्षर अनुमति देता है।',
+  'envelopes.signatures.allValid':
+    'हर हस्ताक्षर मान्य है ({count} जाँचे गए): उसके बाद दस्तावेज़ में केवल वही बदला जिसकी हर हस्ताक्षर अनुमति देता है।',
   'envelopes.signatures.notAllValid': 'हर हस्ताक्षर मान्य नहीं है: नीचे समस्याएँ देखें।',
   'envelopes.signatures.recipient': 'प्राप्तकर्ता',
   'envelopes.signatures.validity': 'प्रमाणपत्र की वैधता',

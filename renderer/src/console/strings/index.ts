@@ -11,6 +11,22 @@ import * as bulk from './bulk';
 import * as developer from './developer';
 import * as users from './users';
 
-export const en = { ...shell.en, ...compose.en, ...envelopes.en, ...templates.en, ...bulk.en, ...developer.en, ...users.en };
+export const en = {
+  ...shell.en,
+  ...compose.en,
+  ...envelopes.en,
+  ...templates.en,
+  ...bulk.en,
+  ...developer.en,
+  ...users.en,
+};
 export type ConsoleStringKey = keyof typeof en;
-export const hi: Record<ConsoleStringKey, string> = { ...shell.hi, ...compose.hi, ...envelopes.hi, ...templates.hi, ...bulk.hi, ...developer.hi, ...users.hi };
+export const hi: Record<ConsoleStringKey, string> = {
+  ...shell.hi,
+  ...compose.hi,
+  ...envelopes.hi,
+  ...templates.hi,
+  ...bulk.hi,
+  ...developer.hi,
+  ...users.hi,
+};

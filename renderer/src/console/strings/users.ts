@@ -2,7 +2,8 @@
 export const en = {
   'users.nav': 'Users',
   'users.title': 'Users',
-  'users.intro': 'People who log in to this account. Admins manage everything; senders work with envelopes, templates and bulk sends; the api_admin login manages keys, webhooks and settings.',
+  'users.intro':
+    'People who log in to this account. Admins manage everything; senders work with envelopes, templates and bulk sends; the api_admin login manages keys, webhooks and settings.',
   'users.auditLink': 'Audit log',
   'users.role.admin': 'Admin',
   'users.role.sender': 'Sender',
@@ -72,7 +73,8 @@ export const en = {
   'password.set.done': 'Your password is saved. Log in as {email}.',
   'password.set.login': 'Go to the login',
   'password.set.noToken': 'This address has no link token. Open the link from your e-mail again.',
-  'password.set.invalidLink': 'This link has expired or was used already. Ask an admin for a new invitation, or ask for a new reset link on the login page.',
+  'password.set.invalidLink':
+    'This link has expired or was used already. Ask an admin for a new invitation, or ask for a new reset link on the login page.',
   'password.forgot.link': 'Forgot password?',
   'password.forgot.title': 'Reset your password',
   'password.forgot.hint': 'We send a link to choose a new password. It works once, for one hour.',
@@ -84,7 +86,8 @@ export const en = {
 export const hi: Record<keyof typeof en, string> = {
   'users.nav': 'उपयोगकर्ता',
   'users.title': 'उपयोगकर्ता',
-  'users.intro': 'इस खाते में लॉग इन करने वाले लोग। एडमिन सब कुछ संभालते हैं; प्रेषक लिफ़ाफ़ों, टेम्पलेट और बल्क भेजने के साथ काम करते हैं; api_admin लॉगिन कुंजियाँ, वेबहुक और सेटिंग संभालता है।',
+  'users.intro':
+    'इस खाते में लॉग इन करने वाले लोग। एडमिन सब कुछ संभालते हैं; प्रेषक लिफ़ाफ़ों, टेम्पलेट और बल्क भेजने के साथ काम करते हैं; api_admin लॉगिन कुंजियाँ, वेबहुक और सेटिंग संभालता है।',
   'users.auditLink': 'ऑडिट लॉग',
   'users.role.admin': 'एडमिन',
   'users.role.sender': 'प्रेषक',
@@ -154,7 +157,8 @@ export const hi: Record<keyof typeof en, string> = {
   'password.set.done': 'आपका पासवर्ड सहेजा गया। {email} के रूप में लॉग इन करें।',
   'password.set.login': 'लॉग इन पर जाएँ',
   'password.set.noToken': 'इस पते में लिंक टोकन नहीं है। अपने ई-मेल से लिंक फिर से खोलें।',
-  'password.set.invalidLink': 'यह लिंक समाप्त हो गया है या पहले ही उपयोग हो चुका है। किसी एडमिन से नया आमंत्रण माँगें, या लॉग इन पेज पर नया रीसेट लिंक माँगें।',
+  'password.set.invalidLink':
+    'यह लिंक समाप्त हो गया है या पहले ही उपयोग हो चुका है। किसी एडमिन से नया आमंत्रण माँगें, या लॉग इन पेज पर नया रीसेट लिंक माँगें।',
   'password.forgot.link': 'पासवर्ड भूल गए?',
   'password.forgot.title': 'अपना पासवर्ड रीसेट करें',
   'password.forgot.hint': 'हम नया पासवर्ड चुनने का लिंक भेजेंगे। यह एक बार, एक घंटे तक काम करता है।',

@@ -11,11 +11,16 @@ import type { BenignCase, CaseContext } from './kit.js';
 import { signedRevision } from './revision.js';
 
 const signingTime = new Date('2026-11-25T06:00:00Z');
-const plain = async (ctx: CaseContext): Promise<Buffer> => (await signPades(ctx.prepared, ctx.signer, { level: 'B-B', field: { name: ctx.signingField }, signingTime })).bytes;
+const plain = async (ctx: CaseContext): Promise<Buffer> =>
+  (await signPades(ctx.prepared, ctx.signer, { level: 'B-B', field: { name: ctx.signingField }, signingTime })).bytes;
 
 export const BENIGN_CASES: readonly BenignCase[] = [
   { name: "a plain signature of the signer's field (signPades)", upload: true, build: plain },
-  { name: "a plain signature of the signer's field (the corpus's own revision builder, no attack)", upload: true, build: (ctx) => signedRevision(ctx.prepared, ctx.signingField, ctx.signer) },
+  {
+    name: "a plain signature of the signer's field (the corpus's own revision builder, no attack)",
+    upload: true,
+    build: (ctx) => signedRevision(ctx.prepared, ctx.signingField, ctx.signer),
+  },
   {
     name: 'the signature with a /DSS in the same revision (token software adding LTV data)',
     upload: true,
@@ -37,14 +42,29 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     name: "the signature with the signer's own text field filled (judged with fillableFields)",
     upload: false,
     fillable: (ctx) => [ctx.fillableField],
-    build: async (ctx) => (await signPades(ctx.prepared, ctx.signer, { level: 'B-B', field: { name: ctx.signingField }, signingTime, formValues: { [ctx.fillableField]: 'Delivered to Pune' } })).bytes,
+    build: async (ctx) =>
+      (
+        await signPades(ctx.prepared, ctx.signer, {
+          level: 'B-B',
+          field: { name: ctx.signingField },
+          signingTime,
+          formValues: { [ctx.fillableField]: 'Delivered to Pune' },
+        })
+      ).bytes,
   },
   {
     name: 'a signature whose appearance carries an image XObject and a font used only there',
     upload: true,
     build: async (ctx) => {
       const image = makePng(40, 20, (x, y) => [x * 6, y * 12, 128, 255]);
-      return (await signPades(ctx.prepared, ctx.signer, { level: 'B-B', field: { name: ctx.signingField }, signingTime, appearance: { image, lines: ['Asha Attacker', 'Approved'] } })).bytes;
+      return (
+        await signPades(ctx.prepared, ctx.signer, {
+          level: 'B-B',
+          field: { name: ctx.signingField },
+          signingTime,
+          appearance: { image, lines: ['Asha Attacker', 'Approved'] },
+        })
+      ).bytes;
     },
   },
 ];

@@ -9,8 +9,10 @@ import { dict, name } from '../../../../pdf/write/serialize.js';
 import type { CaseContext, ShadowCase } from './kit.js';
 import { signedRevision } from './revision.js';
 
-const transform = (method: 'DocMDP' | 'FieldMDP', params: PdfDict): PdfArray => new PdfArray([dict({ Type: name('SigRef'), TransformMethod: name(method), TransformParams: params })]);
-const withReference = (ctx: CaseContext, reference: PdfArray): Promise<Buffer> => signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { sig: (sig) => sig.set('Reference', reference) });
+const transform = (method: 'DocMDP' | 'FieldMDP', params: PdfDict): PdfArray =>
+  new PdfArray([dict({ Type: name('SigRef'), TransformMethod: name(method), TransformParams: params })]);
+const withReference = (ctx: CaseContext, reference: PdfArray): Promise<Buffer> =>
+  signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { sig: (sig) => sig.set('Reference', reference) });
 
 export const PERMISSION_CASES: readonly ShadowCase[] = [
   {
@@ -19,7 +21,8 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
     reason: /Reference|DocMDP|certif/i,
     wellFormed: true,
     where: 'signing-revision',
-    build: (ctx) => withReference(ctx, transform('DocMDP', dict({ Type: name('TransformParams'), P: 1, V: name('1.2') }))),
+    build: (ctx) =>
+      withReference(ctx, transform('DocMDP', dict({ Type: name('TransformParams'), P: 1, V: name('1.2') }))),
   },
   {
     name: 'permissions: the signer’s signature carries a FieldMDP transform locking every field',
@@ -27,7 +30,11 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
     reason: /Reference|FieldMDP|lock/i,
     wellFormed: true,
     where: 'signing-revision',
-    build: (ctx) => withReference(ctx, transform('FieldMDP', dict({ Type: name('TransformParams'), Action: name('All'), V: name('1.2') }))),
+    build: (ctx) =>
+      withReference(
+        ctx,
+        transform('FieldMDP', dict({ Type: name('TransformParams'), Action: name('All'), V: name('1.2') })),
+      ),
   },
   {
     name: 'permissions: a /Lock dictionary added to the signer’s field',
@@ -35,6 +42,9 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
     reason: /Lock/,
     wellFormed: true,
     where: 'signing-revision',
-    build: (ctx) => signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { attack: (u, t) => u.editDict(t.field).set('Lock', dict({ Type: name('SigFieldLock'), Action: name('All') })) }),
+    build: (ctx) =>
+      signedRevision(ctx.prepared, ctx.signingField, ctx.signer, {
+        attack: (u, t) => u.editDict(t.field).set('Lock', dict({ Type: name('SigFieldLock'), Action: name('All') })),
+      }),
   },
 ];

@@ -35,7 +35,10 @@ export const VISUAL_CASES: readonly ShadowCase[] = [
     reason: /annot/i,
     wellFormed: true,
     where: 'signing-revision',
-    build: (ctx) => sign(ctx, (u, t) => addAnnotation(u, t.page1, overPrice(u, t.page1, 'Square', undefined, { IC: new PdfArray([1, 1, 1]) }))),
+    build: (ctx) =>
+      sign(ctx, (u, t) =>
+        addAnnotation(u, t.page1, overPrice(u, t.page1, 'Square', undefined, { IC: new PdfArray([1, 1, 1]) })),
+      ),
   },
   {
     name: "hide: the signer's widget enlarged over the page with an opaque appearance",
@@ -68,7 +71,10 @@ export const VISUAL_CASES: readonly ShadowCase[] = [
       sign(ctx, (u, t) => {
         const old = t.reader.getObject(t.fm0);
         if (!(old instanceof PdfStream)) throw new Error('shadow corpus: /Fm0 is not a stream');
-        u.set(t.fm0, makeStream(cloneDict(old.dict), Buffer.from(`BT /F1 18 Tf 72 680 Td (${SHADOW_TEXT}) Tj ET`, 'latin1')));
+        u.set(
+          t.fm0,
+          makeStream(cloneDict(old.dict), Buffer.from(`BT /F1 18 Tf 72 680 Td (${SHADOW_TEXT}) Tj ET`, 'latin1')),
+        );
       }),
   },
   {
@@ -79,8 +85,15 @@ export const VISUAL_CASES: readonly ShadowCase[] = [
     where: 'signing-revision',
     build: (ctx) =>
       sign(ctx, (u, t) => {
-        const encoding = dict({ Type: name('Encoding'), BaseEncoding: name('WinAnsiEncoding'), Differences: new PdfArray([48, name('one'), name('one'), name('one')]) });
-        u.set(t.f1, dict({ Type: name('Font'), Subtype: name('Type1'), BaseFont: name('Helvetica'), Encoding: u.add(encoding) }));
+        const encoding = dict({
+          Type: name('Encoding'),
+          BaseEncoding: name('WinAnsiEncoding'),
+          Differences: new PdfArray([48, name('one'), name('one'), name('one')]),
+        });
+        u.set(
+          t.f1,
+          dict({ Type: name('Font'), Subtype: name('Type1'), BaseFont: name('Helvetica'), Encoding: u.add(encoding) }),
+        );
       }),
   },
   {
@@ -91,7 +104,8 @@ export const VISUAL_CASES: readonly ShadowCase[] = [
     where: 'signing-revision',
     build: (ctx) =>
       sign(ctx, (u, t) => {
-        const cmap = '/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Shadow def 1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <30> <39> <0031> endbfrange endcmap CMapName currentdict /CMap defineresource pop end end';
+        const cmap =
+          '/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Shadow def 1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <30> <39> <0031> endbfrange endcmap CMapName currentdict /CMap defineresource pop end end';
         const font = copyOf(t, t.f1);
         font.set('ToUnicode', u.add(makeStream(new PdfDict(), Buffer.from(cmap, 'latin1'))));
         u.set(t.f1, font);
@@ -105,7 +119,14 @@ export const VISUAL_CASES: readonly ShadowCase[] = [
     where: 'signing-revision',
     build: (ctx) =>
       sign(ctx, (u, t) =>
-        addAnnotation(u, t.page1, overPrice(u, t.page1, 'FreeText', SHADOW_TEXT, { Contents: new PdfString(Buffer.from(SHADOW_TEXT), false), DA: new PdfString(Buffer.from('/Helv 14 Tf 0 g'), false) })),
+        addAnnotation(
+          u,
+          t.page1,
+          overPrice(u, t.page1, 'FreeText', SHADOW_TEXT, {
+            Contents: new PdfString(Buffer.from(SHADOW_TEXT), false),
+            DA: new PdfString(Buffer.from('/Helv 14 Tf 0 g'), false),
+          }),
+        ),
       ),
   },
   {

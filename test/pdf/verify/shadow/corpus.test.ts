@@ -12,7 +12,15 @@ import { PdfReader } from '../../../../pdf/document.js';
 import { judgeAppendedRevision, verifyPdf, type RevisionPolicy } from '../../../../pdf/verify/index.js';
 import { hasTool, qpdfCheck } from '../../../support/pdf-fixtures.js';
 import { pdfsigVerdicts } from '../../../support/validators.js';
-import { ATTACK_CASES, BENIGN_CASES, shadowKeys, shadowPrepared, shadowPreparedCertified, type CaseContext, type ShadowKeys } from './corpus.js';
+import {
+  ATTACK_CASES,
+  BENIGN_CASES,
+  shadowKeys,
+  shadowPrepared,
+  shadowPreparedCertified,
+  type CaseContext,
+  type ShadowKeys,
+} from './corpus.js';
 import { appendedPrefixes, verifierFlags } from './kit.js';
 
 const policyFor = (c: { fillable?: (ctx: CaseContext) => readonly string[] }, ctx: CaseContext): RevisionPolicy => ({
@@ -43,15 +51,24 @@ for (const preparation of PREPARATIONS) {
     test('the prepared document is a well-formed form with the signer’s empty signature field, a prefix of every upload', () => {
       assert.ok(qpdfCheck(ctx.prepared).ok, qpdfCheck(ctx.prepared).output);
       assert.equal(verifyPdf(ctx.prepared).signatures.length, preparation.certified ? 1 : 0);
-      for (const c of [...ATTACK_CASES, ...BENIGN_CASES]) assert.ok(built.get(c.name)!.subarray(0, ctx.prepared.length).equals(ctx.prepared), `${c.name}: the prepared bytes are a prefix`);
+      for (const c of [...ATTACK_CASES, ...BENIGN_CASES]) {
+        assert.ok(
+          built.get(c.name)!.subarray(0, ctx.prepared.length).equals(ctx.prepared),
+          `${c.name}: the prepared bytes are a prefix`,
+        );
+      }
     });
 
     for (const c of ATTACK_CASES) {
-      test(`${c.attack} — ${c.name}: judgeAppendedRevision refuses it, naming the offending object`, { todo: c.gaps?.judge ?? false }, () => {
-        const judgement = judgeAppendedRevision(ctx.prepared, built.get(c.name)!, policyFor(c, ctx));
-        assert.equal(judgement.accepted, false, `accepted: ${JSON.stringify(judgement.objects)}`);
-        assert.match(judgement.problem ?? '', c.reason);
-      });
+      test(
+        `${c.attack} — ${c.name}: judgeAppendedRevision refuses it, naming the offending object`,
+        { todo: c.gaps?.judge ?? false },
+        () => {
+          const judgement = judgeAppendedRevision(ctx.prepared, built.get(c.name)!, policyFor(c, ctx));
+          assert.equal(judgement.accepted, false, `accepted: ${JSON.stringify(judgement.objects)}`);
+          assert.match(judgement.problem ?? '', c.reason);
+        },
+      );
       // What a standalone verifier can judge is what changed AFTER a signature. An attack inside the revision the
       // signer's own signature covers is visible to it only when something earlier can object: the certification
       // at send. Without it only the upload rule (the judge above, the server) refuses such a change. And filling
@@ -64,23 +81,33 @@ for (const preparation of PREPARATIONS) {
     }
 
     test('qpdf --check calls every attack that keeps the file well-formed well-formed', () => {
-      for (const c of ATTACK_CASES.filter((x) => x.wellFormed)) assert.ok(qpdfCheck(built.get(c.name)!).ok, `${c.name}: ${qpdfCheck(built.get(c.name)!).output}`);
+      for (const c of ATTACK_CASES.filter((x) => x.wellFormed)) {
+        assert.ok(qpdfCheck(built.get(c.name)!).ok, `${c.name}: ${qpdfCheck(built.get(c.name)!).output}`);
+      }
     });
 
     if (!preparation.certified) {
-      test('pdfsig calls the signature of every attack inside the signing revision valid (the bug: a valid signature proves nothing about the change)', { skip: !hasTool('pdfsig') }, () => {
-        for (const c of ATTACK_CASES.filter((x) => x.where === 'signing-revision')) {
-          const verdicts = pdfsigVerdicts(built.get(c.name)!);
-          assert.deepEqual(verdicts.valid, [true], `${c.name}: ${verdicts.output}`);
-        }
-      });
+      test(
+        'pdfsig calls the signature of every attack inside the signing revision valid (the bug: a valid signature proves nothing about the change)',
+        { skip: !hasTool('pdfsig') },
+        () => {
+          for (const c of ATTACK_CASES.filter((x) => x.where === 'signing-revision')) {
+            const verdicts = pdfsigVerdicts(built.get(c.name)!);
+            assert.deepEqual(verdicts.valid, [true], `${c.name}: ${verdicts.output}`);
+          }
+        },
+      );
     }
 
     for (const c of BENIGN_CASES) {
       test(`benign — ${c.name}: accepted by the judge, revision by revision`, () => {
         const bytes = built.get(c.name)!;
         let prior = ctx.prepared;
-        for (const next of appendedPrefixes(ctx.prepared, bytes, PdfReader.open(bytes).revisions.map((r) => r.end))) {
+        for (const next of appendedPrefixes(
+          ctx.prepared,
+          bytes,
+          PdfReader.open(bytes).revisions.map((r) => r.end),
+        )) {
           const judgement = judgeAppendedRevision(prior, next, policyFor(c, ctx));
           assert.equal(judgement.accepted, true, `${judgement.problem}: ${JSON.stringify(judgement.offending)}`);
           prior = next;

@@ -7,5 +7,12 @@ import { PERMISSION_CASES } from './cases-permissions.js';
 
 export const ATTACK_CASES: readonly ShadowCase[] = [...VISUAL_CASES, ...STRUCTURE_CASES, ...PERMISSION_CASES];
 export { BENIGN_CASES };
-export { shadowKeys, shadowOriginal, shadowPrepared, shadowPreparedCertified, SHADOW_LAYOUT, type ShadowKeys } from './document.js';
+export {
+  shadowKeys,
+  shadowOriginal,
+  shadowPrepared,
+  shadowPreparedCertified,
+  SHADOW_LAYOUT,
+  type ShadowKeys,
+} from './document.js';
 export type { BenignCase, CaseContext, ShadowCase } from './kit.js';

@@ -63,13 +63,31 @@ export function shadowContent(text = SHADOW_TEXT): Buffer {
 /** An opaque appearance stream (white box, optionally text on it) for an annotation of `w` x `h`. */
 export function boxAppearance(update: IncrementalUpdate, w: number, h: number, text?: string): PdfRef {
   const draw = `q 1 g 0 0 ${w} ${h} re f Q${text ? ` BT /Helv 14 Tf 0 g 6 ${h / 2 - 5} Td (${text}) Tj ET` : ''}`;
-  const d = dict({ Type: name('XObject'), Subtype: name('Form'), BBox: new PdfArray([0, 0, w, h]), Resources: resources(text ? { Helv: update.add(helveticaFont()) } : {}) });
+  const d = dict({
+    Type: name('XObject'),
+    Subtype: name('Form'),
+    BBox: new PdfArray([0, 0, w, h]),
+    Resources: resources(text ? { Helv: update.add(helveticaFont()) } : {}),
+  });
   return update.add(makeStream(d, Buffer.from(draw, 'latin1')));
 }
 
 /** An annotation over the price line (x 60..540, y 660..720) with an opaque appearance, added to page 1. */
-export function overPrice(update: IncrementalUpdate, page: PdfRef, subtype: string, text: string | undefined, extra: Record<string, PdfObject> = {}): PdfRef {
-  const annot = dict({ Type: name('Annot'), Subtype: name(subtype), Rect: new PdfArray([60, 660, 540, 720]), F: 4, P: page, AP: dict({ N: boxAppearance(update, 480, 60, text) }) });
+export function overPrice(
+  update: IncrementalUpdate,
+  page: PdfRef,
+  subtype: string,
+  text: string | undefined,
+  extra: Record<string, PdfObject> = {},
+): PdfRef {
+  const annot = dict({
+    Type: name('Annot'),
+    Subtype: name(subtype),
+    Rect: new PdfArray([60, 660, 540, 720]),
+    F: 4,
+    P: page,
+    AP: dict({ N: boxAppearance(update, 480, 60, text) }),
+  });
   for (const [k, v] of Object.entries(extra)) annot.set(k, v);
   return update.add(annot);
 }
@@ -90,8 +108,11 @@ export function rewriteXref(bytes: Buffer, layout: Layout, edit: (rows: Map<numb
   const table = bytes.subarray(start, end).toString('latin1');
   if (!table.startsWith('xref')) throw new Error('shadow corpus: the revision does not end with a classic xref table');
   const rows = new Map<number, XrefRow>();
-  const lines = table.split('\n').slice(1).filter((l) => l.trim() !== '');
-  for (let i = 0; i < lines.length; ) {
+  const lines = table
+    .split('\n')
+    .slice(1)
+    .filter((l) => l.trim() !== '');
+  for (let i = 0; i < lines.length;) {
     const [first, count] = lines[i]!.trim().split(/\s+/).map(Number) as [number, number];
     for (let k = 0; k < count; k++) {
       const [offset, gen, kind] = lines[i + 1 + k]!.trim().split(/\s+/);
@@ -102,7 +123,7 @@ export function rewriteXref(bytes: Buffer, layout: Layout, edit: (rows: Map<numb
   edit(rows);
   const nums = [...rows.keys()].sort((x, y) => x - y);
   let out = 'xref\n';
-  for (let i = 0; i < nums.length; ) {
+  for (let i = 0; i < nums.length;) {
     let j = i;
     while (j + 1 < nums.length && nums[j + 1] === nums[j]! + 1) j++;
     out += `${nums[i]} ${j - i + 1}\n`;
@@ -130,6 +151,20 @@ export function verifierFlags(bytes: Buffer): { flagged: boolean; summary: strin
   } catch (error) {
     return { flagged: true, summary: `unreadable: ${(error as Error).message}` };
   }
-  const flagged = !report.valid || report.signatures.some((s) => s.problems.length > 0 || s.changesAfter === 'other' || s.changesAfter === 'annotations');
-  return { flagged, summary: JSON.stringify(report.signatures.map((s) => ({ field: s.field, valid: s.valid, changesAfter: s.changesAfter, problems: s.problems }))) };
+  const flagged =
+    !report.valid ||
+    report.signatures.some(
+      (s) => s.problems.length > 0 || s.changesAfter === 'other' || s.changesAfter === 'annotations',
+    );
+  return {
+    flagged,
+    summary: JSON.stringify(
+      report.signatures.map((s) => ({
+        field: s.field,
+        valid: s.valid,
+        changesAfter: s.changesAfter,
+        problems: s.problems,
+      })),
+    ),
+  };
 }

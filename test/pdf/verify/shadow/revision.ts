@@ -76,7 +76,9 @@ export function findTargets(bytes: Uint8Array, fieldName: string): Targets {
     return value;
   };
   const field = listSignatureFields(reader, pages).find((f) => f.name === fieldName);
-  if (!field?.ref || !field.widgets[0]?.ref || !field.widgets[0].userRect) throw new Error(`shadow corpus: no signature field ${fieldName}`);
+  if (!field?.ref || !field.widgets[0]?.ref || !field.widgets[0].userRect) {
+    throw new Error(`shadow corpus: no signature field ${fieldName}`);
+  }
   return {
     reader,
     catalog: ref(reader.trailer.get('Root'), 'the catalog'),
@@ -102,13 +104,24 @@ const PLACEHOLDER = '**********';
 const SIGNING_TIME = new Date('2026-11-25T06:00:00Z');
 
 /** Prepared bytes + one revision: the signer's field signed with `signer`, and the attack. */
-export async function signedRevision(prepared: Uint8Array, fieldName: string, signer: SignatureProvider, hooks: RevisionHooks = {}): Promise<Buffer> {
+export async function signedRevision(
+  prepared: Uint8Array,
+  fieldName: string,
+  signer: SignatureProvider,
+  hooks: RevisionHooks = {},
+): Promise<Buffer> {
   const t = findTargets(prepared, fieldName);
   const update = new IncrementalUpdate(t.reader);
   const reserve = hooks.reserve ?? 16 * 1024;
   const byteRange = new PdfArray([0, new PdfName(PLACEHOLDER), new PdfName(PLACEHOLDER), new PdfName(PLACEHOLDER)]);
   const contents = new PdfString(new Uint8Array(reserve), true);
-  const sig = dict({ Type: name('Sig'), Filter: name('Adobe.PPKLite'), SubFilter: name('ETSI.CAdES.detached'), ByteRange: byteRange, Contents: contents });
+  const sig = dict({
+    Type: name('Sig'),
+    Filter: name('Adobe.PPKLite'),
+    SubFilter: name('ETSI.CAdES.detached'),
+    ByteRange: byteRange,
+    Contents: contents,
+  });
   sig.set('M', new PdfString(Buffer.from(pdfDate(SIGNING_TIME, 0), 'latin1'), false));
   update.track(byteRange);
   update.track(contents);
@@ -121,22 +134,44 @@ export async function signedRevision(prepared: Uint8Array, fieldName: string, si
   fieldDict.set('V', sigRef);
   const widgetDict = t.widget.num === t.field.num ? fieldDict : update.editDict(t.widget);
   const [x0, y0, x1, y1] = t.widgetRect;
-  widgetDict.set('AP', dict({ N: addSignatureAppearance(update, { width: x1 - x0, height: y1 - y0, rotation: 0 }, {}, { name: 'Asha Attacker', signingTime: SIGNING_TIME }) }));
+  widgetDict.set(
+    'AP',
+    dict({
+      N: addSignatureAppearance(
+        update,
+        { width: x1 - x0, height: y1 - y0, rotation: 0 },
+        {},
+        { name: 'Asha Attacker', signingTime: SIGNING_TIME },
+      ),
+    }),
+  );
   addSigFlags(update, 3);
 
   const written = update.write();
   const br = written.spans.get(byteRange);
   const ct = written.spans.get(contents);
   if (!br || !ct) throw new Error('shadow corpus: placeholders not written');
-  const layout: Layout = { a: ct.start, b: ct.end, revisionStart: written.previousLength, offsets: written.offsets, startxref: written.startxref, sigNum: sigRef.num };
+  const layout: Layout = {
+    a: ct.start,
+    b: ct.end,
+    revisionStart: written.previousLength,
+    offsets: written.offsets,
+    startxref: written.startxref,
+    sigNum: sigRef.num,
+  };
   const bytes = hooks.tail ? hooks.tail(written.bytes, layout) : written.bytes;
-  if (!bytes.subarray(0, layout.b).equals(written.bytes.subarray(0, layout.b))) throw new Error('shadow corpus: a tail hook changed bytes before the gap');
+  if (!bytes.subarray(0, layout.b).equals(written.bytes.subarray(0, layout.b))) {
+    throw new Error('shadow corpus: a tail hook changed bytes before the gap');
+  }
 
   const exact: Ranges = [0, layout.a, layout.b, bytes.length - layout.b];
   const chosen = hooks.byteRange?.(layout, bytes.length) ?? { text: `[${exact.join(' ')}]`, signed: exact };
   writeByteRange(bytes, br, chosen.text);
   const [o1, l1, o2, l2] = chosen.signed;
-  const digest = createHash('sha256').update(bytes.subarray(o1, o1 + l1)).update(bytes.subarray(o2, o2 + l2)).digest();
+  const digest = createHash('sha256')
+    .update(bytes.subarray(o1, o1 + l1))
+    .update(bytes.subarray(o2, o2 + l2))
+    .digest();
   if (reserve > 0) {
     const cms = await createSignedData({ messageDigest: digest, signer });
     const hex = Buffer.from(cms).toString('hex').toUpperCase();
@@ -158,12 +193,22 @@ function writeByteRange(bytes: Buffer, span: { start: number; end: number }, tex
     bytes.fill(0x20, key, span.end);
     return;
   }
-  if (text.length > width) throw new Error(`shadow corpus: /ByteRange text "${text}" is wider than its placeholder (${width})`);
-  bytes.write(text.endsWith(']') ? text.slice(0, -1).padEnd(width - 1, ' ') + ']' : text.padEnd(width, ' '), span.start, 'latin1');
+  if (text.length > width) {
+    throw new Error(`shadow corpus: /ByteRange text "${text}" is wider than its placeholder (${width})`);
+  }
+  bytes.write(
+    text.endsWith(']') ? text.slice(0, -1).padEnd(width - 1, ' ') + ']' : text.padEnd(width, ' '),
+    span.start,
+    'latin1',
+  );
 }
 
 /** Prepared (or signed) bytes + one hand-built revision without a signature: for changes after signing. */
-export function plainRevision(bytes: Uint8Array, fieldName: string, change: (update: IncrementalUpdate, t: Targets) => void): Buffer {
+export function plainRevision(
+  bytes: Uint8Array,
+  fieldName: string,
+  change: (update: IncrementalUpdate, t: Targets) => void,
+): Buffer {
   const t = findTargets(bytes, fieldName);
   const update = new IncrementalUpdate(t.reader);
   change(update, t);

@@ -12,7 +12,17 @@ export function BulkProgress({ counts, compact = false }: { counts: BulkCounts; 
       <p className="bulk-progress-text">
         <strong>{t('bulk.progress.done', { done, total: counts.total })}</strong>
         {!compact && (
-          <span className="muted"> · {t('bulk.progress.counts', { created: counts.created, sent: counts.sent, failed: counts.failed, canceled: counts.canceled, pending: counts.pending })}</span>
+          <span className="muted">
+            {' '}
+            ·{' '}
+            {t('bulk.progress.counts', {
+              created: counts.created,
+              sent: counts.sent,
+              failed: counts.failed,
+              canceled: counts.canceled,
+              pending: counts.pending,
+            })}
+          </span>
         )}
       </p>
     </div>

@@ -36,8 +36,12 @@ function CancelDialog({ id, onDone, onClose }: { id: string; onDone(): void; onC
       <p>{t('bulk.cancel.body')}</p>
       <ErrorNotice error={error} />
       <div className="form-actions">
-        <button type="button" className="button danger" disabled={busy} onClick={() => void confirm()}>{t('bulk.cancel.confirm')}</button>
-        <button type="button" className="button" onClick={onClose}>{t('bulk.cancel.keep')}</button>
+        <button type="button" className="button danger" disabled={busy} onClick={() => void confirm()}>
+          {t('bulk.cancel.confirm')}
+        </button>
+        <button type="button" className="button" onClick={onClose}>
+          {t('bulk.cancel.keep')}
+        </button>
       </div>
     </Modal>
   );
@@ -47,12 +51,18 @@ function CancelDialog({ id, onDone, onClose }: { id: string; onDone(): void; onC
 function RowTable({ id, version }: { id: string; version: string }) {
   const { t } = useT();
   const [extra, setExtra] = useState<{ items: BulkRowItem[]; cursor: string | null } | null>(null);
-  const rows = useResource((signal) => api<BulkRowList>('GET', `/bulk-sends/${id}/envelopes?limit=100`, { signal }), [id, version]);
+  const rows = useResource(
+    (signal) => api<BulkRowList>('GET', `/bulk-sends/${id}/envelopes?limit=100`, { signal }),
+    [id, version],
+  );
   useEffect(() => setExtra(null), [version]);
   const items = [...(rows.data?.envelopes ?? []), ...(extra?.items ?? [])];
-  const cursor = extra ? extra.cursor : rows.data?.next_cursor ?? null;
+  const cursor = extra ? extra.cursor : (rows.data?.next_cursor ?? null);
   const more = async () => {
-    const page = await api<BulkRowList>('GET', `/bulk-sends/${id}/envelopes?limit=100&cursor=${encodeURIComponent(cursor ?? '')}`);
+    const page = await api<BulkRowList>(
+      'GET',
+      `/bulk-sends/${id}/envelopes?limit=100&cursor=${encodeURIComponent(cursor ?? '')}`,
+    );
     setExtra({ items: [...(extra?.items ?? []), ...page.envelopes], cursor: page.next_cursor });
   };
   return (
@@ -61,20 +71,47 @@ function RowTable({ id, version }: { id: string; version: string }) {
       <ErrorNotice error={rows.error} onRetry={rows.reload} />
       <div className="table-wrap">
         <table className="data">
-          <thead><tr><th>{t('bulk.detail.row')}</th><th>{t('bulk.detail.externalId')}</th><th>{t('bulk.detail.rowStatus')}</th><th>{t('bulk.detail.envelope')}</th></tr></thead>
+          <thead>
+            <tr>
+              <th>{t('bulk.detail.row')}</th>
+              <th>{t('bulk.detail.externalId')}</th>
+              <th>{t('bulk.detail.rowStatus')}</th>
+              <th>{t('bulk.detail.envelope')}</th>
+            </tr>
+          </thead>
           <tbody>
             {items.map((row) => (
               <tr key={row.row_index}>
                 <td>{row.row_index + 1}</td>
                 <td>{row.external_id ?? '—'}</td>
-                <td><span className={`badge ${row.status === 'failed' ? 'tone-danger' : row.status === 'sent' ? 'tone-success' : ''}`}>{t(`bulk.row.${row.status}`)}</span>{row.error && <span className="field-error hide-narrow"> {row.error}</span>}</td>
-                <td>{row.envelope_id ? <Link to={`/envelopes/${row.envelope_id}`}>{t('bulk.detail.open')}{row.envelope_status ? ` (${row.envelope_status})` : ''}</Link> : '—'}</td>
+                <td>
+                  <span
+                    className={`badge ${row.status === 'failed' ? 'tone-danger' : row.status === 'sent' ? 'tone-success' : ''}`}
+                  >
+                    {t(`bulk.row.${row.status}`)}
+                  </span>
+                  {row.error && <span className="field-error hide-narrow"> {row.error}</span>}
+                </td>
+                <td>
+                  {row.envelope_id ? (
+                    <Link to={`/envelopes/${row.envelope_id}`}>
+                      {t('bulk.detail.open')}
+                      {row.envelope_status ? ` (${row.envelope_status})` : ''}
+                    </Link>
+                  ) : (
+                    '—'
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      {cursor && <button type="button" className="button small" onClick={() => void more()}>{t('bulk.list.more')}</button>}
+      {cursor && (
+        <button type="button" className="button small" onClick={() => void more()}>
+          {t('bulk.list.more')}
+        </button>
+      )}
     </section>
   );
 }
@@ -93,32 +130,57 @@ export function BulkSendDetailPage({ params }: { params: Record<string, string> 
     return () => clearTimeout(timer);
   }, [running, batch.loading, data, reload]);
 
-  if (!data) return batch.error ? <ErrorNotice error={batch.error} onRetry={batch.reload} /> : <p role="status">{t('console.loading')}</p>;
+  if (!data) {
+    return batch.error ? (
+      <ErrorNotice error={batch.error} onRetry={batch.reload} />
+    ) : (
+      <p role="status">{t('console.loading')}</p>
+    );
+  }
   const { counts } = data;
   const failures = data.failures ?? [];
   const countsVersion = `${data.status}-${counts.created}-${counts.sent}-${counts.failed}-${counts.canceled}`;
   return (
     <>
-      <p><Link to="/bulk-sends">{t('bulk.detail.back')}</Link></p>
+      <p>
+        <Link to="/bulk-sends">{t('bulk.detail.back')}</Link>
+      </p>
       <div className="page-head">
         <h1>{t('bulk.detail.title', { date: formatDate(data.created_at) })}</h1>
-        {running && <button type="button" className="button danger" onClick={() => setCanceling(true)}>{t('bulk.detail.cancel')}</button>}
+        {running && (
+          <button type="button" className="button danger" onClick={() => setCanceling(true)}>
+            {t('bulk.detail.cancel')}
+          </button>
+        )}
       </div>
       <section className="card" aria-labelledby="progress-title">
         <h2 id="progress-title">
-          {t('bulk.detail.status')} <span className={`badge ${statusTone(data.status)}`} role="status">{t(`bulk.status.${data.status}`)}</span>
+          {t('bulk.detail.status')}{' '}
+          <span className={`badge ${statusTone(data.status)}`} role="status">
+            {t(`bulk.status.${data.status}`)}
+          </span>
         </h2>
         <BulkProgress counts={counts} />
         {batch.error !== undefined && running && <ErrorNotice error={batch.error} />}
         <dl className="facts">
           <dt>{t('bulk.detail.source')}</dt>
-          <dd>{data.source.kind === 'template'
-            ? <Link to={`/templates/${data.source.id}`}>{t('bulk.source.templateV', { version: data.source.version ?? '' })}</Link>
-            : <Link to={`/envelopes/${data.source.id}`}>{t('bulk.source.envelope')}</Link>}</dd>
-          <dt>{t('bulk.detail.started')}</dt><dd>{formatDate(data.started_at)}</dd>
-          <dt>{t('bulk.detail.finished')}</dt><dd>{formatDate(data.completed_at ?? data.canceled_at)}</dd>
+          <dd>
+            {data.source.kind === 'template' ? (
+              <Link to={`/templates/${data.source.id}`}>
+                {t('bulk.source.templateV', { version: data.source.version ?? '' })}
+              </Link>
+            ) : (
+              <Link to={`/envelopes/${data.source.id}`}>{t('bulk.source.envelope')}</Link>
+            )}
+          </dd>
+          <dt>{t('bulk.detail.started')}</dt>
+          <dd>{formatDate(data.started_at)}</dd>
+          <dt>{t('bulk.detail.finished')}</dt>
+          <dd>{formatDate(data.completed_at ?? data.canceled_at)}</dd>
         </dl>
-        <p><Link to={`/envelopes?bulk_send_id=${id}`}>{t('bulk.detail.inList')}</Link></p>
+        <p>
+          <Link to={`/envelopes?bulk_send_id=${id}`}>{t('bulk.detail.inList')}</Link>
+        </p>
       </section>
       {failures.length > 0 && (
         <section className="card" aria-labelledby="failures-title">
@@ -126,15 +188,30 @@ export function BulkSendDetailPage({ params }: { params: Record<string, string> 
           <ul className="failure-list">
             {failures.map((f) => (
               <li key={f.row_index}>
-                <strong>{t('bulk.detail.rowN', { n: f.row_index + 1 })}</strong>{f.external_id ? ` (${f.external_id})` : ''}: {f.message} <code className="small">{f.code}</code>
-                {f.envelope_id && <> · <Link to={`/envelopes/${f.envelope_id}`}>{t('bulk.detail.open')}</Link></>}
+                <strong>{t('bulk.detail.rowN', { n: f.row_index + 1 })}</strong>
+                {f.external_id ? ` (${f.external_id})` : ''}: {f.message} <code className="small">{f.code}</code>
+                {f.envelope_id && (
+                  <>
+                    {' '}
+                    · <Link to={`/envelopes/${f.envelope_id}`}>{t('bulk.detail.open')}</Link>
+                  </>
+                )}
               </li>
             ))}
           </ul>
         </section>
       )}
       <RowTable id={id} version={countsVersion} />
-      {canceling && <CancelDialog id={id} onClose={() => setCanceling(false)} onDone={() => { setCanceling(false); batch.reload(); }} />}
+      {canceling && (
+        <CancelDialog
+          id={id}
+          onClose={() => setCanceling(false)}
+          onDone={() => {
+            setCanceling(false);
+            batch.reload();
+          }}
+        />
+      )}
     </>
   );
 }

@@ -15,7 +15,7 @@ export function BulkSendsPage(_props: { params: Record<string, string> }) {
   const [more, setMore] = useState<{ items: BulkSend[]; cursor: string | null } | null>(null);
   const [moreError, setMoreError] = useState<unknown>(null);
   const items = [...(list.data?.bulk_sends ?? []), ...(more?.items ?? [])];
-  const cursor = more ? more.cursor : list.data?.next_cursor ?? null;
+  const cursor = more ? more.cursor : (list.data?.next_cursor ?? null);
   const loadMore = async () => {
     try {
       const page = await api<BulkSendList>('GET', `/bulk-sends?limit=50&cursor=${encodeURIComponent(cursor ?? '')}`);
@@ -28,7 +28,9 @@ export function BulkSendsPage(_props: { params: Record<string, string> }) {
     <>
       <div className="page-head">
         <h1>{t('bulk.list.title')}</h1>
-        <Link to="/bulk-sends/new" className="button primary">{t('bulk.list.new')}</Link>
+        <Link to="/bulk-sends/new" className="button primary">
+          {t('bulk.list.new')}
+        </Link>
       </div>
       <ErrorNotice error={list.error} onRetry={list.reload} />
       {list.loading && !list.data && <p role="status">{t('console.loading')}</p>}
@@ -36,20 +38,39 @@ export function BulkSendsPage(_props: { params: Record<string, string> }) {
         <section className="empty-state">
           <h2>{t('bulk.empty.title')}</h2>
           <p>{t('bulk.empty.body')}</p>
-          <Link to="/bulk-sends/new" className="button primary">{t('bulk.list.new')}</Link>
+          <Link to="/bulk-sends/new" className="button primary">
+            {t('bulk.list.new')}
+          </Link>
         </section>
       )}
       {items.length > 0 && (
         <div className="table-wrap">
           <table className="data">
-            <thead><tr><th>{t('bulk.list.created')}</th><th>{t('bulk.list.source')}</th><th>{t('bulk.list.status')}</th><th>{t('bulk.list.progress')}</th></tr></thead>
+            <thead>
+              <tr>
+                <th>{t('bulk.list.created')}</th>
+                <th>{t('bulk.list.source')}</th>
+                <th>{t('bulk.list.status')}</th>
+                <th>{t('bulk.list.progress')}</th>
+              </tr>
+            </thead>
             <tbody>
               {items.map((batch) => (
                 <tr key={batch.bulk_send_id}>
-                  <td><Link to={`/bulk-sends/${batch.bulk_send_id}`}>{formatDate(batch.created_at)}</Link></td>
-                  <td>{t(batch.source.kind === 'template' ? 'bulk.source.templateV' : 'bulk.source.envelope', { version: batch.source.version ?? '' })}</td>
-                  <td><span className={`badge ${statusTone(batch.status)}`}>{t(`bulk.status.${batch.status}`)}</span></td>
-                  <td className="progress-cell"><BulkProgress counts={batch.counts} compact /></td>
+                  <td>
+                    <Link to={`/bulk-sends/${batch.bulk_send_id}`}>{formatDate(batch.created_at)}</Link>
+                  </td>
+                  <td>
+                    {t(batch.source.kind === 'template' ? 'bulk.source.templateV' : 'bulk.source.envelope', {
+                      version: batch.source.version ?? '',
+                    })}
+                  </td>
+                  <td>
+                    <span className={`badge ${statusTone(batch.status)}`}>{t(`bulk.status.${batch.status}`)}</span>
+                  </td>
+                  <td className="progress-cell">
+                    <BulkProgress counts={batch.counts} compact />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -57,7 +78,13 @@ export function BulkSendsPage(_props: { params: Record<string, string> }) {
         </div>
       )}
       <ErrorNotice error={moreError} />
-      {cursor && <div className="form-actions"><button type="button" className="button" onClick={() => void loadMore()}>{t('bulk.list.more')}</button></div>}
+      {cursor && (
+        <div className="form-actions">
+          <button type="button" className="button" onClick={() => void loadMore()}>
+            {t('bulk.list.more')}
+          </button>
+        </div>
+      )}
     </>
   );
 }

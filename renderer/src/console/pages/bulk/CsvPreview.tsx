@@ -20,7 +20,13 @@ export function CsvPreview({ rows, lines, errors }: { rows: BulkCsvRow[]; lines:
       {fileErrors.length > 0 && (
         <div className="notice notice-error" role="alert">
           <p>{t('bulk.preview.fileErrors')}</p>
-          <ul>{fileErrors.map((e, i) => <li key={i}>{t('bulk.preview.lineError', { line: e.line, column: e.column ?? '—', message: e.message })}</li>)}</ul>
+          <ul>
+            {fileErrors.map((e, i) => (
+              <li key={i}>
+                {t('bulk.preview.lineError', { line: e.line, column: e.column ?? '—', message: e.message })}
+              </li>
+            ))}
+          </ul>
         </div>
       )}
       {rows.length > 0 && (
@@ -31,7 +37,9 @@ export function CsvPreview({ rows, lines, errors }: { rows: BulkCsvRow[]; lines:
               <tr>
                 <th>{t('bulk.preview.row')}</th>
                 <th>{t('bulk.preview.recipients')}</th>
-                {valueColumns.map((c) => <th key={c}>{c}</th>)}
+                {valueColumns.map((c) => (
+                  <th key={c}>{c}</th>
+                ))}
                 <th>{t('bulk.preview.problems')}</th>
               </tr>
             </thead>
@@ -42,18 +50,40 @@ export function CsvPreview({ rows, lines, errors }: { rows: BulkCsvRow[]; lines:
                 const bad = new Set(problems.map((p) => p.column));
                 return (
                   <tr key={i} className={problems.length ? 'row-bad' : undefined}>
-                    <td>{i + 1} <span className="muted small">{t('bulk.preview.line', { line: lines[i] ?? '?' })}</span>{row.external_id && <div className="small">{row.external_id}</div>}</td>
+                    <td>
+                      {i + 1} <span className="muted small">{t('bulk.preview.line', { line: lines[i] ?? '?' })}</span>
+                      {row.external_id && <div className="small">{row.external_id}</div>}
+                    </td>
                     <td>
                       {row.recipients.map((r, n) => (
-                        <div key={n} className={bad.has(`recipient_${n + 1}_email`) || bad.has(`recipient_${n + 1}_name`) ? 'cell-bad' : undefined}>
+                        <div
+                          key={n}
+                          className={
+                            bad.has(`recipient_${n + 1}_email`) || bad.has(`recipient_${n + 1}_name`)
+                              ? 'cell-bad'
+                              : undefined
+                          }
+                        >
                           {r.name || '—'} <span className="muted small">&lt;{r.email || '—'}&gt;</span>
                         </div>
                       ))}
                     </td>
-                    {valueColumns.map((c) => <td key={c} className={bad.has(`field.${c}`) ? 'cell-bad' : undefined}>{row.field_values?.[c] ?? ''}</td>)}
+                    {valueColumns.map((c) => (
+                      <td key={c} className={bad.has(`field.${c}`) ? 'cell-bad' : undefined}>
+                        {row.field_values?.[c] ?? ''}
+                      </td>
+                    ))}
                     <td>
-                      {problems.length === 0 ? <span className="badge tone-success">{t('bulk.preview.ok')}</span> : (
-                        <ul className="row-problems">{problems.map((p, n) => <li key={n}>{p.column ? <code>{p.column}</code> : null} {p.message}</li>)}</ul>
+                      {problems.length === 0 ? (
+                        <span className="badge tone-success">{t('bulk.preview.ok')}</span>
+                      ) : (
+                        <ul className="row-problems">
+                          {problems.map((p, n) => (
+                            <li key={n}>
+                              {p.column ? <code>{p.column}</code> : null} {p.message}
+                            </li>
+                          ))}
+                        </ul>
                       )}
                     </td>
                   </tr>
@@ -63,7 +93,9 @@ export function CsvPreview({ rows, lines, errors }: { rows: BulkCsvRow[]; lines:
           </table>
         </div>
       )}
-      {indexes.length < rows.length && <p className="muted">{t('bulk.preview.shown', { shown: indexes.length, total: rows.length })}</p>}
+      {indexes.length < rows.length && (
+        <p className="muted">{t('bulk.preview.shown', { shown: indexes.length, total: rows.length })}</p>
+      )}
     </div>
   );
 }

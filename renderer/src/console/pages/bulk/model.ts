@@ -4,9 +4,22 @@ import type { BulkCsvFormat } from '../../../../../common/bulk-csv';
 export type BulkStatus = 'queued' | 'running' | 'completed' | 'completed_with_errors' | 'canceled';
 export type RowStatus = 'pending' | 'created' | 'sent' | 'failed' | 'canceled';
 
-export interface BulkCounts { total: number; created: number; sent: number; failed: number; canceled: number; pending: number }
+export interface BulkCounts {
+  total: number;
+  created: number;
+  sent: number;
+  failed: number;
+  canceled: number;
+  pending: number;
+}
 
-export interface BulkFailure { row_index: number; external_id: string | null; envelope_id: string | null; code: string; message: string }
+export interface BulkFailure {
+  row_index: number;
+  external_id: string | null;
+  envelope_id: string | null;
+  code: string;
+  message: string;
+}
 
 export interface BulkSend {
   bulk_send_id: string;
@@ -21,11 +34,24 @@ export interface BulkSend {
   canceled_at: string | null;
 }
 
-export interface BulkSendList { bulk_sends: BulkSend[]; next_cursor: string | null }
+export interface BulkSendList {
+  bulk_sends: BulkSend[];
+  next_cursor: string | null;
+}
 
-export interface BulkRowItem { row_index: number; envelope_id: string | null; external_id: string | null; status: RowStatus; envelope_status: string | null; error: string | null }
+export interface BulkRowItem {
+  row_index: number;
+  envelope_id: string | null;
+  external_id: string | null;
+  status: RowStatus;
+  envelope_status: string | null;
+  error: string | null;
+}
 
-export interface BulkRowList { envelopes: BulkRowItem[]; next_cursor: string | null }
+export interface BulkRowList {
+  envelopes: BulkRowItem[];
+  next_cursor: string | null;
+}
 
 export interface SourceFormat extends BulkCsvFormat {
   source: { kind: 'envelope' | 'template'; id: string; version: number | null; title: string };

@@ -30,9 +30,16 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
   const [activeDoc, setActiveDoc] = useState<string | null>(null);
 
   const ordered = useMemo(() => inRoutingOrder(draft.recipients), [draft.recipients]);
-  const parties = useMemo<EditorParty[]>(() => ordered.map((r) => ({ key: r.recipient_id, label: r.name, role: r.role, signatureMethod: r.signature_method })), [ordered]);
+  const parties = useMemo<EditorParty[]>(
+    () =>
+      ordered.map((r) => ({ key: r.recipient_id, label: r.name, role: r.role, signatureMethod: r.signature_method })),
+    [ordered],
+  );
   const colourOf = (key: string) => partyColour(parties.findIndex((p) => p.key === key));
-  const documents = useMemo(() => draft.documents.map((doc) => ({ doc, editor: editorDocument(doc) })), [draft.documents]);
+  const documents = useMemo(
+    () => draft.documents.map((doc) => ({ doc, editor: editorDocument(doc) })),
+    [draft.documents],
+  );
   const current = documents.find((x) => x.doc.document_id === activeDoc) ?? documents[0];
 
   /** Runs an action: one at a time, its failure in words (a refused layout is shown on the fields instead). */
@@ -41,19 +48,25 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
     setBusy(kind);
     setError(undefined);
     setSaved(false);
-    action().catch((e: unknown) => {
-      if (!(e instanceof LayoutRefused)) setError(e);
-    }).finally(() => setBusy(null));
+    action()
+      .catch((e: unknown) => {
+        if (!(e instanceof LayoutRefused)) setError(e);
+      })
+      .finally(() => setBusy(null));
   };
 
   if (draft.status === 'loading') return <p role="status">{t('console.loading')}</p>;
-  if (draft.status === 'failed') return <ErrorNotice error={draft.loadError} onRetry={() => window.location.reload()} />;
+  if (draft.status === 'failed') {
+    return <ErrorNotice error={draft.loadError} onRetry={() => window.location.reload()} />;
+  }
   if (draft.status === 'not-draft') {
     return (
       <section className="empty-state">
         <h1>{t('compose.notDraft.title')}</h1>
         <p>{t('compose.notDraft.body')}</p>
-        <Link to={`/envelopes/${draft.id}`} className="button primary">{t('compose.notDraft.open')}</Link>
+        <Link to={`/envelopes/${draft.id}`} className="button primary">
+          {t('compose.notDraft.open')}
+        </Link>
       </section>
     );
   }
@@ -61,13 +74,19 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
   const canSend = draft.documents.length > 0 && draft.recipients.length > 0;
   // Checked as you place: every signer needs a Signature field somewhere (the server refuses to send otherwise).
   const placed = Object.values(draft.fields).flat();
-  const unsigned = ordered.filter((r) => r.role === 'signer' && !placed.some((f) => f.party === r.recipient_id && f.field_type === 1));
+  const unsigned = ordered.filter(
+    (r) => r.role === 'signer' && !placed.some((f) => f.party === r.recipient_id && f.field_type === 1),
+  );
   const problemCount = Object.values(draft.fieldErrors).reduce((n, m) => n + m.size, 0);
   return (
     <div className="compose">
       <div className="page-head">
         <h1>{draft.id ? t('compose.editTitle') : t('compose.newTitle')}</h1>
-        {draft.id && <Link to="/envelopes" className="button small">{t('compose.backToList')}</Link>}
+        {draft.id && (
+          <Link to="/envelopes" className="button small">
+            {t('compose.backToList')}
+          </Link>
+        )}
       </div>
       <DetailsCard details={draft.details} onChange={d.setDetails} />
       <DocumentsCard
@@ -94,8 +113,15 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
         {documents.length > 1 && (
           <div className="document-tabs" role="group" aria-label={t('compose.fields.documents')}>
             {documents.map(({ doc }) => (
-              <button key={doc.document_id} type="button" className={`button small${doc.document_id === current?.doc.document_id ? ' primary' : ''}`} aria-pressed={doc.document_id === current?.doc.document_id} onClick={() => setActiveDoc(doc.document_id)}>
-                {doc.filename}{(draft.fieldErrors[doc.document_id]?.size ?? 0) > 0 ? ' ⚠' : ''}
+              <button
+                key={doc.document_id}
+                type="button"
+                className={`button small${doc.document_id === current?.doc.document_id ? ' primary' : ''}`}
+                aria-pressed={doc.document_id === current?.doc.document_id}
+                onClick={() => setActiveDoc(doc.document_id)}
+              >
+                {doc.filename}
+                {(draft.fieldErrors[doc.document_id]?.size ?? 0) > 0 ? ' ⚠' : ''}
               </button>
             ))}
           </div>
@@ -113,30 +139,69 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
         )}
       </section>
       <div className="compose-actions card" aria-live="polite">
-        {problemCount > 0 && <p className="notice notice-error" role="alert">{t('compose.layoutRefused', { count: problemCount })}</p>}
-        {draft.generalErrors.length > 0 && <div className="notice notice-error" role="alert">{draft.generalErrors.map((m, i) => <p key={i}>{m}</p>)}</div>}
+        {problemCount > 0 && (
+          <p className="notice notice-error" role="alert">
+            {t('compose.layoutRefused', { count: problemCount })}
+          </p>
+        )}
+        {draft.generalErrors.length > 0 && (
+          <div className="notice notice-error" role="alert">
+            {draft.generalErrors.map((m, i) => (
+              <p key={i}>{m}</p>
+            ))}
+          </div>
+        )}
         <ErrorNotice error={error} />
         {saved && <p className="notice notice-success">{t('compose.saved')}</p>}
         {busy && busy !== 'working' && <p role="status">{t(`compose.busy.${busy}`)}</p>}
         <div className="form-actions">
-          <button type="button" className="button" disabled={busy !== null} onClick={() => run('saving', async () => {
-            await d.save();
-            setSaved(true);
-          })}>{t('compose.save')}</button>
-          <button type="button" className="button" disabled={busy !== null || !canSend} onClick={() => run('template', async () => {
-            const id = await d.save();
-            const template = await saveAsTemplate(id);
-            navigate(`/templates/${template.template_id}`);
-          })}>{t('compose.saveTemplate')}</button>
-          <button type="button" className="button primary" disabled={busy !== null || !canSend} onClick={() => run('sending', async () => {
-            const id = await d.save();
-            await sendEnvelope(id);
-            navigate(`/envelopes/${id}`);
-          })}>{t('compose.send')}</button>
+          <button
+            type="button"
+            className="button"
+            disabled={busy !== null}
+            onClick={() =>
+              run('saving', async () => {
+                await d.save();
+                setSaved(true);
+              })
+            }
+          >
+            {t('compose.save')}
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={busy !== null || !canSend}
+            onClick={() =>
+              run('template', async () => {
+                const id = await d.save();
+                const template = await saveAsTemplate(id);
+                navigate(`/templates/${template.template_id}`);
+              })
+            }
+          >
+            {t('compose.saveTemplate')}
+          </button>
+          <button
+            type="button"
+            className="button primary"
+            disabled={busy !== null || !canSend}
+            onClick={() =>
+              run('sending', async () => {
+                const id = await d.save();
+                await sendEnvelope(id);
+                navigate(`/envelopes/${id}`);
+              })
+            }
+          >
+            {t('compose.send')}
+          </button>
         </div>
         {!canSend && <p className="muted small-print">{t('compose.sendNeeds')}</p>}
         {canSend && draft.documents.length > 0 && unsigned.length > 0 && (
-          <p className="muted small-print">{t('compose.needsSignature', { names: unsigned.map((r) => r.name).join(', ') })}</p>
+          <p className="muted small-print">
+            {t('compose.needsSignature', { names: unsigned.map((r) => r.name).join(', ') })}
+          </p>
         )}
       </div>
     </div>

@@ -17,11 +17,21 @@ export function DetailsCard({ details, onChange }: Props) {
       <div className="form-grid">
         <div className="form-field">
           <label htmlFor={`${id}-name`}>{t('compose.details.name')}</label>
-          <input id={`${id}-name`} maxLength={500} value={details.title} placeholder={t('compose.details.namePlaceholder')} onChange={(e) => onChange({ ...details, title: e.target.value })} />
+          <input
+            id={`${id}-name`}
+            maxLength={500}
+            value={details.title}
+            placeholder={t('compose.details.namePlaceholder')}
+            onChange={(e) => onChange({ ...details, title: e.target.value })}
+          />
         </div>
         <div className="form-field">
           <label htmlFor={`${id}-routing`}>{t('compose.details.routing')}</label>
-          <select id={`${id}-routing`} value={details.routing_order} onChange={(e) => onChange({ ...details, routing_order: e.target.value as DetailsInput['routing_order'] })}>
+          <select
+            id={`${id}-routing`}
+            value={details.routing_order}
+            onChange={(e) => onChange({ ...details, routing_order: e.target.value as DetailsInput['routing_order'] })}
+          >
             <option value="sequential">{t('compose.details.sequential')}</option>
             <option value="parallel">{t('compose.details.parallel')}</option>
           </select>
@@ -29,7 +39,13 @@ export function DetailsCard({ details, onChange }: Props) {
       </div>
       <div className="form-field compose-message">
         <label htmlFor={`${id}-message`}>{t('compose.details.message')}</label>
-        <textarea id={`${id}-message`} rows={3} maxLength={10_000} value={details.message} onChange={(e) => onChange({ ...details, message: e.target.value })} />
+        <textarea
+          id={`${id}-message`}
+          rows={3}
+          maxLength={10_000}
+          value={details.message}
+          onChange={(e) => onChange({ ...details, message: e.target.value })}
+        />
       </div>
     </section>
   );

@@ -39,8 +39,19 @@ export function DocumentsCard({ documents, upload, busy, onFiles, onRemove }: Pr
         <ul className="document-list">
           {documents.map((d) => (
             <li key={d.document_id}>
-              <span><strong>{d.filename}</strong> <span className="muted">{t('compose.documents.pages', { count: d.page_count })}</span></span>
-              <button type="button" className="button small danger" disabled={busy} onClick={() => onRemove(d.document_id)} aria-label={t('compose.documents.remove', { name: d.filename })}>{t('compose.remove')}</button>
+              <span>
+                <strong>{d.filename}</strong>{' '}
+                <span className="muted">{t('compose.documents.pages', { count: d.page_count })}</span>
+              </span>
+              <button
+                type="button"
+                className="button small danger"
+                disabled={busy}
+                onClick={() => onRemove(d.document_id)}
+                aria-label={t('compose.documents.remove', { name: d.filename })}
+              >
+                {t('compose.remove')}
+              </button>
             </li>
           ))}
         </ul>
@@ -55,7 +66,9 @@ export function DocumentsCard({ documents, upload, busy, onFiles, onRemove }: Pr
         onDrop={onDrop}
       >
         <p>{documents.length === 0 ? t('compose.documents.empty') : t('compose.documents.more')}</p>
-        <label htmlFor={`${id}-file`} className="button primary">{t('compose.documents.choose')}</label>
+        <label htmlFor={`${id}-file`} className="button primary">
+          {t('compose.documents.choose')}
+        </label>
         <input
           id={`${id}-file`}
           className="visually-hidden"
@@ -73,14 +86,20 @@ export function DocumentsCard({ documents, upload, busy, onFiles, onRemove }: Pr
       <div aria-live="polite">
         {upload.current && (
           <p className="upload-progress">
-            {t('compose.documents.uploading', { name: upload.current.name, n: upload.current.n, of: upload.current.of })}
+            {t('compose.documents.uploading', {
+              name: upload.current.name,
+              n: upload.current.n,
+              of: upload.current.of,
+            })}
             <progress className="progress" />
           </p>
         )}
       </div>
       {upload.failures.length > 0 && (
         <div className="notice notice-error" role="alert">
-          {upload.failures.map((f, i) => <p key={i}>{t('compose.documents.refused', { name: f.name, reason: f.message })}</p>)}
+          {upload.failures.map((f, i) => (
+            <p key={i}>{t('compose.documents.refused', { name: f.name, reason: f.message })}</p>
+          ))}
         </div>
       )}
     </section>

@@ -20,7 +20,17 @@ interface Props {
   onGroup(index: number, together: boolean): void;
 }
 
-export function RecipientsCard({ ordered, routing, busy, colourOf, onAdd, onUpdate, onRemove, onMove, onGroup }: Props) {
+export function RecipientsCard({
+  ordered,
+  routing,
+  busy,
+  colourOf,
+  onAdd,
+  onUpdate,
+  onRemove,
+  onMove,
+  onGroup,
+}: Props) {
   const { t } = useT();
   const [editing, setEditing] = useState<string | null>(null);
   const [dragFrom, setDragFrom] = useState<number | null>(null);
@@ -68,23 +78,69 @@ export function RecipientsCard({ ordered, routing, busy, colourOf, onAdd, onUpda
                 />
               ) : (
                 <>
-                  <span className="drag-grip" aria-hidden="true">⋮⋮</span>
-                  {sequential && <span className="badge step" title={t('compose.recipients.stepHint')}>{t('compose.recipients.step', { n: r.sequence })}</span>}
+                  <span className="drag-grip" aria-hidden="true">
+                    ⋮⋮
+                  </span>
+                  {sequential && (
+                    <span className="badge step" title={t('compose.recipients.stepHint')}>
+                      {t('compose.recipients.step', { n: r.sequence })}
+                    </span>
+                  )}
                   <span className="recipient-who">
                     <strong>{r.name}</strong> <span className="muted">&lt;{r.email}&gt;</span>
-                    <span className="recipient-how">{t(`compose.role.${r.role}`)}{r.role === 'cc' ? '' : ` · ${t(`compose.method.${r.signature_method}`)}`}</span>
+                    <span className="recipient-how">
+                      {t(`compose.role.${r.role}`)}
+                      {r.role === 'cc' ? '' : ` · ${t(`compose.method.${r.signature_method}`)}`}
+                    </span>
                   </span>
                   {sequential && i > 0 && (
                     <label className="check small">
-                      <input type="checkbox" checked={flags[i]} disabled={busy} onChange={(e) => onGroup(i, e.target.checked)} />
+                      <input
+                        type="checkbox"
+                        checked={flags[i]}
+                        disabled={busy}
+                        onChange={(e) => onGroup(i, e.target.checked)}
+                      />
                       {t('compose.recipients.together')}
                     </label>
                   )}
                   <span className="recipient-actions">
-                    <button type="button" className="button small" disabled={busy || i === 0} onClick={() => onMove(i, i - 1)} aria-label={t('compose.recipients.up', { name: r.name })}>↑</button>
-                    <button type="button" className="button small" disabled={busy || i === ordered.length - 1} onClick={() => onMove(i, i + 1)} aria-label={t('compose.recipients.down', { name: r.name })}>↓</button>
-                    <button type="button" className="button small" disabled={busy} onClick={() => setEditing(r.recipient_id)} aria-label={t('compose.recipients.edit', { name: r.name })}>{t('compose.edit')}</button>
-                    <button type="button" className="button small danger" disabled={busy} onClick={() => onRemove(r.recipient_id)} aria-label={t('compose.recipients.remove', { name: r.name })}>{t('compose.remove')}</button>
+                    <button
+                      type="button"
+                      className="button small"
+                      disabled={busy || i === 0}
+                      onClick={() => onMove(i, i - 1)}
+                      aria-label={t('compose.recipients.up', { name: r.name })}
+                    >
+                      ↑
+                    </button>
+                    <button
+                      type="button"
+                      className="button small"
+                      disabled={busy || i === ordered.length - 1}
+                      onClick={() => onMove(i, i + 1)}
+                      aria-label={t('compose.recipients.down', { name: r.name })}
+                    >
+                      ↓
+                    </button>
+                    <button
+                      type="button"
+                      className="button small"
+                      disabled={busy}
+                      onClick={() => setEditing(r.recipient_id)}
+                      aria-label={t('compose.recipients.edit', { name: r.name })}
+                    >
+                      {t('compose.edit')}
+                    </button>
+                    <button
+                      type="button"
+                      className="button small danger"
+                      disabled={busy}
+                      onClick={() => onRemove(r.recipient_id)}
+                      aria-label={t('compose.recipients.remove', { name: r.name })}
+                    >
+                      {t('compose.remove')}
+                    </button>
                   </span>
                 </>
               )}
@@ -99,7 +155,11 @@ export function RecipientsCard({ ordered, routing, busy, colourOf, onAdd, onUpda
           {t('compose.recipients.addTogether')}
         </label>
       )}
-      <RecipientForm submitLabel={t('compose.recipients.addButton')} busy={busy} onSubmit={(input) => onAdd(input, addTogether)} />
+      <RecipientForm
+        submitLabel={t('compose.recipients.addButton')}
+        busy={busy}
+        onSubmit={(input) => onAdd(input, addTogether)}
+      />
     </section>
   );
 }

@@ -69,16 +69,27 @@ export interface DetailsInput {
   routing_order: 'sequential' | 'parallel';
 }
 
-export const loadEnvelope = (id: string, signal?: AbortSignal) => api<EnvelopeView>('GET', `/envelopes/${id}`, signal ? { signal } : {});
+export const loadEnvelope = (id: string, signal?: AbortSignal) =>
+  api<EnvelopeView>('GET', `/envelopes/${id}`, signal ? { signal } : {});
 
 export function createEnvelope(details: DetailsInput): Promise<EnvelopeView> {
-  return api<EnvelopeView>('POST', '/envelopes', { json: { title: details.title, routing_order: details.routing_order, ...(details.message ? { message: details.message } : {}) } });
+  return api<EnvelopeView>('POST', '/envelopes', {
+    json: {
+      title: details.title,
+      routing_order: details.routing_order,
+      ...(details.message ? { message: details.message } : {}),
+    },
+  });
 }
 
 /** A JSON Merge Patch of the draft's title, message and routing order (message '' clears it). */
 export function patchEnvelope(id: string, details: DetailsInput): Promise<EnvelopeView> {
   return api<EnvelopeView>('PATCH', `/envelopes/${id}`, {
-    json: { title: details.title, message: details.message === '' ? null : details.message, routing_order: details.routing_order },
+    json: {
+      title: details.title,
+      message: details.message === '' ? null : details.message,
+      routing_order: details.routing_order,
+    },
     contentType: 'application/merge-patch+json',
   });
 }
@@ -89,25 +100,41 @@ export function uploadDocument(id: string, file: File): Promise<DocumentView> {
   return api<DocumentView>('POST', `/envelopes/${id}/documents`, { form });
 }
 
-export const removeDocument = (id: string, documentId: string) => api<void>('DELETE', `/envelopes/${id}/documents/${documentId}`);
-export const addRecipient = (id: string, input: RecipientInput) => api<RecipientView>('POST', `/envelopes/${id}/recipients`, { json: input });
+export const removeDocument = (id: string, documentId: string) =>
+  api<void>('DELETE', `/envelopes/${id}/documents/${documentId}`);
+export const addRecipient = (id: string, input: RecipientInput) =>
+  api<RecipientView>('POST', `/envelopes/${id}/recipients`, { json: input });
 export const patchRecipient = (id: string, recipientId: string, input: Partial<RecipientInput>) =>
   api<RecipientView>('PATCH', `/envelopes/${id}/recipients/${recipientId}`, { json: input });
-export const removeRecipient = (id: string, recipientId: string) => api<void>('DELETE', `/envelopes/${id}/recipients/${recipientId}`);
+export const removeRecipient = (id: string, recipientId: string) =>
+  api<void>('DELETE', `/envelopes/${id}/recipients/${recipientId}`);
 export const sendEnvelope = (id: string) => api<unknown>('POST', `/envelopes/${id}/send`);
-export const saveAsTemplate = (id: string) => api<{ template_id: string }>('POST', '/templates', { json: { source_envelope_id: id } });
+export const saveAsTemplate = (id: string) =>
+  api<{ template_id: string }>('POST', '/templates', { json: { source_envelope_id: id } });
 
 export function editorDocument(doc: DocumentView): EditorDocument {
   return {
     id: doc.document_id,
     name: doc.filename,
     pages: doc.pages.map((p) => ({ width: p.width, height: p.height })),
-    load: async () => new Uint8Array(await (await call('GET', `${API_BASE}/documents/${doc.document_id}/content`)).arrayBuffer()),
+    load: async () =>
+      new Uint8Array(await (await call('GET', `${API_BASE}/documents/${doc.document_id}/content`)).arrayBuffer()),
   };
 }
 
 export function toEditorField(f: FieldView): EditorField {
-  const field: EditorField = { id: f.field_id, party: f.recipient_id, field_type: f.field_type, page_number: f.page_number, x: f.x, y: f.y, width: f.width, height: f.height, required: f.required, editable: f.editable };
+  const field: EditorField = {
+    id: f.field_id,
+    party: f.recipient_id,
+    field_type: f.field_type,
+    page_number: f.page_number,
+    x: f.x,
+    y: f.y,
+    width: f.width,
+    height: f.height,
+    required: f.required,
+    editable: f.editable,
+  };
   if (f.label !== null) field.label = f.label;
   if (f.value !== null) field.value = f.value;
   if (f.options !== null) field.options = f.options;
@@ -117,7 +144,9 @@ export function toEditorField(f: FieldView): EditorField {
 
 /** The PUT body's field: a field placed into the PDF's own signature field carries no coordinates. */
 export function toFieldBody(f: EditorField): Record<string, unknown> {
-  const placement = f.pdf_signature_field ? { pdf_signature_field: f.pdf_signature_field } : { page_number: f.page_number, x: f.x, y: f.y, width: f.width, height: f.height };
+  const placement = f.pdf_signature_field
+    ? { pdf_signature_field: f.pdf_signature_field }
+    : { page_number: f.page_number, x: f.x, y: f.y, width: f.width, height: f.height };
   return {
     recipient_id: f.party,
     field_type: f.field_type,
@@ -134,7 +163,9 @@ export interface FieldsAnswer {
 }
 
 export const saveFields = (id: string, documentId: string, fields: readonly EditorField[]) =>
-  api<FieldsAnswer>('PUT', `/envelopes/${id}/documents/${documentId}/fields`, { json: { fields: fields.map(toFieldBody) } });
+  api<FieldsAnswer>('PUT', `/envelopes/${id}/documents/${documentId}/fields`, {
+    json: { fields: fields.map(toFieldBody) },
+  });
 
 interface ErrorItem {
   index?: number;
@@ -146,7 +177,10 @@ interface ErrorItem {
  * A 422 invalid_field_layout answer as messages by field id (its errors name fields by index: /fields/3/x),
  * plus the problems that name no field (e.g. "a USB DSC signer needs a Signature field").
  */
-export function layoutErrors(error: unknown, fields: readonly EditorField[]): { byField: Map<string, string>; general: string[] } | null {
+export function layoutErrors(
+  error: unknown,
+  fields: readonly EditorField[],
+): { byField: Map<string, string>; general: string[] } | null {
   if (!(error instanceof ApiError) || error.status !== 422) return null;
   const items = (error.problem as { errors?: ErrorItem[] } | undefined)?.errors;
   if (!Array.isArray(items)) return null;

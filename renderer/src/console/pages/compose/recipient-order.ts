@@ -6,7 +6,10 @@ import type { RecipientView } from './compose-api';
 
 /** The list in routing order: by sequence, then as added. */
 export function inRoutingOrder(recipients: readonly RecipientView[]): RecipientView[] {
-  return recipients.map((r, i) => ({ r, i })).sort((a, b) => a.r.sequence - b.r.sequence || a.i - b.i).map(({ r }) => r);
+  return recipients
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => a.r.sequence - b.r.sequence || a.i - b.i)
+    .map(({ r }) => r);
 }
 
 /** Whether each recipient acts together with the one above it. */
@@ -22,7 +25,11 @@ export function sequencesFor(flags: readonly boolean[]): number[] {
 }
 
 /** Moves one recipient from `from` to `to`; it becomes a step of its own, the others keep their grouping. */
-export function moved(ordered: readonly RecipientView[], from: number, to: number): { order: RecipientView[]; sequences: number[] } {
+export function moved(
+  ordered: readonly RecipientView[],
+  from: number,
+  to: number,
+): { order: RecipientView[]; sequences: number[] } {
   const flags = parallelFlags(ordered);
   const items = ordered.map((r, i) => ({ r, together: flags[i]! }));
   const [item] = items.splice(from, 1);

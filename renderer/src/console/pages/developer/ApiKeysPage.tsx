@@ -14,7 +14,15 @@ import { SecretBox } from './SecretBox';
 
 const MODES: readonly KeyMode[] = ['live', 'test'];
 
-function KeyCard({ mode, current, onGenerated }: { mode: KeyMode; current: KeyMetadata | undefined; onGenerated: () => void }) {
+function KeyCard({
+  mode,
+  current,
+  onGenerated,
+}: {
+  mode: KeyMode;
+  current: KeyMetadata | undefined;
+  onGenerated: () => void;
+}) {
   const { t, formatDate } = useT();
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -40,23 +48,41 @@ function KeyCard({ mode, current, onGenerated }: { mode: KeyMode; current: KeyMe
       <p className="muted">{t(mode === 'live' ? 'developer.keys.liveHint' : 'developer.keys.testHint')}</p>
       {current ? (
         <dl className="facts">
-          <dt>{t('developer.keys.prefix')}</dt><dd><code>{current.api_key_prefix}…</code></dd>
-          <dt>{t('developer.keys.created')}</dt><dd>{formatDate(current.created_at)}</dd>
-          <dt>{t('developer.keys.lastUsed')}</dt><dd>{current.last_used_at ? formatDate(current.last_used_at) : t('developer.keys.never')}</dd>
+          <dt>{t('developer.keys.prefix')}</dt>
+          <dd>
+            <code>{current.api_key_prefix}…</code>
+          </dd>
+          <dt>{t('developer.keys.created')}</dt>
+          <dd>{formatDate(current.created_at)}</dd>
+          <dt>{t('developer.keys.lastUsed')}</dt>
+          <dd>{current.last_used_at ? formatDate(current.last_used_at) : t('developer.keys.never')}</dd>
         </dl>
       ) : (
         <p>{t('developer.keys.none')}</p>
       )}
       {revealed && (
-        <SecretBox label={t('developer.keys.newKey', { mode })} value={revealed.api_key} warning={t('developer.keys.once')} focus />
+        <SecretBox
+          label={t('developer.keys.newKey', { mode })}
+          value={revealed.api_key}
+          warning={t('developer.keys.once')}
+          focus
+        />
       )}
       {notTestMode ? (
-        <div className="notice" role="alert"><p>{t('developer.keys.notTestMode')}</p><p className="small">{(error as ApiError).message}</p></div>
+        <div className="notice" role="alert">
+          <p>{t('developer.keys.notTestMode')}</p>
+          <p className="small">{(error as ApiError).message}</p>
+        </div>
       ) : (
         <ErrorNotice error={error} />
       )}
       <div className="form-actions">
-        <button type="button" className={current ? 'button danger' : 'button primary'} disabled={busy} onClick={() => (current ? setConfirming(true) : void generate())}>
+        <button
+          type="button"
+          className={current ? 'button danger' : 'button primary'}
+          disabled={busy}
+          onClick={() => (current ? setConfirming(true) : void generate())}
+        >
           {t(current ? 'developer.keys.rotate' : 'developer.keys.generate', { mode })}
         </button>
       </div>
@@ -82,7 +108,14 @@ export function ApiKeysPage(_props: { params: Record<string, string> }) {
       {keys.loading && !keys.data && <p role="status">{t('console.loading')}</p>}
       {keys.data && (
         <div className="key-cards">
-          {MODES.map((mode) => <KeyCard key={mode} mode={mode} current={keys.data!.keys.find((k) => k.mode === mode)} onGenerated={keys.reload} />)}
+          {MODES.map((mode) => (
+            <KeyCard
+              key={mode}
+              mode={mode}
+              current={keys.data!.keys.find((k) => k.mode === mode)}
+              onGenerated={keys.reload}
+            />
+          ))}
         </div>
       )}
     </DeveloperFrame>

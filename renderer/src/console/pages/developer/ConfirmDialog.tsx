@@ -19,8 +19,12 @@ export function ConfirmDialog({ title, body, confirm, onConfirm, onCancel, child
       <p>{body}</p>
       {children}
       <div className="form-actions">
-        <button type="button" className="button danger" onClick={onConfirm}>{confirm}</button>
-        <button type="button" className="button" autoFocus onClick={onCancel}>{t('developer.cancel')}</button>
+        <button type="button" className="button danger" onClick={onConfirm}>
+          {confirm}
+        </button>
+        <button type="button" className="button" autoFocus onClick={onCancel}>
+          {t('developer.cancel')}
+        </button>
       </div>
     </Modal>
   );

@@ -39,9 +39,15 @@ export function DeveloperFrame({ area, title, intro, children }: Props) {
   if (!canManageAccount(user.role)) {
     return (
       <>
-        <div className="page-head"><h1>{t(title)}</h1></div>
-        <div className="notice notice-error" role="alert"><p>{t('developer.forbidden', { role: user.role })}</p></div>
-        <Link to="/envelopes" className="button">{t('console.notFound.home')}</Link>
+        <div className="page-head">
+          <h1>{t(title)}</h1>
+        </div>
+        <div className="notice notice-error" role="alert">
+          <p>{t('developer.forbidden', { role: user.role })}</p>
+        </div>
+        <Link to="/envelopes" className="button">
+          {t('console.notFound.home')}
+        </Link>
       </>
     );
   }
@@ -53,7 +59,11 @@ export function DeveloperFrame({ area, title, intro, children }: Props) {
       <nav aria-label={t(area === 'developer' ? 'developer.tabs' : 'operators.tabs')}>
         <ul className="dev-tabs">
           {tabs.map((tab) => (
-            <li key={tab.to}><Link to={tab.to} aria-current={path === tab.to ? 'page' : undefined}>{t(tab.key)}</Link></li>
+            <li key={tab.to}>
+              <Link to={tab.to} aria-current={path === tab.to ? 'page' : undefined}>
+                {t(tab.key)}
+              </Link>
+            </li>
           ))}
         </ul>
       </nav>

@@ -62,22 +62,28 @@ export function EmbeddingPage(_props: { params: Record<string, string> }) {
     setError(null);
     setRowErrors({});
     try {
-      const answer = await api<AccountSettings>('PUT', legacy('/account/settings/'), { json: { allowed_origins: origins } });
+      const answer = await api<AccountSettings>('PUT', legacy('/account/settings/'), {
+        json: { allowed_origins: origins },
+      });
       setOrigins(answer.allowed_origins);
       setSaved(true);
     } catch (e) {
-      const listed = e instanceof ApiError ? (e.problem?.errors as { path?: string; message?: string }[] | undefined) : undefined;
-      const byRow = Object.fromEntries((listed ?? []).flatMap((item) => {
-        const match = /^\/allowed_origins\/(\d+)/.exec(item.path ?? '');
-        return match ? [[Number(match[1]), item.message ?? '']] : [];
-      }));
+      const listed =
+        e instanceof ApiError ? (e.problem?.errors as { path?: string; message?: string }[] | undefined) : undefined;
+      const byRow = Object.fromEntries(
+        (listed ?? []).flatMap((item) => {
+          const match = /^\/allowed_origins\/(\d+)/.exec(item.path ?? '');
+          return match ? [[Number(match[1]), item.message ?? '']] : [];
+        }),
+      );
       if (Object.keys(byRow).length > 0) setRowErrors(byRow);
       else setError(e);
     } finally {
       setBusy(false);
     }
   };
-  const dirty = settings.data !== undefined && JSON.stringify(settings.data.allowed_origins) !== JSON.stringify(origins);
+  const dirty =
+    settings.data !== undefined && JSON.stringify(settings.data.allowed_origins) !== JSON.stringify(origins);
 
   return (
     <DeveloperFrame area="developer" title="developer.embedding.title" intro="developer.embedding.intro">
@@ -93,8 +99,19 @@ export function EmbeddingPage(_props: { params: Record<string, string> }) {
               {origins.map((origin, index) => (
                 <li key={origin}>
                   <code>{origin}</code>
-                  <button type="button" className="button small" aria-label={t('developer.embedding.removeOne', { origin })} onClick={() => remove(index)}>{t('developer.embedding.remove')}</button>
-                  {rowErrors[index] && <span className="field-error" role="alert">{rowErrors[index]}</span>}
+                  <button
+                    type="button"
+                    className="button small"
+                    aria-label={t('developer.embedding.removeOne', { origin })}
+                    onClick={() => remove(index)}
+                  >
+                    {t('developer.embedding.remove')}
+                  </button>
+                  {rowErrors[index] && (
+                    <span className="field-error" role="alert">
+                      {rowErrors[index]}
+                    </span>
+                  )}
                 </li>
               ))}
             </ul>
@@ -102,20 +119,36 @@ export function EmbeddingPage(_props: { params: Record<string, string> }) {
           <form onSubmit={add} noValidate className="origin-add">
             <div className="form-field">
               <label htmlFor={inputId}>{t('developer.embedding.add')}</label>
-              <input id={inputId} value={draft} placeholder="https://portal.example.com" aria-invalid={draftError ? true : undefined}
-                aria-describedby={`${inputId}-hint ${inputId}-error`} onChange={(e) => setDraft(e.target.value)} />
-              <span id={`${inputId}-hint`} className="hint">{t('developer.embedding.rules')}</span>
-              <span id={`${inputId}-error`} className="field-error" role={draftError ? 'alert' : undefined}>{draftError ?? ''}</span>
+              <input
+                id={inputId}
+                value={draft}
+                placeholder="https://portal.example.com"
+                aria-invalid={draftError ? true : undefined}
+                aria-describedby={`${inputId}-hint ${inputId}-error`}
+                onChange={(e) => setDraft(e.target.value)}
+              />
+              <span id={`${inputId}-hint`} className="hint">
+                {t('developer.embedding.rules')}
+              </span>
+              <span id={`${inputId}-error`} className="field-error" role={draftError ? 'alert' : undefined}>
+                {draftError ?? ''}
+              </span>
             </div>
             <div className="form-actions">
-              <button type="submit" className="button" disabled={draft.trim() === ''}>{t('developer.embedding.addButton')}</button>
+              <button type="submit" className="button" disabled={draft.trim() === ''}>
+                {t('developer.embedding.addButton')}
+              </button>
             </div>
           </form>
           <ErrorNotice error={error} />
           <div className="form-actions">
-            <button type="button" className="button primary" disabled={busy || !dirty} onClick={() => void save()}>{t('developer.embedding.save')}</button>
+            <button type="button" className="button primary" disabled={busy || !dirty} onClick={() => void save()}>
+              {t('developer.embedding.save')}
+            </button>
           </div>
-          <p role="status" className={saved ? 'notice notice-success' : ''}>{saved ? t('developer.embedding.saved') : dirty ? t('developer.embedding.unsaved') : ''}</p>
+          <p role="status" className={saved ? 'notice notice-success' : ''}>
+            {saved ? t('developer.embedding.saved') : dirty ? t('developer.embedding.unsaved') : ''}
+          </p>
         </section>
       )}
     </DeveloperFrame>

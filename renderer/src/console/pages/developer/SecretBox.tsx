@@ -32,10 +32,22 @@ export function SecretBox({ label, value, warning, focus = false }: Props) {
     <div className="secret-box">
       <label htmlFor={id}>{label}</label>
       <div className="secret-row">
-        <input ref={input} id={id} className="secret-value" readOnly value={value} onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
-        <button type="button" className="button small" onClick={() => void copy()}>{t('developer.copy')}</button>
+        <input
+          ref={input}
+          id={id}
+          className="secret-value"
+          readOnly
+          value={value}
+          onFocus={(e) => e.currentTarget.select()}
+          spellCheck={false}
+        />
+        <button type="button" className="button small" onClick={() => void copy()}>
+          {t('developer.copy')}
+        </button>
       </div>
-      <p role="status" className="small">{copied === 'yes' ? t('developer.copied') : copied === 'no' ? t('developer.copyManually') : ''}</p>
+      <p role="status" className="small">
+        {copied === 'yes' ? t('developer.copied') : copied === 'no' ? t('developer.copyManually') : ''}
+      </p>
       {warning && <p className="notice secret-warning">{warning}</p>}
     </div>
   );

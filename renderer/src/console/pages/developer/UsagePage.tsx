@@ -10,7 +10,10 @@ import { UsageChart, type UsageDay } from './UsageChart';
 export function UsagePage(_props: { params: Record<string, string> }) {
   const { t, formatDate, language } = useT();
   const summary = useResource((signal) => api<UsageSummary>('GET', legacy('/usage/summary/'), { signal }), []);
-  const daily = useResource((signal) => api<{ period: string; days: UsageDay[] }>('GET', legacy('/usage/daily/'), { signal }), []);
+  const daily = useResource(
+    (signal) => api<{ period: string; days: UsageDay[] }>('GET', legacy('/usage/daily/'), { signal }),
+    [],
+  );
   const number = (n: number) => n.toLocaleString(language === 'hi' ? 'hi-IN' : 'en-IN');
   const s = summary.data;
   return (
@@ -27,17 +30,29 @@ export function UsagePage(_props: { params: Record<string, string> }) {
                 : t('developer.usage.usedOf', { used: number(s.calls_used), limit: number(s.monthly_call_limit) })}
             </p>
             {s.monthly_call_limit !== null && (
-              <progress className="progress" max={Math.max(1, s.monthly_call_limit)} value={Math.min(s.calls_used, s.monthly_call_limit)} aria-label={t('developer.usage.quota')} />
+              <progress
+                className="progress"
+                max={Math.max(1, s.monthly_call_limit)}
+                value={Math.min(s.calls_used, s.monthly_call_limit)}
+                aria-label={t('developer.usage.quota')}
+              />
             )}
             <p className="muted">
-              {s.calls_remaining === null ? t('developer.usage.noQuota') : t('developer.usage.remaining', { remaining: number(s.calls_remaining), reset: formatDate(s.period_end) })}
+              {s.calls_remaining === null
+                ? t('developer.usage.noQuota')
+                : t('developer.usage.remaining', {
+                    remaining: number(s.calls_remaining),
+                    reset: formatDate(s.period_end),
+                  })}
             </p>
             <p className="muted">{t('developer.usage.testCalls', { count: number(s.test_calls) })}</p>
           </section>
           <section className="card" aria-labelledby="usage-rate">
             <h2 id="usage-rate">{t('developer.usage.rate')}</h2>
             <p className="big-number">
-              {s.rate_limit.requests_per_minute === null ? t('developer.usage.noRate') : t('developer.usage.perMinute', { count: number(s.rate_limit.requests_per_minute) })}
+              {s.rate_limit.requests_per_minute === null
+                ? t('developer.usage.noRate')
+                : t('developer.usage.perMinute', { count: number(s.rate_limit.requests_per_minute) })}
             </p>
             <p className="muted">{t('developer.usage.rateHint')}</p>
           </section>
@@ -46,7 +61,12 @@ export function UsagePage(_props: { params: Record<string, string> }) {
       <section className="card" aria-labelledby="usage-daily">
         <h2 id="usage-daily">{t('developer.usage.daily')}</h2>
         <ErrorNotice error={daily.error} onRetry={daily.reload} />
-        {daily.data && (daily.data.days.some((d) => d.envelopes > 0) ? <UsageChart days={daily.data.days} /> : <p className="notice">{t('developer.usage.dailyEmpty')}</p>)}
+        {daily.data &&
+          (daily.data.days.some((d) => d.envelopes > 0) ? (
+            <UsageChart days={daily.data.days} />
+          ) : (
+            <p className="notice">{t('developer.usage.dailyEmpty')}</p>
+          ))}
       </section>
     </DeveloperFrame>
   );

@@ -44,7 +44,9 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
     setUrlError(null);
     void run(async () => {
       try {
-        const saved = await api<WebhookEndpoint & { webhook_secret: string }>('POST', legacy('/webhook/save/'), { json: { webhook_url: url.trim() } });
+        const saved = await api<WebhookEndpoint & { webhook_secret: string }>('POST', legacy('/webhook/save/'), {
+          json: { webhook_url: url.trim() },
+        });
         setSecret({ value: saved.webhook_secret, fresh: true });
         onChanged();
       } catch (e) {
@@ -58,15 +60,18 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
       }
     });
   };
-  const reveal = () => void run(async () => {
-    const answer = await api<WebhookSecret>('GET', legacy('/webhook/secret/'));
-    setSecret({ value: answer.webhook_secret, fresh: false });
-  });
+  const reveal = () =>
+    void run(async () => {
+      const answer = await api<WebhookSecret>('GET', legacy('/webhook/secret/'));
+      setSecret({ value: answer.webhook_secret, fresh: false });
+    });
   const rotate = () => {
     setRotating(false);
     void run(async () => {
       const hours = Number.parseInt(overlap, 10);
-      const answer = await api<WebhookSecret>('POST', legacy('/webhook/secret/rotate/'), { json: Number.isFinite(hours) ? { overlap_hours: hours } : {} });
+      const answer = await api<WebhookSecret>('POST', legacy('/webhook/secret/rotate/'), {
+        json: Number.isFinite(hours) ? { overlap_hours: hours } : {},
+      });
       setSecret({ value: answer.webhook_secret, fresh: true });
       setRotatedUntil(answer.previous_secret_expires_at);
       onChanged();
@@ -79,41 +84,95 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
       <h2 id="webhook-endpoint">{t('developer.webhooks.endpoint')}</h2>
       {endpoint ? (
         <p>
-          <span className={`badge ${endpoint.status === 'active' ? 'tone-success' : 'tone-danger'}`}>{t(endpoint.status === 'active' ? 'developer.webhooks.active' : 'developer.webhooks.disabled')}</span>{' '}
+          <span className={`badge ${endpoint.status === 'active' ? 'tone-success' : 'tone-danger'}`}>
+            {t(endpoint.status === 'active' ? 'developer.webhooks.active' : 'developer.webhooks.disabled')}
+          </span>{' '}
           <code className="break">{endpoint.webhook_url}</code>
         </p>
       ) : (
-        <div className="notice"><p>{t('developer.webhooks.none')}</p></div>
+        <div className="notice">
+          <p>{t('developer.webhooks.none')}</p>
+        </div>
       )}
       {endpoint?.status === 'disabled' && (
-        <div className="notice notice-error"><p>{t('developer.webhooks.disabledWhy', { reason: endpoint.disabled_reason ?? '', at: formatDate(endpoint.disabled_at) })}</p></div>
+        <div className="notice notice-error">
+          <p>
+            {t('developer.webhooks.disabledWhy', {
+              reason: endpoint.disabled_reason ?? '',
+              at: formatDate(endpoint.disabled_at),
+            })}
+          </p>
+        </div>
       )}
       <form onSubmit={save} noValidate>
         <div className="form-field">
           <label htmlFor={urlId}>{t('developer.webhooks.url')}</label>
-          <input id={urlId} type="url" inputMode="url" value={url} placeholder="https://example.com/mohar/webhook" required
-            aria-invalid={urlError ? true : undefined} aria-describedby={`${urlId}-hint ${urlId}-error`} onChange={(e) => setUrl(e.target.value)} />
-          <span id={`${urlId}-hint`} className="hint">{t('developer.webhooks.urlRules')}</span>
-          <span id={`${urlId}-error`} className="field-error" role={urlError ? 'alert' : undefined}>{urlError ?? ''}</span>
+          <input
+            id={urlId}
+            type="url"
+            inputMode="url"
+            value={url}
+            placeholder="https://example.com/mohar/webhook"
+            required
+            aria-invalid={urlError ? true : undefined}
+            aria-describedby={`${urlId}-hint ${urlId}-error`}
+            onChange={(e) => setUrl(e.target.value)}
+          />
+          <span id={`${urlId}-hint`} className="hint">
+            {t('developer.webhooks.urlRules')}
+          </span>
+          <span id={`${urlId}-error`} className="field-error" role={urlError ? 'alert' : undefined}>
+            {urlError ?? ''}
+          </span>
         </div>
         <div className="form-actions">
-          <button type="submit" className="button primary" disabled={busy || url.trim() === ''}>{t(endpoint ? 'developer.webhooks.change' : 'developer.webhooks.register')}</button>
+          <button type="submit" className="button primary" disabled={busy || url.trim() === ''}>
+            {t(endpoint ? 'developer.webhooks.change' : 'developer.webhooks.register')}
+          </button>
         </div>
       </form>
       {endpoint && (
         <>
           <h3>{t('developer.webhooks.secret')}</h3>
           <p className="muted">{t('developer.webhooks.secretHint')}</p>
-          {overlapUntil && <p className="notice" role="status">{t('developer.webhooks.overlap', { until: formatDate(overlapUntil) })}</p>}
-          {secret && <SecretBox label={t('developer.webhooks.secretLabel')} value={secret.value} focus {...(secret.fresh ? { warning: t('developer.webhooks.secretNew') } : {})} />}
+          {overlapUntil && (
+            <p className="notice" role="status">
+              {t('developer.webhooks.overlap', { until: formatDate(overlapUntil) })}
+            </p>
+          )}
+          {secret && (
+            <SecretBox
+              label={t('developer.webhooks.secretLabel')}
+              value={secret.value}
+              focus
+              {...(secret.fresh ? { warning: t('developer.webhooks.secretNew') } : {})}
+            />
+          )}
           <div className="form-actions">
-            {!secret && <button type="button" className="button" disabled={busy} onClick={reveal}>{t('developer.webhooks.reveal')}</button>}
-            {secret && <button type="button" className="button" onClick={() => setSecret(null)}>{t('developer.webhooks.hide')}</button>}
-            <button type="button" className="button danger" disabled={busy} onClick={() => setRotating(true)}>{t('developer.webhooks.rotate')}</button>
+            {!secret && (
+              <button type="button" className="button" disabled={busy} onClick={reveal}>
+                {t('developer.webhooks.reveal')}
+              </button>
+            )}
+            {secret && (
+              <button type="button" className="button" onClick={() => setSecret(null)}>
+                {t('developer.webhooks.hide')}
+              </button>
+            )}
+            <button type="button" className="button danger" disabled={busy} onClick={() => setRotating(true)}>
+              {t('developer.webhooks.rotate')}
+            </button>
           </div>
         </>
       )}
-      {!endpoint && secret && <SecretBox label={t('developer.webhooks.secretLabel')} value={secret.value} warning={t('developer.webhooks.secretNew')} focus />}
+      {!endpoint && secret && (
+        <SecretBox
+          label={t('developer.webhooks.secretLabel')}
+          value={secret.value}
+          warning={t('developer.webhooks.secretNew')}
+          focus
+        />
+      )}
       <ErrorNotice error={error} />
       {rotating && (
         <ConfirmDialog
@@ -125,7 +184,14 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
         >
           <div className="form-field">
             <label htmlFor={`${urlId}-overlap`}>{t('developer.webhooks.overlapHours')}</label>
-            <input id={`${urlId}-overlap`} type="number" min={0} max={720} value={overlap} onChange={(e) => setOverlap(e.target.value)} />
+            <input
+              id={`${urlId}-overlap`}
+              type="number"
+              min={0}
+              max={720}
+              value={overlap}
+              onChange={(e) => setOverlap(e.target.value)}
+            />
           </div>
         </ConfirmDialog>
       )}

@@ -23,7 +23,11 @@ export function WebhooksPage(_props: { params: Record<string, string> }) {
   const { t } = useT();
   const endpoint = useResource(loadEndpoint, []);
   const [generation, setGeneration] = useState(0);
-  const [testState, setTestState] = useState<{ busy: boolean; sent: boolean; error: unknown }>({ busy: false, sent: false, error: null });
+  const [testState, setTestState] = useState<{ busy: boolean; sent: boolean; error: unknown }>({
+    busy: false,
+    sent: false,
+    error: null,
+  });
   const sendTest = async () => {
     setTestState({ busy: true, sent: false, error: null });
     try {
@@ -47,7 +51,14 @@ export function WebhooksPage(_props: { params: Record<string, string> }) {
               <h2 id="webhook-test">{t('developer.webhooks.testTitle')}</h2>
               <p className="muted">{t('developer.webhooks.testHint')}</p>
               <div className="form-actions">
-                <button type="button" className="button primary" disabled={testState.busy || endpoint.data.status !== 'active'} onClick={() => void sendTest()}>{t('developer.webhooks.test')}</button>
+                <button
+                  type="button"
+                  className="button primary"
+                  disabled={testState.busy || endpoint.data.status !== 'active'}
+                  onClick={() => void sendTest()}
+                >
+                  {t('developer.webhooks.test')}
+                </button>
               </div>
               <p role="status">{testState.sent ? t('developer.webhooks.testSent') : ''}</p>
               <ErrorNotice error={testState.error} />

@@ -101,11 +101,32 @@ export interface UsageSummary {
 }
 
 export const deliveryTone = (status: DeliveryStatus): string =>
-  ({ pending: 'tone-info', delivering: 'tone-info', succeeded: 'tone-success', dead: 'tone-danger', paused: 'tone-warning' })[status];
+  ({
+    pending: 'tone-info',
+    delivering: 'tone-info',
+    succeeded: 'tone-success',
+    dead: 'tone-danger',
+    paused: 'tone-warning',
+  })[status];
 
 /** Event types a filter offers: the server's (events.ts, templates/store.ts, bulk/events.ts) and the test event. */
 export const EVENT_TYPES = [
-  'webhook.test', 'envelope.created', 'envelope.sent', 'recipient.viewed', 'recipient.signed', 'recipient.approved', 'recipient.reviewed',
-  'recipient.declined', 'envelope.completed', 'envelope.declined', 'envelope.voided', 'envelope.expired',
-  'template.created', 'template.updated', 'template.archived', 'template.restored', 'bulk_send.completed', 'bulk_send.failed',
+  'webhook.test',
+  'envelope.created',
+  'envelope.sent',
+  'recipient.viewed',
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.reviewed',
+  'recipient.declined',
+  'envelope.completed',
+  'envelope.declined',
+  'envelope.voided',
+  'envelope.expired',
+  'template.created',
+  'template.updated',
+  'template.archived',
+  'template.restored',
+  'bulk_send.completed',
+  'bulk_send.failed',
 ] as const;

@@ -15,11 +15,15 @@ function DownloadButton({ path, name, label }: { path: string; name: string; lab
   const run = () => {
     setBusy(true);
     setError(undefined);
-    download(path, name).catch(setError).finally(() => setBusy(false));
+    download(path, name)
+      .catch(setError)
+      .finally(() => setBusy(false));
   };
   return (
     <>
-      <button type="button" className="button small" onClick={run} disabled={busy}>{label}</button>
+      <button type="button" className="button small" onClick={run} disabled={busy}>
+        {label}
+      </button>
       <ErrorNotice error={error} />
     </>
   );
@@ -31,23 +35,49 @@ export function DocumentsCard({ envelope }: { envelope: Envelope }) {
   return (
     <section className="card" aria-labelledby="documents-title">
       <h2 id="documents-title">{t('envelopes.documents.title')}</h2>
-      {!completed && <p className="muted small">{t(envelope.status === 'sent' || envelope.status === 'draft' ? 'envelopes.documents.notYet' : 'envelopes.documents.never')}</p>}
+      {!completed && (
+        <p className="muted small">
+          {t(
+            envelope.status === 'sent' || envelope.status === 'draft'
+              ? 'envelopes.documents.notYet'
+              : 'envelopes.documents.never',
+          )}
+        </p>
+      )}
       {envelope.documents.length === 0 && <p className="muted">{t('envelopes.documents.none')}</p>}
       <ul className="env-document-list">
         {envelope.documents.map((document) => (
           <li key={document.document_id} className="env-document-item">
             <div className="env-document-head">
               <strong>{document.filename}</strong>
-              {document.page_count !== undefined && <span className="muted small">{t('envelopes.documents.pages', { count: document.page_count })}</span>}
-              {completed && <DownloadButton path={`/envelopes/${envelope.id}/documents/${document.document_id}/download`} name={document.filename} label={t('envelopes.documents.download')} />}
+              {document.page_count !== undefined && (
+                <span className="muted small">{t('envelopes.documents.pages', { count: document.page_count })}</span>
+              )}
+              {completed && (
+                <DownloadButton
+                  path={`/envelopes/${envelope.id}/documents/${document.document_id}/download`}
+                  name={document.filename}
+                  label={t('envelopes.documents.download')}
+                />
+              )}
             </div>
-            {envelope.status !== 'draft' && <SignatureSummary envelopeId={envelope.id} documentId={document.document_id} recipients={envelope.recipients} />}
+            {envelope.status !== 'draft' && (
+              <SignatureSummary
+                envelopeId={envelope.id}
+                documentId={document.document_id}
+                recipients={envelope.recipients}
+              />
+            )}
           </li>
         ))}
       </ul>
       {completed && (
         <div className="form-actions">
-          <DownloadButton path={`/envelopes/${envelope.id}/audit-trail/certificate`} name={`certificate-of-completion-${envelope.id}.pdf`} label={t('envelopes.documents.certificate')} />
+          <DownloadButton
+            path={`/envelopes/${envelope.id}/audit-trail/certificate`}
+            name={`certificate-of-completion-${envelope.id}.pdf`}
+            label={t('envelopes.documents.certificate')}
+          />
         </div>
       )}
     </section>

@@ -27,9 +27,16 @@ export function EnvelopeActions({ envelope, onChanged }: { envelope: Envelope; o
     try {
       const answer = await api<RemindAnswer>('POST', `/envelopes/${envelope.id}/remind`);
       const parts = [];
-      if (answer.reminded.length > 0) parts.push(t('envelopes.remind.sent', { emails: answer.reminded.map((r) => r.email).join(', ') }));
-      for (const skipped of answer.skipped) parts.push(t('envelopes.remind.skipped', { email: skipped.email, at: formatDate(skipped.next_reminder_at) }));
-      setOutcome({ tone: answer.reminded.length > 0 ? 'success' : 'info', text: parts.join(' ') || t('envelopes.remind.nobody') });
+      if (answer.reminded.length > 0) {
+        parts.push(t('envelopes.remind.sent', { emails: answer.reminded.map((r) => r.email).join(', ') }));
+      }
+      for (const skipped of answer.skipped) {
+        parts.push(t('envelopes.remind.skipped', { email: skipped.email, at: formatDate(skipped.next_reminder_at) }));
+      }
+      setOutcome({
+        tone: answer.reminded.length > 0 ? 'success' : 'info',
+        text: parts.join(' ') || t('envelopes.remind.nobody'),
+      });
       onChanged('');
     } catch (failure) {
       setOutcome({ tone: 'error', text: errorText(failure, t('console.error.network')) });
@@ -41,17 +48,42 @@ export function EnvelopeActions({ envelope, onChanged }: { envelope: Envelope; o
   return (
     <div className="envelope-actions">
       <div className="form-actions">
-        {draft && <Link to={`/envelopes/${envelope.id}/edit`} className="button primary">{t('envelopes.action.edit')}</Link>}
+        {draft && (
+          <Link to={`/envelopes/${envelope.id}/edit`} className="button primary">
+            {t('envelopes.action.edit')}
+          </Link>
+        )}
         {inProgress && (
-          <button type="button" className="button" onClick={() => void remind()} disabled={reminding || !anyoneActive} aria-describedby={anyoneActive ? undefined : 'remind-why'}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => void remind()}
+            disabled={reminding || !anyoneActive}
+            aria-describedby={anyoneActive ? undefined : 'remind-why'}
+          >
             {reminding ? t('envelopes.remind.busy') : t('envelopes.action.remind')}
           </button>
         )}
-        {(draft || inProgress) && <button type="button" className="button danger-outline" onClick={() => setVoiding(true)}>{t('envelopes.action.void')}</button>}
+        {(draft || inProgress) && (
+          <button type="button" className="button danger-outline" onClick={() => setVoiding(true)}>
+            {t('envelopes.action.void')}
+          </button>
+        )}
       </div>
-      {inProgress && !anyoneActive && <p id="remind-why" className="muted small">{t('envelopes.remind.nobody')}</p>}
+      {inProgress && !anyoneActive && (
+        <p id="remind-why" className="muted small">
+          {t('envelopes.remind.nobody')}
+        </p>
+      )}
       {!draft && !inProgress && <p className="muted small">{t('envelopes.action.finished')}</p>}
-      {outcome && <p className={outcome.tone === 'info' ? 'notice' : `notice notice-${outcome.tone}`} role={outcome.tone === 'error' ? 'alert' : 'status'}>{outcome.text}</p>}
+      {outcome && (
+        <p
+          className={outcome.tone === 'info' ? 'notice' : `notice notice-${outcome.tone}`}
+          role={outcome.tone === 'error' ? 'alert' : 'status'}
+        >
+          {outcome.text}
+        </p>
+      )}
       {voiding && (
         <VoidDialog
           envelopeId={envelope.id}

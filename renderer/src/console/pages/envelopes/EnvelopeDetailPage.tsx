@@ -1,4 +1,7 @@
-/** /envelopes/:id: where an envelope stands (recipients, timeline, documents and signatures) and what can be done with it. */
+/**
+ * /envelopes/:id: where an envelope stands (recipients, timeline, documents and signatures) and what can be done with
+ * it.
+ */
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -19,13 +22,20 @@ function Facts({ envelope }: { envelope: Envelope }) {
   if (envelope.created_by) facts.push([t('envelopes.detail.createdBy'), envelope.created_by.email]);
   if (envelope.sent_at) facts.push([t('envelopes.detail.sent'), formatDate(envelope.sent_at)]);
   if (envelope.completed_at) facts.push([t('envelopes.detail.completed'), formatDate(envelope.completed_at)]);
-  if (envelope.expires_at && (envelope.status === 'sent' || envelope.status === 'expired')) facts.push([t('envelopes.detail.expires'), formatDate(envelope.expires_at)]);
+  if (envelope.expires_at && (envelope.status === 'sent' || envelope.status === 'expired')) {
+    facts.push([t('envelopes.detail.expires'), formatDate(envelope.expires_at)]);
+  }
   if (envelope.external_id) facts.push([t('envelopes.detail.externalId'), envelope.external_id]);
   if (envelope.status_reason) facts.push([t('envelopes.detail.reason'), envelope.status_reason]);
   if (envelope.pades_level) facts.push([t('envelopes.detail.pades'), envelope.pades_level]);
   return (
     <dl className="env-facts">
-      {facts.map(([name, value]) => <div key={name}><dt>{name}</dt><dd>{value}</dd></div>)}
+      {facts.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
     </dl>
   );
 }
@@ -61,19 +71,33 @@ export function EnvelopeDetailPage({ params }: { params: Record<string, string> 
   if (!data) {
     return (
       <>
-        <p><Link to="/envelopes">{t('envelopes.back')}</Link></p>
-        {envelope.error ? <ErrorNotice error={envelope.error} onRetry={envelope.reload} /> : <p className="muted">{t('console.loading')}</p>}
+        <p>
+          <Link to="/envelopes">{t('envelopes.back')}</Link>
+        </p>
+        {envelope.error ? (
+          <ErrorNotice error={envelope.error} onRetry={envelope.reload} />
+        ) : (
+          <p className="muted">{t('console.loading')}</p>
+        )}
       </>
     );
   }
   return (
     <>
-      <p><Link to="/envelopes">{t('envelopes.back')}</Link></p>
+      <p>
+        <Link to="/envelopes">{t('envelopes.back')}</Link>
+      </p>
       <div className="page-head env-detail-head">
-        <h1 ref={heading} tabIndex={-1}>{data.title}</h1>
+        <h1 ref={heading} tabIndex={-1}>
+          {data.title}
+        </h1>
         <EnvelopeStatusBadge status={data.status} />
       </div>
-      {message && <p ref={notice} tabIndex={-1} className="notice notice-success" role="status">{message}</p>}
+      {message && (
+        <p ref={notice} tabIndex={-1} className="notice notice-success" role="status">
+          {message}
+        </p>
+      )}
       <ErrorNotice error={envelope.error} onRetry={envelope.reload} />
       <section className="card" aria-label={t('envelopes.detail.summary')}>
         <Facts envelope={data} />

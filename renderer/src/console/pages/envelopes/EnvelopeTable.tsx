@@ -11,12 +11,19 @@ function RecipientsSummary({ recipients, draft }: { recipients: RecipientSummary
   const { t } = useT();
   if (recipients.length === 0) return <span className="muted">{t('envelopes.list.noRecipients')}</span>;
   const done = recipients.filter((r) => DONE.has(r.status)).length;
-  const names = recipients.slice(0, SHOWN_NAMES).map((r) => r.name).join(', ');
+  const names = recipients
+    .slice(0, SHOWN_NAMES)
+    .map((r) => r.name)
+    .join(', ');
   const more = recipients.length - SHOWN_NAMES;
   return (
     <>
       <span>{more > 0 ? t('envelopes.list.namesMore', { names, count: more }) : names}</span>
-      {!draft && <span className="muted small env-recipients-progress">{t('envelopes.list.progress', { done, total: recipients.length })}</span>}
+      {!draft && (
+        <span className="muted small env-recipients-progress">
+          {t('envelopes.list.progress', { done, total: recipients.length })}
+        </span>
+      )}
     </>
   );
 }
@@ -31,21 +38,33 @@ export function EnvelopeTable({ envelopes }: { envelopes: EnvelopeSummary[] }) {
           <tr>
             <th scope="col">{t('envelopes.list.title')}</th>
             <th scope="col">{t('envelopes.list.status')}</th>
-            <th scope="col" className="hide-narrow">{t('envelopes.list.recipients')}</th>
-            <th scope="col" className="hide-narrow">{t('envelopes.list.created')}</th>
+            <th scope="col" className="hide-narrow">
+              {t('envelopes.list.recipients')}
+            </th>
+            <th scope="col" className="hide-narrow">
+              {t('envelopes.list.created')}
+            </th>
           </tr>
         </thead>
         <tbody>
           {envelopes.map((envelope) => (
             <tr key={envelope.id}>
               <td>
-                <Link to={`/envelopes/${envelope.id}`} className="envelope-title">{envelope.title}</Link>
+                <Link to={`/envelopes/${envelope.id}`} className="envelope-title">
+                  {envelope.title}
+                </Link>
                 {envelope.external_id && <span className="muted small env-external-id">{envelope.external_id}</span>}
                 {/* At phone width the two hidden columns fold into one line here. */}
-                <span className="muted small env-narrow-only">{envelope.recipients.map((r) => r.name).join(', ')} · {formatDate(envelope.created_at)}</span>
+                <span className="muted small env-narrow-only">
+                  {envelope.recipients.map((r) => r.name).join(', ')} · {formatDate(envelope.created_at)}
+                </span>
               </td>
-              <td><EnvelopeStatusBadge status={envelope.status} /></td>
-              <td className="hide-narrow env-recipients-cell"><RecipientsSummary recipients={envelope.recipients} draft={envelope.status === 'draft'} /></td>
+              <td>
+                <EnvelopeStatusBadge status={envelope.status} />
+              </td>
+              <td className="hide-narrow env-recipients-cell">
+                <RecipientsSummary recipients={envelope.recipients} draft={envelope.status === 'draft'} />
+              </td>
               <td className="hide-narrow env-nowrap">{formatDate(envelope.created_at)}</td>
             </tr>
           ))}

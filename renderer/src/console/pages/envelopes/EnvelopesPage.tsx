@@ -18,7 +18,9 @@ function FirstEnvelope() {
     <section className="empty-state">
       <h2>{t('envelopes.empty.title')}</h2>
       <p>{t('envelopes.empty.body')}</p>
-      <Link to="/envelopes/new" className="button primary">{t('envelopes.new')}</Link>
+      <Link to="/envelopes/new" className="button primary">
+        {t('envelopes.new')}
+      </Link>
     </section>
   );
 }
@@ -29,7 +31,9 @@ function NoMatch({ onClear }: { onClear(): void }) {
     <section className="empty-state">
       <h2>{t('envelopes.noMatch.title')}</h2>
       <p>{t('envelopes.noMatch.body')}</p>
-      <button type="button" className="button" onClick={onClear}>{t('envelopes.filter.clear')}</button>
+      <button type="button" className="button" onClick={onClear}>
+        {t('envelopes.filter.clear')}
+      </button>
     </section>
   );
 }
@@ -54,14 +58,19 @@ export function EnvelopesPage(_props: { params: Record<string, string> }) {
     <>
       <div className="page-head">
         <h1>{t('envelopes.title')}</h1>
-        <Link to="/envelopes/new" className="button primary">{t('envelopes.new')}</Link>
+        <Link to="/envelopes/new" className="button primary">
+          {t('envelopes.new')}
+        </Link>
       </div>
       {(filtered || list.envelopes.length > 0) && <EnvelopeFilters filters={filters} onChange={applyFilters} />}
       <p className="visually-hidden" role="status" aria-live="polite">
         {list.loading ? t('console.loading') : t('envelopes.list.shown', { count: list.envelopes.length })}
       </p>
       {list.loading && list.envelopes.length === 0 && <p className="muted">{t('console.loading')}</p>}
-      {!list.loading && !list.error && list.envelopes.length === 0 && (filtered ? <NoMatch onClear={() => applyFilters(NO_FILTERS)} /> : <FirstEnvelope />)}
+      {!list.loading &&
+        !list.error &&
+        list.envelopes.length === 0 &&
+        (filtered ? <NoMatch onClear={() => applyFilters(NO_FILTERS)} /> : <FirstEnvelope />)}
       {list.envelopes.length > 0 && (
         <div className={list.loading ? 'envelope-list is-loading' : 'envelope-list'} aria-busy={list.loading}>
           <EnvelopeTable envelopes={list.envelopes} />

@@ -19,14 +19,31 @@ function stillOpen(envelope: Envelope, recipient: RecipientSummary): boolean {
   return envelope.status === 'draft' || envelope.status === 'sent' || !OPEN_RECIPIENT.has(recipient.status);
 }
 
-function LinkCell({ envelope, recipient, onOpen }: { envelope: Envelope; recipient: RecipientSummary; onOpen(): void }) {
+function LinkCell({
+  envelope,
+  recipient,
+  onOpen,
+}: {
+  envelope: Envelope;
+  recipient: RecipientSummary;
+  onOpen(): void;
+}) {
   const { t } = useT();
   if (envelope.status === 'sent' && ACTIVE_RECIPIENT_STATUSES.includes(recipient.status)) {
-    return <button type="button" className="button small" onClick={onOpen}>{t('envelopes.link.open')}</button>;
+    return (
+      <button type="button" className="button small" onClick={onOpen}>
+        {t('envelopes.link.open')}
+      </button>
+    );
   }
-  const reason = envelope.status === 'draft' ? 'envelopes.link.notSent'
-    : envelope.status !== 'sent' ? 'envelopes.link.closed'
-      : recipient.status === 'waiting' ? 'envelopes.link.waiting' : 'envelopes.link.acted';
+  const reason =
+    envelope.status === 'draft'
+      ? 'envelopes.link.notSent'
+      : envelope.status !== 'sent'
+        ? 'envelopes.link.closed'
+        : recipient.status === 'waiting'
+          ? 'envelopes.link.waiting'
+          : 'envelopes.link.acted';
   return <span className="muted small">{t(reason)}</span>;
 }
 
@@ -36,14 +53,20 @@ export function RecipientsCard({ envelope }: { envelope: Envelope }) {
   return (
     <section className="card" aria-labelledby="recipients-title">
       <h2 id="recipients-title">{t('envelopes.recipients.title')}</h2>
-      {envelope.recipients.length === 0 ? <p className="muted">{t('envelopes.list.noRecipients')}</p> : (
+      {envelope.recipients.length === 0 ? (
+        <p className="muted">{t('envelopes.list.noRecipients')}</p>
+      ) : (
         <div className="table-wrap">
           <table className="data env-recipients-table">
             <thead>
               <tr>
-                <th scope="col" className="hide-narrow">{t('envelopes.recipients.order')}</th>
+                <th scope="col" className="hide-narrow">
+                  {t('envelopes.recipients.order')}
+                </th>
                 <th scope="col">{t('envelopes.recipients.person')}</th>
-                <th scope="col" className="hide-narrow">{t('envelopes.recipients.method')}</th>
+                <th scope="col" className="hide-narrow">
+                  {t('envelopes.recipients.method')}
+                </th>
                 <th scope="col">{t('envelopes.list.status')}</th>
                 <th scope="col">{t('envelopes.recipients.link')}</th>
               </tr>
@@ -59,10 +82,16 @@ export function RecipientsCard({ envelope }: { envelope: Envelope }) {
                   <td className="hide-narrow">
                     {ROLES.has(r.role) ? t(`envelopes.role.${r.role}` as ConsoleStringKey) : r.role}
                     {' · '}
-                    {METHODS.has(r.signature_method) ? t(`envelopes.method.${r.signature_method}` as ConsoleStringKey) : r.signature_method}
+                    {METHODS.has(r.signature_method)
+                      ? t(`envelopes.method.${r.signature_method}` as ConsoleStringKey)
+                      : r.signature_method}
                   </td>
-                  <td><RecipientStatusBadge status={stillOpen(envelope, r) ? r.status : 'none'} /></td>
-                  <td><LinkCell envelope={envelope} recipient={r} onOpen={() => setLinkFor(r)} /></td>
+                  <td>
+                    <RecipientStatusBadge status={stillOpen(envelope, r) ? r.status : 'none'} />
+                  </td>
+                  <td>
+                    <LinkCell envelope={envelope} recipient={r} onOpen={() => setLinkFor(r)} />
+                  </td>
                 </tr>
               ))}
             </tbody>

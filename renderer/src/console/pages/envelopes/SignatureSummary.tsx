@@ -41,7 +41,18 @@ export function isoOf(value: string): string | null {
   if (!value.startsWith('D:')) return Number.isNaN(Date.parse(value)) ? null : value;
   const m = PDF_DATE.exec(value);
   if (!m) return null;
-  const [, year, month = '01', day = '01', hour = '00', minute = '00', second = '00', sign, offsetHours = '00', offsetMinutes = '00'] = m;
+  const [
+    ,
+    year,
+    month = '01',
+    day = '01',
+    hour = '00',
+    minute = '00',
+    second = '00',
+    sign,
+    offsetHours = '00',
+    offsetMinutes = '00',
+  ] = m;
   const zone = !sign || sign === 'Z' || sign === 'z' ? 'Z' : `${sign}${offsetHours}:${offsetMinutes}`;
   const iso = `${year}-${month}-${day}T${hour}:${minute}:${second}${zone}`;
   return Number.isNaN(Date.parse(iso)) ? null : iso;
@@ -61,41 +72,121 @@ function SignatureItem({ signature, recipients }: { signature: Signature; recipi
   const date = useSafeDate();
   const recipient = recipients.find((r) => r.recipient_id === signature.recipient_id);
   // An electronic signature is sealed by this server for the recipient: name the person, the seal is its certificate.
-  const who = signature.kind === 'document_timestamp' ? t('envelopes.signatures.docTimestamp') : recipient?.name ?? signature.signer_name ?? signature.name ?? signature.field;
-  const trust = signature.trust && TRUST.has(signature.trust.status) ? t(`envelopes.signatures.trust.${signature.trust.status}` as ConsoleStringKey) : null;
+  const who =
+    signature.kind === 'document_timestamp'
+      ? t('envelopes.signatures.docTimestamp')
+      : (recipient?.name ?? signature.signer_name ?? signature.name ?? signature.field);
+  const trust =
+    signature.trust && TRUST.has(signature.trust.status)
+      ? t(`envelopes.signatures.trust.${signature.trust.status}` as ConsoleStringKey)
+      : null;
   return (
     <li className="env-signature-item">
       <strong>{who}</strong>
-      <span className={`badge ${signature.valid ? 'tone-success' : 'tone-danger'}`}>{signature.valid ? t('envelopes.signatures.valid') : t('envelopes.signatures.invalid')}</span>
+      <span className={`badge ${signature.valid ? 'tone-success' : 'tone-danger'}`}>
+        {signature.valid ? t('envelopes.signatures.valid') : t('envelopes.signatures.invalid')}
+      </span>
       {signature.pades_level && <span className="badge tone-info">PAdES {signature.pades_level}</span>}
-      {trust && <span className={`badge ${signature.trust!.status === 'untrusted' ? 'tone-warning' : ''}`}>{trust}{signature.trust!.reason ? ` (${signature.trust!.reason})` : ''}</span>}
+      {trust && (
+        <span className={`badge ${signature.trust!.status === 'untrusted' ? 'tone-warning' : ''}`}>
+          {trust}
+          {signature.trust!.reason ? ` (${signature.trust!.reason})` : ''}
+        </span>
+      )}
       <dl className="env-facts small">
-        {recipient && <><dt>{t('envelopes.signatures.recipient')}</dt><dd>{recipient.email}</dd></>}
-        {signature.certificate && <><dt>{t('envelopes.signatures.certificate')}</dt><dd>{signature.certificate.subject}</dd></>}
-        {signature.certificate && <><dt>{t('envelopes.signatures.issuer')}</dt><dd>{signature.certificate.issuer}</dd></>}
-        {signature.certificate && <><dt>{t('envelopes.signatures.validity')}</dt><dd>{date(signature.certificate.not_before)} – {date(signature.certificate.not_after)}</dd></>}
-        {signature.signing_time && <><dt>{t('envelopes.signatures.time')}</dt><dd>{date(signature.signing_time)}</dd></>}
-        {signature.timestamp && <><dt>{t('envelopes.signatures.timestamp')}</dt><dd>{date(signature.timestamp.time)}{signature.timestamp.valid ? '' : ` (${t('envelopes.signatures.invalid')})`}</dd></>}
-        {signature.certification && <><dt>{t('envelopes.signatures.certification')}</dt><dd>{signature.certification.allows}</dd></>}
+        {recipient && (
+          <>
+            <dt>{t('envelopes.signatures.recipient')}</dt>
+            <dd>{recipient.email}</dd>
+          </>
+        )}
+        {signature.certificate && (
+          <>
+            <dt>{t('envelopes.signatures.certificate')}</dt>
+            <dd>{signature.certificate.subject}</dd>
+          </>
+        )}
+        {signature.certificate && (
+          <>
+            <dt>{t('envelopes.signatures.issuer')}</dt>
+            <dd>{signature.certificate.issuer}</dd>
+          </>
+        )}
+        {signature.certificate && (
+          <>
+            <dt>{t('envelopes.signatures.validity')}</dt>
+            <dd>
+              {date(signature.certificate.not_before)} – {date(signature.certificate.not_after)}
+            </dd>
+          </>
+        )}
+        {signature.signing_time && (
+          <>
+            <dt>{t('envelopes.signatures.time')}</dt>
+            <dd>{date(signature.signing_time)}</dd>
+          </>
+        )}
+        {signature.timestamp && (
+          <>
+            <dt>{t('envelopes.signatures.timestamp')}</dt>
+            <dd>
+              {date(signature.timestamp.time)}
+              {signature.timestamp.valid ? '' : ` (${t('envelopes.signatures.invalid')})`}
+            </dd>
+          </>
+        )}
+        {signature.certification && (
+          <>
+            <dt>{t('envelopes.signatures.certification')}</dt>
+            <dd>{signature.certification.allows}</dd>
+          </>
+        )}
       </dl>
-      {signature.problems.length > 0 && <ul className="field-error">{signature.problems.map((p) => <li key={p}>{p}</li>)}</ul>}
+      {signature.problems.length > 0 && (
+        <ul className="field-error">
+          {signature.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
     </li>
   );
 }
 
-export function SignatureSummary({ envelopeId, documentId, recipients }: { envelopeId: string; documentId: string; recipients: RecipientSummary[] }) {
+export function SignatureSummary({
+  envelopeId,
+  documentId,
+  recipients,
+}: {
+  envelopeId: string;
+  documentId: string;
+  recipients: RecipientSummary[];
+}) {
   const { t } = useT();
-  const summary = useResource((signal) => api<Signatures>('GET', `/envelopes/${envelopeId}/documents/${documentId}/signatures`, { signal }), [envelopeId, documentId]);
+  const summary = useResource(
+    (signal) => api<Signatures>('GET', `/envelopes/${envelopeId}/documents/${documentId}/signatures`, { signal }),
+    [envelopeId, documentId],
+  );
   if (summary.error) return <ErrorNotice error={summary.error} onRetry={summary.reload} />;
   if (!summary.data) return <p className="muted small">{t('console.loading')}</p>;
   const { signatures, valid } = summary.data;
   return (
     <div className="env-signature-summary">
       <h3>{t('envelopes.signatures.title')}</h3>
-      {signatures.length === 0 ? <p className="muted small">{t('envelopes.signatures.none')}</p> : (
+      {signatures.length === 0 ? (
+        <p className="muted small">{t('envelopes.signatures.none')}</p>
+      ) : (
         <>
-          <p className="small">{valid ? t('envelopes.signatures.allValid', { count: signatures.length }) : t('envelopes.signatures.notAllValid')}</p>
-          <ul className="env-signature-list">{signatures.map((s) => <SignatureItem key={s.index} signature={s} recipients={recipients} />)}</ul>
+          <p className="small">
+            {valid
+              ? t('envelopes.signatures.allValid', { count: signatures.length })
+              : t('envelopes.signatures.notAllValid')}
+          </p>
+          <ul className="env-signature-list">
+            {signatures.map((s) => (
+              <SignatureItem key={s.index} signature={s} recipients={recipients} />
+            ))}
+          </ul>
         </>
       )}
     </div>

@@ -9,7 +9,15 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import type { RecipientSummary, SigningSession } from './types';
 
-export function SigningLinkDialog({ envelopeId, recipient, onClose }: { envelopeId: string; recipient: RecipientSummary; onClose(): void }) {
+export function SigningLinkDialog({
+  envelopeId,
+  recipient,
+  onClose,
+}: {
+  envelopeId: string;
+  recipient: RecipientSummary;
+  onClose(): void;
+}) {
   const { t, formatDate } = useT();
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
@@ -17,7 +25,9 @@ export function SigningLinkDialog({ envelopeId, recipient, onClose }: { envelope
   const [error, setError] = useState<unknown>(undefined);
   const [copied, setCopied] = useState(false);
   useEffect(() => {
-    api<SigningSession>('POST', `/envelopes/${envelopeId}/signing-sessions`, { json: { recipient_id: recipient.recipient_id, mode: 'redirect' } }).then(setSession, setError);
+    api<SigningSession>('POST', `/envelopes/${envelopeId}/signing-sessions`, {
+      json: { recipient_id: recipient.recipient_id, mode: 'redirect' },
+    }).then(setSession, setError);
   }, [envelopeId, recipient.recipient_id]);
 
   const copy = async () => {
@@ -39,15 +49,28 @@ export function SigningLinkDialog({ envelopeId, recipient, onClose }: { envelope
         <>
           <label htmlFor={`${id}-url`}>{t('envelopes.link.label')}</label>
           <div className="env-copy-row">
-            <input ref={input} id={`${id}-url`} type="text" readOnly value={session.signing_url} onFocus={(e) => e.currentTarget.select()} />
-            <button type="button" className="button primary" onClick={() => void copy()}>{t('envelopes.link.copy')}</button>
+            <input
+              ref={input}
+              id={`${id}-url`}
+              type="text"
+              readOnly
+              value={session.signing_url}
+              onFocus={(e) => e.currentTarget.select()}
+            />
+            <button type="button" className="button primary" onClick={() => void copy()}>
+              {t('envelopes.link.copy')}
+            </button>
           </div>
           <p className="muted small">{t('envelopes.link.expires', { at: formatDate(session.expires_at) })}</p>
-          <p role="status" className="small">{copied ? t('envelopes.link.copied') : ''}</p>
+          <p role="status" className="small">
+            {copied ? t('envelopes.link.copied') : ''}
+          </p>
         </>
       )}
       <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>{t('envelopes.link.close')}</button>
+        <button type="button" className="button" onClick={onClose}>
+          {t('envelopes.link.close')}
+        </button>
       </div>
     </Modal>
   );

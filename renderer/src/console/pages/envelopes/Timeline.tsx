@@ -6,20 +6,39 @@ import type { Resource } from '../../use-resource';
 import type { AuditEvent, AuditTrail, RecipientSummary } from './types';
 
 const KNOWN_ACTIONS = new Set([
-  'envelope.created', 'envelope.sent', 'envelope.completed', 'envelope.declined', 'envelope.voided', 'envelope.expired',
-  'recipient.viewed', 'recipient.consented', 'recipient.signed', 'recipient.approved', 'recipient.reviewed', 'recipient.declined',
-  'reminder.sent', 'document.sealed', 'certificate.issued',
+  'envelope.created',
+  'envelope.sent',
+  'envelope.completed',
+  'envelope.declined',
+  'envelope.voided',
+  'envelope.expired',
+  'recipient.viewed',
+  'recipient.consented',
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.reviewed',
+  'recipient.declined',
+  'reminder.sent',
+  'document.sealed',
+  'certificate.issued',
 ]);
 /** Details worth a line of their own; the rest (hashes, ids) stays in the downloadable audit trail. */
 const SHOWN_DETAILS = ['reason', 'method', 'signature_method', 'ip'] as const;
 
 function EventLine({ event, recipients }: { event: AuditEvent; recipients: RecipientSummary[] }) {
   const { t, formatDate } = useT();
-  const what = KNOWN_ACTIONS.has(event.action) ? t(`envelopes.event.${event.action}` as ConsoleStringKey) : event.action;
-  const recipient = event.actor_type === 'recipient' ? recipients.find((r) => r.recipient_id === event.actor_id) : undefined;
-  const who = recipient ? `${recipient.name} <${recipient.email}>`
-    : event.actor_type === 'system' ? t('envelopes.actor.system')
-      : event.actor_type === 'recipient' ? t('envelopes.actor.recipient') : t('envelopes.actor.account');
+  const what = KNOWN_ACTIONS.has(event.action)
+    ? t(`envelopes.event.${event.action}` as ConsoleStringKey)
+    : event.action;
+  const recipient =
+    event.actor_type === 'recipient' ? recipients.find((r) => r.recipient_id === event.actor_id) : undefined;
+  const who = recipient
+    ? `${recipient.name} <${recipient.email}>`
+    : event.actor_type === 'system'
+      ? t('envelopes.actor.system')
+      : event.actor_type === 'recipient'
+        ? t('envelopes.actor.recipient')
+        : t('envelopes.actor.account');
   const details = SHOWN_DETAILS.filter((key) => typeof event.details[key] === 'string' && event.details[key] !== '');
   return (
     <li className="env-timeline-event">
@@ -27,7 +46,9 @@ function EventLine({ event, recipients }: { event: AuditEvent; recipients: Recip
       <div>
         <strong>{what}</strong> <span className="muted">· {who}</span>
         {details.map((key) => (
-          <div key={key} className="small muted">{t(`envelopes.detail.${key}` as ConsoleStringKey)}: {String(event.details[key])}</div>
+          <div key={key} className="small muted">
+            {t(`envelopes.detail.${key}` as ConsoleStringKey)}: {String(event.details[key])}
+          </div>
         ))}
       </div>
     </li>
@@ -45,10 +66,14 @@ export function Timeline({ trail, recipients }: { trail: Resource<AuditTrail>; r
       {data && (
         <>
           <p className={`notice ${data.chain.ok ? 'notice-success' : 'notice-error'} env-chain-check`} role="status">
-            {data.chain.ok ? t('envelopes.timeline.chainOk', { count: data.chain.count }) : `${t('envelopes.timeline.chainBroken')} ${data.chain.problem ?? ''}`.trim()}
+            {data.chain.ok
+              ? t('envelopes.timeline.chainOk', { count: data.chain.count })
+              : `${t('envelopes.timeline.chainBroken')} ${data.chain.problem ?? ''}`.trim()}
           </p>
           <ol className="env-timeline">
-            {data.events.map((event) => <EventLine key={event.seq} event={event} recipients={recipients} />)}
+            {data.events.map((event) => (
+              <EventLine key={event.seq} event={event} recipients={recipients} />
+            ))}
           </ol>
         </>
       )}

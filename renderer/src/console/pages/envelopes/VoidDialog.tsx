@@ -1,11 +1,22 @@
-/** Void an envelope: a reason is required (recipients and the audit trail see it); the server's refusal is shown in words. */
+/**
+ * Void an envelope: a reason is required (recipients and the audit trail see it); the server's refusal is shown in
+ * words.
+ */
 import { useId, useState, type FormEvent } from 'react';
 import { Modal } from '../../../components/Modal';
 import { api } from '../../api';
 import { errorText } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 
-export function VoidDialog({ envelopeId, onClose, onVoided }: { envelopeId: string; onClose(): void; onVoided(): void }) {
+export function VoidDialog({
+  envelopeId,
+  onClose,
+  onVoided,
+}: {
+  envelopeId: string;
+  onClose(): void;
+  onVoided(): void;
+}) {
   const { t } = useT();
   const id = useId();
   const [reason, setReason] = useState('');
@@ -32,11 +43,28 @@ export function VoidDialog({ envelopeId, onClose, onVoided }: { envelopeId: stri
       <form onSubmit={(e) => void submit(e)} noValidate>
         <p>{t('envelopes.void.body')}</p>
         <label htmlFor={`${id}-reason`}>{t('envelopes.void.reason')}</label>
-        <textarea id={`${id}-reason`} rows={3} maxLength={2000} value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} autoFocus />
-        {error && <p id={`${id}-error`} className="field-error" role="alert">{error}</p>}
+        <textarea
+          id={`${id}-reason`}
+          rows={3}
+          maxLength={2000}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${id}-error` : undefined}
+          autoFocus
+        />
+        {error && (
+          <p id={`${id}-error`} className="field-error" role="alert">
+            {error}
+          </p>
+        )}
         <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>{t('envelopes.void.cancel')}</button>
-          <button type="submit" className="button danger" disabled={busy}>{busy ? t('envelopes.void.busy') : t('envelopes.void.confirm')}</button>
+          <button type="button" className="button" onClick={onClose}>
+            {t('envelopes.void.cancel')}
+          </button>
+          <button type="submit" className="button danger" disabled={busy}>
+            {busy ? t('envelopes.void.busy') : t('envelopes.void.confirm')}
+          </button>
         </div>
       </form>
     </Modal>

@@ -16,12 +16,26 @@ export interface ListFilters {
   mine: boolean;
 }
 
-export const NO_FILTERS: ListFilters = { q: '', status: [], created_from: '', created_to: '', template_id: '', bulk_send_id: '', mine: false };
+export const NO_FILTERS: ListFilters = {
+  q: '',
+  status: [],
+  created_from: '',
+  created_to: '',
+  template_id: '',
+  bulk_send_id: '',
+  mine: false,
+};
 const SINGLE = ['q', 'created_from', 'created_to', 'template_id', 'bulk_send_id'] as const;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function filtersFromQuery(query: URLSearchParams): ListFilters {
-  const filters: ListFilters = { ...NO_FILTERS, status: query.getAll('status').filter((s): s is EnvelopeStatus => (ENVELOPE_STATUSES as readonly string[]).includes(s)), mine: query.get('mine') === 'true' };
+  const filters: ListFilters = {
+    ...NO_FILTERS,
+    status: query
+      .getAll('status')
+      .filter((s): s is EnvelopeStatus => (ENVELOPE_STATUSES as readonly string[]).includes(s)),
+    mine: query.get('mine') === 'true',
+  };
   for (const name of SINGLE) filters[name] = (query.get(name) ?? '').trim();
   // A hand-edited address with a malformed date would only earn a 422; drop it instead.
   if (!DATE.test(filters.created_from)) filters.created_from = '';
@@ -36,7 +50,9 @@ export function queryOf(filters: ListFilters, extra: Record<string, string | num
   for (const status of filters.status) query.append('status', status);
   for (const name of SINGLE) if (name !== 'q' && filters[name]) query.set(name, filters[name]);
   if (filters.mine) query.set('mine', 'true');
-  for (const [name, value] of Object.entries(extra)) if (value !== undefined && value !== '') query.set(name, String(value));
+  for (const [name, value] of Object.entries(extra)) {
+    if (value !== undefined && value !== '') query.set(name, String(value));
+  }
   return query.toString();
 }
 

@@ -65,7 +65,13 @@ export interface AuditEvent {
 
 export interface AuditTrail {
   envelope_id: string;
-  chain: { ok: boolean; count: number; head_hash: string | null; first_bad_seq?: number | null; problem?: string | null };
+  chain: {
+    ok: boolean;
+    count: number;
+    head_hash: string | null;
+    first_bad_seq?: number | null;
+    problem?: string | null;
+  };
   events: AuditEvent[];
 }
 

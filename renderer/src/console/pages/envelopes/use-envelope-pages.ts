@@ -15,24 +15,43 @@ interface Pages {
 }
 
 export function useEnvelopePages(query: string) {
-  const [pages, setPages] = useState<Pages>({ envelopes: [], nextCursor: null, loading: true, loadingMore: false, error: undefined });
+  const [pages, setPages] = useState<Pages>({
+    envelopes: [],
+    nextCursor: null,
+    loading: true,
+    loadingMore: false,
+    error: undefined,
+  });
   const [generation, setGeneration] = useState(0);
   const controller = useRef<AbortController | null>(null);
 
-  const fetchPage = useCallback((cursor: string | null, signal: AbortSignal) => {
-    const params = new URLSearchParams(query);
-    params.set('limit', String(PAGE_SIZE));
-    if (cursor) params.set('cursor', cursor);
-    return api<EnvelopeListAnswer>('GET', `/envelopes?${params.toString()}`, { signal });
-  }, [query]);
+  const fetchPage = useCallback(
+    (cursor: string | null, signal: AbortSignal) => {
+      const params = new URLSearchParams(query);
+      params.set('limit', String(PAGE_SIZE));
+      if (cursor) params.set('cursor', cursor);
+      return api<EnvelopeListAnswer>('GET', `/envelopes?${params.toString()}`, { signal });
+    },
+    [query],
+  );
 
   useEffect(() => {
     const abort = new AbortController();
     controller.current = abort;
     setPages((previous) => ({ ...previous, loading: true, loadingMore: false, error: undefined }));
     fetchPage(null, abort.signal).then(
-      (answer) => !abort.signal.aborted && setPages({ envelopes: answer.envelopes, nextCursor: answer.next_cursor, loading: false, loadingMore: false, error: undefined }),
-      (error: unknown) => !abort.signal.aborted && setPages({ envelopes: [], nextCursor: null, loading: false, loadingMore: false, error }),
+      (answer) =>
+        !abort.signal.aborted &&
+        setPages({
+          envelopes: answer.envelopes,
+          nextCursor: answer.next_cursor,
+          loading: false,
+          loadingMore: false,
+          error: undefined,
+        }),
+      (error: unknown) =>
+        !abort.signal.aborted &&
+        setPages({ envelopes: [], nextCursor: null, loading: false, loadingMore: false, error }),
     );
     return () => abort.abort();
   }, [fetchPage, generation]);
@@ -42,7 +61,14 @@ export function useEnvelopePages(query: string) {
     if (!signal || !pages.nextCursor || pages.loadingMore) return;
     setPages((previous) => ({ ...previous, loadingMore: true, error: undefined }));
     fetchPage(pages.nextCursor, signal).then(
-      (answer) => !signal.aborted && setPages((previous) => ({ ...previous, envelopes: [...previous.envelopes, ...answer.envelopes], nextCursor: answer.next_cursor, loadingMore: false })),
+      (answer) =>
+        !signal.aborted &&
+        setPages((previous) => ({
+          ...previous,
+          envelopes: [...previous.envelopes, ...answer.envelopes],
+          nextCursor: answer.next_cursor,
+          loadingMore: false,
+        })),
       (error: unknown) => !signal.aborted && setPages((previous) => ({ ...previous, loadingMore: false, error })),
     );
   }, [fetchPage, pages.nextCursor, pages.loadingMore]);

@@ -38,5 +38,7 @@ export interface Page<T> {
   next_before: string | null;
 }
 
-export const mailTone = (status: MailStatus): string => ({ queued: 'tone-info', sent: 'tone-success', failed: 'tone-danger', kept: 'tone-warning' })[status];
-export const jobTone = (state: JobState): string => ({ queued: 'tone-info', running: 'tone-info', done: 'tone-success', dead: 'tone-danger' })[state];
+export const mailTone = (status: MailStatus): string =>
+  ({ queued: 'tone-info', sent: 'tone-success', failed: 'tone-danger', kept: 'tone-warning' })[status];
+export const jobTone = (state: JobState): string =>
+  ({ queued: 'tone-info', running: 'tone-info', done: 'tone-success', dead: 'tone-danger' })[state];

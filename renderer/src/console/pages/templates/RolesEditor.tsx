@@ -23,8 +23,19 @@ function nextKey(roles: readonly TemplateRole[]): string {
 
 export function RolesEditor({ roles, onChange, fixedKeys, errors }: Props) {
   const { t } = useT();
-  const update = (index: number, change: Partial<TemplateRole>) => onChange(roles.map((r, i) => (i === index ? { ...r, ...change } : r)));
-  const add = () => onChange([...roles, { role_key: nextKey(roles), label: '', role: 'signer', signature_method: 'electronic', sequence: roles.length + 1 }]);
+  const update = (index: number, change: Partial<TemplateRole>) =>
+    onChange(roles.map((r, i) => (i === index ? { ...r, ...change } : r)));
+  const add = () =>
+    onChange([
+      ...roles,
+      {
+        role_key: nextKey(roles),
+        label: '',
+        role: 'signer',
+        signature_method: 'electronic',
+        sequence: roles.length + 1,
+      },
+    ]);
   return (
     <fieldset className="roles-editor">
       <legend>{t('templates.roles.title')}</legend>
@@ -36,46 +47,101 @@ export function RolesEditor({ roles, onChange, fixedKeys, errors }: Props) {
           const error = errors?.get(index);
           return (
             <li key={index} className="role-row" aria-labelledby={`${id}-title`}>
-              <h3 id={`${id}-title`} className="role-title">{t('templates.roles.number', { n: index + 1 })}</h3>
+              <h3 id={`${id}-title`} className="role-title">
+                {t('templates.roles.number', { n: index + 1 })}
+              </h3>
               <div className="form-grid">
                 <div className="form-field">
                   <label htmlFor={`${id}-key`}>{t('templates.roles.key')}</label>
-                  <input id={`${id}-key`} value={role.role_key} readOnly={fixedKeys?.has(role.role_key)} required pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}"
-                    onChange={(e) => update(index, { role_key: e.target.value })} />
+                  <input
+                    id={`${id}-key`}
+                    value={role.role_key}
+                    readOnly={fixedKeys?.has(role.role_key)}
+                    required
+                    pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}"
+                    onChange={(e) => update(index, { role_key: e.target.value })}
+                  />
                 </div>
                 <div className="form-field">
                   <label htmlFor={`${id}-label`}>{t('templates.roles.label')}</label>
-                  <input id={`${id}-label`} value={role.label ?? ''} onChange={(e) => update(index, { label: e.target.value })} />
+                  <input
+                    id={`${id}-label`}
+                    value={role.label ?? ''}
+                    onChange={(e) => update(index, { label: e.target.value })}
+                  />
                 </div>
                 <div className="form-field">
                   <label htmlFor={`${id}-role`}>{t('templates.roles.kind')}</label>
-                  <select id={`${id}-role`} value={role.role} onChange={(e) => {
-                    const kind = e.target.value as RoleKind;
-                    update(index, { role: kind, signature_method: kind === 'signer' ? (role.signature_method === 'review' ? 'electronic' : role.signature_method) : 'review' });
-                  }}>
-                    {ROLE_KINDS.map((k) => <option key={k} value={k}>{t(`templates.role.${k}`)}</option>)}
+                  <select
+                    id={`${id}-role`}
+                    value={role.role}
+                    onChange={(e) => {
+                      const kind = e.target.value as RoleKind;
+                      update(index, {
+                        role: kind,
+                        signature_method:
+                          kind === 'signer'
+                            ? role.signature_method === 'review'
+                              ? 'electronic'
+                              : role.signature_method
+                            : 'review',
+                      });
+                    }}
+                  >
+                    {ROLE_KINDS.map((k) => (
+                      <option key={k} value={k}>
+                        {t(`templates.role.${k}`)}
+                      </option>
+                    ))}
                   </select>
                 </div>
                 <div className="form-field">
                   <label htmlFor={`${id}-method`}>{t('templates.roles.method')}</label>
-                  <select id={`${id}-method`} value={role.signature_method} onChange={(e) => update(index, { signature_method: e.target.value as SignatureMethod })}>
-                    {SIGNATURE_METHODS.filter((m) => (role.role === 'signer' ? m !== 'review' : m === 'review')).map((m) => <option key={m} value={m}>{t(`templates.method.${m}`)}</option>)}
+                  <select
+                    id={`${id}-method`}
+                    value={role.signature_method}
+                    onChange={(e) => update(index, { signature_method: e.target.value as SignatureMethod })}
+                  >
+                    {SIGNATURE_METHODS.filter((m) => (role.role === 'signer' ? m !== 'review' : m === 'review')).map(
+                      (m) => (
+                        <option key={m} value={m}>
+                          {t(`templates.method.${m}`)}
+                        </option>
+                      ),
+                    )}
                   </select>
                 </div>
                 <div className="form-field">
                   <label htmlFor={`${id}-sequence`}>{t('templates.roles.sequence')}</label>
-                  <input id={`${id}-sequence`} type="number" min={1} max={1000} value={role.sequence} onChange={(e) => update(index, { sequence: Math.max(1, Number(e.target.value) || 1) })} />
+                  <input
+                    id={`${id}-sequence`}
+                    type="number"
+                    min={1}
+                    max={1000}
+                    value={role.sequence}
+                    onChange={(e) => update(index, { sequence: Math.max(1, Number(e.target.value) || 1) })}
+                  />
                 </div>
               </div>
-              {error && <p className="field-error" role="alert">{error}</p>}
-              <button type="button" className="button small danger-outline" onClick={() => onChange(roles.filter((_, i) => i !== index))}>
+              {error && (
+                <p className="field-error" role="alert">
+                  {error}
+                </p>
+              )}
+              <button
+                type="button"
+                className="button small danger-outline"
+                onClick={() => onChange(roles.filter((_, i) => i !== index))}
+              >
                 {t('templates.roles.remove', { name: role.label || role.role_key })}
               </button>
             </li>
           );
         })}
       </ol>
-      <button type="button" className="button small" onClick={add}>{t('templates.roles.add')}</button>
+      <button type="button" className="button small" onClick={add}>
+        {t('templates.roles.add')}
+      </button>
     </fieldset>
   );
 }

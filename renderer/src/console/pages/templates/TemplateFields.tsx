@@ -24,16 +24,32 @@ export function partiesOf(roles: readonly TemplateRole[]): EditorParty[] {
 }
 
 export function editorFieldsOf(template: PortableTemplate): FieldsByDocument {
-  return Object.fromEntries(template.documents.map((d, di) => [d.document_id, d.fields.map((f, fi): EditorField => {
-    // A USB DSC field placed by the PDF's own signature field has no coordinates in a template.
-    const field: EditorField = { id: `${di}-${fi}`, party: f.role_key, field_type: f.field_type, page_number: f.page_number, x: f.x ?? 0, y: f.y ?? 0, width: f.width ?? 0, height: f.height ?? 0, required: f.required, editable: f.editable };
-    if (f.label !== null) field.label = f.label;
-    if (f.value !== null) field.value = f.value;
-    if (f.options !== null) field.options = f.options;
-    if (f.pdf_signature_field !== null) field.pdf_signature_field = f.pdf_signature_field;
-    if (f.field_key !== null) field.field_key = f.field_key;
-    return field;
-  })]));
+  return Object.fromEntries(
+    template.documents.map((d, di) => [
+      d.document_id,
+      d.fields.map((f, fi): EditorField => {
+        // A USB DSC field placed by the PDF's own signature field has no coordinates in a template.
+        const field: EditorField = {
+          id: `${di}-${fi}`,
+          party: f.role_key,
+          field_type: f.field_type,
+          page_number: f.page_number,
+          x: f.x ?? 0,
+          y: f.y ?? 0,
+          width: f.width ?? 0,
+          height: f.height ?? 0,
+          required: f.required,
+          editable: f.editable,
+        };
+        if (f.label !== null) field.label = f.label;
+        if (f.value !== null) field.value = f.value;
+        if (f.options !== null) field.options = f.options;
+        if (f.pdf_signature_field !== null) field.pdf_signature_field = f.pdf_signature_field;
+        if (f.field_key !== null) field.field_key = f.field_key;
+        return field;
+      }),
+    ]),
+  );
 }
 
 function templateFieldOf(f: EditorField): Partial<TemplateField> {
@@ -55,11 +71,18 @@ function templateFieldOf(f: EditorField): Partial<TemplateField> {
 
 /** The merge patch's `documents`: every document kept (by document_id) with its fields. */
 export function documentsPatch(template: PortableTemplate, fields: FieldsByDocument): unknown[] {
-  return template.documents.map((d) => ({ document_id: d.document_id, fields: (fields[d.document_id] ?? []).map(templateFieldOf) }));
+  return template.documents.map((d) => ({
+    document_id: d.document_id,
+    fields: (fields[d.document_id] ?? []).map(templateFieldOf),
+  }));
 }
 
 /** A 422 invalid_field_layout as messages by editor field id, plus those naming no field. */
-export function templateLayoutErrors(error: unknown, template: PortableTemplate, fields: FieldsByDocument): { byField: Map<string, string>; general: string[] } | null {
+export function templateLayoutErrors(
+  error: unknown,
+  template: PortableTemplate,
+  fields: FieldsByDocument,
+): { byField: Map<string, string>; general: string[] } | null {
   if (!(error instanceof ApiError) || error.code !== 'invalid_field_layout') return null;
   const byField = new Map<string, string>();
   const general: string[] = [];
@@ -79,7 +102,8 @@ function editorDocument(doc: PortableTemplate['documents'][number], facts: Docum
     id: doc.document_id,
     name: doc.filename,
     ...(facts ? { pages: facts.pages } : {}),
-    load: async () => new Uint8Array(await (await call('GET', `${API_BASE}/documents/${doc.document_id}/content`)).arrayBuffer()),
+    load: async () =>
+      new Uint8Array(await (await call('GET', `${API_BASE}/documents/${doc.document_id}/content`)).arrayBuffer()),
   };
 }
 
@@ -94,21 +118,38 @@ interface Props {
 export function TemplateFields({ template, roles, fields, onChange, errors }: Props) {
   const { t } = useT();
   const [active, setActive] = useState(template.documents[0]?.document_id ?? '');
-  const facts = useResource((signal) => Promise.all(template.documents.map((d) => api<DocumentFacts>('GET', `/documents/${d.document_id}`, { signal }))), [template.template_id, template.version]);
+  const facts = useResource(
+    (signal) =>
+      Promise.all(template.documents.map((d) => api<DocumentFacts>('GET', `/documents/${d.document_id}`, { signal }))),
+    [template.template_id, template.version],
+  );
   const doc = template.documents.find((d) => d.document_id === active);
   const docFacts = facts.data?.find((f) => f.document_id === active);
   const countErrors = (id: string) => (fields[id] ?? []).filter((f) => errors?.has(f.id)).length;
   if (!doc) return <p className="muted">{t('templates.fields.noDocument')}</p>;
   return (
     // Enter in a field's properties must not submit the whole template form.
-    <section className="template-fields" aria-labelledby="template-fields-title" onKeyDown={(e) => { if (e.key === 'Enter' && e.target instanceof HTMLInputElement) e.preventDefault(); }}>
+    <section
+      className="template-fields"
+      aria-labelledby="template-fields-title"
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' && e.target instanceof HTMLInputElement) e.preventDefault();
+      }}
+    >
       <h2 id="template-fields-title">{t('templates.fields.title')}</h2>
       <p className="hint">{t('templates.fields.hint')}</p>
       {template.documents.length > 1 && (
         <div className="document-tabs" role="group" aria-label={t('templates.fields.documents')}>
           {template.documents.map((d) => (
-            <button key={d.document_id} type="button" aria-pressed={d.document_id === active} className={`button small${d.document_id === active ? ' primary' : ''}`} onClick={() => setActive(d.document_id)}>
-              {d.filename}{countErrors(d.document_id) > 0 ? ' ⚠' : ''}
+            <button
+              key={d.document_id}
+              type="button"
+              aria-pressed={d.document_id === active}
+              className={`button small${d.document_id === active ? ' primary' : ''}`}
+              onClick={() => setActive(d.document_id)}
+            >
+              {d.filename}
+              {countErrors(d.document_id) > 0 ? ' ⚠' : ''}
             </button>
           ))}
         </div>

@@ -13,17 +13,26 @@ import { newIdempotencyKey, type PortableTemplate, type TemplateRole } from './m
 import { roleErrors, RolesEditor } from './RolesEditor';
 import './templates.css';
 
-interface EnvelopeSummary { id: string; title: string; status: string; created_at: string; recipients: { name: string }[] }
+interface EnvelopeSummary {
+  id: string;
+  title: string;
+  status: string;
+  created_at: string;
+  recipients: { name: string }[];
+}
 
 function EnvelopeSource({ value, onChange }: { value: string; onChange(id: string, title: string): void }) {
   const { t, formatDate } = useT();
   const [q, setQ] = useState('');
-  const list = useResource((signal) => {
-    const query = new URLSearchParams({ limit: '50' });
-    for (const status of ['draft', 'sent', 'completed']) query.append('status', status);
-    if (q.trim()) query.set('q', q.trim());
-    return api<{ envelopes: EnvelopeSummary[] }>('GET', `/envelopes?${query.toString()}`, { signal });
-  }, [q]);
+  const list = useResource(
+    (signal) => {
+      const query = new URLSearchParams({ limit: '50' });
+      for (const status of ['draft', 'sent', 'completed']) query.append('status', status);
+      if (q.trim()) query.set('q', q.trim());
+      return api<{ envelopes: EnvelopeSummary[] }>('GET', `/envelopes?${query.toString()}`, { signal });
+    },
+    [q],
+  );
   const envelopes = list.data?.envelopes ?? [];
   return (
     <fieldset>
@@ -38,9 +47,20 @@ function EnvelopeSource({ value, onChange }: { value: string; onChange(id: strin
         {envelopes.map((envelope) => (
           <li key={envelope.id}>
             <label>
-              <input type="radio" name="source-envelope" value={envelope.id} checked={value === envelope.id} onChange={() => onChange(envelope.id, envelope.title)} />
-              <span><strong>{envelope.title}</strong> <span className="badge">{envelope.status}</span>
-                <span className="muted small"> {envelope.recipients.map((r) => r.name).join(', ')} · {formatDate(envelope.created_at)}</span></span>
+              <input
+                type="radio"
+                name="source-envelope"
+                value={envelope.id}
+                checked={value === envelope.id}
+                onChange={() => onChange(envelope.id, envelope.title)}
+              />
+              <span>
+                <strong>{envelope.title}</strong> <span className="badge">{envelope.status}</span>
+                <span className="muted small">
+                  {' '}
+                  {envelope.recipients.map((r) => r.name).join(', ')} · {formatDate(envelope.created_at)}
+                </span>
+              </span>
             </label>
           </li>
         ))}
@@ -57,7 +77,9 @@ export function TemplateNewPage(_props: { params: Record<string, string> }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [files, setFiles] = useState<File[]>([]);
-  const [roles, setRoles] = useState<TemplateRole[]>([{ role_key: 'signer_1', label: '', role: 'signer', signature_method: 'electronic', sequence: 1 }]);
+  const [roles, setRoles] = useState<TemplateRole[]>([
+    { role_key: 'signer_1', label: '', role: 'signer', signature_method: 'electronic', sequence: 1 },
+  ]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   // One key per form: a double click (or a retry after a lost answer) never makes two templates.
@@ -73,10 +95,22 @@ export function TemplateNewPage(_props: { params: Record<string, string> }) {
       const headers = { 'idempotency-key': idempotencyKey };
       let created: PortableTemplate;
       if (mode === 'envelope') {
-        created = await api<PortableTemplate>('POST', '/templates', { headers, json: { source_envelope_id: envelopeId, ...(name.trim() ? { name: name.trim() } : {}), ...(description.trim() ? { description: description.trim() } : {}) } });
+        created = await api<PortableTemplate>('POST', '/templates', {
+          headers,
+          json: {
+            source_envelope_id: envelopeId,
+            ...(name.trim() ? { name: name.trim() } : {}),
+            ...(description.trim() ? { description: description.trim() } : {}),
+          },
+        });
       } else {
         const form = new FormData();
-        const definition = { name: name.trim(), description: description.trim() || null, roles: roles.map((r) => ({ ...r, label: r.label?.trim() || null })), documents: files.map((_, i) => ({ file: `pdf${i}`, fields: [] })) };
+        const definition = {
+          name: name.trim(),
+          description: description.trim() || null,
+          roles: roles.map((r) => ({ ...r, label: r.label?.trim() || null })),
+          documents: files.map((_, i) => ({ file: `pdf${i}`, fields: [] })),
+        };
         form.append('template', JSON.stringify(definition));
         files.forEach((file, i) => form.append(`pdf${i}`, file, file.name));
         created = await api<PortableTemplate>('POST', '/templates', { headers, form });
@@ -91,26 +125,51 @@ export function TemplateNewPage(_props: { params: Record<string, string> }) {
 
   return (
     <>
-      <div className="page-head"><h1>{t('templates.new.title')}</h1></div>
+      <div className="page-head">
+        <h1>{t('templates.new.title')}</h1>
+      </div>
       <form className="card tpl-form" onSubmit={(e) => void submit(e)} noValidate={false}>
         <fieldset className="mode-switch">
           <legend>{t('templates.new.from')}</legend>
-          <label><input type="radio" name="mode" checked={mode === 'envelope'} onChange={() => setMode('envelope')} /> {t('templates.new.fromEnvelope')}</label>
-          <label><input type="radio" name="mode" checked={mode === 'upload'} onChange={() => setMode('upload')} /> {t('templates.new.fromUpload')}</label>
+          <label>
+            <input type="radio" name="mode" checked={mode === 'envelope'} onChange={() => setMode('envelope')} />{' '}
+            {t('templates.new.fromEnvelope')}
+          </label>
+          <label>
+            <input type="radio" name="mode" checked={mode === 'upload'} onChange={() => setMode('upload')} />{' '}
+            {t('templates.new.fromUpload')}
+          </label>
         </fieldset>
         <div className="form-grid">
           <div className="form-field">
             <label htmlFor="template-name">{t('templates.field.name')}</label>
-            <input id="template-name" value={name} required={mode === 'upload'} maxLength={500} onChange={(e) => setName(e.target.value)} />
+            <input
+              id="template-name"
+              value={name}
+              required={mode === 'upload'}
+              maxLength={500}
+              onChange={(e) => setName(e.target.value)}
+            />
             {mode === 'envelope' && <span className="hint">{t('templates.new.nameHint')}</span>}
           </div>
           <div className="form-field">
             <label htmlFor="template-description">{t('templates.field.description')}</label>
-            <input id="template-description" value={description} maxLength={10_000} onChange={(e) => setDescription(e.target.value)} />
+            <input
+              id="template-description"
+              value={description}
+              maxLength={10_000}
+              onChange={(e) => setDescription(e.target.value)}
+            />
           </div>
         </div>
         {mode === 'envelope' ? (
-          <EnvelopeSource value={envelopeId} onChange={(id, title) => { setEnvelopeId(id); if (!name) setName(title); }} />
+          <EnvelopeSource
+            value={envelopeId}
+            onChange={(id, title) => {
+              setEnvelopeId(id);
+              if (!name) setName(title);
+            }}
+          />
         ) : (
           <>
             <PdfDropZone files={files} onChange={setFiles} />
@@ -120,8 +179,12 @@ export function TemplateNewPage(_props: { params: Record<string, string> }) {
         )}
         <ErrorNotice error={error} />
         <div className="form-actions">
-          <button type="submit" className="button primary" disabled={busy}>{busy ? t('templates.new.creating') : t('templates.new.create')}</button>
-          <button type="button" className="button" onClick={() => navigate('/templates')}>{t('templates.cancel')}</button>
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? t('templates.new.creating') : t('templates.new.create')}
+          </button>
+          <button type="button" className="button" onClick={() => navigate('/templates')}>
+            {t('templates.cancel')}
+          </button>
         </div>
       </form>
     </>

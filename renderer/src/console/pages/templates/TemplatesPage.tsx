@@ -22,12 +22,17 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
   const { t, formatDate } = useT();
   const { query, navigate } = useRouter();
   const q = query.get('q') ?? '';
-  const archived = (['true', 'all'].includes(query.get('archived') ?? '') ? query.get('archived') : 'false') as ArchivedFilter;
+  const archived = (
+    ['true', 'all'].includes(query.get('archived') ?? '') ? query.get('archived') : 'false'
+  ) as ArchivedFilter;
   const mine = query.get('mine') === 'true';
   const [search, setSearch] = useState(q);
   const [more, setMore] = useState<{ items: TemplateListItem[]; cursor: string | null } | null>(null);
   const [moreError, setMoreError] = useState<unknown>(null);
-  const list = useResource((signal) => api<TemplateList>('GET', listPath(q, archived, mine, null), { signal }), [q, archived, mine]);
+  const list = useResource(
+    (signal) => api<TemplateList>('GET', listPath(q, archived, mine, null), { signal }),
+    [q, archived, mine],
+  );
   const searchId = useId();
   const filterId = useId();
   useEffect(() => setMore(null), [q, archived, mine]);
@@ -41,7 +46,7 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
     navigate(`/templates${text ? `?${text}` : ''}`, { replace: true });
   };
   const items = [...(list.data?.templates ?? []), ...(more?.items ?? [])];
-  const cursor = more ? more.cursor : list.data?.next_cursor ?? null;
+  const cursor = more ? more.cursor : (list.data?.next_cursor ?? null);
   const loadMore = async () => {
     setMoreError(null);
     try {
@@ -57,12 +62,27 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
     <>
       <div className="page-head">
         <h1>{t('templates.list.title')}</h1>
-        <Link to="/templates/new" className="button primary">{t('templates.list.new')}</Link>
+        <Link to="/templates/new" className="button primary">
+          {t('templates.list.new')}
+        </Link>
       </div>
-      <form className="templates-filters" role="search" onSubmit={(e) => { e.preventDefault(); apply(search, archived); }}>
+      <form
+        className="templates-filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply(search, archived);
+        }}
+      >
         <div className="form-field">
           <label htmlFor={searchId}>{t('templates.list.search')}</label>
-          <input id={searchId} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder={t('templates.list.searchHint')} />
+          <input
+            id={searchId}
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder={t('templates.list.searchHint')}
+          />
         </div>
         <div className="form-field">
           <label htmlFor={filterId}>{t('templates.list.show')}</label>
@@ -76,38 +96,68 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
           <input type="checkbox" checked={mine} onChange={(e) => apply(search, archived, e.target.checked)} />
           {t('templates.list.mine')}
         </label>
-        <button type="submit" className="button">{t('templates.list.searchButton')}</button>
+        <button type="submit" className="button">
+          {t('templates.list.searchButton')}
+        </button>
       </form>
       <ErrorNotice error={list.error} onRetry={list.reload} />
       {list.loading && !list.data && <p role="status">{t('console.loading')}</p>}
-      {list.data && items.length === 0 && (filtered ? (
-        <section className="empty-state">
-          <h2>{t('templates.list.noMatch')}</h2>
-          <button type="button" className="button" onClick={() => { setSearch(''); apply('', 'false', false); }}>{t('templates.list.clear')}</button>
-        </section>
-      ) : (
-        <section className="empty-state">
-          <h2>{t('templates.empty.title')}</h2>
-          <p>{t('templates.empty.body')}</p>
-          <div className="form-actions center">
-            <Link to="/templates/new?from=envelope" className="button primary">{t('templates.empty.fromEnvelope')}</Link>
-            <Link to="/templates/new?from=upload" className="button">{t('templates.empty.upload')}</Link>
-          </div>
-        </section>
-      ))}
+      {list.data &&
+        items.length === 0 &&
+        (filtered ? (
+          <section className="empty-state">
+            <h2>{t('templates.list.noMatch')}</h2>
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                setSearch('');
+                apply('', 'false', false);
+              }}
+            >
+              {t('templates.list.clear')}
+            </button>
+          </section>
+        ) : (
+          <section className="empty-state">
+            <h2>{t('templates.empty.title')}</h2>
+            <p>{t('templates.empty.body')}</p>
+            <div className="form-actions center">
+              <Link to="/templates/new?from=envelope" className="button primary">
+                {t('templates.empty.fromEnvelope')}
+              </Link>
+              <Link to="/templates/new?from=upload" className="button">
+                {t('templates.empty.upload')}
+              </Link>
+            </div>
+          </section>
+        ))}
       {items.length > 0 && (
         <div className="table-wrap">
           <table className="data">
             <thead>
-              <tr><th>{t('templates.list.name')}</th><th>{t('templates.list.version')}</th><th className="hide-narrow">{t('templates.list.updated')}</th><th>{t('templates.list.state')}</th></tr>
+              <tr>
+                <th>{t('templates.list.name')}</th>
+                <th>{t('templates.list.version')}</th>
+                <th className="hide-narrow">{t('templates.list.updated')}</th>
+                <th>{t('templates.list.state')}</th>
+              </tr>
             </thead>
             <tbody>
               {items.map((item) => (
                 <tr key={item.template_id}>
-                  <td><Link to={`/templates/${item.template_id}`}>{item.name}</Link></td>
+                  <td>
+                    <Link to={`/templates/${item.template_id}`}>{item.name}</Link>
+                  </td>
                   <td>{item.version}</td>
                   <td className="hide-narrow">{formatDate(item.updated_at)}</td>
-                  <td>{item.archived ? <span className="badge tone-warning">{t('templates.state.archived')}</span> : <span className="badge tone-success">{t('templates.state.active')}</span>}</td>
+                  <td>
+                    {item.archived ? (
+                      <span className="badge tone-warning">{t('templates.state.archived')}</span>
+                    ) : (
+                      <span className="badge tone-success">{t('templates.state.active')}</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -115,7 +165,13 @@ export function TemplatesPage(_props: { params: Record<string, string> }) {
         </div>
       )}
       <ErrorNotice error={moreError} />
-      {cursor && <div className="form-actions"><button type="button" className="button" onClick={() => void loadMore()}>{t('templates.list.more')}</button></div>}
+      {cursor && (
+        <div className="form-actions">
+          <button type="button" className="button" onClick={() => void loadMore()}>
+            {t('templates.list.more')}
+          </button>
+        </div>
+      )}
     </>
   );
 }

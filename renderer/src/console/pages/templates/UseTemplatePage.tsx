@@ -12,16 +12,21 @@ import { useResource } from '../../use-resource';
 import { newIdempotencyKey, roleName, type PortableTemplate, type TemplateField } from './model';
 import './templates.css';
 
-interface Person { name: string; email: string }
+interface Person {
+  name: string;
+  email: string;
+}
 
 /** Fields that take a value and have a key to give it by (instantiate's field_values). */
 function prefillFields(template: PortableTemplate): { key: string; field: TemplateField }[] {
   const seen = new Set<string>();
-  return template.documents.flatMap((d) => d.fields).flatMap((field) => {
-    if (!field.field_key || field.field_type < 8 || seen.has(field.field_key)) return [];
-    seen.add(field.field_key);
-    return [{ key: field.field_key, field }];
-  });
+  return template.documents
+    .flatMap((d) => d.fields)
+    .flatMap((field) => {
+      if (!field.field_key || field.field_type < 8 || seen.has(field.field_key)) return [];
+      seen.add(field.field_key);
+      return [{ key: field.field_key, field }];
+    });
 }
 
 /** The server's problems by what they name: a role key (/recipients/<key>) or a field key. */
@@ -34,19 +39,39 @@ function problemsByName(error: unknown, template: PortableTemplate): Map<string,
     const role = /\/recipients\/([^/]+)/.exec(path);
     const value = /\/field_values\/([^/]+)/.exec(path);
     const layout = /\/documents\/(\d+)\/fields\/(\d+)/.exec(path);
-    const key = role ? `role:${role[1]}` : value ? `field:${value[1]}` : layout ? `field:${fields[Number(layout[1])]?.[Number(layout[2])]?.field_key ?? ''}` : null;
+    const key = role
+      ? `role:${role[1]}`
+      : value
+        ? `field:${value[1]}`
+        : layout
+          ? `field:${fields[Number(layout[1])]?.[Number(layout[2])]?.field_key ?? ''}`
+          : null;
     if (key && item.message && !map.has(key)) map.set(key, item.message);
   }
   return map;
 }
 
-function ValueInput({ id, field, value, onChange }: { id: string; field: TemplateField; value: string; onChange(v: string): void }) {
+function ValueInput({
+  id,
+  field,
+  value,
+  onChange,
+}: {
+  id: string;
+  field: TemplateField;
+  value: string;
+  onChange(v: string): void;
+}) {
   const { t } = useT();
   if ((field.field_type === 12 || field.field_type === 13) && field.options?.length) {
     return (
       <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
         <option value="">{t('templates.use.noValue')}</option>
-        {field.options.map((o) => <option key={o} value={o}>{o}</option>)}
+        {field.options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
       </select>
     );
   }
@@ -60,13 +85,23 @@ function ValueInput({ id, field, value, onChange }: { id: string; field: Templat
     );
   }
   const type = field.field_type === 10 ? 'number' : field.field_type === 11 ? 'date' : 'text';
-  return <input id={id} type={type} value={value} step={type === 'number' ? 'any' : undefined} onChange={(e) => onChange(e.target.value)} />;
+  return (
+    <input
+      id={id}
+      type={type}
+      value={value}
+      step={type === 'number' ? 'any' : undefined}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
 }
 
 function UseForm({ template }: { template: PortableTemplate }) {
   const { t } = useT();
   const { navigate } = useRouter();
-  const [people, setPeople] = useState<Record<string, Person>>(() => Object.fromEntries(template.roles.map((r) => [r.role_key, { name: '', email: '' }])));
+  const [people, setPeople] = useState<Record<string, Person>>(() =>
+    Object.fromEntries(template.roles.map((r) => [r.role_key, { name: '', email: '' }])),
+  );
   const [values, setValues] = useState<Record<string, string>>({});
   const [title, setTitle] = useState(template.name);
   const [message, setMessage] = useState(template.settings.message ?? '');
@@ -90,7 +125,9 @@ function UseForm({ template }: { template: PortableTemplate }) {
           version: template.version,
           title: title.trim() || template.name,
           ...(message.trim() ? { message: message.trim() } : {}),
-          recipients: Object.fromEntries(Object.entries(people).map(([key, p]) => [key, { name: p.name.trim(), email: p.email.trim() }])),
+          recipients: Object.fromEntries(
+            Object.entries(people).map(([key, p]) => [key, { name: p.name.trim(), email: p.email.trim() }]),
+          ),
           ...(Object.keys(fieldValues).length ? { field_values: fieldValues } : {}),
           send,
         },
@@ -123,15 +160,33 @@ function UseForm({ template }: { template: PortableTemplate }) {
           const problem = problems.get(`role:${role.role_key}`);
           return (
             <div key={role.role_key} className="role-person">
-              <h3>{roleName(role)} <span className="muted small">({t(`templates.role.${role.role}`)}, {t(`templates.method.${role.signature_method}`)})</span></h3>
+              <h3>
+                {roleName(role)}{' '}
+                <span className="muted small">
+                  ({t(`templates.role.${role.role}`)}, {t(`templates.method.${role.signature_method}`)})
+                </span>
+              </h3>
               <div className="form-grid">
                 <div className="form-field">
                   <label htmlFor={`name-${role.role_key}`}>{t('templates.use.name', { role: roleName(role) })}</label>
-                  <input id={`name-${role.role_key}`} required autoComplete="off" value={person.name} onChange={(e) => set({ name: e.target.value })} />
+                  <input
+                    id={`name-${role.role_key}`}
+                    required
+                    autoComplete="off"
+                    value={person.name}
+                    onChange={(e) => set({ name: e.target.value })}
+                  />
                 </div>
                 <div className="form-field">
                   <label htmlFor={`email-${role.role_key}`}>{t('templates.use.email', { role: roleName(role) })}</label>
-                  <input id={`email-${role.role_key}`} type="email" required autoComplete="off" value={person.email} onChange={(e) => set({ email: e.target.value })} />
+                  <input
+                    id={`email-${role.role_key}`}
+                    type="email"
+                    required
+                    autoComplete="off"
+                    value={person.email}
+                    onChange={(e) => set({ email: e.target.value })}
+                  />
                 </div>
               </div>
               {problem && <p className="field-error">{problem}</p>}
@@ -147,20 +202,36 @@ function UseForm({ template }: { template: PortableTemplate }) {
             {prefill.map(({ key, field }) => (
               <div key={key} className="form-field">
                 <label htmlFor={`value-${key}`}>{field.label || key}</label>
-                <ValueInput id={`value-${key}`} field={field} value={values[key] ?? ''} onChange={(v) => setValues({ ...values, [key]: v })} />
+                <ValueInput
+                  id={`value-${key}`}
+                  field={field}
+                  value={values[key] ?? ''}
+                  onChange={(v) => setValues({ ...values, [key]: v })}
+                />
                 {problems.get(`field:${key}`) && <span className="field-error">{problems.get(`field:${key}`)}</span>}
               </div>
             ))}
           </div>
         </fieldset>
       )}
-      <div ref={errorRef} tabIndex={-1}><ErrorNotice error={error} /></div>
+      <div ref={errorRef} tabIndex={-1}>
+        <ErrorNotice error={error} />
+      </div>
       <div className="form-actions">
-        <button type="submit" className="button" disabled={busy !== null}>{busy === 'draft' ? t('templates.use.creating') : t('templates.use.draft')}</button>
-        <button type="button" className="button primary" disabled={busy !== null} onClick={(e) => {
-          const form = e.currentTarget.form!;
-          if (form.reportValidity()) void submit(e, true);
-        }}>{busy === 'send' ? t('templates.use.sending') : t('templates.use.send')}</button>
+        <button type="submit" className="button" disabled={busy !== null}>
+          {busy === 'draft' ? t('templates.use.creating') : t('templates.use.draft')}
+        </button>
+        <button
+          type="button"
+          className="button primary"
+          disabled={busy !== null}
+          onClick={(e) => {
+            const form = e.currentTarget.form!;
+            if (form.reportValidity()) void submit(e, true);
+          }}
+        >
+          {busy === 'send' ? t('templates.use.sending') : t('templates.use.send')}
+        </button>
       </div>
     </form>
   );
@@ -173,12 +244,18 @@ export function UseTemplatePage({ params }: { params: Record<string, string> }) 
   const template = loaded.data;
   return (
     <>
-      <p><Link to={`/templates/${id}`}>{t('templates.use.back')}</Link></p>
-      <div className="page-head"><h1>{template ? t('templates.use.title', { name: template.name }) : t('templates.use.titlePlain')}</h1></div>
+      <p>
+        <Link to={`/templates/${id}`}>{t('templates.use.back')}</Link>
+      </p>
+      <div className="page-head">
+        <h1>{template ? t('templates.use.title', { name: template.name }) : t('templates.use.titlePlain')}</h1>
+      </div>
       <ErrorNotice error={loaded.error} onRetry={loaded.reload} />
       {!template && !loaded.error && <p role="status">{t('console.loading')}</p>}
       {template?.archived && (
-        <p className="notice notice-error" role="alert">{t('templates.use.archived')} <Link to={`/templates/${id}`}>{t('templates.use.back')}</Link></p>
+        <p className="notice notice-error" role="alert">
+          {t('templates.use.archived')} <Link to={`/templates/${id}`}>{t('templates.use.back')}</Link>
+        </p>
       )}
       {template && !template.archived && (
         <>

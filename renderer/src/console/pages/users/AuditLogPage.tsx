@@ -20,19 +20,25 @@ function actionKey(action: string): ConsoleStringKey | null {
 
 export function AuditLogPage() {
   const { t, formatDate } = useT();
-  const first = useResource((signal) => api<AuditPage>('GET', `${LEGACY_BASE}/audit-log/?limit=${PAGE}`, { signal }), []);
+  const first = useResource(
+    (signal) => api<AuditPage>('GET', `${LEGACY_BASE}/audit-log/?limit=${PAGE}`, { signal }),
+    [],
+  );
   const [older, setOlder] = useState<AuditItem[]>([]);
   const [next, setNext] = useState<string | null | undefined>(undefined);
   const [moreError, setMoreError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
-  const cursor = next === undefined ? first.data?.next_before ?? null : next;
+  const cursor = next === undefined ? (first.data?.next_before ?? null) : next;
   const loadMore = async () => {
     if (!cursor) return;
     setBusy(true);
     setMoreError(null);
     try {
-      const page = await api<AuditPage>('GET', `${LEGACY_BASE}/audit-log/?limit=${PAGE}&before=${encodeURIComponent(cursor)}`);
+      const page = await api<AuditPage>(
+        'GET',
+        `${LEGACY_BASE}/audit-log/?limit=${PAGE}&before=${encodeURIComponent(cursor)}`,
+      );
       setOlder((items) => [...items, ...page.items]);
       setNext(page.next_before);
     } catch (failure) {
@@ -47,7 +53,9 @@ export function AuditLogPage() {
     <>
       <div className="page-head">
         <h1>{t('audit.title')}</h1>
-        <Link to="/users" className="button">{t('audit.back')}</Link>
+        <Link to="/users" className="button">
+          {t('audit.back')}
+        </Link>
       </div>
       <p className="muted">{t('audit.intro')}</p>
       <ErrorNotice error={first.error} onRetry={first.reload} />
@@ -63,7 +71,9 @@ export function AuditLogPage() {
                   <th scope="col">{t('audit.col.who')}</th>
                   <th scope="col">{t('audit.col.action')}</th>
                   <th scope="col">{t('audit.col.target')}</th>
-                  <th scope="col" className="hide-narrow">{t('audit.col.ip')}</th>
+                  <th scope="col" className="hide-narrow">
+                    {t('audit.col.ip')}
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -83,7 +93,13 @@ export function AuditLogPage() {
             </table>
           )}
           <ErrorNotice error={moreError} />
-          {cursor && <div className="form-actions"><button type="button" className="button" disabled={busy} onClick={() => void loadMore()}>{t('audit.more')}</button></div>}
+          {cursor && (
+            <div className="form-actions">
+              <button type="button" className="button" disabled={busy} onClick={() => void loadMore()}>
+                {t('audit.more')}
+              </button>
+            </div>
+          )}
         </section>
       )}
     </>

@@ -28,7 +28,9 @@ export function ChangePasswordPage() {
     setError(null);
     setDone(false);
     try {
-      await api('POST', usersPath('me/password/'), { json: { current_password: current, new_password: value.password } });
+      await api('POST', usersPath('me/password/'), {
+        json: { current_password: current, new_password: value.password },
+      });
       setDone(true);
       setCurrent('');
       setValue({ password: '', repeat: '' });
@@ -41,22 +43,46 @@ export function ChangePasswordPage() {
   };
 
   // The server names the field it refuses (422 with errors[].path /current_password): said on that field.
-  const wrongCurrent = error instanceof ApiError && Array.isArray(error.problem.errors) && (error.problem.errors as { path?: string }[]).some((e) => e.path === '/current_password');
+  const wrongCurrent =
+    error instanceof ApiError &&
+    Array.isArray(error.problem.errors) &&
+    (error.problem.errors as { path?: string }[]).some((e) => e.path === '/current_password');
   return (
     <section className="users-narrow">
-      <div className="page-head"><h1>{t('password.change.title')}</h1></div>
+      <div className="page-head">
+        <h1>{t('password.change.title')}</h1>
+      </div>
       <p className="muted">{user.email}</p>
-      {done && <p ref={doneRef} tabIndex={-1} className="notice notice-success" role="status">{t('password.change.done')}</p>}
+      {done && (
+        <p ref={doneRef} tabIndex={-1} className="notice notice-success" role="status">
+          {t('password.change.done')}
+        </p>
+      )}
       <form className="card" onSubmit={(e) => void submit(e)} noValidate>
         <div className="form-field">
           <label htmlFor="current-password">{t('password.current')}</label>
-          <input id="current-password" type="password" autoComplete="current-password" required value={current} aria-invalid={wrongCurrent ? true : undefined} aria-describedby={wrongCurrent ? 'current-problem' : undefined} onChange={(e) => setCurrent(e.target.value)} />
-          {wrongCurrent && <span id="current-problem" className="field-error" role="alert">{(error as ApiError).message}</span>}
+          <input
+            id="current-password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            aria-invalid={wrongCurrent ? true : undefined}
+            aria-describedby={wrongCurrent ? 'current-problem' : undefined}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
+          {wrongCurrent && (
+            <span id="current-problem" className="field-error" role="alert">
+              {(error as ApiError).message}
+            </span>
+          )}
         </div>
         <PasswordFields value={value} onChange={setValue} problem={shownProblem} />
         {!wrongCurrent && <ErrorNotice error={error} />}
         <div className="form-actions">
-          <button type="submit" className="button primary" disabled={busy}>{busy ? t('password.busy') : t('password.change.submit')}</button>
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? t('password.busy') : t('password.change.submit')}
+          </button>
         </div>
       </form>
     </section>

@@ -30,19 +30,35 @@ export function ForgotPassword({ initialEmail, onBack }: { initialEmail: string;
 
   return (
     <form className="login-card" onSubmit={(e) => void submit(e)}>
-      <h1 ref={heading} tabIndex={-1}>{t('password.forgot.title')}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {t('password.forgot.title')}
+      </h1>
       {sentTo ? (
-        <p className="notice notice-success" role="status">{t('password.forgot.done', { email: sentTo })}</p>
+        <p className="notice notice-success" role="status">
+          {t('password.forgot.done', { email: sentTo })}
+        </p>
       ) : (
         <>
           <p className="muted small">{t('password.forgot.hint')}</p>
           <label htmlFor="forgot-email">{t('login.email')}</label>
-          <input id="forgot-email" type="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            id="forgot-email"
+            type="email"
+            autoComplete="username"
+            required
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
           <ErrorNotice error={error} />
-          <button type="submit" className="button primary" disabled={busy}>{busy ? t('password.busy') : t('password.forgot.submit')}</button>
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? t('password.busy') : t('password.forgot.submit')}
+          </button>
         </>
       )}
-      <button type="button" className="button link-button" onClick={onBack}>{t('password.forgot.back')}</button>
+      <button type="button" className="button link-button" onClick={onBack}>
+        {t('password.forgot.back')}
+      </button>
     </form>
   );
 }

@@ -31,7 +31,10 @@ export function InviteForm({ onInvited }: { onInvited: (user: User) => void }) {
   };
 
   // 409 user_exists and 422 on the e-mail are said on the e-mail field.
-  const emailError = error instanceof ApiError && (error.code === 'user_exists' || error.code === 'validation_failed') ? error.message : null;
+  const emailError =
+    error instanceof ApiError && (error.code === 'user_exists' || error.code === 'validation_failed')
+      ? error.message
+      : null;
   return (
     <section className="card" aria-labelledby="invite-title">
       <h2 id="invite-title">{t('users.invite.title')}</h2>
@@ -39,21 +42,43 @@ export function InviteForm({ onInvited }: { onInvited: (user: User) => void }) {
       <form className="form-grid invite-form" onSubmit={(e) => void submit(e)}>
         <div className="form-field">
           <label htmlFor="invite-email">{t('users.invite.email')}</label>
-          <input id="invite-email" type="email" required value={email} aria-invalid={emailError ? true : undefined} aria-describedby={emailError ? 'invite-email-error' : undefined} onChange={(e) => setEmail(e.target.value)} />
-          {emailError && <span id="invite-email-error" className="field-error" role="alert">{emailError}</span>}
+          <input
+            id="invite-email"
+            type="email"
+            required
+            value={email}
+            aria-invalid={emailError ? true : undefined}
+            aria-describedby={emailError ? 'invite-email-error' : undefined}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+          {emailError && (
+            <span id="invite-email-error" className="field-error" role="alert">
+              {emailError}
+            </span>
+          )}
         </div>
         <div className="form-field">
           <label htmlFor="invite-role">{t('users.invite.role')}</label>
           <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => <option key={r} value={r}>{t(roleKey(r))}</option>)}
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {t(roleKey(r))}
+              </option>
+            ))}
           </select>
         </div>
         <div className="form-actions">
-          <button type="submit" className="button primary" disabled={busy}>{busy ? t('users.invite.busy') : t('users.invite.submit')}</button>
+          <button type="submit" className="button primary" disabled={busy}>
+            {busy ? t('users.invite.busy') : t('users.invite.submit')}
+          </button>
         </div>
       </form>
       {!emailError && <ErrorNotice error={error} />}
-      {done && <p className="notice notice-success" role="status">{done}</p>}
+      {done && (
+        <p className="notice notice-success" role="status">
+          {done}
+        </p>
+      )}
     </section>
   );
 }

@@ -29,7 +29,13 @@ export function SetPasswordPage() {
     setBusy(true);
     setError(null);
     try {
-      setDoneEmail((await api<{ email: string }>('POST', usersPath('set-password/'), { json: { token, password: value.password } })).email);
+      setDoneEmail(
+        (
+          await api<{ email: string }>('POST', usersPath('set-password/'), {
+            json: { token, password: value.password },
+          })
+        ).email,
+      );
     } catch (failure) {
       setError(failure);
     } finally {
@@ -44,21 +50,31 @@ export function SetPasswordPage() {
         <h1>{t('password.set.title')}</h1>
         {doneEmail ? (
           <>
-            <p className="notice notice-success" role="status">{t('password.set.done', { email: doneEmail })}</p>
+            <p className="notice notice-success" role="status">
+              {t('password.set.done', { email: doneEmail })}
+            </p>
             {/* A full page load: the app starts afresh at the login, with no token in the address. */}
-            <a className="button primary" href={`${CONSOLE_BASE}/`}>{t('password.set.login')}</a>
+            <a className="button primary" href={`${CONSOLE_BASE}/`}>
+              {t('password.set.login')}
+            </a>
           </>
         ) : token === '' || invalidLink ? (
           <>
-            <p className="notice notice-error" role="alert">{t(token === '' ? 'password.set.noToken' : 'password.set.invalidLink')}</p>
-            <a className="button" href={`${CONSOLE_BASE}/`}>{t('password.set.login')}</a>
+            <p className="notice notice-error" role="alert">
+              {t(token === '' ? 'password.set.noToken' : 'password.set.invalidLink')}
+            </p>
+            <a className="button" href={`${CONSOLE_BASE}/`}>
+              {t('password.set.login')}
+            </a>
           </>
         ) : (
           <form onSubmit={(e) => void submit(e)} noValidate>
             <PasswordFields value={value} onChange={setValue} problem={shownProblem} />
             <ErrorNotice error={error} />
             <div className="form-actions">
-              <button type="submit" className="button primary" disabled={busy}>{busy ? t('password.busy') : t('password.set.submit')}</button>
+              <button type="submit" className="button primary" disabled={busy}>
+                {busy ? t('password.busy') : t('password.set.submit')}
+              </button>
             </div>
           </form>
         )}

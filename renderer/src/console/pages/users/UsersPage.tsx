@@ -14,7 +14,17 @@ import { InviteForm } from './InviteForm';
 import { ROLES, roleKey, STATUS_TONE, usersPath, type Role, type User } from './model';
 import './users.css';
 
-function UserRow({ user, isMe, onChanged, onDeactivate }: { user: User; isMe: boolean; onChanged: (message: string | null, error: unknown) => void; onDeactivate: (user: User) => void }) {
+function UserRow({
+  user,
+  isMe,
+  onChanged,
+  onDeactivate,
+}: {
+  user: User;
+  isMe: boolean;
+  onChanged: (message: string | null, error: unknown) => void;
+  onDeactivate: (user: User) => void;
+}) {
   const { t, formatDate } = useT();
   const [busy, setBusy] = useState(false);
   const changeRole = async (role: Role) => {
@@ -31,18 +41,39 @@ function UserRow({ user, isMe, onChanged, onDeactivate }: { user: User; isMe: bo
   const deactivated = user.status === 'deactivated';
   return (
     <tr>
-      <td>{user.email}{isMe && <span className="you">{t('users.you')}</span>}</td>
       <td>
-        <select aria-label={t('users.roleOf', { email: user.email })} value={user.role} disabled={busy || deactivated} onChange={(e) => void changeRole(e.target.value as Role)}>
-          {ROLES.map((r) => <option key={r} value={r}>{t(roleKey(r))}</option>)}
+        {user.email}
+        {isMe && <span className="you">{t('users.you')}</span>}
+      </td>
+      <td>
+        <select
+          aria-label={t('users.roleOf', { email: user.email })}
+          value={user.role}
+          disabled={busy || deactivated}
+          onChange={(e) => void changeRole(e.target.value as Role)}
+        >
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {t(roleKey(r))}
+            </option>
+          ))}
         </select>
       </td>
-      <td><span className={`badge ${STATUS_TONE[user.status]}`}>{t(`users.status.${user.status}`)}</span></td>
+      <td>
+        <span className={`badge ${STATUS_TONE[user.status]}`}>{t(`users.status.${user.status}`)}</span>
+      </td>
       <td className="hide-narrow">{formatDate(user.created_at)}</td>
       <td>{user.last_login_at ? formatDate(user.last_login_at) : t('users.never')}</td>
       <td>
         {!deactivated && !isMe && (
-          <button type="button" className="button small danger" onClick={() => onDeactivate(user)} aria-label={`${t('users.deactivate')}: ${user.email}`}>{t('users.deactivate')}</button>
+          <button
+            type="button"
+            className="button small danger"
+            onClick={() => onDeactivate(user)}
+            aria-label={`${t('users.deactivate')}: ${user.email}`}
+          >
+            {t('users.deactivate')}
+          </button>
         )}
       </td>
     </tr>
@@ -77,12 +108,21 @@ export function UsersPage() {
     <>
       <div className="page-head">
         <h1>{t('users.title')}</h1>
-        <Link to="/users/audit-log" className="button">{t('users.auditLink')}</Link>
+        <Link to="/users/audit-log" className="button">
+          {t('users.auditLink')}
+        </Link>
       </div>
       <p className="muted">{t('users.intro')}</p>
       {/* A refusal (403) does not change by retrying; a failed load may. */}
-      <ErrorNotice error={users.error} {...(users.error instanceof ApiError && users.error.status === 403 ? {} : { onRetry: users.reload })} />
-      {message && <p className="notice notice-success" role="status">{message}</p>}
+      <ErrorNotice
+        error={users.error}
+        {...(users.error instanceof ApiError && users.error.status === 403 ? {} : { onRetry: users.reload })}
+      />
+      {message && (
+        <p className="notice notice-success" role="status">
+          {message}
+        </p>
+      )}
       <ErrorNotice error={actionError} />
       {users.data && (
         <section className="card">
@@ -92,13 +132,23 @@ export function UsersPage() {
                 <th scope="col">{t('users.col.email')}</th>
                 <th scope="col">{t('users.col.role')}</th>
                 <th scope="col">{t('users.col.status')}</th>
-                <th scope="col" className="hide-narrow">{t('users.col.created')}</th>
+                <th scope="col" className="hide-narrow">
+                  {t('users.col.created')}
+                </th>
                 <th scope="col">{t('users.col.lastLogin')}</th>
                 <th scope="col">{t('users.col.actions')}</th>
               </tr>
             </thead>
             <tbody>
-              {items.map((user) => <UserRow key={user.id} user={user} isMe={user.email === me.email} onChanged={outcome} onDeactivate={setConfirming} />)}
+              {items.map((user) => (
+                <UserRow
+                  key={user.id}
+                  user={user}
+                  isMe={user.email === me.email}
+                  onChanged={outcome}
+                  onDeactivate={setConfirming}
+                />
+              ))}
             </tbody>
           </table>
           {items.length <= 1 && <p className="empty-state">{t('users.empty')}</p>}
@@ -109,8 +159,12 @@ export function UsersPage() {
         <Modal title={t('users.deactivate.title', { email: confirming.email })} onClose={() => setConfirming(null)}>
           <p>{t('users.deactivate.body')}</p>
           <div className="form-actions">
-            <button type="button" className="button danger" onClick={() => void deactivate(confirming)}>{t('users.deactivate.confirm')}</button>
-            <button type="button" className="button" autoFocus onClick={() => setConfirming(null)}>{t('users.cancel')}</button>
+            <button type="button" className="button danger" onClick={() => void deactivate(confirming)}>
+              {t('users.deactivate.confirm')}
+            </button>
+            <button type="button" className="button" autoFocus onClick={() => setConfirming(null)}>
+              {t('users.cancel')}
+            </button>
           </div>
         </Modal>
       )}

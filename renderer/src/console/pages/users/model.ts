@@ -32,9 +32,14 @@ export interface AuditPage {
 
 export const usersPath = (rest = ''): string => `${LEGACY_BASE}/users/${rest}`;
 
-export const roleKey = (role: string): ConsoleStringKey => (ROLES as readonly string[]).includes(role) ? (`users.role.${role}` as ConsoleStringKey) : 'users.role.sender';
+export const roleKey = (role: string): ConsoleStringKey =>
+  (ROLES as readonly string[]).includes(role) ? (`users.role.${role}` as ConsoleStringKey) : 'users.role.sender';
 
-export const STATUS_TONE: Record<UserStatus, string> = { active: 'tone-success', invited: 'tone-info', deactivated: 'tone-danger' };
+export const STATUS_TONE: Record<UserStatus, string> = {
+  active: 'tone-success',
+  invited: 'tone-info',
+  deactivated: 'tone-danger',
+};
 
 /** The password rule of the server (at least 12 characters), checked before sending. */
 export const MIN_PASSWORD_LENGTH = 12;
