@@ -145,6 +145,12 @@ export interface EnvelopesTable {
    * default 1).
    */
   send_mail?: number;
+  /**
+   * JSON { recipients, values } while an instantiated draft's fields are those of its template version, by
+   * reference (migration 0020; domain/envelopes/field-rows.ts); null once they are rows in `fields`, and for every
+   * other envelope.
+   */
+  pending_layout?: string | null;
 }
 
 /** Whose data a row is: made with a live key (or a console login) or a qsk_test_ key (issue 16). */

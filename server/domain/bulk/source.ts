@@ -12,6 +12,7 @@ import { FIELD_TYPES } from '../../../common/fields.js';
 import type { Role, RoutingOrder, SignatureMethod } from '../envelopes/model.js';
 import { findTemplate, loadVersion } from '../templates/store.js';
 import type { TemplateField } from '../templates/model.js';
+import { envelopeFieldRows } from '../envelopes/field-rows.js';
 
 export interface SlotSnapshot {
   readonly role: Role;
@@ -116,7 +117,7 @@ async function fromEnvelope(ctx: Context, accountId: string, envelopeId: string)
       .where('envelope_id', '=', envelopeId)
       .orderBy('position')
       .execute(),
-    ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    envelopeFieldRows(ctx.db, envelopeId),
   ]);
   if (documents.length === 0) throw sourceState('no_document', 'the source envelope has no document');
   if (recipients.length === 0) {

@@ -59,6 +59,8 @@ export interface DraftContents {
     'envelope_id' | 'document_id' | 'position' | 'created_at'
   >[];
   readonly fields: (recipients: readonly RecipientsTable[], envelopeId: string) => FieldsTable[];
+  /** An instantiated draft's layout by reference (field-rows.ts), given the recipients: pending_layout's JSON. */
+  readonly pendingLayout?: (recipients: readonly RecipientsTable[]) => string;
 }
 
 /** A draft's rows, built and checked, not yet written (prepareDraft); writeDraft writes them in one commit. */
@@ -143,6 +145,7 @@ export function prepareDraft(
     mode: ctx.mode ?? 'live',
     send_mail: input.delivery === 'none' ? 0 : 1,
     reminders: input.reminders ? JSON.stringify(checkReminderSettings(input.reminders, '/reminders')) : null,
+    ...(extra?.pendingLayout ? { pending_layout: extra.pendingLayout(recipients) } : {}),
   };
   const search = searchRowsOf({ ...envelope, recipients });
   const event = createdEvent(envelope);

@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import { loadEnvelopeView, type EnvelopeView } from './views.js';
+import { materializeLayout } from './field-rows.js';
 
 export async function detachDocument(
   ctx: Context,
@@ -17,6 +18,7 @@ export async function detachDocument(
 ): Promise<EnvelopeView> {
   await ctx.db.transaction().execute(async (trx) => {
     await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+    await materializeLayout(trx, envelopeId);
     const removed = await trx
       .deleteFrom('envelope_documents')
       .where('envelope_id', '=', envelopeId)

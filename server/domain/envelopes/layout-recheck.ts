@@ -9,6 +9,7 @@ import { MoharError } from '../../../common/errors.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { storedInfo } from '../documents/documents.js';
 import { validateFieldLayout, type FieldInput, type LayoutRecipient } from './field-layout.js';
+import { envelopeFieldRows } from './field-rows.js';
 
 /** A stored field as the fields endpoint would have received it. */
 function asInput(f: FieldsTable): FieldInput {
@@ -39,12 +40,7 @@ export async function recheckLayouts(
     .select(['documents.id', 'documents.filename', 'documents.info'])
     .where('envelope_documents.envelope_id', '=', envelopeId)
     .execute();
-  const fields = await trx
-    .selectFrom('fields')
-    .selectAll()
-    .where('envelope_id', '=', envelopeId)
-    .orderBy('position')
-    .execute();
+  const fields = await envelopeFieldRows(trx, envelopeId);
   for (const document of documents) {
     const own = fields.filter((f) => f.document_id === document.id);
     if (own.length === 0) continue;

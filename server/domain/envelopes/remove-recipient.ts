@@ -5,6 +5,7 @@ import { iso } from '../time.js';
 import { findDraftEnvelope } from './find-envelope.js';
 import { refreshSearch } from './search-index.js';
 import { loadEnvelopeView, type EnvelopeView } from './views.js';
+import { materializeLayout } from './field-rows.js';
 
 export async function removeRecipient(
   ctx: Context,
@@ -14,6 +15,7 @@ export async function removeRecipient(
 ): Promise<EnvelopeView> {
   await ctx.db.transaction().execute(async (trx) => {
     await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+    await materializeLayout(trx, envelopeId);
     const recipient = await trx
       .selectFrom('recipients')
       .select('id')

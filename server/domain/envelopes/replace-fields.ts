@@ -5,15 +5,11 @@ import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import { storedInfo } from '../documents/documents.js';
 import { findDraftEnvelope } from './find-envelope.js';
-import {
-  validateFieldLayout,
-  type FieldInput,
-  type LayoutDocument,
-  type LayoutRecipient,
-  type PlacedField,
-} from './field-layout.js';
+import { validateFieldLayout, type FieldInput, type LayoutDocument, type LayoutRecipient } from './field-layout.js';
 import type { FieldsTable } from '../../storage/schema.js';
 import { fieldView, type FieldView } from './views.js';
+import { fieldColumns } from './field-columns.js';
+import { materializeLayout } from './field-rows.js';
 
 export interface ReplacedFields {
   envelope_id: string;
@@ -30,6 +26,8 @@ export async function replaceFields(
 ): Promise<ReplacedFields> {
   return ctx.db.transaction().execute(async (trx) => {
     await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);
+    // The other documents' fields of a layout by reference must stay as they are: written as rows first.
+    await materializeLayout(trx, envelopeId);
     const document = await trx
       .selectFrom('envelope_documents')
       .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
@@ -90,26 +88,4 @@ export function checkedFieldRows(
     recipient_id: f.recipient_id,
     ...fieldColumns(f, position),
   }));
-}
-
-/** A placed field's own columns of a fields row (everything but its ids); instantiation uses them too. */
-export function fieldColumns(
-  f: PlacedField,
-  position: number,
-): Omit<FieldsTable, 'id' | 'envelope_id' | 'document_id' | 'recipient_id'> {
-  return {
-    position,
-    field_type: f.field_type,
-    page_number: f.page_number,
-    x: f.rect.x,
-    y: f.rect.y,
-    width: f.rect.width,
-    height: f.rect.height,
-    label: f.label,
-    value: f.value,
-    options: f.options === null ? null : JSON.stringify(f.options),
-    pdf_signature_field: f.pdf_signature_field,
-    required: f.required ? 1 : 0,
-    editable: f.editable ? 1 : 0,
-  };
 }

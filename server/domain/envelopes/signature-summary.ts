@@ -14,6 +14,7 @@ import type { DataMode } from '../../storage/schema.js';
 import { pdfFieldName } from '../workflow/field-names.js';
 import { findEnvelope } from './find-envelope.js';
 import { FIELD_TYPES } from '../../../common/fields.js';
+import { envelopeFieldRows } from './field-rows.js';
 
 /** Classes of change Mohar's allow-list can ever accept after a signature (pdf/verify/judge.ts allowedBy). */
 const ALLOW_LIST_CLASSES = new Set(['structure', 'ltv', 'signing', 'form_filling']);
@@ -112,20 +113,19 @@ interface KnownSigner {
 
 /** Signature fields of this document by PDF field name, with the trust judged when a DSC signature was accepted. */
 async function knownSigners(ctx: Context, envelopeId: string, documentId: string): Promise<Map<string, KnownSigner>> {
-  const rows = await ctx.db
-    .selectFrom('fields')
-    .innerJoin('recipients', 'recipients.id', 'fields.recipient_id')
-    .select([
-      'fields.id',
-      'fields.recipient_id',
-      'fields.pdf_signature_field',
-      'recipients.signature_method',
-      'recipients.act_details',
-    ])
-    .where('fields.envelope_id', '=', envelopeId)
-    .where('fields.document_id', '=', documentId)
-    .where('fields.field_type', '=', FIELD_TYPES.SIGNATURE)
-    .execute();
+  // Through envelopeFieldRows: a draft's layout by reference may name signature fields of the upload too.
+  const [fields, recipients] = await Promise.all([
+    envelopeFieldRows(ctx.db, envelopeId),
+    ctx.db
+      .selectFrom('recipients')
+      .select(['id', 'signature_method', 'act_details'])
+      .where('envelope_id', '=', envelopeId)
+      .execute(),
+  ]);
+  const byId = new Map(recipients.map((r) => [r.id, r]));
+  const rows = fields
+    .filter((f) => f.document_id === documentId && f.field_type === FIELD_TYPES.SIGNATURE && byId.has(f.recipient_id))
+    .map((f) => ({ ...f, ...byId.get(f.recipient_id)!, id: f.id }));
   const known = new Map<string, KnownSigner>();
   for (const row of rows) {
     const details = JSON.parse(row.act_details ?? '{}') as { trust?: TrustStatus; trust_reason?: string | null };

@@ -4,6 +4,7 @@ import type { Database, DataMode, EnvelopesTable, FieldsTable, RecipientsTable }
 import { documentView, type DocumentView } from '../documents/documents.js';
 import { createdByView, type CreatedBy } from '../users/creators.js';
 import { parseReminderSettings, type ReminderSettings } from '../workflow/reminder-settings.js';
+import { envelopeFieldRows } from './field-rows.js';
 
 export interface RecipientView {
   recipient_id: string;
@@ -138,7 +139,7 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
       .where('envelope_documents.envelope_id', '=', envelopeId)
       .orderBy('envelope_documents.position')
       .execute(),
-    db.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    envelopeFieldRows(db, envelopeId),
   ]);
   return envelopeView(
     envelope,

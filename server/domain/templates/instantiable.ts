@@ -11,10 +11,10 @@ import type { ErrorItem } from '../../../common/errors.js';
 import type { Database, FieldsTable } from '../../storage/schema.js';
 import { documentView, storedInfo, type DocumentRow, type DocumentView } from '../documents/documents.js';
 import { validateFieldLayout } from '../envelopes/field-layout.js';
-import { fieldColumns } from '../envelopes/replace-fields.js';
+import { fieldColumns } from '../envelopes/field-columns.js';
 import type { TemplateDefinition } from './model.js';
 import { loadVersion } from './store.js';
-import { layoutError, layoutInput, layoutRecipients } from './validate.js';
+import { layoutError, layoutInput, layoutRecipients } from './layout-input.js';
 
 /** A field row without the ids an instantiation gives it. */
 export type FieldTemplate = Omit<FieldsTable, 'id' | 'envelope_id' | 'document_id' | 'recipient_id'>;

@@ -1,26 +1,25 @@
 /**
  * POST /templates/{id}/instantiate: a draft envelope pinned to one template version. createEnvelope's
  * own steps build it (prepareDraft: recipient rules, DSC limits, the first audit row, envelope.created;
- * writeDraft: one commit), with the version's documents and fields written in the same commit, so a
- * refused call leaves nothing behind. The layout was checked when the version was stored
- * (instantiable.ts); only the values the caller gives are checked here, by the fields endpoint's value
- * rules. With an Idempotency-Key the key's row and its answer go into that same commit. With `send: true`
- * the draft is then sent by sendEnvelope.
+ * writeDraft: one commit), with the version's documents in the same commit, so a refused call leaves nothing
+ * behind. The fields stay by reference to the version until the draft's layout or recipients change or it is
+ * sent (envelopes/field-rows.ts). The layout was checked when the version was stored (instantiable.ts); only the
+ * values the caller gives are checked here, by the fields endpoint's value rules. With an Idempotency-Key the
+ * key's row and its answer go into that same commit. With `send: true` the draft is then sent by sendEnvelope.
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
-import type { FieldsTable, RecipientsTable } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { draftView, prepareDraft, type DraftContents } from '../envelopes/create-envelope.js';
 import { writeDraft } from '../envelopes/write-draft.js';
+import { layoutRows, pendingLayoutJson } from '../envelopes/field-rows.js';
 import { valueProblems } from '../envelopes/field-layout.js';
 import { fieldView, loadEnvelopeView, type EnvelopeView } from '../envelopes/views.js';
 import type { KeyInCommit } from '../idempotency/idempotency.js';
-import { newId } from '../ids.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';
 import { loadInstantiable, type Instantiable } from './instantiable.js';
 import type { TemplateDefinition } from './model.js';
 import { templateState } from './store.js';
-import { layoutError } from './validate.js';
+import { layoutError } from './layout-input.js';
 import type { Creator } from '../users/creators.js';
 import type { Delivery } from '../envelopes/model.js';
 
@@ -81,14 +80,13 @@ function checkFieldKeys(loaded: Instantiable, values: Record<string, string>): v
 }
 
 /**
- * The documents and fields of the draft: each planned field with its role's new recipient and the caller's
- * value if any (checked by the value rules; errors at their place in the template, as the fields endpoint
- * reports them).
+ * The documents of the draft and its layout by reference to the version (envelopes/field-rows.ts): no field rows
+ * are written, the draft's pending_layout names the recipient of each role and the caller's values. The values
+ * are checked here by the fields endpoint's value rules, with errors at their place in the template.
  */
 function contentsOf(
   loaded: Instantiable,
   values: Record<string, string>,
-  written: FieldsTable[],
 ): (envelopeId: string, at: string) => DraftContents {
   return (envelopeId, at) => ({
     documents: loaded.documents.map((d, i) => ({
@@ -97,36 +95,28 @@ function contentsOf(
       position: i + 1,
       created_at: at,
     })),
-    fields: (recipients: readonly RecipientsTable[]) => {
-      const errors: ErrorItem[] = [];
-      for (const p of loaded.fields) {
-        const given = p.fieldKey !== null && Object.hasOwn(values, p.fieldKey) ? values[p.fieldKey]! : undefined;
-        if (given !== undefined) {
-          for (const problem of valueProblems({
-            field_type: p.row.field_type,
-            value: given,
-            ...(p.options === null ? {} : { options: p.options }),
-          })) {
-            errors.push({
-              index: p.fieldIndex,
-              path: `/documents/${p.documentIndex}/fields/${p.fieldIndex}`,
-              ...problem,
-            });
-          }
-        }
-        written.push({
-          id: newId(),
-          envelope_id: envelopeId,
-          document_id: p.documentId,
-          recipient_id: recipients[p.roleIndex]!.id,
-          ...p.row,
-          ...(given === undefined ? {} : { value: given }),
-        });
-      }
-      if (errors.length > 0) throw layoutError(errors);
-      return written;
+    fields: () => {
+      checkValues(loaded, values);
+      return [];
     },
+    pendingLayout: (recipients) => pendingLayoutJson({ recipients: recipients.map((r) => r.id), values }),
   });
+}
+
+function checkValues(loaded: Instantiable, values: Record<string, string>): void {
+  const errors: ErrorItem[] = [];
+  for (const p of loaded.fields) {
+    if (p.fieldKey === null || !Object.hasOwn(values, p.fieldKey)) continue;
+    const value = values[p.fieldKey]!;
+    for (const problem of valueProblems({
+      field_type: p.row.field_type,
+      value,
+      ...(p.options === null ? {} : { options: p.options }),
+    })) {
+      errors.push({ index: p.fieldIndex, path: `/documents/${p.documentIndex}/fields/${p.fieldIndex}`, ...problem });
+    }
+  }
+  if (errors.length > 0) throw layoutError(errors);
 }
 
 /**
@@ -160,21 +150,21 @@ export async function instantiateTemplate(
   const values = input.field_values ?? {};
   checkFieldKeys(loaded, values);
 
-  const fields: FieldsTable[] = [];
   const draft = prepareDraft(
     ctx,
     accountId,
     envelopeInput(loaded.definition, input),
     { template_id: templateId, template_version: version },
     undefined,
-    contentsOf(loaded, values, fields),
+    contentsOf(loaded, values),
   );
   if (input.send) {
     await writeDraft(ctx, draft);
     await sendEnvelope(ctx, accountId, draft.envelope.id);
     return loadEnvelopeView(ctx.db, draft.envelope.id);
   }
-  // A new draft: its view comes from the rows about to be written.
+  // A new draft: its view comes from the rows about to be written and the rows its layout stands for.
+  const fields = layoutRows(draft.envelope.id, loaded, { recipients: draft.recipients.map((r) => r.id), values });
   const view: EnvelopeView = {
     ...draftView(draft),
     documents: loaded.documentViews.map((d) => ({

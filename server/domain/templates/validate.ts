@@ -8,7 +8,7 @@ import { MoharError, isMoharError, type ErrorItem } from '../../../common/errors
 import { storedInfo, type DocumentRow } from '../documents/documents.js';
 import { MAX_METADATA_BYTES, checkRedirectUrl } from '../envelopes/create-envelope.js';
 import { checkDscLimits } from '../envelopes/dsc-rules.js';
-import { validateFieldLayout, type FieldInput, type LayoutRecipient } from '../envelopes/field-layout.js';
+import { validateFieldLayout } from '../envelopes/field-layout.js';
 import { normalizeRecipient } from '../envelopes/recipients.js';
 import type { Role, SignatureMethod } from '../envelopes/model.js';
 import type {
@@ -23,6 +23,7 @@ import type {
   TemplateSettings,
 } from './model.js';
 import { checkReminderSettings } from '../workflow/reminder-settings.js';
+import { layoutError, layoutInput, layoutRecipients } from './layout-input.js';
 
 export const MAX_TEMPLATE_DOCUMENTS = 20;
 
@@ -95,25 +96,6 @@ export function checkRoles(inputs: readonly RoleInput[], settings: TemplateSetti
   return roles;
 }
 
-/** A template field as the fields endpoint's validator reads it: role_key in recipient_id's place, nulls dropped. */
-export function layoutInput(f: FieldInputByRole): FieldInput {
-  const out: Record<string, unknown> = { recipient_id: f.role_key };
-  for (const [k, v] of Object.entries(f)) {
-    if (v !== null && v !== undefined && k !== 'role_key' && k !== 'field_key') out[k] = v;
-  }
-  return out as unknown as FieldInput;
-}
-
-/** The roles as the layout validator's recipients: role_key in the recipient id's place. */
-export function layoutRecipients(roles: readonly TemplateRole[]): LayoutRecipient[] {
-  return roles.map((r) => ({
-    id: r.role_key,
-    role: r.role,
-    signature_method: r.signature_method,
-    name: r.label ?? r.role_key,
-  }));
-}
-
 /** Checks one document's fields; returns them placed, or the errors with paths inside the template. */
 export function checkDocumentFields(
   fields: readonly FieldInputByRole[],
@@ -153,15 +135,6 @@ export function checkDocumentFields(
     };
   });
   return { fields: placed, errors: [] };
-}
-
-export function layoutError(errors: readonly ErrorItem[]): MoharError {
-  const first = errors[0]!;
-  return new MoharError(
-    'invalid_field_layout',
-    `${errors.length} problem(s) in the field layout; ${first.path}: ${first.message}`,
-    { errors },
-  );
 }
 
 function checkFieldKeys(documents: readonly ResolvedDocument[]): void {

@@ -22,6 +22,7 @@ import { enqueueJob } from '../../jobs/queue.js';
 import { EXPIRE_JOB } from './job-kinds.js';
 import { prepareDocument } from './certify-document.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
+import { envelopeFieldRows, writeLayoutRows } from '../envelopes/field-rows.js';
 
 interface PreparedDocument {
   readonly documentId: string;
@@ -47,7 +48,7 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
       .where('envelope_id', '=', envelopeId)
       .orderBy('position')
       .execute(),
-    ctx.db.selectFrom('fields').selectAll().where('envelope_id', '=', envelopeId).orderBy('position').execute(),
+    envelopeFieldRows(ctx.db, envelopeId),
   ]);
 
   const problems: ErrorItem[] = [];
@@ -120,10 +121,14 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
       })
       .where('id', '=', envelopeId)
       .where('status', '=', 'draft')
+      // A layout by reference read above and written as rows since would be written twice.
+      .where('pending_layout', envelope.pending_layout == null ? 'is' : '=', envelope.pending_layout ?? null)
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) {
       throw new MoharError('envelope_not_draft', 'the envelope was sent or changed meanwhile');
     }
+    // The fields of a layout by reference become rows with the send: the acts write values into them.
+    if (envelope.pending_layout != null) await writeLayoutRows(trx, envelopeId, fields);
     for (const p of prepared) {
       await trx
         .insertInto('document_revisions')
