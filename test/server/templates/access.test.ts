@@ -1,6 +1,7 @@
 /** Account scoping of every template route (404, nothing changed) and idempotent instantiation under concurrency. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { IDEMPOTENCY_TTL_SECONDS } from '../../../server/domain/idempotency/idempotency.js';
 import { DATABASES } from '../../support/databases.js';
 import { API, useTestServer } from '../../support/server.js';
 import { createSaleTemplate, instantiate, PEOPLE } from './helpers.js';
@@ -104,6 +105,34 @@ for (const kind of DATABASES) {
       );
       assert.equal(replay.json().id, created[0]!.json().id);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
+    });
+
+    test('a used key answers its replay though the template was archived since; an expired key makes a new envelope', async () => {
+      const { id } = await createSaleTemplate(t.server, t.account.key);
+      const body = { recipients: PEOPLE, title: 'Before archiving' };
+      const first = await instantiate(t.server, t.account.key, id, body, `archived-${kind}`);
+      assert.equal(first.statusCode, 201, first.body);
+      assert.equal(
+        (await t.server.request('DELETE', `${API}/templates/${id}`, { key: t.account.key })).statusCode,
+        200,
+      );
+      const replay = await instantiate(t.server, t.account.key, id, body, `archived-${kind}`);
+      assert.equal(replay.statusCode, 201, replay.body);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.json().id, first.json().id);
+      const other = await instantiate(t.server, t.account.key, id, { ...body, title: 'Other' }, `archived-${kind}`);
+      assert.equal(other.statusCode, 409);
+      assert.equal(other.json().code, 'idempotency_conflict');
+      const fresh = await instantiate(t.server, t.account.key, id, body, `archived-fresh-${kind}`);
+      assert.equal(fresh.json().code, 'template_archived');
+
+      const { id: live } = await createSaleTemplate(t.server, t.account.key);
+      const made = await instantiate(t.server, t.account.key, live, body, `expiring-${kind}`);
+      t.server.clock.advance(IDEMPOTENCY_TTL_SECONDS + 60);
+      const again = await instantiate(t.server, t.account.key, live, body, `expiring-${kind}`);
+      assert.equal(again.statusCode, 201, again.body);
+      assert.equal(again.headers['idempotent-replayed'], undefined);
+      assert.notEqual(again.json().id, made.json().id, 'the expired key is a new request');
     });
   });
 }
