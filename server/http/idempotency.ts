@@ -62,6 +62,7 @@ export async function idempotent(
  * commit that creates what it creates (keyInsert): one commit instead of three. A refused or failed
  * attempt writes nothing, so there is nothing to release. When a concurrent request took the key first
  * (KeyTakenMeanwhile), this one answers from that request's row: a replay, or idempotency_in_progress.
+ * `expand`: the answer again from what the operation stored in the key's row, when that is not the answer itself.
  */
 export async function idempotentInOneCommit(
   ctx: Context,
@@ -69,6 +70,7 @@ export async function idempotentInOneCommit(
   reply: FastifyReply,
   status: number,
   run: (claim?: KeyInCommit) => Promise<unknown>,
+  expand: (stored: unknown) => Promise<unknown> = async (stored) => stored,
 ): Promise<FastifyReply> {
   const key = header(request, 'idempotency-key');
   if (key === undefined) return reply.code(status).send(await run());
@@ -86,8 +88,11 @@ export async function idempotentInOneCommit(
     status,
     serialize,
   };
-  const replay = (found: Extract<Awaited<ReturnType<typeof findIdempotent>>, { kind: 'replay' }>) =>
-    reply.header('Idempotent-Replayed', 'true').code(found.response.status).send(found.response.body);
+  const replay = async (found: Extract<Awaited<ReturnType<typeof findIdempotent>>, { kind: 'replay' }>) =>
+    reply
+      .header('Idempotent-Replayed', 'true')
+      .code(found.response.status)
+      .send(await expand(found.response.body));
   for (let attempt = 0; attempt < 2; attempt++) {
     // The first attempt reads nothing: a key used before makes its write fail on the key's primary key
     // (KeyTakenMeanwhile), and the next attempt reads the key's row. A fresh key, the common case, costs no read.

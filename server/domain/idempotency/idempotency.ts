@@ -193,7 +193,10 @@ export interface KeyInCommit {
   readonly key: string;
   readonly fingerprint: string;
   readonly status: number;
-  /** The answer as stored and as sent (the HTTP layer serializes it once, by the route's response schema). */
+  /**
+   * The answer as sent (the HTTP layer serializes it once, by the route's response schema); also as stored, unless
+   * the operation stores a shorter form that the route expands on a replay (templates/instantiated-answer.ts).
+   */
   readonly serialize: (body: unknown) => string;
 }
 

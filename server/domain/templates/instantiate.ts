@@ -17,6 +17,7 @@ import { fieldView, loadEnvelopeView, type EnvelopeView } from '../envelopes/vie
 import type { KeyInCommit } from '../idempotency/idempotency.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';
 import { loadInstantiable, type Instantiable } from './instantiable.js';
+import { storedInstantiation } from './instantiated-answer.js';
 import type { TemplateDefinition } from './model.js';
 import { templateState } from './store.js';
 import { layoutError } from './layout-input.js';
@@ -174,7 +175,8 @@ export async function instantiateTemplate(
       certification_skipped: null,
     })),
   };
-  await writeDraft(ctx, draft, claim && { claim, responseJson: claim.serialize(view) });
+  if (claim) claim.serialize(view); // the reply, serialized once; the key's row keeps it without its fields
+  await writeDraft(ctx, draft, claim && { claim, responseJson: storedInstantiation(view, values) });
   return view;
 }
 

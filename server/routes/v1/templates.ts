@@ -9,6 +9,7 @@ import type { Context } from '../../domain/context.js';
 import { archiveTemplate, restoreTemplate } from '../../domain/templates/archive-template.js';
 import { createTemplate, importTemplate, templateFromEnvelope } from '../../domain/templates/create-template.js';
 import { instantiateTemplate } from '../../domain/templates/instantiate.js';
+import { expandInstantiation } from '../../domain/templates/instantiated-answer.js';
 import type { DefinitionInput, TemplateActor } from '../../domain/templates/model.js';
 import { patchTemplate } from '../../domain/templates/patch-template.js';
 import { getTemplate, getVersion, listTemplates, listVersions } from '../../domain/templates/read-templates.js';
@@ -342,8 +343,13 @@ export function templateRoutes(app: App, ctx: Context): void {
           instantiateTemplate(caller, accountId, request.params.id, input),
         );
       }
-      return idempotentInOneCommit(ctx, request, reply, 201, (claim) =>
-        instantiateTemplate(caller, accountId, request.params.id, input, claim),
+      return idempotentInOneCommit(
+        ctx,
+        request,
+        reply,
+        201,
+        (claim) => instantiateTemplate(caller, accountId, request.params.id, input, claim),
+        (stored) => expandInstantiation(caller, accountId, stored),
       );
     },
   );

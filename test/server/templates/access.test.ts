@@ -87,6 +87,7 @@ for (const kind of DATABASES) {
       for (const r of responses) assert.equal(r.statusCode, 201, r.body);
       const created = responses;
       assert.equal(new Set(created.map((r) => r.json().id)).size, 1, 'every 201 is the same envelope');
+      for (const r of responses) assert.equal(r.body, responses[0]!.body, 'every answer is the same, byte for byte');
       assert.equal(
         responses.filter((r) => r.headers['idempotent-replayed'] === 'true').length,
         19,

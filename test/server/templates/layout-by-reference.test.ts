@@ -199,5 +199,32 @@ for (const kind of DATABASES) {
         byReference: false,
       });
     });
+
+    test('the key’s row keeps the answer without its fields; a replay answers the same bytes, after changes too', async () => {
+      const templateId = await twoDocumentTemplate(t.server, t.account.key);
+      const body = { recipients: PEOPLE, field_values: { price: '1200' } };
+      const first = await instantiate(t.server, t.account.key, templateId, body, `stored-${kind}`);
+      assert.equal(first.statusCode, 201, first.body);
+      const draft: EnvelopeJson = first.json();
+      const row = await t.server.ctx.db
+        .selectFrom('idempotency_keys')
+        .select('response_body')
+        .where('key', '=', `stored-${kind}`)
+        .executeTakeFirstOrThrow();
+      const fieldsJson = JSON.stringify(draft.documents.map((d) => d.fields)).length;
+      assert.ok(
+        row.response_body!.length < first.body.length - fieldsJson + 200,
+        `${row.response_body!.length} of ${first.body.length}, fields ${fieldsJson}`,
+      );
+      assert.ok(!row.response_body!.includes(fieldsOf(draft)[0]!.field_id), 'no field is stored');
+      const seller = draft.recipients.find((r) => r.email === PEOPLE.seller.email)!.recipient_id;
+      const put = await call('PUT', `/envelopes/${draft.id}/documents/${draft.documents[0]!.document_id}/fields`, {
+        fields: [{ recipient_id: seller, field_type: 1, page_number: 1, x: 72, y: 600, width: 180, height: 50 }],
+      });
+      assert.equal(put.statusCode, 200, put.body);
+      const replay = await instantiate(t.server, t.account.key, templateId, body, `stored-${kind}`);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, first.body, 'the answer as it was, not the draft as it is now');
+    });
   });
 }
