@@ -3,6 +3,11 @@
  * (POST /envelopes, one recipient) and instantiation of a 3-role, 20-field template
  * (POST /templates/{id}/instantiate, a fresh Idempotency-Key per request) in the same run, and checks
  * instantiate ≥ 0.5 × create by requests per second (the CPU per request is printed too).
+ *
+ * The two are measured in ROUNDS rounds of alternating slices (create, then instantiate), and the result is the
+ * median round's ratio: this machine's speed drifts by tens of percent within a minute (a fixed CPU loop timed
+ * twelve times in a row took 500 to 1,065 ms), so one long run of each, one after the other, compares two
+ * machines as often as two routes. Neighbouring slices meet the same machine.
  */
 import { API_BASE } from '../common/api-paths.js';
 import { buildApp } from '../server/app.js';
@@ -27,6 +32,9 @@ import {
 } from './support.js';
 
 export const TEMPLATE_TARGETS = { instantiateVsCreate: 0.5 } as const;
+
+/** Rounds of (create, instantiate) slices; each slice lasts half of --duration, at least 2 s. */
+export const ROUNDS = 5;
 
 const ROLES = [
   { role_key: 'seller', label: 'Seller' },
@@ -75,8 +83,13 @@ export interface TemplateRun {
   database: DatabaseChoice;
   engine: string;
   error?: string;
+  /** Every slice, in the order run: create 1, instantiate 1, create 2, … */
   results: LoadResult[];
+  /** Each round's instantiate/create by requests per second. */
+  roundRatios?: number[];
+  /** The median round's. */
   ratio?: number;
+  /** The median round's by CPU per request. */
   cpuRatio?: number;
   targetMet?: boolean;
 }
@@ -102,6 +115,12 @@ async function createBenchTemplate(base: string, key: string): Promise<string> {
     throw new Error(`creating the bench template answered ${response.status}: ${await response.text()}`);
   }
   return ((await response.json()) as { template_id: string }).template_id;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function cost(r: LoadResult): number {
@@ -135,35 +154,45 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
         const base = `http://127.0.0.1:${address.port}`;
         const json = { 'x-api-key': key, 'content-type': 'application/json' };
         const templateId = await createBenchTemplate(base, key);
+        const create = {
+          name: 'create',
+          url: `${base}${API_BASE}/envelopes`,
+          method: 'POST' as const,
+          headers: json,
+          body: CREATE_BODY,
+        };
+        const instantiate = {
+          name: 'instantiate',
+          url: `${base}${API_BASE}/templates/${templateId}/instantiate`,
+          method: 'POST' as const,
+          headers: { ...json, 'idempotency-key': 'bench-[<id>]' },
+          body: INSTANTIATE_BODY,
+          idReplacement: true,
+        };
         const results: LoadResult[] = [];
-        for (const target of [
-          {
-            name: 'create',
-            url: `${base}${API_BASE}/envelopes`,
-            method: 'POST' as const,
-            headers: json,
-            body: CREATE_BODY,
-          },
-          {
-            name: 'instantiate',
-            url: `${base}${API_BASE}/templates/${templateId}/instantiate`,
-            method: 'POST' as const,
-            headers: { ...json, 'idempotency-key': 'bench-[<id>]' },
-            body: INSTANTIATE_BODY,
-            idReplacement: true,
-          },
-        ]) {
-          process.stdout.write(`  ${kind}: ${target.name} (${options.warmup}s warm-up + ${options.duration}s)…\n`);
-          results.push(await measure(target, options, () => backendPids(runtime.ctx)));
+        const rounds: [LoadResult, LoadResult][] = [];
+        const slice = Math.max(2, Math.round(options.duration / 2));
+        for (let round = 1; round <= ROUNDS; round++) {
+          const pair: LoadResult[] = [];
+          for (const target of [create, instantiate]) {
+            // The first slice of each route is warmed up; the later ones follow a warm server.
+            const sliceOptions = { ...options, duration: slice, warmup: round === 1 ? options.warmup : 0 };
+            process.stdout.write(`  ${kind}: round ${round}/${ROUNDS}, ${target.name} (${slice}s)…\n`);
+            const result = await measure(target, sliceOptions, () => backendPids(runtime.ctx));
+            pair.push({ ...result, name: `${target.name} ${round}` });
+          }
+          results.push(...pair);
+          rounds.push(pair as [LoadResult, LoadResult]);
         }
-        const [create, instantiate] = results as [LoadResult, LoadResult];
-        const ratio = instantiate.reqPerSec / create.reqPerSec;
+        const roundRatios = rounds.map(([c, i]) => i.reqPerSec / c.reqPerSec);
+        const ratio = median(roundRatios);
         return {
           database: kind,
           engine: await engineVersion(runtime.ctx),
           results,
+          roundRatios,
           ratio,
-          cpuRatio: cost(create) / cost(instantiate),
+          cpuRatio: median(rounds.map(([c, i]) => cost(c) / cost(i))),
           targetMet: ratio >= TEMPLATE_TARGETS.instantiateVsCreate,
         };
       } finally {
@@ -229,8 +258,9 @@ export function printTemplates(report: TemplateReport): void {
       ),
     );
     if (run.ratio === undefined) continue;
+    console.log(`  rounds' instantiate/create: ${(run.roundRatios ?? []).map((r) => fixed(r, 3)).join(', ')}`);
     console.log(
-      `  instantiate/create = ${fixed(run.ratio, 3)} (by CPU per request ${fixed(run.cpuRatio ?? Number.NaN, 3)})  target >= ${TEMPLATE_TARGETS.instantiateVsCreate}: ${run.targetMet ? 'met' : 'MISSED'}`,
+      `  instantiate/create = ${fixed(run.ratio, 3)}, the median round (by CPU per request ${fixed(run.cpuRatio ?? Number.NaN, 3)})  target >= ${TEMPLATE_TARGETS.instantiateVsCreate}: ${run.targetMet ? 'met' : 'MISSED'}`,
     );
   }
 }
