@@ -5,6 +5,7 @@ import { after, describe, test } from 'node:test';
 import { parseLimit } from '../../cli/account.js';
 import { createTestDatabase, DATABASES, type TestDatabase } from '../support/databases.js';
 import { call, serveProcess } from '../support/process-server.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -16,7 +17,7 @@ function run(database: TestDatabase, args: string[], input?: string) {
     MOHAR_DATA_DIR: database.dataDir,
   };
   if (database.databaseUrl) env.MOHAR_DATABASE_URL = database.databaseUrl;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+  return spawnSync(process.execPath, mohar(...args), {
     cwd: root,
     env,
     input,

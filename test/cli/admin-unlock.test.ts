@@ -5,6 +5,7 @@ import { after, describe, test } from 'node:test';
 import { parseConfig } from '../../server/config.js';
 import { openRuntime } from '../../server/start.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -21,7 +22,7 @@ describe('mohar admin unlock', () => {
       MOHAR_DATA_DIR: database.dataDir,
     };
     const run = (args: string[], input?: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+      spawnSync(process.execPath, mohar(...args), {
         cwd: root,
         env,
         input,

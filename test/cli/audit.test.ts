@@ -10,6 +10,7 @@ import { appendAudit } from '../../server/audit/store.js';
 import { parseConfig } from '../../server/config.js';
 import { DATABASES } from '../support/databases.js';
 import { insertEnvelope, openAuditTestDb, swapSeq, tamper, type AuditTestDb } from '../server/audit/helpers.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -21,7 +22,7 @@ function run(t: AuditTestDb, args: string[]) {
     MOHAR_DATA_DIR: t.database.dataDir,
   };
   if (t.database.databaseUrl) env.MOHAR_DATABASE_URL = t.database.databaseUrl;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'audit', 'verify', ...args], {
+  return spawnSync(process.execPath, mohar('audit', 'verify', ...args), {
     cwd: root,
     env,
     encoding: 'utf8',

@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { call, serveProcess } from '../support/process-server.js';
 import { API } from '../support/server.js';
 import { makeSourceOverHttp, PROCESS_ADMIN, processApiKey } from '../server/bulk/helpers.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const ROWS = 40;
@@ -39,7 +40,7 @@ for (const kind of ['sqlite'] as const) {
     const dir = mkdtempSync(join(tmpdir(), 'mohar-bulk-cli-'));
     const env = () => ({ PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_URL: url, MOHAR_API_KEY: key });
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'bulk-send', ...args], {
+      spawnSync(process.execPath, mohar('bulk-send', ...args), {
         cwd: root,
         env: env(),
         encoding: 'utf8',
@@ -153,11 +154,10 @@ for (const kind of ['sqlite'] as const) {
       const lines = Array.from({ length: 60 }, (_, i) => goodLine(500 + i));
       const path = file('late.csv', csv([HEADER, ...lines]));
       // The last row's external_id is taken right after the batch is queued, long before the job reaches it.
-      const cli = spawn(
-        process.execPath,
-        ['--import', 'tsx', 'cli/main.ts', 'bulk-send', source.id, path, '--interval', '0.2'],
-        { cwd: root, env: env() },
-      );
+      const cli = spawn(process.execPath, mohar('bulk-send', source.id, path, '--interval', '0.2'), {
+        cwd: root,
+        env: env(),
+      });
       let stdout = '';
       let stderr = '';
       cli.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

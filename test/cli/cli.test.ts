@@ -4,9 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { createTestDatabase, DATABASES, type TestDatabase } from '../support/databases.js';
 import { serveProcess } from '../support/process-server.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const CLI = ['--import', 'tsx', 'cli/main.ts'];
+const CLI = mohar();
 
 function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, MOHAR_LOG_LEVEL: 'warn' };

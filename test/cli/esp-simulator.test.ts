@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { softwareSigner } from '../../pdf/cms/software-signer.js';
 import { formatEsignTimestamp, signEsignStatusRequest, verifyEsignResponse } from '../../server/aadhaar/messages.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'mohar-esp-cli-'));
@@ -15,7 +16,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 async function start(): Promise<{ child: ChildProcess; settings: Record<string, string>; output: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'cli/main.ts', 'esp-simulator', '--port', '0', '--data-dir', dir, '--asp-id', 'CLI-ASP'],
+    mohar('esp-simulator', '--port', '0', '--data-dir', dir, '--asp-id', 'CLI-ASP'),
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

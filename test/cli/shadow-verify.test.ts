@@ -18,11 +18,12 @@ import {
   type CaseContext,
   type ShadowKeys,
 } from '../pdf/verify/shadow/corpus.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
 function verify(file: string) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'verify', file], {
+  return spawnSync(process.execPath, mohar('verify', file), {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
     encoding: 'utf8',

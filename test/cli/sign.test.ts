@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { makePdf, qpdfCheck } from '../support/pdf-fixtures.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { startTsa, type TestTsa } from '../support/tsa.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -21,7 +22,7 @@ describe('mohar tokens, sign and verify', () => {
   // Asynchronous on purpose: the TSA answers from this process, so the event loop must keep running.
   const cli = (args: string[], input = '', env: Record<string, string> = {}) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+      const child = spawn(process.execPath, mohar(...args), {
         cwd: root,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, SOFTHSM2_CONF: hsm.confPath, ...env },
       });

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { DATABASES } from '../support/databases.js';
 import { API, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
 import { createSaleTemplate, instantiate, PEOPLE } from '../server/templates/helpers.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -22,7 +23,7 @@ function run(server: TestServer, args: string[]) {
     MOHAR_DATA_DIR: server.ctx.config.dataDir,
   };
   if (server.ctx.config.databaseUrl) env.MOHAR_DATABASE_URL = server.ctx.config.databaseUrl;
-  return spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+  return spawnSync(process.execPath, mohar(...args), {
     cwd: root,
     env,
     encoding: 'utf8',

@@ -18,10 +18,11 @@ import { dict, makeStream, name } from '../../pdf/write/serialize.js';
 import { textString } from '../../pdf/write/text.js';
 import { createTestPki, type TestPki } from '../pdf/cms/test-pki.js';
 import { makePdf } from '../support/pdf-fixtures.js';
+import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const verify = (file: string, ...flags: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'verify', file, ...flags], {
+  spawnSync(process.execPath, mohar('verify', file, ...flags), {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
     encoding: 'utf8',

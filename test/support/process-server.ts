@@ -3,6 +3,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { TestDatabase } from './databases.js';
+import { mohar } from './cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -11,7 +12,7 @@ export function serveProcess(
   database: TestDatabase,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, mohar('serve'), {
     cwd: root,
     env: {
       PATH: process.env.PATH,
