@@ -11,13 +11,13 @@ import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 import { draftView, prepareDraft, type DraftContents } from '../envelopes/create-envelope.js';
 import { writeDraft } from '../envelopes/write-draft.js';
-import { layoutRows, pendingLayoutJson } from '../envelopes/field-rows.js';
+import { pendingLayoutJson } from '../envelopes/field-rows.js';
 import { valueProblems } from '../envelopes/field-layout.js';
-import { fieldView, loadEnvelopeView, type EnvelopeView } from '../envelopes/views.js';
+import { loadEnvelopeView, type EnvelopeView } from '../envelopes/views.js';
 import type { KeyInCommit } from '../idempotency/idempotency.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';
 import { loadInstantiable, type Instantiable } from './instantiable.js';
-import { storedInstantiation } from './instantiated-answer.js';
+import { storedInstantiation, withLayoutFields } from './instantiated-answer.js';
 import type { TemplateDefinition } from './model.js';
 import { templateState } from './store.js';
 import { layoutError } from './layout-input.js';
@@ -165,15 +165,11 @@ export async function instantiateTemplate(
     return loadEnvelopeView(ctx.db, draft.envelope.id);
   }
   // A new draft: its view comes from the rows about to be written and the rows its layout stands for.
-  const fields = layoutRows(draft.envelope.id, loaded, { recipients: draft.recipients.map((r) => r.id), values });
+  const documents = loaded.documentViews.map((d) => ({ ...d, certified: null, certification_skipped: null }));
+  const layout = { recipients: draft.recipients.map((r) => r.id), values };
   const view: EnvelopeView = {
     ...draftView(draft),
-    documents: loaded.documentViews.map((d) => ({
-      ...d,
-      fields: fields.filter((f) => f.document_id === d.document_id).map(fieldView),
-      certified: null,
-      certification_skipped: null,
-    })),
+    documents: withLayoutFields(documents, draft.envelope.id, loaded, layout),
   };
   if (claim) claim.serialize(view); // the reply, serialized once; the key's row keeps it without its fields
   await writeDraft(ctx, draft, claim && { claim, responseJson: storedInstantiation(view, values) });

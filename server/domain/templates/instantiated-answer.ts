@@ -7,9 +7,9 @@
  * the request's commit and kept a day; without its fields it is ~1.5 KB and stays in its page.
  */
 import type { Context } from '../context.js';
-import { layoutRows } from '../envelopes/field-rows.js';
-import { fieldView, type EnvelopeDocumentView, type EnvelopeView } from '../envelopes/views.js';
-import { loadInstantiable } from './instantiable.js';
+import { layoutRows, type PendingLayout } from '../envelopes/field-rows.js';
+import { fieldView, type EnvelopeDocumentView, type EnvelopeView, type FieldView } from '../envelopes/views.js';
+import { loadInstantiable, type Instantiable } from './instantiable.js';
 
 const FORM = 'mohar.instantiated/v1';
 
@@ -17,6 +17,17 @@ interface StoredInstantiation {
   readonly form: typeof FORM;
   readonly envelope: Omit<EnvelopeView, 'documents'> & { documents: Omit<EnvelopeDocumentView, 'fields'>[] };
   readonly field_values: Record<string, string>;
+}
+
+/** An instantiated draft's `documents` (as the envelope JSON shows them) with the fields of its layout by reference. */
+export function withLayoutFields<D extends { readonly document_id: string }>(
+  documents: readonly D[],
+  envelopeId: string,
+  loaded: Instantiable,
+  layout: PendingLayout,
+): (D & { fields: FieldView[] })[] {
+  const rows = layoutRows(envelopeId, loaded, layout);
+  return documents.map((d) => ({ ...d, fields: rows.filter((f) => f.document_id === d.document_id).map(fieldView) }));
 }
 
 /** The key row's text for the answer `view` of an instantiation given `values`. */
@@ -35,17 +46,8 @@ export async function expandInstantiation(ctx: Context, accountId: string, store
   const envelope = stored.envelope;
   if (envelope.template_id === null || envelope.template_version === null) return stored;
   const loaded = await loadInstantiable(ctx.db, accountId, envelope.template_id, envelope.template_version);
-  const rows = layoutRows(envelope.id, loaded, {
-    recipients: envelope.recipients.map((r) => r.recipient_id),
-    values: stored.field_values,
-  });
-  const view: EnvelopeView = {
-    ...envelope,
-    documents: envelope.documents.map((d) => ({
-      ...d,
-      fields: rows.filter((f) => f.document_id === d.document_id).map(fieldView),
-    })),
-  };
+  const layout = { recipients: envelope.recipients.map((r) => r.recipient_id), values: stored.field_values };
+  const view: EnvelopeView = { ...envelope, documents: withLayoutFields(envelope.documents, envelope.id, loaded, layout) };
   return view;
 }
 
