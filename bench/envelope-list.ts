@@ -10,7 +10,7 @@ import { buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';
-import { openRuntime } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { machineBusyCores } from './cpu.js';
 import { BULK_IDS, seedEnvelopes, TEMPLATE_IDS, type SeededEnvelope } from './envelope-list-seed.js';

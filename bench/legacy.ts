@@ -16,7 +16,7 @@ import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';
 import type { App } from '../server/routes/types.js';
-import { openRuntime } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
 import {

@@ -26,7 +26,7 @@ import { createAccount } from '../server/domain/accounts/create-account.js';
 import type { Context } from '../server/domain/context.js';
 import { createEnvelope } from '../server/domain/envelopes/create-envelope.js';
 import { recordEvent } from '../server/domain/workflow/events.js';
-import { openRuntime } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 import { registerWebhook } from '../server/webhooks/register-endpoint.js';
 import { webhookWorkerFor } from '../server/webhooks/worker.js';
 import { createTestDatabase } from '../test/support/databases.js';

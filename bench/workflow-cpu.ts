@@ -13,7 +13,8 @@ import { buildServerApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';
-import { jobRunnerFor, openRuntime } from '../server/start.js';
+import { jobRunnerFor } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
 

@@ -20,7 +20,8 @@ import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import type { Context } from '../server/domain/context.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';
-import { jobRunnerFor, openRuntime } from '../server/start.js';
+import { jobRunnerFor } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { startCpuAccount } from './cpu.js';
 import {

@@ -13,7 +13,7 @@ import {
   type AccountState,
 } from '../server/domain/accounts/account-admin.js';
 import type { Context } from '../server/domain/context.js';
-import { openRuntime } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 
 export function describeAccount(state: AccountState): string {
   const limit = state.monthly_call_limit === null ? 'no monthly limit' : `monthly limit ${state.monthly_call_limit}`;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Config } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { unlockUser } from '../server/domain/users/unlock.js';
-import { openRuntime } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

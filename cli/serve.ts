@@ -1,11 +1,12 @@
 import { API_BASE, LEGACY_BASE } from '../common/api-paths.js';
 import type { Config } from '../server/config.js';
-import { startServer } from '../server/start.js';
 import { hsmSeal } from './hsm-seal.js';
 import { connectStorage } from '../server/storage/connect.js';
 import { migrateToLatest } from '../server/storage/migrations/index.js';
 
 export async function serveCommand(config: Config): Promise<void> {
+  // Loaded here, not at the top: the HTTP app is most of what `mohar` loads, and no other command needs it.
+  const { startServer } = await import('../server/start.js');
   const hsm = config.sealPkcs11 ? await hsmSeal(config.sealPkcs11) : undefined;
   const aspKey = config.esign?.aspKey;
   const asp = aspKey && 'pkcs11' in aspKey ? await hsmSeal(aspKey.pkcs11, 'MOHAR_ESIGN_ASP_PKCS11_MODULE') : undefined;

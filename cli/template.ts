@@ -13,7 +13,7 @@ import type { Context } from '../server/domain/context.js';
 import { importTemplate } from '../server/domain/templates/create-template.js';
 import type { DefinitionInput } from '../server/domain/templates/model.js';
 import { getTemplate } from '../server/domain/templates/read-templates.js';
-import { openRuntime } from '../server/start.js';
+import { openRuntime } from '../server/runtime.js';
 
 export async function exportTemplate(ctx: Context, templateId: string, version?: number): Promise<string> {
   const row = await ctx.db.selectFrom('templates').select('account_id').where('id', '=', templateId).executeTakeFirst();

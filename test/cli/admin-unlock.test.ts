@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { parseConfig } from '../../server/config.js';
-import { openRuntime } from '../../server/start.js';
+import { openRuntime } from '../../server/runtime.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { mohar } from '../support/cli.js';
 

@@ -9,7 +9,8 @@ import { bootstrapFirstAccount } from '../../server/domain/accounts/bootstrap.js
 import { createAccount } from '../../server/domain/accounts/create-account.js';
 import type { Context } from '../../server/domain/context.js';
 import type { App } from '../../server/routes/types.js';
-import { jobRunnerFor, openRuntime } from '../../server/start.js';
+import { jobRunnerFor } from '../../server/start.js';
+import { openRuntime } from '../../server/runtime.js';
 import { createTestDatabase, type DatabaseKind } from './databases.js';
 
 export const ADMIN_EMAIL = 'admin@test.local';

@@ -47,8 +47,8 @@ export async function expandInstantiation(ctx: Context, accountId: string, store
   if (envelope.template_id === null || envelope.template_version === null) return stored;
   const loaded = await loadInstantiable(ctx.db, accountId, envelope.template_id, envelope.template_version);
   const layout = { recipients: envelope.recipients.map((r) => r.recipient_id), values: stored.field_values };
-  const view: EnvelopeView = { ...envelope, documents: withLayoutFields(envelope.documents, envelope.id, loaded, layout) };
-  return view;
+  const documents = withLayoutFields(envelope.documents, envelope.id, loaded, layout);
+  return { ...envelope, documents } satisfies EnvelopeView;
 }
 
 function isStoredInstantiation(value: unknown): value is StoredInstantiation {

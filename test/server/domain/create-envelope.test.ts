@@ -12,7 +12,7 @@ import type { Context } from '../../../server/domain/context.js';
 import { createEnvelope } from '../../../server/domain/envelopes/create-envelope.js';
 import type { EnvelopeInput } from '../../../server/domain/envelopes/model.js';
 import { loadEnvelopeView } from '../../../server/domain/envelopes/views.js';
-import { openRuntime, type Runtime } from '../../../server/start.js';
+import { openRuntime, type Runtime } from '../../../server/runtime.js';
 import { DATABASES, createTestDatabase, type TestDatabase } from '../../support/databases.js';
 
 for (const kind of DATABASES) {

@@ -10,7 +10,7 @@ import { createAccount } from '../../../server/domain/accounts/create-account.js
 import type { Context } from '../../../server/domain/context.js';
 import { createEnvelope } from '../../../server/domain/envelopes/create-envelope.js';
 import { envelopeStatus, type EnvelopeStatusView } from '../../../server/domain/envelopes/envelope-status.js';
-import { openRuntime, type Runtime } from '../../../server/start.js';
+import { openRuntime, type Runtime } from '../../../server/runtime.js';
 import { DATABASES, createTestDatabase, type TestDatabase } from '../../support/databases.js';
 
 for (const kind of DATABASES) {

@@ -8,7 +8,7 @@ import type { HttpTransport } from '../../../pdf/index.js';
 import { parseConfig } from '../../../server/config.js';
 import { prepareDocument } from '../../../server/domain/workflow/certify-document.js';
 import { defaultTransports, type Transports } from '../../../server/net/transports.js';
-import { openRuntime, type Runtime } from '../../../server/start.js';
+import { openRuntime, type Runtime } from '../../../server/runtime.js';
 import { createTestDatabase, type TestDatabase } from '../../support/databases.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 

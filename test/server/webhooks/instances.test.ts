@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { LEGACY, startTestServer, type TestServer } from '../../support/server.js';
-import { openRuntime, type Runtime } from '../../../server/start.js';
+import { openRuntime, type Runtime } from '../../../server/runtime.js';
 import { webhookTransport, type WebhookTransport } from '../../../server/webhooks/transport.js';
 import { WebhookWorker, webhookWorkerFor } from '../../../server/webhooks/worker.js';
 import { startReceiver, type TestReceiver } from './receiver.js';
