@@ -16,7 +16,7 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { CHROMIUM, newContext } from '../test/support/browser.js';
 import { ensureConsoleBuilt } from '../test/support/renderer.js';
 import { API, startTestServer, type TestServer } from '../test/support/server.js';
-import { fixed, table } from './support.js';
+import { fixed, median, table } from './support.js';
 
 export const CONSOLE_TARGETS = { firstRenderMs: 1000 } as const;
 
@@ -44,8 +44,6 @@ export interface ConsoleReport {
   loginMedianMs?: number;
   javascriptGzipKiB: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function seed(server: TestServer, key: string): Promise<void> {
   for (let i = 0; i < ENVELOPES; i++) {

@@ -20,7 +20,7 @@ import { makeDraft, sendDraft } from '../test/support/envelopes.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';
 import { ensureRendererBuilt } from '../test/support/renderer.js';
 import { API, startTestServer } from '../test/support/server.js';
-import { fixed, table } from './support.js';
+import { fixed, median, table } from './support.js';
 
 export const PAGE_TARGETS = { firstPageMs: 1000, interactiveMs: 1500, bundleGzipKiB: 350 } as const;
 
@@ -78,8 +78,6 @@ function textPage(n: number): { text: string; content: string } {
   const lines = Array.from({ length: 40 }, (_, i) => `(${i + 1}. ${line.slice(0, 70 + (i % 30))}) '`).join('\n');
   return { text: `Rental agreement, page ${n}`, content: `BT /F1 11 Tf 14 TL 72 660 Td\n${lines}\nET` };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function runSigningPage(): Promise<SigningPageReport> {
   const dist = ensureRendererBuilt();

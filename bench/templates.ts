@@ -25,6 +25,7 @@ import {
   engineVersion,
   fixed,
   measure,
+  median,
   table,
   type BenchOptions,
   type DatabaseChoice,
@@ -115,12 +116,6 @@ async function createBenchTemplate(base: string, key: string): Promise<string> {
     throw new Error(`creating the bench template answered ${response.status}: ${await response.text()}`);
   }
   return ((await response.json()) as { template_id: string }).template_id;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function cost(r: LoadResult): number {
