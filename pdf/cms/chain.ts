@@ -11,7 +11,7 @@ import * as pkijs from 'pkijs';
 import { equalBytes, toArrayBuffer } from './der.js';
 import { certInfo, isIssuedBy, isSelfSigned, type CertInfo } from './x509.js';
 
-export type PathProblem = 'unknown_issuer' | 'expired' | 'not_for_signing' | 'bad_ca';
+export type PathProblem = 'unknown_issuer' | 'expired' | 'not_yet_valid' | 'not_for_signing' | 'bad_ca';
 
 export interface CertificatePath {
   /** Signer first; the anchor last when `anchored`. As far as it could be built otherwise. */
@@ -100,8 +100,10 @@ function basicConstraints(cert: CertInfo): { ca: boolean; pathLen: number | null
   }
 }
 
-function validAt(cert: CertInfo, at: Date): boolean {
-  return at.getTime() >= Date.parse(cert.x509.validFrom) && at.getTime() <= Date.parse(cert.x509.validTo);
+/** Where `at` falls in the certificate's validity: before notBefore, within, or after notAfter. */
+function validityAt(cert: CertInfo, at: Date): 'not_yet_valid' | 'valid' | 'expired' {
+  if (at.getTime() < Date.parse(cert.x509.validFrom)) return 'not_yet_valid';
+  return at.getTime() > Date.parse(cert.x509.validTo) ? 'expired' : 'valid';
 }
 
 /** Judges a built path at time `at` (the signing time the caller trusts). */
@@ -122,10 +124,11 @@ export function judgeCertificatePath(built: CertificatePath, at: Date): PathJudg
     );
   }
   for (const cert of built.path) {
-    if (!validAt(cert, at)) {
+    const validity = validityAt(cert, at);
+    if (validity !== 'valid') {
       note(
-        'expired',
-        `${cert.subject} is not valid at ${at.toISOString()} (valid ${new Date(cert.x509.validFrom).toISOString()} to ${new Date(cert.x509.validTo).toISOString()})`,
+        validity,
+        `${cert.subject} is not valid at ${at.toISOString()} (${validity === 'expired' ? 'expired' : 'not yet valid'}: valid ${new Date(cert.x509.validFrom).toISOString()} to ${new Date(cert.x509.validTo).toISOString()})`,
       );
     }
   }

@@ -1,14 +1,18 @@
 /**
  * Account settings: the origins allowed to embed the signing page, and how USB DSC certificates are judged
- * (accept_untrusted_dsc: record an untrusted certificate instead of refusing it; require_dsc_identity_match:
- * refuse a certificate whose name and e-mail do not match the recipient's).
+ * (accept_untrusted_dsc: record an untrusted certificate instead of refusing it). Identity binding, three
+ * levels: by default a certificate whose name and e-mail both differ from the recipient's is refused;
+ * accept_dsc_identity_mismatch records it instead; require_dsc_identity_match (older, kept) is stricter: the
+ * name must match and the e-mail must not differ. Both at once contradict each other and are refused.
  */
 import { MoharError } from '../../../common/errors.js';
+import type { IdentityPolicy } from '../trust/identity.js';
 import type { Context } from '../context.js';
 
 export interface AccountSettings {
   allowed_origins: string[];
   accept_untrusted_dsc: boolean;
+  accept_dsc_identity_mismatch: boolean;
   require_dsc_identity_match: boolean;
 }
 
@@ -16,11 +20,14 @@ export interface AccountSettings {
 export type AccountSettingsInput = Pick<AccountSettings, 'allowed_origins'> &
   Partial<Omit<AccountSettings, 'allowed_origins'>>;
 
+const DSC_SWITCHES = ['accept_untrusted_dsc', 'accept_dsc_identity_mismatch', 'require_dsc_identity_match'] as const;
+
 function parse(text: string): AccountSettings {
   const raw = JSON.parse(text) as Partial<AccountSettings>;
   return {
     allowed_origins: Array.isArray(raw.allowed_origins) ? raw.allowed_origins : [],
     accept_untrusted_dsc: raw.accept_untrusted_dsc === true,
+    accept_dsc_identity_mismatch: raw.accept_dsc_identity_mismatch === true,
     require_dsc_identity_match: raw.require_dsc_identity_match === true,
   };
 }
@@ -32,6 +39,11 @@ export async function readSettings(ctx: Context, accountId: string): Promise<Acc
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
   return parse(row.settings);
+}
+
+export function identityPolicy(settings: AccountSettings): IdentityPolicy {
+  if (settings.require_dsc_identity_match) return 'name_and_email';
+  return settings.accept_dsc_identity_mismatch ? 'record_only' : 'name_or_email';
 }
 
 export async function allowedOrigins(ctx: Context, accountId: string): Promise<string[]> {
@@ -55,18 +67,26 @@ export async function writeSettings(
     .select('settings')
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
+  const switches = Object.fromEntries(
+    DSC_SWITCHES.flatMap((name) => (input[name] === undefined ? [] : [[name, input[name]]])),
+  );
   const merged = {
     ...(JSON.parse(row.settings) as object),
     allowed_origins: [...new Set(input.allowed_origins.map((o) => normalizeOrigin(o)!))],
-    ...(input.accept_untrusted_dsc === undefined ? {} : { accept_untrusted_dsc: input.accept_untrusted_dsc }),
-    ...(input.require_dsc_identity_match === undefined
-      ? {}
-      : { require_dsc_identity_match: input.require_dsc_identity_match }),
+    ...switches,
   };
+  const result = parse(JSON.stringify(merged));
+  if (result.accept_dsc_identity_mismatch && result.require_dsc_identity_match) {
+    const message =
+      'accept_dsc_identity_mismatch and require_dsc_identity_match contradict each other: set one of them to false';
+    throw new MoharError('validation_failed', message, {
+      errors: [{ path: '/accept_dsc_identity_mismatch', message }],
+    });
+  }
   await ctx.db
     .updateTable('accounts')
     .set({ settings: JSON.stringify(merged) })
     .where('id', '=', accountId)
     .execute();
-  return parse(JSON.stringify(merged));
+  return result;
 }

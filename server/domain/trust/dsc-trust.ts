@@ -20,15 +20,16 @@ import {
   type ValidationData,
 } from '../../../pdf/index.js';
 import type { Database } from '../../storage/schema.js';
-import { readSettings } from '../accounts/settings.js';
+import { identityPolicy, readSettings } from '../accounts/settings.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { dscTrustAnchors } from './anchors.js';
 import { buildPathFetchingIssuers } from './certificate-path.js';
-import { bindIdentity, identityMismatch, type IdentityBinding } from './identity.js';
+import { bindIdentity, identityRefused, type IdentityBinding } from './identity.js';
 import { judgeRevocation, type RevocationRecord } from './revocation.js';
 
-export type UntrustedReason = 'unknown_issuer' | 'expired' | 'revoked' | 'revocation_unknown' | 'not_for_signing';
+export type UntrustedReason =
+  'unknown_issuer' | 'expired' | 'not_yet_valid' | 'revoked' | 'revocation_unknown' | 'not_for_signing';
 
 export interface ChainEntry {
   readonly subject: string;
@@ -242,7 +243,8 @@ function testCertificate(signer: CertInfo, identity: IdentityBinding, now: Date)
 
 const REASON_TEXT: Record<UntrustedReason, string> = {
   unknown_issuer: 'it does not chain to a trusted certifying authority',
-  expired: 'it was not valid at the signing time',
+  expired: 'it had expired at the signing time',
+  not_yet_valid: 'it was not yet valid at the signing time',
   revoked: 'it has been revoked',
   revocation_unknown: 'its revocation status could not be established (OCSP and CRL)',
   not_for_signing: 'its key usage does not allow signing',
@@ -264,13 +266,19 @@ async function enforceAccountPolicy(ctx: Context, envelopeId: string, record: Ds
       { extra: { reason } },
     );
   }
-  if (settings.require_dsc_identity_match && identityMismatch(record.certificate_validation.identity)) {
-    const id = record.certificate_validation.identity;
+  const id = record.certificate_validation.identity;
+  if (identityRefused(id, identityPolicy(settings))) {
+    // The names and e-mails go back to the signer, who chose the certificate and sees it on the token anyway.
     throw new MoharError(
       'dsc_identity_mismatch',
       `the certificate does not name this recipient (certificate: ${id.certificate_name ?? 'no name'} ${id.certificate_emails.join(', ') || 'no e-mail'}; name ${id.name_match ? 'matches' : 'differs'}, e-mail ${id.email_match === null ? 'absent' : id.email_match ? 'matches' : 'differs'})`,
       {
-        extra: { name_match: record.name_match, email_match: record.email_match },
+        extra: {
+          name_match: id.name_match,
+          email_match: id.email_match,
+          certificate_name: id.certificate_name,
+          certificate_emails: id.certificate_emails,
+        },
       },
     );
   }

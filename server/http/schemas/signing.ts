@@ -152,13 +152,19 @@ export const AccountSettingsBody = Type.Object({
   accept_untrusted_dsc: Type.Optional(
     Type.Boolean({
       description:
-        'accept USB DSC certificates that do not validate (unknown issuer, expired, revoked, revocation unknown, not for signing); the act records trust "untrusted" and the certificate of completion shows it. Default false: refused with dsc_certificate_untrusted. Absent in a PUT: unchanged.',
+        'accept USB DSC certificates that do not validate (unknown issuer, expired, not yet valid, revoked, revocation unknown, not for signing); the act records trust "untrusted" and the certificate of completion shows it. Default false: refused with dsc_certificate_untrusted. Absent in a PUT: unchanged.',
+    }),
+  ),
+  accept_dsc_identity_mismatch: Type.Optional(
+    Type.Boolean({
+      description:
+        "accept a USB DSC certificate that names neither the recipient's name nor e-mail; the act records name_match and email_match false. Default false: refused with dsc_identity_mismatch (names compared ignoring case, spaces and punctuation). Cannot be true together with require_dsc_identity_match (validation_failed). Absent in a PUT: unchanged.",
     }),
   ),
   require_dsc_identity_match: Type.Optional(
     Type.Boolean({
       description:
-        "refuse a USB DSC certificate whose name or e-mail does not match the recipient's (dsc_identity_mismatch). Default false: the match is recorded only. Absent in a PUT: unchanged.",
+        "stricter binding: refuse a USB DSC certificate whose name differs from the recipient's, or whose e-mail addresses (when it carries any) exclude the recipient's (dsc_identity_mismatch). Default false: one of name or e-mail matching is enough. Absent in a PUT: unchanged.",
     }),
   ),
 });

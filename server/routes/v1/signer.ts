@@ -169,7 +169,7 @@ export function signerRoutes(app: App, ctx: Context): void {
           tags: ['signer'],
           summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
           description:
-            '422 codes: `invalid_signed_document` (the upload changes more than this signature), `dsc_certificate_untrusted` (member `reason`: unknown_issuer, expired, revoked, revocation_unknown, not_for_signing; unless the account setting accept_untrusted_dsc), `dsc_identity_mismatch` (with the account setting require_dsc_identity_match; members name_match, email_match). See docs/errors.md.',
+            "422 codes: `invalid_signed_document` (the upload changes more than this signature), `dsc_certificate_untrusted` (member `reason`: unknown_issuer, expired, not_yet_valid, revoked, revocation_unknown, not_for_signing; unless the account setting accept_untrusted_dsc), `dsc_identity_mismatch` (neither the certificate's name nor its e-mail is the recipient's, unless the account setting accept_dsc_identity_mismatch; with require_dsc_identity_match the name must match and the e-mail must not differ; members name_match, email_match, certificate_name, certificate_emails). See docs/errors.md.",
           params: TokenDocumentParams,
           // Documented, not validated by schema: the raw bytes are checked by the act itself.
           body: {

@@ -1,6 +1,6 @@
 /**
  * Path building and judging over DER (pdf/cms/chain.ts) with a real openssl test PKI: anchored paths, a
- * missing intermediate, self-signed, expired, key usage, CA constraints, and an anchor's own validity.
+ * missing intermediate, self-signed, expired, not yet valid, key usage, CA constraints, and an anchor's own validity.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -65,6 +65,35 @@ describe('buildCertificatePath / judgeCertificatePath', () => {
     const judged = judgeCertificatePath(long, new Date(Date.now() + 11 * 365 * 86_400_000));
     assert.equal(judged.problem, 'expired', 'the root (10 years) has expired by then, though the signer has not');
     assert.ok(judged.problems.some((p) => p.includes('Root CA')));
+  });
+
+  test('a certificate of the path that starts after the signing time: not_yet_valid, never expired', () => {
+    const day = 86_400_000;
+    const tomorrow = pki.issueExpired({
+      commonName: 'Future Signer',
+      notBefore: new Date(Date.now() + day),
+      notAfter: new Date(Date.now() + 365 * day),
+    });
+    const built = buildCertificatePath(tomorrow.certDer, [...pki.chainDer], [pki.root.certDer]);
+    assert.equal(built.anchored, true);
+    const judged = judgeCertificatePath(built, new Date());
+    assert.equal(judged.problem, 'not_yet_valid');
+    assert.ok(judged.problems.some((p) => p.includes('Future Signer') && p.includes('not yet valid')));
+    assert.equal(judgeCertificatePath(built, new Date(Date.now() + 2 * day)).problem, null, 'valid once it starts');
+
+    // A signer valid since 2020 under an intermediate and a root made today: at a 2025 signing time the
+    // signer is fine, its issuers are not valid yet.
+    const early = pki.issueExpired({
+      commonName: 'Early Signer',
+      notBefore: new Date('2020-01-01T00:00:00Z'),
+      notAfter: new Date(Date.now() + 365 * day),
+    });
+    const path = buildCertificatePath(early.certDer, [...pki.chainDer], [pki.root.certDer]);
+    const issuersLater = judgeCertificatePath(path, new Date('2025-01-01T00:00:00Z'));
+    assert.equal(issuersLater.problem, 'not_yet_valid');
+    assert.ok(!issuersLater.problems.some((p) => p.includes('Early Signer')), issuersLater.problems.join('; '));
+    assert.ok(issuersLater.problems.some((p) => p.includes('Intermediate CA') && p.includes('not yet valid')));
+    assert.ok(issuersLater.problems.some((p) => p.includes('Root CA') && p.includes('not yet valid')));
   });
 
   test('key usage without digitalSignature or nonRepudiation: not_for_signing', () => {
