@@ -25,6 +25,8 @@ describe('DSC identity binding', () => {
   test('names: case, spaces and punctuation do not matter; a missing or extra initial does', () => {
     const same = ['MEERA K. IYER', 'Meera K Iyer', 'meera  k.iyer', 'MEERA-K-IYER', 'Meera K. Iyer.'];
     for (const name of same) assert.equal(bindIdentity(cert(name), meera).name_match, true, name);
+    const apostrophe = bindIdentity(cert('ANITA DSOUZA'), { name: "Anita D'Souza", email: 'anita@example.com' });
+    assert.equal(apostrophe.name_match, true, 'an apostrophe the CA dropped');
     const initials = bindIdentity(cert('M.K. IYER'), { name: 'MK Iyer', email: 'mk@example.com' });
     assert.equal(initials.name_match, true, 'dots between initials are punctuation');
     for (const name of ['Meera Iyer', 'Meera Kumari Iyer', 'Iyer Meera K', 'Dr. Meera K Iyer', 'Meena K Iyer']) {

@@ -1,7 +1,7 @@
 /**
  * Binding a USB DSC signature to its recipient through the real PUT …/signed, on SQLite and PostgreSQL, with
  * signatures made by a SoftHSM2 token whose certificates chain to a configured anchor with a good OCSP answer.
- * The envelope is for "Meera K Iyer" <meera@example.com>. By default a certificate that names neither her name
+ * The envelope is for "Meera K D'Souza" <meera@example.com>. By default a certificate that names neither her name
  * nor her e-mail is refused (dsc_identity_mismatch, nothing stored); one of them matching is enough, names
  * compared without case, spaces or punctuation. accept_dsc_identity_mismatch records a mismatch instead;
  * require_dsc_identity_match (stricter) cannot be set together with it.
@@ -16,14 +16,15 @@ import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, LEGACY, useTestServer } from '../../support/server.js';
 import { useSoftHsmModule, type TokenKeySpec } from '../../support/softhsm.js';
 
-const MEERA = { name: 'Meera K Iyer', email: 'meera@example.com' };
+// DSCs drop apostrophes and add dots: "MEERA K. DSOUZA" is her name.
+const MEERA = { name: "Meera K D'Souza", email: 'meera@example.com' };
 
 /** The token's certificates, by CKA_ID: whose name and e-mail each carries. */
 const CERTIFICATES = {
-  meera: { id: '11', commonName: 'MEERA K. IYER', email: 'meera@example.com' },
-  nameOnly: { id: '12', commonName: 'Meera K.Iyer', email: 'meera.iyer@old-employer.in' },
-  nameNoEmail: { id: '13', commonName: 'MEERA  K IYER' },
-  emailOnly: { id: '14', commonName: 'M Iyer', email: 'MEERA@Example.com' },
+  meera: { id: '11', commonName: 'MEERA K. DSOUZA', email: 'meera@example.com' },
+  nameOnly: { id: '12', commonName: "Meera K.D'Souza", email: 'meera.dsouza@old-employer.in' },
+  nameNoEmail: { id: '13', commonName: 'MEERA  K DSOUZA' },
+  emailOnly: { id: '14', commonName: 'M DSouza', email: 'MEERA@Example.com' },
   other: { id: '15', commonName: 'Ravi Kumar', email: 'ravi@example.com' },
   otherNoEmail: { id: '16', commonName: 'Ravi Kumar' },
 } satisfies Record<string, Omit<TokenKeySpec, 'label' | 'type'>>;
@@ -137,7 +138,7 @@ for (const kind of DATABASES) {
       assert.equal(noEmail.storedSignature, false);
     });
 
-    test('one of name or e-mail is enough; capitals, spaces and dots in the name do not matter', async () => {
+    test('one of name or e-mail is enough; capitals, spaces, dots and apostrophes in the name do not matter', async () => {
       await accepted('meera', true, true);
       await accepted('nameOnly', true, false);
       await accepted('nameNoEmail', true, null);

@@ -3,8 +3,9 @@
  * configured anchor (MOHAR_DSC_TRUST_ANCHORS), a real `openssl ocsp` responder and CRL on loopback, a TSA.
  * Accepted: a chain to the anchor with a good OCSP answer (recorded, B-LT after completion by pdfsig and our
  * verifier, shown on the certificate of completion), a CRL-only certificate. Refused with
- * dsc_certificate_untrusted and its reason: self-signed, expired, revoked, OCSP down without CRL, key usage
- * not for signing. The account settings accept_untrusted_dsc and require_dsc_identity_match.
+ * dsc_certificate_untrusted and its reason: self-signed, expired, not yet valid, revoked, OCSP down without CRL,
+ * key usage not for signing. The account settings accept_untrusted_dsc, accept_dsc_identity_mismatch and
+ * require_dsc_identity_match (identity binding in detail: dsc-identity.test.ts).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -101,7 +102,11 @@ for (const kind of DATABASES) {
       return JSON.parse(row.act_details!);
     }
 
-    async function settings(values: { accept_untrusted_dsc?: boolean; require_dsc_identity_match?: boolean }) {
+    async function settings(values: {
+      accept_untrusted_dsc?: boolean;
+      accept_dsc_identity_mismatch?: boolean;
+      require_dsc_identity_match?: boolean;
+    }) {
       const admin = await t.server.login(t.account.email, t.account.password);
       const saved = await t.server.request('PUT', `${LEGACY}/account/settings/`, {
         token: admin,
@@ -237,6 +242,20 @@ for (const kind of DATABASES) {
       await refusedWith(await trust.get().signer(old), 'expired');
     });
 
+    test('a certificate that starts tomorrow: not_yet_valid, not expired', async () => {
+      const { pki } = trust.get();
+      const day = 86_400_000;
+      const early = pki.issueExpired({
+        commonName: 'Asha Rao',
+        email: 'asha@example.com',
+        notBefore: new Date(Date.now() + day),
+        notAfter: new Date(Date.now() + 365 * day),
+      });
+      trust.get().register(early.certPem);
+      const problem = await refusedWith(await trust.get().signer(early), 'not_yet_valid');
+      assert.match(problem.detail, /not yet valid/);
+    });
+
     test('a revoked certificate (OCSP says revoked): revoked', async () => {
       const revoked = trust.get().issue({ commonName: 'Asha Rao', email: 'asha@example.com' });
       trust.get().responder.revoke(revoked.certPem, { reason: 'keyCompromise' });
@@ -290,6 +309,7 @@ for (const kind of DATABASES) {
       const saved = await settings({ accept_untrusted_dsc: true });
       assert.equal(saved.accept_untrusted_dsc, true);
       assert.equal(saved.require_dsc_identity_match, false);
+      assert.equal(saved.accept_dsc_identity_mismatch, false);
       try {
         const selfSigned = await makeTestCertificate({ name: 'Asha Rao', email: 'asha@example.com' }, new Date());
         const { draft, base } = await dscEnvelope();
@@ -310,24 +330,30 @@ for (const kind of DATABASES) {
       }
     });
 
-    test('identity: a mismatch is recorded; refused with require_dsc_identity_match', async () => {
+    test('identity: another person is refused by default (dsc_identity_mismatch), recorded with accept_dsc_identity_mismatch', async () => {
       const pki = trust.get();
       const other = pki.issue({ commonName: 'Someone Else', email: 'else@example.com' });
       const { draft, base } = await dscEnvelope();
-      const accepted = await signAndUpload(base, await pki.signer(other));
-      assert.equal(accepted.statusCode, 200, accepted.body);
-      const details = await actDetails(draft.recipientIds[0]!);
-      assert.equal(details.trust, 'trusted');
-      assert.equal(details.name_match, false);
-      assert.equal(details.email_match, false);
+      const refused = await signAndUpload(base, await pki.signer(other));
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.equal(refused.json().code, 'dsc_identity_mismatch');
+      assert.deepEqual([refused.json().name_match, refused.json().email_match], [false, false]);
+      assert.equal((await actDetails(draft.recipientIds[0]!)).trust, undefined, 'nothing recorded');
 
-      await settings({ require_dsc_identity_match: true });
+      await settings({ accept_dsc_identity_mismatch: true });
       try {
         const second = await dscEnvelope();
-        const refused = await signAndUpload(second.base, await pki.signer(other));
-        assert.equal(refused.statusCode, 422, refused.body);
-        assert.equal(refused.json().code, 'dsc_identity_mismatch');
-        assert.equal(refused.json().name_match, false);
+        const accepted = await signAndUpload(second.base, await pki.signer(other));
+        assert.equal(accepted.statusCode, 200, accepted.body);
+        const details = await actDetails(second.draft.recipientIds[0]!);
+        assert.equal(details.trust, 'trusted');
+        assert.equal(details.name_match, false);
+        assert.equal(details.email_match, false);
+      } finally {
+        await settings({ accept_dsc_identity_mismatch: false });
+      }
+      await settings({ require_dsc_identity_match: true });
+      try {
         const matching = pki.issue({ commonName: 'ASHA  RAO', email: 'Asha@Example.com' });
         const third = await dscEnvelope();
         const ok = await signAndUpload(third.base, await pki.signer(matching));
