@@ -8,6 +8,7 @@
  *   const trust = useDscTrust();                  // at file level, before useTestServer / useSoftHsmModule
  *   useTestServer(kind, trust.env)
  *   trust.get().issue({ commonName: 'Asha Rao' }) // a software credential with OCSP + CRL URLs, registered good
+ *   t.tokenKeys({ commonName, email })          // a token whose certificates name the envelope's DSC recipient
  * const softHsm = useSoftHsmModule(async () => { const t = await trust.ready(); return { pki: t.pki, keys:
  * t.tokenKeys() }; })
  *   before(() => trust.get().registerToken(softHsm.hsm))   // in the describe(): after every file-level hook
@@ -33,8 +34,12 @@ export interface DscTrust {
   ): SoftwareCredential;
   /** A signature provider for a credential, carrying the chain. */
   signer(credential: SoftwareCredential): Promise<SignatureProvider>;
-  /** DEFAULT_TOKEN_KEYS with the responder's URLs (register the token's certificates afterwards). */
-  tokenKeys(): TokenKeySpec[];
+  /**
+   * DEFAULT_TOKEN_KEYS with the responder's URLs (register the token's certificates afterwards). With `holder`,
+   * every certificate on the token names that person: live envelopes refuse a certificate that names neither
+   * the recipient's name nor e-mail, so a test whose DSC recipient is `holder` gives the token to them.
+   */
+  tokenKeys(holder?: { readonly commonName: string; readonly email: string }): TokenKeySpec[];
   register(certPem: string): void;
   /** Registers every certificate of a SoftHSM token made with tokenKeys() as good. */
   registerToken(hsm: { readonly keys: readonly { readonly certificate: { readonly certPem: string } | null }[] }): void;
@@ -67,7 +72,8 @@ export async function createDscTrust(anchorsPath: string): Promise<DscTrust> {
     },
     signer: (credential) =>
       softwareSigner({ keyPem: credential.keyPem, certificate: credential.certDer, chain: [...pki.chainDer] }),
-    tokenKeys: () => DEFAULT_TOKEN_KEYS.map((k) => ({ ...k, ocspUrl: responder.url, crlUrl: responder.crlUrl })),
+    tokenKeys: (holder) =>
+      DEFAULT_TOKEN_KEYS.map((k) => ({ ...k, ...holder, ocspUrl: responder.url, crlUrl: responder.crlUrl })),
     register: (certPem) => responder.register(certPem),
     registerToken(hsm) {
       for (const key of hsm.keys) if (key.certificate) responder.register(key.certificate.certPem);

@@ -40,7 +40,8 @@ for (const kind of DATABASES) {
 
     test('prepared -> signPrepared -> signed: accepted, the envelope completes, pdfsig names the token certificate', async () => {
       const draft = await makeDraft(t.server, t.account.key, {
-        recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }],
+        // The token's RSA certificate is Asha Rao's (DEFAULT_TOKEN_KEYS): the envelope is for her.
+        recipients: [{ name: 'Asha Rao', email: 'asha@example.com', signature_method: 'dsc' }],
       });
       await sendDraft(t.server, t.account.key, draft);
       const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {

@@ -66,7 +66,8 @@ for (const kind of DATABASES) {
       draft = await makeDraft(server, account.key, {
         recipients: [
           { name: 'Asha Rao', email: 'asha@example.com' },
-          { name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' },
+          // Named as the certificate that signs (test-pki's rsaSigner, CN "Asha Rao (RSA)", no e-mail).
+          { name: 'Asha Rao (RSA)', email: 'token@example.com', signature_method: 'dsc' },
         ],
       });
     });

@@ -113,7 +113,8 @@ for (const kind of DATABASES) {
 
     test('a TSA down at completion: the act stands, the job completes the envelope once the TSA is back', async () => {
       const draft = await makeDraft(server, account.key, {
-        recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }],
+        // Named as the certificate that signs (test-pki's rsaSigner, CN "Asha Rao (RSA)", no e-mail).
+        recipients: [{ name: 'Asha Rao (RSA)', email: 'token@example.com', signature_method: 'dsc' }],
       });
       await sendDraft(server, account.key, draft);
       const link = (

@@ -86,7 +86,8 @@ for (const kind of DATABASES) {
       const draft = await makeDraft(server, account.key, {
         recipients: [
           { name: 'Asha Rao', email: 'asha@example.com' },
-          { name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' },
+          // Named as the certificate that signs (test-pki's rsaSigner, CN "Asha Rao (RSA)", no e-mail).
+          { name: 'Asha Rao (RSA)', email: 'token@example.com', signature_method: 'dsc' },
           { name: 'Ravi Kumar', email: 'ravi@example.com' },
         ],
         extraFields: (ids) => [

@@ -28,10 +28,12 @@ import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { useSoftHsmModule } from '../../support/softhsm.js';
 
+// The token belongs to the envelope's DSC recipient (a certificate naming neither is refused).
+const TOKEN_HOLDER = { commonName: 'Token Holder', email: 'token@example.com' };
 const trust = useDscTrust();
 const softHsm = useSoftHsmModule(async () => {
   const pki = await trust.ready();
-  return { pki: pki.pki, keys: pki.tokenKeys() };
+  return { pki: pki.pki, keys: pki.tokenKeys(TOKEN_HOLDER) };
 });
 
 /**

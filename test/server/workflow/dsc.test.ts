@@ -17,10 +17,12 @@ import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 
 // The token's certificates chain to a configured test anchor and have a good OCSP answer (DSC trust).
+// The token belongs to the envelope's DSC recipient (a certificate naming neither is refused).
+const TOKEN_HOLDER = { commonName: 'Token Holder', email: 'token@example.com' };
 const trust = useDscTrust();
 const softHsm = useSoftHsmModule(async () => {
   const pki = await trust.ready();
-  return { pki: pki.pki, keys: pki.tokenKeys() };
+  return { pki: pki.pki, keys: pki.tokenKeys(TOKEN_HOLDER) };
 });
 
 const tokenKey = (type: 'RSA' | 'EC') =>
