@@ -8,6 +8,7 @@ import type { TokenInfo } from '../../../common/desktop-bridge';
 import { isDeadLink, type ApiError, type SignerApi } from '../api';
 import { base64ToBytes, bytesToBase64 } from '../base64';
 import { desktopBridge, desktopErrorMessage } from '../desktop';
+import { dscRefusalMessage } from '../dsc-refusal';
 import { FIELD } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { ActResult, FieldValue, SignerView } from '../types';
@@ -111,7 +112,10 @@ export function DscPanel({
       onFinished(await api.uploadSigned(target.document_id, base64ToBytes(result.value.pdfBase64)));
     } catch (failure) {
       if (isDeadLink(failure)) onLinkFailure(failure);
-      setError(t('act.failed', { message: failure instanceof Error ? failure.message : String(failure) }));
+      setError(
+        dscRefusalMessage(failure, view.recipient.name, t) ??
+          t('act.failed', { message: failure instanceof Error ? failure.message : String(failure) }),
+      );
     } finally {
       setPhase('idle');
     }

@@ -201,6 +201,18 @@ export const en = {
   'dsc.error.invalid_request': 'Mohar Desktop could not use this document: {message}',
   'dsc.error.busy': 'Mohar Desktop is busy with another signature. Try again in a moment.',
   'dsc.error.signing_failed': 'Signing failed: {message}',
+  'dsc.refused.identity':
+    'This certificate belongs to {holder}, but this document is for {recipient}. Nothing was signed. Sign with {recipient}’s own DSC, or ask the sender.',
+  'dsc.refused.unnamed': 'an unnamed holder',
+  'dsc.refused.untrusted': 'This certificate cannot be accepted: {why} Nothing was signed.',
+  'dsc.untrusted.unknown_issuer': 'it was not issued by a licensed certifying authority.',
+  'dsc.untrusted.expired': 'it has expired. Renew your DSC with your certifying authority.',
+  'dsc.untrusted.not_yet_valid':
+    'it is not valid yet (its validity starts later). Try again once it starts, or check your computer’s date.',
+  'dsc.untrusted.revoked': 'it has been revoked by its certifying authority.',
+  'dsc.untrusted.revocation_unknown':
+    'its certifying authority could not confirm that it is still valid. Try again in a while.',
+  'dsc.untrusted.not_for_signing': 'it is not meant for signing (encryption only). Choose your signing certificate.',
   'dsc.noBridge.title': 'Open this link in Mohar Desktop',
   'dsc.noBridge.body':
     'This document is signed with a USB token (DSC). A browser cannot reach USB tokens, so Mohar Desktop on this computer makes the signature.',
@@ -411,6 +423,18 @@ export const hi: Record<StringKey, string> = {
   'dsc.error.invalid_request': 'Mohar Desktop इस दस्तावेज़ का उपयोग नहीं कर सका: {message}',
   'dsc.error.busy': 'Mohar Desktop अभी दूसरे हस्ताक्षर में व्यस्त है। थोड़ी देर बाद फिर कोशिश करें।',
   'dsc.error.signing_failed': 'हस्ताक्षर नहीं हो सके: {message}',
+  'dsc.refused.identity':
+    'यह प्रमाणपत्र {holder} का है, लेकिन यह दस्तावेज़ {recipient} के लिए है। कुछ भी हस्ताक्षरित नहीं हुआ। {recipient} के अपने DSC से हस्ताक्षर करें, या भेजने वाले से पूछें।',
+  'dsc.refused.unnamed': 'अज्ञात व्यक्ति',
+  'dsc.refused.untrusted': 'यह प्रमाणपत्र स्वीकार नहीं किया जा सकता: {why} कुछ भी हस्ताक्षरित नहीं हुआ।',
+  'dsc.untrusted.unknown_issuer': 'यह किसी लाइसेंस प्राप्त प्रमाणन प्राधिकरण ने जारी नहीं किया है।',
+  'dsc.untrusted.expired': 'इसकी अवधि समाप्त हो चुकी है। अपने प्रमाणन प्राधिकरण से अपना DSC नवीनीकृत कराएँ।',
+  'dsc.untrusted.not_yet_valid':
+    'यह अभी मान्य नहीं है (इसकी वैधता बाद में शुरू होती है)। वैधता शुरू होने पर फिर कोशिश करें, या अपने कंप्यूटर की तारीख जाँचें।',
+  'dsc.untrusted.revoked': 'इसके प्रमाणन प्राधिकरण ने इसे रद्द कर दिया है।',
+  'dsc.untrusted.revocation_unknown':
+    'इसका प्रमाणन प्राधिकरण पुष्टि नहीं कर सका कि यह अब भी मान्य है। थोड़ी देर बाद फिर कोशिश करें।',
+  'dsc.untrusted.not_for_signing': 'यह हस्ताक्षर के लिए नहीं है (केवल एन्क्रिप्शन)। अपना हस्ताक्षर प्रमाणपत्र चुनें।',
   'dsc.noBridge.title': 'यह लिंक Mohar Desktop में खोलें',
   'dsc.noBridge.body':
     'इस दस्तावेज़ पर USB टोकन (DSC) से हस्ताक्षर होते हैं। ब्राउज़र USB टोकन तक नहीं पहुँच सकता, इसलिए इस कंप्यूटर पर Mohar Desktop हस्ताक्षर करता है।',
