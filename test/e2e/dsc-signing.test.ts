@@ -3,7 +3,8 @@
  * desktop signer service (main/signer, over a SoftHSM2 token) as window.moharDesktop through exposeFunction,
  * the way the preload exposes it through contextBridge, with a test PinPrompt in place of the PIN window.
  * Without the bridge the page offers the mohar:// link. A wrong PIN shows a clear message and signs nothing;
- * the right one signs, and pdfsig shows the token certificate's subject on a valid signature.
+ * the right one signs, and pdfsig shows the token certificate's subject on a valid signature. A certificate of
+ * another person is refused, and the page says so in words (English and Hindi).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -195,6 +196,63 @@ describe('a USB DSC signer in Chromium with the desktop bridge', () => {
         /\/V\s*\(Director\)/,
         'and went into the prepared document the token signed',
       );
+    } finally {
+      stopWatching();
+      await context.close();
+    }
+  });
+
+  test("another person's certificate: the page says whose it is and for whom the document is, in English and Hindi", async () => {
+    const draft = await makeDraft(t.server, t.account.key, {
+      recipients: [{ name: 'Meera K Iyer', email: 'meera@example.com', signature_method: 'dsc' }],
+    });
+    await sendDraft(t.server, t.account.key, draft);
+    const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+      key: t.account.key,
+      json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+    });
+    const context = await newContext(browser, { viewport: { width: 1100, height: 900 } });
+    const stopWatching = await withDesktopBridge(context);
+    try {
+      const page = await context.newPage();
+      const errors = collectPageErrors(page);
+      await page.goto(onServer(origin, session.json().signing_url));
+      // The token holds Asha Rao's and Ravi Kumar's certificates, not Meera's.
+      await page.getByRole('radio', { name: /Asha Rao/ }).check();
+      await page.getByRole('checkbox', { name: /digital signature certificate on my USB token/ }).check();
+      prompt.answer(hsm.pin);
+      await page.getByRole('button', { name: 'Sign with USB token' }).click();
+      const alert = page.getByRole('alert').filter({ hasText: 'This certificate belongs to' });
+      await alert.waitFor();
+      assert.equal(
+        await alert.textContent(),
+        'This certificate belongs to Asha Rao <asha@example.com>, but this document is for Meera K Iyer. ' +
+          'Nothing was signed. Sign with Meera K Iyer’s own DSC, or ask the sender.',
+      );
+      await shots.take(page, 'identity-refused');
+
+      await page.getByRole('combobox', { name: /Language|भाषा/ }).selectOption('hi');
+      const hindi = page.getByRole('alert').filter({ hasText: 'यह प्रमाणपत्र' });
+      await hindi.waitFor();
+      assert.match(
+        (await hindi.textContent()) ?? '',
+        /^यह प्रमाणपत्र Asha Rao <asha@example\.com> का है, लेकिन यह दस्तावेज़ Meera K Iyer के लिए है।/,
+      );
+      await shots.take(page, 'identity-refused-hi');
+      await page.getByRole('combobox', { name: /Language|भाषा/ }).selectOption('en');
+      assert.deepEqual(errors, []);
+
+      const status = (
+        await t.server.request('GET', `${API}/envelopes/${draft.id}/status`, { key: t.account.key })
+      ).json();
+      assert.equal(status.status, 'sent');
+      assert.notEqual(status.recipients[0].status, 'signed', 'nothing was signed');
+      const revisions = await t.server.ctx.db
+        .selectFrom('document_revisions')
+        .select('act')
+        .where('envelope_id', '=', draft.id)
+        .execute();
+      assert.ok(!revisions.some((r) => r.act === 'signed'), 'no signed revision');
     } finally {
       stopWatching();
       await context.close();

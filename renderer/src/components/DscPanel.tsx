@@ -49,6 +49,7 @@ export function DscPanel({
   const [selected, setSelected] = useState<Choice | null>(null);
   const [phase, setPhase] = useState<Phase>('idle');
   const [error, setError] = useState<string | null>(null);
+  const [refusal, setRefusal] = useState<unknown>(null);
 
   useEffect(() => {
     if (!bridge) return;
@@ -91,6 +92,7 @@ export function DscPanel({
 
   const sign = async () => {
     setError(null);
+    setRefusal(null);
     if (!ready()) return;
     if (!selected) return setError(t('dsc.pick'));
     try {
@@ -112,10 +114,9 @@ export function DscPanel({
       onFinished(await api.uploadSigned(target.document_id, base64ToBytes(result.value.pdfBase64)));
     } catch (failure) {
       if (isDeadLink(failure)) onLinkFailure(failure);
-      setError(
-        dscRefusalMessage(failure, view.recipient.name, t) ??
-          t('act.failed', { message: failure instanceof Error ? failure.message : String(failure) }),
-      );
+      // A refusal is kept as such and worded at render time, so it follows a change of language.
+      if (dscRefusalMessage(failure, view.recipient.name, t) !== null) setRefusal(failure);
+      else setError(t('act.failed', { message: failure instanceof Error ? failure.message : String(failure) }));
     } finally {
       setPhase('idle');
     }
@@ -137,7 +138,7 @@ export function DscPanel({
       <TokenPicker tokens={tokens} selected={selected} onSelect={setSelected} />
       <ConsentCheckbox text="consent.dsc" checked={consent} onChange={onConsent} />
       <div role="alert" className="action-alert">
-        {error ?? alert}
+        {(refusal === null ? null : dscRefusalMessage(refusal, view.recipient.name, t)) ?? error ?? alert}
       </div>
       <div role="status" className="muted">
         {progress}

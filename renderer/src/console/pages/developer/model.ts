@@ -86,6 +86,7 @@ export interface DeliveryDetail extends Delivery {
 export interface AccountSettings {
   allowed_origins: string[];
   accept_untrusted_dsc: boolean;
+  accept_dsc_identity_mismatch: boolean;
   require_dsc_identity_match: boolean;
 }
 
