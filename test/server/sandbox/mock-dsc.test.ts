@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { signPades } from '../../../pdf/sign/pades.js';
+import { makeTestCertificate } from '../../../server/domain/sandbox/test-certificate.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
@@ -183,6 +185,37 @@ for (const kind of DATABASES) {
         await t.server.request('GET', `${API}/sandbox/mock-dsc/requests/${request.public_id}`, { key: owner.testKey })
       ).json();
       assert.equal(status.status, 'expired');
+    });
+
+    test("a sandbox request is never refused for identity: another person's test certificate is recorded", async () => {
+      const { testKey } = await t.server.newAccount({ testMode: true });
+      const request = (await createMock(t.server, testKey!)).json();
+      const token = tokenOf(request.signing_url);
+      const view = (await t.server.request('GET', `${API}/signing/${token}`)).json();
+      const base = `${API}/signing/${token}/documents/${view.documents[0].document_id}`;
+      const prepared = await t.server.request('GET', `${base}/prepared`);
+      assert.equal(prepared.statusCode, 200, prepared.body);
+      const someoneElse = await makeTestCertificate({ name: 'Ravi Kumar', email: 'ravi@example.com' }, new Date());
+      const signed = await signPades(prepared.rawPayload, someoneElse.signer, {
+        level: 'B-B',
+        field: { name: decodeURIComponent(String(prepared.headers['x-mohar-signature-field'])) },
+        signingTime: new Date(),
+      });
+      const upload = await t.server.app.inject({
+        method: 'PUT',
+        url: `${base}/signed`,
+        headers: { 'content-type': 'application/pdf' },
+        payload: signed.bytes,
+      });
+      assert.equal(upload.statusCode, 200, upload.body);
+      const act = await t.server.ctx.db
+        .selectFrom('recipients')
+        .select('act_details')
+        .where('envelope_id', '=', request.envelope_id)
+        .executeTakeFirstOrThrow();
+      const details = JSON.parse(act.act_details!);
+      assert.equal(details.trust, 'test_certificate');
+      assert.deepEqual([details.name_match, details.email_match], [false, false]);
     });
 
     test('webhook_url gets exactly one envelope.completed, signed with the returned secret', async () => {
