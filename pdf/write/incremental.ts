@@ -18,7 +18,8 @@
  * - A file whose last line lacks an end-of-line gets one before the update; junk after the last
  *   %%EOF stays in place (it is part of the earlier bytes) and the update follows it.
  * - When the reader had to rebuild the xref by scanning (`xref.reconstructed`), the new section
- *   lists every object found (a complete table or stream, no /Prev), so the result is whole again.
+ *   lists every object found (a complete table or stream, no /Prev), so the result is whole again;
+ *   a damaged file that carries signatures is refused instead (damaged.ts).
  *
  * Only objects registered with `add`/`set`/`edit` are written, each with our serializer; unchanged
  * objects are never re-serialized. `write()` checks that the old bytes are a prefix of the result.
@@ -37,6 +38,7 @@ import {
   writeObject,
   type Span,
 } from './serialize.js';
+import { refuseSignedRepair } from './damaged.js';
 
 /** Trailer keys that describe a section rather than the document: never copied forward. */
 const SECTION_KEYS = new Set([
@@ -215,6 +217,8 @@ export class IncrementalUpdate {
     const kind = this.sectionKind();
     const trailer = this.newTrailer(w, original.length);
     let size = Math.max(reader.size, (nums[nums.length - 1] ?? 0) + 1);
+    // Here, after every object was read: a wrong offset found late rebuilds the xref on the way.
+    refuseSignedRepair(reader);
     const full = reader.xref.reconstructed;
     const sectionOffset = original.length + w.length;
     if (kind === 'table') {
