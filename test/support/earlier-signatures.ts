@@ -6,10 +6,54 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { softwareSigner, verifyPdf, type SignatureProvider } from '../../pdf/index.js';
+import { PdfReader, PdfRef, softwareSigner, verifyPdf, type SignatureProvider } from '../../pdf/index.js';
+import { buildPdf } from './pdf-fixtures.js';
 import { createTestPki, type TestPki } from './pki.js';
 import { pyhankoJudge, pyhankoMissing } from './pyhanko.js';
 import { pdfsigVerdicts } from './validators.js';
+
+/**
+ * A page whose /Annots holds its note as a direct dictionary: the writer keeps it, and Mohar's allow-list
+ * counts "holds a direct object" against every earlier signature once a later revision rewrites /Annots.
+ */
+export const inlineAnnotation = (): Buffer =>
+  buildPdf(
+    [
+      { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+      { num: 2, body: '<< /Type /Pages /Kids [3 0 R] /Count 1 >>' },
+      {
+        num: 3,
+        body:
+          '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [<< /Type /Annot /Subtype /Text ' +
+          '/Rect [100 100 120 120] /Contents (written inline) >>] >>',
+      },
+    ],
+    '/Root 1 0 R',
+  );
+
+/**
+ * Damages a file as qpdf's test file bad11.pdf is damaged: appends a revision (a new /Info) whose trailer has
+ * /Prev [offset], an array instead of a number, so readers must rebuild the cross-reference data.
+ */
+export function withArrayPrev(pdf: Buffer): Buffer {
+  const text = pdf.toString('latin1');
+  const prev = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)![1]);
+  const reader = PdfReader.open(pdf);
+  const root = reader.trailer.get('Root') as PdfRef;
+  const num = reader.size;
+  const base = pdf[pdf.length - 1] === 0x0a ? pdf : Buffer.concat([pdf, Buffer.from('\n')]);
+  const object = `${num} 0 obj\n<< /Producer (a careless tool) >>\nendobj\n`;
+  const xref = base.length + object.length;
+  return Buffer.concat([
+    base,
+    Buffer.from(
+      `${object}xref\n${num} 1\n${String(base.length).padStart(10, '0')} 00000 n \n` +
+        `trailer\n<< /Size ${num + 1} /Root ${root.num} ${root.gen} R /Info ${num} 0 R /Prev [${prev}] >>\n` +
+        `startxref\n${xref}\n%%EOF\n`,
+      'latin1',
+    ),
+  ]);
+}
 
 export interface TestKey {
   readonly signer: SignatureProvider;

@@ -20,31 +20,11 @@ import { makePdf } from '../../support/pdf-fixtures.js';
 import {
   complaints,
   makeTestKey,
+  withArrayPrev,
   pyhankoComplaints,
   pyhankoSkip,
   type TestKey,
 } from '../../support/earlier-signatures.js';
-
-/** Appends a revision (a new /Info) whose trailer has /Prev [offset] instead of a number. */
-function withArrayPrev(pdf: Buffer): Buffer {
-  const text = pdf.toString('latin1');
-  const prev = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)![1]);
-  const reader = PdfReader.open(pdf);
-  const root = reader.trailer.get('Root') as PdfRef;
-  const num = reader.size;
-  const base = pdf[pdf.length - 1] === 0x0a ? pdf : Buffer.concat([pdf, Buffer.from('\n')]);
-  const object = `${num} 0 obj\n<< /Producer (a careless tool) >>\nendobj\n`;
-  const xref = base.length + object.length;
-  return Buffer.concat([
-    base,
-    Buffer.from(
-      `${object}xref\n${num} 1\n${String(base.length).padStart(10, '0')} 00000 n \n` +
-        `trailer\n<< /Size ${num + 1} /Root ${root.num} ${root.gen} R /Info ${num} 0 R /Prev [${prev}] >>\n` +
-        `startxref\n${xref}\n%%EOF\n`,
-      'latin1',
-    ),
-  ]);
-}
 
 const refusal = (error: unknown): boolean => {
   assert.ok(isMoharError(error), String(error));
