@@ -21,7 +21,7 @@ const breaks =
     assert.match(error.message, new RegExp(`earlier signature "${field}"`));
     assert.match(error.message, change);
     assert.match(error.message, /Nothing was written/);
-    assert.equal(error.extra?.signature, field);
+    assert.deepEqual(error.extra?.signatures, [field]);
     return true;
   };
 
