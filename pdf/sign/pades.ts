@@ -61,7 +61,11 @@ export async function signPades(
   return result;
 }
 
-async function signUnchecked(bytes: Uint8Array, signer: SignatureProvider, options: PadesOptions): Promise<PadesResult> {
+async function signUnchecked(
+  bytes: Uint8Array,
+  signer: SignatureProvider,
+  options: PadesOptions,
+): Promise<PadesResult> {
   const level = options.level;
   const tsa = level === 'B-B' ? undefined : needTsa(options);
   let cmsDer: Uint8Array | undefined;

@@ -31,7 +31,7 @@ function chainProblem(before: PdfReader, after: PdfReader): string | null {
   return null;
 }
 
-const describe = (o: ChangedObject): string => (o.num === 0 ? o.reason : `object ${o.num}: ${o.reason}`);
+const label = (o: ChangedObject): string => (o.num === 0 ? o.reason : `object ${o.num}: ${o.reason}`);
 
 function failed(fields: readonly string[], changes: readonly string[]): MoharError {
   const names = fields.map((f) => `"${f}"`).join(', ');
@@ -56,7 +56,11 @@ export function assertEarlierSignaturesKept(input: Uint8Array, output: Uint8Arra
   if (earlier.length === 0) return;
   const after = PdfReader.open(output);
   const chain = chainProblem(before, after);
-  if (chain) throw failed(earlier.map((s) => s.fieldName), [chain]);
+  if (chain)
+    throw failed(
+      earlier.map((s) => s.fieldName),
+      [chain],
+    );
 
   const appended = new RevisionChanges(output, after).after(input.length).objects;
   const beyond = appended.filter((o) => o.class === 'other' || o.class === 'annotations');
@@ -65,10 +69,12 @@ export function assertEarlierSignaturesKept(input: Uint8Array, output: Uint8Arra
     const forbidden =
       sig.docMdp === null
         ? beyond
-        : appended.filter((o) => o.class !== 'structure' && (beyond.includes(o) || !allowedByDocMdp(sig.docMdp!, o.class)));
+        : appended.filter(
+            (o) => o.class !== 'structure' && (beyond.includes(o) || !allowedByDocMdp(sig.docMdp!, o.class)),
+          );
     if (forbidden.length > 0) broken.set(sig.fieldName, forbidden);
   }
   if (broken.size === 0) return;
-  const changes = [...new Set([...broken.values()].flat())].map(describe);
+  const changes = [...new Set([...broken.values()].flat())].map(label);
   throw failed([...broken.keys()], changes);
 }

@@ -192,6 +192,8 @@ export class IncrementalUpdate {
     }
     this.dropUnchanged();
     if (this.pending.size === 0) throw writeFailed('nothing to write');
+    // Only now, every object having been read: an offset found wrong on the way rebuilds the xref.
+    refuseSignedRepair(reader);
 
     // Offsets: absolute, unless the file counts them from a header preceded by junk.
     const shift = this.offsetShift();
@@ -217,8 +219,6 @@ export class IncrementalUpdate {
     const kind = this.sectionKind();
     const trailer = this.newTrailer(w, original.length);
     let size = Math.max(reader.size, (nums[nums.length - 1] ?? 0) + 1);
-    // Here, after every object was read: a wrong offset found late rebuilds the xref on the way.
-    refuseSignedRepair(reader);
     const full = reader.xref.reconstructed;
     const sectionOffset = original.length + w.length;
     if (kind === 'table') {

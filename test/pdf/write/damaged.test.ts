@@ -38,7 +38,8 @@ const refusal = (error: unknown): boolean => {
 describe('a damaged file whose trailer /Prev is an array', () => {
   let key: TestKey;
   let signedDamaged: Buffer;
-  const sign = (pdf: Uint8Array) => signPades(pdf, key.signer, { level: 'B-B', field: { invisible: true }, signingTime: new Date() });
+  const sign = (pdf: Uint8Array) =>
+    signPades(pdf, key.signer, { level: 'B-B', field: { invisible: true }, signingTime: new Date() });
 
   before(async () => {
     key = await makeTestKey();

@@ -87,7 +87,10 @@ describe('signing a page whose /Annots holds null (issue 26 point 9)', () => {
       const { annots, fields } = arrays(signed.get(name)![0]!);
       assert.ok(!annots.items.includes(null), `page /Annots: ${JSON.stringify(annots.items)}`);
       assert.ok(!fields.items.includes(null), `AcroForm /Fields: ${JSON.stringify(fields.items)}`);
-      assert.ok(annots.items.some((i) => i instanceof PdfRef && i.num === 5), 'the note stays on the page');
+      assert.ok(
+        annots.items.some((i) => i instanceof PdfRef && i.num === 5),
+        'the note stays on the page',
+      );
       assert.equal(annots.items.length, 2, 'the note and the widget of the new signature');
       if (name.startsWith('an indirect')) {
         const page = getPages(PdfReader.open(signed.get(name)![0]!))[0]!;
