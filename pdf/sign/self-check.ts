@@ -56,22 +56,22 @@ export function assertEarlierSignaturesKept(input: Uint8Array, output: Uint8Arra
   if (earlier.length === 0) return;
   const after = PdfReader.open(output);
   const chain = chainProblem(before, after);
-  if (chain)
+  if (chain) {
     throw failed(
-      earlier.map((s) => s.fieldName),
+      earlier.map((sig) => sig.fieldName),
       [chain],
     );
+  }
 
   const appended = new RevisionChanges(output, after).after(input.length).objects;
   const beyond = appended.filter((o) => o.class === 'other' || o.class === 'annotations');
   const broken = new Map<string, ChangedObject[]>();
   for (const sig of earlier) {
+    const level = sig.docMdp;
     const forbidden =
-      sig.docMdp === null
+      level === null
         ? beyond
-        : appended.filter(
-            (o) => o.class !== 'structure' && (beyond.includes(o) || !allowedByDocMdp(sig.docMdp!, o.class)),
-          );
+        : appended.filter((o) => o.class !== 'structure' && (beyond.includes(o) || !allowedByDocMdp(level, o.class)));
     if (forbidden.length > 0) broken.set(sig.fieldName, forbidden);
   }
   if (broken.size === 0) return;
