@@ -138,34 +138,9 @@ describe('mohar tokens, sign and verify', () => {
     assert.equal((await cli(['verify', join(dir, 'in.pdf')])).status, 1);
   });
 
-  test('a PKCS#12 file signs too (passphrase on stdin)', async () => {
-    const credential = hsm.pki.issueSoftwareSigner({ commonName: 'Office Seal', keyType: 'ec' });
-    const p12 = join(dir, 'seal.p12');
-    const made = spawnSync('openssl', [
-      'pkcs12',
-      '-export',
-      '-inkey',
-      credential.keyPath,
-      '-in',
-      credential.certPath,
-      '-certfile',
-      hsm.pki.intermediate.certPath,
-      '-passout',
-      'pass:seal passphrase',
-      '-out',
-      p12,
-    ]);
-    assert.equal(made.status, 0, made.stderr?.toString());
-    const out = join(dir, 'p12.pdf');
-    const run = await cli(['sign', join(dir, 'in.pdf'), out, '--p12', p12], 'seal passphrase\n');
-    assert.equal(run.status, 0, run.stderr);
-    assert.match(pdfsig(out), /Office Seal/);
-    assert.match(pdfsig(out), /Signature is Valid/);
-  });
-
-  /** A PKCS#12 file of a new software key, for the tests below (passphrase "p12 pass"). */
-  const makeP12 = (name: string): string => {
-    const credential = hsm.pki.issueSoftwareSigner({ commonName: name });
+  /** A PKCS#12 file of a new software key (passphrase "p12 pass"). */
+  const makeP12 = (name: string, keyType: 'rsa' | 'ec' = 'rsa'): string => {
+    const credential = hsm.pki.issueSoftwareSigner({ commonName: name, keyType });
     const p12 = join(dir, `${name.replace(/\W+/g, '-')}.p12`);
     const made = spawnSync('openssl', [
       'pkcs12',
@@ -184,6 +159,15 @@ describe('mohar tokens, sign and verify', () => {
     assert.equal(made.status, 0, made.stderr?.toString());
     return p12;
   };
+
+  test('a PKCS#12 file signs too (passphrase on stdin)', async () => {
+    const p12 = makeP12('Office Seal', 'ec');
+    const out = join(dir, 'p12.pdf');
+    const run = await cli(['sign', join(dir, 'in.pdf'), out, '--p12', p12], 'p12 pass\n');
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(pdfsig(out), /Office Seal/);
+    assert.match(pdfsig(out), /Signature is Valid/);
+  });
 
   test('a signature that would break an earlier one fails, naming it, and writes no file (issue 26 point 11)', async () => {
     const p12 = makeP12('Check Signer');
