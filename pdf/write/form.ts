@@ -117,6 +117,21 @@ export function editFields(update: IncrementalUpdate, acroForm: PdfDict): PdfArr
   return editArrayEntry(update, acroForm, 'Fields');
 }
 
+/**
+ * Editable /Fields when nothing else of the AcroForm is to change: an indirect /Fields array gets a new
+ * version of its own and the AcroForm is left alone. Every validator counts an object written again
+ * without a change as a modification (Mohar's allow-list calls it `other`), so an AcroForm rewritten just
+ * to reach its /Fields would void the earlier signatures (a second signature, /SigFlags already set).
+ */
+export function editFormFields(update: IncrementalUpdate): PdfArray {
+  const af = update.resolve(currentCatalog(update).get('AcroForm'));
+  const raw = af instanceof PdfDict ? af.get('Fields') : undefined;
+  if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfArray) {
+    return withoutNulls(update.editArray(lastRef(update, raw)));
+  }
+  return editFields(update, editAcroForm(update));
+}
+
 /** Adds an annotation reference to a page's /Annots. */
 export function addAnnotation(update: IncrementalUpdate, pageRef: PdfRef | undefined, annot: PdfRef): void {
   if (!pageRef) {

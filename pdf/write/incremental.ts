@@ -29,15 +29,7 @@ import { deflateSync } from 'node:zlib';
 import { MoharError } from '../../common/errors.js';
 import type { PdfReader } from '../document.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, type PdfObject } from '../objects.js';
-import {
-  ByteWriter,
-  cloneArray,
-  cloneDict,
-  serializeObject,
-  writeIndirectObject,
-  writeObject,
-  type Span,
-} from './serialize.js';
+import { ByteWriter, cloneArray, cloneDict, writeIndirectObject, writeObject, type Span } from './serialize.js';
 import { refuseSignedRepair } from './damaged.js';
 
 /** Trailer keys that describe a section rather than the document: never copied forward. */
@@ -190,7 +182,6 @@ export class IncrementalUpdate {
     for (const [num, p] of this.pending) {
       if (p.value === undefined) throw writeFailed(`object ${num} was allocated but never set`);
     }
-    this.dropUnchanged();
     if (this.pending.size === 0) throw writeFailed('nothing to write');
     // Only now, every object having been read: an offset found wrong on the way rebuilds the xref.
     refuseSignedRepair(reader);
@@ -240,22 +231,6 @@ export class IncrementalUpdate {
     // A copy of the original followed by the new revision: the old bytes are a prefix by construction.
     const bytes = Buffer.concat([Buffer.from(original.buffer, original.byteOffset, original.byteLength), w.toBytes()]);
     return { bytes, startxref: sectionOffset, kind, size, offsets, spans, previousLength: original.length };
-  }
-
-  /**
-   * An existing dictionary or array that was edited without any change is not written again: every
-   * validator's difference analysis counts an object redefined without change as a modification (Mohar's
-   * allow-list calls it `other`), which would void the earlier signatures for nothing. Example: a second
-   * signature edits the AcroForm to reach its /Fields, which turns out to be an object of its own, and
-   * /SigFlags is already set.
-   */
-  private dropUnchanged(): void {
-    for (const [num, p] of this.pending) {
-      if (num >= this.reader.size || !(p.value instanceof PdfDict || p.value instanceof PdfArray)) continue;
-      const current = this.reader.getObject(new PdfRef(num, p.gen));
-      if (!(current instanceof PdfDict || current instanceof PdfArray)) continue;
-      if (serializeObject(current).equals(serializeObject(p.value))) this.pending.delete(num);
-    }
   }
 
   /** 0, or the header offset when the file's own offsets are counted from "%PDF-". */

@@ -99,6 +99,15 @@ describe('signing a page whose /Annots holds null (issue 26 point 9)', () => {
       }
     });
 
+    if (name.startsWith('an indirect')) {
+      test(`${name}: later signatures write the /Fields array again, not the AcroForm (no redefinition without change)`, () => {
+        const [first, second, third] = signed.get(name)!.map((b) => PdfReader.open(b).objectOffset(7));
+        assert.ok(first !== undefined && first > 0);
+        assert.equal(second, first);
+        assert.equal(third, first);
+      });
+    }
+
     test(`${name}: after each of three signatures every earlier one is valid for verifyPdf and pdfsig`, () => {
       signed.get(name)!.forEach((bytes, i) => assert.deepEqual(complaints(bytes, i + 1), [], `after ${i + 1}`));
     });

@@ -145,18 +145,6 @@ describe('one incremental revision on every kind of file', () => {
     assert.ok(after.catalog.has('MoharTest'));
   });
 
-  test('an object edited without any change is not written again (issue 26: it would void earlier signatures)', () => {
-    const pdf = makePdf({ pages: 2 });
-    const reader = PdfReader.open(pdf);
-    const update = new IncrementalUpdate(reader);
-    const root = reader.trailer.get('Root') as PdfRef;
-    update.editDict(root); // looked at, nothing changed
-    const pages = getPages(reader);
-    update.editDict(pages[1]!.ref!).set('Rotate', 90);
-    const { offsets } = update.write();
-    assert.deepEqual([...offsets.keys()], [pages[1]!.ref!.num], 'only the page that changed');
-  });
-
   test('the trailer keeps /Info and custom keys, drops section keys', () => {
     const pdf = buildPdf(
       [
