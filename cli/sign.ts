@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { MoharError } from '../common/errors.js';
 import { Pkcs11Module, tokenSigner } from '../native/index.js';
 import {
+  checkSignable,
   PADES_LEVELS,
   signPades,
   softwareSigner,
@@ -98,6 +99,7 @@ export async function signCommand(config: Config, input: string, output: string,
   }
   const field = fieldChoice(options);
   const bytes = await readFile(input);
+  checkSignable(bytes); // encrypted, DocMDP P=1, signed but damaged: refused before the PIN is asked
   const { signer, close } = await openSigner(options);
   try {
     const tsaUrl = options.tsa ?? config.tsaUrl;

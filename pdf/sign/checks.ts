@@ -12,6 +12,7 @@
 import { MoharError } from '../../common/errors.js';
 import { docMdpPermission } from '../acroform.js';
 import { PdfReader } from '../document.js';
+import { refuseSignedRepair } from '../write/damaged.js';
 
 export type DocumentAct = 'sign' | 'fill' | 'dss' | 'timestamp';
 
@@ -30,11 +31,13 @@ export function assertActAllowed(reader: PdfReader, act: DocumentAct): void {
 }
 
 /**
- * Opens `bytes` and checks that a signature can be added (not encrypted, not locked by DocMDP P=1).
- * Call it before asking for a PIN; signPdf and prepareSignature do it too.
+ * Opens `bytes` and checks that a signature can be added (not encrypted, not locked by DocMDP P=1, not
+ * a damaged file whose earlier signatures a new revision would make uncheckable). Call it before asking
+ * for a PIN; signPdf and prepareSignature do it too.
  */
 export function checkSignable(bytes: Uint8Array): PdfReader {
   const reader = PdfReader.open(bytes);
   assertActAllowed(reader, 'sign');
+  refuseSignedRepair(reader);
   return reader;
 }

@@ -6,6 +6,8 @@
  *   B-LT  + one revision with /DSS: certificates, OCSP responses and CRLs for signer and TSA chains
  *   B-LTA + one revision with a document timestamp over all of that
  * A TSA that is down or answers wrongly fails the act with tsa_unavailable: no time is ever made up.
+ * Before returning, the output is checked against the input: every signature the input carried must still
+ * verify with nothing after it beyond signing and validation data (self-check.ts), else pdf_write_failed.
  */
 import { MoharError } from '../../common/errors.js';
 import {
@@ -16,6 +18,7 @@ import {
   requestDocumentTimestamp,
 } from '../cms/index.js';
 import { appendDss } from './dss.js';
+import { assertEarlierSignaturesKept } from './self-check.js';
 import type { HttpTransport, SignatureProvider } from '../ports.js';
 import type { PrepareOptions } from './prepare.js';
 import { signPdf, timestampPdf } from './sign-pdf.js';
@@ -49,6 +52,16 @@ function needTsa(options: PadesOptions): { url: string; transport: HttpTransport
 }
 
 export async function signPades(
+  bytes: Uint8Array,
+  signer: SignatureProvider,
+  options: PadesOptions,
+): Promise<PadesResult> {
+  const result = await signUnchecked(bytes, signer, options);
+  assertEarlierSignaturesKept(bytes, result.bytes);
+  return result;
+}
+
+async function signUnchecked(
   bytes: Uint8Array,
   signer: SignatureProvider,
   options: PadesOptions,

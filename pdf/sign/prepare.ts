@@ -20,15 +20,7 @@ import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
 import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
 import { viewSize } from '../write/appearance.js';
-import {
-  addAnnotation,
-  addSigFlags,
-  editAcroForm,
-  editCatalog,
-  editDictEntry,
-  editFields,
-  readFormTree,
-} from '../write/form.js';
+import { addAnnotation, addSigFlags, editCatalog, editDictEntry, editFormFields, readFormTree } from '../write/form.js';
 import { IncrementalUpdate } from '../write/incremental.js';
 import { applyFieldImage, applyFormValues, type FieldImage, type FormValues } from '../prepare/fill-form.js';
 import { dict, name } from '../write/serialize.js';
@@ -544,7 +536,7 @@ function newField(
       });
       if (visible && rotation !== 0) widget.set('MK', dict({ R: rotation }));
       const ref = update.add(widget);
-      editFields(update, editAcroForm(update)).items.push(ref);
+      editFormFields(update).items.push(ref);
       addAnnotation(update, page.ref, ref);
     },
   };

@@ -7,6 +7,7 @@
  *   catalog /AcroForm direct  -> new catalog;      /AcroForm indirect -> new AcroForm object
  *   /Fields direct            -> new AcroForm;     /Fields indirect   -> new array object
  *   page /Annots direct/absent-> new page object;  /Annots indirect   -> new array object
+ * An array Mohar writes again (/Fields, /Annots, /Kids) loses its bare `null` items (see `withoutNulls`).
  */
 import { MoharError } from '../../common/errors.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString, isName, type PdfObject } from '../objects.js';
@@ -49,14 +50,33 @@ export function editDictEntry(
   return copy;
 }
 
-/** Same for an array-valued entry. */
+/**
+ * Same for an array-valued entry (an array of references: /Fields, /Annots, /Kids), without its bare
+ * `null` items.
+ */
 export function editArrayEntry(update: IncrementalUpdate, parent: PdfDict, key: string): PdfArray {
   const raw = parent.get(key);
-  if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfArray) return update.editArray(lastRef(update, raw));
+  if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfArray) {
+    return withoutNulls(update.editArray(lastRef(update, raw)));
+  }
   const value = update.resolve(raw);
-  const copy = value instanceof PdfArray ? cloneArray(value) : new PdfArray([]);
+  const copy = value instanceof PdfArray ? withoutNulls(cloneArray(value)) : new PdfArray([]);
   parent.set(key, copy);
   return copy;
+}
+
+/**
+ * Drops the bare `null` items of an array of references we write again. A `null` there stands for
+ * nothing (ISO 32000-1 7.3.9), but it is a direct object where only indirect references belong: pyHanko's
+ * difference analysis refuses such an /Annots or /Fields outright ("Array contains direct objects"), and
+ * so does Mohar's allow-list ("holds a direct object"). Kept, the next signature's revision would break
+ * every earlier one; dropped in the first revision that touches the array, every later one sees a clean
+ * array. Other direct items (an annotation dictionary written inline) are kept: dropping them would
+ * remove something visible; the signing self-check refuses what they would break.
+ */
+function withoutNulls(array: PdfArray): PdfArray {
+  for (let i = array.items.length - 1; i >= 0; i--) if (array.items[i] === null) array.items.splice(i, 1);
+  return array;
 }
 
 /** The reference that names the object itself (a reference may point at another reference). */
@@ -97,6 +117,21 @@ export function editFields(update: IncrementalUpdate, acroForm: PdfDict): PdfArr
   return editArrayEntry(update, acroForm, 'Fields');
 }
 
+/**
+ * Editable /Fields when nothing else of the AcroForm is to change: an indirect /Fields array gets a new
+ * version of its own and the AcroForm is left alone. Every validator counts an object written again
+ * without a change as a modification (Mohar's allow-list calls it `other`), so an AcroForm rewritten just
+ * to reach its /Fields would void the earlier signatures (a second signature, /SigFlags already set).
+ */
+export function editFormFields(update: IncrementalUpdate): PdfArray {
+  const af = update.resolve(currentCatalog(update).get('AcroForm'));
+  const raw = af instanceof PdfDict ? af.get('Fields') : undefined;
+  if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfArray) {
+    return withoutNulls(update.editArray(lastRef(update, raw)));
+  }
+  return editFields(update, editAcroForm(update));
+}
+
 /** Adds an annotation reference to a page's /Annots. */
 export function addAnnotation(update: IncrementalUpdate, pageRef: PdfRef | undefined, annot: PdfRef): void {
   if (!pageRef) {
@@ -111,7 +146,7 @@ export function addAnnotation(update: IncrementalUpdate, pageRef: PdfRef | undef
   }
   const raw = page.get('Annots');
   if (raw instanceof PdfRef && update.resolve(raw) instanceof PdfArray) {
-    update.editArray(lastRef(update, raw)).items.push(annot);
+    withoutNulls(update.editArray(lastRef(update, raw))).items.push(annot);
     return;
   }
   const editable = update.editDict(pageRef);

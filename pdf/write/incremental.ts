@@ -18,7 +18,8 @@
  * - A file whose last line lacks an end-of-line gets one before the update; junk after the last
  *   %%EOF stays in place (it is part of the earlier bytes) and the update follows it.
  * - When the reader had to rebuild the xref by scanning (`xref.reconstructed`), the new section
- *   lists every object found (a complete table or stream, no /Prev), so the result is whole again.
+ *   lists every object found (a complete table or stream, no /Prev), so the result is whole again;
+ *   a damaged file that carries signatures is refused instead (damaged.ts).
  *
  * Only objects registered with `add`/`set`/`edit` are written, each with our serializer; unchanged
  * objects are never re-serialized. `write()` checks that the old bytes are a prefix of the result.
@@ -29,6 +30,7 @@ import { MoharError } from '../../common/errors.js';
 import type { PdfReader } from '../document.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, type PdfObject } from '../objects.js';
 import { ByteWriter, cloneArray, cloneDict, writeIndirectObject, writeObject, type Span } from './serialize.js';
+import { refuseSignedRepair } from './damaged.js';
 
 /** Trailer keys that describe a section rather than the document: never copied forward. */
 const SECTION_KEYS = new Set([
@@ -181,6 +183,8 @@ export class IncrementalUpdate {
       if (p.value === undefined) throw writeFailed(`object ${num} was allocated but never set`);
     }
     if (this.pending.size === 0) throw writeFailed('nothing to write');
+    // Only now, every object having been read: an offset found wrong on the way rebuilds the xref.
+    refuseSignedRepair(reader);
 
     // Offsets: absolute, unless the file counts them from a header preceded by junk.
     const shift = this.offsetShift();

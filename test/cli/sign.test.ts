@@ -12,6 +12,7 @@ import { makePdf, qpdfCheck } from '../support/pdf-fixtures.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { startTsa, type TestTsa } from '../support/tsa.js';
 import { mohar } from '../support/cli.js';
+import { inlineAnnotation, withArrayPrev } from '../support/earlier-signatures.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -137,9 +138,10 @@ describe('mohar tokens, sign and verify', () => {
     assert.equal((await cli(['verify', join(dir, 'in.pdf')])).status, 1);
   });
 
-  test('a PKCS#12 file signs too (passphrase on stdin)', async () => {
-    const credential = hsm.pki.issueSoftwareSigner({ commonName: 'Office Seal', keyType: 'ec' });
-    const p12 = join(dir, 'seal.p12');
+  /** A PKCS#12 file of a new software key (passphrase "p12 pass"). */
+  const makeP12 = (name: string, keyType: 'rsa' | 'ec' = 'rsa'): string => {
+    const credential = hsm.pki.issueSoftwareSigner({ commonName: name, keyType });
+    const p12 = join(dir, `${name.replace(/\W+/g, '-')}.p12`);
     const made = spawnSync('openssl', [
       'pkcs12',
       '-export',
@@ -150,15 +152,48 @@ describe('mohar tokens, sign and verify', () => {
       '-certfile',
       hsm.pki.intermediate.certPath,
       '-passout',
-      'pass:seal passphrase',
+      'pass:p12 pass',
       '-out',
       p12,
     ]);
     assert.equal(made.status, 0, made.stderr?.toString());
+    return p12;
+  };
+
+  test('a PKCS#12 file signs too (passphrase on stdin)', async () => {
+    const p12 = makeP12('Office Seal', 'ec');
     const out = join(dir, 'p12.pdf');
-    const run = await cli(['sign', join(dir, 'in.pdf'), out, '--p12', p12], 'seal passphrase\n');
+    const run = await cli(['sign', join(dir, 'in.pdf'), out, '--p12', p12], 'p12 pass\n');
     assert.equal(run.status, 0, run.stderr);
     assert.match(pdfsig(out), /Office Seal/);
     assert.match(pdfsig(out), /Signature is Valid/);
+  });
+
+  test('a signature that would break an earlier one fails, naming it, and writes no file (issue 26 point 11)', async () => {
+    const p12 = makeP12('Check Signer');
+    writeFileSync(join(dir, 'inline.pdf'), inlineAnnotation());
+    const once = join(dir, 'inline-once.pdf');
+    const first = await cli(['sign', join(dir, 'inline.pdf'), once, '--p12', p12], 'p12 pass\n');
+    assert.equal(first.status, 0, first.stderr);
+    const twice = join(dir, 'inline-twice.pdf');
+    const second = await cli(['sign', once, twice, '--p12', p12], 'p12 pass\n');
+    assert.equal(second.status, 1, second.stdout);
+    assert.match(second.stderr, /would break the earlier signature "Signature1"/);
+    assert.match(second.stderr, /holds a direct object/);
+    assert.ok(!existsSync(twice), 'no output file');
+  });
+
+  test('a signed file with damaged cross-reference data is refused before the passphrase is asked (point 10)', async () => {
+    const p12 = makeP12('Damage Signer');
+    const signed = join(dir, 'to-damage.pdf');
+    assert.equal((await cli(['sign', join(dir, 'in.pdf'), signed, '--p12', p12], 'p12 pass\n')).status, 0);
+    const damaged = join(dir, 'damaged.pdf');
+    writeFileSync(damaged, withArrayPrev(readFileSync(signed)));
+    const out = join(dir, 'damaged-signed.pdf');
+    const run = await cli(['sign', damaged, out, '--p12', p12]); // nothing on stdin: a prompt would fail otherwise
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /cross-reference data is damaged/);
+    assert.match(run.stderr, /qpdf in\.pdf out\.pdf/);
+    assert.ok(!existsSync(out));
   });
 });
