@@ -1,7 +1,8 @@
 /**
  * Classifies one object a revision added or changed, by what it is (from the revision facts) and by
  * which keys changed. An allow-list: a change is `signing`, `form_filling`, `ltv`, `metadata` or
- * `annotations` only when positively recognised as such (`metadata`: metadata-changes.ts); anything else is `other`, with a reason a person can read.
+ * `annotations` only when positively recognised as such (`metadata`: metadata-changes.ts); anything else
+ * is `other`, with a reason a person can read.
  */
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from '../objects.js';
 import type { ChangedObject } from './change-class.js';

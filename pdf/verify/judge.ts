@@ -16,7 +16,7 @@ export interface RevisionPolicy {
   readonly fillableFields?: readonly string[];
   /** DSS / document timestamp additions allowed */
   readonly allowLtv?: boolean;
-  /** /Info, XMP /Metadata and catalog /Version updates allowed (what a standard signing tool writes beside its signature) */
+  /** /Info, XMP /Metadata and catalog /Version updates allowed (what signing tools write beside a signature) */
   readonly allowMetadata?: boolean;
 }
 

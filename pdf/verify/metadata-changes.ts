@@ -84,7 +84,8 @@ function newObjectsIn(scope: DiffScope, obj: PdfObject): number[] {
 
 /**
  * Whether object `num` had a use in the earlier revision beyond `allowed` references held by `holder`
- * (the catalog for /Metadata; none for /Info, which only the trailer's /Info may name).
+ * (the catalog for /Metadata; none for /Info, which only the trailer's /Info may name). Cross-reference
+ * streams are trailers (each names /Root and /Info): the current trailer is checked, without its /Info.
  */
 function usedElsewhere(reader: PdfReader, num: number, holder: number | undefined, allowed: number): boolean {
   const trailer = new PdfDict();
@@ -92,9 +93,9 @@ function usedElsewhere(reader: PdfReader, num: number, holder: number | undefine
   if (referencesIn(trailer).includes(num)) return true;
   for (const [n, entry] of reader.xref.entries) {
     if (entry.type === 'free') continue;
-    const uses = referencesIn(reader.getObject(new PdfRef(n, entry.type === 'offset' ? entry.gen : 0))).filter(
-      (r) => r === num,
-    ).length;
+    const obj = reader.getObject(new PdfRef(n, entry.type === 'offset' ? entry.gen : 0));
+    if (obj instanceof PdfStream && reader.getName(obj.dict, 'Type') === 'XRef') continue;
+    const uses = referencesIn(obj).filter((r) => r === num).length;
     if (uses > (n === holder ? allowed : 0)) return true;
   }
   return false;

@@ -15,7 +15,7 @@ import { formatReport, judgeAppendedRevision, verifyPdf, type RevisionPolicy } f
 import { isWellFormedXml } from '../../../pdf/verify/metadata-changes.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { dict, name } from '../../../pdf/write/serialize.js';
-import { hasTool, qpdfCheck } from '../../support/pdf-fixtures.js';
+import { hasTool, qpdfCheck, withObjectStreams } from '../../support/pdf-fixtures.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 import {
   contractWithMetadata,
@@ -89,6 +89,24 @@ describe('metadata updates beside a signature (the metadata class)', () => {
     if (hasTool('pdfsig')) assert.deepEqual(pdfsigVerdicts(bytes).valid, [true, true], pdfsigVerdicts(bytes).output);
   });
 
+  test(
+    'the same on a file with cross-reference and object streams (qpdf; /Info inside an object stream): accepted',
+    { skip: !hasTool('qpdf') },
+    async () => {
+      const form = await certify(prepareForm(withObjectStreams(contractWithMetadata()), SHADOW_LAYOUT).bytes, keys, 2);
+      const bytes = await signedRevision(form, FIELD, keys.signer, { attack: pyHankoMetadata });
+      assert.match(
+        bytes.subarray(form.length).toString('latin1'),
+        /\/Type\s*\/XRef/,
+        'the revision ends in an xref stream',
+      );
+      const judgement = judgeAppendedRevision(form, bytes, UPLOAD);
+      assert.equal(judgement.accepted, true, `${judgement.problem}`);
+      assert.equal(judgement.objects.filter((o) => o.class === 'metadata').length, 3);
+      assert.equal(verifyPdf(bytes).valid, true);
+    },
+  );
+
   test('a new /Info and a new (compressed) XMP stream the catalog points to: accepted', async () => {
     const bytes = await sign((u, t) => {
       newInfo(u, t);
@@ -154,7 +172,7 @@ describe('metadata updates beside a signature (the metadata class)', () => {
     [
       "catalog /Metadata pointed at page 1's existing content stream",
       (u, t) => {
-        rewriteInfo(u);
+        rewriteInfo(u, t);
         addVersion(u, t);
         u.editDict(t.catalog).set('Metadata', t.content);
       },
@@ -163,7 +181,7 @@ describe('metadata updates beside a signature (the metadata class)', () => {
     [
       'a new /Metadata stream that is not XML at all',
       (u, t) => {
-        rewriteInfo(u);
+        rewriteInfo(u, t);
         addVersion(u, t);
         u.editDict(t.catalog).set('Metadata', u.add(xmpStream('BT /F1 18 Tf 72 680 Td (PRICE CHANGED) Tj ET')));
       },
@@ -188,7 +206,7 @@ describe('metadata updates beside a signature (the metadata class)', () => {
     [
       'trailer /Info pointed at an existing object (the page font)',
       (u, t) => {
-        rewriteXmp(u);
+        rewriteXmp(u, t);
         addVersion(u, t);
         t.reader.trailer.set('Info', t.f1);
       },

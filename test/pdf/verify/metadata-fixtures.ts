@@ -64,15 +64,19 @@ export const infoDict = () =>
     ModDate: new PdfString(Buffer.from('D:20261129060416Z', 'latin1'), false),
   });
 
-export const rewriteInfo = (update: IncrementalUpdate): void => update.set(new PdfRef(INFO_NUM, 0), infoDict());
-export const rewriteXmp = (update: IncrementalUpdate): void => update.set(new PdfRef(XMP_NUM, 0), xmpStream());
+/** The contract's /Info and XMP stream, wherever a rewrite of the file (qpdf) put them. */
+const infoOf = (t: Targets): PdfRef => t.reader.trailer.get('Info') as PdfRef;
+export const xmpOf = (t: Targets): PdfRef => t.reader.catalog.get('Metadata') as PdfRef;
+
+export const rewriteInfo = (update: IncrementalUpdate, t: Targets): void => update.set(infoOf(t), infoDict());
+export const rewriteXmp = (update: IncrementalUpdate, t: Targets): void => update.set(xmpOf(t), xmpStream());
 export const addVersion = (update: IncrementalUpdate, t: Targets): void =>
   update.editDict(t.catalog).set('Version', new PdfName('1.7'));
 
 /** pyHanko's metadata update on the contract: /Info and XMP rewritten in place, catalog /Version /1.7 added. */
 export function pyHankoMetadata(update: IncrementalUpdate, t: Targets): void {
-  rewriteInfo(update);
-  rewriteXmp(update);
+  rewriteInfo(update, t);
+  rewriteXmp(update, t);
   addVersion(update, t);
 }
 

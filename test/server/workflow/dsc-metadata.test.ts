@@ -15,7 +15,7 @@ import { tokenSigner } from '../../../native/index.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { DATABASES } from '../../support/databases.js';
 import { useDscTrust } from '../../support/dsc-trust.js';
-import { makeDraft, sendDraft } from '../../support/envelopes.js';
+import { dscPrepared } from '../../support/envelopes.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { pyhankoJudge, pyhankoMissing } from '../../support/pyhanko.js';
 import { API, useTestServer } from '../../support/server.js';
@@ -36,26 +36,17 @@ for (const kind of DATABASES) {
     before(() => trust.get().registerToken(softHsm.hsm));
 
     test('/Info and XMP rewritten, /Version added, signed with a SoftHSM2 token: 200, completed, verifies', async () => {
-      const draft = await makeDraft(t.server, t.account.key, {
+      const { draft, base, prepared, field } = await dscPrepared(t.server, t.account.key, {
         pdf: contractWithMetadata(),
         recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }],
       });
-      await sendDraft(t.server, t.account.key, draft);
-      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
-        key: t.account.key,
-        json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
-      });
-      const base = `${API}/signing/${session.json().signing_url.split('/sign/')[1] as string}/documents/${draft.documentId}`;
-      const prepared = await t.server.request('GET', `${base}/prepared`);
-      assert.equal(prepared.statusCode, 200, prepared.body);
-      const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
       const token = await tokenSigner({
         module: softHsm.module,
         token: { serial: softHsm.hsm.tokenSerial },
         certId: softHsm.hsm.keys.find((k) => k.type === 'RSA')!.certificateId!,
         pin: () => softHsm.hsm.pin,
       });
-      const signed = await signedRevision(prepared.rawPayload, field, token, { attack: pyHankoMetadata });
+      const signed = await signedRevision(prepared, field, token, { attack: pyHankoMetadata });
 
       const accepted = await t.server.app.inject({
         method: 'PUT',
