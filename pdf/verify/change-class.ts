@@ -1,5 +1,5 @@
 /** The classes of change the difference analysis sorts every changed object into (see diff.ts). */
-export type ChangeClass = 'none' | 'signing' | 'form_filling' | 'ltv' | 'annotations' | 'other';
+export type ChangeClass = 'none' | 'metadata' | 'signing' | 'form_filling' | 'ltv' | 'annotations' | 'other';
 
 /**
  * One object a revision added, changed or freed, with what it is and why it got its class. An object
@@ -14,8 +14,12 @@ export interface ChangedObject {
   readonly field?: string;
 }
 
-/** From harmless to worst: what DocMDP P=1 allows, then P=2, then P=3, then nothing. */
-const ORDER: readonly ChangeClass[] = ['none', 'ltv', 'signing', 'form_filling', 'annotations', 'other'];
+/**
+ * From harmless to worst: what DocMDP P=1 allows, then P=2, then P=3, then nothing. `metadata` (/Info, XMP,
+ * catalog /Version) sits with `ltv`: pyHanko's difference policy allows both at its lowest level
+ * (ModificationLevel.LTA_UPDATES), which every certification level accepts.
+ */
+const ORDER: readonly ChangeClass[] = ['none', 'ltv', 'metadata', 'signing', 'form_filling', 'annotations', 'other'];
 
 export function worstClass(a: ChangeClass, b: ChangeClass): ChangeClass {
   return ORDER.indexOf(a) >= ORDER.indexOf(b) ? a : b;
@@ -32,9 +36,9 @@ export function summariseClass(objects: readonly ChangedObject[]): ChangeClass {
 export function allowedByDocMdp(permission: number, change: ChangeClass): boolean {
   const allowed: readonly ChangeClass[] =
     permission === 1
-      ? ['none', 'ltv']
+      ? ['none', 'ltv', 'metadata']
       : permission === 3
-        ? ['none', 'ltv', 'signing', 'form_filling', 'annotations']
-        : ['none', 'ltv', 'signing', 'form_filling'];
+        ? ['none', 'ltv', 'metadata', 'signing', 'form_filling', 'annotations']
+        : ['none', 'ltv', 'metadata', 'signing', 'form_filling'];
   return allowed.includes(change);
 }

@@ -1,13 +1,15 @@
 /**
  * Classifies one object a revision added or changed, by what it is (from the revision facts) and by
- * which keys changed. An allow-list: a change is `signing`, `form_filling`, `ltv` or `annotations`
- * only when positively recognised as such; anything else is `other`, with a reason a person can read.
+ * which keys changed. An allow-list: a change is `signing`, `form_filling`, `ltv`, `metadata` or
+ * `annotations` only when positively recognised as such (`metadata`: metadata-changes.ts); anything else
+ * is `other`, with a reason a person can read.
  */
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from '../objects.js';
 import type { ChangedObject } from './change-class.js';
 import type { FieldNode, RevisionFacts, SigDictInfo } from './diff-facts.js';
 import { signatureShapeProblems } from './sig-shape.js';
 import { changedKeys, describe, dictOf, sameObject } from './diff-util.js';
+import { catalogMetadataVerdict, metadataObjectVerdict } from './metadata-changes.js';
 
 export type Verdict = Omit<ChangedObject, 'num'>;
 
@@ -101,7 +103,8 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
     return acroFormVerdicts(scope, scope.before.reader.getDict(scope.before.reader.catalog, 'AcroForm'), d);
   }
   if (after.dss.has(num)) return [{ class: 'ltv', reason: `validation data (/DSS ${describe(obj)})` }];
-  return undefined;
+  const meta = metadataObjectVerdict(scope, num, undefined, obj);
+  return meta ? [meta] : undefined;
 }
 
 /** The signature dictionary `num` is the document's certification, made in this revision over an unsigned document. */
@@ -203,7 +206,7 @@ function catalogVerdicts(scope: DiffScope, before: PdfDict | undefined, after: P
         out.push(...acroFormVerdicts(scope, rb.getDict(before, 'AcroForm'), ra.getDict(after, 'AcroForm')));
       } else if (!(now instanceof PdfRef && scope.added.has(now.num))) out.push(other(`catalog /AcroForm ${how}`));
     } else if (key === 'Perms') out.push(permsVerdict(scope, before, after, how));
-    else out.push(other(`catalog /${key} ${how}`));
+    else out.push(catalogMetadataVerdict(scope, key, how, after) ?? other(`catalog /${key} ${how}`));
   }
   return out;
 }
@@ -287,5 +290,7 @@ export function classifyChanged(scope: DiffScope, num: number, before: PdfObject
   if (content !== undefined) return [other(`page ${content + 1} content stream (object ${num}) rewritten`)];
   const annot = fa.annots.get(num) ?? fb.annots.get(num);
   if (annot !== undefined) return [other(`existing annotation ${describe(after)} on page ${annot + 1} rewritten`)];
+  const meta = metadataObjectVerdict(scope, num, before, after);
+  if (meta) return [meta];
   return [other(`existing ${describe(after)} object ${num} rewritten`)];
 }

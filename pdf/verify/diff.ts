@@ -13,6 +13,7 @@ import type { ChangedObject } from './change-class.js';
 import { classifyAdded, classifyChanged, type DiffScope, type Verdict } from './diff-classify.js';
 import { describe } from './diff-util.js';
 import { referencesIn, revisionFacts, type SigDictInfo } from './diff-facts.js';
+import { trailerInfoChange } from './metadata-changes.js';
 
 interface Collected {
   readonly added: Set<number>;
@@ -112,8 +113,8 @@ const TRAILER_STRUCTURE = new Set([
   'Length',
 ]);
 
-/** Step 6: the trailer may change only its structural keys. */
-function trailerChanges(before: PdfReader, after: PdfReader): ChangedObject[] {
+/** Step 6: the trailer may change only its structural keys, and /Info to a new dictionary (metadata-changes.ts). */
+function trailerChanges(before: PdfReader, after: PdfReader, added: ReadonlySet<number>): ChangedObject[] {
   const out: ChangedObject[] = [];
   if (after.xref.reconstructed) {
     out.push({
@@ -131,13 +132,13 @@ function trailerChanges(before: PdfReader, after: PdfReader): ChangedObject[] {
       a instanceof PdfRef && b instanceof PdfRef
         ? a.num === b.num && a.gen === b.gen
         : a === b || JSON.stringify(a) === JSON.stringify(b);
-    if (!same) {
-      out.push({
-        num: 0,
-        class: 'other',
-        reason: `trailer /${key} ${a === null ? 'added' : b === null ? 'removed' : 'changed'}`,
-      });
-    }
+    if (same) continue;
+    const how = a === null ? 'added' : b === null ? 'removed' : 'changed';
+    out.push(
+      key === 'Info'
+        ? trailerInfoChange(after, added, how)
+        : { num: 0, class: 'other', reason: `trailer /${key} ${how}` },
+    );
   }
   return out;
 }
@@ -170,6 +171,6 @@ export function analyseRevision(before: PdfReader, after: PdfReader): ChangedObj
       });
     }
   }
-  out.push(...danglingFilled(after, new Set([...added, ...changed]), added), ...trailerChanges(before, after));
+  out.push(...danglingFilled(after, new Set([...added, ...changed]), added), ...trailerChanges(before, after, added));
   return out.sort((a, b) => a.num - b.num);
 }

@@ -16,6 +16,8 @@ export interface RevisionPolicy {
   readonly fillableFields?: readonly string[];
   /** DSS / document timestamp additions allowed */
   readonly allowLtv?: boolean;
+  /** /Info, XMP /Metadata and catalog /Version updates allowed (what signing tools write beside a signature) */
+  readonly allowMetadata?: boolean;
 }
 
 export interface RevisionJudgement {
@@ -32,6 +34,8 @@ export function allowedBy(policy: RevisionPolicy, object: ChangedObject): boolea
       return true;
     case 'ltv':
       return policy.allowLtv === true;
+    case 'metadata':
+      return policy.allowMetadata === true;
     case 'signing':
       return policy.signingField !== undefined && object.field === policy.signingField;
     case 'form_filling':

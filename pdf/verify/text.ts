@@ -5,6 +5,7 @@ import type { VerifyReport } from './verify.js';
 const CHANGES: Record<ChangeClass, string> = {
   none: 'nothing',
   ltv: 'validation data (DSS) and timestamps only (ltv)',
+  metadata: 'document metadata (/Info, XMP, /Version), validation data and timestamps only (metadata)',
   signing: 'signatures and validation data only (signing)',
   form_filling: 'form filling, signatures and validation data only (form_filling)',
   annotations: 'ANNOTATIONS added or changed (annotations)',
@@ -34,7 +35,7 @@ export function formatReport(report: VerifyReport): string {
       `  Digest: ${s.digestValid ? 'matches' : 'DOES NOT MATCH'}; signature: ${s.signatureValid ? 'verifies' : 'DOES NOT VERIFY'}`,
     );
     lines.push(`  Changed after it: ${CHANGES[s.changesAfter]}`);
-    for (const o of s.changedObjects.filter((c) => c.class === 'other' || c.class === 'annotations')) {
+    for (const o of s.changedObjects.filter((c) => ['other', 'annotations', 'metadata'].includes(c.class))) {
       lines.push(`    ${o.class}: ${o.num === 0 ? 'trailer' : `object ${o.num}`}: ${o.reason}`);
     }
     if (s.padesLevel) lines.push(`  PAdES level: ${s.padesLevel}`);

@@ -1,6 +1,7 @@
 /**
- * `mohar verify FILE [--json]` reports the class of change after each signature and lists every `other` and
- * `annotations` object with its reason; it exits 1 when anything after a signature is one of those.
+ * `mohar verify FILE [--json]` reports the class of change after each signature and lists every `other`,
+ * `annotations` and `metadata` object with its reason; it exits 1 when anything after a signature is `other` or
+ * `annotations` (document metadata updated by a signing tool is allowed).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { softwareSigner } from '../../pdf/cms/index.js';
 import { PdfReader } from '../../pdf/document.js';
-import { PdfArray, PdfRef } from '../../pdf/objects.js';
+import { PdfArray, PdfName, PdfRef } from '../../pdf/objects.js';
 import { getPages } from '../../pdf/pages.js';
 import { signPades } from '../../pdf/sign/pades.js';
 import { IncrementalUpdate } from '../../pdf/write/incremental.js';
@@ -118,6 +119,25 @@ describe('mohar verify: classes of change after each signature', () => {
       json.signatures[1].changedObjects.some(
         (o: { class: string; reason: string }) => o.class === 'annotations' && /FreeText/.test(o.reason),
       ),
+    );
+  });
+
+  test('document metadata updated later (a new /Info, catalog /Version): exit 0, listed as metadata', () => {
+    const updated = afterSigning(signed, (u, _page, reader) => {
+      // IncrementalUpdate carries the previous trailer's entries: a new /Info goes in through the reader it extends.
+      reader.trailer.set('Info', u.add(dict({ Producer: textString('Acrobat'), ModDate: textString('D:20261129') })));
+      u.editDict(reader.trailer.get('Root') as PdfRef).set('Version', new PdfName('2.0'));
+    });
+    const run = verify(file('metadata.pdf', updated));
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /Changed after it: document metadata \(\/Info, XMP, \/Version\), .* \(metadata\)/);
+    assert.match(run.stdout, /metadata: trailer: trailer \/Info added \(new document information dictionary \d+\)/);
+    assert.match(run.stdout, /metadata: object \d+: catalog \/Version added \(\/2\.0\)/);
+    assert.match(run.stdout, /All signatures are valid/);
+    const json = JSON.parse(verify(file('metadata.pdf', updated), '--json').stdout);
+    assert.deepEqual(
+      json.signatures.map((s: { changesAfter: string }) => s.changesAfter),
+      ['signing', 'metadata'],
     );
   });
 

@@ -80,3 +80,25 @@ export async function sendDraft(server: TestServer, key: string, draft: Draft) {
   assert.equal(response.statusCode, 200, response.body);
   return response.json();
 }
+
+/**
+ * A sent envelope whose first recipient signs with a USB DSC, as far as their desktop gets before signing: the
+ * signing API base of the document, the prepared bytes (GET …/prepared) and the name of their signature field.
+ */
+export async function dscPrepared(
+  server: TestServer,
+  key: string,
+  options: DraftOptions,
+): Promise<{ draft: Draft; base: string; prepared: Buffer; field: string }> {
+  const draft = await makeDraft(server, key, options);
+  await sendDraft(server, key, draft);
+  const session = await server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
+    key,
+    json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
+  });
+  const base = `${API}/signing/${session.json().signing_url.split('/sign/')[1] as string}/documents/${draft.documentId}`;
+  const prepared = await server.request('GET', `${base}/prepared`);
+  assert.equal(prepared.statusCode, 200, prepared.body);
+  const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
+  return { draft, base, prepared: prepared.rawPayload, field };
+}

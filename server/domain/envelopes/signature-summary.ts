@@ -17,7 +17,7 @@ import { FIELD_TYPES } from '../../../common/fields.js';
 import { envelopeFieldRows } from './field-rows.js';
 
 /** Classes of change Mohar's allow-list can ever accept after a signature (pdf/verify/judge.ts allowedBy). */
-const ALLOW_LIST_CLASSES = new Set(['structure', 'ltv', 'signing', 'form_filling']);
+const ALLOW_LIST_CLASSES = new Set(['structure', 'ltv', 'metadata', 'signing', 'form_filling']);
 
 export type TrustStatus = 'trusted' | 'untrusted' | 'test_certificate' | 'installation_seal';
 

@@ -122,12 +122,13 @@ export async function acceptTokenSignature(
   if (uploaded.length <= prepared.length || !uploaded.subarray(0, prepared.length).equals(prepared)) {
     throw refuse('it does not extend the prepared bytes exactly (earlier bytes changed)');
   }
-  // The allow-list: one revision that only signs THIS recipient's field (and perhaps adds validation data).
+  // The allow-list: one revision that only signs THIS recipient's field (and perhaps adds validation data, and
+  // updates the document metadata as signing tools do: /Info, XMP, catalog /Version).
   // Judged and verified in the PDF worker pool: the upload is untrusted bytes (memory and time caps).
   const { judgement, report, readError } = await ctx.pdf.run('checkUpload', {
     prepared,
     uploaded,
-    policy: { signingField: pdfFieldName(signatureField), allowLtv: true },
+    policy: { signingField: pdfFieldName(signatureField), allowLtv: true, allowMetadata: true },
   });
   if (!judgement.accepted) {
     throw refuse(judgement.problem ?? 'it changes more than your signature', judgement.offending);

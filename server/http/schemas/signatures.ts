@@ -38,10 +38,12 @@ export const SignatureSummary = Type.Object({
   covers_whole_document: Type.Boolean(),
   revision: Nullable(Type.Integer({ description: 'the revision it signs (1-based)' })),
   changes_after: Type.String({
-    description: 'the worst change in the revisions after it: none, ltv, signing, form_filling, annotations, other',
+    description:
+      'the worst change in the revisions after it: none, ltv, metadata, signing, form_filling, annotations, other',
   }),
   changes_after_allowed: Type.Boolean({
-    description: 'every change after it is one the allow-list accepts (form filling, signing, validation data)',
+    description:
+      'every change after it is one the allow-list accepts (form filling, signing, validation data, document metadata)',
   }),
   valid: Type.Boolean(),
   problems: Type.Array(Type.String()),

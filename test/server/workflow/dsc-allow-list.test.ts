@@ -23,7 +23,7 @@ import { dict, makeStream, name } from '../../../pdf/write/serialize.js';
 import { pdfDate } from '../../../pdf/write/text.js';
 import { DATABASES } from '../../support/databases.js';
 import { useDscTrust } from '../../support/dsc-trust.js';
-import { makeDraft, sendDraft } from '../../support/envelopes.js';
+import { dscPrepared } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { useSoftHsmModule } from '../../support/softhsm.js';
@@ -135,19 +135,10 @@ for (const kind of DATABASES) {
 
     for (const [label, makeSigner] of signers) {
       test(`page content added in the signing revision, signed with ${label}: 422 naming it; the envelope does not move`, async () => {
-        const draft = await makeDraft(t.server, t.account.key, {
+        const { draft, base, prepared, field } = await dscPrepared(t.server, t.account.key, {
           pdf: makePdf({ pages: [{ text: 'Total price: 1,00,000 rupees' }, {}] }),
           recipients: [{ name: 'Token Holder', email: 'token@example.com', signature_method: 'dsc' }],
         });
-        await sendDraft(t.server, t.account.key, draft);
-        const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
-          key: t.account.key,
-          json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
-        });
-        const base = `${API}/signing/${session.json().signing_url.split('/sign/')[1] as string}/documents/${draft.documentId}`;
-        const prepared = await t.server.request('GET', `${base}/prepared`);
-        assert.equal(prepared.statusCode, 200, prepared.body);
-        const field = decodeURIComponent(String(prepared.headers['x-mohar-signature-field']));
         const signer = await makeSigner();
 
         const state = async () => ({
@@ -168,9 +159,9 @@ for (const kind of DATABASES) {
         });
         const before = await state();
 
-        const attack = await priceChangedAndSigned(prepared.rawPayload, field, signer);
+        const attack = await priceChangedAndSigned(prepared, field, signer);
         assert.ok(
-          attack.subarray(0, prepared.rawPayload.length).equals(prepared.rawPayload),
+          attack.subarray(0, prepared.length).equals(prepared),
           'the attack extends the prepared bytes exactly',
         );
         const response = await t.server.app.inject({
@@ -204,7 +195,7 @@ for (const kind of DATABASES) {
         );
 
         // The same signer's clean signature over the same prepared bytes is accepted.
-        const clean = await signPades(prepared.rawPayload, signer, {
+        const clean = await signPades(prepared, signer, {
           level: 'B-B',
           field: { name: field },
           signingTime: new Date(),
