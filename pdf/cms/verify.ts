@@ -52,7 +52,11 @@ function verifyEdDsa(
     };
   }
   if (publicKey.asymmetricKeyType !== scheme.name) {
-    return { ok: false, algorithm, reason: `the ${algorithm} signature does not fit a ${publicKey.asymmetricKeyType ?? 'unknown'} key` };
+    return {
+      ok: false,
+      algorithm,
+      reason: `the ${algorithm} signature does not fit a ${publicKey.asymmetricKeyType ?? 'unknown'} key`,
+    };
   }
   try {
     const ok = nodeVerify(null, data, publicKey, signature);

@@ -6,6 +6,7 @@
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from '../objects.js';
 import type { ChangedObject } from './change-class.js';
 import type { FieldNode, RevisionFacts, SigDictInfo } from './diff-facts.js';
+import { appearanceOwner, type AppearanceOwner } from './diff-appearance.js';
 import { signatureShapeProblems } from './sig-shape.js';
 import { changedKeys, describe, dictOf, sameObject } from './diff-util.js';
 
@@ -287,5 +288,20 @@ export function classifyChanged(scope: DiffScope, num: number, before: PdfObject
   if (content !== undefined) return [other(`page ${content + 1} content stream (object ${num}) rewritten`)];
   const annot = fa.annots.get(num) ?? fb.annots.get(num);
   if (annot !== undefined) return [other(`existing annotation ${describe(after)} on page ${annot + 1} rewritten`)];
+  const appearance = appearanceOwner(fa, num);
+  if (appearance) return [appearanceVerdict(scope, appearance, num)];
   return [other(`existing ${describe(after)} object ${num} rewritten`)];
+}
+
+/** A field's indirect /AP dictionary or appearance stream rewritten in place: as a new /AP of that field. */
+function appearanceVerdict(scope: DiffScope, { node, role }: AppearanceOwner, num: number): Verdict {
+  const what = `${role === 'dictionary' ? 'appearance dictionary (/AP)' : 'appearance stream'} object ${num}`;
+  if (node.type !== 'Sig')
+    return { class: 'form_filling', reason: `field "${node.name}" ${what} rewritten`, field: node.name };
+  const signing = signedNow(scope, node.name);
+  if (signing) return as(signing, `signature field "${node.name}" ${what} rewritten`);
+  return other(
+    `signature field "${node.name}" ${what} rewritten (the field is not signed in this revision)`,
+    node.name,
+  );
 }

@@ -86,14 +86,26 @@ function compareFile(folder: string, path: string, judged: PyhankoJudgement): Ro
   for (const m of report.signatures) {
     const p = judged.signatures.find((s) => s.field === m.field);
     if (!p) {
-      rows.push({ file, field: m.field, mohar: moharText(m), pyhanko: 'not found', disagreement: 'only Mohar sees it' });
+      rows.push({
+        file,
+        field: m.field,
+        mohar: moharText(m),
+        pyhanko: 'not found',
+        disagreement: 'only Mohar sees it',
+      });
       continue;
     }
     rows.push({ file, field: m.field, mohar: moharText(m), pyhanko: pyhankoText(p), disagreement: disagreement(m, p) });
   }
   for (const p of judged.signatures) {
     if (!report.signatures.some((m) => m.field === p.field)) {
-      rows.push({ file, field: p.field, mohar: 'not found', pyhanko: pyhankoText(p), disagreement: 'only pyHanko sees it' });
+      rows.push({
+        file,
+        field: p.field,
+        mohar: 'not found',
+        pyhanko: pyhankoText(p),
+        disagreement: 'only pyHanko sees it',
+      });
     }
   }
   return rows;
