@@ -296,8 +296,9 @@ export function classifyChanged(scope: DiffScope, num: number, before: PdfObject
 /** A field's indirect /AP dictionary or appearance stream rewritten in place: as a new /AP of that field. */
 function appearanceVerdict(scope: DiffScope, { node, role }: AppearanceOwner, num: number): Verdict {
   const what = `${role === 'dictionary' ? 'appearance dictionary (/AP)' : 'appearance stream'} object ${num}`;
-  if (node.type !== 'Sig')
+  if (node.type !== 'Sig') {
     return { class: 'form_filling', reason: `field "${node.name}" ${what} rewritten`, field: node.name };
+  }
   const signing = signedNow(scope, node.name);
   if (signing) return as(signing, `signature field "${node.name}" ${what} rewritten`);
   return other(

@@ -34,8 +34,9 @@ function filterProblems(sig: PdfDict): string[] {
   const docTimestamp = name('Type') === 'DocTimeStamp';
   const problems: string[] = [];
   const filter = name('Filter');
-  if (filter !== 'Adobe.PPKLite')
+  if (filter !== 'Adobe.PPKLite') {
     problems.push(`${filter === null ? 'no /Filter' : `/Filter /${filter}`} (/Adobe.PPKLite expected)`);
+  }
   const subFilter = subFilterProblem(name('SubFilter'), docTimestamp);
   if (subFilter) problems.push(subFilter);
   return problems;

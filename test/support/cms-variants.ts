@@ -51,8 +51,17 @@ export function cmsVariants(): CmsVariants {
     const certPath = join(dir, `${key}.pem`);
     openssl(['genpkey', '-algorithm', key === 'rsa' ? 'RSA' : key.toUpperCase(), '-out', keyPath]);
     openssl([
-      'req', '-x509', '-new', '-key', keyPath, '-out', certPath, '-days', '30',
-      '-subj', `/C=IN/O=Mohar Test/CN=${key} signer/emailAddress=${key}@example.com`,
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '30',
+      '-subj',
+      `/C=IN/O=Mohar Test/CN=${key} signer/emailAddress=${key}@example.com`,
     ]);
     const made1 = { key, keyPath, certPath, certPem: readFileSync(certPath, 'utf8') };
     made.set(key, made1);
@@ -62,8 +71,22 @@ export function cmsVariants(): CmsVariants {
     const input = join(dir, `data-${++count}`);
     const output = `${input}.p7s`;
     writeFileSync(input, data);
-    openssl(['cms', '-sign', '-binary', '-in', input, '-signer', who.certPath, '-inkey', who.keyPath,
-      '-outform', 'DER', '-out', output, ...flags]);
+    openssl([
+      'cms',
+      '-sign',
+      '-binary',
+      '-in',
+      input,
+      '-signer',
+      who.certPath,
+      '-inkey',
+      who.keyPath,
+      '-outform',
+      'DER',
+      '-out',
+      output,
+      ...flags,
+    ]);
     return readFileSync(output);
   };
   return { signer, sign, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

@@ -22,8 +22,14 @@ describe('inspectCms on CMS made by other tools', () => {
     assert.deepEqual(info.problems, []);
     assert.equal(info.signatureValid, true);
     assert.equal(info.messageDigestMatches, true);
-    assert.ok(info.baselineNotes.some((n) => /signing-time/.test(n)), info.baselineNotes.join('; '));
-    assert.ok(info.baselineNotes.some((n) => /no ESS/.test(n)), info.baselineNotes.join('; '));
+    assert.ok(
+      info.baselineNotes.some((n) => /signing-time/.test(n)),
+      info.baselineNotes.join('; '),
+    );
+    assert.ok(
+      info.baselineNotes.some((n) => /no ESS/.test(n)),
+      info.baselineNotes.join('; '),
+    );
     assert.equal(inspectCms(cms, { content: OTHER }).messageDigestMatches, false);
   });
 
@@ -60,6 +66,9 @@ describe('inspectCms on CMS made by other tools', () => {
     const cms = edDsaCms(CONTENT, variants.signer('ed25519'), 'sha256');
     const info = inspectCms(cms, { content: CONTENT });
     assert.equal(info.signatureValid, false);
-    assert.ok(info.problems.some((p) => /sha256 does not fit Ed25519/.test(p)), info.problems.join('; '));
+    assert.ok(
+      info.problems.some((p) => /sha256 does not fit Ed25519/.test(p)),
+      info.problems.join('; '),
+    );
   });
 });

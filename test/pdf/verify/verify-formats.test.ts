@@ -34,7 +34,10 @@ describe('verifyPdf: sound signatures of other shapes are valid, not PAdES basel
       assert.equal(report.valid, true);
       if (note) {
         assert.equal(s.padesLevel, null, 'not PAdES baseline');
-        assert.ok(s.notes.some((n) => note.test(n)), s.notes.join('; '));
+        assert.ok(
+          s.notes.some((n) => note.test(n)),
+          s.notes.join('; '),
+        );
         assert.match(formatReport(report), /Not PAdES baseline \(still valid\)/);
       } else assert.equal(s.padesLevel, 'B-B');
 
@@ -50,13 +53,19 @@ describe('verifyPdf: sound signatures of other shapes are valid, not PAdES basel
     const s = verifyPdf(signWith(makePdf(), (signed) => edDsaCms(signed, variants.signer('ed25519'), 'sha256')))
       .signatures[0]!;
     assert.equal(s.valid, false);
-    assert.ok(s.problems.some((p) => /sha256 does not fit Ed25519/.test(p)), s.problems.join('; '));
+    assert.ok(
+      s.problems.some((p) => /sha256 does not fit Ed25519/.test(p)),
+      s.problems.join('; '),
+    );
   });
 
   test('a CMS that encapsulates the content (not detached): invalid', () => {
     const s = verifyPdf(signWith(makePdf(), rsa(['-nodetach', '-md', 'sha256']))).signatures[0]!;
     assert.equal(s.valid, false);
-    assert.ok(s.problems.some((p) => /must be detached/.test(p)), s.problems.join('; '));
+    assert.ok(
+      s.problems.some((p) => /must be detached/.test(p)),
+      s.problems.join('; '),
+    );
   });
 });
 
@@ -79,7 +88,10 @@ describe('verifyPdf: the /SubFilter of a signature must be one validators recogn
       assert.equal(s.signatureValid, true);
       assert.equal(s.valid, false);
       assert.equal(report.valid, false);
-      assert.ok(s.problems.some((p) => named.test(p)), s.problems.join('; '));
+      assert.ok(
+        s.problems.some((p) => named.test(p)),
+        s.problems.join('; '),
+      );
     });
   }
 
