@@ -236,6 +236,8 @@ function fieldVerdicts(
       if ((key === 'V' || key === 'AP') && signing) {
         return as(signing, key === 'V' ? `signature ${label} signed (/V)` : `appearance (/AP) of signature ${label}`);
       }
+      // The annotation flags of the widget being signed (pyHanko's signer makes it printable): only its own look.
+      if (key === 'F' && signing && node.widget) return as(signing, `annotation flags (/F) of signature ${label}`);
       return other(
         `signature ${label}: /${key} ${how}${signing ? '' : ' (the field is not signed in this revision)'}`,
         node.name,
