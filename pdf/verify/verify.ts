@@ -8,8 +8,8 @@ import { isMoharError } from '../../common/errors.js';
 import { certInfo, checkTimestampToken, inspectCms } from '../cms/index.js';
 import { PdfReader } from '../document.js';
 import { PdfArray, PdfStream } from '../objects.js';
-import { allowedByDocMdp, type ChangeClass, type ChangedObject } from './change-class.js';
 import { onlyWhitespace } from '../xref-repair.js';
+import { allowedByDocMdp, type ChangeClass, type ChangedObject } from './change-class.js';
 import { RevisionChanges } from './changes.js';
 import { subFilterProblem } from './sig-shape.js';
 import { byteRangeParts, findSignatures, type FoundSignature } from './signatures.js';
@@ -127,7 +127,7 @@ function checkOne(
   for (const part of parts) digest.update(part);
   const byteRangeDigest = digest.digest();
   const isTimestamp = found.type === 'DocTimeStamp' || found.subFilter === 'ETSI.RFC3161';
-  const format = subFilterProblem(found.subFilter, isTimestamp);
+  const format = subFilterProblem(found.subFilter, found.type === 'DocTimeStamp');
   if (format) problems.push(format);
   const contents = derPrefix(found.contents);
   let digestValid = false;
