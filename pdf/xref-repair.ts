@@ -187,3 +187,11 @@ export function findRevisions(bytes: Uint8Array): RevisionMark[] {
   }
   return out;
 }
+
+/**
+ * Whether `bytes` hold nothing but PDF whitespace (NUL, tab, LF, FF, CR, space): the only bytes that may follow
+ * the last "%%EOF" without being a change of their own. Other control bytes are not whitespace.
+ */
+export function onlyWhitespace(bytes: Uint8Array): boolean {
+  return bytes.every((b) => isWhitespace(b));
+}

@@ -3,12 +3,11 @@
  * attributes say, whether the signature over them verifies with the signer's key, and the
  * embedded signature timestamp(s). Trust (chains to a root, revocation) is the caller's business.
  */
-import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError, isMoharError } from '../../common/errors.js';
 import { equalBytes, toArrayBuffer } from './der.js';
-import { DIGEST_BY_OID, OID } from './oids.js';
+import { DIGEST_BY_OID, OID, newHash } from './oids.js';
 import { certificatesOf, checkSignerInfo, type EssCheck } from './signer-info.js';
 import { checkTimestampToken, type TimestampTokenCheck } from './timestamp.js';
 
@@ -32,7 +31,7 @@ export interface CmsInspection {
   /** Whether messageDigest equals the digest of the given content; null when no content was given. */
   readonly messageDigestMatches: boolean | null;
   /**
-   * A CMS signing-time attribute is present (not allowed in PAdES baseline signatures; reported as a problem for
+   * A CMS signing-time attribute is present (not allowed in PAdES baseline signatures; noted in `baselineNotes` for
    * id-data content only).
    */
   readonly hasSigningTime: boolean;
@@ -49,6 +48,12 @@ export interface CmsInspection {
   readonly timestamp: TimestampTokenCheck | null;
   /** Everything found wrong, in words. Empty for a sound signature (trust not judged). */
   readonly problems: string[];
+  /**
+   * Why the signature, sound as it may be, is not a PAdES baseline signature (ETSI EN 319 142-1): a signing-time
+   * attribute, no ESS signing-certificate(-v2) attribute, no signed attributes at all. Older adbe.pkcs7.detached
+   * signers (Acrobat, many DSC tools) make such signatures; ISO 32000 and every validator accept them.
+   */
+  readonly baselineNotes: string[];
   /** Number of zero bytes after the DER (the /Contents padding). */
   readonly paddingBytes: number;
 }
@@ -84,23 +89,29 @@ export function inspectCms(der: Uint8Array, options: InspectCmsOptions = {}): Cm
   if (signedData.signerInfos.length === 0) throw malformed('malformed CMS: no SignerInfo');
 
   const certs = certificatesOf(signedData, 'invalid_signature_data');
-  const si = checkSignerInfo(signedData, 0, certs);
+  const eContent = signedData.encapContentInfo.eContent;
+  const given = options.content ?? (eContent ? new Uint8Array(eContent.getValue()) : undefined);
+  const content = given === undefined ? undefined : given instanceof Uint8Array ? [given] : given;
+  const si = checkSignerInfo(signedData, 0, certs, content);
   const problems = [...si.problems];
   if (signedData.signerInfos.length !== 1) problems.push(`${signedData.signerInfos.length} signers instead of one`);
   const eContentType = signedData.encapContentInfo.eContentType;
-  const eContent = signedData.encapContentInfo.eContent;
   const detached = !eContent;
   if (si.contentType !== null && si.contentType !== eContentType) {
     problems.push('the content-type attribute differs from the encapsulated content type');
   }
 
   let messageDigestMatches: boolean | null = null;
-  const content = options.content ?? (eContent ? new Uint8Array(eContent.getValue()) : undefined);
-  if (options.contentDigest || content) {
+  const baselineNotes: string[] = [];
+  if (!si.signedAttributesDer) {
+    // The signature is over the content itself: it matches the content exactly when it verifies.
+    baselineNotes.push('no signed attributes (the signature is over the content directly)');
+    if (content) messageDigestMatches = si.signatureValid;
+  } else if (options.contentDigest || content) {
     let expected = options.contentDigest;
     if (!expected && content && si.digestName) {
-      const h = createHash(si.digestName);
-      for (const part of content instanceof Uint8Array ? [content] : content) h.update(part);
+      const h = newHash(si.digestName);
+      for (const part of content) h.update(part);
       expected = new Uint8Array(h.digest());
     }
     messageDigestMatches = !!expected && !!si.messageDigest && equalBytes(expected, si.messageDigest);
@@ -115,9 +126,9 @@ export function inspectCms(der: Uint8Array, options: InspectCmsOptions = {}): Cm
   // PAdES baseline rules for signatures over data (a timestamp token, e.g. a document timestamp, may carry
   // signing-time).
   if (si.hasSigningTimeAttribute && eContentType === OID.data) {
-    problems.push('a CMS signing-time attribute is present (not allowed in PAdES)');
+    baselineNotes.push('a CMS signing-time attribute is present (not allowed in PAdES baseline)');
   }
-  if (!si.ess) problems.push('no ESS signing-certificate(-v2) attribute');
+  if (!si.ess) baselineNotes.push('no ESS signing-certificate(-v2) attribute (required in PAdES baseline)');
   else if (si.ess.matchesSigner === false) {
     problems.push('the ESS signing-certificate attribute does not name the signer certificate');
   }
@@ -160,6 +171,7 @@ export function inspectCms(der: Uint8Array, options: InspectCmsOptions = {}): Cm
     timestamps,
     timestamp: timestamps[0] ?? null,
     problems,
+    baselineNotes,
     paddingBytes,
   };
 }

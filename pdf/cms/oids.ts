@@ -1,4 +1,6 @@
 /** Object identifiers used by pdf/cms. */
+import { createHash, type Hash } from 'node:crypto';
+
 export const OID = {
   data: '1.2.840.113549.1.7.1',
   signedData: '1.2.840.113549.1.7.2',
@@ -16,6 +18,8 @@ export const OID = {
   sha256: '2.16.840.1.101.3.4.2.1',
   sha384: '2.16.840.1.101.3.4.2.2',
   sha512: '2.16.840.1.101.3.4.2.3',
+  /** SHAKE256 with 512 bits of output, as RFC 8419 pairs it with Ed448. */
+  shake256: '2.16.840.1.101.3.4.2.12',
 
   rsaEncryption: '1.2.840.113549.1.1.1',
   sha1WithRSAEncryption: '1.2.840.113549.1.1.5',
@@ -31,6 +35,8 @@ export const OID = {
   ecdsaWithSHA256: '1.2.840.10045.4.3.2',
   ecdsaWithSHA384: '1.2.840.10045.4.3.3',
   ecdsaWithSHA512: '1.2.840.10045.4.3.4',
+  ed25519: '1.3.101.112',
+  ed448: '1.3.101.113',
 
   extKeyUsage: '2.5.29.37',
   crlDistributionPoints: '2.5.29.31',
@@ -51,4 +57,10 @@ export const DIGEST_BY_OID: Readonly<Record<string, string>> = {
   [OID.sha256]: 'sha256',
   [OID.sha384]: 'sha384',
   [OID.sha512]: 'sha512',
+  [OID.shake256]: 'shake256',
 };
+
+/** A hash of `name` (a value of DIGEST_BY_OID): SHAKE256 with the 512-bit output RFC 8419 gives it in CMS. */
+export function newHash(name: string): Hash {
+  return createHash(name, name === 'shake256' ? { outputLength: 64 } : undefined);
+}

@@ -84,11 +84,16 @@ function essCheck(attrs: pkijs.SignedAndUnsignedAttributes | undefined, signer: 
   return null;
 }
 
-/** Checks signerInfos[index] against the certificates `certs` (the SignedData's own plus any extra). */
+/**
+ * Checks signerInfos[index] against the certificates `certs` (the SignedData's own plus any extra). A SignerInfo
+ * without signed attributes signs the content itself (RFC 5652 5.4): `content` (its parts, in order) is then what
+ * the signature is checked over; without it such a signature cannot be checked.
+ */
 export function checkSignerInfo(
   signedData: pkijs.SignedData,
   index: number,
   certs: readonly CertInfo[],
+  content?: readonly Uint8Array[],
 ): SignerInfoCheck {
   const si = signedData.signerInfos[index];
   if (!si) throw new RangeError('no SignerInfo at index ' + index);
@@ -112,7 +117,19 @@ export function checkSignerInfo(
   let signatureValid = false;
   let signatureAlgorithm = si.signatureAlgorithm.algorithmId;
   if (!signedAttributesDer) {
-    problems.push('no signed attributes: signatures directly over the content are not supported');
+    if (!content) problems.push('no signed attributes, and no content to check the signature over');
+    else if (signer) {
+      const check = verifySignature(
+        signer.publicKey,
+        si.signatureAlgorithm,
+        digestOid,
+        content.length === 1 ? content[0]! : Buffer.concat(content),
+        signatureValue,
+      );
+      signatureAlgorithm = check.algorithm;
+      signatureValid = check.ok;
+      if (!check.ok) problems.push(check.reason ?? 'the signature does not verify');
+    }
   } else {
     if (!contentType) problems.push('the content-type signed attribute is missing');
     if (!messageDigest) problems.push('the message-digest signed attribute is missing');

@@ -1,6 +1,7 @@
 /**
  * Signature checks with node:crypto for the algorithms found in CMS, OCSP and CRLs:
- * RSA PKCS#1 v1.5, RSASSA-PSS (MGF1 with the same hash) and ECDSA.
+ * RSA PKCS#1 v1.5, RSASSA-PSS (MGF1 with the same hash), ECDSA, and Ed25519 / Ed448 (RFC 8419: the
+ * signature is over the data itself, the CMS digest algorithm must be SHA-512 resp. SHAKE256).
  */
 import { constants, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
@@ -30,6 +31,41 @@ const ECDSA: Readonly<Record<string, [string, string]>> = {
   [OID.ecdsaWithSHA512]: ['sha512', 'ecdsa-with-SHA512'],
 };
 
+const EDDSA: Readonly<Record<string, { name: 'ed25519' | 'ed448'; digest: string }>> = {
+  [OID.ed25519]: { name: 'ed25519', digest: 'sha512' },
+  [OID.ed448]: { name: 'ed448', digest: 'shake256' },
+};
+
+function verifyEdDsa(
+  publicKey: KeyObject,
+  scheme: { name: 'ed25519' | 'ed448'; digest: string },
+  digestName: string | undefined,
+  data: Uint8Array,
+  signature: Uint8Array,
+): SignatureCheck {
+  const algorithm = scheme.name === 'ed25519' ? 'Ed25519' : 'Ed448';
+  if (digestName !== scheme.digest) {
+    return {
+      ok: false,
+      algorithm,
+      reason: `the digest algorithm ${digestName ?? 'given'} does not fit ${algorithm} (RFC 8419 asks for ${scheme.digest})`,
+    };
+  }
+  if (publicKey.asymmetricKeyType !== scheme.name) {
+    return {
+      ok: false,
+      algorithm,
+      reason: `the ${algorithm} signature does not fit a ${publicKey.asymmetricKeyType ?? 'unknown'} key`,
+    };
+  }
+  try {
+    const ok = nodeVerify(null, data, publicKey, signature);
+    return ok ? { ok, algorithm } : { ok, algorithm, reason: 'the signature does not verify with the public key' };
+  } catch (e) {
+    return { ok: false, algorithm, reason: `signature check failed: ${(e as Error).message}` };
+  }
+}
+
 /**
  * Verifies `signature` over `data`. `digestOid` is the CMS digestAlgorithm, used when the
  * signature algorithm names no hash (rsaEncryption, ecPublicKey).
@@ -43,6 +79,7 @@ export function verifySignature(
 ): SignatureCheck {
   const id = algorithm.algorithmId;
   const digestName = digestOid === undefined ? undefined : DIGEST_BY_OID[digestOid];
+  if (EDDSA[id]) return verifyEdDsa(publicKey, EDDSA[id], digestName, data, signature);
   let hash: string | undefined;
   let name: string;
   let options: { padding?: number; saltLength?: number; dsaEncoding?: 'der' } = {};

@@ -13,7 +13,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { MoharError, type ErrorCode } from '../../common/errors.js';
 import { childrenOf, readTlv, toArrayBuffer, toHex } from './der.js';
-import { OID } from './oids.js';
+import { OID, newHash } from './oids.js';
 
 export interface CertInfo {
   readonly der: Uint8Array;
@@ -83,7 +83,7 @@ export function sha256(data: Uint8Array): Uint8Array {
 }
 
 export function digest(algorithm: string, data: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash(algorithm).update(data).digest());
+  return new Uint8Array(newHash(algorithm).update(data).digest());
 }
 
 /** True when `child` names `issuer` as its issuer and its signature verifies with the issuer's key. */

@@ -5,6 +5,7 @@
  */
 import { isMoharError } from '../../common/errors.js';
 import { PdfReader } from '../document.js';
+import { onlyWhitespace, type RevisionMark } from '../xref-repair.js';
 import { summariseClass, type ChangeClass, type ChangedObject } from './change-class.js';
 import { analyseRevision } from './diff.js';
 
@@ -16,7 +17,17 @@ export interface ChangeReport {
   readonly objects: readonly ChangedObject[];
 }
 
-const isBlank = (bytes: Uint8Array): boolean => bytes.every((b) => b <= 0x20);
+/**
+ * Bytes that no revision makes part of the document (nothing but whitespace may follow the last "%%EOF"): objects
+ * appended without a cross-reference section, a revision whose startxref points back into earlier bytes, garbage.
+ * A reader that repairs files may still show what they hold, so they are a change of their own.
+ */
+function unreferenced(from: number, to: number, mark: RevisionMark | undefined): ChangedObject {
+  const why = !mark
+    ? 'no cross-reference section and no "startxref … %%EOF" covers them'
+    : `their startxref ${mark.startxref} points back into earlier bytes, not to a cross-reference section of their own`;
+  return { num: 0, class: 'other', reason: `${to - from} bytes after byte ${from} belong to no revision: ${why}` };
+}
 
 export class RevisionChanges {
   private readonly readers = new Map<number, PdfReader>();
@@ -58,27 +69,22 @@ export class RevisionChanges {
   /** Classifies everything the file adds after `signedLength` bytes, revision by revision. */
   after(signedLength: number): ChangeReport {
     const { bytes } = this;
-    if (signedLength >= bytes.length || isBlank(bytes.subarray(signedLength))) return { class: 'none', objects: [] };
+    if (signedLength >= bytes.length || onlyWhitespace(bytes.subarray(signedLength))) {
+      return { class: 'none', objects: [] };
+    }
     const whole = this.readers.get(bytes.length)!;
     const ends = [...new Set([...whole.revisions.map((r) => r.end), bytes.length])]
       .filter((end) => end > signedLength)
       .sort((a, b) => a - b);
     const objects: ChangedObject[] = [];
     let from = signedLength;
-    let analysed = false;
     for (const end of ends) {
-      if (!isBlank(bytes.subarray(from, end))) {
-        objects.push(...this.segment(from, end));
-        analysed = true;
+      if (!onlyWhitespace(bytes.subarray(from, end))) {
+        const mark = whole.revisions.find((r) => r.end === end);
+        if (mark && mark.startxref >= from) objects.push(...this.segment(from, end));
+        else objects.push(unreferenced(from, end, mark));
       }
       from = end;
-    }
-    if (!analysed) {
-      objects.push({
-        num: 0,
-        class: 'other',
-        reason: 'bytes appended after the signature that add no readable revision',
-      });
     }
     return { class: summariseClass(objects), objects };
   }

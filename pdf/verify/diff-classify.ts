@@ -7,6 +7,7 @@
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from '../objects.js';
 import type { ChangedObject } from './change-class.js';
 import type { FieldNode, RevisionFacts, SigDictInfo } from './diff-facts.js';
+import { appearanceOwner, type AppearanceOwner } from './diff-appearance.js';
 import { signatureShapeProblems } from './sig-shape.js';
 import { changedKeys, describe, dictOf, sameObject } from './diff-util.js';
 import { catalogMetadataVerdict, metadataObjectVerdict } from './metadata-changes.js';
@@ -238,6 +239,8 @@ function fieldVerdicts(
       if ((key === 'V' || key === 'AP') && signing) {
         return as(signing, key === 'V' ? `signature ${label} signed (/V)` : `appearance (/AP) of signature ${label}`);
       }
+      // The annotation flags of the widget being signed (pyHanko's signer makes it printable): only its own look.
+      if (key === 'F' && signing && node.widget) return as(signing, `annotation flags (/F) of signature ${label}`);
       return other(
         `signature ${label}: /${key} ${how}${signing ? '' : ' (the field is not signed in this revision)'}`,
         node.name,
@@ -257,7 +260,12 @@ function fieldVerdicts(
 /** An existing object this revision writes again. */
 export function classifyChanged(scope: DiffScope, num: number, before: PdfObject, after: PdfObject): Verdict[] {
   const { before: fb, after: fa } = scope;
-  if (sameObject(before, after)) return [other(`object ${num} (${describe(after)}) redefined without change`)];
+  if (sameObject(before, after)) {
+    // An /Info or XMP stream written again as it was is what signing tools do (pyHanko's own test files); harmless.
+    const meta = metadataObjectVerdict(scope, num, before, after);
+    if (meta?.class === 'metadata') return [meta];
+    return [other(`object ${num} (${describe(after)}) redefined without change`)];
+  }
   const bd = dictOf(before);
   const ad = dictOf(after);
   if (num === fa.catalogNum && ad) return catalogVerdicts(scope, num === fb.catalogNum ? bd : undefined, ad);
@@ -292,5 +300,21 @@ export function classifyChanged(scope: DiffScope, num: number, before: PdfObject
   if (annot !== undefined) return [other(`existing annotation ${describe(after)} on page ${annot + 1} rewritten`)];
   const meta = metadataObjectVerdict(scope, num, before, after);
   if (meta) return [meta];
+  const appearance = appearanceOwner(fa, num);
+  if (appearance) return [appearanceVerdict(scope, appearance, num)];
   return [other(`existing ${describe(after)} object ${num} rewritten`)];
+}
+
+/** A field's indirect /AP dictionary or appearance stream rewritten in place: as a new /AP of that field. */
+function appearanceVerdict(scope: DiffScope, { node, role }: AppearanceOwner, num: number): Verdict {
+  const what = `${role === 'dictionary' ? 'appearance dictionary (/AP)' : 'appearance stream'} object ${num}`;
+  if (node.type !== 'Sig') {
+    return { class: 'form_filling', reason: `field "${node.name}" ${what} rewritten`, field: node.name };
+  }
+  const signing = signedNow(scope, node.name);
+  if (signing) return as(signing, `signature field "${node.name}" ${what} rewritten`);
+  return other(
+    `signature field "${node.name}" ${what} rewritten (the field is not signed in this revision)`,
+    node.name,
+  );
 }

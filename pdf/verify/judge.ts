@@ -6,6 +6,7 @@
  */
 import { isMoharError } from '../../common/errors.js';
 import { PdfReader } from '../document.js';
+import { onlyWhitespace } from '../xref-repair.js';
 import type { ChangedObject } from './change-class.js';
 import { analyseRevision } from './diff.js';
 
@@ -55,7 +56,7 @@ const refused = (
 function shapeProblem(prior: Uint8Array, next: Uint8Array, before: PdfReader, after: PdfReader): string | null {
   const appended = after.revisions.filter((r) => r.eofOffset >= prior.length);
   if (appended.length !== 1) return `it must append exactly one revision; it appends ${appended.length}`;
-  if (!next.subarray(appended[0]!.end).every((b) => b <= 0x20)) return 'bytes follow the end of the appended revision';
+  if (!onlyWhitespace(next.subarray(appended[0]!.end))) return 'bytes follow the end of the appended revision';
   if (after.xref.reconstructed) return 'the cross-reference data of the appended revision is damaged';
   if ((after.xref.startxref ?? -1) < prior.length) {
     return 'the appended revision points back into the earlier bytes for its cross-reference data';

@@ -56,6 +56,24 @@ export function byteRangeProblems(bytes: Uint8Array, range: readonly number[]): 
   return problems;
 }
 
+/**
+ * The bytes a /ByteRange names, pair by pair (offset, length), when every pair lies inside the file; else null. Also
+ * for a malformed range (not four numbers, a gap that is not /Contents): its digest is then checked all the same, so
+ * that a signature over odd ranges is reported as what it is (intact, but not covering the document) and not as
+ * tampered.
+ */
+export function byteRangeParts(bytes: Uint8Array, range: readonly number[]): Uint8Array[] | null {
+  if (range.length === 0 || range.length % 2 !== 0) return null;
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < range.length; i += 2) {
+    const [offset = -1, length = -1] = [range[i], range[i + 1]];
+    if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0) return null;
+    if (offset + length > bytes.length) return null;
+    parts.push(bytes.subarray(offset, offset + length));
+  }
+  return parts;
+}
+
 export function findSignatures(reader: PdfReader): FoundSignature[] {
   const fields: SignatureFieldInfo[] = listSignatureFields(reader, getPages(reader));
   const found: FoundSignature[] = [];

@@ -39,6 +39,7 @@ export function formatReport(report: VerifyReport): string {
       lines.push(`    ${o.class}: ${o.num === 0 ? 'trailer' : `object ${o.num}`}: ${o.reason}`);
     }
     if (s.padesLevel) lines.push(`  PAdES level: ${s.padesLevel}`);
+    else if (s.notes.length > 0) lines.push(`  Not PAdES baseline (still valid): ${s.notes.join('; ')}`);
     for (const problem of s.problems) lines.push(`  Problem: ${problem}`);
   }
   lines.push('', report.valid ? 'All signatures are valid.' : 'NOT all signatures are valid.');

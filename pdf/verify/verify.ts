@@ -8,9 +8,11 @@ import { isMoharError } from '../../common/errors.js';
 import { certInfo, checkTimestampToken, inspectCms } from '../cms/index.js';
 import { PdfReader } from '../document.js';
 import { PdfArray, PdfStream } from '../objects.js';
+import { onlyWhitespace } from '../xref-repair.js';
 import { allowedByDocMdp, type ChangeClass, type ChangedObject } from './change-class.js';
 import { RevisionChanges } from './changes.js';
-import { findSignatures, type FoundSignature } from './signatures.js';
+import { subFilterProblem } from './sig-shape.js';
+import { byteRangeParts, findSignatures, type FoundSignature } from './signatures.js';
 
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 
@@ -47,6 +49,8 @@ export interface SignatureReport {
   padesLevel: PadesLevel | null;
   valid: boolean;
   problems: string[];
+  /** Why a sound signature is not a PAdES baseline one (padesLevel null): never a reason to call it invalid. */
+  notes: string[];
 }
 
 export interface VerifyReport {
@@ -113,13 +117,18 @@ function checkOne(
   revisions: RevisionChanges,
 ): SignatureReport {
   const problems = [...found.problems];
-  const [a = 0, b = 0, c = 0] = found.byteRange.slice(1);
+  const notes: string[] = [];
+  const [, b = 0, c = 0] = found.byteRange.slice(1);
   const signedEnd = b + c;
-  const parts = problems.length === 0 ? [bytes.subarray(0, a), bytes.subarray(b, signedEnd)] : [];
+  // A malformed /ByteRange (found.problems) makes the signature invalid, but its digest is checked all the same.
+  const wellFormed = problems.length === 0;
+  const parts = byteRangeParts(bytes, found.byteRange) ?? [];
   const digest = createHash('sha256');
   for (const part of parts) digest.update(part);
   const byteRangeDigest = digest.digest();
   const isTimestamp = found.type === 'DocTimeStamp' || found.subFilter === 'ETSI.RFC3161';
+  const format = subFilterProblem(found.subFilter, found.type === 'DocTimeStamp');
+  if (format) problems.push(format);
   const contents = derPrefix(found.contents);
   let digestValid = false;
   let signatureValid = false;
@@ -148,6 +157,9 @@ function checkOne(
         };
       }
       problems.push(...cms.problems);
+      notes.push(...cms.baselineNotes);
+      // ISO 32000-1 12.8.3.3.1: the signed bytes are outside the CMS; a copy inside could say anything else.
+      if (!cms.detached) problems.push('the CMS encapsulates content of its own (a PDF signature must be detached)');
     }
   } catch (error) {
     if (!isMoharError(error)) throw error;
@@ -156,7 +168,7 @@ function checkOne(
   if (parts.length > 0 && !digestValid) {
     problems.push('the document bytes do not match the signed digest: they were changed after signing');
   }
-  const changes = parts.length > 0 ? revisions.after(signedEnd) : { class: 'other' as const, objects: [] };
+  const changes = wellFormed ? revisions.after(signedEnd) : { class: 'other' as const, objects: [] };
   if (changes.class === 'other') {
     problems.push(
       'the document was changed after this signature in ways other than form filling, signatures, DSS and timestamps',
@@ -172,7 +184,8 @@ function checkOne(
     );
   }
   if (timestamp && !timestamp.valid) problems.push('the signature timestamp does not verify');
-  const padesLevel = isTimestamp || found.subFilter !== 'ETSI.CAdES.detached' ? null : timestamp ? 'B-T' : 'B-B';
+  const baseline = !isTimestamp && found.subFilter === 'ETSI.CAdES.detached' && notes.length === 0;
+  const padesLevel = !baseline ? null : timestamp ? 'B-T' : 'B-B';
   return {
     index,
     field: found.fieldName,
@@ -184,7 +197,7 @@ function checkOne(
     signingTime: found.signingTime,
     byteRange: [...found.byteRange],
     revision: revisionOf(reader, signedEnd),
-    coversWholeDocument: signedEnd === bytes.length || bytes.subarray(signedEnd).every((x) => x <= 0x20),
+    coversWholeDocument: signedEnd === bytes.length || onlyWhitespace(bytes.subarray(signedEnd)),
     digestValid,
     signatureValid,
     timestamp,
@@ -194,6 +207,7 @@ function checkOne(
     padesLevel,
     valid: problems.length === 0 && digestValid && signatureValid,
     problems,
+    notes,
   };
 }
 
