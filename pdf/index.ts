@@ -35,6 +35,7 @@ export {
   type SignatureWidgetInfo,
   type ObjectId,
 } from './acroform.js';
+export { listFormFieldNames } from './form-fields.js';
 export {
   PdfName,
   PdfRef,

@@ -10,6 +10,7 @@ import {
   fitPng,
   inspectPdf,
   judgeAppendedRevision,
+  listFormFieldNames,
   prepareForm,
   prepareSignature,
   verifyPdf,
@@ -57,6 +58,8 @@ export interface PreparedSend {
   readonly blocked: 'certified' | 'signed' | null;
   /** The certification revision over `form` (or the upload), up to the digest; null when not asked or blocked. */
   readonly certification: PreparedSignature | null;
+  /** The upload's own fields that no recipient holds, locked by the certification (FieldMDP /Include). */
+  readonly lockedFields: readonly string[];
 }
 
 /** Every task: its input and what it returns. `limits` are the pool's PDF parsing limits. */
@@ -89,20 +92,33 @@ export const PDF_TASKS = {
 
   /**
    * Send (server/domain/workflow/certify-document.ts): the form fields of the layout, then, when `certify`
-   * is given and the upload allows it, the certification revision up to the digest the seal signs.
+   * is given and the upload allows it, the certification revision up to the digest the seal signs. The
+   * certification locks (FieldMDP /Include) every field the upload brought that no recipient holds (`held`:
+   * the upload's fields a recipient signs in), so that no later value or appearance of it is allowed.
    */
   prepareSend: (
-    input: { original: Uint8Array; layout: FormFieldLayout[]; certify: PrepareOptions | null; testMark?: boolean },
+    input: {
+      original: Uint8Array;
+      layout: FormFieldLayout[];
+      certify: PrepareOptions | null;
+      testMark?: boolean;
+      held?: readonly string[];
+    },
     limits: Partial<PdfLimits>,
   ): PreparedSend => {
     const fields = input.layout.length > 0 ? prepareForm(input.original, input.layout).bytes : null;
     // A test envelope's documents show "TEST – no legal effect" on every page, under the certification.
     const form = input.testMark ? addTestMark(fields ?? input.original) : fields;
-    if (!input.certify) return { form, blocked: null, certification: null };
+    if (!input.certify) return { form, blocked: null, certification: null, lockedFields: [] };
     const info = inspectPdf(input.original, limits);
     const blocked =
       info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;
-    return { form, blocked, certification: blocked ? null : prepareSignature(form ?? input.original, input.certify) };
+    if (blocked) return { form, blocked, certification: null, lockedFields: [] };
+    const held = new Set(input.held ?? []);
+    const lockedFields = listFormFieldNames(input.original, limits).filter((name) => !held.has(name));
+    const options: PrepareOptions =
+      lockedFields.length > 0 ? { ...input.certify, lock: { action: 'Include', fields: lockedFields } } : input.certify;
+    return { form, blocked, certification: prepareSignature(form ?? input.original, options), lockedFields };
   },
 
   /**

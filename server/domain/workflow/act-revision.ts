@@ -96,7 +96,11 @@ async function buildRevisions(
     // The PDF work (values, pictures, appearance, revision) runs in the worker pool; only the seal signs here.
     const signed = await signPadesOffLoop(ctx, bytes, seal, {
       level,
-      field: signatureField ? { name: pdfFieldName(signatureField) } : { invisible: true },
+      // A Signature field carries its own /Lock (prepareForm: this recipient's other fields); an invisible
+      // signature (an approver's values) locks the fields it fills itself.
+      ...(signatureField
+        ? { field: { name: pdfFieldName(signatureField) } }
+        : { field: { invisible: true }, lock: { action: 'Include', fields: [...Object.keys(formValues), ...pictured] } }),
       formValues,
       ...(pictured.length > 0 ? { imageFields: { ...plan.imageFields!, fields: pictured } } : {}),
       signingTime: plan.signingTime,

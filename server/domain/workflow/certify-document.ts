@@ -44,6 +44,11 @@ export interface PreparedDocument {
  * down fails the send (nothing is stored), as it would fail any act.
  * A test envelope's document gets the TEST mark on every page (pdf/prepare/test-mark.ts) in a revision before
  * the certification, and is certified by the test seal (issue 16).
+ * The certification also locks (FieldMDP) every form field the upload brought that no recipient holds (`held`
+ * names the upload's fields recipients sign in): a field of the sender's own, left empty over the page, could
+ * otherwise be filled after completion with an appearance that hides what was signed (issue 26). Locked, not
+ * flattened: Mohar draws nothing into the sender's pages (the fields, their values and what they show stay as
+ * uploaded, readable by form tools), and the lock is what standard validators check (docs/signing.md).
  */
 export async function prepareDocument(
   ctx: Context,
@@ -51,6 +56,7 @@ export async function prepareDocument(
   layout: FormFieldLayout[],
   at: Date,
   mode: DataMode = 'live',
+  held: readonly string[] = [],
 ): Promise<PreparedDocument> {
   const options: PadesOptions = {
     level: ctx.config.tsaUrl ? 'B-T' : 'B-B',
@@ -66,7 +72,7 @@ export async function prepareDocument(
   if (layout.length === 0 && !certify && !testMark) {
     return { bytes: original, certification: { certified: false, skipped: SKIPPED.disabled } };
   }
-  const sent = await ctx.pdf.run('prepareSend', { original, layout, certify, testMark });
+  const sent = await ctx.pdf.run('prepareSend', { original, layout, certify, testMark, held });
   const bytes = sent.form ?? original;
   if (!certify) return { bytes, certification: { certified: false, skipped: SKIPPED.disabled } };
   if (sent.blocked !== null) return { bytes, certification: { certified: false, skipped: SKIPPED[sent.blocked] } };

@@ -41,6 +41,7 @@ export function prepareOptionsOf(options: PadesOptions, timestamp: boolean): Pre
     'location',
     'contactInfo',
     'certify',
+    'lock',
   ] as const;
   return Object.assign(
     picked,
