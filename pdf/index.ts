@@ -36,6 +36,15 @@ export {
   type ObjectId,
 } from './acroform.js';
 export {
+  readFieldLock,
+  readReferenceLocks,
+  isFieldLocked,
+  describeFieldLock,
+  sigFieldLockDict,
+  fieldMdpReference,
+  type FieldLock,
+} from './field-lock.js';
+export {
   PdfName,
   PdfRef,
   PdfString,
