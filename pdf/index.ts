@@ -37,6 +37,15 @@ export {
 } from './acroform.js';
 export { listFormFieldNames } from './form-fields.js';
 export {
+  readFieldLock,
+  readReferenceLocks,
+  isFieldLocked,
+  describeFieldLock,
+  sigFieldLockDict,
+  fieldMdpReference,
+  type FieldLock,
+} from './field-lock.js';
+export {
   PdfName,
   PdfRef,
   PdfString,

@@ -7,6 +7,7 @@ import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from '.
 import type { ChangedObject } from './change-class.js';
 import type { FieldNode, RevisionFacts, SigDictInfo } from './diff-facts.js';
 import { signatureShapeProblems } from './sig-shape.js';
+import { referenceProblem } from './diff-locks.js';
 import { changedKeys, describe, dictOf, sameObject } from './diff-util.js';
 
 export type Verdict = Omit<ChangedObject, 'num'>;
@@ -68,11 +69,8 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
       ? `document timestamp of field "${sig.field}"`
       : `signature dictionary of field "${sig.field}"`;
     const shape = d ? signatureShapeProblems(after.reader, d) : ['not a dictionary'];
-    if (d?.has('Reference') && !certifiesNow(scope, num)) {
-      shape.push(
-        'it carries a /Reference (a DocMDP or FieldMDP transform) but is not the certification of an unsigned document',
-      );
-    }
+    const reference = d ? referenceProblem(scope.before, after.reader, d, sig.field, certifiesNow(scope, num)) : null;
+    if (reference) shape.push(reference);
     if (shape.length > 0) return [other(`${what}: ${shape.join('; ')}`, sig.field)];
     return [{ class: sig.docTimestamp ? 'ltv' : 'signing', reason: what, field: sig.field }];
   }

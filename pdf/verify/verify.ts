@@ -10,6 +10,8 @@ import { PdfReader } from '../document.js';
 import { PdfArray, PdfStream } from '../objects.js';
 import { allowedByDocMdp, type ChangeClass, type ChangedObject } from './change-class.js';
 import { RevisionChanges } from './changes.js';
+import type { FieldLock } from '../field-lock.js';
+import { fieldLockProblems, signatureLocks } from './field-locks.js';
 import { findSignatures, type FoundSignature } from './signatures.js';
 
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
@@ -44,6 +46,8 @@ export interface SignatureReport {
   /** Every object changed after this signature, with its class and the reason for it. */
   changedObjects: ChangedObject[];
   docMdp: number | null;
+  /** The fields this signature locks (its FieldMDP /Reference, else its field's /Lock: see field-locks.ts). */
+  fieldLock: FieldLock | null;
   padesLevel: PadesLevel | null;
   valid: boolean;
   problems: string[];
@@ -171,6 +175,8 @@ function checkOne(
       `the document was certified allowing ${DOCMDP_ALLOWS[found.docMdp] ?? 'form filling and signing'} (DocMDP P=${found.docMdp}), yet it was changed beyond that${beyond.length > 0 ? `: ${beyond.join('; ')}` : ''}`,
     );
   }
+  const locks = signatureLocks(reader, found.dict, found.field);
+  problems.push(...fieldLockProblems(locks, changes.objects));
   if (timestamp && !timestamp.valid) problems.push('the signature timestamp does not verify');
   const padesLevel = isTimestamp || found.subFilter !== 'ETSI.CAdES.detached' ? null : timestamp ? 'B-T' : 'B-B';
   return {
@@ -191,6 +197,7 @@ function checkOne(
     changesAfter: changes.class,
     changedObjects: [...changes.objects],
     docMdp: found.docMdp,
+    fieldLock: locks[0]?.lock ?? null,
     padesLevel,
     valid: problems.length === 0 && digestValid && signatureValid,
     problems,
