@@ -100,7 +100,10 @@ async function buildRevisions(
       // signature (an approver's values) locks the fields it fills itself.
       ...(signatureField
         ? { field: { name: pdfFieldName(signatureField) } }
-        : { field: { invisible: true }, lock: { action: 'Include', fields: [...Object.keys(formValues), ...pictured] } }),
+        : {
+            field: { invisible: true },
+            lock: { action: 'Include', fields: [...Object.keys(formValues), ...pictured] },
+          }),
       formValues,
       ...(pictured.length > 0 ? { imageFields: { ...plan.imageFields!, fields: pictured } } : {}),
       signingTime: plan.signingTime,

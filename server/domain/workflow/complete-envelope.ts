@@ -85,9 +85,13 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
   let ltvAppended = false;
   for (const document of documents) {
     let bytes = await readRevision(ctx, document.current_sha256!);
-    const revisions = [];
+    const revisions: { sha256: string; size: number; act: string }[] = [];
     const keep = async (revision: { bytes: Buffer; act: string }) => {
-      revisions.push({ sha256: await storeRevision(ctx, revision.bytes), size: revision.bytes.length, act: revision.act });
+      revisions.push({
+        sha256: await storeRevision(ctx, revision.bytes),
+        size: revision.bytes.length,
+        act: revision.act,
+      });
       bytes = revision.bytes;
     };
     // The completion lock first (judged inside): the /DSS below then carries the seal's chain as well.

@@ -150,7 +150,11 @@ export const SignaturesResponse = Type.Object(
             timestamp: { time: '2026-11-25T10:12:01.000Z', valid: true },
             pades_level: 'B-LT',
             certification: null,
-            field_lock: { action: 'Include', fields: ['mohar.0193f0e2-6c1a-7b3e-9d2f-000000000002.price'], changed: [] },
+            field_lock: {
+              action: 'Include',
+              fields: ['mohar.0193f0e2-6c1a-7b3e-9d2f-000000000002.price'],
+              changed: [],
+            },
             integrity_ok: true,
             covers_whole_document: false,
             revision: 4,
