@@ -39,6 +39,9 @@ interface Signatures {
   signatures: Signature[];
 }
 
+/** The field of the seal's signature that ends completion, locking every field (server/domain/workflow/completion-seal.ts). */
+const COMPLETION_FIELD = 'Mohar completion';
+
 const TRUST = new Set(['trusted', 'untrusted', 'test_certificate', 'installation_seal']);
 
 const PDF_DATE = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz+-])(\d{2})?'?(\d{2})?'?)?$/;
@@ -120,7 +123,9 @@ function SignatureItem({ signature, recipients }: { signature: Signature; recipi
   const who =
     signature.kind === 'document_timestamp'
       ? t('envelopes.signatures.docTimestamp')
-      : (recipient?.name ?? signature.signer_name ?? signature.name ?? signature.field);
+      : signature.field === COMPLETION_FIELD
+        ? t('envelopes.signatures.completionLock')
+        : (recipient?.name ?? signature.signer_name ?? signature.name ?? signature.field);
   const trust =
     signature.trust && TRUST.has(signature.trust.status)
       ? t(`envelopes.signatures.trust.${signature.trust.status}` as ConsoleStringKey)
