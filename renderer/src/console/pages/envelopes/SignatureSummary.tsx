@@ -39,7 +39,7 @@ interface Signatures {
   signatures: Signature[];
 }
 
-/** The field of the seal's signature that ends completion, locking every field (server/domain/workflow/completion-seal.ts). */
+/** The field of the seal's signature that ends completion, locking every field (server/.../completion-seal.ts). */
 const COMPLETION_FIELD = 'Mohar completion';
 
 const TRUST = new Set(['trusted', 'untrusted', 'test_certificate', 'installation_seal']);
