@@ -58,8 +58,6 @@ export interface PreparedSend {
   readonly blocked: 'certified' | 'signed' | null;
   /** The certification revision over `form` (or the upload), up to the digest; null when not asked or blocked. */
   readonly certification: PreparedSignature | null;
-  /** The upload's own fields that no recipient holds, locked by the certification (FieldMDP /Include). */
-  readonly lockedFields: readonly string[];
 }
 
 /** Every task: its input and what it returns. `limits` are the pool's PDF parsing limits. */
@@ -109,16 +107,16 @@ export const PDF_TASKS = {
     const fields = input.layout.length > 0 ? prepareForm(input.original, input.layout).bytes : null;
     // A test envelope's documents show "TEST – no legal effect" on every page, under the certification.
     const form = input.testMark ? addTestMark(fields ?? input.original) : fields;
-    if (!input.certify) return { form, blocked: null, certification: null, lockedFields: [] };
+    if (!input.certify) return { form, blocked: null, certification: null };
     const info = inspectPdf(input.original, limits);
     const blocked =
       info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;
-    if (blocked) return { form, blocked, certification: null, lockedFields: [] };
+    if (blocked) return { form, blocked, certification: null };
     const held = new Set(input.held ?? []);
     const lockedFields = listFormFieldNames(input.original, limits).filter((name) => !held.has(name));
     const options: PrepareOptions =
       lockedFields.length > 0 ? { ...input.certify, lock: { action: 'Include', fields: lockedFields } } : input.certify;
-    return { form, blocked, certification: prepareSignature(form ?? input.original, options), lockedFields };
+    return { form, blocked, certification: prepareSignature(form ?? input.original, options) };
   },
 
   /**

@@ -1,10 +1,10 @@
 /**
- * What a signature's FieldMDP lock says in the signature summary (issue 26): the fields it locks and those of
- * them that a later revision changed anyway. The verifier reports the lock (SignatureReport.fieldLock) and every
- * object changed after the signature with the field it belongs to; a locked field among those is a change the
- * signature does not allow, whatever its class (a value, an appearance, a signature in it).
+ * What a signature's FieldMDP lock says in the signature summary (issue 26): the fields it locks and those of them
+ * that a later revision changed anyway. The verifier reports the lock (SignatureReport.fieldLock) and every object
+ * changed after the signature with the field it belongs to; a locked field filled, re-drawn or signed after it is a
+ * change the signature does not allow (the same rule as pdf/verify/field-locks.ts, which words the problem).
  */
-import type { FieldLock, SignatureReport } from '../../../pdf/index.js';
+import { isFieldLocked, type FieldLock, type SignatureReport } from '../../../pdf/index.js';
 
 export interface FieldLockSummary {
   /** All: every field; Include: only `fields`; Exclude: every field but `fields` (fully qualified names). */
@@ -14,21 +14,15 @@ export interface FieldLockSummary {
   changed: string[];
 }
 
-/** Validation data (a /DSS, a document timestamp's invisible field) is exempt from every lock (ISO 32000-2). */
-const EXEMPT = new Set(['ltv', 'structure']);
-
-export function isLocked(lock: FieldLock, field: string): boolean {
-  if (lock.action === 'All') return true;
-  const named = lock.fields.some((f) => field === f || field.startsWith(`${f}.`));
-  return lock.action === 'Include' ? named : !named;
-}
+/** Validation data (a /DSS, a document timestamp's field) never breaks a lock (ISO 32000-2 12.8.2.4). */
+const LOCKABLE = new Set(['form_filling', 'signing', 'annotations']);
 
 export function fieldLockSummary(signature: SignatureReport): FieldLockSummary | null {
   const lock = signature.fieldLock;
   if (!lock) return null;
   const changed = new Set<string>();
   for (const object of signature.changedObjects) {
-    if (object.field !== undefined && !EXEMPT.has(object.class) && isLocked(lock, object.field)) {
+    if (object.field !== undefined && LOCKABLE.has(object.class) && isFieldLocked(lock, object.field)) {
       changed.add(object.field);
     }
   }
