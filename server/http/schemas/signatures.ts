@@ -58,7 +58,7 @@ export const SignatureSummary = Type.Object({
     description: 'the worst change in the revisions after it: none, ltv, signing, form_filling, annotations, other',
   }),
   changes_after_allowed: Type.Boolean({
-    description: 'every change after it is one the allow-list accepts (form filling, signing, validation data)',
+    description: 'every later change is one the allow-list accepts (form filling, signing, LTV), none to a locked field',
   }),
   valid: Type.Boolean(),
   problems: Type.Array(Type.String()),
