@@ -10,16 +10,16 @@
  * fill them would make their act break this signature. The verifier accepts them (as pyHanko does): a later
  * signature's lock constrains only what follows it, never an earlier signature.
  */
-import { describeFieldLock, readFieldLock, readReferenceLocks, type FieldLock } from '../field-lock.js';
+import { coversField, describeFieldLock, readFieldLock, readReferenceLocks, type FieldLock } from '../field-lock.js';
 import type { PdfReader } from '../document.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, type PdfObject } from '../objects.js';
 import type { RevisionFacts } from './diff-facts.js';
 
-/** `inner` locks nothing that `outer` does not (the prefix rule of isFieldLocked, for /Include lists). */
+/** `inner` locks nothing that `outer` does not (for /Include lists: each name inside one of the outer's). */
 function lockWithin(inner: FieldLock, outer: FieldLock): boolean {
   if (outer.action === 'All') return true;
   if (inner.action !== 'Include' || outer.action !== 'Include') return false;
-  return inner.fields.every((f) => outer.fields.some((g) => g !== '' && f.startsWith(g)));
+  return inner.fields.every((f) => outer.fields.some((g) => coversField(g, f)));
 }
 
 /** The /Lock of the signature field `field` as the earlier revision had it. */
