@@ -75,9 +75,11 @@ export function reissueLockedAppearances(update: IncrementalUpdate, lock: FieldL
     for (const key of ['N', 'R', 'D']) {
       const ref = ap.get(key);
       if (!(ref instanceof PdfRef) || update.has(ref)) continue;
-      const stream = update.resolve(ref);
-      if (!(stream instanceof PdfStream)) continue; // a dictionary of states (check box): nothing to copy as one
-      copy.set(key, update.add(makeStream(cloneDict(stream.dict), stream.raw())));
+      const target = update.resolve(ref);
+      // A stream, or a check box's dictionary of states (its state streams stay shared).
+      if (target instanceof PdfStream) copy.set(key, update.add(makeStream(cloneDict(target.dict), target.raw())));
+      else if (target instanceof PdfDict) copy.set(key, update.add(cloneDict(target)));
+      else continue;
       changed = true;
     }
     if (!changed) continue;

@@ -159,6 +159,38 @@ describe('re-issued appearances of locked fields', () => {
   });
 });
 
+/** Meera's check box in her lock, checked and signed, then Ravi signs. */
+async function withCheckbox(): Promise<Buffer> {
+  const agree = m('meera', 'agree');
+  const prepared = prepareForm(makePdf(), [
+    { type: 1, page: 1, rect: { x: 72, y: 72, width: 200, height: 50 }, recipientId: 'meera', id: 'sig' },
+    { type: 9, page: 1, rect: { x: 72, y: 150, width: 15, height: 15 }, recipientId: 'meera', id: 'agree' },
+    { type: 1, page: 1, rect: { x: 300, y: 72, width: 200, height: 50 }, recipientId: 'ravi', id: 'sig' },
+  ]).bytes;
+  const a = await signPades(prepared, meera, {
+    level: 'B-B',
+    field: { name: m('meera', 'sig') },
+    formValues: { [agree]: true },
+    reissueLockedAppearances: true,
+    signingTime,
+  });
+  return (await signPades(a.bytes, ravi, { level: 'B-B', field: { name: m('ravi', 'sig') }, signingTime })).bytes;
+}
+
+describe('check boxes', () => {
+  test("prepareForm writes a check box's /AP /N as an object of its own; a locked one is re-issued and kept", async () => {
+    const prepared = prepareForm(makePdf(), [
+      { type: 9, page: 1, rect: { x: 72, y: 150, width: 15, height: 15 }, recipientId: 'meera', id: 'agree' },
+    ]).bytes;
+    const update = new IncrementalUpdate(PdfReader.open(prepared));
+    const box = readFormTree(update).fields.find((f) => f.name === m('meera', 'agree'))!;
+    assert.ok((update.resolve(box.dict.get('AP')) as PdfDict).get('N') instanceof PdfRef);
+    const signed = await withCheckbox();
+    assert.ok(verifyPdf(signed).valid);
+    assert.equal(verifyPdf(fillForm(signed, { [m('meera', 'agree')]: false })).valid, false);
+  });
+});
+
 describe('pyHanko on a whole envelope with locks', () => {
   const missing = pyhankoMissing();
   const judge = (dir: string, name: string, bytes: Buffer): PyhankoSignature[] => {
@@ -182,6 +214,12 @@ describe('pyHanko on a whole envelope with locks', () => {
         assert.equal(verifyPdf(fillForm(completed, { [AMOUNT]: 'INR 1' })).valid, false);
         const price = judge(dir, 'price.pdf', fillForm(completed, { [PRICE]: 'price INR 1' }));
         assert.deepEqual(brokenBy(price), ['MoharCompletion'], JSON.stringify(price));
+        // A locked check box: valid after the next signature, unchecking it breaks the lock (a direct /AP /N made
+        // pyHanko 0.25.1 fail with IndirectObjectExpected on every signature followed by a revision).
+        const box = await withCheckbox();
+        assert.deepEqual(brokenBy(judge(dir, 'box.pdf', box)), []);
+        const unchecked = judge(dir, 'unchecked.pdf', fillForm(box, { [m('meera', 'agree')]: false }));
+        assert.deepEqual(brokenBy(unchecked), [m('meera', 'sig')], JSON.stringify(unchecked));
         // For the record: the same envelope without re-issued appearances and with /All at completion.
         const { completed: fragile } = await envelope(false);
         console.log(`pyHanko 0.25.1 without re-issue: ${JSON.stringify(judge(dir, 'fragile.pdf', fragile))}`);
