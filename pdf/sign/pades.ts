@@ -87,8 +87,9 @@ export async function signPades(
     vri: [{ field: signed.fieldName, certs: data.certs, ocsps: data.ocsps, crls: data.crls }],
   });
   const reissuedFields = signed.reissuedFields;
-  if (level === 'B-LT')
+  if (level === 'B-LT') {
     return { bytes: withDss.bytes, fieldName: signed.fieldName, level, revisionsAdded: 2, reissuedFields };
+  }
 
   const archived = await timestampPdf(
     withDss.bytes,

@@ -200,7 +200,10 @@ describe('verifyPdf: FieldMDP field locks', () => {
   });
 });
 
-/** Completion as the issue asks: the seal's approval signature locking every field (/All), then /DSS and a document timestamp. */
+/**
+ * Completion as the issue first put it: the seal's approval signature locking every field (/All), then /DSS and a
+ * document timestamp (pdf/sign/lock-appearances.ts says why Mohar's completion should lock fieldsNotLocked instead).
+ */
 async function completed(): Promise<{ bytes: Buffer }> {
   const sealed = await signPades(meeraSigned, seal, {
     level: 'B-B',
