@@ -55,14 +55,20 @@ export function readReferenceLocks(resolve: Resolve, sig: PdfDict): FieldLock[] 
   return out;
 }
 
+/** `name` is `listed` or a field below it (a listed non-terminal field stands for its whole subtree). */
+export function coversField(listed: string, name: string): boolean {
+  return listed !== '' && (name === listed || name.startsWith(`${listed}.`));
+}
+
 /**
- * Whether `lock` locks the field `fieldName`. A listed name also covers the fields below it; as pyHanko
- * (FieldMDPSpec.is_locked) the test is a plain prefix of the fully qualified name, so that Mohar never calls
- * a change allowed that pyHanko calls locked.
+ * Whether `lock` locks the field `fieldName`. pyHanko 0.25.1 (FieldMDPSpec.is_locked) tests a plain string
+ * prefix, so that a lock of "Signature 1" also locks "Signature 10"; its maintainers took that for a bug
+ * (pyHanko issue 633). Mohar compares whole name parts. For Mohar's own locks the two differ at most among
+ * one recipient's fields (a lock lists full names mohar.<recipient>.<field id>, and ids have no dots).
  */
 export function isFieldLocked(lock: FieldLock, fieldName: string): boolean {
   if (lock.action === 'All') return true;
-  const listed = lock.fields.some((f) => f !== '' && fieldName.startsWith(f));
+  const listed = lock.fields.some((f) => coversField(f, fieldName));
   return lock.action === 'Include' ? listed : !listed;
 }
 

@@ -429,7 +429,9 @@ function writeWidgetField(
     field.set('V', name(on ? 'Yes' : 'Off'));
     const ap = checkboxAppearances(box);
     w.set('MK', dict({ CA: textString('4'), R: page.rotate !== 0 ? page.rotate : undefined }));
-    w.set('AP', dict({ N: dict({ Yes: update.add(ap.on), Off: update.add(ap.off) }) }));
+    // /N as an object of its own: pyHanko 0.25.1 expects a reference there (a direct dictionary of states makes its
+    // difference analysis fail with IndirectObjectExpected on every signature followed by a revision).
+    w.set('AP', dict({ N: update.add(dict({ Yes: update.add(ap.on), Off: update.add(ap.off) })) }));
     w.set('AS', name(on ? 'Yes' : 'Off'));
   }
   mergeInto(field, w);

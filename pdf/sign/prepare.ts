@@ -35,6 +35,7 @@ import { applyFieldImage, applyFormValues, type FieldImage, type FormValues } fr
 import { dict, name } from '../write/serialize.js';
 import { pdfDate, textString } from '../write/text.js';
 import { addEmptyAppearance, addSignatureAppearance, type SignatureAppearance } from './appearance.js';
+import { reissueLockedAppearances } from './lock-appearances.js';
 import { assertActAllowed } from './checks.js';
 
 /** Raw bytes reserved for the CMS when it will carry an RFC 3161 timestamp (and maybe revocation data). */
@@ -86,6 +87,12 @@ export interface PrepareOptions {
    * a locked field. Default: the signed field's /Lock dictionary, when it has one (as pyHanko and Acrobat do).
    */
   readonly lock?: FieldLock;
+  /**
+   * Re-issue the appearance of the fields the lock covers (lock-appearances.ts), so that pyHanko 0.25.1 does not
+   * report the lock broken by any later revision. It is form filling of those fields (unchanged look and value):
+   * the act's policy must allow it (`PreparedSignature.reissuedFields` names them). Default false.
+   */
+  readonly reissueLockedAppearances?: boolean;
 }
 
 /** DocMDP /P: 1 no changes; 2 form filling and signing; 3 also annotations. */
@@ -112,6 +119,8 @@ export interface PreparedSignature {
   readonly fieldName: string;
   /** Length of the input: the prefix that must stay identical. */
   readonly previousLength: number;
+  /** Fields whose appearance this revision re-issued for the lock (`reissueLockedAppearances`); absent: none. */
+  readonly reissuedFields?: readonly string[];
 }
 
 const BYTE_RANGE_PLACEHOLDER = '**********';
@@ -169,15 +178,17 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
   );
   const placeholders = addPlaceholders(update, sig, reserve);
   const target = options.certify ? certification(update, chosen) : chosen;
-  const references = signatureReferences(reader, options, options.lock ?? chosen.fieldLock ?? null);
+  const lock = options.lock ?? chosen.fieldLock ?? null;
+  const references = signatureReferences(reader, options, lock);
   if (references.length > 0) sig.set('Reference', new PdfArray(references));
+  const reissued = lock && options.reissueLockedAppearances ? reissueLockedAppearances(update, lock) : [];
   sig.set('M', new PdfString(Buffer.from(pdfDate(options.signingTime, offset), 'latin1'), false));
   if (options.name) sig.set('Name', textString(options.name));
   if (options.reason) sig.set('Reason', textString(options.reason));
   if (options.location) sig.set('Location', textString(options.location));
   if (options.contactInfo) sig.set('ContactInfo', textString(options.contactInfo));
   sig.set('Prop_Build', dict({ App: dict({ Name: name('Mohar') }) }));
-  return finish(update, sig, placeholders, target, 3);
+  return { ...finish(update, sig, placeholders, target, 3), reissuedFields: reissued };
 }
 
 /**
@@ -202,7 +213,7 @@ export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTim
     : { invisible: true };
   const target = chooseTarget(reader, update, pages, field, 'DocTimeStamp', () => addEmptyAppearance(update));
   const placeholders = addPlaceholders(update, sig, reserve);
-  return finish(update, sig, placeholders, target, 3);
+  return { ...finish(update, sig, placeholders, target, 3), reissuedFields: [] };
 }
 
 /**
@@ -299,7 +310,7 @@ function finish(
   ph: Placeholders,
   target: Target,
   sigFlags: number,
-): PreparedSignature {
+): Omit<PreparedSignature, 'reissuedFields'> {
   const sigRef = update.add(sig);
   target.attach(sigRef);
   addSigFlags(update, sigFlags);

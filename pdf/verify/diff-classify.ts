@@ -21,6 +21,8 @@ export interface DiffScope {
   readonly added: ReadonlySet<number>;
   /** Verdicts already given to added objects (classified before the changed ones). */
   readonly addedVerdicts: ReadonlyMap<number, readonly Verdict[]>;
+  /** New approval signatures may lock no more than their field's /Lock (diff-locks.ts). */
+  readonly locksWithinFieldLock: boolean;
 }
 
 // Markup annotations (ISO 32000-1 12.5.6) that only show something: no actions, no media.
@@ -69,7 +71,12 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
       ? `document timestamp of field "${sig.field}"`
       : `signature dictionary of field "${sig.field}"`;
     const shape = d ? signatureShapeProblems(after.reader, d) : ['not a dictionary'];
-    const reference = d ? referenceProblem(scope.before, after.reader, d, sig.field, certifiesNow(scope, num)) : null;
+    const reference = d
+      ? referenceProblem(scope.before, after.reader, d, sig.field, {
+          certifies: certifiesNow(scope, num),
+          withinFieldLock: scope.locksWithinFieldLock,
+        })
+      : null;
     if (reference) shape.push(reference);
     if (shape.length > 0) return [other(`${what}: ${shape.join('; ')}`, sig.field)];
     return [{ class: sig.docTimestamp ? 'ltv' : 'signing', reason: what, field: sig.field }];

@@ -1,22 +1,25 @@
 /**
  * The signature references (/Reference) a revision's new signature dictionary may carry. A certification of an
- * unsigned document may carry any (its DocMDP, and a FieldMDP with it). An approval signature may carry ONE
- * kind only: FieldMDP references that lock no more than the /Lock its field had before this revision, which is
- * what pyHanko and Acrobat write when they sign a field with a /Lock (Mohar prepares one per recipient). Anything
- * else lets a signer decide what later signers may still do: a DocMDP reference (a second certification), a
- * FieldMDP /All or /Exclude, or an /Include beyond the field's /Lock (another signer's fields locked before they
- * fill them would make their act break this signature).
+ * unsigned document may carry any (its DocMDP, and a FieldMDP with it). An approval signature may carry FieldMDP
+ * references only: a DocMDP one would be a second certification (ISO 32000-1 12.8.2.2: the first signature only).
+ *
+ * Judging an act before Mohar stores it (`withinFieldLock`), its FieldMDP references may lock no more than the
+ * /Lock its field had before this revision, which is what pyHanko and Acrobat write when they sign a field with
+ * a /Lock (Mohar prepares one per recipient). A FieldMDP /All or /Exclude, or an /Include beyond the field's
+ * /Lock, would let a signer decide what later signers may still do: another signer's fields locked before they
+ * fill them would make their act break this signature. The verifier accepts them (as pyHanko does): a later
+ * signature's lock constrains only what follows it, never an earlier signature.
  */
-import { describeFieldLock, readFieldLock, readReferenceLocks, type FieldLock } from '../field-lock.js';
+import { coversField, describeFieldLock, readFieldLock, readReferenceLocks, type FieldLock } from '../field-lock.js';
 import type { PdfReader } from '../document.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, type PdfObject } from '../objects.js';
 import type { RevisionFacts } from './diff-facts.js';
 
-/** `inner` locks nothing that `outer` does not (the prefix rule of isFieldLocked, for /Include lists). */
+/** `inner` locks nothing that `outer` does not (for /Include lists: each name inside one of the outer's). */
 function lockWithin(inner: FieldLock, outer: FieldLock): boolean {
   if (outer.action === 'All') return true;
   if (inner.action !== 'Include' || outer.action !== 'Include') return false;
-  return inner.fields.every((f) => outer.fields.some((g) => g !== '' && f.startsWith(g)));
+  return inner.fields.every((f) => outer.fields.some((g) => coversField(g, f)));
 }
 
 /** The /Lock of the signature field `field` as the earlier revision had it; undefined when it had no such field. */
@@ -37,16 +40,19 @@ export function referenceProblem(
   after: PdfReader,
   sig: PdfDict,
   field: string,
-  certifies: boolean,
+  rules: { readonly certifies: boolean; readonly withinFieldLock: boolean },
 ): string | null {
-  if (!sig.has('Reference') || certifies) return null;
+  if (!sig.has('Reference') || rules.certifies) return null;
   const resolve = (o: PdfObject): PdfObject => after.resolve(o);
   const refs = resolve(sig.get('Reference'));
   const items = refs instanceof PdfArray ? refs.items.map(resolve) : [];
   const methods = items.map((i) => (i instanceof PdfDict ? resolve(i.get('TransformMethod')) : null));
-  if (items.length === 0 || methods.some((m) => !(m instanceof PdfName) || m.name !== 'FieldMDP')) {
-    return 'it carries a /Reference (a DocMDP or other transform) but is not the certification of an unsigned document';
+  const foreign = methods.find((m) => !(m instanceof PdfName) || m.name !== 'FieldMDP');
+  if (items.length === 0 || foreign !== undefined) {
+    const what = foreign instanceof PdfName ? `a /${foreign.name} transform` : 'no usable transform';
+    return `it carries a /Reference (${what}) but is not the certification of an unsigned document`;
   }
+  if (!rules.withinFieldLock) return null;
   const own = fieldLockBefore(before, field);
   // A field new in this revision was made by its signer: nobody prepared it for someone else, so what it locks is
   // the signer's own choice (Mohar's completion seal, FieldMDP /All; an approver's invisible signature). An upload
