@@ -10,7 +10,9 @@ import {
   fitPng,
   inspectPdf,
   judgeAppendedRevision,
+  fieldsNotLocked,
   listFormFieldNames,
+  PdfReader,
   prepareForm,
   prepareSignature,
   verifyPdf,
@@ -150,6 +152,10 @@ export const PDF_TASKS = {
       return { report: null, readError: (error as Error).message };
     }
   },
+
+  /** The fields no signature of the document locks yet: what the completion lock locks (completion-seal.ts). */
+  fieldsNotLocked: (input: { bytes: Uint8Array }, limits: Partial<PdfLimits>): string[] =>
+    fieldsNotLocked(PdfReader.open(input.bytes, limits)),
 
   /** A revision Mohar built itself, judged by the same allow-list (server/domain/workflow/revision-guard.ts). */
   judgeRevision: (input: { prior: Uint8Array; next: Uint8Array; policy: RevisionPolicy }): RevisionJudgement =>

@@ -105,6 +105,8 @@ async function buildRevisions(
             lock: { action: 'Include', fields: [...Object.keys(formValues), ...pictured] },
           }),
       formValues,
+      // pyHanko 0.25.1 keeps a lock only over appearances written in the locking revision (pdf/sign/lock-appearances.ts).
+      reissueLockedAppearances: true,
       ...(pictured.length > 0 ? { imageFields: { ...plan.imageFields!, fields: pictured } } : {}),
       signingTime: plan.signingTime,
       name: plan.name,
@@ -114,7 +116,7 @@ async function buildRevisions(
     });
     await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, {
       signingField: signed.fieldName,
-      fillableFields: [...Object.keys(formValues), ...pictured],
+      fillableFields: [...Object.keys(formValues), ...pictured, ...signed.reissuedFields],
     });
     built.push({
       documentId: doc.document_id,

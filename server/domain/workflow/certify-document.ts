@@ -62,6 +62,8 @@ export async function prepareDocument(
     level: ctx.config.tsaUrl ? 'B-T' : 'B-B',
     field: { invisible: true, name: CERTIFICATION_FIELD },
     certify: { permission: PERMISSION },
+    // The sender's fields it locks keep their look; their appearances are re-issued for pyHanko (lock-appearances.ts).
+    reissueLockedAppearances: true,
     signingTime: at,
     reason: 'Certified by Mohar at send: only form filling and signing are allowed after this signature',
     ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: ctx.transports.timestamps } : {}),
@@ -80,6 +82,7 @@ export async function prepareDocument(
   // Like every revision Mohar appends: judged by the allow-list before it is stored (it may only sign this field).
   await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', bytes, signed, {
     signingField: CERTIFICATION_FIELD,
+    fillableFields: sent.certification!.reissuedFields ?? [],
   });
   return { bytes, certification: { certified: true, bytes: signed } };
 }

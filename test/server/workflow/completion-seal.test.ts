@@ -1,7 +1,8 @@
 /**
- * Issue 26, point 1, through the real API on SQLite and PostgreSQL: completion ends with the installation seal's
- * approval signature locking every field (FieldMDP /All, revision act 'sealed'), and each signer's signature
- * locks that signer's fields. A revision appended to the completed PDF that rewrites a signer's Text field
+ * Issue 26, point 1, through the real API on SQLite and PostgreSQL: each signer's signature locks that signer's
+ * fields, and completion ends with the installation seal's approval signature (revision act 'sealed') locking what
+ * no signature locked yet (here nothing: sender-fields.test.ts has such fields). A revision appended to the
+ * completed PDF that rewrites a signer's Text field
  * ("INR 10,00,000" -> "INR 1"), with or without a new appearance, is then a change the signatures do not allow:
  * for `verifyPdf` and, when PYHANKO_PATH is set, for pyHanko. Signed electronically, and by USB DSC with a
  * SoftHSM2 token. The untampered document stays valid for Mohar, pdfsig and pyHanko.
@@ -75,7 +76,8 @@ async function assertCompletedAndLocked(
   assert.equal(report.valid, true, JSON.stringify(report.signatures.map((s) => [s.field, s.problems])));
   const completion = report.signatures.at(-1)!;
   assert.equal(completion.field, 'Mohar completion');
-  assert.deepEqual(completion.fieldLock, { action: 'All' });
+  // Every field is the signer's, locked by their signature: the completion lock adds none of its own.
+  assert.equal(completion.fieldLock, null);
   const signer = report.signatures.find((s) => s.field === signerField)!;
   const lock = signer.fieldLock;
   assert.ok(lock?.action === 'Include' && lock.fields.includes(valueField), JSON.stringify(lock));
@@ -101,7 +103,7 @@ async function assertCompletedAndLocked(
 function assertTamperFlagged(t: TestContext, tampered: Buffer, signerField: string, valueField: string, how: string) {
   const report = verifyPdf(tampered);
   assert.equal(report.valid, false, `${how}: the document is no longer valid`);
-  for (const field of ['Mohar completion', signerField]) {
+  for (const field of [signerField]) {
     const s = report.signatures.find((x) => x.field === field)!;
     assert.equal(s.valid, false, `${how}: ${field} reports the change`);
     assert.ok(
@@ -110,7 +112,7 @@ function assertTamperFlagged(t: TestContext, tampered: Buffer, signerField: stri
     );
   }
   const verdicts = pyhanko(t, tampered, `tampered-${how.replace(/\W+/g, '-')}.pdf`);
-  if (verdicts) assertPyhankoRefuses(verdicts, ['Mohar completion', signerField], how);
+  if (verdicts) assertPyhankoRefuses(verdicts, [signerField], how);
 }
 
 for (const kind of DATABASES) {
@@ -223,9 +225,9 @@ for (const kind of DATABASES) {
             .executeTakeFirstOrThrow()
         ).id;
       const valueField = `mohar.${draft.recipientIds[0]}.${priceId}`;
-      // The price's appearance was written in the 'prepared' revision, before the token's signature locks it, and the
-      // completion lock is followed by the /DSS: pyHanko 0.25.1 reports both locks broken on this honest document.
-      await assertCompletedAndLocked(ctx, bytes, signerField, valueField, [signerField, 'Mohar completion']);
+      // The price's appearance was written in the 'prepared' revision, before the token's signature locks it (its tool
+      // re-issues nothing): pyHanko 0.25.1 reports that lock broken by the next revision on this honest document.
+      await assertCompletedAndLocked(ctx, bytes, signerField, valueField, [signerField]);
       for (const how of TAMPERS) {
         assertTamperFlagged(ctx, rewriteTextField(bytes, valueField, 'INR 1', how), signerField, valueField, how);
       }
