@@ -105,7 +105,7 @@ async function buildRevisions(
             lock: { action: 'Include', fields: [...Object.keys(formValues), ...pictured] },
           }),
       formValues,
-      // pyHanko 0.25.1 keeps a lock only over appearances written in the locking revision (pdf/sign/lock-appearances.ts).
+      // pyHanko 0.25.1 keeps a lock only over appearances written in the locking revision (lock-appearances.ts).
       reissueLockedAppearances: true,
       ...(pictured.length > 0 ? { imageFields: { ...plan.imageFields!, fields: pictured } } : {}),
       signingTime: plan.signingTime,

@@ -153,8 +153,8 @@ for (const kind of DATABASES) {
         ),
         'the PAN value is form filling of its field',
       );
-      // Completion seals (a new signature: signing) and appends the token certificate's chain and OCSP answer (/DSS, DSC
-      // trust): validation data.
+      // Completion seals (a new signature: signing) and appends the token certificate's chain and OCSP answer (/DSS,
+      // DSC trust): validation data.
       assert.equal(report.signatures[2]!.changesAfter, 'signing');
       assert.equal(report.signatures[3]!.changesAfter, 'ltv');
       // The certification and the electronic signature chain to the installation CA, the token's to the test PKI root.
