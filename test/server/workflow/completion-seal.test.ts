@@ -120,7 +120,7 @@ for (const kind of DATABASES) {
     const t = useTestServer(kind, trust.env);
     before(() => trust.get().registerToken(softHsm.hsm));
 
-    test('electronic: completion seals with FieldMDP /All; the signer’s price rewritten afterwards is not allowed', async (ctx) => {
+    test('electronic: the signer’s signature locks the price, completion seals; the price rewritten afterwards is not allowed', async (ctx) => {
       const draft = await makeDraft(t.server, t.account.key, {
         pdf: CONTRACT,
         recipients: [{ name: 'Asha Rao', email: 'asha@example.com' }],
