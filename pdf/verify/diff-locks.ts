@@ -22,8 +22,8 @@ function lockWithin(inner: FieldLock, outer: FieldLock): boolean {
   return inner.fields.every((f) => outer.fields.some((g) => coversField(g, f)));
 }
 
-/** The /Lock of the signature field `field` as the earlier revision had it; undefined when it had no such field. */
-function fieldLockBefore(before: RevisionFacts, field: string): FieldLock | null | undefined {
+/** The /Lock of the signature field `field` as the earlier revision had it. */
+function fieldLockBefore(before: RevisionFacts, field: string): FieldLock | null {
   for (const [num, node] of before.fields) {
     if (node.name !== field || !node.field) continue;
     const entry = before.reader.xref.entries.get(num);
@@ -31,7 +31,7 @@ function fieldLockBefore(before: RevisionFacts, field: string): FieldLock | null
     const d = before.reader.getObject(new PdfRef(num, entry.type === 'offset' ? entry.gen : 0));
     if (d instanceof PdfDict) return readFieldLock((o) => before.reader.resolve(o), d.get('Lock'));
   }
-  return undefined;
+  return null;
 }
 
 /** Why the new signature dictionary `sig` of field `field` may not carry its /Reference; null when it may. */
@@ -54,10 +54,6 @@ export function referenceProblem(
   }
   if (!rules.withinFieldLock) return null;
   const own = fieldLockBefore(before, field);
-  // A field new in this revision was made by its signer: nobody prepared it for someone else, so what it locks is
-  // the signer's own choice (Mohar's completion seal, FieldMDP /All; an approver's invisible signature). An upload
-  // may sign only its recipient's existing field (the policy), so this never lets a signer lock another's fields.
-  if (own === undefined) return null;
   const beyond = readReferenceLocks(resolve, sig).filter((lock) => own === null || !lockWithin(lock, own));
   if (beyond.length === 0) return null;
   return `it carries a /Reference locking fields (FieldMDP ${beyond.map(describeFieldLock).join(', ')}) beyond its field's /Lock (${own ? describeFieldLock(own) : 'none'})`;

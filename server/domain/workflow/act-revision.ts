@@ -117,6 +117,8 @@ async function buildRevisions(
     await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, {
       signingField: signed.fieldName,
       fillableFields: [...Object.keys(formValues), ...pictured, ...signed.reissuedFields],
+      // An approval's invisible signature locks the fields it fills; its new field has no /Lock to stay within.
+      ...(signatureField ? {} : { allowAnyLock: true }),
     });
     built.push({
       documentId: doc.document_id,
