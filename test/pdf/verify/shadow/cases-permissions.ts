@@ -42,7 +42,7 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
       ),
   },
   {
-    name: 'permissions: the signer’s signature carries a FieldMDP /Include of another recipient’s field (beyond its /Lock)',
+    name: 'permissions: the signer’s signature carries a FieldMDP /Include of the whole “mohar” field tree (beyond its /Lock)',
     attack: 'policy',
     reason: /Reference|FieldMDP|lock/i,
     wellFormed: true,
@@ -55,7 +55,8 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
           dict({
             Type: name('TransformParams'),
             Action: name('Include'),
-            Fields: new PdfArray([textString(ctx.fillableField), textString(ctx.foreignField)]),
+            // Every recipient's fields (the parent node "mohar" covers them all), not only the signer's own.
+            Fields: new PdfArray([textString(ctx.fillableField), textString('mohar')]),
             V: name('1.2'),
           }),
         ),
