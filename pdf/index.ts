@@ -35,6 +35,16 @@ export {
   type SignatureWidgetInfo,
   type ObjectId,
 } from './acroform.js';
+export { listFormFieldNames } from './form-fields.js';
+export {
+  readFieldLock,
+  readReferenceLocks,
+  isFieldLocked,
+  describeFieldLock,
+  sigFieldLockDict,
+  fieldMdpReference,
+  type FieldLock,
+} from './field-lock.js';
 export {
   PdfName,
   PdfRef,
@@ -75,6 +85,7 @@ export {
   type DocMdpLevel,
 } from './sign/prepare.js';
 export { signPdf, timestampPdf, type SignCallback, type SignedPdf } from './sign/sign-pdf.js';
+export { fieldsNotLocked, existingLocks } from './sign/lock-appearances.js';
 export { checkSignable } from './sign/checks.js';
 export type { SignatureAppearance } from './sign/appearance.js';
 export { appendDss, vriKey, type DssInput, type DssResult, type DssValidationData, type VriEntry } from './sign/dss.js';

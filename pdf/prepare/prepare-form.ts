@@ -23,6 +23,11 @@
  * field hierarchy (non-terminal nodes "mohar" and "mohar.<recipient>"), as partial names may not
  * contain dots. An existing "mohar" node from an earlier revision is extended, not duplicated.
  * Every widget has /AP /N, and /DA uses /Helv, declared in the AcroForm /DR with /ZaDb.
+ *
+ * Locks: each recipient's signature field gets /Lock << /Type /SigFieldLock /Action /Include /Fields [...] >>
+ * naming that recipient's other fields of this layout (ISO 32000-1 12.7.4.5, table 233), so that their
+ * signature locks the values they filled (signPdf writes the matching FieldMDP /Reference from it). No /P: the
+ * document's DocMDP is the certification's business. A recipient with no other field gets no /Lock.
  */
 import { MoharError, type ErrorItem } from '../../common/errors.js';
 import { docMdpPermission } from '../acroform.js';
@@ -42,6 +47,7 @@ import {
   type FormTree,
 } from '../write/form.js';
 import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
+import { sigFieldLockDict } from '../field-lock.js';
 import { FIELD_TYPES } from '../../common/fields.js';
 import { dict, name } from '../write/serialize.js';
 import { textString } from '../write/text.js';
@@ -268,11 +274,25 @@ export function prepareForm(bytes: Uint8Array, fields: readonly FormFieldLayout[
   const update = new IncrementalUpdate(reader);
   const { tree, placed } = placeFields(reader, update, fields);
   const target = openFormFor(update, tree);
-  const out = placed.map((field) => addField(target, field));
+  const locks = recipientLocks(placed);
+  const out = placed.map((field) => addField(target, field, locks.get(field.name) ?? []));
   if (out.some((f) => f.pdfType === 'Sig')) addSigFlags(update, 1);
   const result = update.write().bytes;
   assertPrefix(bytes, result);
   return { bytes: result, fields: out };
+}
+
+/** Signature field name -> the fully qualified names of its recipient's other fields in this layout. */
+function recipientLocks(placed: readonly Placed[]): Map<string, string[]> {
+  const locks = new Map<string, string[]>();
+  for (const sig of placed.filter((p) => p.spec.type === FIELD_TYPES.SIGNATURE)) {
+    const others = placed.filter((p) => p.spec.recipientId === sig.spec.recipientId && p.name !== sig.name);
+    locks.set(
+      sig.name,
+      others.map((p) => p.name),
+    );
+  }
+  return locks;
 }
 
 /**
@@ -335,8 +355,15 @@ function userRectOf(page: PageInfo, rect: Rect): [number, number, number, number
   return viewRectToUserSpace(page, rect).map((n) => Math.round(n * 1000) / 1000) as [number, number, number, number];
 }
 
-/** One field under its parent node: a field with its one widget, or a radio group with a widget per option. */
-function addField(target: FormTarget, { spec, name: fqName, page }: Placed): PreparedFormField {
+/**
+ * One field under its parent node: a field with its one widget, or a radio group with a widget per option; a
+ * signature field with the /Lock of `locked` (when not empty).
+ */
+function addField(
+  target: FormTarget,
+  { spec, name: fqName, page }: Placed,
+  locked: readonly string[],
+): PreparedFormField {
   const { update } = target;
   const parts = fqName.split('.');
   const parent = parentNode(update, target.tree, target.fieldList, target.created, parts.slice(0, -1));
@@ -347,6 +374,9 @@ function addField(target: FormTarget, { spec, name: fqName, page }: Placed): Pre
     TU: textString(spec.label ?? TYPE_LABELS[spec.type] ?? 'Field'),
     Parent: parent.ref ?? undefined,
   });
+  if (pdfType === 'Sig' && locked.length > 0) {
+    field.set('Lock', update.add(sigFieldLockDict({ action: 'Include', fields: locked })));
+  }
   const required = spec.required ?? spec.type !== FIELD_TYPES.CHECKBOX;
   const flags = required && pdfType !== 'Sig' ? FF.REQUIRED : 0;
   if (spec.type === FIELD_TYPES.RADIO) {
@@ -399,7 +429,9 @@ function writeWidgetField(
     field.set('V', name(on ? 'Yes' : 'Off'));
     const ap = checkboxAppearances(box);
     w.set('MK', dict({ CA: textString('4'), R: page.rotate !== 0 ? page.rotate : undefined }));
-    w.set('AP', dict({ N: dict({ Yes: update.add(ap.on), Off: update.add(ap.off) }) }));
+    // /N as an object of its own: pyHanko 0.25.1 expects a reference there (a direct dictionary of states makes its
+    // difference analysis fail with IndirectObjectExpected on every signature followed by a revision).
+    w.set('AP', dict({ N: update.add(dict({ Yes: update.add(ap.on), Off: update.add(ap.off) })) }));
     w.set('AS', name(on ? 'Yes' : 'Off'));
   }
   mergeInto(field, w);

@@ -42,6 +42,8 @@ export interface PadesResult {
   readonly level: PadesTarget;
   /** Revisions appended: 1 for B-B/B-T, 2 for B-LT, 3 for B-LTA. */
   readonly revisionsAdded: number;
+  /** Fields whose appearance the signature's revision re-issued for its lock (`reissueLockedAppearances`). */
+  readonly reissuedFields: readonly string[];
 }
 
 function needTsa(options: PadesOptions): { url: string; transport: HttpTransport } {
@@ -75,7 +77,13 @@ async function signUnchecked(
     return cmsDer;
   });
   if (level === 'B-B' || level === 'B-T') {
-    return { bytes: signed.bytes, fieldName: signed.fieldName, level, revisionsAdded: 1 };
+    return {
+      bytes: signed.bytes,
+      fieldName: signed.fieldName,
+      level,
+      revisionsAdded: 1,
+      reissuedFields: signed.reissuedFields,
+    };
   }
 
   const tsaChain = inspectCms(cmsDer!).timestamp?.certificates ?? [];
@@ -91,11 +99,14 @@ async function signUnchecked(
     crls: data.crls,
     vri: [{ field: signed.fieldName, certs: data.certs, ocsps: data.ocsps, crls: data.crls }],
   });
-  if (level === 'B-LT') return { bytes: withDss.bytes, fieldName: signed.fieldName, level, revisionsAdded: 2 };
+  const reissuedFields = signed.reissuedFields;
+  if (level === 'B-LT') {
+    return { bytes: withDss.bytes, fieldName: signed.fieldName, level, revisionsAdded: 2, reissuedFields };
+  }
 
   const archived = await timestampPdf(
     withDss.bytes,
     async (digest) => (await requestDocumentTimestamp(tsa!.transport, tsa!.url, digest)).tokenDer,
   );
-  return { bytes: archived.bytes, fieldName: signed.fieldName, level, revisionsAdded: 3 };
+  return { bytes: archived.bytes, fieldName: signed.fieldName, level, revisionsAdded: 3, reissuedFields };
 }

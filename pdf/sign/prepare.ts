@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { MoharError } from '../../common/errors.js';
 import { docMdpPermission, listSignatureFields, type SignatureFieldInfo } from '../acroform.js';
 import { PdfReader } from '../document.js';
+import { fieldLockProblem, fieldMdpReference, readFieldLock, type FieldLock } from '../field-lock.js';
 import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
 import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
@@ -26,6 +27,7 @@ import { applyFieldImage, applyFormValues, type FieldImage, type FormValues } fr
 import { dict, name } from '../write/serialize.js';
 import { pdfDate, textString } from '../write/text.js';
 import { addEmptyAppearance, addSignatureAppearance, type SignatureAppearance } from './appearance.js';
+import { reissueLockedAppearances } from './lock-appearances.js';
 import { assertActAllowed } from './checks.js';
 
 /** Raw bytes reserved for the CMS when it will carry an RFC 3161 timestamp (and maybe revocation data). */
@@ -71,6 +73,18 @@ export interface PrepareOptions {
    * Only for a document that carries no signature yet (the certification must be the first).
    */
   readonly certify?: { readonly permission: DocMdpLevel };
+  /**
+   * The fields this signature locks (FieldMDP, ISO 32000-1 12.8.2.4): written as a /Reference with
+   * /TransformMethod /FieldMDP in the signature dictionary, so that every validator reports a later change of
+   * a locked field. Default: the signed field's /Lock dictionary, when it has one (as pyHanko and Acrobat do).
+   */
+  readonly lock?: FieldLock;
+  /**
+   * Re-issue the appearance of the fields the lock covers (lock-appearances.ts), so that pyHanko 0.25.1 does not
+   * report the lock broken by any later revision. It is form filling of those fields (unchanged look and value):
+   * the act's policy must allow it (`PreparedSignature.reissuedFields` names them). Default false.
+   */
+  readonly reissueLockedAppearances?: boolean;
 }
 
 /** DocMDP /P: 1 no changes; 2 form filling and signing; 3 also annotations. */
@@ -97,6 +111,8 @@ export interface PreparedSignature {
   readonly fieldName: string;
   /** Length of the input: the prefix that must stay identical. */
   readonly previousLength: number;
+  /** Fields whose appearance this revision re-issued for the lock (`reissueLockedAppearances`); absent: none. */
+  readonly reissuedFields?: readonly string[];
 }
 
 const BYTE_RANGE_PLACEHOLDER = '**********';
@@ -105,6 +121,8 @@ interface Target {
   readonly fieldName: string;
   /** Sets /V on the field and makes the widget(s); called once the signature dictionary exists. */
   readonly attach: (sigRef: PdfRef) => void;
+  /** The existing field's /Lock: what signing it shall lock. */
+  readonly fieldLock?: FieldLock | null;
 }
 
 function checkReserve(reserve: number): void {
@@ -151,14 +169,18 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
     }),
   );
   const placeholders = addPlaceholders(update, sig, reserve);
-  const target = options.certify ? certification(update, sig, chosen, options.certify.permission) : chosen;
+  const target = options.certify ? certification(update, chosen) : chosen;
+  const lock = options.lock ?? chosen.fieldLock ?? null;
+  const references = signatureReferences(reader, options, lock);
+  if (references.length > 0) sig.set('Reference', new PdfArray(references));
+  const reissued = lock && options.reissueLockedAppearances ? reissueLockedAppearances(update, lock) : [];
   sig.set('M', new PdfString(Buffer.from(pdfDate(options.signingTime, offset), 'latin1'), false));
   if (options.name) sig.set('Name', textString(options.name));
   if (options.reason) sig.set('Reason', textString(options.reason));
   if (options.location) sig.set('Location', textString(options.location));
   if (options.contactInfo) sig.set('ContactInfo', textString(options.contactInfo));
   sig.set('Prop_Build', dict({ App: dict({ Name: name('Mohar') }) }));
-  return finish(update, sig, placeholders, target, 3);
+  return { ...finish(update, sig, placeholders, target, 3), reissuedFields: reissued };
 }
 
 /**
@@ -183,7 +205,7 @@ export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTim
     : { invisible: true };
   const target = chooseTarget(reader, update, pages, field, 'DocTimeStamp', () => addEmptyAppearance(update));
   const placeholders = addPlaceholders(update, sig, reserve);
-  return finish(update, sig, placeholders, target, 3);
+  return { ...finish(update, sig, placeholders, target, 3), reissuedFields: [] };
 }
 
 /**
@@ -213,22 +235,36 @@ function assertCertifiable(reader: PdfReader, pages: readonly PageInfo[], permis
 }
 
 /**
- * The DocMDP parts of a certification signature: the signature reference in the signature
- * dictionary (written after the placeholders, so /ByteRange and /Contents still come first), and
- * the catalog's /Perms /DocMDP pointing at that dictionary once it has its object number. /V 1.2 is
- * the DocMDP transform version of ISO 32000-1; no /DigestMethod (deprecated in ISO 32000-2).
+ * The signature references of the new signature dictionary (written after the placeholders, so /ByteRange and
+ * /Contents still come first): the DocMDP one of a certification, then the FieldMDP one of a lock; both when a
+ * certification also locks fields (as pyHanko writes them). /V 1.2 is the transform version of ISO 32000-1; no
+ * /DigestMethod (deprecated in ISO 32000-2).
  */
-function certification(update: IncrementalUpdate, sig: PdfDict, target: Target, permission: DocMdpLevel): Target {
-  sig.set(
-    'Reference',
-    new PdfArray([
+function signatureReferences(reader: PdfReader, options: PrepareOptions, lock: FieldLock | null): PdfDict[] {
+  const out: PdfDict[] = [];
+  if (options.certify) {
+    out.push(
       dict({
         Type: name('SigRef'),
         TransformMethod: name('DocMDP'),
-        TransformParams: dict({ Type: name('TransformParams'), P: permission, V: name('1.2') }),
+        TransformParams: dict({ Type: name('TransformParams'), P: options.certify.permission, V: name('1.2') }),
       }),
-    ]),
-  );
+    );
+  }
+  if (lock) {
+    const problem = fieldLockProblem(lock);
+    if (problem) throw new MoharError('bad_request', `The field lock is not usable: ${problem}.`);
+    const catalog = reader.trailer.get('Root');
+    if (!(catalog instanceof PdfRef)) {
+      throw new MoharError('invalid_pdf', 'The file is not a readable PDF: the trailer /Root is not a reference.');
+    }
+    out.push(fieldMdpReference(lock, catalog));
+  }
+  return out;
+}
+
+/** The catalog's /Perms /DocMDP of a certification, pointing at the signature dictionary once it has its number. */
+function certification(update: IncrementalUpdate, target: Target): Target {
   return {
     fieldName: target.fieldName,
     attach: (sigRef) => {
@@ -266,7 +302,7 @@ function finish(
   ph: Placeholders,
   target: Target,
   sigFlags: number,
-): PreparedSignature {
+): Omit<PreparedSignature, 'reissuedFields'> {
   const sigRef = update.add(sig);
   target.attach(sigRef);
   addSigFlags(update, sigFlags);
@@ -440,8 +476,10 @@ function existingField(
     );
   }
   const fieldRef = new PdfRef(field.ref.num, field.ref.gen);
+  const fieldDict = update.resolve(fieldRef);
   return {
     fieldName,
+    fieldLock: fieldDict instanceof PdfDict ? readFieldLock((o) => update.resolve(o), fieldDict.get('Lock')) : null,
     attach: (sigRef) => {
       const fd = update.editDict(fieldRef);
       fd.set('V', sigRef);

@@ -24,6 +24,8 @@ export interface SignedPdf {
   readonly fieldName: string;
   readonly byteRange: readonly [number, number, number, number];
   readonly digest: Uint8Array;
+  /** Fields whose appearance the revision re-issued for the lock (PrepareOptions.reissueLockedAppearances). */
+  readonly reissuedFields: readonly string[];
 }
 
 export async function signPdf(bytes: Uint8Array, options: PrepareOptions, sign: SignCallback): Promise<SignedPdf> {
@@ -43,5 +45,11 @@ export async function timestampPdf(
 function complete(original: Uint8Array, prepared: PreparedSignature, der: Uint8Array): SignedPdf {
   const signed = embedSignatureInPlace(prepared, der);
   assertPrefix(original, signed);
-  return { bytes: signed, fieldName: prepared.fieldName, byteRange: prepared.byteRange, digest: prepared.digest };
+  return {
+    bytes: signed,
+    fieldName: prepared.fieldName,
+    byteRange: prepared.byteRange,
+    digest: prepared.digest,
+    reissuedFields: prepared.reissuedFields ?? [],
+  };
 }

@@ -9,6 +9,7 @@ import type { ChangedObject } from './change-class.js';
 import type { FieldNode, RevisionFacts, SigDictInfo } from './diff-facts.js';
 import { appearanceOwner, type AppearanceOwner } from './diff-appearance.js';
 import { signatureShapeProblems } from './sig-shape.js';
+import { referenceProblem } from './diff-locks.js';
 import { changedKeys, describe, dictOf, sameObject } from './diff-util.js';
 import { catalogMetadataVerdict, metadataObjectVerdict } from './metadata-changes.js';
 
@@ -23,6 +24,8 @@ export interface DiffScope {
   readonly added: ReadonlySet<number>;
   /** Verdicts already given to added objects (classified before the changed ones). */
   readonly addedVerdicts: ReadonlyMap<number, readonly Verdict[]>;
+  /** New approval signatures may lock no more than their field's /Lock (diff-locks.ts). */
+  readonly locksWithinFieldLock: boolean;
 }
 
 // Markup annotations (ISO 32000-1 12.5.6) that only show something: no actions, no media.
@@ -71,11 +74,13 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
       ? `document timestamp of field "${sig.field}"`
       : `signature dictionary of field "${sig.field}"`;
     const shape = d ? signatureShapeProblems(after.reader, d) : ['not a dictionary'];
-    if (d?.has('Reference') && !certifiesNow(scope, num)) {
-      shape.push(
-        'it carries a /Reference (a DocMDP or FieldMDP transform) but is not the certification of an unsigned document',
-      );
-    }
+    const reference = d
+      ? referenceProblem(scope.before, after.reader, d, sig.field, {
+          certifies: certifiesNow(scope, num),
+          withinFieldLock: scope.locksWithinFieldLock,
+        })
+      : null;
+    if (reference) shape.push(reference);
     if (shape.length > 0) return [other(`${what}: ${shape.join('; ')}`, sig.field)];
     return [{ class: sig.docTimestamp ? 'ltv' : 'signing', reason: what, field: sig.field }];
   }

@@ -143,13 +143,30 @@ function trailerChanges(before: PdfReader, after: PdfReader, added: ReadonlySet<
   return out;
 }
 
+/** How strictly to read what the revision claims; the defaults are the verifier's (as pyHanko reads a file). */
+export interface AnalysisOptions {
+  /**
+   * A new approval signature may lock (FieldMDP) no more than its field's /Lock (diff-locks.ts): what an act
+   * judged before Mohar stores it may write. The verifier accepts any FieldMDP lock of a later signature, as
+   * pyHanko does: it constrains only what comes after that signature.
+   */
+  readonly locksWithinFieldLock?: boolean;
+}
+
 /** Everything the revision from `before` to `after` changed, classified; `after` must extend `before`. */
-export function analyseRevision(before: PdfReader, after: PdfReader): ChangedObject[] {
+export function analyseRevision(before: PdfReader, after: PdfReader, options: AnalysisOptions = {}): ChangedObject[] {
   const { added, changed, problems } = collect(before, after);
   const fa = revisionFacts(after);
   const newSigs = new Map<number, SigDictInfo>([...fa.sigDicts].filter(([num]) => added.has(num)));
   const verdicts = new Map<number, Verdict[]>();
-  const scope: DiffScope = { before: revisionFacts(before), after: fa, newSigs, added, addedVerdicts: verdicts };
+  const scope: DiffScope = {
+    before: revisionFacts(before),
+    after: fa,
+    newSigs,
+    added,
+    addedVerdicts: verdicts,
+    locksWithinFieldLock: options.locksWithinFieldLock === true,
+  };
   const pending = new Set<number>();
   for (const num of added) {
     const v = classifyAdded(scope, num, objectAt(after, num));

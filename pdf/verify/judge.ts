@@ -19,6 +19,11 @@ export interface RevisionPolicy {
   readonly allowLtv?: boolean;
   /** /Info, XMP /Metadata and catalog /Version updates allowed (what signing tools write beside a signature) */
   readonly allowMetadata?: boolean;
+  /**
+   * The signature may lock any fields (FieldMDP), e.g. Mohar's own completion seal with /All; absent: it may lock
+   * no more than its field's /Lock (see diff-locks.ts).
+   */
+  readonly allowAnyLock?: boolean;
 }
 
 export interface RevisionJudgement {
@@ -97,7 +102,7 @@ export function judgeAppendedRevision(prior: Uint8Array, next: Uint8Array, polic
     after = PdfReader.open(next);
     const shape = shapeProblem(prior, next, before, after);
     if (shape) return refused(shape);
-    objects = analyseRevision(before, after);
+    objects = analyseRevision(before, after, { locksWithinFieldLock: policy.allowAnyLock !== true });
   } catch (error) {
     if (!isMoharError(error)) throw error;
     return refused(`it cannot be read (${error.message})`);

@@ -6,6 +6,8 @@ import { getPages } from '../pages.js';
 
 export interface FoundSignature {
   readonly fieldName: string;
+  /** The signature field's dictionary (its /Lock, for field-locks.ts). */
+  readonly field: PdfDict;
   readonly dict: PdfDict;
   readonly type: string;
   readonly subFilter: string | null;
@@ -92,6 +94,7 @@ export function findSignatures(reader: PdfReader): FoundSignature[] {
     const subFilter = reader.resolve(sig.get('SubFilter'));
     found.push({
       fieldName: field.name,
+      field: fieldDict,
       dict: sig,
       type: reader.getName(sig, 'Type') ?? 'Sig',
       subFilter: subFilter instanceof PdfName ? subFilter.name : null,

@@ -13,6 +13,8 @@ import { allowedByDocMdp, type ChangeClass, type ChangedObject } from './change-
 import { RevisionChanges } from './changes.js';
 import { subFilterProblem } from './sig-shape.js';
 import { byteRangeParts, findSignatures, type FoundSignature } from './signatures.js';
+import type { FieldLock } from '../field-lock.js';
+import { fieldLockProblems, signatureLocks } from './field-locks.js';
 
 export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 
@@ -46,6 +48,8 @@ export interface SignatureReport {
   /** Every object changed after this signature, with its class and the reason for it. */
   changedObjects: ChangedObject[];
   docMdp: number | null;
+  /** The fields this signature locks (its FieldMDP /Reference, else its field's /Lock: see field-locks.ts). */
+  fieldLock: FieldLock | null;
   padesLevel: PadesLevel | null;
   valid: boolean;
   problems: string[];
@@ -183,6 +187,8 @@ function checkOne(
       `the document was certified allowing ${DOCMDP_ALLOWS[found.docMdp] ?? 'form filling and signing'} (DocMDP P=${found.docMdp}), yet it was changed beyond that${beyond.length > 0 ? `: ${beyond.join('; ')}` : ''}`,
     );
   }
+  const locks = signatureLocks(reader, found.dict, found.field);
+  problems.push(...fieldLockProblems(locks, changes.objects));
   if (timestamp && !timestamp.valid) problems.push('the signature timestamp does not verify');
   const baseline = !isTimestamp && found.subFilter === 'ETSI.CAdES.detached' && notes.length === 0;
   const padesLevel = !baseline ? null : timestamp ? 'B-T' : 'B-B';
@@ -204,6 +210,7 @@ function checkOne(
     changesAfter: changes.class,
     changedObjects: [...changes.objects],
     docMdp: found.docMdp,
+    fieldLock: locks[0]?.lock ?? null,
     padesLevel,
     valid: problems.length === 0 && digestValid && signatureValid,
     problems,

@@ -207,7 +207,10 @@ export interface DocumentRevisionsTable {
   seq: number;
   sha256: string;
   size: number;
-  /** prepared | signed | approved | sealed | timestamp */
+  /**
+   * uploaded | prepared | certified (send); filled | signed | approved (acts); sealed (the completion lock),
+   * validation_data | document_timestamp (completion's long-term validation)
+   */
   act: string;
   recipient_id: string | null;
   created_at: string;

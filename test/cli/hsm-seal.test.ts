@@ -86,11 +86,12 @@ describe('a PKCS#11 seal', () => {
     ).bytes;
     const subject = rsa.certificate!.subject.split('CN=')[1]!.split('/')[0]!;
     const poppler = pdfsigVerdicts(final);
-    // The certification at send and the signer's electronic signature: both sealed by the token key.
-    assert.deepEqual(poppler.valid, [true, true]);
+    // The certification at send, the signer's electronic signature and the completion lock (issue 26): all sealed by
+    // the token key.
+    assert.deepEqual(poppler.valid, [true, true, true]);
     assert.equal(
       poppler.output.match(new RegExp(`Common Name: ${subject}`, 'g'))?.length,
-      2,
+      3,
       `the seal signatures are made with the token certificate: ${poppler.output}`,
     );
     assert.equal(verifyPdf(final).valid, true);

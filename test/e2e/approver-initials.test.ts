@@ -116,10 +116,15 @@ describe('an approver fills and approves; a signer draws initials once', () => {
 
     assert.ok(qpdfCheck(pdf).ok, 'qpdf --check');
     const verdicts = pdfsigVerdicts(pdf);
-    assert.deepEqual(verdicts.valid, [true, true, true], `certification, signature, approval: ${verdicts.output}`);
+    assert.deepEqual(
+      verdicts.valid,
+      [true, true, true, true],
+      `certification, signature, approval, completion lock: ${verdicts.output}`,
+    );
     const report = verifyPdf(pdf);
     assert.equal(report.valid, true);
-    assert.match(report.signatures.at(-1)!.reason ?? '', /Approved by Ravi Kumar/);
+    assert.match(report.signatures.at(-2)!.reason ?? '', /Approved by Ravi Kumar/);
+    assert.equal(report.signatures.at(-1)!.field, 'Mohar completion');
     const fieldId = (
       await t.server.ctx.db
         .selectFrom('fields')
@@ -196,7 +201,7 @@ describe('an approver fills and approves; a signer draws initials once', () => {
 
     assert.ok(qpdfCheck(pdf).ok, 'qpdf --check');
     const verdicts = pdfsigVerdicts(pdf);
-    assert.deepEqual(verdicts.valid, [true, true], verdicts.output);
+    assert.deepEqual(verdicts.valid, [true, true, true], verdicts.output);
     const ids = (
       await t.server.ctx.db
         .selectFrom('fields')

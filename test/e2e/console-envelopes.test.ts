@@ -364,12 +364,14 @@ for (const kind of DATABASES) {
       }
       assert.match(certificate.suggestedFilename(), /^certificate-of-completion-.*\.pdf$/);
       await page.getByRole('listitem').filter({ hasText: 'Certificate of completion issued' }).waitFor();
-      // The verifier's summary: the certification at send and Asha's signature, both holding, dates in words.
-      await page.getByText('Every signature holds (2 checked)').waitFor();
+      // The verifier's summary: the certification at send, Asha's signature and the completion lock (issue 26), all
+      // holding, dates in words.
+      await page.getByText('Every signature holds (3 checked)').waitFor();
       const signatures = page.locator('.env-signature-item');
       assert.deepEqual(await signatures.locator('strong').allTextContents(), [
         await signatures.first().locator('strong').textContent(),
         'Asha Rao',
+        'Completion lock',
       ]);
       assert.equal(
         await signatures.filter({ hasText: 'form filling and signing' }).count(),

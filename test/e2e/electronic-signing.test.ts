@@ -175,9 +175,11 @@ for (const kind of DATABASES) {
       assert.ok(pdf.subarray(0, draft.pdf.length).equals(draft.pdf), 'the upload is a prefix of the download');
       assert.ok(qpdfCheck(pdf).ok, 'qpdf --check');
       const verdicts = pdfsigVerdicts(pdf);
-      // The certification at send and the two signers' signatures.
-      assert.deepEqual(verdicts.valid, [true, true, true], verdicts.output);
-      const [certification, ...signers] = verifyPdf(pdf).signatures;
+      // The certification at send, the two signers' signatures and the completion lock (issue 26).
+      assert.deepEqual(verdicts.valid, [true, true, true, true], verdicts.output);
+      const [certification, ...rest] = verifyPdf(pdf).signatures;
+      const signers = rest.slice(0, -1);
+      assert.equal(rest.at(-1)?.field, 'Mohar completion');
       assert.equal(certification?.docMdp, 2, 'the document was certified at send (DocMDP P=2)');
       assert.deepEqual(
         signers.map((sig) => sig.name),

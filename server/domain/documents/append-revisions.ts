@@ -12,7 +12,7 @@ import type { Database } from '../../storage/schema.js';
 export interface AppendedRevision {
   readonly sha256: string;
   readonly size: number;
-  /** document_revisions.act: signed, approved, filled, dss, timestamp, ... */
+  /** document_revisions.act: filled, signed, approved, sealed, validation_data, document_timestamp */
   readonly act: string;
 }
 

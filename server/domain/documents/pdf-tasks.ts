@@ -10,6 +10,9 @@ import {
   fitPng,
   inspectPdf,
   judgeAppendedRevision,
+  fieldsNotLocked,
+  listFormFieldNames,
+  PdfReader,
   prepareForm,
   prepareSignature,
   verifyPdf,
@@ -89,10 +92,18 @@ export const PDF_TASKS = {
 
   /**
    * Send (server/domain/workflow/certify-document.ts): the form fields of the layout, then, when `certify`
-   * is given and the upload allows it, the certification revision up to the digest the seal signs.
+   * is given and the upload allows it, the certification revision up to the digest the seal signs. The
+   * certification locks (FieldMDP /Include) every field the upload brought that no recipient holds (`held`:
+   * the upload's fields a recipient signs in), so that no later value or appearance of it is allowed.
    */
   prepareSend: (
-    input: { original: Uint8Array; layout: FormFieldLayout[]; certify: PrepareOptions | null; testMark?: boolean },
+    input: {
+      original: Uint8Array;
+      layout: FormFieldLayout[];
+      certify: PrepareOptions | null;
+      testMark?: boolean;
+      held?: readonly string[];
+    },
     limits: Partial<PdfLimits>,
   ): PreparedSend => {
     const fields = input.layout.length > 0 ? prepareForm(input.original, input.layout).bytes : null;
@@ -102,7 +113,12 @@ export const PDF_TASKS = {
     const info = inspectPdf(input.original, limits);
     const blocked =
       info.docMdpPermission !== null ? 'certified' : info.signatureFields.some((f) => f.signed) ? 'signed' : null;
-    return { form, blocked, certification: blocked ? null : prepareSignature(form ?? input.original, input.certify) };
+    if (blocked) return { form, blocked, certification: null };
+    const held = new Set(input.held ?? []);
+    const lockedFields = listFormFieldNames(input.original, limits).filter((name) => !held.has(name));
+    const options: PrepareOptions =
+      lockedFields.length > 0 ? { ...input.certify, lock: { action: 'Include', fields: lockedFields } } : input.certify;
+    return { form, blocked, certification: prepareSignature(form ?? input.original, options) };
   },
 
   /**
@@ -136,6 +152,10 @@ export const PDF_TASKS = {
       return { report: null, readError: (error as Error).message };
     }
   },
+
+  /** The fields no signature of the document locks yet: what the completion lock locks (completion-seal.ts). */
+  fieldsNotLocked: (input: { bytes: Uint8Array }, limits: Partial<PdfLimits>): string[] =>
+    fieldsNotLocked(PdfReader.open(input.bytes, limits)),
 
   /** A revision Mohar built itself, judged by the same allow-list (server/domain/workflow/revision-guard.ts). */
   judgeRevision: (input: { prior: Uint8Array; next: Uint8Array; policy: RevisionPolicy }): RevisionJudgement =>

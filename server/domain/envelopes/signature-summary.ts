@@ -8,6 +8,7 @@
  * installation's seal (certification at send, electronic acts) are named as such.
  */
 import { certInfo, isoFromPdfDate, type SignatureReport } from '../../../pdf/index.js';
+import { fieldLockSummary, type FieldLockSummary } from './field-lock-summary.js';
 import { MoharError } from '../../../common/errors.js';
 import { sealFor, type Context } from '../context.js';
 import type { DataMode } from '../../storage/schema.js';
@@ -40,6 +41,8 @@ export interface SignatureSummary {
   timestamp: { time: string; valid: boolean } | null;
   pades_level: string | null;
   certification: { docmdp: number; allows: string } | null;
+  /** The fields this signature locks (FieldMDP), and those of them changed after it; null when it locks none. */
+  field_lock: FieldLockSummary | null;
   integrity_ok: boolean;
   covers_whole_document: boolean;
   revision: number | null;
@@ -159,6 +162,7 @@ const TEST_SEAL_TRUST = {
 } as const;
 
 function summarize(s: SignatureReport, known: KnownSigner | null, seal: SealIdentity | null): SignatureSummary {
+  const fieldLock = fieldLockSummary(s);
   const bySeal =
     seal !== null && s.signer !== null && s.signer.serialNumber === seal.serial && s.signer.subject === seal.subject;
   return {
@@ -183,11 +187,15 @@ function summarize(s: SignatureReport, known: KnownSigner | null, seal: SealIden
     pades_level: s.padesLevel,
     certification:
       s.docMdp === null ? null : { docmdp: s.docMdp, allows: DOCMDP_ALLOWS[s.docMdp] ?? DOCMDP_ALLOWS[2]! },
+    field_lock: fieldLock,
     integrity_ok: s.digestValid && s.signatureValid,
     covers_whole_document: s.coversWholeDocument,
     revision: s.revision,
     changes_after: s.changesAfter,
-    changes_after_allowed: s.changedObjects.every((o) => ALLOW_LIST_CLASSES.has(o.class)) && s.changesAfter !== 'other',
+    changes_after_allowed:
+      s.changedObjects.every((o) => ALLOW_LIST_CLASSES.has(o.class)) &&
+      s.changesAfter !== 'other' &&
+      (fieldLock?.changed.length ?? 0) === 0,
     valid: s.valid,
     problems: s.problems,
     recipient_id: known?.recipientId ?? null,

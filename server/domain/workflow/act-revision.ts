@@ -96,8 +96,17 @@ async function buildRevisions(
     // The PDF work (values, pictures, appearance, revision) runs in the worker pool; only the seal signs here.
     const signed = await signPadesOffLoop(ctx, bytes, seal, {
       level,
-      field: signatureField ? { name: pdfFieldName(signatureField) } : { invisible: true },
+      // A Signature field carries its own /Lock (prepareForm: this recipient's other fields); an invisible
+      // signature (an approver's values) locks the fields it fills itself.
+      ...(signatureField
+        ? { field: { name: pdfFieldName(signatureField) } }
+        : {
+            field: { invisible: true },
+            lock: { action: 'Include', fields: [...Object.keys(formValues), ...pictured] },
+          }),
       formValues,
+      // pyHanko 0.25.1 keeps a lock only over appearances written in the locking revision (lock-appearances.ts).
+      reissueLockedAppearances: true,
       ...(pictured.length > 0 ? { imageFields: { ...plan.imageFields!, fields: pictured } } : {}),
       signingTime: plan.signingTime,
       name: plan.name,
@@ -107,7 +116,9 @@ async function buildRevisions(
     });
     await assertOwnRevisionOffLoop(ctx.pdf, plan.act, bytes, signed.bytes, {
       signingField: signed.fieldName,
-      fillableFields: [...Object.keys(formValues), ...pictured],
+      fillableFields: [...Object.keys(formValues), ...pictured, ...signed.reissuedFields],
+      // An approval's invisible signature locks the fields it fills; its new field has no /Lock to stay within.
+      ...(signatureField ? {} : { allowAnyLock: true }),
     });
     built.push({
       documentId: doc.document_id,

@@ -44,6 +44,11 @@ export interface PreparedDocument {
  * down fails the send (nothing is stored), as it would fail any act.
  * A test envelope's document gets the TEST mark on every page (pdf/prepare/test-mark.ts) in a revision before
  * the certification, and is certified by the test seal (issue 16).
+ * The certification also locks (FieldMDP) every form field the upload brought that no recipient holds (`held`
+ * names the upload's fields recipients sign in): a field of the sender's own, left empty over the page, could
+ * otherwise be filled after completion with an appearance that hides what was signed (issue 26). Locked, not
+ * flattened: Mohar draws nothing into the sender's pages (the fields, their values and what they show stay as
+ * uploaded, readable by form tools), and the lock is what standard validators check (docs/signing.md).
  */
 export async function prepareDocument(
   ctx: Context,
@@ -51,11 +56,14 @@ export async function prepareDocument(
   layout: FormFieldLayout[],
   at: Date,
   mode: DataMode = 'live',
+  held: readonly string[] = [],
 ): Promise<PreparedDocument> {
   const options: PadesOptions = {
     level: ctx.config.tsaUrl ? 'B-T' : 'B-B',
     field: { invisible: true, name: CERTIFICATION_FIELD },
     certify: { permission: PERMISSION },
+    // The sender's fields it locks keep their look; their appearances are re-issued for pyHanko (lock-appearances.ts).
+    reissueLockedAppearances: true,
     signingTime: at,
     reason: 'Certified by Mohar at send: only form filling and signing are allowed after this signature',
     ...(ctx.config.tsaUrl ? { tsaUrl: ctx.config.tsaUrl, transport: ctx.transports.timestamps } : {}),
@@ -66,7 +74,7 @@ export async function prepareDocument(
   if (layout.length === 0 && !certify && !testMark) {
     return { bytes: original, certification: { certified: false, skipped: SKIPPED.disabled } };
   }
-  const sent = await ctx.pdf.run('prepareSend', { original, layout, certify, testMark });
+  const sent = await ctx.pdf.run('prepareSend', { original, layout, certify, testMark, held });
   const bytes = sent.form ?? original;
   if (!certify) return { bytes, certification: { certified: false, skipped: SKIPPED.disabled } };
   if (sent.blocked !== null) return { bytes, certification: { certified: false, skipped: SKIPPED[sent.blocked] } };
@@ -74,6 +82,7 @@ export async function prepareDocument(
   // Like every revision Mohar appends: judged by the allow-list before it is stored (it may only sign this field).
   await assertOwnRevisionOffLoop(ctx.pdf, 'certification at send', bytes, signed, {
     signingField: CERTIFICATION_FIELD,
+    fillableFields: sent.certification!.reissuedFields ?? [],
   });
   return { bytes, certification: { certified: true, bytes: signed } };
 }

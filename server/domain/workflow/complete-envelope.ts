@@ -5,8 +5,10 @@
  *     done, envelope.completed is written with where to download, and the completion mail (documents
  *     attached) is queued for every recipient, all in one transaction;
  *  2. the certificate of completion: a separate PDF of the audit trail, sealed, stored content-addressed.
- * With a TSA configured, step 1 first appends long-term validation data and a document timestamp to every
- * document (B-LT, B-LTA; see archive.ts); a TSA that is down fails the step, and the job retries it.
+ * Step 1 first appends to every document the completion lock (completion-seal.ts: the seal's approval signature
+ * with FieldMDP /All, revision act 'sealed'), then, with a TSA configured, long-term validation data and a
+ * document timestamp (B-LT, B-LTA; see archive.ts); a TSA that is down fails the step, and the job retries it.
+ * Nothing is stored as current until the step's transaction commits, so a retry builds the revisions afresh.
  */
 import { loadCertificateInput, appendAudit } from '../../audit/index.js';
 import { createCertificateOffLoop } from './certificate-off-loop.js';
@@ -20,6 +22,7 @@ import { recordEvent } from './events.js';
 import { mailCompletion } from './notify.js';
 import { envelopeSummary } from './summaries.js';
 import { archiveDocument } from './archive.js';
+import { sealCompletion } from './completion-seal.js';
 import { assertOwnRevision } from './revision-guard.js';
 import { dscValidationRevisions, storedDscValidationData } from '../trust/dsc-ltv.js';
 
@@ -64,7 +67,7 @@ async function signatureLevels(
 export async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void> {
   const state = await ctx.db
     .selectFrom('envelopes')
-    .select('status')
+    .select(['status', 'mode'])
     .where('id', '=', envelopeId)
     .executeTakeFirstOrThrow();
   if (state.status !== 'sent') return; // done already (a retried job), or stopped
@@ -76,42 +79,40 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
     .orderBy('envelope_documents.position')
     .execute();
   const sizes = new Map<string, number>();
-  const archived = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
+  const appendedTo = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
   // USB DSC acts keep their chain and OCSP/CRL answers: they go into the /DSS, with or without a TSA.
   const dscData = await storedDscValidationData(ctx.db, envelopeId);
+  let ltvAppended = false;
   for (const document of documents) {
-    if (!ctx.config.tsaUrl && !dscData) {
-      // Nothing to append: the size of the current revision is known without reading the file.
-      const revision = await ctx.db
-        .selectFrom('document_revisions')
-        .select('size')
-        .where('envelope_id', '=', envelopeId)
-        .where('document_id', '=', document.document_id)
-        .where('sha256', '=', document.current_sha256!)
-        .executeTakeFirstOrThrow();
-      sizes.set(document.document_id, Number(revision.size));
-      continue;
-    }
     let bytes = await readRevision(ctx, document.current_sha256!);
-    const revisions = [];
-    const appended = ctx.config.tsaUrl
-      ? await archiveDocument(ctx, bytes, ctx.config.tsaUrl, dscData ?? undefined)
-      : dscValidationRevisions(bytes, dscData!);
-    for (const revision of appended) {
-      assertOwnRevision(`completion (${revision.act})`, bytes, revision.bytes, { allowLtv: true });
+    const revisions: { sha256: string; size: number; act: string }[] = [];
+    const keep = async (revision: { bytes: Buffer; act: string }) => {
       revisions.push({
         sha256: await storeRevision(ctx, revision.bytes),
         size: revision.bytes.length,
         act: revision.act,
       });
       bytes = revision.bytes;
+    };
+    // The completion lock first (judged inside): the /DSS below then carries the seal's chain as well.
+    const sealed = await sealCompletion(ctx, bytes, state.mode, ctx.now());
+    if (sealed) await keep(sealed);
+    const archived = ctx.config.tsaUrl
+      ? await archiveDocument(ctx, bytes, ctx.config.tsaUrl, dscData ?? undefined)
+      : dscData
+        ? dscValidationRevisions(bytes, dscData)
+        : [];
+    for (const revision of archived) {
+      assertOwnRevision(`completion (${revision.act})`, bytes, revision.bytes, { allowLtv: true });
+      await keep(revision);
+      ltvAppended = true;
     }
-    if (revisions.length > 0) archived.set(document.document_id, { from: document.current_sha256!, revisions });
+    if (revisions.length > 0) appendedTo.set(document.document_id, { from: document.current_sha256!, revisions });
     document.current_sha256 = revisions.at(-1)?.sha256 ?? document.current_sha256;
     sizes.set(document.document_id, bytes.length);
   }
   const level = lowestLevel(
-    await signatureLevels(ctx, envelopeId, archived.size === 0 ? 'none' : ctx.config.tsaUrl ? 'dss+timestamp' : 'dss'),
+    await signatureLevels(ctx, envelopeId, !ltvAppended ? 'none' : ctx.config.tsaUrl ? 'dss+timestamp' : 'dss'),
   );
   const at = iso(ctx.now());
   await ctx.db.transaction().execute(async (trx) => {
@@ -127,7 +128,7 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
       .where('status', '=', 'sent')
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return;
-    for (const [documentId, { from, revisions }] of archived) {
+    for (const [documentId, { from, revisions }] of appendedTo) {
       const appended = await appendRevisions(trx, { envelopeId, documentId, from, revisions, recipientId: null, at });
       if (!appended) throw new Error(`document ${documentId} changed during completion`);
     }

@@ -93,7 +93,11 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
         required: f.required === 1,
       }));
     const original = await readRevision(ctx, document.sha256);
-    const { bytes, certification } = await prepareDocument(ctx, original, layout, now, envelope.mode);
+    // The upload's own signature fields that recipients sign in (USB DSC): theirs, not the sender's to lock.
+    const held = fields
+      .filter((f) => f.document_id === document.id && f.pdf_signature_field !== null)
+      .map((f) => f.pdf_signature_field!);
+    const { bytes, certification } = await prepareDocument(ctx, original, layout, now, envelope.mode, held);
     prepared.push({
       documentId: document.id,
       originalSha: document.sha256,

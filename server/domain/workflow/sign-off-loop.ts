@@ -25,6 +25,8 @@ export interface OffLoopSignature {
   readonly level: PadesTarget;
   /** The embedded signature image was larger than 4 megapixels and was downscaled. */
   readonly imageDownscaled: boolean;
+  /** Fields whose appearance the revision re-issued for its lock (the act's guard must allow filling them). */
+  readonly reissuedFields: readonly string[];
 }
 
 /** The options prepareSignature reads (the transport, a function, could not cross to the worker anyway). */
@@ -41,6 +43,8 @@ export function prepareOptionsOf(options: PadesOptions, timestamp: boolean): Pre
     'location',
     'contactInfo',
     'certify',
+    'lock',
+    'reissueLockedAppearances',
   ] as const;
   return Object.assign(
     picked,
@@ -103,5 +107,6 @@ export async function signPadesOffLoop(
     fieldName: prepared.fieldName,
     level: options.level,
     imageDownscaled: image?.downscaled ?? false,
+    reissuedFields: prepared.reissuedFields ?? [],
   };
 }

@@ -34,6 +34,23 @@ export const SignatureSummary = Type.Object({
       { description: 'a certification signature (DocMDP) and what it allows afterwards' },
     ),
   ),
+  field_lock: Nullable(
+    Type.Object(
+      {
+        action: StringEnum(['All', 'Include', 'Exclude'] as const, {
+          description: 'All: every form field; Include: the fields listed; Exclude: every field but those listed',
+        }),
+        fields: Type.Array(Type.String(), { description: 'fully qualified field names (empty for All)' }),
+        changed: Type.Array(Type.String(), {
+          description: 'locked fields that a later revision changed: a change this signature does not allow',
+        }),
+      },
+      {
+        description:
+          'the form fields this signature locks (FieldMDP): no later value, appearance or signature of them is allowed; null when it locks none',
+      },
+    ),
+  ),
   integrity_ok: Type.Boolean({ description: 'the signed bytes match the digest and the signature verifies' }),
   covers_whole_document: Type.Boolean(),
   revision: Nullable(Type.Integer({ description: 'the revision it signs (1-based)' })),
@@ -43,7 +60,7 @@ export const SignatureSummary = Type.Object({
   }),
   changes_after_allowed: Type.Boolean({
     description:
-      'every change after it is one the allow-list accepts (form filling, signing, validation data, document metadata)',
+      'every later change is one the allow-list accepts (form filling, signing, validation data, document metadata), none to a locked field',
   }),
   valid: Type.Boolean(),
   problems: Type.Array(Type.String()),
@@ -106,6 +123,7 @@ export const SignaturesResponse = Type.Object(
             timestamp: null,
             pades_level: 'B-B',
             certification: { docmdp: 2, allows: 'form filling and signing' },
+            field_lock: null,
             integrity_ok: true,
             covers_whole_document: false,
             revision: 3,
@@ -134,6 +152,11 @@ export const SignaturesResponse = Type.Object(
             timestamp: { time: '2026-11-25T10:12:01.000Z', valid: true },
             pades_level: 'B-LT',
             certification: null,
+            field_lock: {
+              action: 'Include',
+              fields: ['mohar.0193f0e2-6c1a-7b3e-9d2f-000000000002.price'],
+              changed: [],
+            },
             integrity_ok: true,
             covers_whole_document: false,
             revision: 4,

@@ -184,6 +184,47 @@ describe('prepareForm', () => {
     assert.ok(qpdfCheck(bytes).ok);
   });
 
+  test("each recipient's signature field locks that recipient's other fields of the layout (/Lock, FieldMDP /Include)", () => {
+    const layout: FormFieldLayout[] = [
+      ...LAYOUT,
+      { type: FIELD_TYPES.SIGNATURE, page: 2, rect: at(60, 300, 200, 50), recipientId: 'second signer', id: 'sig' },
+      { type: FIELD_TYPES.SIGNATURE, page: 2, rect: at(60, 400, 200, 50), recipientId: 'alone', id: 'sig' },
+    ];
+    const out = prepareForm(base(), layout).bytes;
+    const reader = PdfReader.open(out);
+    const fieldDict = (name: string): PdfDict => {
+      const info = inspectPdf(out).signatureFields.find((f) => f.name === name);
+      assert.ok(info?.ref, name);
+      return reader.getObject(new PdfRef(info.ref.num, info.ref.gen)) as PdfDict;
+    };
+    const lockOf = (name: string): { type?: string; action?: string; fields?: string[]; p: boolean } | null => {
+      const raw = fieldDict(name).get('Lock');
+      if (raw === null) return null;
+      assert.ok(raw instanceof PdfRef, 'the /Lock is an object of its own (ISO 32000-1 table 232)');
+      const lock = reader.resolve(raw) as PdfDict;
+      return {
+        type: reader.getName(lock, 'Type'),
+        action: reader.getName(lock, 'Action'),
+        fields: reader.getArray(lock, 'Fields')?.items.map((i) => (i as PdfString).toText()),
+        p: lock.has('P'),
+      };
+    };
+    const ids = (recipient: string, sig: string): string[] =>
+      layout.filter((f) => f.recipientId === recipient && f.id !== sig).map((f) => n(f.id, recipient));
+    assert.deepEqual(lockOf(n('sig')), {
+      type: 'SigFieldLock',
+      action: 'Include',
+      fields: ids(R, 'sig'),
+      p: false,
+    });
+    assert.deepEqual(lockOf(n('sig', 'second signer'))?.fields, [
+      n('name', 'second signer'),
+      n('choice', 'second signer'),
+    ]);
+    assert.equal(lockOf(n('sig', 'alone')), null, 'no other field: no /Lock');
+    assert.ok(qpdfCheck(out).ok, qpdfCheck(out).output);
+  });
+
   test('a bad layout is refused with one error per field', () => {
     const bad: FormFieldLayout[] = [
       { type: 14, page: 1, rect: at(0, 0, 10, 10), recipientId: R, id: 'a' },

@@ -412,7 +412,7 @@ describe('allow-list difference analysis', () => {
       const next = revise(signedA, (u, t) =>
         u.editDict(t.field('sigB')).set('V', u.add(dict({ Type: name('Sig'), Reference: reference }))),
       );
-      refused(signedA, next, /carries a \/Reference \(a DocMDP or FieldMDP transform\) but is not the certification/, {
+      refused(signedA, next, /carries a \/Reference \(a \/DocMDP transform\) but is not the certification/, {
         signingField: 'sigB',
       });
     });

@@ -164,6 +164,11 @@ for (const kind of DATABASES) {
       )!;
       assert.ok(aadhaarSig, 'a signature by the e-KYC name');
       assert.ok(aadhaarSig.valid, aadhaarSig.problems.join('; '));
+      // Issue 26: the Aadhaar signature takes the /Lock Mohar prepared on the signer's field (their Address).
+      assert.deepEqual(aadhaarSig.fieldLock, {
+        action: 'Include',
+        fields: [`mohar.${draft.recipientIds[0]}.${address.field_id as string}`],
+      });
       assert.ok(report.signatures.every((s) => s.digestValid && s.signatureValid));
       assert.ok(qpdfCheck(signed).ok);
       assert.ok(pdfsigVerdicts(signed).valid.every(Boolean), pdfsigVerdicts(signed).output);

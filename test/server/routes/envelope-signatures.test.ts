@@ -43,6 +43,7 @@ interface Signature {
   timestamp: { valid: boolean } | null;
   pades_level: string | null;
   certification: { docmdp: number } | null;
+  field_lock: { action: string; fields: string[]; changed: string[] } | null;
   integrity_ok: boolean;
   changes_after_allowed: boolean;
   valid: boolean;
@@ -141,7 +142,8 @@ for (const kind of DATABASES) {
         'the PDF verified is the one downloaded',
       );
       assert.equal(answer.valid, true, JSON.stringify(answer.signatures.map((s) => s.problems)));
-      const [certification, electronic, dsc, ...rest] = answer.signatures as [
+      const [certification, electronic, dsc, completion, ...rest] = answer.signatures as [
+        Signature,
         Signature,
         Signature,
         Signature,
@@ -152,6 +154,12 @@ for (const kind of DATABASES) {
         ['document_timestamp'],
         'completion archives with a document timestamp',
       );
+      // Issue 26: completion first seals (the seal's own signature); every field is signed already, so it locks none.
+      assert.equal(completion.field, 'Mohar completion');
+      assert.equal(completion.field_lock, null);
+      assert.deepEqual(completion.trust, { status: 'installation_seal', reason: null });
+      assert.equal(completion.valid, true, completion.problems.join('; '));
+      assert.equal(certification.field_lock, null, 'the upload has no fields of its own to lock');
 
       assert.equal(certification.certification?.docmdp, 2);
       assert.deepEqual(certification.trust, { status: 'installation_seal', reason: null });

@@ -244,6 +244,12 @@ for (const kind of DATABASES) {
       const approval = report.signatures.find((s) => s.name === 'Ravi Kumar');
       assert.ok(approval, 'the approval is sealed by a signature of its own');
       assert.match(approval.reason ?? '', /Approved by Ravi Kumar/);
+      // Issue 26: the approval's invisible signature locks the fields it fills (it has no field with a /Lock).
+      const lock = approval.fieldLock;
+      assert.ok(
+        lock?.action === 'Include' && [po, date, checked].every((id) => lock.fields.some((f) => f.endsWith(`.${id}`))),
+        JSON.stringify(lock),
+      );
       const approvedBytes = await t.server.ctx.blobs.get(revisions[4]!.sha256);
       assert.equal(
         approval.revision,

@@ -86,29 +86,32 @@ for (const kind of DATABASES) {
         .execute();
       assert.deepEqual(
         revisions.map((r) => r.act),
-        ['uploaded', 'prepared', 'certified', 'signed', 'validation_data', 'document_timestamp'],
+        // 'sealed': the completion lock (the seal's approval signature with FieldMDP /All) before the /DSS.
+        ['uploaded', 'prepared', 'certified', 'signed', 'sealed', 'validation_data', 'document_timestamp'],
       );
       for (const r of revisions) {
         assert.ok(final.subarray(0, Number(r.size)).equals(await server.ctx.blobs.get(r.sha256)));
       }
       const report = verifyPdf(final);
       assert.equal(report.valid, true, JSON.stringify(report.signatures.map((s) => s.problems)));
-      // The certification at send (a B-T seal signature) reaches B-LTA as well.
+      // The certification at send and the completion lock (B-T seal signatures) reach B-LTA as well.
       assert.deepEqual(
         report.signatures.map((s) => [s.kind, s.padesLevel]),
         [
           ['signature', 'B-LTA'],
           ['signature', 'B-LTA'],
+          ['signature', 'B-LTA'],
           ['document_timestamp', null],
         ],
       );
+      assert.equal(report.signatures[2]!.field, 'Mohar completion');
       assert.equal(report.signatures[0]!.docMdp, 2);
       const envelope = (await server.request('GET', `${API}/envelopes/${draft.id}`, { key: account.key })).json();
       assert.equal(envelope.pades_level, 'B-LTA');
       assert.equal(envelope.status, 'completed');
       assert.ok(envelope.sent_at && envelope.completed_at);
       assert.ok(qpdfCheck(final).ok);
-      assert.deepEqual(pdfsigVerdicts(final).valid.slice(0, 2), [true, true]);
+      assert.deepEqual(pdfsigVerdicts(final).valid.slice(0, 3), [true, true, true]);
     });
 
     test('a TSA down at completion: the act stands, the job completes the envelope once the TSA is back', async () => {

@@ -180,6 +180,7 @@ for (const kind of DATABASES) {
           'filled',
           'signed',
           'signed',
+          'sealed', // the completion lock (issue 26)
           'validation_data',
           'document_timestamp',
         ].filter((a) => a !== 'filled' || all.some((r) => r.act === 'filled')),
@@ -193,14 +194,15 @@ for (const kind of DATABASES) {
 
       const check = qpdfCheck(final);
       assert.ok(check.ok, check.output);
-      // pdfsig: the certification and the three signatures are valid (it does not check document timestamps).
+      // pdfsig: the certification, the three signatures and the completion lock are valid (it does not check document
+      // timestamps).
       const poppler = pdfsigVerdicts(final);
-      assert.equal(poppler.valid.length, 5, poppler.output);
-      assert.deepEqual(poppler.valid.slice(0, 4), [true, true, true, true], poppler.output);
+      assert.equal(poppler.valid.length, 6, poppler.output);
+      assert.deepEqual(poppler.valid.slice(0, 5), [true, true, true, true, true], poppler.output);
       const report = verifyPdf(final);
       assert.deepEqual(
         report.signatures.map((s) => s.kind),
-        ['signature', 'signature', 'signature', 'signature', 'document_timestamp'],
+        ['signature', 'signature', 'signature', 'signature', 'signature', 'document_timestamp'],
       );
       assert.equal(report.signatures[0]!.field, CERTIFICATION_FIELD);
       assert.equal(report.signatures[0]!.docMdp, 2);

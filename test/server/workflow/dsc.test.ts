@@ -105,7 +105,11 @@ for (const kind of DATABASES) {
       );
       assert.ok(final.subarray(0, draft.pdf.length).equals(draft.pdf));
       const poppler = pdfsigVerdicts(final);
-      assert.deepEqual(poppler.valid, [true, true], 'the certification at send, then the token signature');
+      assert.deepEqual(
+        poppler.valid,
+        [true, true, true],
+        'the certification at send, the token signature, the completion lock',
+      );
       const subject = softHsm.hsm.keys
         .find((k) => k.type === 'RSA')!
         .certificate!.subject.split('CN=')[1]!

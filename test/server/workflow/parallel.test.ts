@@ -48,16 +48,18 @@ for (const kind of DATABASES) {
       ).rawPayload;
       const report = verifyPdf(final);
       assert.equal(report.valid, true);
-      // The certification at send comes first (no /Name: the seal signs it), then the three signers.
+      // The certification at send comes first (no /Name: the seal signs it), then the three signers, then the
+      // completion lock (issue 26).
       assert.equal(report.signatures[0]!.docMdp, 2);
+      assert.equal(report.signatures.at(-1)!.field, 'Mohar completion');
       assert.deepEqual(
         report.signatures
-          .slice(1)
+          .slice(1, -1)
           .map((s) => s.name)
           .sort(),
         ['Asha', 'Meera', 'Ravi'],
       );
-      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true, true, true]);
+      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true, true, true, true]);
       const completed = await t.server.ctx.db
         .selectFrom('events')
         .select('type')

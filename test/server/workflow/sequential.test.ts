@@ -134,12 +134,12 @@ for (const kind of DATABASES) {
       }
       assert.ok(qpdfCheck(final).ok);
       const poppler = pdfsigVerdicts(final);
-      assert.deepEqual(poppler.valid, [true, true, true], poppler.output);
+      assert.deepEqual(poppler.valid, [true, true, true, true], poppler.output);
 
       const report = verifyPdf(final);
       assert.equal(report.valid, true, JSON.stringify(report.signatures.map((s) => s.problems)));
-      // The certification at send, the electronic signature, the token's.
-      assert.equal(report.signatures.length, 3);
+      // The certification at send, the electronic signature, the token's, the completion lock (issue 26).
+      assert.equal(report.signatures.length, 4);
       assert.equal(report.signatures[0]!.docMdp, 2);
       // After the certification: the electronic signer's PAN and signature (form filling at worst); after theirs: the
       // token's signature.
@@ -155,15 +155,17 @@ for (const kind of DATABASES) {
         ),
         'the PAN value is form filling of its field',
       );
-      // Completion appends the token certificate's chain and OCSP answer (/DSS, DSC trust): validation data only.
-      assert.equal(report.signatures[2]!.changesAfter, 'ltv');
+      // Completion seals (a new signature: signing) and appends the token certificate's chain and OCSP answer (/DSS,
+      // DSC trust): validation data.
+      assert.equal(report.signatures[2]!.changesAfter, 'signing');
+      assert.equal(report.signatures[3]!.changesAfter, 'ltv');
       // The certification and the electronic signature chain to the installation CA, the token's to the test PKI root.
       const seal = await t.server.ctx.seal();
       const sealCa = join(mkdtempSync(join(tmpdir(), 'mohar-seal-ca-')), 'ca.pem');
       writeFileSync(sealCa, new X509Certificate(Buffer.from(seal.chain.at(-1)!)).toString());
       for (const signature of report.signatures) {
         const { data, cms } = signedParts(final, signature.byteRange);
-        const verdict = opensslCmsVerify(cms, data, signature.index <= 2 ? sealCa : softHsm.hsm.pki.root.certPath);
+        const verdict = opensslCmsVerify(cms, data, signature.index === 3 ? softHsm.hsm.pki.root.certPath : sealCa);
         assert.ok(verdict.ok, `openssl cms -verify, signature ${signature.index}: ${verdict.output}`);
       }
       const status = (

@@ -141,7 +141,7 @@ for (const kind of DATABASES) {
         .execute();
       assert.deepEqual(
         revisions.map((r) => r.act),
-        ['uploaded', 'prepared', 'certified', 'signed'],
+        ['uploaded', 'prepared', 'certified', 'signed', 'sealed'], // 'sealed': the completion lock (issue 26)
       );
       for (const r of revisions) {
         assert.ok(
@@ -151,7 +151,11 @@ for (const kind of DATABASES) {
       }
       assert.equal(download.headers.etag, `"${revisions.at(-1)!.sha256}"`);
       assert.ok(qpdfCheck(final).ok);
-      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true], 'the certification at send, then the signature');
+      assert.deepEqual(
+        pdfsigVerdicts(final).valid,
+        [true, true, true],
+        'the certification at send, the signature, the completion lock',
+      );
       const report = verifyPdf(final);
       assert.equal(report.valid, true);
       assert.equal(report.signatures[0]!.docMdp, 2);

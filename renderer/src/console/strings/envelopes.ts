@@ -134,6 +134,13 @@ export const en = {
   'envelopes.signatures.issuer': 'Issued by',
   'envelopes.signatures.time': 'Signed at',
   'envelopes.signatures.level': 'Document PAdES level: {level}',
+  'envelopes.signatures.completionLock': 'Completion lock',
+  'envelopes.signatures.locks': 'Locks',
+  'envelopes.signatures.locks.all': 'every form field: no later value or signature is allowed',
+  'envelopes.signatures.locks.except': 'every form field except {fields}',
+  'envelopes.signatures.locks.recipient': 'the fields of {name} ({count})',
+  'envelopes.signatures.lockBroken':
+    'Changed after this signature although it locks them: {fields}. This change is not allowed: the document is not what was signed.',
   'envelopes.timeline.title': 'Timeline',
   'envelopes.timeline.chainOk': 'Audit trail intact: each event is sealed to the one before ({count} checked).',
   'envelopes.timeline.chainBroken':
@@ -291,6 +298,13 @@ export const hi: Record<keyof typeof en, string> = {
   'envelopes.signatures.issuer': 'जारीकर्ता',
   'envelopes.signatures.time': 'हस्ताक्षर का समय',
   'envelopes.signatures.level': 'दस्तावेज़ का PAdES स्तर: {level}',
+  'envelopes.signatures.completionLock': 'पूर्णता पर लॉक',
+  'envelopes.signatures.locks': 'लॉक करता है',
+  'envelopes.signatures.locks.all': 'हर फ़ॉर्म फ़ील्ड: बाद में कोई मान या हस्ताक्षर अनुमत नहीं',
+  'envelopes.signatures.locks.except': '{fields} को छोड़कर हर फ़ॉर्म फ़ील्ड',
+  'envelopes.signatures.locks.recipient': '{name} के फ़ील्ड ({count})',
+  'envelopes.signatures.lockBroken':
+    'इस हस्ताक्षर के बाद बदले गए, जबकि यह उन्हें लॉक करता है: {fields}। यह बदलाव अनुमत नहीं है: दस्तावेज़ वह नहीं है जिस पर हस्ताक्षर हुए थे।',
   'envelopes.timeline.title': 'समयरेखा',
   'envelopes.timeline.chainOk': 'ऑडिट ट्रेल सुरक्षित: हर घटना पिछली से मुहरबंद है ({count} जाँची गईं)।',
   'envelopes.timeline.chainBroken': 'ऑडिट ट्रेल की जाँच विफल: लिखे जाने के बाद कोई घटना बदली या हटाई गई।',

@@ -2,7 +2,9 @@
  * Benign controls: revisions an honest signer (or their token software) produces, which the
  * allow-list must accept, so that refusing the attacks is not simply refusing everything.
  */
-import { PdfArray, PdfDict } from '../../../../pdf/objects.js';
+import { PdfReader } from '../../../../pdf/document.js';
+import { fieldMdpReference } from '../../../../pdf/field-lock.js';
+import { PdfArray, PdfDict, type PdfRef } from '../../../../pdf/objects.js';
 import { appendDss } from '../../../../pdf/sign/dss.js';
 import { signPades } from '../../../../pdf/sign/pades.js';
 import { dict, makeStream } from '../../../../pdf/write/serialize.js';
@@ -20,6 +22,17 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     name: "a plain signature of the signer's field (the corpus's own revision builder, no attack)",
     upload: true,
     build: (ctx) => signedRevision(ctx.prepared, ctx.signingField, ctx.signer),
+  },
+  {
+    name: "a signature whose FieldMDP /Reference is exactly its field's /Lock, as pyHanko and Acrobat write it",
+    upload: true,
+    build: (ctx) => {
+      const catalog = PdfReader.open(ctx.prepared).trailer.get('Root') as PdfRef;
+      const lock = { action: 'Include', fields: [ctx.fillableField] } as const;
+      return signedRevision(ctx.prepared, ctx.signingField, ctx.signer, {
+        sig: (sig) => sig.set('Reference', new PdfArray([fieldMdpReference(lock, catalog)])),
+      });
+    },
   },
   {
     name: 'the signature with a /DSS in the same revision (token software adding LTV data)',

@@ -1,11 +1,16 @@
 /**
  * Permissions smuggled into the signer's revision: a signature that certifies (DocMDP) although a
  * certification must be the document's first signature, a signature that locks every field (FieldMDP)
- * so that the signers after them break it by filling or signing, and a /Lock on the field itself.
+ * (or another recipient's) so that the signers after them break it by filling or signing (a FieldMDP lock may
+ * name no more than the /Lock Mohar prepared on the signer's field), and a /Lock on the field itself.
  * Each would let one signer decide what later signers and Mohar may still do.
+ * A FieldMDP lock is an upload rule ('policy'): a standalone verifier, like pyHanko, accepts any lock in a later
+ * approval signature (it only constrains what follows that signature), and reports that signature broken when a
+ * locked field changes after it.
  */
 import { PdfArray, type PdfDict } from '../../../../pdf/objects.js';
 import { dict, name } from '../../../../pdf/write/serialize.js';
+import { textString } from '../../../../pdf/write/text.js';
 import type { CaseContext, ShadowCase } from './kit.js';
 import { signedRevision } from './revision.js';
 
@@ -26,7 +31,7 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
   },
   {
     name: 'permissions: the signer’s signature carries a FieldMDP transform locking every field',
-    attack: 'catalog',
+    attack: 'policy',
     reason: /Reference|FieldMDP|lock/i,
     wellFormed: true,
     where: 'signing-revision',
@@ -34,6 +39,27 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
       withReference(
         ctx,
         transform('FieldMDP', dict({ Type: name('TransformParams'), Action: name('All'), V: name('1.2') })),
+      ),
+  },
+  {
+    name: 'permissions: the signer’s signature carries a FieldMDP /Include of the whole “mohar” field tree (beyond its /Lock)',
+    attack: 'policy',
+    reason: /Reference|FieldMDP|lock/i,
+    wellFormed: true,
+    where: 'signing-revision',
+    build: (ctx) =>
+      withReference(
+        ctx,
+        transform(
+          'FieldMDP',
+          dict({
+            Type: name('TransformParams'),
+            Action: name('Include'),
+            // Every recipient's fields (the parent node "mohar" covers them all), not only the signer's own.
+            Fields: new PdfArray([textString(ctx.fillableField), textString('mohar')]),
+            V: name('1.2'),
+          }),
+        ),
       ),
   },
   {

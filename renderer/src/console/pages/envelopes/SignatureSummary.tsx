@@ -20,10 +20,17 @@ interface Signature {
   timestamp: { time: string; valid: boolean } | null;
   pades_level: string | null;
   certification: { docmdp: number; allows: string } | null;
+  field_lock: FieldLock | null;
   valid: boolean;
   problems: string[];
   recipient_id: string | null;
   trust: { status: string; reason: string | null } | null;
+}
+
+interface FieldLock {
+  action: 'All' | 'Include' | 'Exclude';
+  fields: string[];
+  changed: string[];
 }
 
 interface Signatures {
@@ -31,6 +38,9 @@ interface Signatures {
   revisions: number;
   signatures: Signature[];
 }
+
+/** The field of the seal's signature that ends completion, locking every field (server/.../completion-seal.ts). */
+const COMPLETION_FIELD = 'Mohar completion';
 
 const TRUST = new Set(['trusted', 'untrusted', 'test_certificate', 'installation_seal']);
 
@@ -67,15 +77,55 @@ function useSafeDate() {
   };
 }
 
+/**
+ * Field names as a person reads them: Mohar's own fields (mohar.<recipient>.<field>) by their recipient's name
+ * and how many, any other field (the sender's own, from the upload) by its PDF name.
+ */
+function useFieldNames(recipients: RecipientSummary[]) {
+  const { t } = useT();
+  return (fields: readonly string[]) => {
+    const byRecipient = new Map<string, number>();
+    const others: string[] = [];
+    for (const field of fields) {
+      const [root, id] = field.split('.');
+      const recipient = root === 'mohar' ? recipients.find((r) => r.recipient_id === id) : undefined;
+      if (recipient) byRecipient.set(recipient.name, (byRecipient.get(recipient.name) ?? 0) + 1);
+      else others.push(`“${field}”`);
+    }
+    const named = [...byRecipient].map(([name, count]) => t('envelopes.signatures.locks.recipient', { name, count }));
+    return [...named, ...others].join(', ');
+  };
+}
+
+function LockFacts({ lock, recipients }: { lock: FieldLock; recipients: RecipientSummary[] }) {
+  const { t } = useT();
+  const names = useFieldNames(recipients);
+  const locked =
+    lock.action === 'All'
+      ? t('envelopes.signatures.locks.all')
+      : lock.action === 'Exclude'
+        ? t('envelopes.signatures.locks.except', { fields: names(lock.fields) })
+        : names(lock.fields);
+  return (
+    <>
+      <dt>{t('envelopes.signatures.locks')}</dt>
+      <dd>{locked}</dd>
+    </>
+  );
+}
+
 function SignatureItem({ signature, recipients }: { signature: Signature; recipients: RecipientSummary[] }) {
   const { t } = useT();
   const date = useSafeDate();
+  const names = useFieldNames(recipients);
   const recipient = recipients.find((r) => r.recipient_id === signature.recipient_id);
   // An electronic signature is sealed by this server for the recipient: name the person, the seal is its certificate.
   const who =
     signature.kind === 'document_timestamp'
       ? t('envelopes.signatures.docTimestamp')
-      : (recipient?.name ?? signature.signer_name ?? signature.name ?? signature.field);
+      : signature.field === COMPLETION_FIELD
+        ? t('envelopes.signatures.completionLock')
+        : (recipient?.name ?? signature.signer_name ?? signature.name ?? signature.field);
   const trust =
     signature.trust && TRUST.has(signature.trust.status)
       ? t(`envelopes.signatures.trust.${signature.trust.status}` as ConsoleStringKey)
@@ -141,7 +191,13 @@ function SignatureItem({ signature, recipients }: { signature: Signature; recipi
             <dd>{signature.certification.allows}</dd>
           </>
         )}
+        {signature.field_lock && <LockFacts lock={signature.field_lock} recipients={recipients} />}
       </dl>
+      {signature.field_lock && signature.field_lock.changed.length > 0 && (
+        <p className="field-error env-lock-broken" role="alert">
+          {t('envelopes.signatures.lockBroken', { fields: names(signature.field_lock.changed) })}
+        </p>
+      )}
       {signature.problems.length > 0 && (
         <ul className="field-error">
           {signature.problems.map((p) => (
