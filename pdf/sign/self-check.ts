@@ -16,11 +16,12 @@
  * a whole verifyPdf of the output costs 0.7-1.1 s (0.2-0.3 s against 0.7 s on 2,000 pages); with no earlier
  * signature (the usual first signature) only the input's signature fields are looked up.
  *
- * A judgement verifyPdf makes per signature from what changed after it (a FieldMDP lock, say) belongs here too.
+ * A FieldMDP lock an earlier signature holds is judged here as verifyPdf judges it (field-locks.ts).
  */
 import { MoharError } from '../../common/errors.js';
 import { PdfReader } from '../document.js';
 import { allowedByDocMdp, RevisionChanges, type ChangedObject } from '../verify/index.js';
+import { fieldLockProblems, signatureLocks } from '../verify/field-locks.js';
 import { findSignatures } from '../verify/signatures.js';
 import { assertPrefix } from '../write/incremental.js';
 
@@ -68,6 +69,7 @@ export function assertEarlierSignaturesKept(input: Uint8Array, output: Uint8Arra
   const appended = new RevisionChanges(output, after).after(input.length).objects;
   const beyond = appended.filter((o) => o.class === 'other' || o.class === 'annotations');
   const broken = new Map<string, ChangedObject[]>();
+  const lockProblems = new Map<string, string[]>();
   for (const sig of earlier) {
     const level = sig.docMdp;
     const forbidden =
@@ -75,8 +77,13 @@ export function assertEarlierSignaturesKept(input: Uint8Array, output: Uint8Arra
         ? beyond
         : appended.filter((o) => o.class !== 'structure' && (beyond.includes(o) || !allowedByDocMdp(level, o.class)));
     if (forbidden.length > 0) broken.set(sig.fieldName, forbidden);
+    const locked = fieldLockProblems(signatureLocks(before, sig.dict, sig.field), appended);
+    if (locked.length > 0) lockProblems.set(sig.fieldName, locked);
   }
-  if (broken.size === 0) return;
+  if (broken.size === 0 && lockProblems.size === 0) return;
   const changes = [...new Set([...broken.values()].flat())].map(label);
-  throw failed([...broken.keys()], changes);
+  throw failed(
+    [...new Set([...broken.keys(), ...lockProblems.keys()])],
+    [...changes, ...[...lockProblems.values()].flat()],
+  );
 }

@@ -40,6 +40,27 @@ describe('signPades checks that every earlier signature survives its output', ()
     await assert.rejects(sign(once), breaks('Signature1', /page 1 \/Annots: holds a direct object/));
   });
 
+  test('signing a field an earlier signature locked (FieldMDP) fails naming that signature and the lock', async () => {
+    const locking = await signPades(makePdf(), key.signer, {
+      level: 'B-B',
+      field: { invisible: true },
+      signingTime: new Date(),
+      lock: { action: 'Include', fields: ['Approval'] },
+    });
+    const signApproval = signPades(locking.bytes, key.signer, {
+      level: 'B-B',
+      field: { invisible: true, name: 'Approval' },
+      signingTime: new Date(),
+    });
+    await assert.rejects(signApproval, breaks('Signature1', /"Approval" is locked by this signature/));
+    const elsewhere = await signPades(locking.bytes, key.signer, {
+      level: 'B-B',
+      field: { invisible: true, name: 'Witness' },
+      signingTime: new Date(),
+    });
+    assert.deepEqual(complaints(elsewhere.bytes, 2), [], 'a field the lock does not name can still be signed');
+  });
+
   test('an output whose new section does not chain to the input is refused', async () => {
     const once = (await sign(makePdf())).bytes;
     // A revision whose /Prev skips the signed revision's section and points at the original one.
