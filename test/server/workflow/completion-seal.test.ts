@@ -27,10 +27,13 @@ import { API, useTestServer, type TestAccount, type TestServer } from '../../sup
 import { useSoftHsmModule } from '../../support/softhsm.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 
+// The DSC recipient is the token's holder: a certificate naming neither the recipient's name nor e-mail is refused.
+const TOKEN_HOLDER = { commonName: 'Token Holder', email: 'token@example.com' };
+
 const trust = useDscTrust();
 const softHsm = useSoftHsmModule(async () => {
   const pki = await trust.ready();
-  return { pki: pki.pki, keys: pki.tokenKeys() };
+  return { pki: pki.pki, keys: pki.tokenKeys(TOKEN_HOLDER) };
 });
 const pyhanko = usePyhanko();
 

@@ -24,10 +24,13 @@ import { pdfsigVerdicts } from '../../support/validators.js';
 import { contractWithMetadata, pyHankoMetadata } from '../../pdf/verify/metadata-fixtures.js';
 import { signedRevision } from '../../pdf/verify/shadow/revision.js';
 
+// The DSC recipient is the token's holder: a certificate naming neither the recipient's name nor e-mail is refused.
+const TOKEN_HOLDER = { commonName: 'Token Holder', email: 'token@example.com' };
+
 const trust = useDscTrust();
 const softHsm = useSoftHsmModule(async () => {
   const pki = await trust.ready();
-  return { pki: pki.pki, keys: pki.tokenKeys() };
+  return { pki: pki.pki, keys: pki.tokenKeys(TOKEN_HOLDER) };
 });
 
 for (const kind of DATABASES) {
@@ -72,7 +75,8 @@ for (const kind of DATABASES) {
         'after the certification: the signature, metadata, DSS',
       );
       assert.ok(report.signatures[0]!.changedObjects.some((o) => o.class === 'metadata'));
-      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true], pdfsigVerdicts(final).output);
+      // The signer's, the certification's and the completion lock's (it locks what the upload's tool left unlocked).
+      assert.deepEqual(pdfsigVerdicts(final).valid, [true, true, true], pdfsigVerdicts(final).output);
       assert.ok(qpdfCheck(final).ok, qpdfCheck(final).output);
 
       const summary = await t.server.request(

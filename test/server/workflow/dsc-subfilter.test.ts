@@ -20,10 +20,13 @@ import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { useSoftHsmModule } from '../../support/softhsm.js';
 
+// The DSC recipient is the token's holder: a certificate naming neither the recipient's name nor e-mail is refused.
+const TOKEN_HOLDER = { commonName: 'Token Holder', email: 'token@example.com' };
+
 const trust = useDscTrust();
 const softHsm = useSoftHsmModule(async () => {
   const pki = await trust.ready();
-  return { pki: pki.pki, keys: pki.tokenKeys() };
+  return { pki: pki.pki, keys: pki.tokenKeys(TOKEN_HOLDER) };
 });
 
 const SUBFILTER = '/SubFilter /ETSI.CAdES.detached';
