@@ -181,8 +181,8 @@ describe('a USB DSC signer in Chromium with the desktop bridge', () => {
       const verdicts = pdfsigVerdicts(pdf);
       assert.deepEqual(
         verdicts.valid,
-        [true, true],
-        `the token's signature and the certification at send: ${verdicts.output}`,
+        [true, true, true],
+        `the token's signature, the certification at send and the completion lock: ${verdicts.output}`,
       );
       assert.match(
         verdicts.output,
