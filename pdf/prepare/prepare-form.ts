@@ -103,6 +103,11 @@ export interface FormFieldLayout {
   readonly required?: boolean;
   /** Text size in points; default automatic (/DA size 0). */
   readonly fontSize?: number;
+  /**
+   * Signature fields only; default true: the field gets the /Lock of its recipient's other fields, so the signature
+   * that fills it locks them. False for a field a signer's own tool signs (USB DSC): see recipientLocks.
+   */
+  readonly lockOnSigning?: boolean;
 }
 
 export interface PreparedFormField {
@@ -285,7 +290,10 @@ export function prepareForm(bytes: Uint8Array, fields: readonly FormFieldLayout[
 /** Signature field name -> the fully qualified names of its recipient's other fields in this layout. */
 function recipientLocks(placed: readonly Placed[]): Map<string, string[]> {
   const locks = new Map<string, string[]>();
-  for (const sig of placed.filter((p) => p.spec.type === FIELD_TYPES.SIGNATURE)) {
+  // A field whose signer's own tool signs it (USB DSC) gets no /Lock: that tool would lock fields whose appearances
+  // were written in an earlier revision, which pyHanko 0.25.1 then calls changed by every later revision
+  // (docs/signing.md, "Field locks"). The completion lock locks them instead, re-issuing their appearances.
+  for (const sig of placed.filter((p) => p.spec.type === FIELD_TYPES.SIGNATURE && p.spec.lockOnSigning !== false)) {
     const others = placed.filter((p) => p.spec.recipientId === sig.spec.recipientId && p.name !== sig.name);
     locks.set(
       sig.name,

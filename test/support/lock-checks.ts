@@ -1,6 +1,6 @@
 /**
- * pyHanko's verdicts by signature field for the field-lock tests (issue 26), and the one pyHanko 0.25.1 verdict on
- * honest documents those tests cannot assert. pyHanko is asked only when PYHANKO_PATH is set (test/support/pyhanko.ts).
+ * pyHanko's verdicts by signature field for the field-lock tests (issue 26). pyHanko is asked only when PYHANKO_PATH
+ * is set (test/support/pyhanko.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,17 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, type TestContext } from 'node:test';
 import { pyhankoJudge, pyhankoMissing, type PyhankoSignature } from './pyhanko.js';
-
-/**
- * pyHanko 0.25.1 (diff_analysis/rules/form_field_rules.py, _allow_in_place_appearance_update) treats the unchanged
- * appearance stream of every text field as updated "in place" unless the stream was last written in the signed
- * revision itself, and policies.py then refuses that update for a locked field. So a FieldMDP lock over a field whose
- * appearance predates the locking signature is reported broken by ANY later revision (a /DSS, a document timestamp,
- * another signature), though nothing of the field changed. With that one comparison corrected (skip unless the
- * stream changed after the signed revision) pyHanko calls these documents valid.
- */
-export const PYHANKO_INPLACE_AP_QUIRK =
-  'pyHanko 0.25.1 reports a FieldMDP-locked field whose appearance predates the lock as updated in place by any later revision (form_field_rules.py _allow_in_place_appearance_update)';
 
 /** Writes each PDF into one temporary folder per test file (removed afterwards) for pyHanko to read. */
 export function usePyhanko(): (

@@ -78,6 +78,8 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
   // Prepare (and certify) every document outside the transaction: CPU-bound PDF work.
   const now = ctx.now();
   const prepared: PreparedDocument[] = [];
+  // USB DSC signers sign with their own tool: their fields are locked by the completion lock (prepare-form.ts).
+  const dscSigners = new Set(recipients.filter((r) => r.signature_method === 'dsc').map((r) => r.id));
   for (const document of documents) {
     const layout: FormFieldLayout[] = fields
       .filter((f) => f.document_id === document.id && f.pdf_signature_field === null)
@@ -91,6 +93,7 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
         ...(f.value === null ? {} : { value: f.value }),
         ...(f.options === null ? {} : { options: JSON.parse(f.options) as string[] }),
         required: f.required === 1,
+        ...(dscSigners.has(f.recipient_id) ? { lockOnSigning: false } : {}),
       }));
     const original = await readRevision(ctx, document.sha256);
     // The upload's own signature fields that recipients sign in (USB DSC): theirs, not the sender's to lock.

@@ -225,6 +225,16 @@ describe('prepareForm', () => {
     assert.ok(qpdfCheck(out).ok, qpdfCheck(out).output);
   });
 
+  test("a signature field prepared with lockOnSigning: false (a USB DSC signer's) gets no /Lock", () => {
+    const layout = LAYOUT.map((f) => (f.type === FIELD_TYPES.SIGNATURE ? { ...f, lockOnSigning: false } : f));
+    const out = prepareForm(base(), layout).bytes;
+    const reader = PdfReader.open(out);
+    const info = inspectPdf(out).signatureFields.find((f) => f.name === n('sig'));
+    assert.ok(info?.ref);
+    const field = reader.getObject(new PdfRef(info.ref.num, info.ref.gen)) as PdfDict;
+    assert.equal(field.has('Lock'), false);
+  });
+
   test('a bad layout is refused with one error per field', () => {
     const bad: FormFieldLayout[] = [
       { type: 14, page: 1, rect: at(0, 0, 10, 10), recipientId: R, id: 'a' },
