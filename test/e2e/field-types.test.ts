@@ -271,8 +271,8 @@ describe('every field type, keyboard only; an approver; touch drawing', () => {
       await page.getByRole('link', { name: /^Download / }).click();
       assert.deepEqual(
         pdfsigVerdicts(readFileSync((await (await downloading).path())!)).valid,
-        [true, true],
-        'the certification at send, then the signature',
+        [true, true, true],
+        'the certification at send, the signature, then the completion lock',
       );
       await shots.take(page, 'approved');
       await page.context().close();

@@ -70,8 +70,8 @@ describe('sandbox mock DSC in Chromium', () => {
     const poppler = pdfsigVerdicts(pdf);
     assert.deepEqual(
       poppler.valid,
-      [true, true],
-      `the test certificate's signature and the certification at send: ${poppler.output}`,
+      [true, true, true],
+      `the test certificate's signature, the certification at send and the completion lock: ${poppler.output}`,
     );
     assert.match(poppler.output, /Meera Iyer \(TEST\)/);
     assert.deepEqual(errors, []);
