@@ -115,8 +115,8 @@ describe('SIGKILL between two acts', () => {
       assert.equal(verifyPdf(final).valid, true);
       assert.deepEqual(
         pdfsigVerdicts(final).valid,
-        [true, true, true],
-        'the certification at send and the two signatures',
+        [true, true, true, true],
+        'the certification at send, the two signatures and the completion lock',
       );
       server.child.kill('SIGTERM');
     });

@@ -126,8 +126,8 @@ for (const kind of DATABASES) {
       ).rawPayload;
       assert.deepEqual(
         pdfsigVerdicts(final).valid,
-        [true, true, true],
-        'the certification at send and the two signatures',
+        [true, true, true, true],
+        'the certification at send, the two signatures and the completion lock',
       );
       assert.equal(verifyPdf(final).valid, true);
       const details = await t.server.ctx.db
