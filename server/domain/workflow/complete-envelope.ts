@@ -6,8 +6,9 @@
  *     attached) is queued for every recipient, all in one transaction;
  *  2. the certificate of completion: a separate PDF of the audit trail, sealed, stored content-addressed.
  * Step 1 first appends to every document the completion lock (completion-seal.ts: the seal's approval signature
- * with FieldMDP /All, revision act 'sealed'), then, with a TSA configured, long-term validation data and a
- * document timestamp (B-LT, B-LTA; see archive.ts); a TSA that is down fails the step, and the job retries it.
+ * locking every field no signature locks yet, revision act 'sealed'), then, with a TSA configured, long-term
+ * validation data and a document timestamp (B-LT, B-LTA; see archive.ts); a TSA that is down fails the step, and
+ * the job retries it.
  * Nothing is stored as current until the step's transaction commits, so a retry builds the revisions afresh.
  */
 import { loadCertificateInput, appendAudit } from '../../audit/index.js';
