@@ -26,6 +26,8 @@ export interface DiffScope {
   readonly addedVerdicts: ReadonlyMap<number, readonly Verdict[]>;
   /** New approval signatures may lock no more than their field's /Lock (diff-locks.ts). */
   readonly locksWithinFieldLock: boolean;
+  /** Fields a new signature may lock beyond its field's /Lock (the acting recipient's own). */
+  readonly lockableFields: readonly string[];
 }
 
 // Markup annotations (ISO 32000-1 12.5.6) that only show something: no actions, no media.
@@ -78,6 +80,7 @@ export function classifyAdded(scope: DiffScope, num: number, obj: PdfObject): Ve
       ? referenceProblem(scope.before, after.reader, d, sig.field, {
           certifies: certifiesNow(scope, num),
           withinFieldLock: scope.locksWithinFieldLock,
+          lockable: scope.lockableFields,
         })
       : null;
     if (reference) shape.push(reference);

@@ -7,7 +7,9 @@
  * /Lock its field had before this revision, which is what pyHanko and Acrobat write when they sign a field with
  * a /Lock (Mohar prepares one per recipient). A FieldMDP /All or /Exclude, or an /Include beyond the field's
  * /Lock, would let a signer decide what later signers may still do: another signer's fields locked before they
- * fill them would make their act break this signature. The verifier accepts them (as pyHanko does): a later
+ * fill them would make their act break this signature. A signer's own fields (`lockable`) may be locked too: a USB
+ * DSC field has no /Lock, and token software that locks the signer's own fields takes nothing from anyone else.
+ * The verifier accepts them (as pyHanko does): a later
  * signature's lock constrains only what follows it, never an earlier signature.
  */
 import { coversField, describeFieldLock, readFieldLock, readReferenceLocks, type FieldLock } from '../field-lock.js';
@@ -40,7 +42,7 @@ export function referenceProblem(
   after: PdfReader,
   sig: PdfDict,
   field: string,
-  rules: { readonly certifies: boolean; readonly withinFieldLock: boolean },
+  rules: { readonly certifies: boolean; readonly withinFieldLock: boolean; readonly lockable: readonly string[] },
 ): string | null {
   if (!sig.has('Reference') || rules.certifies) return null;
   const resolve = (o: PdfObject): PdfObject => after.resolve(o);
@@ -54,7 +56,10 @@ export function referenceProblem(
   }
   if (!rules.withinFieldLock) return null;
   const own = fieldLockBefore(before, field);
-  const beyond = readReferenceLocks(resolve, sig).filter((lock) => own === null || !lockWithin(lock, own));
+  const mine: FieldLock = { action: 'Include', fields: [field, ...rules.lockable] };
+  const beyond = readReferenceLocks(resolve, sig).filter(
+    (lock) => !lockWithin(lock, mine) && (own === null || !lockWithin(lock, own)),
+  );
   if (beyond.length === 0) return null;
   return `it carries a /Reference locking fields (FieldMDP ${beyond.map(describeFieldLock).join(', ')}) beyond its field's /Lock (${own ? describeFieldLock(own) : 'none'})`;
 }

@@ -151,6 +151,8 @@ export interface AnalysisOptions {
    * pyHanko does: it constrains only what comes after that signature.
    */
   readonly locksWithinFieldLock?: boolean;
+  /** Fields a new signature may lock beyond its field's /Lock (the acting recipient's own). */
+  readonly lockableFields?: readonly string[];
 }
 
 /** Everything the revision from `before` to `after` changed, classified; `after` must extend `before`. */
@@ -166,6 +168,7 @@ export function analyseRevision(before: PdfReader, after: PdfReader, options: An
     added,
     addedVerdicts: verdicts,
     locksWithinFieldLock: options.locksWithinFieldLock === true,
+    lockableFields: options.lockableFields ?? [],
   };
   const pending = new Set<number>();
   for (const num of added) {

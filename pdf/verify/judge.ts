@@ -24,6 +24,11 @@ export interface RevisionPolicy {
    * no more than its field's /Lock (see diff-locks.ts).
    */
   readonly allowAnyLock?: boolean;
+  /**
+   * The acting recipient's own fields (fully qualified names): its signature may lock these too, beyond its field's
+   * /Lock. Token software may lock the signer's own fields (a USB DSC field has no /Lock); never anyone else's.
+   */
+  readonly ownFields?: readonly string[];
 }
 
 export interface RevisionJudgement {
@@ -102,7 +107,10 @@ export function judgeAppendedRevision(prior: Uint8Array, next: Uint8Array, polic
     after = PdfReader.open(next);
     const shape = shapeProblem(prior, next, before, after);
     if (shape) return refused(shape);
-    objects = analyseRevision(before, after, { locksWithinFieldLock: policy.allowAnyLock !== true });
+    objects = analyseRevision(before, after, {
+      locksWithinFieldLock: policy.allowAnyLock !== true,
+      lockableFields: policy.ownFields ?? [],
+    });
   } catch (error) {
     if (!isMoharError(error)) throw error;
     return refused(`it cannot be read (${error.message})`);

@@ -109,7 +109,7 @@ export async function acceptTokenSignature(
   uploaded: Buffer,
   client: ClientInfo,
 ): Promise<DecisionResult> {
-  const { recipient, signatureField, currentSha } = await dscContext(ctx, session, documentId);
+  const { recipient, fields, signatureField, currentSha } = await dscContext(ctx, session, documentId);
   if (!recipient.prepared_sha256) throw refuse('fetch the prepared document first (GET …/prepared)');
   const prepared = await ctx.blobs.get(recipient.prepared_sha256);
   const preparedFrom = JSON.parse(recipient.act_details ?? '{}') as {
@@ -128,7 +128,13 @@ export async function acceptTokenSignature(
   const { judgement, report, readError } = await ctx.pdf.run('checkUpload', {
     prepared,
     uploaded,
-    policy: { signingField: pdfFieldName(signatureField), allowLtv: true, allowMetadata: true },
+    policy: {
+      signingField: pdfFieldName(signatureField),
+      allowLtv: true,
+      allowMetadata: true,
+      // Token software may lock the signer's own fields (the signature field has no /Lock: send-envelope.ts).
+      ownFields: fields.map(pdfFieldName),
+    },
   });
   if (!judgement.accepted) {
     throw refuse(judgement.problem ?? 'it changes more than your signature', judgement.offending);

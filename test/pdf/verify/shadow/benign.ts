@@ -24,7 +24,8 @@ export const BENIGN_CASES: readonly BenignCase[] = [
     build: (ctx) => signedRevision(ctx.prepared, ctx.signingField, ctx.signer),
   },
   {
-    name: "a signature whose FieldMDP /Reference is exactly its field's /Lock, as pyHanko and Acrobat write it",
+    // The field's /Lock where prepareForm wrote one; a USB DSC field has none: the lock is of the signer's own.
+    name: "a signature whose FieldMDP /Reference locks the signer's own text field (its /Lock, as pyHanko writes it)",
     upload: true,
     build: (ctx) => {
       const catalog = PdfReader.open(ctx.prepared).trailer.get('Root') as PdfRef;

@@ -63,6 +63,27 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
       ),
   },
   {
+    name: 'permissions: the signer’s signature carries a FieldMDP /Include of another recipient’s field',
+    attack: 'policy',
+    needsOtherRecipient: true,
+    reason: /Reference|FieldMDP|lock/i,
+    wellFormed: true,
+    where: 'signing-revision',
+    build: (ctx) =>
+      withReference(
+        ctx,
+        transform(
+          'FieldMDP',
+          dict({
+            Type: name('TransformParams'),
+            Action: name('Include'),
+            Fields: new PdfArray([textString(ctx.foreignField)]),
+            V: name('1.2'),
+          }),
+        ),
+      ),
+  },
+  {
     name: 'permissions: a /Lock dictionary added to the signer’s field',
     attack: 'catalog',
     reason: /Lock/,

@@ -44,6 +44,8 @@ export interface ShadowCase {
   readonly where: 'signing-revision' | 'signature-dictionary' | 'after-signature';
   /** Known gaps of the code under test: those checks run as todo tests, named in the report. */
   readonly gaps?: { readonly judge?: string; readonly verifier?: string; readonly upload?: string };
+  /** The case needs a field of another recipient: the server's one-signer upload envelope has none. */
+  readonly needsOtherRecipient?: boolean;
 }
 
 export interface BenignCase {
