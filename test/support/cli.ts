@@ -4,15 +4,9 @@
  * suites start it a few hundred times.
  */
 import { join } from 'node:path';
-import { ensureBuilt, ROOT } from './build-once.js';
+import { BUILDS, ensureBuilt, ROOT } from './build-once.js';
 
-const COMPILED = {
-  name: 'compiled CLI and server (dist/)',
-  output: 'dist/cli/main.js',
-  sources: ['common', 'pdf', 'native', 'server', 'cli', 'tsconfig.json', 'tsconfig.build.json'],
-  command: [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
-  lock: '.build-lock-dist',
-};
+const COMPILED = BUILDS.compiled;
 
 let built = false;
 
