@@ -12,5 +12,6 @@ export interface Build {
 }
 export const ROOT: string;
 export const BUILDS: { readonly compiled: Build; readonly signingPage: Build; readonly console: Build };
-export function staleness(build: Build): 'missing' | 'older than its sources' | null;
-export function ensureBuilt(build: Build, onBuild?: (build: Build, why: string) => void): void;
+/** `root`: the checkout the build's paths are relative to (default: this one). */
+export function staleness(build: Build, root?: string): 'missing' | 'older than its sources' | null;
+export function ensureBuilt(build: Build, onBuild?: (build: Build, why: string) => void, root?: string): void;

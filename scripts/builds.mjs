@@ -47,10 +47,10 @@ function newestMtime(path) {
 }
 
 /** Why the build must be made ('missing', 'older than its sources'), or null when it is current. */
-export function staleness(build) {
-  const output = join(ROOT, build.output);
+export function staleness(build, root = ROOT) {
+  const output = join(root, build.output);
   if (!existsSync(output)) return 'missing';
-  const newest = Math.max(...build.sources.map((p) => newestMtime(join(ROOT, p))));
+  const newest = Math.max(...build.sources.map((p) => newestMtime(join(root, p))));
   return statSync(output).mtimeMs >= newest ? null : 'older than its sources';
 }
 
@@ -62,11 +62,11 @@ function sleep(ms) {
  * Makes `build` when it is stale. Parallel processes (test files, two starts) share a lock directory: one builds
  * while the others wait; a lock older than two minutes is left over from a crash.
  */
-export function ensureBuilt(build, onBuild = () => {}) {
-  const lock = join(ROOT, build.lock);
+export function ensureBuilt(build, onBuild = () => {}, root = ROOT) {
+  const lock = join(root, build.lock);
   const deadline = Date.now() + 180_000;
   for (;;) {
-    if (staleness(build) === null) return;
+    if (staleness(build, root) === null) return;
     try {
       mkdirSync(lock);
     } catch {
@@ -78,10 +78,10 @@ export function ensureBuilt(build, onBuild = () => {}) {
       continue;
     }
     try {
-      const why = staleness(build);
+      const why = staleness(build, root);
       if (why === null) return;
       onBuild(build, why);
-      const run = spawnSync(process.execPath, build.command, { cwd: ROOT, encoding: 'utf8' });
+      const run = spawnSync(process.execPath, build.command, { cwd: root, encoding: 'utf8' });
       if (run.status !== 0) throw new Error(`building the ${build.name} failed:\n${run.stdout}\n${run.stderr}`);
       return;
     } finally {
