@@ -12,7 +12,8 @@ export interface ConsoleLogin {
 }
 
 /**
- * Opens `${origin}/app${path}`, fills the login form and waits until the logged-in frame (its "Log out" button) shows.
+ * Opens `${origin}/app${path}`, fills the login form and waits until the logged-in frame shows (its header; on a
+ * phone the "Log out" button is behind the Menu button).
  */
 export async function logInToConsole(
   page: Page,
@@ -24,5 +25,5 @@ export async function logInToConsole(
   await page.getByLabel('E-mail').fill(account.email);
   await page.getByLabel('Password', { exact: true }).fill(account.password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
+  await page.locator('header.console-header').waitFor();
 }

@@ -1,5 +1,5 @@
 /** The frame of every logged-in page: brand, main navigation, help menu, language, account and logout. */
-import { useId, type ReactNode } from 'react';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import { LANGUAGE_NAMES, type Language } from '../../i18n/strings';
 import { API_BASE, LEGACY_BASE } from '../api';
 import { useT } from '../i18n';
@@ -62,11 +62,18 @@ function HelpMenu() {
   );
 }
 
+/**
+ * On a phone the navigation and tools fold behind a Menu button (console.css): a four-row header took a quarter of
+ * the screen. On wider screens the button is hidden and the menu's box is transparent to the header's layout.
+ */
 export function Layout({ children }: { children: ReactNode }) {
   const { t } = useT();
   const { path } = useRouter();
   const user = useUser();
   const session = useSession();
+  const menuId = useId();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
   return (
     <div className="console">
       <a className="skip-link" href="#content">
@@ -76,44 +83,55 @@ export function Layout({ children }: { children: ReactNode }) {
         <Link to="/envelopes" className="brand">
           {t('console.title')}
         </Link>
-        <nav aria-label={t('console.nav.label')}>
-          <ul className="console-nav">
-            {[...NAV, ...(MANAGES_ACCOUNT.has(user.role) ? [...ADMIN_NAV, ...USERS_NAV] : [])].map((item) => (
-              <li key={item.to}>
-                <Link
-                  to={item.to}
-                  aria-current={path === item.to || path.startsWith(`${item.to}/`) ? 'page' : undefined}
-                >
-                  {t(item.key)}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="console-tools">
-          <HelpMenu />
-          <LanguagePicker />
-          <details className="menu">
-            <summary
-              className="account"
-              title={t('console.account', { email: user.email, account: user.account_name })}
-            >
-              {user.email}
-            </summary>
-            <ul>
-              <li>
-                <Link
-                  to="/account/password"
-                  onClick={(e) => e.currentTarget.closest('details')?.removeAttribute('open')}
-                >
-                  {t('password.change.link')}
-                </Link>
-              </li>
+        <button
+          type="button"
+          className="button small menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls={menuId}
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          {t('console.menu')}
+        </button>
+        <div id={menuId} className="console-menu" data-open={menuOpen}>
+          <nav aria-label={t('console.nav.label')}>
+            <ul className="console-nav">
+              {[...NAV, ...(MANAGES_ACCOUNT.has(user.role) ? [...ADMIN_NAV, ...USERS_NAV] : [])].map((item) => (
+                <li key={item.to}>
+                  <Link
+                    to={item.to}
+                    aria-current={path === item.to || path.startsWith(`${item.to}/`) ? 'page' : undefined}
+                  >
+                    {t(item.key)}
+                  </Link>
+                </li>
+              ))}
             </ul>
-          </details>
-          <button type="button" className="button small" onClick={() => void session.logOut()}>
-            {t('console.logout')}
-          </button>
+          </nav>
+          <div className="console-tools">
+            <HelpMenu />
+            <LanguagePicker />
+            <details className="menu">
+              <summary
+                className="account"
+                title={t('console.account', { email: user.email, account: user.account_name })}
+              >
+                {user.email}
+              </summary>
+              <ul>
+                <li>
+                  <Link
+                    to="/account/password"
+                    onClick={(e) => e.currentTarget.closest('details')?.removeAttribute('open')}
+                  >
+                    {t('password.change.link')}
+                  </Link>
+                </li>
+              </ul>
+            </details>
+            <button type="button" className="button small" onClick={() => void session.logOut()}>
+              {t('console.logout')}
+            </button>
+          </div>
         </div>
       </header>
       <main id="content" className="console-main" tabIndex={-1}>
