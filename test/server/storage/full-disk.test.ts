@@ -1,7 +1,8 @@
 /**
  * Issue 33 point 2: a full disk. The data dir (SQLite and the file blob store), and for PostgreSQL a tablespace
  * holding the test database's tables, live on a small tmpfs; a filler file takes every free byte while uploads,
- * envelope creates and signing acts arrive. Each write either succeeds whole or answers 503 storage_full with
+ * envelope creates, signing links and signing acts arrive. Each write (a blob first, or the database only, in
+ * the SQLite fast path or a Kysely transaction) either succeeds whole or answers 503 storage_full with
  * Retry-After and a log line; reads keep answering; nothing half-written stays (no row without its blob, no
  * truncated blob, no temporary file, and a blob whose row never came is the blob collector's); once the filler
  * is deleted, the same requests succeed. Without the privilege to mount, the suite says so and skips.
@@ -112,6 +113,13 @@ for (const kind of DATABASES) {
         assert.equal((await app.request('GET', `${API}/signing/${token}`)).statusCode, 200);
         signers.push({ envelopeId: draft.id, documentId: draft.documentId, token });
       }
+      const linked = await makeDraft(app, key, { recipients: [{ name: 'Ravi', email: 'ravi@example.com' }] });
+      await sendDraft(app, key, linked);
+      const newLink = () =>
+        app.request('POST', `${API}/envelopes/${linked.id}/signing-sessions`, {
+          key,
+          json: { recipient_id: linked.recipientIds[0], mode: 'redirect' },
+        });
       const stored = bulkyPdf();
       const storedDocument = await app.request('POST', `${API}/documents`, { key, file: { bytes: stored } });
       assert.equal(storedDocument.statusCode, 201, storedDocument.body);
@@ -131,6 +139,8 @@ for (const kind of DATABASES) {
           json: { title: `Full disk ${i}`, recipients: [{ name: 'Asha', email: 'asha@example.com' }] },
         }),
       );
+      // A write in a Kysely transaction with no blob (SQLite ends such a transaction itself when the disk is full).
+      await untilRefused('signing link', 500, () => newLink());
       const refusedSigner =
         signers[
           await untilRefused('signing act', signers.length, (i) =>
@@ -170,6 +180,7 @@ for (const kind of DATABASES) {
         json: { title: 'After', recipients: [{ name: 'Asha', email: 'asha@example.com' }] },
       });
       assert.equal(created.statusCode, 201, created.body);
+      assert.equal((await newLink()).statusCode, 201);
       const signed = await app.request('POST', `${API}/signing/${refusedSigner.token}`, {
         json: { action: 'sign', consent: true, signature: { kind: 'typed', text: 'Signer' } },
       });
