@@ -152,6 +152,7 @@ export type ErrorCode =
   | 'audit_chain_broken'
   // Server side
   | 'blob_missing'
+  | 'storage_full'
   | 'internal_error';
 
 /** One problem with one item of a request (a field, a row, a setting). */

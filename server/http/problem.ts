@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MoharError, type ErrorItem } from '../../common/errors.js';
+import { storageFullError } from '../storage/storage-full.js';
 import { errorCodeInfo } from './error-codes.js';
 
 export interface Problem {
@@ -72,11 +73,22 @@ export function sendProblem(reply: FastifyReply, error: MoharError): FastifyRepl
   return reply.code(problem.status).type('application/problem+json').send(problem);
 }
 
+/**
+ * A full disk (ENOSPC, SQLITE_FULL, PostgreSQL 53100…) is 503 storage_full even when a layer on the way wrapped
+ * it in a server error of its own; a client error (4xx) that merely has one among its causes stays what it is.
+ */
+function storageFullUnlessClientError(raw: unknown): MoharError | undefined {
+  if (raw instanceof MoharError && (errorCodeInfo(raw.code)?.status ?? 500) < 500) return undefined;
+  return storageFullError(raw);
+}
+
 export function installProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((raw: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const error = raw instanceof MoharError ? raw : fromFastifyError(raw);
+    const error = storageFullUnlessClientError(raw) ?? (raw instanceof MoharError ? raw : fromFastifyError(raw));
     if (error && errorCodeInfo(error.code)) {
-      if (errorCodeInfo(error.code)!.status >= 500) request.log.error({ err: raw }, error.message);
+      if (errorCodeInfo(error.code)!.status >= 500) {
+        request.log.error({ err: raw, code: error.code }, error.message);
+      }
       return sendProblem(reply, error);
     }
     request.log.error({ err: raw }, 'unhandled error');

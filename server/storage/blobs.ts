@@ -68,8 +68,15 @@ export class FileBlobStore implements BlobStore {
     const created = await mkdir(directory, { recursive: true });
     // Write to a temporary name and rename: a crash never leaves a half-written blob under its hash.
     const temporary = `${target}.${randomUUID()}.tmp`;
-    await writeFile(temporary, bytes, { flush: true });
-    await rename(temporary, target);
+    try {
+      await writeFile(temporary, bytes, { flush: true });
+      await rename(temporary, target);
+    } catch (error) {
+      // A full disk (ENOSPC) stops the write part way: remove the truncated temporary file, which would
+      // otherwise hold on to the space until someone found it.
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
     await this.syncEntries(directory, created);
     return sha256;
   }

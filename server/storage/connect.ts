@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { SqliteFastPath } from './sqlite-fast-path.js';
@@ -69,6 +69,13 @@ export function connectStorage(options: ConnectOptions): Storage {
 
 const STATEMENT_CACHE_SIZE = 500;
 
+const NOTHING_TO_ROLL_BACK: SqliteStatement = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+};
+
 /**
  * Kysely's SQLite driver prepares every statement anew on every query, which costs about a third of a
  * simple request. better-sqlite3 runs statements synchronously and Kysely never iterates a statement
@@ -79,6 +86,10 @@ function withStatementCache(file: BetterSqlite3.Database): SqliteDatabase {
   return {
     close: () => file.close(),
     prepare(sql: string) {
+      // On some errors (SQLITE_FULL: the disk is full; I/O errors) SQLite rolls the transaction back itself, and
+      // the ROLLBACK Kysely then sends would fail with "no transaction is active", replacing the error that says
+      // what happened (and that server/storage/storage-full.ts turns into 503 storage_full).
+      if (sql === 'rollback' && !file.inTransaction) return NOTHING_TO_ROLL_BACK;
       let statement = cache.get(sql);
       if (statement === undefined || statement.busy) {
         statement = file.prepare(sql);

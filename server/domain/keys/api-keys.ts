@@ -5,6 +5,7 @@
  */
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
+import { fullDiskCode } from '../../storage/storage-full.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 
@@ -107,11 +108,17 @@ async function touchLastUsed(ctx: Context, keyId: string, now: Date): Promise<vo
   const last = lastUsedWritten.get(keyId) ?? 0;
   if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
   lastUsedWritten.set(keyId, now.getTime());
-  await ctx.db
-    .updateTable('api_keys')
-    .set({ last_used_at: iso(now) })
-    .where('id', '=', keyId)
-    .execute();
+  try {
+    await ctx.db
+      .updateTable('api_keys')
+      .set({ last_used_at: iso(now) })
+      .where('id', '=', keyId)
+      .execute();
+  } catch (error) {
+    // Bookkeeping must not refuse the request: on a full disk reads keep answering (docs/operations.md); the
+    // write is tried again after the resolution.
+    if (fullDiskCode(error) === undefined) throw error;
+  }
 }
 
 export async function authenticateApiKey(ctx: Context, presented: string | undefined): Promise<KeyIdentity> {

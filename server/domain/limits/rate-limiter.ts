@@ -13,6 +13,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
+import { fullDiskCode } from '../../storage/storage-full.js';
 
 export const WINDOW_MS = 60_000;
 
@@ -109,15 +110,25 @@ export class SharedRateLimiter implements RateLimiter {
 
   /** One atomic upsert: add a batch to the shared count and keep what fitted under the limit. */
   private async claim(keyId: string, lease: Lease): Promise<void> {
-    const row = await this.db
-      .insertInto('rate_limit_counters')
-      .values({ key_id: keyId, minute: lease.minute, count: this.batch })
-      .onConflict((oc) =>
-        oc.columns(['key_id', 'minute']).doUpdateSet({ count: sql<number>`rate_limit_counters.count + ${this.batch}` }),
-      )
-      .returning('count')
-      .executeTakeFirstOrThrow();
-    const after = Number(row.count);
+    let after: number;
+    try {
+      const row = await this.db
+        .insertInto('rate_limit_counters')
+        .values({ key_id: keyId, minute: lease.minute, count: this.batch })
+        .onConflict((oc) =>
+          oc
+            .columns(['key_id', 'minute'])
+            .doUpdateSet({ count: sql<number>`rate_limit_counters.count + ${this.batch}` }),
+        )
+        .returning('count')
+        .executeTakeFirstOrThrow();
+      after = Number(row.count);
+    } catch (error) {
+      // A full disk (a window's first claim inserts a row) must not refuse reads: count this window here, on
+      // top of what was claimed already, so the instance still keeps to the limit on its own.
+      if (fullDiskCode(error) === undefined) throw error;
+      after = lease.shared + this.batch;
+    }
     const before = after - this.batch;
     const granted = Math.max(0, Math.min(this.batch, this.limit - before));
     lease.tokens += granted;

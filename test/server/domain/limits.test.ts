@@ -79,6 +79,31 @@ for (const kind of DATABASES) {
       assert.equal((await sync(a.take('key-1', now + 60_000))).allowed, true);
     });
 
+    test('shared limiter on a full disk: the window is counted in the instance, reads go on, the limit holds', async () => {
+      // Every statement fails as PostgreSQL's disk_full would (a new window's claim inserts a row).
+      const fullDisk = server.ctx.db.withPlugin({
+        transformQuery: () => {
+          throw Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' });
+        },
+        transformResult: async (args) => args.result,
+      });
+      const limiter = new SharedRateLimiter(fullDisk, 40); // batches of 2
+      const now = Date.now();
+      let allowed = 0;
+      for (let i = 0; i < 60; i++) allowed += Number((await sync(limiter.take('key-full', now))).allowed);
+      assert.equal(allowed, 40);
+      const other = new SharedRateLimiter(
+        server.ctx.db.withPlugin({
+          transformQuery: () => {
+            throw Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' });
+          },
+          transformResult: async (args) => args.result,
+        }),
+        40,
+      );
+      await assert.rejects(sync(other.take('key-full', now)), /connection refused/, 'other failures still fail');
+    });
+
     test('shared limiter: concurrent takes share one claim and the remaining count is right', async () => {
       const limiter = new SharedRateLimiter(server.ctx.db, 3);
       const now = Date.now();
