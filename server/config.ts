@@ -89,7 +89,16 @@ export interface Config {
    * (domain/aadhaar/esign-for.ts).
    */
   readonly esignSandbox: boolean;
+  /**
+   * Tests only (MOHAR_TEST_CRASH_POINT): where the process kills itself with SIGKILL, once, so that a test can crash
+   * a real server at a chosen moment. `after-effect`: after an Idempotency-Key request's effect is committed, before
+   * its answer is stored or sent (http/idempotency.ts). Unset in production.
+   */
+  readonly testCrashPoint?: CrashPoint | undefined;
 }
+
+export const CRASH_POINTS = ['after-effect'] as const;
+export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -217,7 +226,16 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     certifyAtSend: text(env, 'MOHAR_CERTIFY_AT_SEND') === undefined || flag(env, 'MOHAR_CERTIFY_AT_SEND'),
     esign: esignConfig(env, cwd),
     esignSandbox: esignSandboxEnabled(env),
+    testCrashPoint: crashPoint(env),
   };
+}
+
+function crashPoint(env: Env): CrashPoint | undefined {
+  const value = text(env, 'MOHAR_TEST_CRASH_POINT');
+  if (value === undefined) return undefined;
+  const known = CRASH_POINTS.find((p) => p === value);
+  if (!known) throw new ConfigError('MOHAR_TEST_CRASH_POINT', `must be one of ${CRASH_POINTS.join(', ')}`);
+  return known;
 }
 
 /** The PEM bundle of extra DSC trust anchors, read once at start-up: every CERTIFICATE block as DER. */

@@ -11,6 +11,7 @@ import {
   requestFingerprint,
   type KeyInCommit,
 } from '../domain/idempotency/idempotency.js';
+import { holdLease } from '../domain/idempotency/lease.js';
 import { accountOf, header, modeOf } from './auth-hooks.js';
 
 /**
@@ -28,6 +29,18 @@ function fingerprintOf(request: FastifyRequest, sameness: unknown): string {
 }
 
 /**
+ * MOHAR_TEST_CRASH_POINT=after-effect (tests only): the process dies here, its effect committed and its answer
+ * neither stored nor sent, the moment a crash must not lose (issue 33).
+ */
+function crashPointAfterEffect(ctx: Context): void {
+  if (ctx.config.testCrashPoint === 'after-effect') process.kill(process.pid, 'SIGKILL');
+}
+
+/**
+ * Three commits: the key's row in flight, the effect, the answer. For operations whose effect is not one
+ * database commit (a send with its blobs, a template with its documents); prefer idempotentInOneCommit.
+ * The in-flight row holds a lease this process renews while it runs (domain/idempotency/lease.ts): after a
+ * crash a retry answers idempotency_in_progress until the lease lapses, then runs again.
  * `sameness` is what makes two requests "the same" (default: the parsed body); a multipart route passes its
  * own description of the parts, since its parsed body is empty.
  */
@@ -48,11 +61,12 @@ export async function idempotent(
   }
   let body: unknown;
   try {
-    body = await run();
+    body = await holdLease(ctx, accountId, key, run);
   } catch (error) {
     await releaseIdempotent(ctx, accountId, key);
     throw error;
   }
+  crashPointAfterEffect(ctx);
   await completeIdempotent(ctx, accountId, key, { status, body });
   return reply.code(status).send(body);
 }
@@ -63,6 +77,7 @@ export async function idempotent(
  * attempt writes nothing, so there is nothing to release. When a concurrent request took the key first
  * (KeyTakenMeanwhile), this one answers from that request's row: a replay, or idempotency_in_progress.
  * `expand`: the answer again from what the operation stored in the key's row, when that is not the answer itself.
+ * `sameness`: as for idempotent().
  */
 export async function idempotentInOneCommit(
   ctx: Context,
@@ -71,6 +86,7 @@ export async function idempotentInOneCommit(
   status: number,
   run: (claim?: KeyInCommit) => Promise<unknown>,
   expand: (stored: unknown) => Promise<unknown> = async (stored) => stored,
+  sameness: unknown = request.body,
 ): Promise<FastifyReply> {
   const key = header(request, 'idempotency-key');
   if (key === undefined) return reply.code(status).send(await run());
@@ -84,7 +100,7 @@ export async function idempotentInOneCommit(
   const claim: KeyInCommit = {
     accountId: accountOf(request),
     key,
-    fingerprint: fingerprintOf(request, request.body),
+    fingerprint: fingerprintOf(request, sameness),
     status,
     serialize,
   };
@@ -103,6 +119,7 @@ export async function idempotentInOneCommit(
     answer = undefined;
     try {
       const body = await run(claim);
+      crashPointAfterEffect(ctx);
       if (answer === undefined) return reply.code(status).send(body);
       return reply.code(status).type('application/json; charset=utf-8').send(answer);
     } catch (error) {

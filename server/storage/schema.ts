@@ -274,6 +274,10 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   created_at: string;
   expires_at: string;
+  /** The process running an in-flight key's request (host:pid:random); null when done. */
+  lease_owner: string | null;
+  /** Until when that process is taken for alive (renewed while it runs); null when done. */
+  lease_expires_at: string | null;
 }
 
 export interface BlobsTable {

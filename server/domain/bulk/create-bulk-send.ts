@@ -1,7 +1,8 @@
 /**
  * POST /bulk-sends: read the source once (snapshot), validate every row, then write the batch, all its
  * rows and the first chunk job in ONE transaction: a refused or failed call queues nothing, an accepted
- * one is durable before the 202 is answered.
+ * one is durable before the 202 is answered. The Idempotency-Key's row, done with the 202's answer, is in that
+ * transaction too (issue 33): a crash leaves the batch and its key's answer, or neither.
  */
 import type { Kysely } from 'kysely';
 import type { Context } from '../context.js';
@@ -13,6 +14,8 @@ import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
 import type { BulkRow } from './merge.js';
 import { loadSource, type SourceRef } from './source.js';
 import { validateRows } from './validate-rows.js';
+import type { KeyInCommit } from '../idempotency/idempotency.js';
+import { insertKeyInTransaction } from '../idempotency/key-in-transaction.js';
 
 /** Rows written per INSERT (well under both databases' bound-parameter limits). */
 const INSERT_CHUNK = 500;
@@ -51,13 +54,21 @@ export async function createBulkSend(
   accountId: string,
   input: BulkSendInput,
   idempotencyKey: string,
+  claim?: KeyInCommit,
 ): Promise<BulkSendAccepted> {
   const source = await loadSource(ctx, accountId, input);
   await validateRows(ctx, accountId, source, input.rows);
   const id = newId();
   const now = ctx.now();
   const at = iso(now);
+  const accepted: BulkSendAccepted = {
+    bulk_send_id: id,
+    status: 'queued',
+    total_rows: input.rows.length,
+    created_at: at,
+  };
   await ctx.db.transaction().execute(async (trx) => {
+    if (claim) await insertKeyInTransaction(trx, claim, accepted, now);
     await trx
       .insertInto('bulk_sends')
       .values({
@@ -96,5 +107,5 @@ export async function createBulkSend(
     }
     await enqueueChunk(trx, accountId, id, 0, now);
   });
-  return { bulk_send_id: id, status: 'queued', total_rows: input.rows.length, created_at: at };
+  return accepted;
 }

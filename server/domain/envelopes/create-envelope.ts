@@ -22,6 +22,7 @@ import { assertAadhaarAvailable } from '../aadhaar/availability.js';
 import { searchRowsOf } from '../../storage/search-terms.js';
 import { envelopeView, recipientView, type EnvelopeRow, type EnvelopeView } from './views.js';
 import { writeDraft } from './write-draft.js';
+import type { KeyInCommit } from '../idempotency/idempotency.js';
 import { checkReminderSettings } from '../workflow/reminder-settings.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
@@ -90,6 +91,23 @@ export async function createEnvelope(
   const draft = prepareDraft(ctx, accountId, input, pin, origin, contents);
   await writeDraft(ctx, draft);
   return draftView(draft);
+}
+
+/**
+ * POST /envelopes with an Idempotency-Key: the key's row, done with the answer, is written in the draft's own
+ * commit, so a crash leaves either both (a retry replays the answer) or neither (a retry creates it): never a
+ * draft whose id the client cannot learn (issue 33). KeyTakenMeanwhile when a concurrent request took the key.
+ */
+export async function createEnvelopeWithKey(
+  ctx: Context,
+  accountId: string,
+  input: EnvelopeInput,
+  claim: KeyInCommit,
+): Promise<EnvelopeView> {
+  const draft = prepareDraft(ctx, accountId, input);
+  const view = draftView(draft);
+  await writeDraft(ctx, draft, { claim, responseJson: claim.serialize(view) });
+  return view;
 }
 
 /** Every check of a create, and the rows it writes; throws before anything is written. */

@@ -2,7 +2,8 @@
  * Idempotency keys with Stripe's semantics, per account, kept 24 hours:
  * the same key with the same request replays the first response; with a different request it is
  * idempotency_conflict; while the first is still running it is idempotency_in_progress. A failed
- * first attempt releases the key so the client can retry. The primary key (account_id, key)
+ * first attempt releases the key so the client can retry; so does a crash, once the in-flight row's lease has
+ * lapsed (lease.ts): then the retry runs again. The primary key (account_id, key)
  * makes concurrent first attempts race safely on both databases: exactly one insert wins.
  */
 import { createHash } from 'node:crypto';
@@ -12,6 +13,7 @@ import type { Database, IdempotencyKeysTable } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { installationBox } from '../../seal/installation-box.js';
+import { lapsesAt, LEASE_OWNER, leaseUntil } from './lease.js';
 
 /**
  * Answers may carry signing links (the legacy create's signing_info), so the answers stored by
@@ -92,6 +94,8 @@ export async function beginIdempotent(
         response_body: null,
         created_at: iso(now),
         expires_at: iso(new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000)),
+        lease_owner: LEASE_OWNER,
+        lease_expires_at: leaseUntil(ctx, now),
       })
       .onConflict((oc) => oc.columns(['account_id', 'key']).doNothing());
     // SQLite: the same statement through the fast path, sharing a commit with the other writes of the moment.
@@ -102,7 +106,7 @@ export async function beginIdempotent(
     if (inserted) return { kind: 'first' };
     const found = await findIdempotent(ctx, accountId, key, fingerprint);
     if (found.kind !== 'absent') return found;
-    // released or expired between our insert and select: try once more
+    // released, expired or abandoned by a dead process between our insert and select: try once more
   }
   throw new MoharError(
     'idempotency_in_progress',
@@ -112,8 +116,8 @@ export async function beginIdempotent(
 }
 
 /**
- * What the key's row says, without claiming it: a replay, `absent` (no live row; an expired one is
- * deleted), or idempotency_conflict / idempotency_in_progress.
+ * What the key's row says, without claiming it: a replay, `absent` (no live row; an expired one, or an
+ * in-flight one whose process's lease has lapsed, is deleted), or idempotency_conflict / idempotency_in_progress.
  */
 export async function findIdempotent(
   ctx: Context,
@@ -140,6 +144,10 @@ export async function findIdempotent(
       'this Idempotency-Key was used with a different request; use a new key for a new request',
     );
   }
+  if (row.state !== 'done' && lapsesAt(ctx, row) <= now) {
+    await deleteAbandoned(ctx, accountId, key, row);
+    return { kind: 'absent' };
+  }
   if (row.state !== 'done' || row.response_status === null) {
     throw new MoharError(
       'idempotency_in_progress',
@@ -153,11 +161,49 @@ export async function findIdempotent(
   };
 }
 
+/**
+ * An in-flight row left by a process that is gone (its lease lapsed): deleted only if it is still that row, so
+ * that of two retries racing here the second does not delete the first one's fresh claim.
+ */
+async function deleteAbandoned(ctx: Context, accountId: string, key: string, row: KeyColumns): Promise<void> {
+  let remove = ctx.db
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', accountId)
+    .where('key', '=', key)
+    .where('state', '=', 'in_flight')
+    .where('created_at', '=', row.created_at);
+  remove =
+    row.lease_owner === null
+      ? remove.where('lease_owner', 'is', null)
+      : remove.where('lease_owner', '=', row.lease_owner);
+  remove =
+    row.lease_expires_at === null
+      ? remove.where('lease_expires_at', 'is', null)
+      : remove.where('lease_expires_at', '=', row.lease_expires_at);
+  await remove.execute();
+}
+
 type KeyColumns = Pick<
   IdempotencyKeysTable,
-  'request_hash' | 'state' | 'response_status' | 'response_body' | 'expires_at'
+  | 'request_hash'
+  | 'state'
+  | 'response_status'
+  | 'response_body'
+  | 'created_at'
+  | 'expires_at'
+  | 'lease_owner'
+  | 'lease_expires_at'
 >;
-const KEY_COLUMNS = ['request_hash', 'state', 'response_status', 'response_body', 'expires_at'] as const;
+const KEY_COLUMNS = [
+  'request_hash',
+  'state',
+  'response_status',
+  'response_body',
+  'created_at',
+  'expires_at',
+  'lease_owner',
+  'lease_expires_at',
+] as const;
 const keyQueries = new WeakMap<Kysely<Database>, CompiledQuery>();
 
 /** The key's row, by a query compiled once per database (on SQLite read at once through the fast path). */
@@ -211,6 +257,8 @@ export function keyRow(claim: KeyInCommit, responseJson: string, now: Date): Ide
     response_body: responseJson,
     created_at: iso(now),
     expires_at: iso(new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000)),
+    lease_owner: null,
+    lease_expires_at: null,
   };
 }
 
@@ -234,9 +282,17 @@ export async function completeIdempotent(
   );
   const update = ctx.db
     .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: response.status, response_body: sealed })
+    .set({
+      state: 'done',
+      response_status: response.status,
+      response_body: sealed,
+      lease_owner: null,
+      lease_expires_at: null,
+    })
     .where('account_id', '=', accountId)
-    .where('key', '=', key);
+    .where('key', '=', key)
+    // Only this process's claim: had its lease lapsed (a process frozen past it), the key is another's now.
+    .where('lease_owner', '=', LEASE_OWNER);
   const fast = ctx.sqlite;
   if (fast) await fast.write(() => fast.run(update.compile()));
   else await update.execute();
@@ -248,5 +304,6 @@ export async function releaseIdempotent(ctx: Context, accountId: string, key: st
     .where('account_id', '=', accountId)
     .where('key', '=', key)
     .where('state', '=', 'in_flight')
+    .where('lease_owner', '=', LEASE_OWNER)
     .execute();
 }

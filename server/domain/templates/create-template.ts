@@ -1,7 +1,9 @@
 /**
  * POST /templates, three ways: from scratch (multipart PDFs + a `template` JSON part), from an existing
  * envelope (its documents, fields and recipients become the template's documents, fields and roles; the
- * envelope is not changed), or by importing a portable template exported elsewhere.
+ * envelope is not changed), or by importing a portable template exported elsewhere. With an Idempotency-Key
+ * (`claim`), the key's row and its answer are written in the template's transaction (issue 33): the documents'
+ * blobs before it are content-addressed, so a run again after a crash stores nothing twice.
  */
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
@@ -22,6 +24,8 @@ import { creationSummary } from './summary.js';
 import { buildDefinition } from './validate.js';
 import { portableTemplate, type PortableTemplate } from './views.js';
 import { emailOf } from '../users/creators.js';
+import type { KeyInCommit } from '../idempotency/idempotency.js';
+import { insertKeyInTransaction } from '../idempotency/key-in-transaction.js';
 
 export type CreateSource = 'upload' | 'envelope' | 'import';
 
@@ -33,11 +37,13 @@ async function createFrom(
   files: ReadonlyMap<string, UploadedPart>,
   from: CreateSource,
   details: Record<string, unknown> = {},
+  claim?: KeyInCommit,
 ): Promise<PortableTemplate> {
   const resolver = new DocumentResolver(ctx, accountId, files);
   const documents = await resolver.resolve(input.documents ?? resolver.partsInOrder());
   const definition = buildDefinition(input, documents);
-  const at = iso(ctx.now());
+  const now = ctx.now();
+  const at = iso(now);
   const createdBy = actor.type === 'user' ? actor.id : null;
   const template = {
     id: newId(),
@@ -49,8 +55,15 @@ async function createFrom(
     updated_at: at,
     created_by_user_id: createdBy,
   };
-  await ctx.db.transaction().execute((trx) =>
-    recordChange(
+  const createdByEmail = createdBy === null ? null : await emailOf(ctx.db, createdBy);
+  const answer = portableTemplate(
+    { ...template, created_by_email: createdByEmail },
+    { version: 1, created_at: at },
+    definition,
+  );
+  await ctx.db.transaction().execute(async (trx) => {
+    if (claim) await insertKeyInTransaction(trx, claim, answer, now);
+    await recordChange(
       trx,
       {
         accountId,
@@ -63,14 +76,9 @@ async function createFrom(
         details: { created_from: from, ...details },
       },
       true,
-    ),
-  );
-  const createdByEmail = createdBy === null ? null : await emailOf(ctx.db, createdBy);
-  return portableTemplate(
-    { ...template, created_by_email: createdByEmail },
-    { version: 1, created_at: at },
-    definition,
-  );
+    );
+  });
+  return answer;
 }
 
 /** From scratch: `definition` is the `template` JSON part; `files` the PDF parts by part name. */
@@ -80,8 +88,9 @@ export function createTemplate(
   actor: TemplateActor,
   definition: DefinitionInput,
   files: ReadonlyMap<string, UploadedPart>,
+  claim?: KeyInCommit,
 ): Promise<PortableTemplate> {
-  return createFrom(ctx, accountId, actor, definition, files, 'upload');
+  return createFrom(ctx, accountId, actor, definition, files, 'upload', {}, claim);
 }
 
 /** An exported portable template: its documents come embedded (content_base64) or by SHA-256 from this account. */
@@ -90,6 +99,7 @@ export function importTemplate(
   accountId: string,
   actor: TemplateActor,
   portable: DefinitionInput & { format: string; template_id?: string; version?: number },
+  claim?: KeyInCommit,
 ): Promise<PortableTemplate> {
   if (portable.format !== TEMPLATE_FORMAT) {
     throw new MoharError('validation_failed', `format must be "${TEMPLATE_FORMAT}"`, {
@@ -109,7 +119,7 @@ export function importTemplate(
     portable.template_id === undefined
       ? {}
       : { imported_from: { template_id: portable.template_id, version: portable.version ?? null } };
-  return createFrom(ctx, accountId, actor, input, new Map(), 'import', origin);
+  return createFrom(ctx, accountId, actor, input, new Map(), 'import', origin, claim);
 }
 
 export interface FromEnvelopeInput {
@@ -124,6 +134,7 @@ export async function templateFromEnvelope(
   accountId: string,
   actor: TemplateActor,
   input: FromEnvelopeInput,
+  claim?: KeyInCommit,
 ): Promise<PortableTemplate> {
   await findEnvelope(ctx, accountId, input.source_envelope_id);
   const envelope = await loadEnvelopeView(ctx.db, input.source_envelope_id);
@@ -173,5 +184,6 @@ export async function templateFromEnvelope(
     roles,
     documents,
   };
-  return createFrom(ctx, accountId, actor, definition, new Map(), 'envelope', { source_envelope_id: envelope.id });
+  const origin = { source_envelope_id: envelope.id };
+  return createFrom(ctx, accountId, actor, definition, new Map(), 'envelope', origin, claim);
 }

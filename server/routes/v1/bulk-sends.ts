@@ -7,7 +7,7 @@ import { bulkSourceFormat } from '../../domain/bulk/source-format.js';
 import { validateBulkSend } from '../../domain/bulk/validate-bulk-send.js';
 import type { Context } from '../../domain/context.js';
 import { accountOf, forCaller, header, requireApiKey } from '../../http/auth-hooks.js';
-import { idempotent } from '../../http/idempotency.js';
+import { idempotentInOneCommit } from '../../http/idempotency.js';
 import {
   BulkEnvelopesResponse,
   BulkSendAccepted,
@@ -67,7 +67,10 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
       }
       const accountId = accountOf(request);
       const caller = forCaller(ctx, request);
-      return idempotent(ctx, request, reply, 202, () => createBulkSend(caller, accountId, request.body, key));
+      // The key's row is written in the batch's transaction (crash-safe: issue 33).
+      return idempotentInOneCommit(ctx, request, reply, 202, (claim) =>
+        createBulkSend(caller, accountId, request.body, key, claim),
+      );
     },
   );
 

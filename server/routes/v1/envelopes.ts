@@ -2,14 +2,14 @@
 import { MoharError } from '../../../common/errors.js';
 import { addRecipient } from '../../domain/envelopes/add-recipient.js';
 import { attachDocument } from '../../domain/envelopes/attach-document.js';
-import { createEnvelope } from '../../domain/envelopes/create-envelope.js';
+import { createEnvelope, createEnvelopeWithKey } from '../../domain/envelopes/create-envelope.js';
 import { envelopeStatus } from '../../domain/envelopes/envelope-status.js';
 import { findEnvelope } from '../../domain/envelopes/find-envelope.js';
 import { replaceFields } from '../../domain/envelopes/replace-fields.js';
 import { loadEnvelopeView } from '../../domain/envelopes/views.js';
 import type { Context } from '../../domain/context.js';
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
-import { idempotent } from '../../http/idempotency.js';
+import { idempotentInOneCommit } from '../../http/idempotency.js';
 import { creatorOf } from '../../http/mine.js';
 import { readFilePart } from '../../http/multipart.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
@@ -49,8 +49,13 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       },
     },
     async (request, reply) => {
-      await idempotent(ctx, request, reply, 201, () =>
-        createEnvelope(forCaller(ctx, request), accountOf(request), { ...request.body, createdBy: creatorOf(request) }),
+      const caller = forCaller(ctx, request);
+      const input = { ...request.body, createdBy: creatorOf(request) };
+      // With a key, the key's row is written in the draft's commit (crash-safe: issue 33).
+      await idempotentInOneCommit(ctx, request, reply, 201, (claim) =>
+        claim
+          ? createEnvelopeWithKey(caller, accountOf(request), input, claim)
+          : createEnvelope(caller, accountOf(request), input),
       );
     },
   );

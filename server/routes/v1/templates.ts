@@ -124,12 +124,14 @@ export function templateRoutes(app: App, ctx: Context): void {
           parseJsonPart(form.fields.template, 'template'),
           '/template',
         ) as DefinitionInput;
-        return idempotent(
+        // Each way, the key's row is written in the template's transaction (crash-safe: issue 33).
+        return idempotentInOneCommit(
           ctx,
           request,
           reply,
           201,
-          () => createTemplate(caller, accountId, actor, definition, form.files),
+          (claim) => createTemplate(caller, accountId, actor, definition, form.files, claim),
+          undefined,
           formFingerprint(form),
         );
       }
@@ -143,14 +145,18 @@ export function templateRoutes(app: App, ctx: Context): void {
       // The union's own errors list both branches; report those of the branch the body is meant to be.
       if (Object.hasOwn(body, 'source_envelope_id')) {
         const input = checkValue(FromEnvelopeBody, body, '');
-        return idempotent(ctx, request, reply, 201, () => templateFromEnvelope(caller, accountId, actor, input));
+        return idempotentInOneCommit(ctx, request, reply, 201, (claim) =>
+          templateFromEnvelope(caller, accountId, actor, input, claim),
+        );
       }
       const portable = checkValue(ImportBody, body, '') as DefinitionInput & {
         format: string;
         template_id?: string;
         version?: number;
       };
-      return idempotent(ctx, request, reply, 201, () => importTemplate(caller, accountId, actor, portable));
+      return idempotentInOneCommit(ctx, request, reply, 201, (claim) =>
+        importTemplate(caller, accountId, actor, portable, claim),
+      );
     },
   );
 

@@ -24,6 +24,7 @@ import * as m0017 from './0017_reminders_links.js';
 import * as m0018 from './0018_token_family.js';
 import * as m0019 from './0019_esign_transactions.js';
 import * as m0020 from './0020_layout_by_reference.js';
+import * as m0021 from './0021_idempotency_lease.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -46,6 +47,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0018_token_family': m0018,
   '0019_esign_transactions': m0019,
   '0020_layout_by_reference': m0020,
+  '0021_idempotency_lease': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

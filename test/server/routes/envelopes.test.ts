@@ -283,6 +283,41 @@ for (const kind of DATABASES) {
       assert.equal(response.json().code, 'idempotency_in_progress');
     });
 
+    test('an in-flight key of a dead process (lease lapsed) runs again; a live lease is 409', async () => {
+      const { requestFingerprint } = await import('../../../server/domain/idempotency/idempotency.js');
+      const now = t.server.clock.now().getTime();
+      const inFlight = (key: string, leaseExpiresAt: number, title: string) =>
+        t.server.ctx.db
+          .insertInto('idempotency_keys')
+          .values({
+            account_id: t.account.accountId,
+            key,
+            request_hash: requestFingerprint('POST', '/backend/api/v1/envelopes', { params: {}, body: { title } }),
+            state: 'in_flight',
+            response_status: null,
+            response_body: null,
+            created_at: new Date(now - 10_000).toISOString(),
+            expires_at: new Date(now + 3_600_000).toISOString(),
+            lease_owner: 'crashed-host:1:0000',
+            lease_expires_at: new Date(leaseExpiresAt).toISOString(),
+          })
+          .execute();
+      await inFlight('lease-live', now + 5_000, 'leased');
+      const live = await create({ title: 'leased' }, 'lease-live');
+      assert.equal(live.statusCode, 409);
+      assert.equal(live.json().code, 'idempotency_in_progress');
+
+      await inFlight('lease-lapsed', now - 1, 'orphan');
+      const before = await count();
+      const rerun = await create({ title: 'orphan' }, 'lease-lapsed');
+      assert.equal(rerun.statusCode, 201, rerun.body);
+      assert.equal(rerun.headers['idempotent-replayed'], undefined, 'a run again, not a replay');
+      assert.equal(await count(), before + 1);
+      const replay = await create({ title: 'orphan' }, 'lease-lapsed');
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, rerun.body);
+    });
+
     test('50 concurrent identical requests create exactly one envelope', async () => {
       const before = await count();
       const responses = await Promise.all(
