@@ -45,6 +45,12 @@ function bySeal(s: SignatureReport, seal: SealIdentity): boolean {
   return s.signer !== null && s.signer.serialNumber === seal.serial && s.signer.subject === seal.subject;
 }
 
+/** Recipient ids are the account's: the public report names signers by their certificates only. */
+function withoutRecipient({ recipient_id, ...rest }: SignatureSummary): Omit<SignatureSummary, 'recipient_id'> {
+  void recipient_id;
+  return rest;
+}
+
 function unknowables(signatures: readonly PublicSignature[], completed: boolean): Unknowable[] {
   const out: Unknowable[] = ['revocation_not_checked'];
   const dsc = signatures.filter((s) => s.trust === null && s.certificate !== null);
@@ -66,8 +72,7 @@ export async function verifyPublicUpload(ctx: Context, bytes: Uint8Array): Promi
     report.signatures.length > 0 ? await Promise.all([sealIdentity(ctx, 'live'), sealIdentity(ctx, 'test')]) : [];
   const signatures = report.signatures.map((s, i): PublicSignature => {
     const seal = seals.find((candidate) => bySeal(s, candidate)) ?? null;
-    const { recipient_id: _recipient, ...summary } = summarizeSignature(s, null, seal);
-    return { ...summary, chain: chains[i]! };
+    return { ...withoutRecipient(summarizeSignature(s, null, seal)), chain: chains[i]! };
   });
   const envelope = await completedEnvelopeFor(ctx, report.sha256);
   return {

@@ -16,8 +16,11 @@ const Chain = Type.Object(
   { description: "the signer's certificate path, built from the signature's own certificates only (nothing fetched)" },
 );
 
-const { recipient_id: _recipientId, ...signatureMembers } = SignatureSummary.properties;
-export const PublicSignature = Type.Object({ ...signatureMembers, chain: Chain });
+/** The signature summary of GET …/signatures, without the account's recipient ids, with the chain. */
+export const PublicSignature = Type.Object({
+  ...Type.Omit(SignatureSummary, ['recipient_id']).properties,
+  chain: Chain,
+});
 
 const MoharEnvelope = Type.Object(
   {
