@@ -67,7 +67,7 @@ export function verifyPageRoutes(app: App, ctx: Context, options: { dir?: string
               'multipart/form-data': { schema: Type.Unsafe({ description: 'the PDF in a part named "file"' }) },
             },
           },
-          response: { 200: PublicVerifyResponse, ...problems(400, 413, 415, 422, 429, 503) },
+          response: { 200: PublicVerifyResponse, ...problems(413, 415, 422, 429, 503) },
         },
       },
       async (request, reply) => {
