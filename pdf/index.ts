@@ -129,6 +129,7 @@ export {
   type CertInfo,
   type CertificateNote,
   type CertificatePath,
+  type PathProblem,
   type CmsInspection,
   type GatherValidationDataOptions,
   type ValidationData,

@@ -47,6 +47,14 @@ export default defineConfig({
     reportCompressedSize: false,
     // Fonts and images stay files: the page's CSP has no need for data: fonts.
     assetsInlineLimit: 0,
+    // The public verifier (/verify, server/routes/verify-page.ts) is a second page of this build: it shares the
+    // components, the i18n and the design, and its assets are served under /sign/assets/ with the signing page's.
+    rollupOptions: {
+      input: {
+        index: new URL('index.html', import.meta.url).pathname,
+        verify: new URL('verify.html', import.meta.url).pathname,
+      },
+    },
   },
   server: { proxy: { '/backend': 'http://127.0.0.1:8080' } },
 });

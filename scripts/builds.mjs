@@ -26,7 +26,7 @@ export const BUILDS = {
   signingPage: {
     name: 'signing page (renderer/dist)',
     output: 'renderer/dist/index.html',
-    sources: [...RENDERER_SOURCES, 'renderer/index.html', 'renderer/vite.config.ts'],
+    sources: [...RENDERER_SOURCES, 'renderer/index.html', 'renderer/verify.html', 'renderer/vite.config.ts'],
     command: [VITE, 'build', 'renderer', '--logLevel', 'warn'],
     lock: 'renderer/.build-lock-sign',
   },

@@ -15,6 +15,7 @@ import { authRoutes } from './routes/legacy/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { consolePageRoutes } from './routes/console-page.js';
 import { consoleSessionRoutes } from './routes/legacy/console-session.js';
+import { verifyPageRoutes } from './routes/verify-page.js';
 import { signingPageRoutes } from './routes/signing-page.js';
 import { aadhaarSignerRoutes } from './routes/v1/aadhaar.js';
 import { aadhaarPageRoutes } from './routes/aadhaar-pages.js';
@@ -166,5 +167,6 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   aadhaarPageRoutes(app, ctx);
   sandboxEspRoutes(app, ctx);
   signingPageRoutes(app, ctx);
+  verifyPageRoutes(app, ctx);
   return { app, inFlight };
 }

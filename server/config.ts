@@ -71,6 +71,8 @@ export interface Config {
   readonly tokenRateLimitPerMinute: number;
   /** Requests per minute per client address on the token routes; 0 turns it off. */
   readonly addressRateLimitPerMinute: number;
+  /** Uploads per minute per client address to the public verifier (POST /verify); 0 turns it off. */
+  readonly verifyRateLimitPerMinute: number;
   /** Days a mailed or legacy signing link lives at most (never past the envelope's expiry); 1 to 90, default 30. */
   readonly signingLinkTtlDays: number;
   /**
@@ -221,6 +223,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     rateLimitPerMinute: integer(env, 'MOHAR_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
     tokenRateLimitPerMinute: integer(env, 'MOHAR_TOKEN_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000_000),
     addressRateLimitPerMinute: integer(env, 'MOHAR_ADDRESS_RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000_000),
+    verifyRateLimitPerMinute: integer(env, 'MOHAR_VERIFY_RATE_LIMIT_PER_MINUTE', 10, 0, 1_000_000_000),
     signingLinkTtlDays: integer(env, 'MOHAR_SIGNING_LINK_TTL_DAYS', 30, 1, 90),
     trustProxy: trustProxy(env),
     certifyAtSend: text(env, 'MOHAR_CERTIFY_AT_SEND') === undefined || flag(env, 'MOHAR_CERTIFY_AT_SEND'),

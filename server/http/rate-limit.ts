@@ -7,12 +7,12 @@
  * Every counted response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix
  * time in seconds when the window ends); over the limit: 429 rate_limited with Retry-After.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MoharError } from '../../common/errors.js';
 import type { Context } from '../domain/context.js';
 import { createRateLimiter, type RateDecision } from '../domain/limits/rate-limiter.js';
 
-function apply(reply: FastifyReply, decision: RateDecision, nowMs: number): MoharError | null {
+function apply(reply: FastifyReply, decision: RateDecision, nowMs: number, who = 'this API key'): MoharError | null {
   const resetSeconds = Math.ceil(decision.resetAt / 1000);
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);
@@ -21,7 +21,7 @@ function apply(reply: FastifyReply, decision: RateDecision, nowMs: number): Moha
   const wait = Math.max(1, Math.ceil((decision.resetAt - nowMs) / 1000));
   return new MoharError(
     'rate_limited',
-    `this API key made more than ${decision.limit} requests this minute; retry in ${wait} s`,
+    `${who} made more than ${decision.limit} requests this minute; retry in ${wait} s`,
     {
       retryAfterSeconds: wait,
       extra: { limit: decision.limit, window_seconds: 60 },
@@ -44,4 +44,24 @@ export function installRateLimit(app: FastifyInstance, ctx: Context): void {
       (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
     );
   });
+}
+
+/**
+ * The same window and headers for one public route, keyed on the client address (request.ip: the forwarded client
+ * only behind a trusted proxy): an onRequest hook, so an over-limit upload is refused before its body is read.
+ * Null when `limit` is 0 (no limit).
+ */
+export function limitPerAddress(
+  ctx: Context,
+  limit: number,
+  scope: string,
+): ((request: FastifyRequest, reply: FastifyReply) => Promise<void>) | null {
+  const limiter = createRateLimiter(ctx.db, ctx.dialect, limit);
+  if (!limiter) return null;
+  return async (request, reply) => {
+    const nowMs = ctx.now().getTime();
+    const decision = await limiter.take(`${scope}:${request.ip}`, nowMs);
+    const refusal = apply(reply, decision, nowMs, 'this address');
+    if (refusal) throw refusal;
+  };
 }

@@ -2,6 +2,8 @@
  * Every string the signing page shows, in English and Hindi. Placeholders in braces ({count}) are filled by
  * t(). The Hindi catalogue must have every English key (the type says so).
  */
+import { verifyEn, verifyHi } from './verify-strings';
+
 export const en = {
   'app.title': 'Sign a document',
   'app.loading': 'Loading the document…',
@@ -220,6 +222,7 @@ export const en = {
   'dsc.noBridge.get':
     'No Mohar Desktop yet? Ask the sender or your IT team for the installer (Windows, macOS or Linux), install it, then open this link again.',
   'dsc.noBridge.copy': 'You can also paste this link into Mohar Desktop:',
+  ...verifyEn,
 } as const;
 
 export type StringKey = keyof typeof en;
@@ -442,6 +445,7 @@ export const hi: Record<StringKey, string> = {
   'dsc.noBridge.get':
     'Mohar Desktop अभी नहीं है? भेजने वाले या अपनी IT टीम से इंस्टॉलर (Windows, macOS या Linux) माँगें, उसे इंस्टॉल करें और फिर यह लिंक दोबारा खोलें।',
   'dsc.noBridge.copy': 'आप यह लिंक Mohar Desktop में पेस्ट भी कर सकते हैं:',
+  ...verifyHi,
 };
 
 export type Language = 'en' | 'hi';

@@ -52,6 +52,7 @@ const DOING: Record<PdfTaskKind, string> = {
   checkUpload: 'checking the uploaded PDF',
   judgeRevision: 'checking the new revision',
   verify: 'verifying the signatures of the PDF',
+  verifyPublic: 'verifying the signatures and certificate chains of the PDF',
   fieldsNotLocked: 'listing the fields no signature locks yet',
 };
 

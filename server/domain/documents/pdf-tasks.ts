@@ -26,6 +26,7 @@ import {
   type RevisionPolicy,
   type VerifyReport,
 } from '../../../pdf/index.js';
+import { judgeChains, type AnchorSet, type ChainTrust } from '../verify/chain-trust.js';
 import {
   prepareCertificate,
   type CertificateInput,
@@ -150,6 +151,23 @@ export const PDF_TASKS = {
       return { report: verifyPdf(input.bytes), readError: null };
     } catch (error) {
       return { report: null, readError: (error as Error).message };
+    }
+  },
+
+  /**
+   * The public verifier (/verify): the upload read once with the intake limits (inspectPdf refuses what intake
+   * refuses), then our verifier's report and each signature's chain against the trust anchors (chain-trust.ts).
+   */
+  verifyPublic: (
+    input: { bytes: Uint8Array; anchors: AnchorSet; now: Date },
+    limits: Partial<PdfLimits>,
+  ): { report: VerifyReport | null; chains: ChainTrust[]; readError: string | null } => {
+    inspectPdf(input.bytes, limits);
+    try {
+      const report = verifyPdf(input.bytes);
+      return { report, chains: judgeChains(input.bytes, report.signatures, input.anchors, input.now), readError: null };
+    } catch (error) {
+      return { report: null, chains: [], readError: (error as Error).message };
     }
   },
 

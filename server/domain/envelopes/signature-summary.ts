@@ -105,11 +105,11 @@ export async function signatureSummary(
     size: report.size,
     revisions: report.revisions,
     valid: report.valid,
-    signatures: report.signatures.map((s) => summarize(s, known.get(s.field) ?? null, seal)),
+    signatures: report.signatures.map((s) => summarizeSignature(s, known.get(s.field) ?? null, seal)),
   };
 }
 
-interface KnownSigner {
+export interface KnownSigner {
   recipientId: string;
   trust: { status: TrustStatus; reason: string | null } | null;
 }
@@ -144,12 +144,12 @@ async function knownSigners(ctx: Context, envelopeId: string, documentId: string
 /**
  * The seal's certificate (the test seal's for a test envelope) as the verifier prints it, to recognise its signatures.
  */
-async function sealIdentity(ctx: Context, mode: DataMode | undefined): Promise<SealIdentity> {
+export async function sealIdentity(ctx: Context, mode: DataMode | undefined): Promise<SealIdentity> {
   const { x509 } = certInfo((await sealFor(ctx, mode)).certificate);
   return { subject: x509.subject.split('\n').join(', '), serial: x509.serialNumber, test: mode === 'test' };
 }
 
-interface SealIdentity {
+export interface SealIdentity {
   readonly subject: string;
   readonly serial: string;
   /** The test seal of a test envelope (issue 16): its signatures are a test's, never the installation seal's. */
@@ -161,7 +161,12 @@ const TEST_SEAL_TRUST = {
   reason: 'signed by the test seal of a test envelope (qsk_test_ key): no legal effect',
 } as const;
 
-function summarize(s: SignatureReport, known: KnownSigner | null, seal: SealIdentity | null): SignatureSummary {
+/** One signature of the verifier's report in the API's words (also the public verifier's, domain/verify). */
+export function summarizeSignature(
+  s: SignatureReport,
+  known: KnownSigner | null,
+  seal: SealIdentity | null,
+): SignatureSummary {
   const fieldLock = fieldLockSummary(s);
   const bySeal =
     seal !== null && s.signer !== null && s.signer.serialNumber === seal.serial && s.signer.subject === seal.subject;
