@@ -28,7 +28,8 @@ describe('OpenAPI documents', () => {
       assert.ok(doc.paths[path], `${path} documented`);
     }
     const create = doc.paths['/envelopes'].post;
-    assert.deepEqual(create.security, [{ apiKey: [] }]);
+    assert.deepEqual(create.security, [{ apiKey: [] }, { bearer: [] }], 'the key, or a console login');
+    assert.equal(create.operationId, 'createEnvelope');
     assert.ok(create.requestBody.content['application/json'].schema.properties.recipients);
     assert.ok(create.responses['409'], 'conflicts documented');
     assert.ok(
@@ -49,6 +50,7 @@ describe('OpenAPI documents', () => {
       assert.ok(doc.paths[path], `${path} documented`);
     }
     assert.deepEqual(doc.paths['/apikey/generate/'].post.security, [{ bearer: [] }]);
+    assert.deepEqual(doc.paths['/auth/login/'].post.security, [], 'public');
   });
 
   test('each API has a browsable docs page', async () => {
