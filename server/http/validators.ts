@@ -30,6 +30,24 @@ type BuildValidator = NonNullable<
 /** Ajv options of every validator: all errors at once (problem+json lists them), binary for file parts. */
 export const AJV_CUSTOM_OPTIONS = { allErrors: true, formats: { binary: true } } as const;
 
+/**
+ * Marks a multipart/form-data body schema (`streamedForm`) that the handler checks itself: it reads the parts
+ * from the stream after validation ran (server/http/multipart.ts), so the validator sees no parts and must not
+ * judge them, while the document still says which parts are required and what they hold.
+ */
+export const STREAMED_FORM = 'x-streamed-form';
+
+export function streamedForm<T extends object>(schema: T): T {
+  return { ...schema, [STREAMED_FORM]: true };
+}
+
+function isStreamedForm(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && (schema as Record<string, unknown>)[STREAMED_FORM] === true;
+}
+
+/** The body validator of a streamed form: the parts are checked by the handler that reads them. */
+const acceptStreamedForm = (): boolean => true;
+
 /** Fastify's `schemaController.compilersFactory.buildValidator`: bodies strict, every other part coerced. */
 export function partAwareValidator(): BuildValidator {
   const pool = AjvCompiler() as unknown as Pool;
@@ -41,7 +59,10 @@ export function partAwareValidator(): BuildValidator {
       });
     const body = compiler(false);
     const text = compiler('array');
-    return (route) => (route.httpPart === 'body' ? body(route) : text(route));
+    return (route) => {
+      if (route.httpPart !== 'body') return text(route);
+      return isStreamedForm(route.schema) ? acceptStreamedForm : body(route);
+    };
   };
   return build as unknown as BuildValidator;
 }

@@ -41,12 +41,11 @@ export function problems(...statuses: number[]): Record<number, typeof Problem> 
   return Object.fromEntries(statuses.map((s) => [s, Problem]));
 }
 
-export const ApiKeyHeader = Type.Object({
-  'x-api-key': Type.Optional(Type.String({ description: 'the account API key (qsk_live_… or qsk_test_…)' })),
-});
-
+/**
+ * Request headers a route reads. X-Api-Key is not among them: the security schemes of the documents
+ * (server/http/openapi.ts) say where the key goes, and the auth hooks read it from the raw headers.
+ */
 export const IdempotentHeaders = Type.Object({
-  'x-api-key': Type.Optional(Type.String({ description: 'the account API key' })),
   'idempotency-key': Type.Optional(
     Type.String({
       maxLength: 255,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { streamedForm } from '../validators.js';
 import { Nullable, Uuid } from './common.js';
 
 export const DocumentBody = Type.Object({
@@ -38,10 +39,12 @@ export const DocumentBody = Type.Object({
 
 export const AttachDocumentJson = Type.Object({ document_id: Uuid });
 
-/** Documents the multipart upload; the handler streams the part and reports missing_file itself. */
-export const MultipartFile = Type.Object(
-  { file: Type.Optional(Type.String({ format: 'binary', description: 'the PDF (required)' })) },
-  { description: 'one part named "file": the PDF' },
+/** The multipart upload; the handler streams the part and reports missing_file itself. */
+export const MultipartFile = streamedForm(
+  Type.Object(
+    { file: Type.String({ format: 'binary', description: 'the PDF' }) },
+    { description: 'one part named "file": the PDF' },
+  ),
 );
 
 export const DocumentParams = Type.Object({ document_id: Uuid });

@@ -8,11 +8,19 @@ export const FIELD_TYPE_DESCRIPTION = ALL_FIELD_TYPES.map(
   (type) => `${type} ${FIELD_TYPE_NAMES[type]}${type === FIELD_TYPES.INITIAL ? ' (not for USB DSC)' : ''}`,
 ).join('; ');
 
-/** Types only: the layout rules themselves are checked by the domain, which reports every bad field at once. */
+/** The field types are the integers 1 to 13 without gaps (common/fields.ts). */
+const FIELD_TYPE_RANGE = { minimum: Math.min(...ALL_FIELD_TYPES), maximum: Math.max(...ALL_FIELD_TYPES) };
+
+/**
+ * What one field may hold. The layout rules that need the envelope (its recipients, the document's pages and
+ * signature fields, the placement) are checked by the domain, which reports every bad field at once.
+ */
 export const FieldBody = Type.Object({
-  recipient_id: Type.String({ description: 'recipient the field belongs to' }),
-  field_type: Type.Integer({ description: FIELD_TYPE_DESCRIPTION }),
-  page_number: Type.Optional(Type.Integer({ description: 'starts at 1' })),
+  recipient_id: Type.String({ format: 'uuid', description: 'recipient the field belongs to' }),
+  field_type: Type.Integer({ ...FIELD_TYPE_RANGE, description: FIELD_TYPE_DESCRIPTION }),
+  page_number: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'starts at 1; at most the page count of the document' }),
+  ),
   x: Type.Optional(Type.Number({ description: 'points from the left edge of the page as displayed' })),
   y: Type.Optional(Type.Number({ description: 'points from the top edge of the page as displayed' })),
   width: Type.Optional(Type.Number()),

@@ -49,11 +49,14 @@ export const LegacyCreateBody = Type.Object({
   }),
   documentDetails: Type.Object({
     doc_url: Type.String({
+      format: 'uri',
       minLength: 1,
       maxLength: 2048,
       description: 'http(s) URL of the PDF, fetched by the server (public addresses only)',
     }),
-    redirect_url: Type.Optional(Type.String({ maxLength: 2048, description: 'where signers go after acting' })),
+    redirect_url: Type.Optional(
+      Type.String({ format: 'uri', maxLength: 2048, description: 'where signers go after acting (http or https)' }),
+    ),
   }),
   recipientDetail: Type.Array(LegacyRecipient, { minItems: 1, maxItems: 50 }),
 });

@@ -1,24 +1,26 @@
 import { Type } from 'typebox';
+import { streamedForm } from '../validators.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
 
-export const MockRequestForm = Type.Object(
-  {
-    // Marked optional for the validator (the multipart stream is read by the handler, which reports each
-    // missing part by name); all three are required.
-    file: Type.Optional(Type.String({ format: 'binary', description: 'the PDF to sign (required)' })),
-    signer_name: Type.Optional(Type.String({ maxLength: 200, description: 'required' })),
-    signer_email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'required' })),
-    external_id: Type.Optional(
-      Type.String({ maxLength: 200, description: 'your reference; unique per account, as for envelopes' }),
-    ),
-    webhook_url: Type.Optional(
-      Type.String({
-        format: 'uri',
-        description: 'receives one envelope.completed event, signed with the returned webhook_secret',
-      }),
-    ),
-  },
-  { description: 'multipart/form-data' },
+/** The multipart form; the handler streams it and reports each missing or bad part by name. */
+export const MockRequestForm = streamedForm(
+  Type.Object(
+    {
+      file: Type.String({ format: 'binary', description: 'the PDF to sign' }),
+      signer_name: Type.String({ maxLength: 200 }),
+      signer_email: Type.String({ format: 'email', maxLength: 320 }),
+      external_id: Type.Optional(
+        Type.String({ maxLength: 200, description: 'your reference; unique per account, as for envelopes' }),
+      ),
+      webhook_url: Type.Optional(
+        Type.String({
+          format: 'uri',
+          description: 'receives one envelope.completed event, signed with the returned webhook_secret',
+        }),
+      ),
+    },
+    { description: 'multipart/form-data' },
+  ),
 );
 
 export const MockRequestCreated = Type.Object({

@@ -149,7 +149,8 @@ export const TemplateCreateJson = Type.Union([FromEnvelopeBody, ImportBody], {
 
 /** The multipart create's parts, as documented (the route reads them itself). */
 export const TemplateCreateMultipartExample = {
-  template: JSON.stringify({
+  // An object: the part is JSON text (multipart's default for an object member, RFC 7578 with OpenAPI's encoding).
+  template: {
     name: 'Sale agreement',
     settings: { expire_in_days: 14 },
     roles: [
@@ -175,7 +176,7 @@ export const TemplateCreateMultipartExample = {
         ],
       },
     ],
-  }),
+  },
   contract: '(the PDF file, application/pdf)',
 };
 
@@ -499,14 +500,14 @@ export const TemplatePatchBody = Type.Object(
 
 /** A multipart PATCH replacing the document, as documented. */
 export const TemplatePatchMultipartExample = {
-  template: JSON.stringify({
+  template: {
     documents: [
       {
         file: 'v2',
         fields: [{ role_key: 'seller', field_type: 1, page_number: 3, x: 72, y: 600, width: 180, height: 50 }],
       },
     ],
-  }),
+  },
   v2: '(the new PDF file, application/pdf)',
 };
 
@@ -552,7 +553,6 @@ export const InstantiateBody = Type.Object(
 export type InstantiateBody = Static<typeof InstantiateBody>;
 
 export const InstantiateHeaders = Type.Object({
-  'x-api-key': Type.Optional(Type.String()),
   'idempotency-key': Type.Optional(
     Type.String({
       maxLength: 255,
@@ -561,7 +561,6 @@ export const InstantiateHeaders = Type.Object({
   ),
 });
 export const PatchHeaders = Type.Object({
-  'x-api-key': Type.Optional(Type.String()),
   'if-match': Type.Optional(
     Type.String({ description: 'the ETag (version) you edited, e.g. "2": another version in between gives 412' }),
   ),
@@ -653,6 +652,9 @@ export const InstantiatedEnvelopeResponse = {
       bulk_send_id: null,
       row_index: null,
       created_by: null,
+      delivery: 'email',
+      reminders: null,
+      mode: 'live',
       created_at: '2026-11-25T11:00:00.000Z',
       updated_at: '2026-11-25T11:00:00.000Z',
     },

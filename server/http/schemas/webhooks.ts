@@ -11,6 +11,7 @@ const DateTime = Type.String({ format: 'date-time' });
 
 export const WebhookSaveBody = Type.Object({
   webhook_url: Type.String({
+    format: 'uri',
     minLength: 1,
     maxLength: 2048,
     description:
@@ -299,7 +300,11 @@ export function webhookOpenApi(): Record<string, unknown> {
       type,
       {
         post: {
+          operationId: webhookOperationId(type),
+          tags: ['webhooks'],
           summary: `${type} delivered to your webhook_url`,
+          // Mohar calls the receiver: no scheme of this document applies; X-Service-Signature is the proof.
+          security: [],
           description: `Signed delivery (see docs/webhooks.md). Answer 2xx within 10 s. Anything else is retried, ${MAX_ATTEMPTS} attempts in all, waiting ${schedule} (±20 %); 410 Gone disables the webhook.`,
           parameters: DELIVERY_HEADERS.map((h) => ({
             in: 'header',
@@ -317,4 +322,13 @@ export function webhookOpenApi(): Record<string, unknown> {
       },
     ]),
   );
+}
+
+/**
+ * The operationId of an event's delivery, derived from its stable event type (so it never changes while the
+ * event keeps its name): envelope.created → onEnvelopeCreated, bulk_send.failed → onBulkSendFailed.
+ */
+export function webhookOperationId(type: string): string {
+  const words = type.split(/[._]/);
+  return `on${words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
 }

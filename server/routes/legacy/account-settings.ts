@@ -5,19 +5,20 @@ import { normalizeOrigin } from '../../domain/workflow/sessions.js';
 import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { AccountSettingsBody } from '../../http/schemas/signing.js';
+import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export function accountSettingsRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);
-  const security = [{ bearer: [] }];
   app.get(
     '/account/settings/',
     {
       onRequest,
       schema: {
+        operationId: 'getAccountSettings',
         tags: ['account'],
         summary: 'Account settings',
-        security,
+        security: LOGIN,
         response: { 200: AccountSettingsBody, ...problems(401, 403) },
       },
     },
@@ -28,9 +29,10 @@ export function accountSettingsRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateAccountSettings',
         tags: ['account'],
         summary: 'Replace the account settings',
-        security,
+        security: LOGIN,
         body: AccountSettingsBody,
         response: { 200: AccountSettingsBody, ...problems(401, 403, 422) },
       },

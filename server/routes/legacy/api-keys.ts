@@ -2,9 +2,9 @@
 import type { Context } from '../../domain/context.js';
 import { generateApiKey, keyMetadata, listActiveKeys } from '../../domain/keys/api-keys.js';
 import { accountOf, requireAdminLogin, requireKeyOrLogin } from '../../http/auth-hooks.js';
-import { ApiKeyHeader, problems } from '../../http/schemas/common.js';
+import { problems } from '../../http/schemas/common.js';
 import { BearerHeader, GenerateKeyBody, GeneratedKeyResponse, KeyMetadataResponse } from '../../http/schemas/auth.js';
-import { Type } from 'typebox';
+import { API_KEY_OR_LOGIN, LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export function apiKeyRoutes(app: App, ctx: Context): void {
@@ -17,9 +17,10 @@ export function apiKeyRoutes(app: App, ctx: Context): void {
         request.body ??= {};
       },
       schema: {
+        operationId: 'generateApiKey',
         tags: ['keys'],
         summary: 'Generate or rotate the account key of a mode (the old key stops working at once)',
-        security: [{ bearer: [] }],
+        security: LOGIN,
         headers: BearerHeader,
         body: GenerateKeyBody,
         response: { 201: GeneratedKeyResponse, ...problems(401, 403, 422) },
@@ -34,10 +35,11 @@ export function apiKeyRoutes(app: App, ctx: Context): void {
     {
       onRequest: requireKeyOrLogin(ctx),
       schema: {
+        operationId: 'getApiKeys',
         tags: ['keys'],
         summary: 'Key metadata: prefix, mode, created_at, last_used_at; never the full key',
-        security: [{ bearer: [] }, { apiKey: [] }],
-        headers: Type.Object({ ...BearerHeader.properties, ...ApiKeyHeader.properties }),
+        security: API_KEY_OR_LOGIN,
+        headers: BearerHeader,
         response: { 200: KeyMetadataResponse, ...problems(401, 403) },
       },
     },

@@ -5,6 +5,7 @@ import { logout, refreshTokens } from '../../domain/auth/tokens.js';
 import type { Context } from '../../domain/context.js';
 import { problems } from '../../http/schemas/common.js';
 import { LoginBody, RefreshBody, TokenPairResponse } from '../../http/schemas/auth.js';
+import { PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export function authRoutes(app: App, ctx: Context): void {
@@ -12,6 +13,8 @@ export function authRoutes(app: App, ctx: Context): void {
     '/auth/login/',
     {
       schema: {
+        operationId: 'login',
+        security: PUBLIC,
         tags: ['auth'],
         summary:
           'Log in (any active user); 5 failures in 15 minutes lock the login for 15 minutes, 30 from one address refuse that address; 403 account_suspended for a suspended account',
@@ -26,6 +29,8 @@ export function authRoutes(app: App, ctx: Context): void {
     '/auth/refresh/',
     {
       schema: {
+        operationId: 'refreshTokens',
+        security: PUBLIC,
         tags: ['auth'],
         summary:
           'Exchange a refresh token for a new token pair (the old one stops working; presenting it again revokes every token of its login)',
@@ -40,6 +45,8 @@ export function authRoutes(app: App, ctx: Context): void {
     '/auth/logout/',
     {
       schema: {
+        operationId: 'logout',
+        security: PUBLIC,
         tags: ['auth'],
         summary: 'Log out: revoke the refresh token and every token of its login',
         body: RefreshBody,

@@ -19,6 +19,7 @@ import type { Context } from '../../domain/context.js';
 import { LoginBody } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
 import { ConsoleHeader, ConsoleSessionResponse } from '../../http/schemas/console-session.js';
+import { PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export const CONSOLE_COOKIE = 'mohar_console';
@@ -65,6 +66,8 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
     {
       onRequest: requireConsoleHeader,
       schema: {
+        operationId: 'startConsoleSession',
+        security: PUBLIC,
         tags,
         summary:
           'Console login: sets the HttpOnly refresh cookie, answers an access token (5 failures in 15 minutes lock the login)',
@@ -82,6 +85,8 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
     {
       onRequest: requireConsoleHeader,
       schema: {
+        operationId: 'resumeConsoleSession',
+        security: PUBLIC,
         tags,
         summary: 'Trade the refresh cookie for a new access token (the cookie rotates; a used one stops working)',
         headers: ConsoleHeader,
@@ -105,6 +110,8 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
     {
       onRequest: requireConsoleHeader,
       schema: {
+        operationId: 'endConsoleSession',
+        security: PUBLIC,
         tags,
         summary: 'Log out: revokes the refresh cookie and every access token it minted',
         headers: ConsoleHeader,

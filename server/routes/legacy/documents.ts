@@ -10,7 +10,7 @@ import { signingLinksOf } from '../../domain/legacy/signing-links.js';
 import type { FinalDocument } from '../../domain/workflow/download.js';
 import { accountOf, forCaller, header, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotent } from '../../http/idempotency.js';
-import { ApiKeyHeader, IdempotentHeaders, problems } from '../../http/schemas/common.js';
+import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import {
   AppSignStatusResponse,
   DocIdParams,
@@ -22,10 +22,10 @@ import {
   SigningLinksResponse,
   TokenParams,
 } from '../../http/schemas/legacy.js';
+import { API_KEY, PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
-const security = [{ apiKey: [] }];
 const Pdf = Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' });
 
 /** The key in the body must be the key in X-Api-Key (which authenticated the call). */
@@ -51,12 +51,13 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
     {
       onRequest,
       schema: {
+        operationId: 'createDocumentWithRecipients',
         tags: ['documents'],
         summary:
           'Create a document from a PDF URL with its recipients, and send it (headless with is_mail_required: false)',
         description:
           'The API key goes in X-Api-Key and in companyDetails.api_key. Counts against the monthly call quota (not with test keys). A repeated Idempotency-Key replays the first response for 24 hours.',
-        security,
+        security: API_KEY,
         headers: IdempotentHeaders,
         body: LegacyCreateBody,
         response: { 200: LegacyCreateResponse, ...problems(401, 403, 409, 413, 422, 429) },
@@ -74,10 +75,10 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
     {
       onRequest,
       schema: {
+        operationId: 'createSigningLinks',
         tags: ['documents'],
         summary: 'Fresh signing links for the recipients who still have to act',
-        security,
-        headers: ApiKeyHeader,
+        security: API_KEY,
         body: SigningLinksBody,
         response: { 200: SigningLinksResponse, ...problems(401, 403, 404, 422) },
       },
@@ -96,10 +97,10 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
     {
       onRequest,
       schema: {
+        operationId: 'getDocumentSignStatus',
         tags: ['documents'],
         summary: 'Per-recipient status; signed_doc_url once everyone has signed',
-        security,
-        headers: ApiKeyHeader,
+        security: API_KEY,
         params: DocIdParams,
         response: { 200: AppSignStatusResponse, ...problems(401, 403, 404) },
       },
@@ -112,10 +113,10 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
     {
       onRequest,
       schema: {
+        operationId: 'getSignStatus',
         tags: ['documents'],
         summary: 'Status word of a document: Uploaded, Sent, Partially signed, Fully signed, Rejected or Cancelled',
-        security,
-        headers: ApiKeyHeader,
+        security: API_KEY,
         querystring: DocIdQuery,
         response: { 200: SignStatusResponse, ...problems(401, 403, 404) },
       },
@@ -128,10 +129,10 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
     {
       onRequest,
       schema: {
+        operationId: 'downloadFinalDocument',
         tags: ['documents'],
         summary: 'The final signed PDF (after every recipient has signed)',
-        security,
-        headers: ApiKeyHeader,
+        security: API_KEY,
         querystring: DocIdQuery,
         response: { 200: Pdf, ...problems(401, 403, 404, 409) },
       },
@@ -144,6 +145,8 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
     '/document/signed/:token/',
     {
       schema: {
+        operationId: 'downloadBySignedLink',
+        security: PUBLIC,
         tags: ['documents'],
         summary: 'signed_doc_url: the final PDF without a key (the link is the credential; it expires)',
         params: TokenParams,

@@ -5,6 +5,7 @@ import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { Nullable, problems, StringEnum, Uuid } from '../../http/schemas/common.js';
 import { JOB_STATES, listJobs } from '../../jobs/queue.js';
+import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export const JobsQuery = Type.Object({
@@ -43,9 +44,10 @@ export function jobRoutes(app: App, ctx: Context): void {
     {
       onRequest: requireAdminLogin(ctx),
       schema: {
+        operationId: 'listJobs',
         tags: ['jobs'],
         summary: "The account's background jobs, newest first (filter state=dead for dead letters)",
-        security: [{ bearer: [] }],
+        security: LOGIN,
         headers: BearerHeader,
         querystring: JobsQuery,
         response: { 200: JobsResponse, ...problems(401, 403, 422) },

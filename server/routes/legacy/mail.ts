@@ -6,6 +6,7 @@ import { BearerHeader } from '../../http/schemas/auth.js';
 import { Nullable, problems, StringEnum, Uuid } from '../../http/schemas/common.js';
 import { listOutbox, MAIL_KINDS, MAIL_STATUSES } from '../../mail/outbox.js';
 import { installationBox } from '../../seal/installation-box.js';
+import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export const OutboxQuery = Type.Object({
@@ -57,9 +58,10 @@ export function mailRoutes(app: App, ctx: Context): void {
     {
       onRequest: requireAdminLogin(ctx),
       schema: {
+        operationId: 'listMailOutbox',
         tags: ['mail'],
         summary: "The account's mail outbox, newest first (no bodies unless include=body)",
-        security: [{ bearer: [] }],
+        security: LOGIN,
         headers: BearerHeader,
         querystring: OutboxQuery,
         response: { 200: OutboxResponse, ...problems(401, 403, 422) },

@@ -6,6 +6,7 @@ import { retryJob } from '../../domain/operators/retry-job.js';
 import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems, Uuid } from '../../http/schemas/common.js';
+import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { JobItem } from './jobs.js';
 
@@ -19,18 +20,18 @@ const ResentMailResponse = Type.Object({
 
 export function operatorRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);
-  const security = [{ bearer: [] }];
 
   app.post(
     '/mail/outbox/:mail_id/resend/',
     {
       onRequest,
       schema: {
+        operationId: 'resendMail',
         tags: ['mail'],
         summary: 'Send a kept or failed mail again (needs an SMTP server: MOHAR_SMTP_URL)',
         description:
           'The mail goes back to queued with a new mail.send job. 409 smtp_not_configured without an SMTP server (the mail would only be kept again); 409 mail_not_resendable unless the mail is kept or failed.',
-        security,
+        security: LOGIN,
         headers: BearerHeader,
         params: MailParams,
         response: { 202: ResentMailResponse, ...problems(401, 403, 404, 409, 422) },
@@ -44,10 +45,11 @@ export function operatorRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'retryJob',
         tags: ['jobs'],
         summary: 'Run a dead job once more, now (one more attempt)',
         description: '409 job_not_dead unless the job is dead (every attempt failed).',
-        security,
+        security: LOGIN,
         headers: BearerHeader,
         params: JobParams,
         response: { 202: JobItem, ...problems(401, 403, 404, 409, 422) },

@@ -4,7 +4,8 @@ import type { Context } from '../../domain/context.js';
 import { dailyUsage } from '../../domain/limits/daily-usage.js';
 import { accountOf, requireKeyOrLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
-import { ApiKeyHeader, problems } from '../../http/schemas/common.js';
+import { problems } from '../../http/schemas/common.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export const DailyUsageResponse = Type.Object({
@@ -30,11 +31,12 @@ export function usageDailyRoutes(app: App, ctx: Context): void {
     {
       onRequest: requireKeyOrLogin(ctx),
       schema: {
+        operationId: 'getDailyUsage',
         tags: ['usage'],
         summary:
           "This month's use per day (UTC): envelopes created, legacy creates counted by the quota, test-key creates",
-        security: [{ bearer: [] }, { apiKey: [] }],
-        headers: Type.Object({ ...BearerHeader.properties, ...ApiKeyHeader.properties }),
+        security: API_KEY_OR_LOGIN,
+        headers: BearerHeader,
         response: { 200: DailyUsageResponse, ...problems(401, 403) },
       },
     },

@@ -15,6 +15,7 @@ import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
 import * as S from '../../http/schemas/users.js';
 import { Type } from 'typebox';
+import { LOGIN, PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export function actorOf(request: FastifyRequest): Actor {
@@ -56,13 +57,14 @@ function auditOtherRoutes(app: App, ctx: Context, prefix: string): void {
 export function userRoutes(app: App, ctx: Context, prefix: string): void {
   auditOtherRoutes(app, ctx, prefix);
   const admin = { onRequest: requireUserAdmin(ctx) };
-  const bearer = { security: [{ bearer: [] }], headers: BearerHeader };
+  const bearer = { security: LOGIN, headers: BearerHeader };
 
   app.get(
     '/users/',
     {
       ...admin,
       schema: {
+        operationId: 'listUsers',
         tags: ['users'],
         summary: 'The users of the account (admin)',
         ...bearer,
@@ -77,6 +79,7 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
     {
       ...admin,
       schema: {
+        operationId: 'inviteUser',
         tags: ['users'],
         summary: 'Invite a user by e-mail: a set-password link (72 h, single use) goes out through the mail outbox',
         ...bearer,
@@ -93,6 +96,7 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
     {
       ...admin,
       schema: {
+        operationId: 'changeUserRole',
         tags: ['users'],
         summary: "Change a user's role (never the last active admin's)",
         ...bearer,
@@ -109,6 +113,7 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
     {
       ...admin,
       schema: {
+        operationId: 'deactivateUser',
         tags: ['users'],
         summary: 'Deactivate a user: every session ends at once, logins are refused (never the last active admin)',
         ...bearer,
@@ -123,6 +128,8 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
     '/users/set-password/',
     {
       schema: {
+        operationId: 'setPasswordFromLink',
+        security: PUBLIC,
         tags: ['users'],
         summary: 'Public: set a password with the token of an invite or reset link (single use)',
         body: S.SetPasswordBody,
@@ -136,6 +143,8 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
     '/users/password-reset/',
     {
       schema: {
+        operationId: 'requestPasswordReset',
+        security: PUBLIC,
         tags: ['users'],
         summary:
           'Public: mail a reset link (1 h, single use) to an active user; always 202, whether or not the e-mail exists',
@@ -154,6 +163,7 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
     {
       onRequest: requireUserLogin(ctx),
       schema: {
+        operationId: 'changeOwnPassword',
         tags: ['users'],
         summary: 'Change your own password (the current one required); your other sessions end',
         ...bearer,
@@ -172,6 +182,7 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
     {
       ...admin,
       schema: {
+        operationId: 'listAuditLog',
         tags: ['users'],
         summary: 'The account audit log, newest first: who did what, when, from which address (admin)',
         ...bearer,

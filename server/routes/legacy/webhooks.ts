@@ -30,10 +30,10 @@ import { registerWebhook } from '../../webhooks/register-endpoint.js';
 import { getWebhook, revealWebhookSecret } from '../../webhooks/reveal-secret.js';
 import { rotateWebhookSecret } from '../../webhooks/rotate-secret.js';
 import { sendTestEvent } from '../../webhooks/send-test-event.js';
+import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 const tags = ['webhooks'];
-const security = [{ bearer: [] }];
 
 export function webhookRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);
@@ -43,8 +43,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'saveWebhook',
         tags,
-        security,
+        security: LOGIN,
         summary: "Register (or change) the account's webhook receiver; returns its signing secret once",
         description:
           'https and a public address only: the host is resolved and loopback, private, link-local, CGNAT, multicast and metadata addresses are refused (422 invalid_webhook_url, saying why). Saving again changes the URL, enables a disabled webhook and issues a new secret; the old secret keeps signing alongside it for the rotation overlap.',
@@ -64,8 +65,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getWebhook',
         tags,
-        security,
+        security: LOGIN,
         summary: "The account's webhook: URL, status (and why it was disabled), rotation state; never the secret",
         headers: BearerHeader,
         response: { 200: WebhookEndpointResponse, ...problems(401, 403, 404) },
@@ -79,8 +81,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getWebhookSecret',
         tags,
-        security,
+        security: LOGIN,
         summary: 'Reveal the current signing secret',
         headers: BearerHeader,
         response: { 200: WebhookSecretResponse, ...problems(401, 403, 404) },
@@ -101,8 +104,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
         request.body ??= {};
       },
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
-        security,
+        security: LOGIN,
         summary:
           'Rotate the signing secret: the new one signs at once, the old one alongside it until the overlap ends (default 24 h)',
         headers: BearerHeader,
@@ -125,8 +129,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'sendTestWebhook',
         tags,
-        security,
+        security: LOGIN,
         summary: 'Send a webhook.test event to the webhook (delivered and logged like a real event)',
         headers: BearerHeader,
         response: { 202: TestEventResponse, ...problems(401, 403, 404, 409) },
@@ -140,8 +145,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
-        security,
+        security: LOGIN,
         summary: 'Deliveries (one per event and endpoint), newest first; status=dead lists the dead letters',
         headers: BearerHeader,
         querystring: DeliveriesQuery,
@@ -165,8 +171,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getWebhookDelivery',
         tags,
-        security,
+        security: LOGIN,
         summary: 'One delivery with its payload and every attempt',
         headers: BearerHeader,
         params: DeliveryParams,
@@ -181,8 +188,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'redeliverWebhook',
         tags,
-        security,
+        security: LOGIN,
         summary: 'Deliver the event again now (same event id and body, fresh timestamp and signature)',
         headers: BearerHeader,
         params: DeliveryParams,
@@ -198,8 +206,9 @@ export function webhookRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'listWebhookAttempts',
         tags,
-        security,
+        security: LOGIN,
         summary:
           'The delivery log: every attempt (event, URL, attempt number, status code, success, duration, error), newest first',
         headers: BearerHeader,

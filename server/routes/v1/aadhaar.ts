@@ -12,6 +12,7 @@ import { resolveSession } from '../../domain/workflow/sessions.js';
 import { problems } from '../../http/schemas/common.js';
 import { EsignStartBody, EsignStartResponse, EsignStatusResponse } from '../../http/schemas/aadhaar.js';
 import { TokenParams } from '../../http/schemas/signing.js';
+import { PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { clientOf } from './signer-answer.js';
 
@@ -20,6 +21,8 @@ export function aadhaarSignerRoutes(app: App, ctx: Context): void {
     '/signing/:token/aadhaar',
     {
       schema: {
+        operationId: 'startAadhaarSigning',
+        security: PUBLIC,
         tags: ['signer'],
         summary: 'Aadhaar eSign: prepare your signature and get the request to post to the eSign service provider',
         description:
@@ -37,6 +40,8 @@ export function aadhaarSignerRoutes(app: App, ctx: Context): void {
     '/signing/:token/aadhaar/status',
     {
       schema: {
+        operationId: 'checkAadhaarSigning',
+        security: PUBLIC,
         tags: ['signer'],
         summary:
           "Aadhaar eSign: recover the answer of your last transaction (EsignStatus), e.g. after the ESP's post was lost",

@@ -9,19 +9,20 @@ import {
 import { accountOf, requireKeyOrLogin } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { ReminderSettingsBody } from '../../http/schemas/reminders.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export function accountReminderRoutes(app: App, ctx: Context): void {
   const onRequest = requireKeyOrLogin(ctx);
-  const security: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }];
   app.get(
     '/account/reminders',
     {
       onRequest,
       schema: {
+        operationId: 'getReminderDefaults',
         tags: ['account'],
         summary: "The account's default automatic reminders (all null: manual only)",
-        security,
+        security: API_KEY_OR_LOGIN,
         response: { 200: ReminderSettingsBody, ...problems(401, 403) },
       },
     },
@@ -32,10 +33,11 @@ export function accountReminderRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'setReminderDefaults',
         tags: ['account'],
         summary:
           "Replace the account's default automatic reminders (for envelopes without their own reminders); the API key or an admin login",
-        security,
+        security: API_KEY_OR_LOGIN,
         body: ReminderSettingsBody,
         response: { 200: ReminderSettingsBody, ...problems(401, 403, 422) },
       },

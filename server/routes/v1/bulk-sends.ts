@@ -21,9 +21,9 @@ import {
   SourceFormatResponse,
 } from '../../http/schemas/bulk-sends.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
-const security = [{ apiKey: [] }];
 const tags = ['bulk-sends'];
 /** Room for MOHAR_BULK_MAX_ROWS rows of a few recipients and merge values each. */
 const BYTES_PER_ROW = 3 * 1024;
@@ -39,10 +39,11 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
       attachValidation: true,
       bodyLimit,
       schema: {
+        operationId: 'createBulkSend',
         tags,
         summary:
           'Fan a draft envelope (or a template version) out into one envelope per row, sent by a durable job (Idempotency-Key required)',
-        security,
+        security: API_KEY_OR_LOGIN,
         headers: IdempotentHeaders,
         body: BulkSendBody,
         response: { 202: BulkSendAccepted, ...problems(400, 401, 404, 409, 413, 422) },
@@ -81,10 +82,11 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
       attachValidation: true,
       bodyLimit,
       schema: {
+        operationId: 'validateBulkSend',
         tags,
         summary:
           'Check a bulk send body exactly as POST /bulk-sends does (source state, every row) without queueing anything: 200 when it would be accepted, else the same 404/409/422 problems',
-        security,
+        security: API_KEY_OR_LOGIN,
         body: BulkSendBody,
         response: { 200: BulkSendValidated, ...problems(400, 401, 404, 409, 413, 422) },
       },
@@ -100,10 +102,11 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getBulkSendSourceFormat',
         tags,
         summary:
           'What rows for a source hold: its recipient slots, its merge fields and a sample CSV (the CSV column format of docs/bulk-send.md)',
-        security,
+        security: API_KEY_OR_LOGIN,
         querystring: SourceFormatQuery,
         response: { 200: SourceFormatResponse, ...problems(400, 401, 404, 409, 422) },
       },
@@ -116,9 +119,10 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'listBulkSends',
         tags,
         summary: 'Bulk sends of the account, newest first',
-        security,
+        security: API_KEY_OR_LOGIN,
         querystring: PageQuery,
         response: { 200: BulkSendListResponse, ...problems(401) },
       },
@@ -131,9 +135,10 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getBulkSend',
         tags,
         summary: 'A bulk send: status, counts, timestamps and every failed row with its reason',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: BulkSendParams,
         response: { 200: BulkSendResponse, ...problems(401, 404) },
       },
@@ -146,9 +151,10 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'listBulkSendEnvelopes',
         tags,
         summary: 'The rows of a bulk send with their envelopes, by row_index (cursor paging)',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: BulkSendParams,
         querystring: PageQuery,
         response: { 200: BulkEnvelopesResponse, ...problems(401, 404) },
@@ -162,9 +168,10 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'cancelBulkSend',
         tags,
         summary: 'Cancel the rows not yet created; envelopes already made go on',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: BulkSendParams,
         response: { 200: BulkSendResponse, ...problems(401, 404, 409) },
       },

@@ -7,9 +7,8 @@ import { sendPdf } from '../../http/send-pdf.js';
 import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
 import { Type } from 'typebox';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
-
-const security = [{ apiKey: [] }];
 
 export function documentRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
@@ -19,9 +18,10 @@ export function documentRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'uploadDocument',
         tags: ['documents'],
         summary: 'Upload a PDF to the workspace',
-        security,
+        security: API_KEY_OR_LOGIN,
 
         consumes: ['multipart/form-data'],
         body: { content: { 'multipart/form-data': { schema: MultipartFile } } },
@@ -44,9 +44,10 @@ export function documentRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getDocument',
         tags: ['documents'],
         summary: 'Get a workspace document',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: DocumentParams,
         response: { 200: DocumentBody, ...problems(401, 404) },
       },
@@ -60,9 +61,10 @@ export function documentRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getDocumentContent',
         tags: ['documents'],
         summary: 'The uploaded PDF bytes, exactly as stored',
-        security,
+        security: API_KEY_OR_LOGIN,
 
         params: DocumentParams,
         response: {

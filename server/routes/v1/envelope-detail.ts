@@ -5,6 +5,7 @@ import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams } from '../../http/schemas/envelopes.js';
 import { SignaturesResponse } from '../../http/schemas/signatures.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export function envelopeDetailRoutes(app: App, ctx: Context): void {
@@ -13,10 +14,11 @@ export function envelopeDetailRoutes(app: App, ctx: Context): void {
     {
       onRequest: requireApiKey(ctx),
       schema: {
+        operationId: 'listDocumentSignatures',
         tags: ['envelopes'],
         summary:
           "The signatures in the document's current PDF as our verifier sees them: signer and certificate, time and timestamp, PAdES level, certification, integrity, changes after each, trust where the server knows it",
-        security: [{ apiKey: [] }],
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeDocumentParams,
         response: { 200: SignaturesResponse, ...problems(401, 404, 422, 503) },
       },

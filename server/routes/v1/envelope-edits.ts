@@ -16,9 +16,9 @@ import {
   EnvelopeResponse,
   RecipientResponse,
 } from '../../http/schemas/envelopes.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
-const security = [{ apiKey: [] }];
 const tags = ['envelopes'];
 
 export function envelopeEditRoutes(app: App, ctx: Context): void {
@@ -37,10 +37,11 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'listEnvelopes',
         tags,
         summary:
           'List envelopes, newest first: cursor paging; filters status (one or several), q (title, external_id, recipient names and e-mails, from a word start), created_from/created_to, template_id, bulk_send_id, mine (login tokens only)',
-        security,
+        security: API_KEY_OR_LOGIN,
         querystring: EnvelopeListQuery,
         response: { 200: EnvelopeListResponse, ...problems(401, 422) },
       },
@@ -56,10 +57,11 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateEnvelope',
         tags,
         summary:
           'Change a draft: title, message, routing_order, expire_in_days, redirect_url, metadata, external_id (JSON Merge Patch); 409 envelope_not_draft once sent',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         body: {
           content: {
@@ -84,10 +86,11 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateRecipient',
         tags,
         summary:
           'Change a recipient of a draft: name, email, role, signature_method, sequence (the recipient and DSC rules hold; placed fields must stay valid)',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeRecipientParams,
         body: {
           content: {
@@ -113,9 +116,10 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'removeRecipient',
         tags,
         summary: 'Remove a recipient from a draft, with the fields placed for them; answers the envelope',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeRecipientParams,
         response: { 200: EnvelopeResponse, ...problems(401, 404, 409) },
       },
@@ -129,9 +133,10 @@ export function envelopeEditRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'removeDocument',
         tags,
         summary: 'Detach a document from a draft, with its fields (the workspace document stays); answers the envelope',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeDocumentParams,
         response: { 200: EnvelopeResponse, ...problems(401, 404, 409) },
       },

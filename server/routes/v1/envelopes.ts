@@ -24,11 +24,10 @@ import {
   RecipientResponse,
 } from '../../http/schemas/envelopes.js';
 import { FieldsBody, FieldsResponse } from '../../http/schemas/fields.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { envelopeDetailRoutes } from './envelope-detail.js';
 import { envelopeEditRoutes } from './envelope-edits.js';
-
-const security = [{ apiKey: [] }];
 
 export function envelopeRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
@@ -40,9 +39,10 @@ export function envelopeRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'createEnvelope',
         tags: ['envelopes'],
         summary: 'Create a draft envelope',
-        security,
+        security: API_KEY_OR_LOGIN,
         headers: IdempotentHeaders,
         body: EnvelopeCreateBody,
         response: { 201: EnvelopeResponse, ...problems(401, 409, 422) },
@@ -65,9 +65,10 @@ export function envelopeRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getEnvelope',
         tags: ['envelopes'],
         summary: 'Get an envelope',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         response: { 200: EnvelopeResponse, ...problems(401, 404) },
       },
@@ -83,9 +84,10 @@ export function envelopeRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getEnvelopeStatus',
         tags: ['envelopes'],
         summary: 'Recipient status of an envelope',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         response: { 200: EnvelopeStatusResponse, ...problems(401, 404) },
       },
@@ -98,9 +100,10 @@ export function envelopeRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'addRecipient',
         tags: ['envelopes'],
         summary: 'Add a recipient to a draft',
-        security,
+        security: API_KEY_OR_LOGIN,
 
         params: EnvelopeParams,
         body: RecipientBody,
@@ -118,10 +121,11 @@ export function envelopeRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'attachDocument',
         tags: ['envelopes'],
         summary:
           'Attach a PDF to a draft: upload one (multipart "file") or name a workspace document (JSON document_id)',
-        security,
+        security: API_KEY_OR_LOGIN,
 
         params: EnvelopeParams,
         body: {
@@ -150,9 +154,10 @@ export function envelopeRoutes(app: App, ctx: Context): void {
       onRequest,
       attachValidation: true,
       schema: {
+        operationId: 'replaceFields',
         tags: ['envelopes'],
         summary: 'Replace all fields of a document on a draft envelope',
-        security,
+        security: API_KEY_OR_LOGIN,
 
         params: EnvelopeDocumentParams,
         body: FieldsBody,
@@ -172,6 +177,16 @@ export function envelopeRoutes(app: App, ctx: Context): void {
   );
 }
 
+/**
+ * The layout error code of a field member the schema checks, so an item says the same whether the schema or the
+ * domain (domain/envelopes/field-layout.ts) found it.
+ */
+const FIELD_MEMBER_CODES: Readonly<Record<string, string>> = {
+  recipient_id: 'unknown_recipient',
+  field_type: 'unknown_field_type',
+  page_number: 'page_out_of_range',
+};
+
 /** Schema errors inside /fields/N are layout errors too: report them the same way, by index. */
 function fieldSchemaError(error: {
   validation?: { instancePath: string; message?: string; params?: unknown }[];
@@ -180,11 +195,13 @@ function fieldSchemaError(error: {
   const items = (error.validation ?? []).map((v) => {
     const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
     const path = `${v.instancePath}${missing ? `/${missing}` : ''}`;
-    const index = /^\/fields\/(\d+)/.exec(path)?.[1];
+    const [, index, member] = /^\/fields\/(\d+)(?:\/(\w+))?/.exec(path) ?? [];
+    const code = member === undefined ? undefined : FIELD_MEMBER_CODES[member];
     return {
       path: path || '/',
       message: v.message ?? 'is not valid',
       ...(index === undefined ? {} : { index: Number(index) }),
+      ...(code === undefined ? {} : { code }),
     };
   });
   if (error.validationContext !== 'body' || items.some((i) => i.index === undefined)) {

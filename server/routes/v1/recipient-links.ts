@@ -5,6 +5,7 @@ import { revokeRecipientLinks } from '../../domain/workflow/revoke-links.js';
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems, Uuid } from '../../http/schemas/common.js';
 import { EnvelopeRecipientParams } from '../../http/schemas/envelope-edits.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
 export const RevokeLinksResponse = Type.Object({
@@ -19,10 +20,11 @@ export function recipientLinkRoutes(app: App, ctx: Context): void {
     {
       onRequest: requireApiKey(ctx),
       schema: {
+        operationId: 'revokeRecipientLinks',
         tags: ['envelopes'],
         summary:
           'End every live signing link of a recipient (mail, legacy, signing sessions); audited. Opening one answers 410 signing_link_revoked',
-        security: [{ apiKey: [] }],
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeRecipientParams,
         response: { 200: RevokeLinksResponse, ...problems(401, 404, 409) },
       },

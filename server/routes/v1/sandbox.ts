@@ -10,11 +10,10 @@ import { readMultipartForm } from '../../http/multipart.js';
 import { problems } from '../../http/schemas/common.js';
 import { MockRequestCreated, MockRequestForm, MockRequestParams, MockRequestView } from '../../http/schemas/sandbox.js';
 import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
+import { API_KEY, PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { sendPdf } from '../../http/send-pdf.js';
-
-const security = [{ apiKey: [] }];
 
 export function sandboxRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx, { keyOnly: true });
@@ -24,9 +23,10 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'createMockDscRequest',
         tags: ['sandbox'],
         summary: 'Create a mock USB DSC request (test key of a test-mode account only)',
-        security,
+        security: API_KEY,
         consumes: ['multipart/form-data'],
         body: { content: { 'multipart/form-data': { schema: MockRequestForm } } },
         response: { 201: MockRequestCreated, ...problems(401, 403, 409, 413, 415, 422) },
@@ -46,9 +46,10 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getMockDscRequest',
         tags: ['sandbox'],
         summary: 'A mock request: pending, completed or expired, with the test certificate once signed',
-        security,
+        security: API_KEY,
         params: MockRequestParams,
         response: { 200: MockRequestView, ...problems(401, 404) },
       },
@@ -61,9 +62,10 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'downloadMockDscRequest',
         tags: ['sandbox'],
         summary: 'The PDF signed with the self-signed test certificate; 409 signing_not_completed before',
-        security,
+        security: API_KEY,
         params: MockRequestParams,
         response: {
           200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
@@ -82,6 +84,8 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     '/signing/:token/mock-dsc',
     {
       schema: {
+        operationId: 'signWithMockDsc',
+        security: PUBLIC,
         tags: ['signer'],
         summary: 'Sandbox: sign a mock DSC request with an ephemeral self-signed test certificate',
         params: TokenParams,

@@ -18,6 +18,7 @@ import {
   TokenParams,
 } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
+import { PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { acceptPdfBodies } from '../../http/pdf-body.js';
 import { SIGN_ACT_BODY_LIMIT } from '../../http/token-limits.js';
@@ -31,6 +32,8 @@ export function signerRoutes(app: App, ctx: Context): void {
     '/signing/:token',
     {
       schema: {
+        operationId: 'getSigningView',
+        security: PUBLIC,
         tags: ['signer'],
         summary: 'What this recipient sees and may do',
         params: TokenParams,
@@ -44,6 +47,8 @@ export function signerRoutes(app: App, ctx: Context): void {
     '/signing/:token/documents/:document_id',
     {
       schema: {
+        operationId: 'getSigningDocument',
+        security: PUBLIC,
         tags: ['signer'],
         summary: 'The current bytes of a document',
         params: TokenDocumentParams,
@@ -62,6 +67,8 @@ export function signerRoutes(app: App, ctx: Context): void {
     '/signing/:token/documents/:document_id/download',
     {
       schema: {
+        operationId: 'downloadSignerCopy',
+        security: PUBLIC,
         tags: ['signer'],
         summary: 'The final signed PDF, once the envelope is completed (also after this recipient acted)',
         params: TokenDocumentParams,
@@ -93,6 +100,8 @@ export function signerRoutes(app: App, ctx: Context): void {
     {
       bodyLimit: SIGN_ACT_BODY_LIMIT,
       schema: {
+        operationId: 'actAsSigner',
+        security: PUBLIC,
         tags: ['signer'],
         summary: 'Act: sign, review, approve or decline',
         params: TokenParams,
@@ -140,7 +149,12 @@ export function signerRoutes(app: App, ctx: Context): void {
   app.get(
     '/signing/:token/documents/:document_id/prepared',
     {
-      schema: { ...preparedSchema, summary: 'USB DSC: the bytes the token signs over (your values filled)' },
+      schema: {
+        operationId: 'getPreparedDocument',
+        security: PUBLIC,
+        ...preparedSchema,
+        summary: 'USB DSC: the bytes the token signs over (your values filled)',
+      },
     },
     (request, reply) => sendPrepared(request.params.token, request.params.document_id, undefined, reply),
   );
@@ -148,6 +162,8 @@ export function signerRoutes(app: App, ctx: Context): void {
     '/signing/:token/documents/:document_id/prepared',
     {
       schema: {
+        operationId: 'prepareDocumentWithValues',
+        security: PUBLIC,
         ...preparedSchema,
         summary: 'USB DSC: as GET, with values for your text fields',
         body: Type.Object({
@@ -166,6 +182,8 @@ export function signerRoutes(app: App, ctx: Context): void {
       {
         bodyLimit: ctx.config.maxPdfBytes,
         schema: {
+          operationId: 'uploadTokenSignature',
+          security: PUBLIC,
           tags: ['signer'],
           summary: 'USB DSC: upload the prepared document signed by the token (application/pdf)',
           description:

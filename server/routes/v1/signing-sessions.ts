@@ -7,10 +7,9 @@ import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envelopes.js';
 import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { sendPdf } from '../../http/send-pdf.js';
-
-const security = [{ apiKey: [] }];
 
 export function signingSessionRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
@@ -20,9 +19,10 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'createSigningSessions',
         tags: ['signing'],
         summary: 'A short-lived signing URL (15 minutes) for one active recipient',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         body: SigningSessionBody,
         response: { 201: SigningSessionResponse, ...problems(401, 403, 404, 409, 422) },
@@ -46,9 +46,10 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'downloadSignedDocument',
         tags: ['envelopes'],
         summary: 'The exact signed PDF bytes, once the envelope is completed',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeDocumentParams,
         response: {
           200: Type.Unsafe({

@@ -42,9 +42,9 @@ import {
   VersionListResponse,
   VersionParams,
 } from '../../http/schemas/templates.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
-const security = [{ apiKey: [] }];
 const tags = ['templates'];
 
 function actorOf(request: FastifyRequest): TemplateActor {
@@ -86,10 +86,11 @@ export function templateRoutes(app: App, ctx: Context): void {
       bodyLimit: importBodyLimit,
       attachValidation: true,
       schema: {
+        operationId: 'createTemplate',
         tags,
         summary:
           'Create a template: upload PDFs with a "template" JSON part (multipart), copy an envelope ({source_envelope_id}), or import a portable template ({format: "mohar.template/v1", …})',
-        security,
+        security: API_KEY_OR_LOGIN,
         headers: IdempotentHeaders,
         body: {
           content: {
@@ -165,10 +166,11 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'listTemplates',
         tags,
         summary:
           "List templates, newest first (cursor paging; ?archived=true|false|all, ?q= on the name, ?mine=true: the login's own)",
-        security,
+        security: API_KEY_OR_LOGIN,
         querystring: TemplateListQuery,
         response: { 200: TemplateListResponse, ...problems(401, 422) },
       },
@@ -184,9 +186,10 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getTemplate',
         tags,
         summary: 'The portable template (latest version); ETag = version; ?include=documents embeds the PDFs',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: TemplateParams,
         querystring: TemplateGetQuery,
         response: { 200: PortableTemplateResponse, ...problems(401, 404) },
@@ -205,10 +208,11 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateTemplate',
         tags,
         summary:
           'JSON Merge Patch on settings, roles and documents/fields: a new immutable version n+1 (none when nothing changes); If-Match gives 412 on a lost update',
-        security,
+        security: API_KEY_OR_LOGIN,
         headers: PatchHeaders,
         params: TemplateParams,
         body: {
@@ -262,9 +266,10 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'archiveTemplate',
         tags,
         summary: 'Archive a template (soft delete): still readable, cannot be instantiated or patched',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: TemplateParams,
         response: { 200: PortableTemplateResponse, ...problems(401, 404) },
       },
@@ -277,9 +282,10 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'restoreTemplate',
         tags,
         summary: 'Restore an archived template',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: TemplateParams,
         response: { 200: PortableTemplateResponse, ...problems(401, 404) },
       },
@@ -292,9 +298,10 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'listTemplateVersions',
         tags,
         summary: 'Version history, newest first: who, when, and a summary of what changed',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: TemplateParams,
         querystring: VersionListQuery,
         response: { 200: VersionListResponse, ...problems(401, 404) },
@@ -308,9 +315,10 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getTemplateVersion',
         tags,
         summary: 'One version: its change summary and the portable template as it was',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: VersionParams,
         response: { 200: VersionDetailResponse, ...problems(401, 404) },
       },
@@ -323,10 +331,11 @@ export function templateRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'instantiateTemplate',
         tags,
         summary:
           'Create a draft envelope pinned to a template version from slot mappings (Idempotency-Key required); send: true sends it at once',
-        security,
+        security: API_KEY_OR_LOGIN,
         headers: InstantiateHeaders,
         params: TemplateParams,
         body: InstantiateBody,

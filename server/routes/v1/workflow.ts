@@ -9,10 +9,9 @@ import { completionCertificateFile } from '../../domain/envelopes/completion-cer
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
+import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { sendPdf } from '../../http/send-pdf.js';
-
-const security = [{ apiKey: [] }];
 
 export function workflowRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);
@@ -22,9 +21,10 @@ export function workflowRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'sendEnvelope',
         tags: ['envelopes'],
         summary: 'Send a draft: prepares the form fields in the PDFs and starts routing',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         response: { 200: EnvelopeStatusResponse, ...problems(401, 404, 409, 422) },
       },
@@ -37,9 +37,10 @@ export function workflowRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'remindRecipients',
         tags: ['envelopes'],
         summary: 'Mail active recipients again (at most once per recipient per hour)',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         response: {
           200: Type.Object({
@@ -65,9 +66,10 @@ export function workflowRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getAuditTrail',
         tags: ['envelopes'],
         summary: 'The hash-chained audit trail (JSON), with the result of checking the chain',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         response: {
           200: Type.Object({
@@ -101,9 +103,10 @@ export function workflowRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'getCompletionCertificate',
         tags: ['envelopes'],
         summary: 'The certificate of completion: a separate, sealed PDF of the audit trail',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         response: {
           200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
@@ -126,9 +129,10 @@ export function workflowRoutes(app: App, ctx: Context): void {
     {
       onRequest,
       schema: {
+        operationId: 'voidEnvelope',
         tags: ['envelopes'],
         summary: 'Void a draft or an envelope in progress',
-        security,
+        security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 2000 }) }),
         response: { 200: EnvelopeStatusResponse, ...problems(401, 404, 409, 422) },
