@@ -20,6 +20,7 @@
  */
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
+import { ENVELOPE_AUDIT_ACTIONS } from '../../common/audit-actions.js';
 import { isUniqueViolation } from '../storage/connect.js';
 import { isPostgres } from '../storage/migrations/dialect.js';
 import type { Database } from '../storage/schema.js';
@@ -49,26 +50,11 @@ export interface AuditEntry {
   readonly at?: Date | string;
 }
 
-/** Actions Mohar writes today. Others are accepted if they look like "noun.verb". */
-export const AUDIT_ACTIONS = [
-  'envelope.created',
-  'envelope.sent',
-  'envelope.completed',
-  'envelope.declined',
-  'envelope.voided',
-  'envelope.expired',
-  'recipient.viewed',
-  'recipient.consented',
-  'recipient.signed',
-  'recipient.approved',
-  'recipient.reviewed',
-  'recipient.declined',
-  'signing_session.created',
-  'signing_link.created',
-  'reminder.sent',
-  'document.sealed',
-  'certificate.issued',
-] as const;
+/**
+ * Actions Mohar writes today (common/audit-actions.ts, shared with the console, which words each). Others are
+ * accepted if they look like "noun.verb".
+ */
+export const AUDIT_ACTIONS = ENVELOPE_AUDIT_ACTIONS;
 
 const ACTION_PATTERN = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
 

@@ -134,8 +134,12 @@ for (const kind of DATABASES) {
     })()`);
       await page.locator('.drop-zone').dispatchEvent('dragover', { dataTransfer: dropped });
       await page.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
-      const refusal = await page.getByRole('alert').filter({ hasText: 'notes.pdf was not accepted' }).textContent();
-      assert.match(refusal ?? '', /notes\.pdf was not accepted: \S+/);
+      // In the console's words first (issue 28, point 6); the server's own text only as the secondary line.
+      const refusal = page.getByRole('alert').filter({ hasText: 'notes.pdf was not accepted' });
+      await refusal.getByText('notes.pdf was not accepted: The file is not a readable PDF.').waitFor();
+      assert.ok(((await refusal.locator('.refusal-detail').textContent()) ?? '').length > 0, 'the detail beneath');
+      await refusal.scrollIntoViewIfNeeded();
+      await shots.take(page, 'refusal-in-words');
 
       await addRecipient(page, 'Asha Rao', 'asha@example.com');
       await addRecipient(page, 'Ravi Kumar', 'ravi@example.com');
@@ -179,7 +183,14 @@ for (const kind of DATABASES) {
       assert.equal(stored.recipients.find((r: { role: string }) => r.role === 'cc').signature_method, 'review');
       await shots.take(page, 'recipients');
 
-      await page.getByText('Still without a Signature field: Asha Rao, Ravi Kumar.').waitFor();
+      // The server would refuse to send (envelope_incomplete): Send waits, and says why.
+      const waiting = page.getByText('Still without a Signature field: Asha Rao, Ravi Kumar.');
+      await waiting.waitFor();
+      const send = page.getByRole('button', { name: 'Send', exact: true });
+      assert.equal(await send.isDisabled(), true, 'Send is disabled while a signer has no Signature field');
+      assert.match((await send.getAttribute('aria-describedby')) ?? '', /compose-send-missing/);
+      await waiting.scrollIntoViewIfNeeded();
+      await shots.take(page, 'send-waits-for-signatures');
       // Asha: Signature and Text dragged onto page 2.
       await page.getByRole('radio', { name: /Asha Rao/ }).check();
       await dragField(page, 'Signature', 2, { x: 0.25, y: 0.7 });

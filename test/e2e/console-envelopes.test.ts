@@ -412,7 +412,9 @@ for (const kind of DATABASES) {
       const expected = (
         await t.server.request('GET', `${API}/envelopes/0193f0e2-6c1a-7b3e-9d2f-4a5b6c7d8e9f`, { key: t.account.key })
       ).json().detail as string;
-      assert.equal(said, expected, "the server's own explanation");
+      // The console's words first, the server's own explanation beneath them (issue 28, point 6).
+      assert.ok(said.startsWith('This envelope does not exist in your account.'), said);
+      assert.equal(await alert.locator('.refusal-detail').textContent(), expected, "the server's detail beneath");
       await page.getByRole('link', { name: '← All envelopes' }).waitFor();
       await shots.take(page, 'detail-not-found');
 

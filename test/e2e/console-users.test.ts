@@ -172,9 +172,17 @@ for (const kind of DATABASES) {
       await senderPage.goto(`${origin}/app/users`);
       await senderPage
         .getByRole('alert')
-        .filter({ hasText: 'only an admin of the account manages its users' })
+        .filter({ hasText: 'Your login (Sender) cannot manage the account’s users or read its audit log.' })
         .waitFor();
+      // Refused in words before any call: no list, no invite form, nothing to press (issue 28, point 6).
+      assert.equal(await senderPage.getByRole('button', { name: /invitation/i }).count(), 0);
+      assert.equal(await senderPage.getByRole('table').count(), 0);
       await shots.take(senderPage, 'sender-users-refused');
+      await senderPage.goto(`${origin}/app/operators`);
+      await senderPage
+        .getByRole('alert')
+        .filter({ hasText: 'Your login (sender) cannot see the mail outbox or the background jobs.' })
+        .waitFor();
       await senderPage.goto(`${origin}/app/envelopes`);
       await senderPage.getByRole('link', { name: 'Rent agreement Jayanagar' }).waitFor();
 

@@ -129,16 +129,24 @@ describe('declining, dead links and embedding in Chromium', () => {
     );
     await page.goto(voided);
     await heading('The sender cancelled this document');
+    await page.getByText('The sender’s reason:').getByText('wrong file').waitFor();
     await shots.take(page, 'voided');
+
+    // A mistyped link cannot be told from an expired one (the server gives no oracle for unknown tokens).
+    const mistyped = voided.replace(/\/sign\/(.)/, (_whole, first: string) => `/sign/${first === 'A' ? 'B' : 'A'}`);
+    assert.notEqual(mistyped, voided);
+    await page.goto(mistyped);
+    await heading('This link is not valid or has expired');
+    await shots.take(page, 'mistyped');
 
     const other = await envelope([{ name: 'Asha Rao', email: 'asha@example.com' }]);
     await sendDraft(t.server, t.account.key, other);
     const expiring = await link(other.id, other.recipientIds[0]!);
     t.server.clock.advance(15 * 60 + 1);
     await page.goto(expiring);
-    await heading('This link has expired');
+    await heading('This link is not valid or has expired');
     await page.getByRole('combobox', { name: 'Language' }).selectOption('hi');
-    await heading('इस लिंक की समय-सीमा समाप्त हो गई है');
+    await heading('यह लिंक मान्य नहीं है या इसकी समय-सीमा समाप्त हो गई है');
     assert.equal(await page.getAttribute('html', 'lang'), 'hi');
     await shots.take(page, 'expired-hindi');
     await page.getByRole('combobox', { name: 'भाषा' }).selectOption('en');
@@ -154,7 +162,7 @@ describe('declining, dead links and embedding in Chromium', () => {
     await page.getByRole('checkbox', { name: /I agree to sign/ }).check();
     t.server.clock.advance(15 * 60 + 1);
     await page.getByRole('button', { name: 'Sign', exact: true }).click();
-    await heading('This link has expired');
+    await heading('This link is not valid or has expired');
     await shots.take(page, 'expired-while-filling');
   });
 

@@ -34,12 +34,19 @@ export function DeadLinkPage({ error, onRetry }: { error: ApiError; onRetry: () 
     }
     case 'envelope_closed': {
       const [title, body] = CLOSED[String(error.problem.envelope_status ?? '')] ?? CLOSED.voided!;
+      const voidReason = typeof error.problem.void_reason === 'string' ? error.problem.void_reason : null;
       return (
         <StatusPage
           tone={error.problem.envelope_status === 'completed' ? 'success' : 'warning'}
           title={t(title)}
           body={t(body)}
-        />
+        >
+          {voidReason && (
+            <p className="void-reason">
+              {t('link.voided.reason')} <q>{voidReason}</q>
+            </p>
+          )}
+        </StatusPage>
       );
     }
     case 'validation_failed':

@@ -10,8 +10,9 @@ export const en = {
   'app.skip': 'Skip to the document',
   'lang.label': 'Language',
 
-  'link.expired.title': 'This link has expired',
-  'link.expired.body': 'Signing links work for a limited time. Ask the sender for a new link.',
+  'link.expired.title': 'This link is not valid or has expired',
+  'link.expired.body':
+    'Check that you opened the whole link from the e-mail. Signing links work for a limited time: if it is the right link, ask the sender for a new one.',
   'link.revoked.title': 'This link is no longer valid',
   'link.revoked.body':
     'A newer link was sent to you, or the sender withdrew this one. Use the link in the most recent e-mail, or ask the sender for a new one.',
@@ -25,6 +26,7 @@ export const en = {
   'link.completed.body': 'Everyone has signed. You receive a copy of the signed document by e-mail.',
   'link.voided.title': 'The sender cancelled this document',
   'link.voided.body': 'There is nothing more to do. Contact the sender if you have questions.',
+  'link.voided.reason': 'The sender’s reason:',
   'link.declined.title': 'This document was declined',
   'link.declined.body': 'A recipient declined it, so nobody can sign it any more.',
   'link.envelopeExpired.title': 'This document has expired',
@@ -233,8 +235,9 @@ export const hi: Record<StringKey, string> = {
   'app.skip': 'दस्तावेज़ पर जाएँ',
   'lang.label': 'भाषा',
 
-  'link.expired.title': 'इस लिंक की समय-सीमा समाप्त हो गई है',
-  'link.expired.body': 'हस्ताक्षर लिंक सीमित समय तक काम करते हैं। भेजने वाले से नया लिंक माँगें।',
+  'link.expired.title': 'यह लिंक मान्य नहीं है या इसकी समय-सीमा समाप्त हो गई है',
+  'link.expired.body':
+    'जाँचें कि आपने ई-मेल का पूरा लिंक खोला है। हस्ताक्षर लिंक सीमित समय तक काम करते हैं: यदि लिंक सही है, तो भेजने वाले से नया लिंक माँगें।',
   'link.revoked.title': 'यह लिंक अब मान्य नहीं है',
   'link.revoked.body':
     'आपको एक नया लिंक भेजा गया है, या भेजने वाले ने यह लिंक वापस ले लिया है। सबसे हाल के ई-मेल का लिंक इस्तेमाल करें, या भेजने वाले से नया लिंक माँगें।',
@@ -248,6 +251,7 @@ export const hi: Record<StringKey, string> = {
   'link.completed.body': 'सभी ने हस्ताक्षर कर दिए हैं। हस्ताक्षरित दस्तावेज़ की प्रति आपको ई-मेल से मिलेगी।',
   'link.voided.title': 'भेजने वाले ने यह दस्तावेज़ रद्द कर दिया है',
   'link.voided.body': 'अब कुछ करने की ज़रूरत नहीं है। कोई प्रश्न हो तो भेजने वाले से संपर्क करें।',
+  'link.voided.reason': 'भेजने वाले का कारण:',
   'link.declined.title': 'यह दस्तावेज़ अस्वीकार कर दिया गया',
   'link.declined.body': 'एक प्राप्तकर्ता ने इसे अस्वीकार किया, इसलिए अब कोई इस पर हस्ताक्षर नहीं कर सकता।',
   'link.envelopeExpired.title': 'इस दस्तावेज़ की समय-सीमा समाप्त हो गई है',

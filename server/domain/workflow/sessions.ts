@@ -225,7 +225,8 @@ export interface ResolvedSession {
  * The session behind a token, refused with the reason a person can act on:
  * - unknown, or past its expiry: signing_session_expired (no oracle for tokens that never existed);
  * - replaced by a newer link of the recipient, or revoked (revoke-links): signing_link_revoked;
- * - the envelope is finished (voided, declined, expired, completed): envelope_closed with envelope_status;
+ * - the envelope is finished (voided, declined, expired, completed): envelope_closed with envelope_status (and
+ *   void_reason, the sender's words, when voided);
  * - this recipient has acted: signing_link_used with recipient_status.
  * Links are not deleted when someone acts: these checks end them, and the signing page can say why.
  * `purpose: 'download'` (the recipient's copy of the final documents) also accepts used links and a completed envelope.
@@ -251,6 +252,7 @@ export async function resolveSession(
       'signing_sessions.kind',
       'envelopes.account_id',
       'envelopes.status as envelope_status',
+      'envelopes.status_reason as envelope_status_reason',
       'recipients.status as recipient_status',
     ])
     .where('signing_sessions.token_hash', '=', hashSessionToken(token))
@@ -267,7 +269,13 @@ export async function resolveSession(
   const download = purpose === 'download';
   if (FINISHED_ENVELOPE_STATUSES.has(row.envelope_status) && !(download && row.envelope_status === 'completed')) {
     throw new MoharError('envelope_closed', `the envelope is ${row.envelope_status}: nobody can act on it any more`, {
-      extra: { envelope_status: row.envelope_status },
+      extra: {
+        envelope_status: row.envelope_status,
+        // The void dialog tells the sender that recipients see the reason: the signing page shows it.
+        ...(row.envelope_status === 'voided' && row.envelope_status_reason
+          ? { void_reason: row.envelope_status_reason }
+          : {}),
+      },
     });
   }
   if (USED_RECIPIENT_STATUSES.has(row.recipient_status) && !download) {

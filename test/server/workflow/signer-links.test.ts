@@ -188,6 +188,7 @@ for (const kind of DATABASES) {
       assert.equal(afterVoid.statusCode, 410);
       assert.equal(afterVoid.json().code, 'envelope_closed');
       assert.equal(afterVoid.json().envelope_status, 'voided');
+      assert.equal(afterVoid.json().void_reason, 'wrong file', 'the void dialog promises recipients see the reason');
       assert.equal(
         (await t.server.request('GET', `${API}/signing/${voidedLink}/documents/${voided.documentId}`)).statusCode,
         410,
@@ -228,6 +229,7 @@ for (const kind of DATABASES) {
       const afterDecline = await view(token(waitingUrl));
       assert.equal(afterDecline.json().code, 'envelope_closed');
       assert.equal(afterDecline.json().envelope_status, 'declined');
+      assert.equal(afterDecline.json().void_reason, undefined, 'a decline reason is not passed to the others');
     });
   });
 }

@@ -1,10 +1,21 @@
-/** A failed load or action, in words: the server's own explanation when it gave one, and a way to try again. */
-import { ApiError } from '../api';
+/** A failed load or action, in words (components/refusal.ts): the sentence, the server's detail beneath it. */
 import { useT } from '../i18n';
+import { describeRefusal } from './refusal';
 
-export function errorText(error: unknown, networkText: string): string {
-  if (error instanceof ApiError) return error.status === 0 ? networkText : error.message;
-  return error instanceof Error ? error.message : String(error);
+/** The words and, as a secondary line, the server's detail; fits inside a <p> or a field's error line. */
+export function RefusalLines({ error }: { error: unknown }) {
+  const { t, language } = useT();
+  const { words, detail } = describeRefusal(error, language, t('console.error.network'));
+  return (
+    <>
+      {words}
+      {detail && (
+        <span className="refusal-detail" lang="en">
+          {detail}
+        </span>
+      )}
+    </>
+  );
 }
 
 export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
@@ -12,7 +23,9 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
   if (!error) return null;
   return (
     <div className="notice notice-error" role="alert">
-      <p>{errorText(error, t('console.error.network'))}</p>
+      <p>
+        <RefusalLines error={error} />
+      </p>
       {onRetry && (
         <button type="button" className="button small" onClick={onRetry}>
           {t('console.error.retry')}

@@ -1,7 +1,7 @@
 /** Login with the account's e-mail and password; failures and lockouts said in words. */
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api';
-import { errorText } from '../components/ErrorNotice';
+import { RefusalLines } from '../components/ErrorNotice';
 import { useT } from '../i18n';
 import { useSession } from '../session';
 import { ForgotPassword } from './users/ForgotPassword';
@@ -12,7 +12,7 @@ export function LoginPage({ ended }: { ended: boolean }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const [forgot, setForgot] = useState(false);
 
   const submit = async (event: FormEvent) => {
@@ -22,12 +22,12 @@ export function LoginPage({ ended }: { ended: boolean }) {
     try {
       await session.logIn(email, password);
     } catch (failure) {
-      const detail = errorText(failure, t('console.error.network'));
-      if (failure instanceof ApiError && failure.code === 'invalid_credentials') {
-        setError(t('login.error.invalid_credentials'));
-      } else if (failure instanceof ApiError && failure.code === 'account_locked') {
-        setError(t('login.error.account_locked', { detail }));
-      } else setError(t('login.error.other', { detail }));
+      // Wrong e-mail or password needs no detail; a lockout's detail says how long it lasts.
+      setError(
+        failure instanceof ApiError && failure.code === 'invalid_credentials'
+          ? t('login.error.invalid_credentials')
+          : failure,
+      );
       setBusy(false);
     }
   };
@@ -70,9 +70,9 @@ export function LoginPage({ ended }: { ended: boolean }) {
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
-        {error && (
+        {error !== null && (
           <p id="login-error" className="error" role="alert">
-            {error}
+            <RefusalLines error={error} />
           </p>
         )}
         <button type="submit" className="button primary" disabled={busy}>

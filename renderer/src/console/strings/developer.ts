@@ -9,6 +9,8 @@ export const en = {
   'developer.tab.usage': 'Usage',
   'developer.forbidden':
     'Your login ({role}) cannot manage the account’s keys, webhooks and settings. Ask an admin of your account.',
+  'operators.forbidden':
+    'Your login ({role}) cannot see the mail outbox or the background jobs. Ask an admin of your account.',
   'developer.cancel': 'Cancel',
   'developer.copy': 'Copy',
   'developer.copied': 'Copied to the clipboard.',
@@ -203,6 +205,7 @@ export const hi: Record<keyof typeof en, string> = {
   'developer.tab.embedding': 'एम्बेडिंग',
   'developer.tab.usage': 'उपयोग',
   'developer.forbidden': 'आपका लॉगिन ({role}) खाते की कुंजियाँ, वेबहुक और सेटिंग नहीं बदल सकता। अपने खाते के किसी एडमिन से कहें।',
+  'operators.forbidden': 'आपका लॉगिन ({role}) मेल आउटबॉक्स और बैकग्राउंड कार्य नहीं देख सकता। अपने खाते के किसी एडमिन से कहें।',
   'developer.cancel': 'रद्द करें',
   'developer.copy': 'कॉपी करें',
   'developer.copied': 'क्लिपबोर्ड पर कॉपी हो गया।',

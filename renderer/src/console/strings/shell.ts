@@ -25,8 +25,6 @@ export const en = {
   'login.submit': 'Log in',
   'login.busy': 'Logging in…',
   'login.error.invalid_credentials': 'Wrong e-mail or password.',
-  'login.error.account_locked': 'Too many failed logins. {detail}',
-  'login.error.other': 'Logging in failed: {detail}',
   'login.firstStart': 'First start? The e-mail (admin@localhost) and a password were printed once in the server’s log.',
 };
 
@@ -56,7 +54,5 @@ export const hi: Record<keyof typeof en, string> = {
   'login.submit': 'लॉग इन',
   'login.busy': 'लॉग इन हो रहा है…',
   'login.error.invalid_credentials': 'गलत ई-मेल या पासवर्ड।',
-  'login.error.account_locked': 'बहुत सारे असफल लॉग इन। {detail}',
-  'login.error.other': 'लॉग इन नहीं हो सका: {detail}',
   'login.firstStart': 'पहली बार? ई-मेल (admin@localhost) और एक पासवर्ड सर्वर के लॉग में एक बार छपे थे।',
 };

@@ -2,6 +2,8 @@
 export const en = {
   'users.nav': 'Users',
   'users.title': 'Users',
+  'users.forbidden':
+    'Your login ({role}) cannot manage the account’s users or read its audit log. Ask an admin of your account.',
   'users.intro':
     'People who log in to this account. Admins manage everything; senders work with envelopes, templates and bulk sends; the api_admin login manages keys, webhooks and settings.',
   'users.auditLink': 'Audit log',
@@ -86,6 +88,8 @@ export const en = {
 export const hi: Record<keyof typeof en, string> = {
   'users.nav': 'उपयोगकर्ता',
   'users.title': 'उपयोगकर्ता',
+  'users.forbidden':
+    'आपका लॉगिन ({role}) खाते के उपयोगकर्ता नहीं बदल सकता और ऑडिट लॉग नहीं पढ़ सकता। अपने खाते के किसी एडमिन से कहें।',
   'users.intro':
     'इस खाते में लॉग इन करने वाले लोग। एडमिन सब कुछ संभालते हैं; प्रेषक लिफ़ाफ़ों, टेम्पलेट और बल्क भेजने के साथ काम करते हैं; api_admin लॉगिन कुंजियाँ, वेबहुक और सेटिंग संभालता है।',
   'users.auditLink': 'ऑडिट लॉग',

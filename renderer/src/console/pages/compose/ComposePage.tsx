@@ -77,6 +77,15 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
   const unsigned = ordered.filter(
     (r) => r.role === 'signer' && !placed.some((f) => f.party === r.recipient_id && f.field_type === 1),
   );
+  const hasActor = ordered.some((r) => r.role !== 'cc');
+  // What the server would refuse (envelope_incomplete) is said here, so Send waits until nothing is missing.
+  const missing = !canSend
+    ? t('compose.sendNeeds')
+    : !hasActor
+      ? t('compose.needsActor')
+      : unsigned.length > 0
+        ? t('compose.needsSignature', { names: unsigned.map((r) => r.name).join(', ') })
+        : null;
   const problemCount = Object.values(draft.fieldErrors).reduce((n, m) => n + m.size, 0);
   return (
     <div className="compose">
@@ -185,7 +194,8 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
           <button
             type="button"
             className="button primary"
-            disabled={busy !== null || !canSend}
+            disabled={busy !== null || missing !== null}
+            aria-describedby={missing ? 'compose-send-missing' : undefined}
             onClick={() =>
               run('sending', async () => {
                 const id = await d.save();
@@ -197,10 +207,9 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
             {t('compose.send')}
           </button>
         </div>
-        {!canSend && <p className="muted small-print">{t('compose.sendNeeds')}</p>}
-        {canSend && draft.documents.length > 0 && unsigned.length > 0 && (
-          <p className="muted small-print">
-            {t('compose.needsSignature', { names: unsigned.map((r) => r.name).join(', ') })}
+        {missing && (
+          <p id="compose-send-missing" className="muted small-print">
+            {missing}
           </p>
         )}
       </div>

@@ -1,15 +1,17 @@
 /**
  * The draft's PDFs: drop files on the zone or choose them; each upload's progress, and a refused file's
- * reason in the server's words (not a PDF, encrypted, too large…). Remove a document from the draft.
+ * reason in words (not a PDF, encrypted, too large…) with the server's detail beneath. Remove a document from
+ * the draft.
  */
 import { useId, useState, type DragEvent } from 'react';
+import { RefusalLines } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import type { DocumentView } from './compose-api';
 
 export interface UploadState {
   /** The file being uploaded now and its place in the batch. */
   current: { name: string; n: number; of: number } | null;
-  failures: { name: string; message: string }[];
+  failures: { name: string; error: unknown }[];
 }
 
 interface Props {
@@ -98,7 +100,9 @@ export function DocumentsCard({ documents, upload, busy, onFiles, onRemove }: Pr
       {upload.failures.length > 0 && (
         <div className="notice notice-error" role="alert">
           {upload.failures.map((f, i) => (
-            <p key={i}>{t('compose.documents.refused', { name: f.name, reason: f.message })}</p>
+            <p key={i}>
+              {t('compose.documents.refused', { name: f.name })} <RefusalLines error={f.error} />
+            </p>
           ))}
         </div>
       )}

@@ -150,7 +150,7 @@ export function useDraft(envelopeId: string | undefined, untitled: string) {
           }));
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
-          failures.push({ name: file.name, message: error.message });
+          failures.push({ name: file.name, error });
         }
       }
       patch({ upload: { current: null, failures } });

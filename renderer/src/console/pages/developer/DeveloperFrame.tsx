@@ -43,7 +43,7 @@ export function DeveloperFrame({ area, title, intro, children }: Props) {
           <h1>{t(title)}</h1>
         </div>
         <div className="notice notice-error" role="alert">
-          <p>{t('developer.forbidden', { role: user.role })}</p>
+          <p>{t(area === 'developer' ? 'developer.forbidden' : 'operators.forbidden', { role: user.role })}</p>
         </div>
         <Link to="/envelopes" className="button">
           {t('console.notFound.home')}

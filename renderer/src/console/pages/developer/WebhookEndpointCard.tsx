@@ -5,7 +5,7 @@
  */
 import { useId, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api';
-import { ErrorNotice, errorText } from '../../components/ErrorNotice';
+import { ErrorNotice, RefusalLines } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import { ConfirmDialog } from './ConfirmDialog';
 import { legacy, type WebhookEndpoint, type WebhookSecret } from './model';
@@ -20,7 +20,7 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
   const { t, formatDate } = useT();
   const urlId = useId();
   const [url, setUrl] = useState(endpoint?.webhook_url ?? '');
-  const [urlError, setUrlError] = useState<string | null>(null);
+  const [urlError, setUrlError] = useState<unknown>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<{ value: string; fresh: boolean } | null>(null);
@@ -52,7 +52,7 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
       } catch (e) {
         // The URL rules are the server's (https, public address…): its detail says which one failed.
         if (e instanceof ApiError && (e.code === 'invalid_webhook_url' || e.code === 'validation_failed')) {
-          setUrlError(errorText(e, t('console.error.network')));
+          setUrlError(e);
           document.getElementById(urlId)?.focus();
           return;
         }
@@ -122,7 +122,7 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
             {t('developer.webhooks.urlRules')}
           </span>
           <span id={`${urlId}-error`} className="field-error" role={urlError ? 'alert' : undefined}>
-            {urlError ?? ''}
+            {urlError ? <RefusalLines error={urlError} /> : ''}
           </span>
         </div>
         <div className="form-actions">

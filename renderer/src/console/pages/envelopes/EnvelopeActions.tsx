@@ -2,15 +2,15 @@
  * What can be done with the envelope now: continue editing a draft, remind the recipients whose turn it is,
  * void. An action that does not apply is not offered; when none does, the reason is said.
  */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { api } from '../../api';
-import { errorText } from '../../components/ErrorNotice';
+import { RefusalLines } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import { Link } from '../../router';
 import { VoidDialog } from './VoidDialog';
 import { ACTIVE_RECIPIENT_STATUSES, type Envelope, type RemindAnswer } from './types';
 
-type Outcome = { tone: 'success' | 'info' | 'error'; text: string } | null;
+type Outcome = { tone: 'success' | 'info' | 'error'; text: ReactNode } | null;
 
 export function EnvelopeActions({ envelope, onChanged }: { envelope: Envelope; onChanged(message: string): void }) {
   const { t, formatDate } = useT();
@@ -39,7 +39,7 @@ export function EnvelopeActions({ envelope, onChanged }: { envelope: Envelope; o
       });
       onChanged('');
     } catch (failure) {
-      setOutcome({ tone: 'error', text: errorText(failure, t('console.error.network')) });
+      setOutcome({ tone: 'error', text: <RefusalLines error={failure} /> });
     } finally {
       setReminding(false);
     }

@@ -5,7 +5,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Modal } from '../../../components/Modal';
 import { api } from '../../api';
-import { errorText } from '../../components/ErrorNotice';
+import { RefusalLines } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 
 export function VoidDialog({
@@ -21,7 +21,7 @@ export function VoidDialog({
   const id = useId();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!reason.trim()) {
@@ -34,7 +34,7 @@ export function VoidDialog({
       await api('POST', `/envelopes/${envelopeId}/void`, { json: { reason: reason.trim() } });
       onVoided();
     } catch (failure) {
-      setError(errorText(failure, t('console.error.network')));
+      setError(failure);
       setBusy(false);
     }
   };
@@ -53,9 +53,9 @@ export function VoidDialog({
           aria-describedby={error ? `${id}-error` : undefined}
           autoFocus
         />
-        {error && (
+        {error !== null && (
           <p id={`${id}-error`} className="field-error" role="alert">
-            {error}
+            <RefusalLines error={error} />
           </p>
         )}
         <div className="dialog-actions">

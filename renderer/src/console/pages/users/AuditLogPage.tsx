@@ -6,9 +6,11 @@ import { useT } from '../../i18n';
 import { Link } from '../../router';
 import type { ConsoleStringKey } from '../../strings';
 import { en } from '../../strings';
+import { useUser } from '../../session';
 import { useResource } from '../../use-resource';
 import type { AuditItem, AuditPage } from './model';
 import { LEGACY_BASE } from '../../api';
+import { UsersRefused } from './UsersRefused';
 import './users.css';
 
 const PAGE = 50;
@@ -18,7 +20,13 @@ function actionKey(action: string): ConsoleStringKey | null {
   return key in en ? (key as ConsoleStringKey) : null;
 }
 
+/** A sender is refused before any call (the server would answer 403 insufficient_role). */
 export function AuditLogPage() {
+  const me = useUser();
+  return me.role === 'sender' ? <UsersRefused titleKey="audit.title" /> : <AuditLog />;
+}
+
+function AuditLog() {
   const { t, formatDate } = useT();
   const first = useResource(
     (signal) => api<AuditPage>('GET', `${LEGACY_BASE}/audit-log/?limit=${PAGE}`, { signal }),

@@ -1,7 +1,7 @@
 /** Invite a user by e-mail with a role; the server mails the set-password link (72 h, single use). */
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api';
-import { ErrorNotice } from '../../components/ErrorNotice';
+import { ErrorNotice, RefusalLines } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import { ROLES, roleKey, usersPath, type Role, type User } from './model';
 
@@ -32,9 +32,7 @@ export function InviteForm({ onInvited }: { onInvited: (user: User) => void }) {
 
   // 409 user_exists and 422 on the e-mail are said on the e-mail field.
   const emailError =
-    error instanceof ApiError && (error.code === 'user_exists' || error.code === 'validation_failed')
-      ? error.message
-      : null;
+    error instanceof ApiError && (error.code === 'user_exists' || error.code === 'validation_failed') ? error : null;
   return (
     <section className="card" aria-labelledby="invite-title">
       <h2 id="invite-title">{t('users.invite.title')}</h2>
@@ -53,7 +51,7 @@ export function InviteForm({ onInvited }: { onInvited: (user: User) => void }) {
           />
           {emailError && (
             <span id="invite-email-error" className="field-error" role="alert">
-              {emailError}
+              <RefusalLines error={emailError} />
             </span>
           )}
         </div>

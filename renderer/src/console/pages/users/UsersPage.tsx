@@ -4,13 +4,14 @@
  */
 import { useState } from 'react';
 import { Modal } from '../../../components/Modal';
-import { api, ApiError } from '../../api';
+import { api, ApiError, type ConsoleUser } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import { Link } from '../../router';
 import { useUser } from '../../session';
 import { useResource } from '../../use-resource';
 import { InviteForm } from './InviteForm';
+import { UsersRefused } from './UsersRefused';
 import { ROLES, roleKey, STATUS_TONE, usersPath, type Role, type User } from './model';
 import './users.css';
 
@@ -80,9 +81,14 @@ function UserRow({
   );
 }
 
+/** A sender is refused before any call (the server would answer 403 insufficient_role): no list, no actions. */
 export function UsersPage() {
-  const { t } = useT();
   const me = useUser();
+  return me.role === 'sender' ? <UsersRefused titleKey="users.title" /> : <UsersManager me={me} />;
+}
+
+function UsersManager({ me }: { me: ConsoleUser }) {
+  const { t } = useT();
   const users = useResource((signal) => api<{ items: User[] }>('GET', usersPath(), { signal }), []);
   const [message, setMessage] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
