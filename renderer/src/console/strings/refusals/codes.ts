@@ -4,13 +4,7 @@
  */
 import type { ErrorCode } from '../../../../../common/errors';
 
-/**
- * Codes being added to common/errors.ts on branches not merged yet. Worded here ahead of time so the console never
- * shows their raw text; once the union has them this alias adds nothing and may be emptied (`never`).
- */
-type UpcomingErrorCode = 'storage_full';
-
-export type WordedErrorCode = ErrorCode | UpcomingErrorCode;
+export type WordedErrorCode = ErrorCode;
 
 /** One sentence per code, in one language. */
 export type RefusalWords = Readonly<Record<WordedErrorCode, string>>;
