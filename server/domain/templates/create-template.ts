@@ -19,7 +19,7 @@ import {
 } from './model.js';
 import { recordChange } from './store.js';
 import { creationSummary } from './summary.js';
-import { buildDefinition } from './validate.js';
+import { buildDefinition, precheckDefinition } from './validate.js';
 import { portableTemplate, type PortableTemplate } from './views.js';
 import { emailOf } from '../users/creators.js';
 
@@ -34,6 +34,7 @@ async function createFrom(
   from: CreateSource,
   details: Record<string, unknown> = {},
 ): Promise<PortableTemplate> {
+  precheckDefinition(input);
   const resolver = new DocumentResolver(ctx, accountId, files);
   const documents = await resolver.resolve(input.documents ?? resolver.partsInOrder());
   const definition = buildDefinition(input, documents);
