@@ -486,7 +486,8 @@ export const TemplatePatchBody = Type.Object(
   },
   {
     additionalProperties: true,
-    description: 'JSON Merge Patch (RFC 7396) on the portable template; read-only members may be sent back unchanged',
+    description:
+      'JSON Merge Patch (RFC 7396) on the portable template; read-only members may be sent back unchanged; unknown members are ignored',
     examples: [
       { settings: { expire_in_days: 30 } },
       {
