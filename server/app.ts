@@ -101,6 +101,9 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
   installProblemHandlers(app);
+  // Fastify parses text/plain by default, so a JSON body sent as text/plain reached the validator as a string (422);
+  // no route takes plain text: answer it 415 unsupported_media_type, like any other type a route does not take.
+  app.removeContentTypeParser('text/plain');
   // The per-key burst limit, for both API scopes (after the routes' authentication, before body parsing).
   installRateLimit(app, ctx);
   // Multipart bodies are streamed by the handlers; give the schema an object to check so routes can document the parts.

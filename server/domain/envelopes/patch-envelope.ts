@@ -39,9 +39,35 @@ const EDITABLE = [
 ] as const;
 const REQUIRED = new Set(['title', 'routing_order']);
 
-function checkMembers(patch: Record<string, unknown>): void {
+/** Members of the envelope (GET /envelopes/{id}) that PATCH cannot change: sent, they are refused with a hint. */
+const NOT_EDITABLE = new Set([
+  'id',
+  'status',
+  'recipients',
+  'documents',
+  'delivery',
+  'mode',
+  'sent_at',
+  'completed_at',
+  'expires_at',
+  'status_reason',
+  'pades_level',
+  'template_id',
+  'template_version',
+  'bulk_send_id',
+  'row_index',
+  'created_by',
+  'created_at',
+  'updated_at',
+]);
+
+/**
+ * The editable members of the patch. Another member of the envelope is refused (it cannot be changed here);
+ * an unknown member is ignored, as on create and everywhere in the API (docs/api.md, "Unknown members").
+ */
+function editableMembers(patch: Record<string, unknown>): Record<string, unknown> {
   const errors = Object.keys(patch).flatMap((key) => {
-    if (!(EDITABLE as readonly string[]).includes(key)) {
+    if (NOT_EDITABLE.has(key)) {
       const where =
         key === 'recipients'
           ? ' (PATCH or DELETE …/recipients/{recipient_id}, POST …/recipients)'
@@ -55,6 +81,7 @@ function checkMembers(patch: Record<string, unknown>): void {
   if (errors.length > 0) {
     throw new MoharError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
   }
+  return Object.fromEntries(Object.entries(patch).filter(([key]) => (EDITABLE as readonly string[]).includes(key)));
 }
 
 type Json = Parameters<typeof mergePatch>[0];
@@ -65,13 +92,13 @@ export async function patchEnvelope(
   envelopeId: string,
   patch: Record<string, unknown>,
 ): Promise<EnvelopeView> {
-  checkMembers(patch);
-  const input = patch as EnvelopePatch;
+  const known = editableMembers(patch);
+  const input = known as EnvelopePatch;
   if (input.redirect_url !== null) checkRedirectUrl(input.redirect_url, '/redirect_url');
   try {
     await ctx.db.transaction().execute(async (trx) => {
       // Reminders alone may change while the envelope is in progress (e.g. turned off); everything else is a draft's.
-      const remindersOnly = Object.keys(patch).length === 1 && input.reminders !== undefined;
+      const remindersOnly = Object.keys(known).length === 1 && input.reminders !== undefined;
       const found = remindersOnly ? await findEnvelope({ ...ctx, db: trx }, accountId, envelopeId) : undefined;
       const envelope =
         found?.status === 'sent' ? found : await findDraftEnvelope({ ...ctx, db: trx }, accountId, envelopeId);

@@ -16,12 +16,6 @@ export interface ResentMail {
 }
 
 export async function resendMail(ctx: Context, accountId: string, mailId: string): Promise<ResentMail> {
-  if (!ctx.config.smtpUrl) {
-    throw new MoharError(
-      'smtp_not_configured',
-      'no SMTP server is set (MOHAR_SMTP_URL), so the mail would only be kept again; set one, restart Mohar, then send it again',
-    );
-  }
   return ctx.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('outbox_mail')
@@ -30,6 +24,13 @@ export async function resendMail(ctx: Context, accountId: string, mailId: string
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     if (!row) throw new MoharError('mail_not_found', `no mail ${mailId} in this account's outbox`);
+    // After the lookup, so an unknown mail id is 404 whether or not SMTP is set.
+    if (!ctx.config.smtpUrl) {
+      throw new MoharError(
+        'smtp_not_configured',
+        'no SMTP server is set (MOHAR_SMTP_URL), so the mail would only be kept again; set one, restart Mohar, then send it again',
+      );
+    }
     if (row.status !== 'kept' && row.status !== 'failed') {
       throw new MoharError(
         'mail_not_resendable',

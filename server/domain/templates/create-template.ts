@@ -21,7 +21,7 @@ import {
 } from './model.js';
 import { recordChange } from './store.js';
 import { creationSummary } from './summary.js';
-import { buildDefinition } from './validate.js';
+import { buildDefinition, precheckDefinition } from './validate.js';
 import { portableTemplate, type PortableTemplate } from './views.js';
 import { emailOf } from '../users/creators.js';
 import type { KeyInCommit } from '../idempotency/idempotency.js';
@@ -39,6 +39,7 @@ async function createFrom(
   details: Record<string, unknown> = {},
   claim?: KeyInCommit,
 ): Promise<PortableTemplate> {
+  precheckDefinition(input);
   const resolver = new DocumentResolver(ctx, accountId, files);
   const documents = await resolver.resolve(input.documents ?? resolver.partsInOrder());
   const definition = buildDefinition(input, documents);

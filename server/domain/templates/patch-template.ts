@@ -13,7 +13,7 @@ import type { DefinitionInput, DocumentInput, TemplateActor, TemplateDefinition 
 import { findTemplate, loadVersion, withTemplate } from './store.js';
 import { recordChange } from './store.js';
 import { summarize, unchanged } from './summary.js';
-import { buildDefinition } from './validate.js';
+import { buildDefinition, precheckDefinition } from './validate.js';
 import { portableTemplate, type PortableTemplate } from './views.js';
 
 const EDITABLE = new Set(['name', 'description', 'settings', 'roles', 'documents']);
@@ -63,19 +63,20 @@ function editable(definition: TemplateDefinition): Json {
   ) as Json;
 }
 
-function checkMembers(patch: Record<string, unknown>, current: PortableTemplate): void {
-  const errors = Object.keys(patch).flatMap((key) => {
-    if (EDITABLE.has(key)) return [];
-    if (READ_ONLY.has(key)) {
-      return JSON.stringify(patch[key]) === JSON.stringify(current[key as keyof PortableTemplate])
-        ? []
-        : [{ path: `/${key}`, message: 'is read-only (archive with DELETE, restore with POST …/restore)' }];
-    }
-    return [{ path: `/${key}`, message: 'is not a member of a template' }];
-  });
+/**
+ * The editable members of the patch. A read-only member sent back changed is refused (it cannot be done here);
+ * an unknown member is ignored, as on create and everywhere in the API (docs/api.md, "Unknown members").
+ */
+function editableMembers(patch: Record<string, unknown>, current: PortableTemplate): Record<string, unknown> {
+  const errors = Object.keys(patch).flatMap((key) =>
+    READ_ONLY.has(key) && JSON.stringify(patch[key]) !== JSON.stringify(current[key as keyof PortableTemplate])
+      ? [{ path: `/${key}`, message: 'is read-only (archive with DELETE, restore with POST …/restore)' }]
+      : [],
+  );
   if (errors.length > 0) {
     throw new MoharError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
   }
+  return Object.fromEntries(Object.entries(patch).filter(([key]) => EDITABLE.has(key)));
 }
 
 /** `"3"`, `W/"3"` or `3` → 3; `*` matches any version. */
@@ -131,8 +132,8 @@ export async function patchTemplate(
     refuseArchived(template.archived_at);
     checkPrecondition(ifMatch, template.latest_version);
     const base = await loadVersion(ctx.db, templateId, template.latest_version);
-    checkMembers(input.patch, portableTemplate(template, base.row, base.definition));
-    const patched = mergePatch(editable(base.definition), input.patch as Json) as unknown as DefinitionInput & {
+    const changes = editableMembers(input.patch, portableTemplate(template, base.row, base.definition));
+    const patched = mergePatch(editable(base.definition), changes as Json) as unknown as DefinitionInput & {
       documents?: DocumentInput[];
     };
     if (typeof patched.name !== 'string') {
@@ -140,6 +141,7 @@ export async function patchTemplate(
         errors: [{ path: '/name', message: 'is required' }],
       });
     }
+    precheckDefinition(patched);
     const documents = await resolver.resolve(patched.documents ?? []);
     const definition = buildDefinition(patched, documents);
     if (unchanged(base.definition, definition)) {

@@ -6,7 +6,6 @@
  */
 import { MoharError, isMoharError, type ErrorItem } from '../../../common/errors.js';
 import { storedInfo, type DocumentRow } from '../documents/documents.js';
-import { MAX_METADATA_BYTES, checkRedirectUrl } from '../envelopes/create-envelope.js';
 import { checkDscLimits } from '../envelopes/dsc-rules.js';
 import { validateFieldLayout } from '../envelopes/field-layout.js';
 import { normalizeRecipient } from '../envelopes/recipients.js';
@@ -15,15 +14,14 @@ import type {
   DefinitionInput,
   FieldInputByRole,
   RoleInput,
-  SettingsInput,
   TemplateDefinition,
   TemplateDocument,
   TemplateField,
   TemplateRole,
   TemplateSettings,
 } from './model.js';
-import { checkReminderSettings } from '../workflow/reminder-settings.js';
 import { layoutError, layoutInput, layoutRecipients } from './layout-input.js';
+import { checkSettings } from './settings.js';
 
 export const MAX_TEMPLATE_DOCUMENTS = 20;
 
@@ -34,22 +32,6 @@ export interface ResolvedDocument {
 
 function invalid(path: string, message: string): MoharError {
   return new MoharError('validation_failed', `${path}: ${message}`, { errors: [{ path, message }] });
-}
-
-export function checkSettings(input: SettingsInput | undefined): TemplateSettings {
-  const settings: TemplateSettings = {
-    message: input?.message ?? null,
-    routing_order: input?.routing_order ?? 'sequential',
-    expire_in_days: input?.expire_in_days ?? null,
-    redirect_url: input?.redirect_url ?? null,
-    metadata: input?.metadata ?? null,
-    ...(input?.reminders ? { reminders: checkReminderSettings(input.reminders, '/settings/reminders') } : {}),
-  };
-  checkRedirectUrl(settings.redirect_url ?? undefined, '/settings/redirect_url');
-  if (settings.metadata !== null && Buffer.byteLength(JSON.stringify(settings.metadata)) > MAX_METADATA_BYTES) {
-    throw invalid('/settings/metadata', `larger than ${MAX_METADATA_BYTES} bytes`);
-  }
-  return settings;
 }
 
 export function checkRoles(inputs: readonly RoleInput[], settings: TemplateSettings): TemplateRole[] {
@@ -148,6 +130,15 @@ function checkFieldKeys(documents: readonly ResolvedDocument[]): void {
       seen.set(f.field_key, path);
     }),
   );
+}
+
+/**
+ * The checks that need no PDF (name, settings, roles), run before any uploaded document is stored: a definition
+ * that fails them stores nothing at all.
+ */
+export function precheckDefinition(input: DefinitionInput): void {
+  if (typeof input.name !== 'string' || input.name.trim() === '') throw invalid('/name', 'must not be empty');
+  checkRoles(input.roles ?? [], checkSettings(input.settings));
 }
 
 export function buildDefinition(input: DefinitionInput, documents: readonly ResolvedDocument[]): TemplateDefinition {

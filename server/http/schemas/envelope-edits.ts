@@ -36,7 +36,7 @@ export const EnvelopePatchBody = Type.Object(
   {
     additionalProperties: true,
     description:
-      'JSON Merge Patch (RFC 7396) on a draft: members present are set, null clears one (not title or routing_order); other members are refused',
+      'JSON Merge Patch (RFC 7396) on a draft: members present are set, null clears one (not title or routing_order); other members of the envelope are refused, unknown members ignored',
     examples: [
       { title: 'Lease agreement, flat 4B (revised)', expire_in_days: 14, metadata: { deal: 42, old_key: null } },
       { message: null, external_id: 'lease-4b-v2' },

@@ -1,11 +1,11 @@
 /** Route schemas of the template calls (issue 12): validation, types and OpenAPI with examples. */
 import { Type, type Static, type TSchema } from 'typebox';
-import { ROLES, ROUTING_ORDERS, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
+import { ROLES, SIGNATURE_METHODS } from '../../domain/envelopes/model.js';
 import { TEMPLATE_FORMAT } from '../../domain/templates/model.js';
 import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
-import { Delivery, EnvelopeResponse } from './envelopes.js';
+import { Delivery, EnvelopeCreateBody, EnvelopeResponse } from './envelopes.js';
 import { FIELD_TYPE_DESCRIPTION } from './fields.js';
-import { EnvelopeReminders, ReminderSettingsBody } from './reminders.js';
+import { ReminderSettingsBody } from './reminders.js';
 
 const Key = (description: string) => Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description });
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the PDF, lower-case hex' });
@@ -13,30 +13,38 @@ const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of
  * Optional and nullable, as `type: [T, "null"]` rather than anyOf: one error per bad member, not one per
  * branch (and safe under type coercion, which bodies no longer get: http/validators.ts).
  */
-const Opt = <T extends TSchema>(schema: T) =>
-  Type.Optional(
-    Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as unknown as { type: string }).type, 'null'] }),
+const Opt = <T extends TSchema>(schema: T) => {
+  const { type, enum: values } = schema as unknown as { type: string; enum?: unknown[] };
+  return Type.Optional(
+    Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) }),
   );
+};
+
+/** The envelope create body's own member schemas: a template's settings are the defaults of the envelopes it makes. */
+const Envelope = EnvelopeCreateBody.properties;
 
 export const TemplateSettingsBody = Type.Object(
   {
-    message: Opt(Type.String({ maxLength: 10_000 })),
-    routing_order: Type.Optional(StringEnum(ROUTING_ORDERS, { description: 'default sequential' })),
-    expire_in_days: Opt(Type.Integer({ minimum: 1, maximum: 3650 })),
-    redirect_url: Opt(Type.String({ format: 'uri', maxLength: 2048 })),
-    metadata: Opt(
-      Type.Unsafe<Record<string, unknown>>({
-        type: 'object',
-        additionalProperties: true,
-        description: 'free-form JSON object, at most 16 KiB',
-      }),
-    ),
-    reminders: Type.Optional(EnvelopeReminders),
+    message: Opt(Envelope.message),
+    routing_order: Envelope.routing_order,
+    expire_in_days: Opt(Envelope.expire_in_days),
+    redirect_url: Opt(Envelope.redirect_url),
+    metadata: Opt(Envelope.metadata),
+    reminders: Envelope.reminders,
   },
   {
     description:
-      'default envelope settings; an instantiation may override each (reminders: the envelopes made from it get them as their own)',
+      'default envelope settings, checked by the envelope create rules; an instantiation may override each (reminders: the envelopes made from it get them as their own); unknown members are ignored',
   },
+);
+
+/** PATCH: merged member by member, so every member may also be null (removed: the default applies again). */
+const TemplateSettingsPatch = Type.Object(
+  {
+    ...TemplateSettingsBody.properties,
+    routing_order: Opt(Envelope.routing_order),
+  },
+  { description: 'merged member by member into the settings (RFC 7396): null removes a setting (its default applies)' },
 );
 
 export const TemplateRoleBody = Type.Object({
@@ -471,12 +479,7 @@ export const TemplatePatchBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     description: Opt(Type.String({ maxLength: 10_000 })),
-    settings: Type.Optional(
-      Type.Unsafe<Record<string, unknown>>({
-        type: 'object',
-        description: 'merged member by member (null removes a setting)',
-      }),
-    ),
+    settings: Opt(TemplateSettingsPatch),
     roles: Type.Optional(Type.Array(TemplateRoleBody, { maxItems: 100, description: 'replaces the roles' })),
     documents: Type.Optional(
       Type.Array(TemplateDocumentBody, { maxItems: 20, description: 'replaces the documents and their fields' }),
@@ -484,7 +487,8 @@ export const TemplatePatchBody = Type.Object(
   },
   {
     additionalProperties: true,
-    description: 'JSON Merge Patch (RFC 7396) on the portable template; read-only members may be sent back unchanged',
+    description:
+      'JSON Merge Patch (RFC 7396) on the portable template; read-only members may be sent back unchanged; unknown members are ignored',
     examples: [
       { settings: { expire_in_days: 30 } },
       {

@@ -90,6 +90,14 @@ for (const kind of DATABASES) {
         .execute();
       const withoutSmtp = { ...server.ctx, config: { ...server.ctx.config, smtpUrl: undefined } };
       await assert.rejects(resendMail(withoutSmtp, owner.accountId, mail.id), { code: 'smtp_not_configured' });
+      // An unknown mail is 404 whether or not SMTP is set (issue 27, point 10).
+      const unknownId = '00000000-0000-4000-8000-00000000abcd';
+      await assert.rejects(resendMail(withoutSmtp, owner.accountId, unknownId), { code: 'mail_not_found' });
+      const unknown = await server.request('POST', `${LEGACY}/mail/outbox/${unknownId}/resend/`, {
+        token: owner.token,
+      });
+      assert.equal(unknown.statusCode, 404, unknown.body);
+      assert.equal(unknown.json().code, 'mail_not_found');
 
       const resent = await server.request('POST', `${LEGACY}/mail/outbox/${mail.id}/resend/`, { token: owner.token });
       assert.equal(resent.statusCode, 202, resent.body);
