@@ -23,10 +23,11 @@ import {
   TokenParams,
 } from '../../http/schemas/legacy.js';
 import type { App } from '../types.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
-const Pdf = Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' });
+const Pdf = pdfResponse('the final signed PDF', ['ETag', 'Content-Disposition', 'Cache-Control']);
 
 /** The key in the body must be the key in X-Api-Key (which authenticated the call). */
 function checkBodyKey(request: FastifyRequest, bodyKey: string): void {

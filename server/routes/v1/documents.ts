@@ -3,6 +3,7 @@ import { documentView, findDocument, uploadDocument } from '../../domain/documen
 import type { Context } from '../../domain/context.js';
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { readFilePart } from '../../http/multipart.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
@@ -66,7 +67,7 @@ export function documentRoutes(app: App, ctx: Context): void {
 
         params: DocumentParams,
         response: {
-          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          200: pdfResponse('the uploaded PDF; ETag and Repr-Digest carry the SHA-256', ['ETag', 'Repr-Digest']),
           ...problems(401, 404),
         },
       },

@@ -12,6 +12,7 @@ import { MockRequestCreated, MockRequestForm, MockRequestParams, MockRequestView
 import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
 import type { App } from '../types.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
@@ -66,7 +67,7 @@ export function sandboxRoutes(app: App, ctx: Context): void {
         security,
         params: MockRequestParams,
         response: {
-          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          200: pdfResponse('the PDF signed with the test certificate', ['ETag', 'Content-Disposition']),
           ...problems(401, 404, 409),
         },
       },

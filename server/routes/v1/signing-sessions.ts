@@ -8,6 +8,7 @@ import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envel
 import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
 import type { App } from '../types.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
@@ -51,11 +52,11 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
         security,
         params: EnvelopeDocumentParams,
         response: {
-          200: Type.Unsafe({
-            type: 'string',
-            format: 'binary',
-            description: 'application/pdf; ETag and Repr-Digest carry the SHA-256',
-          }),
+          200: pdfResponse('the signed PDF; ETag and Repr-Digest carry the SHA-256', [
+            'ETag',
+            'Repr-Digest',
+            'Content-Disposition',
+          ]),
           ...problems(401, 404, 409),
         },
       },

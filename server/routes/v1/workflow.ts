@@ -10,6 +10,7 @@ import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
 import type { App } from '../types.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 const security = [{ apiKey: [] }];
@@ -106,7 +107,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
         security,
         params: EnvelopeParams,
         response: {
-          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          200: pdfResponse('the certificate of completion (PDF)', ['ETag', 'Content-Disposition']),
           ...problems(401, 404, 409),
         },
       },
