@@ -70,6 +70,24 @@ const ERROR_RESPONSES: Record<string, ErrorResponseDoc> = {
 
 const problemResponse = (status: string): Json => ({ $ref: `#/components/responses/${errorDoc(status).name}` });
 
+/** The shared problem response of `status`, plus a route's own headers. */
+function problemWith(status: string, headers: readonly ResponseHeaderName[]): Json {
+  const response = errorResponse(status);
+  withHeaders(response, headers);
+  return response;
+}
+
+function errorResponse(status: string): Json {
+  const { description, headers } = errorDoc(status);
+  const response: Json = {
+    description: `${status}: ${description} (application/problem+json)`,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+  // X-RateLimit-*: on API-key and signing-link calls every answer is counted, errors included.
+  withHeaders(response, [...headers, ...RATE_LIMIT_HEADERS]);
+  return response;
+}
+
 function errorDoc(status: string): ErrorResponseDoc {
   return ERROR_RESPONSES[status] ?? { name: `Status${status}`, description: `error ${status}`, headers: [] };
 }
@@ -106,14 +124,14 @@ function documentOperation(method: string, path: string, operation: Operation): 
   if (idempotencyKey && IDEMPOTENCY_KEY_REQUIRED.has(`${method} ${path}`)) idempotencyKey.required = true;
 
   for (const [status, response] of Object.entries(responses)) {
-    if (Number(status) >= 400) {
-      responses[status] = problemResponse(status);
-      continue;
-    }
     // Route-declared headers (openapi-headers.ts) become references to the shared descriptions.
     const declared = Object.keys((response.headers as Json | undefined) ?? {}).filter(
       (name): name is ResponseHeaderName => name in RESPONSE_HEADERS,
     );
+    if (Number(status) >= 400) {
+      responses[status] = declared.length === 0 ? problemResponse(status) : problemWith(status, declared);
+      continue;
+    }
     withHeaders(response, declared);
     if (limited) withHeaders(response, RATE_LIMIT_HEADERS);
     if (idempotencyKey) withHeaders(response, ['Idempotent-Replayed']);
@@ -134,16 +152,7 @@ export function documentResponses<T>(document: T): T {
   const components = (doc.components ??= {});
   components.schemas = { ...((components.schemas as Json | undefined) ?? {}), Problem: plainJson(Problem) };
   components.responses = Object.fromEntries(
-    [...used].sort().map((status) => {
-      const { name, description, headers } = errorDoc(status);
-      const response: Json = {
-        description: `${status}: ${description} (application/problem+json)`,
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      };
-      // X-RateLimit-*: on API-key and signing-link calls every answer is counted, errors included.
-      withHeaders(response, [...headers, ...RATE_LIMIT_HEADERS]);
-      return [name, response];
-    }),
+    [...used].sort().map((status) => [errorDoc(status).name, errorResponse(status)]),
   );
   // Only the headers some response references (an unused component is a lint warning).
   const referenced = new Set(

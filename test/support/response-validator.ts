@@ -57,8 +57,9 @@ export function installResponseValidator(app: FastifyInstance): ResponseValidato
     const routePath = pattern.slice(scope.prefix.length).replace(/:(\w+)/g, '{$1}');
     if (HIDDEN_ROUTES.some((hidden) => hidden.test(routePath))) return;
     const status = reply.statusCode;
-    const fail = (problem: string) =>
+    const fail = (problem: string): void => {
       violations.push({ request: `${request.method} ${request.url.split('?')[0]}`, status, problem });
+    };
     const document = await documentOf(scope.document);
     const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
     const operation = paths[routePath]?.[request.method.toLowerCase()];
@@ -75,7 +76,8 @@ export function installResponseValidator(app: FastifyInstance): ResponseValidato
 
     const body = bodyText(payload);
     const content = (response.content ?? {}) as Record<string, Json>;
-    if (body === undefined || body.length === 0) return;
+    // 204 and 304 have no body (Fastify drops what onSend still holds).
+    if (body === undefined || body.length === 0 || status === 204 || status === 304) return;
     const mediaType = String(reply.getHeader('content-type') ?? '').split(';')[0]!.trim();
     const media = content[mediaType];
     if (!media) return fail(`content type ${mediaType} is not listed (listed: ${Object.keys(content).join(', ') || 'none'})`);

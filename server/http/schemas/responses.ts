@@ -5,6 +5,7 @@
  */
 import type { TSchema } from 'typebox';
 import { inlineHeaders, type ResponseHeaderName } from '../openapi-headers.js';
+import { Problem } from './common.js';
 
 export interface ResponseWithContent {
   readonly description: string;
@@ -30,4 +31,11 @@ export function jsonWithHeaders<T extends TSchema>(
   description = 'Default Response',
 ): ResponseWithContent {
   return { description, headers: inlineHeaders(headers), content: { 'application/json': { schema } } };
+}
+
+/** A problem answer that also carries a route's own headers (the shared problem responses have no room for them). */
+export function problemWithHeaders(
+  headers: readonly ResponseHeaderName[],
+): typeof Problem & { readonly headers: Record<string, Record<string, unknown>> } {
+  return { ...Problem, headers: inlineHeaders(headers) };
 }
