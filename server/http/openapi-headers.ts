@@ -31,7 +31,7 @@ export const RESPONSE_HEADERS = {
   Location: { description: 'the URL of the created resource', schema: { type: 'string', format: 'uri-reference' } },
   ETag: {
     description:
-      'the representation\'s entity tag: the SHA-256 (hex, quoted) of a PDF; the version number (quoted) of a template, for If-Match',
+      "the representation's entity tag: the SHA-256 (hex, quoted) of a PDF; the version number (quoted) of a template, for If-Match",
     schema: text,
   },
   'Repr-Digest': { description: 'the SHA-256 of the PDF bytes (RFC 9530): `sha-256=:base64:`', schema: text },
@@ -46,7 +46,7 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string', enum: ['true', 'false'] },
   },
   'Set-Cookie': {
-    description: 'the console session\'s refresh token (mohar_console; HttpOnly, SameSite=Strict, Path …/auth/session/)',
+    description: "the console session's refresh token (mohar_console; HttpOnly, SameSite=Strict, Path …/auth/session/)",
     schema: text,
   },
 } as const satisfies Record<string, HeaderDoc>;

@@ -65,7 +65,11 @@ const ERROR_RESPONSES: Record<string, ErrorResponseDoc> = {
     headers: ['Retry-After'],
   },
   '500': { name: 'InternalError', description: 'internal_error: something went wrong on our side', headers: [] },
-  '503': { name: 'ServiceUnavailable', description: 'server_busy; retry after Retry-After seconds', headers: ['Retry-After'] },
+  '503': {
+    name: 'ServiceUnavailable',
+    description: 'server_busy; retry after Retry-After seconds',
+    headers: ['Retry-After'],
+  },
 };
 
 const problemResponse = (status: string): Json => ({ $ref: `#/components/responses/${errorDoc(status).name}` });

@@ -21,7 +21,14 @@ const SCOPES = [
 const HIDDEN_ROUTES = [/^\/openapi\.json$/, /^\/docs(\/|$)/];
 
 /** Headers of HTTP itself, not of the API: they need no description. */
-const STANDARD_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+const STANDARD_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
 
 export interface ResponseViolation {
   readonly request: string;
@@ -78,9 +85,13 @@ export function installResponseValidator(app: FastifyInstance): ResponseValidato
     const content = (response.content ?? {}) as Record<string, Json>;
     // 204 and 304 have no body (Fastify drops what onSend still holds).
     if (body === undefined || body.length === 0 || status === 204 || status === 304) return;
-    const mediaType = String(reply.getHeader('content-type') ?? '').split(';')[0]!.trim();
+    const mediaType = String(reply.getHeader('content-type') ?? '')
+      .split(';')[0]!
+      .trim();
     const media = content[mediaType];
-    if (!media) return fail(`content type ${mediaType} is not listed (listed: ${Object.keys(content).join(', ') || 'none'})`);
+    if (!media) {
+      return fail(`content type ${mediaType} is not listed (listed: ${Object.keys(content).join(', ') || 'none'})`);
+    }
     if (!/^application\/([\w.-]+\+)?json$/.test(mediaType) || !media.schema) return;
     const cacheKey = `${scope.document} ${request.method} ${routePath} ${status} ${mediaType}`;
     let validate = compiled.get(cacheKey);
@@ -95,7 +106,11 @@ export function installResponseValidator(app: FastifyInstance): ResponseValidato
     try {
       await check(request, reply, payload);
     } catch (error) {
-      violations.push({ request: `${request.method} ${request.url}`, status: reply.statusCode, problem: String(error) });
+      violations.push({
+        request: `${request.method} ${request.url}`,
+        status: reply.statusCode,
+        problem: String(error),
+      });
     }
     return payload;
   });

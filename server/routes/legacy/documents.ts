@@ -1,7 +1,6 @@
 /** The legacy document API (docs/legacy-api.md): integer document ids over Mohar envelopes. Handlers stay thin. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../../domain/context.js';
 import { createLegacyDocument } from '../../domain/legacy/create-document.js';

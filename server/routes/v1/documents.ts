@@ -7,7 +7,6 @@ import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
-import { Type } from 'typebox';
 import type { App } from '../types.js';
 
 const security = [{ apiKey: [] }];

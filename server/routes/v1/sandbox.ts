@@ -1,5 +1,4 @@
 /** The sandbox: mock USB DSC requests for test-mode accounts, signed with an ephemeral test certificate. */
-import { Type } from 'typebox';
 import type { Context } from '../../domain/context.js';
 import { createMockRequest } from '../../domain/sandbox/create-request.js';
 import { downloadMockRequest, findMockRequest } from '../../domain/sandbox/find-request.js';
