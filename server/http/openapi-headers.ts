@@ -36,7 +36,11 @@ export const RESPONSE_HEADERS = {
   },
   'Repr-Digest': { description: 'the SHA-256 of the PDF bytes (RFC 9530): `sha-256=:base64:`', schema: text },
   'Content-Disposition': { description: 'attachment with the download file name (RFC 6266)', schema: text },
-  'Cache-Control': { description: '`private, no-store` for final documents a browser must not keep', schema: text },
+  'Cache-Control': {
+    description:
+      '`no-store` on answers that carry a secret (webhook secrets, the console session); `private, no-store` on final documents a browser must not keep',
+    schema: text,
+  },
   'X-Mohar-Signature-Field': {
     description: 'the name (URL-encoded) of the signature field the desktop signs in the prepared PDF',
     schema: text,

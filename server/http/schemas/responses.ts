@@ -10,7 +10,7 @@ import { Problem } from './common.js';
 export interface ResponseWithContent {
   readonly description: string;
   readonly headers?: Record<string, Record<string, unknown>>;
-  readonly content: Record<string, { schema: unknown }>;
+  readonly content: Record<string, { schema: unknown; example?: unknown }>;
 }
 
 /** A PDF answer (http/send-pdf.ts), with the headers that route sends. */
@@ -30,7 +30,10 @@ export function jsonWithHeaders<T extends TSchema>(
   headers: readonly ResponseHeaderName[],
   description = 'Default Response',
 ): ResponseWithContent {
-  return { description, headers: inlineHeaders(headers), content: { 'application/json': { schema } } };
+  // As @fastify/swagger does for a plain response schema: the schema's first example is the media's example.
+  const examples = (schema as { examples?: unknown }).examples;
+  const example = Array.isArray(examples) && examples.length > 0 ? { example: examples[0] as unknown } : {};
+  return { description, headers: inlineHeaders(headers), content: { 'application/json': { schema, ...example } } };
 }
 
 /** A problem answer that also carries a route's own headers (the shared problem responses have no room for them). */
