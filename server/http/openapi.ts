@@ -5,6 +5,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from '../routes/types.js';
+import { documentResponses } from './openapi-responses.js';
 
 export interface OpenApiScope {
   readonly title: string;
@@ -43,6 +44,9 @@ export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<vo
       schema,
       url: url.startsWith(prefixOf(scope.serverUrl)) ? url.slice(prefixOf(scope.serverUrl).length) || '/' : url,
     }),
+    // Problems, rate limits, body parsing and idempotency: documented once for every operation.
+    transformObject: (generated) =>
+      documentResponses('openapiObject' in generated ? generated.openapiObject : generated.swaggerObject),
   });
   // indexPrefix: the page's asset links are absolute when it is opened without a trailing slash, and the
   // plugin knows only its own prefix (/docs), not the scope's (/backend/api/v1).

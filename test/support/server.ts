@@ -12,6 +12,7 @@ import type { App } from '../../server/routes/types.js';
 import { jobRunnerFor } from '../../server/start.js';
 import { openRuntime } from '../../server/runtime.js';
 import { createTestDatabase, type DatabaseKind } from './databases.js';
+import { installResponseValidator, type ResponseViolation } from './response-validator.js';
 
 export const ADMIN_EMAIL = 'admin@test.local';
 export const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -48,6 +49,8 @@ export interface TestServer {
   readonly ctx: Context;
   readonly clock: TestClock;
   readonly logs: string[];
+  /** Answers that the OpenAPI documents do not describe (test/support/response-validator.ts). */
+  readonly responseViolations: readonly ResponseViolation[];
   request(method: string, url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
   login(email?: string, password?: string): Promise<string>;
   /** A fresh account with its api_admin login and a live key (and a test key when testMode). */
@@ -102,6 +105,8 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     },
   });
   const { app, inFlight } = await buildServerApp(runtime.ctx, { logStream });
+  // Every answer is checked against the served OpenAPI documents; close() fails on a violation.
+  const responseValidator = installResponseValidator(app);
   await app.ready();
   // Jobs (mail, completion, expiry) run when a test asks: runJobs() makes their timing deterministic.
   const runner = jobRunnerFor(runtime.ctx, { pollIntervalMs: 3_600_000 });
@@ -147,6 +152,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
     ctx: runtime.ctx,
     clock,
     logs,
+    responseViolations: responseValidator.violations,
     request,
     login,
     async newAccount(options = {}) {
@@ -170,6 +176,7 @@ export async function startTestServer(kind: DatabaseKind, env: Record<string, st
       await runner.stop({ timeoutMs: 10_000 });
       await runtime.close();
       await database.drop();
+      responseValidator.assertNone();
     },
   };
 }

@@ -7,6 +7,8 @@
  */
 import cookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { jsonWithHeaders, problemWithHeaders } from '../../http/schemas/responses.js';
+import { inlineHeaders } from '../../http/openapi-headers.js';
 import { Type } from 'typebox';
 import { MoharError } from '../../../common/errors.js';
 import {
@@ -73,7 +75,10 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
           'Console login: sets the HttpOnly refresh cookie, answers an access token (5 failures in 15 minutes lock the login)',
         headers: ConsoleHeader,
         body: LoginBody,
-        response: { 200: ConsoleSessionResponse, ...problems(401, 403, 422, 429) },
+        response: {
+          200: jsonWithHeaders(ConsoleSessionResponse, ['Set-Cookie', 'Cache-Control'], 'the session'),
+          ...problems(401, 403, 422, 429),
+        },
       },
     },
     async (request, reply) =>
@@ -90,7 +95,12 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
         tags,
         summary: 'Trade the refresh cookie for a new access token (the cookie rotates; a used one stops working)',
         headers: ConsoleHeader,
-        response: { 200: ConsoleSessionResponse, ...problems(401, 403) },
+        response: {
+          200: jsonWithHeaders(ConsoleSessionResponse, ['Set-Cookie', 'Cache-Control'], 'the session'),
+          ...problems(403),
+          // A spent or missing refresh cookie is cleared.
+          401: problemWithHeaders(['Set-Cookie']),
+        },
       },
     },
     async (request, reply) => {
@@ -115,7 +125,7 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
         tags,
         summary: 'Log out: revokes the refresh cookie and every access token it minted',
         headers: ConsoleHeader,
-        response: { 204: Type.Null(), ...problems(403) },
+        response: { 204: Type.Null({ headers: inlineHeaders(['Set-Cookie']) }), ...problems(403) },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,6 @@
 /** The legacy document API (docs/legacy-api.md): integer document ids over Mohar envelopes. Handlers stay thin. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../../domain/context.js';
 import { createLegacyDocument } from '../../domain/legacy/create-document.js';
@@ -24,9 +23,10 @@ import {
 } from '../../http/schemas/legacy.js';
 import { API_KEY, PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
-const Pdf = Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' });
+const Pdf = pdfResponse('the final signed PDF', ['ETag', 'Content-Disposition', 'Cache-Control']);
 
 /** The key in the body must be the key in X-Api-Key (which authenticated the call). */
 function checkBodyKey(request: FastifyRequest, bodyKey: string): void {

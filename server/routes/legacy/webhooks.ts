@@ -4,6 +4,7 @@
  * redelivery. All with the api_admin login (Bearer). See docs/webhooks.md.
  */
 import type { Context } from '../../domain/context.js';
+import { jsonWithHeaders } from '../../http/schemas/responses.js';
 import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
@@ -51,7 +52,10 @@ export function webhookRoutes(app: App, ctx: Context): void {
           'https and a public address only: the host is resolved and loopback, private, link-local, CGNAT, multicast and metadata addresses are refused (422 invalid_webhook_url, saying why). Saving again changes the URL, enables a disabled webhook and issues a new secret; the old secret keeps signing alongside it for the rotation overlap.',
         headers: BearerHeader,
         body: WebhookSaveBody,
-        response: { 200: WebhookSaveResponse, ...problems(401, 403, 422) },
+        response: {
+          200: jsonWithHeaders(WebhookSaveResponse, ['Cache-Control'], 'the webhook and its new secret'),
+          ...problems(401, 403, 422),
+        },
       },
     },
     (request, reply) => {
@@ -86,7 +90,10 @@ export function webhookRoutes(app: App, ctx: Context): void {
         security: LOGIN,
         summary: 'Reveal the current signing secret',
         headers: BearerHeader,
-        response: { 200: WebhookSecretResponse, ...problems(401, 403, 404) },
+        response: {
+          200: jsonWithHeaders(WebhookSecretResponse, ['Cache-Control'], 'the signing secret'),
+          ...problems(401, 403, 404),
+        },
       },
     },
     (request, reply) => {
@@ -111,7 +118,10 @@ export function webhookRoutes(app: App, ctx: Context): void {
           'Rotate the signing secret: the new one signs at once, the old one alongside it until the overlap ends (default 24 h)',
         headers: BearerHeader,
         body: RotateSecretBody,
-        response: { 200: WebhookSecretResponse, ...problems(401, 403, 404, 422) },
+        response: {
+          200: jsonWithHeaders(WebhookSecretResponse, ['Cache-Control'], 'the new signing secret'),
+          ...problems(401, 403, 404, 422),
+        },
       },
     },
     (request, reply) => {

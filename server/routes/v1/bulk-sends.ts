@@ -1,4 +1,5 @@
 /** Bulk send (issue 13): one draft (or template version) fanned out into one envelope per row. Handlers stay thin. */
+import { jsonWithHeaders } from '../../http/schemas/responses.js';
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import { cancelBulkSend } from '../../domain/bulk/cancel-bulk-send.js';
 import { createBulkSend } from '../../domain/bulk/create-bulk-send.js';
@@ -46,7 +47,10 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
         security: API_KEY_OR_LOGIN,
         headers: IdempotentHeaders,
         body: BulkSendBody,
-        response: { 202: BulkSendAccepted, ...problems(400, 401, 404, 409, 413, 422) },
+        response: {
+          202: jsonWithHeaders(BulkSendAccepted, ['Location'], 'the batch is queued; Location is its URL'),
+          ...problems(400, 401, 404, 409, 413, 422),
+        },
       },
       // The Location of the batch, also on a replayed answer.
       onSend: async (_request, reply, payload) => {

@@ -3,10 +3,10 @@ import { documentView, findDocument, uploadDocument } from '../../domain/documen
 import type { Context } from '../../domain/context.js';
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { readFilePart } from '../../http/multipart.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
-import { Type } from 'typebox';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
@@ -68,7 +68,7 @@ export function documentRoutes(app: App, ctx: Context): void {
 
         params: DocumentParams,
         response: {
-          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          200: pdfResponse('the uploaded PDF; ETag and Repr-Digest carry the SHA-256', ['ETag', 'Repr-Digest']),
           ...problems(401, 404),
         },
       },

@@ -1,5 +1,4 @@
 /** The sandbox: mock USB DSC requests for test-mode accounts, signed with an ephemeral test certificate. */
-import { Type } from 'typebox';
 import type { Context } from '../../domain/context.js';
 import { createMockRequest } from '../../domain/sandbox/create-request.js';
 import { downloadMockRequest, findMockRequest } from '../../domain/sandbox/find-request.js';
@@ -13,6 +12,7 @@ import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
 import { API_KEY, PUBLIC } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 export function sandboxRoutes(app: App, ctx: Context): void {
@@ -68,7 +68,7 @@ export function sandboxRoutes(app: App, ctx: Context): void {
         security: API_KEY,
         params: MockRequestParams,
         response: {
-          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          200: pdfResponse('the PDF signed with the test certificate', ['ETag', 'Content-Disposition']),
           ...problems(401, 404, 409),
         },
       },

@@ -25,6 +25,7 @@ import { SIGN_ACT_BODY_LIMIT } from '../../http/token-limits.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { signElectronically } from '../../domain/workflow/electronic-act.js';
 import { acceptTokenSignature, prepareForToken } from '../../domain/workflow/dsc-act.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 export function signerRoutes(app: App, ctx: Context): void {
@@ -52,7 +53,7 @@ export function signerRoutes(app: App, ctx: Context): void {
         tags: ['signer'],
         summary: 'The current bytes of a document',
         params: TokenDocumentParams,
-        response: { 200: Type.Unsafe({ type: 'string', format: 'binary' }), ...problems(404, 410) },
+        response: { 200: pdfResponse('the current PDF; ETag carries the SHA-256', ['ETag']), ...problems(404, 410) },
       },
     },
     async (request, reply) => {
@@ -73,11 +74,12 @@ export function signerRoutes(app: App, ctx: Context): void {
         summary: 'The final signed PDF, once the envelope is completed (also after this recipient acted)',
         params: TokenDocumentParams,
         response: {
-          200: Type.Unsafe({
-            type: 'string',
-            format: 'binary',
-            description: 'application/pdf; ETag and Repr-Digest carry the SHA-256',
-          }),
+          200: pdfResponse('the final signed PDF; ETag and Repr-Digest carry the SHA-256', [
+            'ETag',
+            'Repr-Digest',
+            'Content-Disposition',
+            'Cache-Control',
+          ]),
           ...problems(404, 409, 410),
         },
       },
@@ -126,11 +128,9 @@ export function signerRoutes(app: App, ctx: Context): void {
     tags: ['signer'],
     params: TokenDocumentParams,
     response: {
-      200: Type.Unsafe({
-        type: 'string',
-        format: 'binary',
-        description: 'application/pdf; X-Mohar-Signature-Field names the field to sign',
-      }),
+      200: pdfResponse('the prepared PDF; X-Mohar-Signature-Field names the field to sign', [
+        'X-Mohar-Signature-Field',
+      ]),
       ...problems(404, 409, 410, 422),
     },
   };

@@ -6,9 +6,9 @@ import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envelopes.js';
 import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
-import { Type } from 'typebox';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 export function signingSessionRoutes(app: App, ctx: Context): void {
@@ -52,11 +52,11 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
         security: API_KEY_OR_LOGIN,
         params: EnvelopeDocumentParams,
         response: {
-          200: Type.Unsafe({
-            type: 'string',
-            format: 'binary',
-            description: 'application/pdf; ETag and Repr-Digest carry the SHA-256',
-          }),
+          200: pdfResponse('the signed PDF; ETag and Repr-Digest carry the SHA-256', [
+            'ETag',
+            'Repr-Digest',
+            'Content-Disposition',
+          ]),
           ...problems(401, 404, 409),
         },
       },

@@ -2,6 +2,7 @@
  * Templates (issue 12): create, list, read (portable), patch (versions), archive/restore, instantiate. Handlers stay
  * thin.
  */
+import { jsonWithHeaders } from '../../http/schemas/responses.js';
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../../common/errors.js';
@@ -192,7 +193,10 @@ export function templateRoutes(app: App, ctx: Context): void {
         security: API_KEY_OR_LOGIN,
         params: TemplateParams,
         querystring: TemplateGetQuery,
-        response: { 200: PortableTemplateResponse, ...problems(401, 404) },
+        response: {
+          200: jsonWithHeaders(PortableTemplateResponse, ['ETag'], 'the template; ETag is its version, for If-Match'),
+          ...problems(401, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -234,7 +238,10 @@ export function templateRoutes(app: App, ctx: Context): void {
             },
           },
         },
-        response: { 200: PortableTemplateResponse, ...problems(401, 404, 409, 412, 413, 415, 422) },
+        response: {
+          200: jsonWithHeaders(PortableTemplateResponse, ['ETag', 'Template-Version-Created'], 'the template'),
+          ...problems(401, 404, 409, 412, 413, 415, 422),
+        },
       },
     },
     async (request, reply) => {

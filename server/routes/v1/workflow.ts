@@ -11,6 +11,7 @@ import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
+import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 
 export function workflowRoutes(app: App, ctx: Context): void {
@@ -109,7 +110,7 @@ export function workflowRoutes(app: App, ctx: Context): void {
         security: API_KEY_OR_LOGIN,
         params: EnvelopeParams,
         response: {
-          200: Type.Unsafe({ type: 'string', format: 'binary', description: 'application/pdf' }),
+          200: pdfResponse('the certificate of completion (PDF)', ['ETag', 'Content-Disposition']),
           ...problems(401, 404, 409),
         },
       },
