@@ -72,6 +72,17 @@ export async function idempotent(
 }
 
 /**
+ * The route's serializer for a JSON answer of `status`. A response declared with its content types (a JSON answer
+ * that documents headers, schemas/responses.ts) has one serializer per type, which reply.serialize() cannot pick.
+ */
+function serializeJson(reply: FastifyReply, status: number, body: unknown): string {
+  const byType = reply.getSerializationFunction(String(status), 'application/json');
+  const plain = reply.getSerializationFunction(String(status));
+  const serializer = typeof byType === 'function' ? byType : typeof plain === 'function' ? plain : undefined;
+  return serializer ? serializer(body as Record<string, unknown>) : JSON.stringify(body);
+}
+
+/**
  * The same semantics for an operation that stores the key's row itself, done and with its answer, in the
  * commit that creates what it creates (keyInsert): one commit instead of three. A refused or failed
  * attempt writes nothing, so there is nothing to release. When a concurrent request took the key first
@@ -93,8 +104,7 @@ export async function idempotentInOneCommit(
   // The answer is serialized once, by the route's response schema, for the key's row and for the reply.
   let answer: string | undefined;
   const serialize = (body: unknown): string => {
-    const json = reply.code(status).serialize(body);
-    answer = typeof json === 'string' ? json : Buffer.from(json as ArrayBuffer).toString('utf8');
+    answer = serializeJson(reply.code(status), status, body);
     return answer;
   };
   const claim: KeyInCommit = {

@@ -20,7 +20,12 @@ export async function registerOpenApi(app: App, scope: OpenApiScope): Promise<vo
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: scope.title, description: scope.description, version: scope.version },
+      info: {
+        title: scope.title,
+        description: scope.description,
+        version: scope.version,
+        license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' },
+      },
       servers: [{ url: scope.serverUrl }],
       ...(scope.webhooks ? { webhooks: scope.webhooks } : {}),
       components: {
