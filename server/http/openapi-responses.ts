@@ -7,6 +7,8 @@
  *   429 with Retry-After, and X-RateLimit-* on every answer;
  * - body parsing (Fastify, http/problem.ts): 400 malformed_json, 413, 415 on every method that reads a body,
  *   422 validation_failed where a body or a constrained path/query parameter is validated;
+ * - every operation: 500 internal_error and 503 server_busy / storage_full; 403 on every call made with an API key
+ *   (account_suspended);
  * - Idempotency-Key (http/idempotency.ts): Idempotent-Replayed on the success answer, and the key required
  *   where the handler refuses a call without it (400 idempotency_key_required).
  */
@@ -67,7 +69,8 @@ const ERROR_RESPONSES: Record<string, ErrorResponseDoc> = {
   '500': { name: 'InternalError', description: 'internal_error: something went wrong on our side', headers: [] },
   '503': {
     name: 'ServiceUnavailable',
-    description: 'server_busy; retry after Retry-After seconds',
+    description:
+      'server_busy (the PDF workers are saturated) or storage_full (no storage space left; nothing was stored); retry after Retry-After seconds',
     headers: ['Retry-After'],
   },
 };
@@ -121,6 +124,10 @@ function documentOperation(method: string, path: string, operation: Operation): 
   const limited = isRateLimited(path, operation);
   const added: string[] = [];
   if (limited) added.push('429');
+  // Any call can meet a server fault (500) or a busy or full server (503); a key's suspended account is 403 on
+  // every call made with that key (http/auth-hooks.ts).
+  added.push('500', '503');
+  if ((operation.security ?? []).some((requirement) => 'apiKey' in requirement)) added.push('403');
   if (BODY_METHODS.has(method)) added.push('400', '413', '415');
   if (operation.requestBody || hasCheckedParameter(operation)) added.push('422');
   for (const status of added) responses[status] ??= {};
