@@ -24,7 +24,7 @@ describe('webhooks in OpenAPI', () => {
     ]) {
       assert.ok(legacy.paths[path], path);
     }
-    // 400, 413 and 415: the body is parsed before the route runs; 500 and 503 on every call (http/openapi-responses.ts).
+    // 400, 413, 415: the body is parsed before the route runs; 500 and 503 on every call (http/openapi-responses.ts).
     assert.deepEqual(Object.keys(legacy.paths['/webhook/save/'].post.responses).sort(), [
       '200',
       '400',
