@@ -58,9 +58,11 @@ export function webhookRoutes(app: App, ctx: Context): void {
         },
       },
     },
-    (request, reply) => {
+    // no-store on the answer that carries the secret, not on a refusal (which the documents list without it).
+    async (request, reply) => {
+      const saved = await registerWebhook(ctx, accountOf(request), request.body.webhook_url);
       reply.header('cache-control', 'no-store');
-      return registerWebhook(ctx, accountOf(request), request.body.webhook_url);
+      return saved;
     },
   );
 
@@ -96,9 +98,10 @@ export function webhookRoutes(app: App, ctx: Context): void {
         },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
+      const secret = await revealWebhookSecret(ctx, accountOf(request));
       reply.header('cache-control', 'no-store');
-      return revealWebhookSecret(ctx, accountOf(request));
+      return secret;
     },
   );
 
@@ -124,13 +127,14 @@ export function webhookRoutes(app: App, ctx: Context): void {
         },
       },
     },
-    (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return rotateWebhookSecret(
+    async (request, reply) => {
+      const rotated = await rotateWebhookSecret(
         ctx,
         accountOf(request),
         request.body.overlap_hours === undefined ? {} : { overlapHours: request.body.overlap_hours },
       );
+      reply.header('cache-control', 'no-store');
+      return rotated;
     },
   );
 
