@@ -18,6 +18,20 @@ const transform = (method: 'DocMDP' | 'FieldMDP', params: PdfDict): PdfArray =>
   new PdfArray([dict({ Type: name('SigRef'), TransformMethod: name(method), TransformParams: params })]);
 const withReference = (ctx: CaseContext, reference: PdfArray): Promise<Buffer> =>
   signedRevision(ctx.prepared, ctx.signingField, ctx.signer, { sig: (sig) => sig.set('Reference', reference) });
+/** The signer's signature with a FieldMDP /Include of `fields`. */
+const lockingInclude = (ctx: CaseContext, fields: readonly string[]): Promise<Buffer> =>
+  withReference(
+    ctx,
+    transform(
+      'FieldMDP',
+      dict({
+        Type: name('TransformParams'),
+        Action: name('Include'),
+        Fields: new PdfArray(fields.map((f) => textString(f))),
+        V: name('1.2'),
+      }),
+    ),
+  );
 
 export const PERMISSION_CASES: readonly ShadowCase[] = [
   {
@@ -47,20 +61,8 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
     reason: /Reference|FieldMDP|lock/i,
     wellFormed: true,
     where: 'signing-revision',
-    build: (ctx) =>
-      withReference(
-        ctx,
-        transform(
-          'FieldMDP',
-          dict({
-            Type: name('TransformParams'),
-            Action: name('Include'),
-            // Every recipient's fields (the parent node "mohar" covers them all), not only the signer's own.
-            Fields: new PdfArray([textString(ctx.fillableField), textString('mohar')]),
-            V: name('1.2'),
-          }),
-        ),
-      ),
+    // Every recipient's fields (the parent node "mohar" covers them all), not only the signer's own.
+    build: (ctx) => lockingInclude(ctx, [ctx.fillableField, 'mohar']),
   },
   {
     name: 'permissions: the signer’s signature carries a FieldMDP /Include of another recipient’s field',
@@ -69,19 +71,7 @@ export const PERMISSION_CASES: readonly ShadowCase[] = [
     reason: /Reference|FieldMDP|lock/i,
     wellFormed: true,
     where: 'signing-revision',
-    build: (ctx) =>
-      withReference(
-        ctx,
-        transform(
-          'FieldMDP',
-          dict({
-            Type: name('TransformParams'),
-            Action: name('Include'),
-            Fields: new PdfArray([textString(ctx.foreignField)]),
-            V: name('1.2'),
-          }),
-        ),
-      ),
+    build: (ctx) => lockingInclude(ctx, [ctx.foreignField]),
   },
   {
     name: 'permissions: a /Lock dictionary added to the signer’s field',
