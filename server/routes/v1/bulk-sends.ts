@@ -9,6 +9,7 @@ import { validateBulkSend } from '../../domain/bulk/validate-bulk-send.js';
 import type { Context } from '../../domain/context.js';
 import { accountOf, forCaller, header, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotentInOneCommit } from '../../http/idempotency.js';
+import { locationHeader } from '../../http/location.js';
 import {
   BulkEnvelopesResponse,
   BulkSendAccepted,
@@ -53,13 +54,7 @@ export function bulkSendRoutes(app: App, ctx: Context): void {
         },
       },
       // The Location of the batch, also on a replayed answer.
-      onSend: async (_request, reply, payload) => {
-        if (reply.statusCode === 202 && typeof payload === 'string') {
-          const id = (JSON.parse(payload) as { bulk_send_id?: string }).bulk_send_id;
-          if (id) void reply.header('location', `${app.prefix}/bulk-sends/${id}`);
-        }
-        return payload;
-      },
+      onSend: locationHeader(app.prefix, 'bulk-sends', 'bulk_send_id', 202),
     },
     async (request, reply) => {
       if (request.validationError) throw rowSchemaError(request.validationError);

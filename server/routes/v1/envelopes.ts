@@ -10,6 +10,8 @@ import { loadEnvelopeView } from '../../domain/envelopes/views.js';
 import type { Context } from '../../domain/context.js';
 import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { idempotentInOneCommit } from '../../http/idempotency.js';
+import { locationHeader } from '../../http/location.js';
+import { jsonWithHeaders } from '../../http/schemas/responses.js';
 import { creatorOf } from '../../http/mine.js';
 import { readFilePart } from '../../http/multipart.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
@@ -45,8 +47,12 @@ export function envelopeRoutes(app: App, ctx: Context): void {
         security: API_KEY_OR_LOGIN,
         headers: IdempotentHeaders,
         body: EnvelopeCreateBody,
-        response: { 201: EnvelopeResponse, ...problems(401, 409, 422) },
+        response: {
+          201: jsonWithHeaders(EnvelopeResponse, ['Location'], 'the draft envelope; Location is its URL'),
+          ...problems(401, 409, 422),
+        },
       },
+      onSend: locationHeader(app.prefix, 'envelopes', 'id'),
     },
     async (request, reply) => {
       const caller = forCaller(ctx, request);

@@ -18,6 +18,7 @@ import { MAX_TEMPLATE_DOCUMENTS } from '../../domain/templates/validate.js';
 import { accountOf, forCaller, header, requireApiKey } from '../../http/auth-hooks.js';
 import { checkValue, parseJsonPart } from '../../http/check-value.js';
 import { idempotent, idempotentInOneCommit } from '../../http/idempotency.js';
+import { locationHeader } from '../../http/location.js';
 import { creatorOf, mineFilter } from '../../http/mine.js';
 import { readFilesForm, type FilesForm } from '../../http/multipart-files.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
@@ -112,8 +113,12 @@ export function templateRoutes(app: App, ctx: Context): void {
             },
           },
         },
-        response: { 201: PortableTemplateResponse, ...problems(401, 404, 409, 413, 415, 422) },
+        response: {
+          201: jsonWithHeaders(PortableTemplateResponse, ['Location'], 'the template; Location is its URL'),
+          ...problems(401, 404, 409, 413, 415, 422),
+        },
       },
+      onSend: locationHeader(app.prefix, 'templates', 'template_id'),
     },
     async (request, reply) => {
       const accountId = accountOf(request);
@@ -346,8 +351,12 @@ export function templateRoutes(app: App, ctx: Context): void {
         headers: InstantiateHeaders,
         params: TemplateParams,
         body: InstantiateBody,
-        response: { 201: InstantiatedEnvelopeResponse, ...problems(400, 401, 404, 409, 422) },
+        response: {
+          201: jsonWithHeaders(InstantiatedEnvelopeResponse, ['Location'], 'the envelope; Location is its URL'),
+          ...problems(400, 401, 404, 409, 422),
+        },
       },
+      onSend: locationHeader(app.prefix, 'envelopes', 'id'),
     },
     async (request, reply) => {
       if (header(request, 'idempotency-key') === undefined) {
