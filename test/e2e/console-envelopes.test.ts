@@ -65,6 +65,20 @@ async function rowTitles(page: Page): Promise<string[]> {
   return page.locator('table.envelope-table tbody a.envelope-title').allTextContents();
 }
 
+/**
+ * The list's titles (sorted) once they are `expected`: a search changes the address before the list has begun
+ * loading, so the previous results can still be on screen for a moment. Fails with the last titles seen.
+ */
+async function settledTitles(page: Page, expected: readonly string[]): Promise<void> {
+  const want = [...expected].sort();
+  let seen: string[] = [];
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await page.waitForTimeout(100)) {
+    seen = (await rowTitles(page)).sort();
+    if (JSON.stringify(seen) === JSON.stringify(want)) return;
+  }
+  assert.deepEqual(seen, want);
+}
+
 /** Waits until the list shows exactly `count` rows. */
 async function waitForRows(page: Page, count: number): Promise<void> {
   const rows = page.locator('table.envelope-table tbody tr');
@@ -150,14 +164,14 @@ for (const kind of DATABASES) {
 
       // Search: a recipient's name, an e-mail from its start, the external reference, a title word.
       await search(page, 'meera');
-      assert.deepEqual(await rowTitles(page), ['Tenancy renewal Koramangala']);
+      await settledTitles(page, ['Tenancy renewal Koramangala']);
       await shots.take(page, 'search-recipient-name');
       await search(page, 'meera.iyer@ex');
-      assert.deepEqual(await rowTitles(page), ['Tenancy renewal Koramangala']);
+      await settledTitles(page, ['Tenancy renewal Koramangala']);
       await search(page, 'ref-0042');
-      assert.deepEqual(await rowTitles(page), ['Tenancy renewal Koramangala']);
+      await settledTitles(page, ['Tenancy renewal Koramangala']);
       await search(page, 'deed');
-      assert.deepEqual((await rowTitles(page)).sort(), ['Loan deed Whitefield', 'Partnership deed Indiranagar']);
+      await settledTitles(page, ['Loan deed Whitefield', 'Partnership deed Indiranagar']);
       await search(page, 'nobody-has-this-name');
       await page.getByRole('heading', { name: 'No envelopes match' }).waitFor();
       await shots.take(page, 'search-no-match');
@@ -169,7 +183,7 @@ for (const kind of DATABASES) {
       await page.getByRole('checkbox', { name: 'In progress' }).check();
       await page.waitForURL(/status=sent/);
       await page.locator('.envelope-list:not(.is-loading)').waitFor();
-      assert.deepEqual((await rowTitles(page)).sort(), ['Loan deed Whitefield', 'Partnership deed Indiranagar']);
+      await settledTitles(page, ['Loan deed Whitefield', 'Partnership deed Indiranagar']);
       await shots.take(page, 'filter-status-in-progress');
       await page.goBack();
       await page.waitForURL((url) => !url.search.includes('status='));

@@ -360,11 +360,13 @@ for (const kind of DATABASES) {
       await failures.waitFor();
       assert.match((await failures.textContent()) ?? '', /Row 1 \(taken-later\).*external_id_conflict/s);
       await shots.take(page, 'bulk-failed-row-phone', true);
-      // The same page in Hindi (no screenshot: this machine has no Devanagari font; the choice is kept, so it is set
-      // back).
+      // The same page in Hindi (the choice is kept, so it is set back).
+      // At phone width the language menu is behind the header's Menu button.
+      await page.getByRole('button', { name: 'Menu' }).click();
       await page.getByLabel('Language / भाषा').selectOption('hi');
       await page.getByRole('heading', { name: 'विफल पंक्तियाँ (1)' }).waitFor();
       await page.getByLabel('Language / भाषा').selectOption('en');
+      await page.getByRole('button', { name: 'Menu' }).click();
 
       assert.deepEqual(
         errors.filter((e) => !/Failed to load resource: the server responded with a status of (412|401)/.test(e)),
