@@ -130,7 +130,15 @@ const SECTIONS: Record<string, Section> = {
   },
 };
 
+/** Figures are comparable only on the Node line the product runs on (package.json engines, .nvmrc). */
+const SUPPORTED_NODE_MAJOR = 24;
+
 async function main(): Promise<number> {
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  if (nodeMajor !== SUPPORTED_NODE_MAJOR) {
+    console.error(`benchmarks run on Node ${SUPPORTED_NODE_MAJOR} (this is ${process.version}): see README.md`);
+    return 2;
+  }
   const options = parseBenchOptions(process.argv.slice(2));
   const unknown = options.sections.filter((s) => !(s in SECTIONS));
   if (unknown.length > 0) {
