@@ -5,6 +5,7 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
+import { mailDeliveryConfigured } from '../../mail/delivery.js';
 import { MAIL_SEND_JOB } from '../../mail/outbox.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
@@ -25,7 +26,7 @@ export async function resendMail(ctx: Context, accountId: string, mailId: string
       .executeTakeFirst();
     if (!row) throw new MoharError('mail_not_found', `no mail ${mailId} in this account's outbox`);
     // After the lookup, so an unknown mail id is 404 whether or not SMTP is set.
-    if (!ctx.config.smtpUrl) {
+    if (!(await mailDeliveryConfigured(ctx))) {
       throw new MoharError(
         'smtp_not_configured',
         'no SMTP server is set (MOHAR_SMTP_URL), so the mail would only be kept again; set one, restart Mohar, then send it again',

@@ -1,6 +1,11 @@
-/** An admin invites a user by e-mail: the user exists at once as `invited` and gets a set-password link (72 h). */
+/**
+ * An admin invites a user by e-mail: the user exists at once as `invited` and gets a set-password link (72 h).
+ * Without a mail server the mail is only kept in the outbox, so the answer then carries the link itself for the
+ * admin to hand over (they could open the kept mail anyway); with one, the link goes only by mail.
+ */
 import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
+import { mailDeliveryConfigured } from '../../mail/delivery.js';
 import { isUniqueViolation } from '../../storage/connect.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
@@ -12,12 +17,20 @@ import { userOfAccount, type UserItem } from './users.js';
 /** An invited user has no password: this is no scrypt hash, so no password ever matches it. */
 export const NO_PASSWORD = '!';
 
+export interface Invitation {
+  readonly mail_id: string;
+  /** queued: a mail server sends it; kept: no mail server is set, nothing was sent. */
+  readonly mail_delivery: 'queued' | 'kept';
+  /** The set-password link, only when the mail is kept. */
+  readonly set_password_url: string | null;
+}
+
 export async function inviteUser(
   ctx: Context,
   accountId: string,
   input: { email: string; role: Role },
   actor: Actor,
-): Promise<UserItem> {
+): Promise<UserItem & { invitation: Invitation }> {
   const email = input.email.trim().toLowerCase();
   if (!/^[^@\s]+@[^@\s]+$/.test(email)) {
     throw new MoharError('validation_failed', `not an e-mail address: ${input.email}`, {
@@ -26,13 +39,15 @@ export async function inviteUser(
   }
   const now = ctx.now();
   const userId = randomUUID();
+  const delivered = await mailDeliveryConfigured(ctx);
   const account = await ctx.db
     .selectFrom('accounts')
     .select('name')
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
+  let mail: { mailId: string; url: string };
   try {
-    await ctx.db.transaction().execute(async (trx) => {
+    mail = await ctx.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('users')
         .values({
@@ -47,8 +62,8 @@ export async function inviteUser(
           last_login_at: null,
         })
         .execute();
-      const token = await issueLink(trx, now, userId, 'invite');
-      await queueUserMail(trx, now, {
+      const url = setPasswordUrl(ctx, await issueLink(trx, now, userId, 'invite'));
+      const mailId = await queueUserMail(trx, now, {
         accountId,
         to: email,
         subject: `You are invited to ${account.name} on Mohar`,
@@ -56,7 +71,7 @@ export async function inviteUser(
           `${actor.email ?? 'An administrator'} invited you to the Mohar account “${account.name}” as ${input.role}.`,
           'Choose your password with the link below. It works once, for 72 hours.',
         ],
-        url: setPasswordUrl(ctx, token),
+        url,
         button: 'Set your password',
       });
       await recordAudit(trx, now, {
@@ -66,6 +81,7 @@ export async function inviteUser(
         target: email,
         detail: { role: input.role },
       });
+      return { mailId, url };
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -75,5 +91,10 @@ export async function inviteUser(
     }
     throw error;
   }
-  return userOfAccount(ctx, accountId, userId);
+  const invitation: Invitation = {
+    mail_id: mail.mailId,
+    mail_delivery: delivered ? 'queued' : 'kept',
+    set_password_url: delivered ? null : mail.url,
+  };
+  return { ...(await userOfAccount(ctx, accountId, userId)), invitation };
 }

@@ -88,15 +88,15 @@ export interface UserMail {
   readonly button: string;
 }
 
-/** A short plain mail with one link (invite, reset); queued in the caller's transaction. */
-export async function queueUserMail(db: Kysely<Database>, now: Date, mail: UserMail): Promise<void> {
+/** A short plain mail with one link (invite, reset); queued in the caller's transaction. Returns the mail's id. */
+export async function queueUserMail(db: Kysely<Database>, now: Date, mail: UserMail): Promise<string> {
   const text = [...mail.lines, '', `${mail.button}: ${mail.url}`, ''].join('\n');
   const html = [
     ...mail.lines.map((line) => `<p>${escapeHtml(line)}</p>`),
     `<p><a href="${escapeHtml(mail.url)}">${escapeHtml(mail.button)}</a></p>`,
     `<p style="font-size:13px;color:#555555">${escapeHtml(mail.url)}</p>`,
   ].join('\n');
-  await queueMail(
+  return queueMail(
     db,
     { accountId: mail.accountId, to: mail.to, subject: mail.subject, text, html, kind: 'other' },
     now,

@@ -18,6 +18,19 @@ export const UserItem = Type.Object({
   last_login_at: Nullable(Type.String({ format: 'date-time' })),
 });
 
+export const InviteResponse = Type.Object({
+  ...UserItem.properties,
+  invitation: Type.Object({
+    mail_id: Type.String({ format: 'uuid', description: 'the invitation mail in the outbox (GET /mail/outbox/{id}/)' }),
+    mail_delivery: StringEnum(['queued', 'kept'] as const, {
+      description: 'queued: a mail server will send it; kept: no mail server is set, no mail was sent',
+    }),
+    set_password_url: Nullable(
+      Type.String({ description: 'the set-password link to hand over yourself; only when mail_delivery is kept' }),
+    ),
+  }),
+});
+
 export const UserListResponse = Type.Object({ items: Type.Array(UserItem) });
 export const InviteBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: Role });
 export const RoleBody = Type.Object({ role: Role });

@@ -5,6 +5,7 @@ import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { Nullable, problems, StringEnum, Uuid } from '../../http/schemas/common.js';
 import { listOutbox, MAIL_KINDS, MAIL_STATUSES } from '../../mail/outbox.js';
+import { openOutboxMail } from '../../mail/outbox-mail.js';
 import { installationBox } from '../../seal/installation-box.js';
 import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
@@ -52,6 +53,17 @@ export const OutboxResponse = Type.Object({
   next_before: Nullable(Type.String({ description: 'pass as before for the next page; null on the last page' })),
 });
 
+export const OpenedMailResponse = Type.Object({
+  ...Type.Omit(OutboxMailItem, ['text', 'html']).properties,
+  text: Type.String({ description: 'the plain text body (show it as text: it is not HTML)' }),
+  html: Nullable(Type.String({ description: 'the HTML body as mailed, if any' })),
+  links: Type.Array(Type.String(), {
+    description: 'the http(s) links of the text body, in order, each once (a signing or set-password link)',
+  }),
+});
+
+const MailParams = Type.Object({ mail_id: Uuid });
+
 export function mailRoutes(app: App, ctx: Context): void {
   app.get(
     '/mail/outbox/',
@@ -78,5 +90,23 @@ export function mailRoutes(app: App, ctx: Context): void {
         ...(q.include === 'body' ? { box: await installationBox(ctx.config) } : {}),
       });
     },
+  );
+
+  app.get(
+    '/mail/outbox/:mail_id/',
+    {
+      onRequest: requireAdminLogin(ctx),
+      schema: {
+        operationId: 'getMailOutboxItem',
+        tags: ['mail'],
+        summary: 'One outbox mail with its body and the links in it (to hand a kept link over by hand)',
+        security: LOGIN,
+        headers: BearerHeader,
+        params: MailParams,
+        response: { 200: OpenedMailResponse, ...problems(401, 403, 404, 422) },
+      },
+    },
+    async (request) =>
+      openOutboxMail(ctx.db, accountOf(request), request.params.mail_id, await installationBox(ctx.config)),
   );
 }

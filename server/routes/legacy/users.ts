@@ -83,8 +83,10 @@ export function userRoutes(app: App, ctx: Context, prefix: string): void {
         tags: ['users'],
         summary: 'Invite a user by e-mail: a set-password link (72 h, single use) goes out through the mail outbox',
         ...bearer,
+        description:
+          'Without a mail server the mail is only kept: invitation.mail_delivery is kept and invitation.set_password_url carries the link to hand over.',
         body: S.InviteBody,
-        response: { 201: S.UserItem, ...problems(401, 403, 409, 422) },
+        response: { 201: S.InviteResponse, ...problems(401, 403, 409, 422) },
       },
     },
     async (request, reply) =>

@@ -30,6 +30,13 @@ export const en = {
   'users.invite.submit': 'Send invitation',
   'users.invite.busy': 'Inviting…',
   'users.invite.done': 'Invitation sent to {email}.',
+  'users.invite.kept':
+    '{email} is invited, but no mail was sent: no mail server is set up. Give them the link yourself.',
+  'users.invite.keptTitle': 'No mail was sent to {email}',
+  'users.invite.keptBody':
+    'No mail server is set up, so Mohar kept the invitation in the mail outbox and sent nothing. Hand this link to {email} yourself, to them only. It works once, for 72 hours.',
+  'users.invite.keptLink': 'Set-password link',
+  'users.invite.close': 'Close',
   'users.deactivate': 'Deactivate',
   'users.deactivate.title': 'Deactivate {email}?',
   'users.deactivate.body': 'They are logged out everywhere at once and can no longer log in. Their envelopes stay.',
@@ -116,6 +123,12 @@ export const hi: Record<keyof typeof en, string> = {
   'users.invite.submit': 'आमंत्रण भेजें',
   'users.invite.busy': 'आमंत्रित कर रहे हैं…',
   'users.invite.done': '{email} को आमंत्रण भेजा गया।',
+  'users.invite.kept': '{email} आमंत्रित हैं, पर कोई मेल नहीं भेजा गया: कोई मेल सर्वर सेट नहीं है। लिंक उन्हें स्वयं दें।',
+  'users.invite.keptTitle': '{email} को कोई मेल नहीं भेजा गया',
+  'users.invite.keptBody':
+    'कोई मेल सर्वर सेट नहीं है, इसलिए Mohar ने आमंत्रण मेल आउटबॉक्स में रखा और कुछ नहीं भेजा। यह लिंक स्वयं {email} को दें, किसी और को नहीं। यह एक बार, 72 घंटे तक काम करता है।',
+  'users.invite.keptLink': 'पासवर्ड सेट करने का लिंक',
+  'users.invite.close': 'बंद करें',
   'users.deactivate': 'निष्क्रिय करें',
   'users.deactivate.title': '{email} को निष्क्रिय करें?',
   'users.deactivate.body': 'वे तुरंत हर जगह से लॉग आउट हो जाएँगे और फिर लॉग इन नहीं कर सकेंगे। उनके लिफ़ाफ़े बने रहेंगे।',

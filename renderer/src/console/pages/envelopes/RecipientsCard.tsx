@@ -1,6 +1,8 @@
 /**
- * Who is on the envelope, in routing order, and where each one stands. A recipient who can act now can be
- * handed a signing link; for the others the reason there is none is said instead of a dead button.
+ * Who is on the envelope, in routing order, and where each one stands. Every recipient who can act now can be
+ * handed a signing link; for the others the reason there is none is said instead of a dead button. A sequential
+ * recipient gets no link before their turn (the server refuses it, recipient_not_active, and a 15-minute link
+ * made early would be spent by then), so their row names whom they wait for.
  */
 import { useState } from 'react';
 import { useT } from '../../i18n';
@@ -13,10 +15,19 @@ const METHODS = new Set(['electronic', 'aadhaar', 'dsc', 'review']);
 const ROLES = new Set(['signer', 'reviewer', 'approver', 'cc']);
 
 const OPEN_RECIPIENT = new Set(['created', 'waiting', 'active', 'viewed']);
+/** The roles that act (server/domain/workflow/routing.ts): a cc never holds anyone up. */
+const ACTORS = new Set(['signer', 'reviewer', 'approver']);
 
 /** A recipient who had not acted when the envelope ended is shown as such, not as still "their turn". */
 function stillOpen(envelope: Envelope, recipient: RecipientSummary): boolean {
   return envelope.status === 'draft' || envelope.status === 'sent' || !OPEN_RECIPIENT.has(recipient.status);
+}
+
+/** The recipients earlier in the routing order who have still to act. */
+function waitingFor(envelope: Envelope, recipient: RecipientSummary): string[] {
+  return envelope.recipients
+    .filter((r) => r.sequence < recipient.sequence && ACTORS.has(r.role) && OPEN_RECIPIENT.has(r.status))
+    .map((r) => r.name);
 }
 
 function LinkCell({
@@ -28,13 +39,18 @@ function LinkCell({
   recipient: RecipientSummary;
   onOpen(): void;
 }) {
-  const { t } = useT();
+  const { t, language } = useT();
   if (envelope.status === 'sent' && ACTIVE_RECIPIENT_STATUSES.includes(recipient.status)) {
     return (
       <button type="button" className="button small" onClick={onOpen}>
         {t('envelopes.link.open')}
       </button>
     );
+  }
+  const before = waitingFor(envelope, recipient);
+  if (envelope.status === 'sent' && recipient.status === 'waiting' && before.length > 0) {
+    const names = new Intl.ListFormat(language === 'hi' ? 'hi' : 'en-IN', { type: 'conjunction' }).format(before);
+    return <span className="muted small">{t('envelopes.link.after', { names })}</span>;
   }
   const reason =
     envelope.status === 'draft'

@@ -1,6 +1,6 @@
 /**
- * /operators: the mail outbox. Without an SMTP server mails are kept here (nothing is lost); once one is set,
- * "Send again" queues a kept or failed mail for sending.
+ * /operators: the mail outbox. Without an SMTP server mails are kept here (nothing is lost): "Open" shows a mail's
+ * text and its links to copy and hand over; once a server is set, "Send again" queues a kept or failed mail.
  */
 import { useId, useState } from 'react';
 import { api } from '../../api';
@@ -10,12 +10,14 @@ import { Link } from '../../router';
 import { useResource } from '../../use-resource';
 import { DeveloperFrame } from '../developer/DeveloperFrame';
 import { legacy } from '../developer/model';
+import { MailDialog } from './MailDialog';
 import { MAIL_STATUSES, mailTone, type OutboxMail, type Page } from './model';
 
 export function OutboxPage(_props: { params: Record<string, string> }) {
   const { t, formatDate } = useT();
   const statusId = useId();
   const [status, setStatus] = useState('');
+  const [opened, setOpened] = useState<OutboxMail | null>(null);
   const [action, setAction] = useState<{ error: unknown; done: string | null }>({ error: null, done: null });
   const query = new URLSearchParams({ limit: '100', ...(status ? { status } : {}) }).toString();
   const outbox = useResource(
@@ -103,6 +105,14 @@ export function OutboxPage(_props: { params: Record<string, string> }) {
                   </td>
                   <td>{m.attempts}</td>
                   <td>
+                    <button
+                      type="button"
+                      className="button small"
+                      aria-label={t('operators.outbox.openLabel', { to: m.to })}
+                      onClick={() => setOpened(m)}
+                    >
+                      {t('operators.outbox.open')}
+                    </button>{' '}
                     {(m.status === 'kept' || m.status === 'failed') && !m.test && (
                       <button type="button" className="button small" onClick={() => void resend(m)}>
                         {t('operators.outbox.resend')}
@@ -115,6 +125,7 @@ export function OutboxPage(_props: { params: Record<string, string> }) {
           </table>
         </div>
       )}
+      {opened && <MailDialog mail={opened} onClose={() => setOpened(null)} />}
     </DeveloperFrame>
   );
 }

@@ -18,6 +18,12 @@ export interface OutboxMail {
   test: boolean;
 }
 
+/** One mail opened (GET …/mail/outbox/{id}/): the plain text and the links in it. */
+export interface OpenedMail extends OutboxMail {
+  text: string;
+  links: string[];
+}
+
 export const JOB_STATES = ['queued', 'running', 'done', 'dead'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 

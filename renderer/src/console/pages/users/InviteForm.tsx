@@ -1,9 +1,29 @@
-/** Invite a user by e-mail with a role; the server mails the set-password link (72 h, single use). */
+/**
+ * Invite a user by e-mail with a role; the server mails the set-password link (72 h, single use). Without a mail
+ * server the mail is only kept, so the console says no mail was sent and shows the link to hand over instead.
+ */
 import { useState, type FormEvent } from 'react';
+import { Modal } from '../../../components/Modal';
 import { api, ApiError } from '../../api';
+import { CopyField } from '../../components/CopyField';
 import { ErrorNotice, RefusalLines } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
-import { ROLES, roleKey, usersPath, type Role, type User } from './model';
+import { ROLES, roleKey, usersPath, type InvitedUser, type Role, type User } from './model';
+
+function KeptInvitationDialog({ invited, onClose }: { invited: InvitedUser; onClose(): void }) {
+  const { t } = useT();
+  return (
+    <Modal title={t('users.invite.keptTitle', { email: invited.email })} onClose={onClose}>
+      <p>{t('users.invite.keptBody', { email: invited.email })}</p>
+      <CopyField label={t('users.invite.keptLink')} value={invited.invitation.set_password_url ?? ''} />
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose}>
+          {t('users.invite.close')}
+        </button>
+      </div>
+    </Modal>
+  );
+}
 
 export function InviteForm({ onInvited }: { onInvited: (user: User) => void }) {
   const { t } = useT();
@@ -11,16 +31,20 @@ export function InviteForm({ onInvited }: { onInvited: (user: User) => void }) {
   const [role, setRole] = useState<Role>('sender');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<{ message: string; mailed: boolean } | null>(null);
+  const [kept, setKept] = useState<InvitedUser | null>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     setDone(null);
+    setKept(null);
     try {
-      const user = await api<User>('POST', usersPath(), { json: { email, role } });
-      setDone(t('users.invite.done', { email: user.email }));
+      const user = await api<InvitedUser>('POST', usersPath(), { json: { email, role } });
+      const mailed = user.invitation.mail_delivery === 'queued';
+      setDone({ message: t(mailed ? 'users.invite.done' : 'users.invite.kept', { email: user.email }), mailed });
+      setKept(!mailed && user.invitation.set_password_url ? user : null);
       setEmail('');
       onInvited(user);
     } catch (failure) {
@@ -73,10 +97,11 @@ export function InviteForm({ onInvited }: { onInvited: (user: User) => void }) {
       </form>
       {!emailError && <ErrorNotice error={error} />}
       {done && (
-        <p className="notice notice-success" role="status">
-          {done}
+        <p className={done.mailed ? 'notice notice-success' : 'notice'} role="status">
+          {done.message}
         </p>
       )}
+      {kept && <KeptInvitationDialog invited={kept} onClose={() => setKept(null)} />}
     </section>
   );
 }

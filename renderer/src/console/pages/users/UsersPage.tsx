@@ -132,31 +132,34 @@ function UsersManager({ me }: { me: ConsoleUser }) {
       <ErrorNotice error={actionError} />
       {users.data && (
         <section className="card">
-          <table className="data users-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('users.col.email')}</th>
-                <th scope="col">{t('users.col.role')}</th>
-                <th scope="col">{t('users.col.status')}</th>
-                <th scope="col" className="hide-narrow">
-                  {t('users.col.created')}
-                </th>
-                <th scope="col">{t('users.col.lastLogin')}</th>
-                <th scope="col">{t('users.col.actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((user) => (
-                <UserRow
-                  key={user.id}
-                  user={user}
-                  isMe={user.email === me.email}
-                  onChanged={outcome}
-                  onDeactivate={setConfirming}
-                />
-              ))}
-            </tbody>
-          </table>
+          {/* At a phone's width the table scrolls inside its card, not the whole page. */}
+          <div className="table-wrap">
+            <table className="data users-table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('users.col.email')}</th>
+                  <th scope="col">{t('users.col.role')}</th>
+                  <th scope="col">{t('users.col.status')}</th>
+                  <th scope="col" className="hide-narrow">
+                    {t('users.col.created')}
+                  </th>
+                  <th scope="col">{t('users.col.lastLogin')}</th>
+                  <th scope="col">{t('users.col.actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((user) => (
+                  <UserRow
+                    key={user.id}
+                    user={user}
+                    isMe={user.email === me.email}
+                    onChanged={outcome}
+                    onDeactivate={setConfirming}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
           {items.length <= 1 && <p className="empty-state">{t('users.empty')}</p>}
         </section>
       )}

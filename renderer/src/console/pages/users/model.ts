@@ -15,6 +15,11 @@ export interface User {
   last_login_at: string | null;
 }
 
+/** The answer to an invitation: with a kept mail (no mail server) it carries the set-password link. */
+export interface InvitedUser extends User {
+  invitation: { mail_id: string; mail_delivery: 'queued' | 'kept'; set_password_url: string | null };
+}
+
 export interface AuditItem {
   id: string;
   action: string;
