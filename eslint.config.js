@@ -284,10 +284,13 @@ export default tseslint.config(
     files: ['renderer/vite.config.ts', 'renderer/vite.console.config.ts', 'renderer/vite.shared.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
-  // Only the settings parser, the CLI and desktop entries and test/bench harnesses may look at the environment.
+  // Only the settings parser, the CLI and desktop entries, test/bench harnesses and the deployment's own
+  // programs (deploy/, run in their containers) may look at the environment.
   {
-    files: ['server/config.ts', 'cli/**', 'main/electron/main.ts', 'test/**', 'bench/**', 'scripts/**'],
+    files: ['server/config.ts', 'cli/**', 'main/electron/main.ts', 'test/**', 'bench/**', 'scripts/**', 'deploy/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  // deploy/garage/init.mjs runs in a bare node image and talks HTTP with Node's own fetch.
+  { files: ['deploy/**/*.mjs'], languageOptions: { globals: { fetch: 'readonly', URL: 'readonly' } } },
 );
