@@ -154,14 +154,7 @@ for (const kind of DATABASES) {
       );
       await page.setViewportSize({ width: 1280, height: 900 });
 
-      // Its retries run out (as the worker would record after the last one): a dead letter, listed by the filter.
-      await t.server.ctx.db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'dead' })
-        .where('account_id', '=', t.account.accountId)
-        .execute();
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await row.getByText('Dead letter').waitFor();
+      // The failed redelivery used its one attempt: the delivery is dead, so the status filter lists it.
       await page.getByLabel('Status', { exact: true }).selectOption('dead');
       await page.locator('tr[data-delivery]').filter({ hasText: 'webhook.test' }).waitFor();
       await page.getByLabel('Event type').selectOption('envelope.completed');
