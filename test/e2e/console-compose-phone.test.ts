@@ -61,5 +61,15 @@ describe('compose on a phone', () => {
     ]);
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'detached' });
+
+    // And the question of the template's name.
+    await page.getByRole('button', { name: 'Save as template' }).click();
+    const naming = page.getByRole('dialog', { name: 'Save as template' });
+    await checkPhoneWidth(page, shots, 'template-name', [
+      naming.getByLabel('Template name'),
+      naming.getByRole('button', { name: 'Save template' }),
+    ]);
+    await page.keyboard.press('Escape');
+    await naming.waitFor({ state: 'detached' });
   });
 });

@@ -76,11 +76,11 @@ function DeliveryState({ delivery: d }: { delivery: Delivery }) {
     return <span className={`badge ${deliveryTone(d.status)}`}>{t(`developer.status.${d.status}`)}</span>;
   }
   return (
-    <>
+    <span className="delivery-state">
       <span className="badge tone-success">{t('developer.status.succeeded')}</span>{' '}
       <span className="small muted">{t('developer.log.deliveredAt', { at: formatDate(d.delivered_at) })}</span>{' '}
       <span className={`badge ${deliveryTone(d.status)}`}>{t(`developer.redelivery.${d.status}`)}</span>
-    </>
+    </span>
   );
 }
 
