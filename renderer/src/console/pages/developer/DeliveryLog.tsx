@@ -72,14 +72,23 @@ function Attempts({ delivery }: { delivery: Delivery }) {
  */
 function DeliveryState({ delivery: d }: { delivery: Delivery }) {
   const { t, formatDate } = useT();
-  if (d.status === 'succeeded' || d.delivered_at === null) {
-    return <span className={`badge ${deliveryTone(d.status)}`}>{t(`developer.status.${d.status}`)}</span>;
-  }
+  const redelivery = d.status !== 'succeeded' && d.delivered_at !== null;
+  const label =
+    d.status !== 'succeeded' && d.delivered_at !== null
+      ? t(`developer.redelivery.${d.status}`)
+      : t(`developer.status.${d.status}`);
   return (
     <span className="delivery-state">
-      <span className="badge tone-success">{t('developer.status.succeeded')}</span>{' '}
-      <span className="small muted">{t('developer.log.deliveredAt', { at: formatDate(d.delivered_at) })}</span>{' '}
-      <span className={`badge ${deliveryTone(d.status)}`}>{t(`developer.redelivery.${d.status}`)}</span>
+      {redelivery && (
+        <>
+          <span className="badge tone-success">{t('developer.status.succeeded')}</span>{' '}
+          <span className="small muted">{t('developer.log.deliveredAt', { at: formatDate(d.delivered_at) })}</span>{' '}
+        </>
+      )}
+      <span className={`badge ${deliveryTone(d.status)}`}>{label}</span>
+      {d.status === 'pending' && d.next_attempt_at && (
+        <span className="small muted"> {t('developer.log.next', { at: formatDate(d.next_attempt_at) })}</span>
+      )}
     </span>
   );
 }
@@ -212,12 +221,6 @@ export function DeliveryLog({ generation }: { generation: number }) {
                     <td className="break">{d.webhook_url}</td>
                     <td>
                       <DeliveryState delivery={d} />
-                      {d.status === 'pending' && d.next_attempt_at && (
-                        <span className="small muted">
-                          {' '}
-                          {t('developer.log.next', { at: formatDate(d.next_attempt_at) })}
-                        </span>
-                      )}
                     </td>
                     <td>{t('developer.log.attemptsOfMax', { n: d.attempts, max: d.max_attempts })}</td>
                     <td>{d.last_status_code ?? '—'}</td>
