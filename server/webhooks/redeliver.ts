@@ -1,7 +1,9 @@
 /**
  * Developer portal: deliver one event again now. A dead or succeeded delivery gets one more attempt (same
  * event id, same body, a fresh timestamp and signature); a pending one is attempted now instead of at its
- * scheduled time. Not while an attempt is in flight, nor for a disabled endpoint.
+ * scheduled time. Not while an attempt is in flight, nor for a disabled endpoint. The history stays: the attempt
+ * log keeps every attempt, and delivered_at (the last success) is kept, so a delivered event being redelivered
+ * still shows that it reached the receiver.
  */
 import { MoharError } from '../../common/errors.js';
 import type { Context } from '../domain/context.js';
@@ -27,7 +29,9 @@ export async function redeliver(ctx: Context, accountId: string, deliveryId: str
     }
     const at = iso(ctx.now());
     const attempts = Number(row.attempts);
-    const maxAttempts = Math.max(Number(row.max_attempts), attempts + 1);
+    // A pending delivery keeps its retries; a finished one (dead, or succeeded: the receiver has the event) gets
+    // exactly one more attempt, so asking again for a delivered event never starts a schedule of retries.
+    const maxAttempts = row.status === 'pending' ? Math.max(Number(row.max_attempts), attempts + 1) : attempts + 1;
     const moved = await trx
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', next_attempt_at: at, max_attempts: maxAttempts, updated_at: at })

@@ -1,6 +1,7 @@
 /**
  * Compose on a phone (390 px): what a phone user does there (review the title, documents and recipients, send)
- * fits the screen without sideways scrolling, and the field editor (desktop-first) does not break the page.
+ * fits the screen without sideways scrolling (the confirmation before sending included), and the field editor
+ * (desktop-first) does not break the page.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -49,5 +50,26 @@ describe('compose on a phone', () => {
       send,
     ]);
     await shots.take(page, 'compose-full', true);
+
+    // The confirmation before sending fits the phone too: the long address wraps, both buttons are on screen.
+    await send.click();
+    const confirm = page.getByRole('dialog', { name: 'Send this envelope now?' });
+    await checkPhoneWidth(page, shots, 'send-confirm', [
+      confirm.getByText('ravi.kumar.venkataraman@example.co.in'),
+      confirm.getByRole('button', { name: 'Send now' }),
+      confirm.getByRole('button', { name: 'Cancel' }),
+    ]);
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+
+    // And the question of the template's name.
+    await page.getByRole('button', { name: 'Save as template' }).click();
+    const naming = page.getByRole('dialog', { name: 'Save as template' });
+    await checkPhoneWidth(page, shots, 'template-name', [
+      naming.getByLabel('Template name'),
+      naming.getByRole('button', { name: 'Save template' }),
+    ]);
+    await page.keyboard.press('Escape');
+    await naming.waitFor({ state: 'detached' });
   });
 });

@@ -16,7 +16,7 @@ import {
   onServer,
   screenshots,
 } from '../support/browser.js';
-import { logInToConsole } from '../support/console.js';
+import { logInToConsole, sendFromCompose } from '../support/console.js';
 import { makeDraft } from '../support/envelopes.js';
 import { makePdf, qpdfCheck, samples } from '../support/pdf-fixtures.js';
 import { ensureConsoleBuilt, ensureRendererBuilt } from '../support/renderer.js';
@@ -238,7 +238,32 @@ for (const kind of DATABASES) {
         [],
         'no console errors on compose (CSP violations included)',
       );
-      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      // Send asks first: what goes out, to whom, in which order. Focus starts on Cancel; Escape cancels and gives
+      // focus back to Send; nothing was sent.
+      const sendButton = page.getByRole('button', { name: 'Send', exact: true });
+      await sendButton.click();
+      const confirm = page.getByRole('dialog', { name: 'Send this envelope now?' });
+      await confirm.waitFor();
+      const summary = (await confirm.textContent()) ?? '';
+      assert.match(summary, /with 1 document\(s\)/);
+      assert.match(summary, /Recipients \(3\)/);
+      assert.match(
+        summary,
+        /Asha Rao \(Signer\) asha@example\.com.*Ravi Kumar \(Signer\).*Office records \(Gets a copy\)/s,
+      );
+      assert.match(summary, /each next one when the previous step is done/);
+      assert.equal(
+        await confirm.getByRole('button', { name: 'Cancel' }).evaluate((b) => b === b.ownerDocument.activeElement),
+        true,
+        'focus starts on Cancel: Enter does not send by accident',
+      );
+      await shots.take(page, 'send-confirm');
+      await page.keyboard.press('Escape');
+      await confirm.waitFor({ state: 'detached' });
+      assert.equal(await sendButton.evaluate((b) => b === b.ownerDocument.activeElement), true, 'focus back on Send');
+      const notYet = (await t.server.request('GET', `${API}/envelopes/${envelopeId}`, { key: t.account.key })).json();
+      assert.equal(notYet.status, 'draft', 'Escape sent nothing');
+      await sendFromCompose(page);
       await page.waitForURL(new RegExp(`/app/envelopes/${envelopeId}$`));
       const sent = (await t.server.request('GET', `${API}/envelopes/${envelopeId}`, { key: t.account.key })).json();
       assert.equal(sent.status, 'sent');
@@ -482,10 +507,25 @@ for (const kind of DATABASES) {
       stored = (await t.server.request('GET', `${API}/envelopes/${draft.id}`, { key: t.account.key })).json();
       assert.equal(stored.documents.length, 1);
 
+      // Save as template asks for the name, prefilled with the envelope's title; Cancel makes nothing.
+      const templatesBefore = (await t.server.request('GET', `${API}/templates`, { key: t.account.key })).json();
       await page.getByRole('button', { name: 'Save as template' }).click();
+      const naming = page.getByRole('dialog', { name: 'Save as template' });
+      const nameBox = naming.getByLabel('Template name');
+      assert.equal(await nameBox.inputValue(), stored.title);
+      assert.equal(await nameBox.evaluate((i) => i === i.ownerDocument.activeElement), true, 'focus in the name');
+      await naming.getByRole('button', { name: 'Cancel' }).click();
+      await naming.waitFor({ state: 'detached' });
+      const templatesAfter = (await t.server.request('GET', `${API}/templates`, { key: t.account.key })).json();
+      assert.equal(templatesAfter.templates.length, templatesBefore.templates.length, 'Cancel made no template');
+      await page.getByRole('button', { name: 'Save as template' }).click();
+      await nameBox.fill('Lease, flat 4B');
+      await shots.take(page, 'template-name');
+      await naming.getByRole('button', { name: 'Save template' }).click();
       await page.waitForURL(/\/app\/templates\/[0-9a-f-]{36}$/);
       const templateId = /templates\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
       const template = (await t.server.request('GET', `${API}/templates/${templateId}`, { key: t.account.key })).json();
+      assert.equal(template.name, 'Lease, flat 4B', 'the template has the name given');
       const signature = template.documents[0].fields.find(
         (f: { role_key: string; x: number; width: number; height: number }) => f.x + f.width === 612,
       );

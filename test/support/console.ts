@@ -27,3 +27,14 @@ export async function logInToConsole(
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.locator('header.console-header').waitFor();
 }
+
+/**
+ * Sends the draft open in compose as a person would: Send, then "Send now" in the confirmation that lists the
+ * recipients and documents. Returns once the dialog has closed (the page then goes to the envelope).
+ */
+export async function sendFromCompose(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Send this envelope now?' });
+  await dialog.getByRole('button', { name: 'Send now' }).click();
+  await dialog.waitFor({ state: 'detached' });
+}

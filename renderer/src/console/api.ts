@@ -82,17 +82,20 @@ function acrossTabs<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Trades the refresh cookie for a new access token; null when there is no session (no cookie: answered at
- * once). Tabs refresh one at a time (acrossTabs), each with the cookie the previous one's answer set; where
- * Web Locks are missing, a tab that loses the race retries once (the server may have ended the login).
+ * Trades the refresh cookie for a new access token; null when there is no session (no cookie: the server answers
+ * 204 at once, which the browser does not log as a failed load). Tabs refresh one at a time (acrossTabs), each
+ * with the cookie the previous one's answer set; where Web Locks are missing, a tab that loses the race retries
+ * once (the server may have ended the login).
  */
 export function resumeSession(): Promise<ConsoleUser | null> {
   refreshing ??= acrossTabs(async () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        return adopt((await sessionCall('refresh/'))!);
+        // 204 (no answer): no session cookie, nobody is logged in; the page shows the login at once.
+        const answer = await sessionCall('refresh/');
+        if (!answer) break;
+        return adopt(answer);
       } catch (error) {
-        if (error instanceof ApiError && error.code === 'session_missing') break;
         if (!(error instanceof ApiError && error.code === 'invalid_token')) throw error;
         if (attempt === 0) await new Promise((resolve) => setTimeout(resolve, 300));
       }

@@ -40,6 +40,13 @@ const EndpointProperties = {
 
 export const WebhookEndpointResponse = Type.Object(EndpointProperties);
 
+export const WebhookPolicyResponse = Type.Object({
+  allow_private: Type.Boolean({
+    description:
+      'true when this server is configured with MOHAR_WEBHOOK_ALLOW_PRIVATE=1: plain http and loopback or private-network receivers are accepted; false: https to a public address only',
+  }),
+});
+
 export const WebhookSaveResponse = Type.Object({
   ...EndpointProperties,
   webhook_secret: Type.String({
@@ -98,7 +105,13 @@ export const DeliveryItem = Type.Object({
   last_error: Nullable(Type.String()),
   created_at: DateTime,
   updated_at: DateTime,
-  delivered_at: Nullable(DateTime),
+  delivered_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'when an attempt last succeeded. Kept when the delivery is redelivered: a delivery that is pending, delivering or dead with delivered_at set is a redelivery of an event the receiver already had',
+    }),
+  ),
 });
 
 export const AttemptItem = Type.Object({

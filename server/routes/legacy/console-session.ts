@@ -94,9 +94,15 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
         security: PUBLIC,
         tags,
         summary: 'Trade the refresh cookie for a new access token (the cookie rotates; a used one stops working)',
+        description:
+          'Without a session cookie the answer is 204 No Content: nobody is logged in in this browser. The console asks on every load, and that ordinary answer must not be an error the browser logs; a spent or revoked cookie is still refused (401).',
         headers: ConsoleHeader,
         response: {
           200: jsonWithHeaders(ConsoleSessionResponse, ['Set-Cookie', 'Cache-Control'], 'the session'),
+          204: Type.Null({
+            description: 'no session cookie: not logged in',
+            headers: inlineHeaders(['Cache-Control']),
+          }),
           ...problems(403),
           // A spent or missing refresh cookie is cleared.
           401: problemWithHeaders(['Set-Cookie']),
@@ -104,10 +110,13 @@ export async function consoleSessionRoutes(app: App, ctx: Context, prefix: strin
       },
     },
     async (request, reply) => {
+      const refreshToken = request.cookies[CONSOLE_COOKIE];
+      // Nothing to refresh is not a refusal (no cookie to clear, nothing learned by asking).
+      if (!refreshToken) return reply.code(204).header('Cache-Control', 'no-store').send(null);
       try {
-        return answer(reply, await resumeConsoleSession(ctx, request.cookies[CONSOLE_COOKIE]));
+        return answer(reply, await resumeConsoleSession(ctx, refreshToken));
       } catch (error) {
-        if (error instanceof MoharError && (error.code === 'invalid_token' || error.code === 'session_missing')) {
+        if (error instanceof MoharError && error.code === 'invalid_token') {
           clear(reply);
         }
         throw error;

@@ -19,6 +19,7 @@ import {
   RotateSecretBody,
   TestEventResponse,
   WebhookEndpointResponse,
+  WebhookPolicyResponse,
   WebhookSaveBody,
   WebhookSaveResponse,
   WebhookSecretResponse,
@@ -31,6 +32,7 @@ import { registerWebhook } from '../../webhooks/register-endpoint.js';
 import { getWebhook, revealWebhookSecret } from '../../webhooks/reveal-secret.js';
 import { rotateWebhookSecret } from '../../webhooks/rotate-secret.js';
 import { sendTestEvent } from '../../webhooks/send-test-event.js';
+import { webhookUrlPolicy } from '../../webhooks/url-policy.js';
 import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
@@ -80,6 +82,23 @@ export function webhookRoutes(app: App, ctx: Context): void {
       },
     },
     (request) => getWebhook(ctx, accountOf(request)),
+  );
+
+  app.get(
+    '/webhook/policy/',
+    {
+      onRequest,
+      schema: {
+        operationId: 'getWebhookPolicy',
+        tags,
+        security: LOGIN,
+        summary:
+          "Which receiver URLs this server accepts (its MOHAR_WEBHOOK_ALLOW_PRIVATE setting), for the portal's hint",
+        headers: BearerHeader,
+        response: { 200: WebhookPolicyResponse, ...problems(401, 403) },
+      },
+    },
+    () => webhookUrlPolicy(ctx),
   );
 
   app.get(

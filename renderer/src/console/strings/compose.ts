@@ -11,6 +11,21 @@ export const en = {
   'compose.saved': 'Draft saved.',
   'compose.saveTemplate': 'Save as template',
   'compose.send': 'Send',
+  'compose.templateDialog.title': 'Save as template',
+  'compose.templateDialog.body':
+    'The documents, recipients as roles and fields of this draft become a template you can send again and again.',
+  'compose.templateDialog.name': 'Template name',
+  'compose.templateDialog.save': 'Save template',
+  'compose.sendDialog.title': 'Send this envelope now?',
+  'compose.sendDialog.what': '“{title}”, with {documents} document(s), goes out as it is now.',
+  'compose.sendDialog.recipients': 'Recipients ({count}), in signing order:',
+  'compose.sendDialog.sequential':
+    'The first in order get an e-mail with their own signing link now; each next one when the previous step is done. Copy recipients get the signed documents at the end.',
+  'compose.sendDialog.parallel':
+    'Everyone gets an e-mail with their own signing link now. Copy recipients get the signed documents at the end.',
+  'compose.sendDialog.final':
+    'After sending, the documents and fields cannot be changed; you can still void the envelope.',
+  'compose.sendDialog.confirm': 'Send now',
   'compose.sendNeeds': 'To send, upload a PDF and add at least one recipient.',
   'compose.needsSignature': 'Still without a Signature field: {names}. Each signer needs one before sending.',
   'compose.needsActor': 'To send, add a signer, reviewer or approver: copy recipients alone have nothing to do.',
@@ -146,6 +161,20 @@ export const hi: Record<keyof typeof en, string> = {
   'compose.saved': 'ड्राफ़्ट सहेजा गया।',
   'compose.saveTemplate': 'टेम्पलेट के रूप में सहेजें',
   'compose.send': 'भेजें',
+  'compose.templateDialog.title': 'टेम्पलेट के रूप में सहेजें',
+  'compose.templateDialog.body':
+    'इस ड्राफ़्ट के दस्तावेज़, भूमिकाओं के रूप में प्राप्तकर्ता और फ़ील्ड एक टेम्पलेट बन जाते हैं, जिसे आप बार-बार भेज सकते हैं।',
+  'compose.templateDialog.name': 'टेम्पलेट का नाम',
+  'compose.templateDialog.save': 'टेम्पलेट सहेजें',
+  'compose.sendDialog.title': 'यह लिफ़ाफ़ा अभी भेजें?',
+  'compose.sendDialog.what': '“{title}”, {documents} दस्तावेज़ों के साथ, जैसा अभी है वैसा ही भेजा जाएगा।',
+  'compose.sendDialog.recipients': 'प्राप्तकर्ता ({count}), हस्ताक्षर के क्रम में:',
+  'compose.sendDialog.sequential':
+    'क्रम में पहले प्राप्तकर्ताओं को अभी उनके अपने हस्ताक्षर लिंक के साथ ई-मेल मिलेगा; बाकी को पिछला चरण पूरा होने पर। प्रति पाने वालों को अंत में हस्ताक्षरित दस्तावेज़ मिलते हैं।',
+  'compose.sendDialog.parallel':
+    'सभी को अभी उनके अपने हस्ताक्षर लिंक के साथ ई-मेल मिलेगा। प्रति पाने वालों को अंत में हस्ताक्षरित दस्तावेज़ मिलते हैं।',
+  'compose.sendDialog.final': 'भेजने के बाद दस्तावेज़ और फ़ील्ड बदले नहीं जा सकते; लिफ़ाफ़ा रद्द अब भी किया जा सकता है।',
+  'compose.sendDialog.confirm': 'अभी भेजें',
   'compose.sendNeeds': 'भेजने के लिए एक PDF अपलोड करें और कम से कम एक प्राप्तकर्ता जोड़ें।',
   'compose.needsSignature': 'अभी तक बिना हस्ताक्षर फ़ील्ड के: {names}। भेजने से पहले हर हस्ताक्षरकर्ता को एक चाहिए।',
   'compose.needsActor': 'भेजने के लिए कोई हस्ताक्षरकर्ता, समीक्षक या अनुमोदक जोड़ें: केवल प्रतिलिपि पाने वालों के लिए कोई काम नहीं है।',

@@ -1,7 +1,7 @@
 /**
  * Compose (/envelopes/new, /envelopes/:id/edit): title and message, PDFs, recipients in routing order, fields
- * placed on the pages, then Send or Save as template. Every action's failure is shown in the server's words;
- * layout problems are shown on the fields they name.
+ * placed on the pages, then Send or Save as template, each after a question (what sending does; the template's
+ * name). Every action's failure is shown in the server's words; layout problems are shown on the fields they name.
  */
 import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -10,6 +10,7 @@ import { partyColour } from '../../fields/field-kinds';
 import { useT } from '../../i18n';
 import { Link, useRouter } from '../../router';
 import { editorDocument, saveAsTemplate, sendEnvelope } from './compose-api';
+import { SendConfirmDialog, TemplateNameDialog } from './ComposeDialogs';
 import { DetailsCard } from './DetailsCard';
 import { DocumentsCard } from './DocumentsCard';
 import { RecipientsCard } from './RecipientsCard';
@@ -28,6 +29,7 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
   const [error, setError] = useState<unknown>(undefined);
   const [saved, setSaved] = useState(false);
   const [activeDoc, setActiveDoc] = useState<string | null>(null);
+  const [asking, setAsking] = useState<'template' | 'send' | null>(null);
 
   const ordered = useMemo(() => inRoutingOrder(draft.recipients), [draft.recipients]);
   const parties = useMemo<EditorParty[]>(
@@ -181,13 +183,7 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
             type="button"
             className="button"
             disabled={busy !== null || !canSend}
-            onClick={() =>
-              run('template', async () => {
-                const id = await d.save();
-                const template = await saveAsTemplate(id);
-                navigate(`/templates/${template.template_id}`);
-              })
-            }
+            onClick={() => setAsking('template')}
           >
             {t('compose.saveTemplate')}
           </button>
@@ -196,13 +192,7 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
             className="button primary"
             disabled={busy !== null || missing !== null}
             aria-describedby={missing ? 'compose-send-missing' : undefined}
-            onClick={() =>
-              run('sending', async () => {
-                const id = await d.save();
-                await sendEnvelope(id);
-                navigate(`/envelopes/${id}`);
-              })
-            }
+            onClick={() => setAsking('send')}
           >
             {t('compose.send')}
           </button>
@@ -213,6 +203,37 @@ export function ComposePage({ params }: { params: Record<string, string> }) {
           </p>
         )}
       </div>
+      {asking === 'template' && (
+        <TemplateNameDialog
+          initialName={draft.details.title.trim() || t('compose.untitled')}
+          onCancel={() => setAsking(null)}
+          onSave={(name) => {
+            setAsking(null);
+            run('template', async () => {
+              const id = await d.save();
+              const template = await saveAsTemplate(id, name);
+              navigate(`/templates/${template.template_id}`);
+            });
+          }}
+        />
+      )}
+      {asking === 'send' && (
+        <SendConfirmDialog
+          title={draft.details.title.trim() || t('compose.untitled')}
+          recipients={ordered}
+          documents={draft.documents.length}
+          sequential={draft.details.routing_order === 'sequential'}
+          onCancel={() => setAsking(null)}
+          onSend={() => {
+            setAsking(null);
+            run('sending', async () => {
+              const id = await d.save();
+              await sendEnvelope(id);
+              navigate(`/envelopes/${id}`);
+            });
+          }}
+        />
+      )}
     </div>
   );
 }

@@ -109,8 +109,8 @@ export const patchRecipient = (id: string, recipientId: string, input: Partial<R
 export const removeRecipient = (id: string, recipientId: string) =>
   api<void>('DELETE', `/envelopes/${id}/recipients/${recipientId}`);
 export const sendEnvelope = (id: string) => api<unknown>('POST', `/envelopes/${id}/send`);
-export const saveAsTemplate = (id: string) =>
-  api<{ template_id: string }>('POST', '/templates', { json: { source_envelope_id: id } });
+export const saveAsTemplate = (id: string, name: string) =>
+  api<{ template_id: string }>('POST', '/templates', { json: { source_envelope_id: id, name } });
 
 export function editorDocument(doc: DocumentView): EditorDocument {
   return {

@@ -1,7 +1,8 @@
 /**
  * The webhook delivery log: one row per event delivered (or being delivered), filtered by status and event
  * type, each opening its attempts (time, URL, attempt number, status code, duration, the start of the answer).
- * Polls while a delivery is pending; "Redeliver" sends one again at once.
+ * Polls while a delivery is pending; "Redeliver" sends one again at once, and a redelivered event that had
+ * succeeded still shows when it was delivered.
  */
 import { Fragment, useEffect, useId, useState } from 'react';
 import { api } from '../../api';
@@ -62,6 +63,33 @@ function Attempts({ delivery }: { delivery: Delivery }) {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * A delivery's state. One that had succeeded and was redelivered keeps its success in view (delivered_at stays on
+ * the server): "Succeeded, delivered {at}" with the redelivery's state beside it, never a bare "Pending".
+ */
+function DeliveryState({ delivery: d }: { delivery: Delivery }) {
+  const { t, formatDate } = useT();
+  const redelivery = d.status !== 'succeeded' && d.delivered_at !== null;
+  const label =
+    d.status !== 'succeeded' && d.delivered_at !== null
+      ? t(`developer.redelivery.${d.status}`)
+      : t(`developer.status.${d.status}`);
+  return (
+    <span className="delivery-state">
+      {redelivery && (
+        <>
+          <span className="badge tone-success">{t('developer.status.succeeded')}</span>{' '}
+          <span className="small muted">{t('developer.log.deliveredAt', { at: formatDate(d.delivered_at) })}</span>{' '}
+        </>
+      )}
+      <span className={`badge ${deliveryTone(d.status)}`}>{label}</span>
+      {d.status === 'pending' && d.next_attempt_at && (
+        <span className="small muted"> {t('developer.log.next', { at: formatDate(d.next_attempt_at) })}</span>
+      )}
+    </span>
   );
 }
 
@@ -192,13 +220,7 @@ export function DeliveryLog({ generation }: { generation: number }) {
                     </td>
                     <td className="break">{d.webhook_url}</td>
                     <td>
-                      <span className={`badge ${deliveryTone(d.status)}`}>{t(`developer.status.${d.status}`)}</span>
-                      {d.status === 'pending' && d.next_attempt_at && (
-                        <span className="small muted">
-                          {' '}
-                          {t('developer.log.next', { at: formatDate(d.next_attempt_at) })}
-                        </span>
-                      )}
+                      <DeliveryState delivery={d} />
                     </td>
                     <td>{t('developer.log.attemptsOfMax', { n: d.attempts, max: d.max_attempts })}</td>
                     <td>{d.last_status_code ?? '—'}</td>

@@ -13,10 +13,12 @@ import { SecretBox } from './SecretBox';
 
 interface Props {
   endpoint: WebhookEndpoint | null;
+  /** The server's URL policy; undefined until it has answered (the hint waits rather than guess). */
+  allowPrivate: boolean | undefined;
   onChanged: () => void;
 }
 
-export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
+export function WebhookEndpointCard({ endpoint, allowPrivate, onChanged }: Props) {
   const { t, formatDate } = useT();
   const urlId = useId();
   const [url, setUrl] = useState(endpoint?.webhook_url ?? '');
@@ -119,7 +121,9 @@ export function WebhookEndpointCard({ endpoint, onChanged }: Props) {
             onChange={(e) => setUrl(e.target.value)}
           />
           <span id={`${urlId}-hint`} className="hint">
-            {t('developer.webhooks.urlRules')}
+            {allowPrivate === undefined
+              ? ''
+              : t(allowPrivate ? 'developer.webhooks.urlRulesPrivate' : 'developer.webhooks.urlRules')}
           </span>
           <span id={`${urlId}-error`} className="field-error" role={urlError ? 'alert' : undefined}>
             {urlError ? <RefusalLines error={urlError} /> : ''}

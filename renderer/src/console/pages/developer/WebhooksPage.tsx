@@ -6,7 +6,7 @@ import { useT } from '../../i18n';
 import { useResource } from '../../use-resource';
 import { DeliveryLog } from './DeliveryLog';
 import { DeveloperFrame } from './DeveloperFrame';
-import { legacy, type WebhookEndpoint } from './model';
+import { legacy, type WebhookEndpoint, type WebhookPolicy } from './model';
 import { WebhookEndpointCard } from './WebhookEndpointCard';
 
 async function loadEndpoint(signal: AbortSignal): Promise<WebhookEndpoint | null> {
@@ -22,6 +22,8 @@ async function loadEndpoint(signal: AbortSignal): Promise<WebhookEndpoint | null
 export function WebhooksPage(_props: { params: Record<string, string> }) {
   const { t } = useT();
   const endpoint = useResource(loadEndpoint, []);
+  // The URL rules are the server's setting (MOHAR_WEBHOOK_ALLOW_PRIVATE): the hint says what this server accepts.
+  const policy = useResource((signal) => api<WebhookPolicy>('GET', legacy('/webhook/policy/'), { signal }), []);
   const [generation, setGeneration] = useState(0);
   const [testState, setTestState] = useState<{ busy: boolean; sent: boolean; error: unknown }>({
     busy: false,
@@ -45,7 +47,11 @@ export function WebhooksPage(_props: { params: Record<string, string> }) {
       {endpoint.data !== undefined && (
         <>
           {/* Not keyed by the endpoint: registering must not remount the card, or the one-time secret would vanish. */}
-          <WebhookEndpointCard endpoint={endpoint.data} onChanged={endpoint.reload} />
+          <WebhookEndpointCard
+            endpoint={endpoint.data}
+            allowPrivate={policy.data?.allow_private}
+            onChanged={endpoint.reload}
+          />
           {endpoint.data && (
             <section className="card" aria-labelledby="webhook-test">
               <h2 id="webhook-test">{t('developer.webhooks.testTitle')}</h2>

@@ -35,6 +35,11 @@ export interface WebhookEndpoint {
   updated_at: string;
 }
 
+/** GET /webhook/policy/: whether this server accepts plain http and private or loopback receivers. */
+export interface WebhookPolicy {
+  allow_private: boolean;
+}
+
 export interface WebhookSecret {
   webhook_secret: string;
   previous_secret_expires_at: string | null;
