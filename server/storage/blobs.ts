@@ -19,7 +19,9 @@ export interface BlobStore {
   has(sha256: string): Promise<boolean>;
   /**
    * Names of blobs last stored before `cutoff` (for the blob collector, server/jobs/blob-gc.ts). put() of
-   * bytes already present counts as storing them again, so a blob that is being reused is never "old".
+   * bytes already present counts as storing them again, so a blob that is being reused is never "old". A store that
+   * cannot tell cheaply (S3: a listing shows LastModified, not the time of the last put) may name more; its
+   * deleteIfStoredBefore is the exact check.
    */
   storedBefore(cutoff: Date): AsyncIterable<string>;
   /** Deletes the blob if it was still last stored before `cutoff`; true when it was deleted. */

@@ -3,9 +3,10 @@
  * instance. Only calls every one of them implements: HeadBucket, Head/Get/Put/Copy/DeleteObject, ListObjectsV2.
  *
  * Object `blobs/<sha256>` holds the bytes whose SHA-256 is its name, so an object is never overwritten with other
- * bytes. The age the blob collector asks about is the object's LastModified: putting bytes already present copies the
- * object onto itself (same bytes, a new `stored-at` metadata), which S3 treats as a new object with a new
- * LastModified, so the collector's grace period starts over (decisions §37).
+ * bytes. The age the blob collector asks about is the object's `stored-at` metadata: putting bytes already present
+ * copies the object onto itself with a new `stored-at` (same bytes), so the collector's grace period starts over
+ * (decisions §37). The listing shows only LastModified, which such a copy renews on AWS and MinIO but not on every
+ * store, so storedBefore names candidates and deleteIfStoredBefore reads `stored-at` before it deletes.
  */
 import {
   CopyObjectCommand,
