@@ -12,15 +12,23 @@ export interface BlobStoreSources {
   readonly s3: S3Settings | undefined;
 }
 
-export function openBlobStore(kind: BlobStoreKind, sources: BlobStoreSources): BlobStore {
+export interface OpenedBlobStore {
+  readonly blobs: BlobStore;
+  /** Lets go of what the store holds open (the S3 client's kept-alive connections, which keep a CLI process alive). */
+  close(): void;
+}
+
+export function openBlobStore(kind: BlobStoreKind, sources: BlobStoreSources): OpenedBlobStore {
   switch (kind) {
     case 'file':
-      return new FileBlobStore(join(sources.dataDir, 'blobs'));
+      return { blobs: new FileBlobStore(join(sources.dataDir, 'blobs')), close: () => undefined };
     case 'database':
-      return new DatabaseBlobStore(sources.db);
-    case 's3':
+      return { blobs: new DatabaseBlobStore(sources.db), close: () => undefined };
+    case 's3': {
       // config-blobs.ts requires the settings with MOHAR_BLOB_STORE=s3; `blobs migrate --to s3` checks before.
       if (sources.s3 === undefined) throw new Error('the S3 blob store needs MOHAR_S3_BUCKET and its keys');
-      return new S3BlobStore(s3ClientFor(sources.s3), sources.s3.bucket);
+      const client = s3ClientFor(sources.s3);
+      return { blobs: new S3BlobStore(client, sources.s3.bucket), close: () => client.destroy() };
+    }
   }
 }
