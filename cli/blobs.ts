@@ -76,7 +76,9 @@ export async function blobsMigrateCommand(
   const to = options.to;
   if (from === to) throw new Error(`--to ${to} is the store the blobs are copied from`);
   if ((from === 's3' || to === 's3') && config.s3 === undefined) {
-    throw new Error('the S3 blob store needs MOHAR_S3_BUCKET, MOHAR_S3_ACCESS_KEY_ID and the other MOHAR_S3_* settings');
+    throw new Error(
+      'the S3 blob store needs MOHAR_S3_BUCKET, MOHAR_S3_ACCESS_KEY_ID and the other MOHAR_S3_* settings',
+    );
   }
   const storage = connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   const opened: OpenedBlobStore[] = [];

@@ -21,7 +21,7 @@ export interface Config {
   readonly dataDir: string;
   /** undefined = SQLite file `mohar.sqlite` in dataDir; otherwise a postgres:// URL. */
   readonly databaseUrl: string | undefined;
-  /** Where PDF bytes are stored (MOHAR_BLOB_STORE, server/config-blobs.ts); unset: file on SQLite, database on PostgreSQL. */
+  /** Where PDF bytes are stored (MOHAR_BLOB_STORE, config-blobs.ts); unset: file on SQLite, database on PostgreSQL. */
   readonly blobStore: BlobStoreKind;
   /** The S3-compatible bucket (MOHAR_S3_*): required with blobStore s3, also read for `mohar blobs migrate --to s3`. */
   readonly s3: S3Settings | undefined;

@@ -42,7 +42,11 @@ export async function openRuntime(
     await storage.close();
     throw error;
   }
-  const { blobs, close: closeBlobs } = openBlobStore(config.blobStore, { db: storage.db, dataDir: config.dataDir, s3: config.s3 });
+  const { blobs, close: closeBlobs } = openBlobStore(config.blobStore, {
+    db: storage.db,
+    dataDir: config.dataDir,
+    s3: config.s3,
+  });
   const pdf = createPdfInspector({ limits: { maxPages: config.maxPdfPages } });
   // One SQLite file has one server process, so a cached key identity can be dropped at once on rotation.
   // Several PostgreSQL instances could not tell each other, so there the cache is off.

@@ -27,7 +27,12 @@ const execFileAsync = promisify(execFile);
 async function migrate(config: Config, options: BlobsMigrateOptions, lines: string[] = []) {
   const out = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString().split('\n').filter((line) => line !== ''));
+      lines.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
       done();
     },
   });

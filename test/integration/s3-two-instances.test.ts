@@ -85,7 +85,8 @@ describe('two server instances on one PostgreSQL database and one S3 bucket', ()
     assert.equal(signed.status, 200, signed.bytes.toString());
     assert.equal(signed.json().envelope_status, 'completed');
 
-    const download = (url: string) => call(url, 'GET', `${API}/envelopes/${envelopeId}/documents/${documentId}/download`, { key });
+    const download = (url: string) =>
+      call(url, 'GET', `${API}/envelopes/${envelopeId}/documents/${documentId}/download`, { key });
     const [fromOne, fromTwo] = await Promise.all([download(one), download(two)]);
     assert.equal(fromOne.status, 200, fromOne.bytes.toString());
     assert.equal(fromTwo.status, 200, fromTwo.bytes.toString());

@@ -103,7 +103,10 @@ blobContract('files', async () => {
 
 blobContract('database table on PostgreSQL', async () => {
   const { database, storage } = await onDatabase('postgres');
-  return { blobs: new DatabaseBlobStore(storage.db), close: async () => (await storage.close(), await database.drop()) };
+  return {
+    blobs: new DatabaseBlobStore(storage.db),
+    close: async () => (await storage.close(), await database.drop()),
+  };
 });
 
 let s3: TestS3;

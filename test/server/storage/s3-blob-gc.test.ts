@@ -26,12 +26,16 @@ for (const kind of DATABASES) {
 
     test('the server stores its PDFs in the bucket', async () => {
       assert.ok(t.server.ctx.blobs instanceof S3BlobStore);
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Asha', email: 'a@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [{ name: 'Asha', email: 'a@example.com' }],
+      });
       assert.ok(await t.server.ctx.blobs.has(sha256Hex(draft.pdf)));
     });
 
     test('orphans past the grace period are deleted; referenced blobs are kept', async () => {
-      const draft = await makeDraft(t.server, t.account.key, { recipients: [{ name: 'Ravi', email: 'r@example.com' }] });
+      const draft = await makeDraft(t.server, t.account.key, {
+        recipients: [{ name: 'Ravi', email: 'r@example.com' }],
+      });
       await sendDraft(t.server, t.account.key, draft);
       const orphan = await t.server.ctx.blobs.put(Buffer.from(`%PDF-1.7 orphan ${kind} ${Date.now()}`));
 
