@@ -109,8 +109,9 @@ export class S3BlobStore implements BlobStore {
       await put(true);
     } catch (error) {
       if (status(error) === 412) return;
-      // Stores without conditional writes (older Ceph, older MinIO) answer 501: the refresh above already asked.
-      if (status(error) !== 501) throw error;
+      // Stores without conditional writes (older Ceph, older MinIO) answer 501 NotImplemented: the refresh above
+      // already asked whether the object is there.
+      if (status(error) !== 501 && (error as { name?: unknown }).name !== 'NotImplemented') throw error;
       await put(false);
     }
   }
