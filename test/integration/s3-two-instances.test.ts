@@ -114,4 +114,11 @@ describe('two server instances on one PostgreSQL database and one S3 bucket', ()
       await storage.close();
     }
   });
+
+  test('a server whose bucket does not answer does not start, and says why', async () => {
+    await assert.rejects(
+      serveProcess(database, { ...PROCESS_ADMIN, ...s3.env, MOHAR_S3_BUCKET: 'no-such-bucket' }),
+      /the blob store \(MOHAR_BLOB_STORE=s3\) does not answer: .*HTTP 404/,
+    );
+  });
 });
