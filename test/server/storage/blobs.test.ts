@@ -52,6 +52,13 @@ function blobContract(name: string, open: () => Promise<OpenStore>): void {
       assert.deepEqual(await blobs.get(sha256Hex(bytes)), bytes);
     });
 
+    test('several instances storing the same new bytes at once: one blob, whole', async () => {
+      const bytes = randomBytes(200_000);
+      const names = await Promise.all(Array.from({ length: 6 }, () => blobs.put(bytes)));
+      assert.deepEqual(new Set(names), new Set([sha256Hex(bytes)]));
+      assert.deepEqual(await blobs.get(names[0]!), bytes);
+    });
+
     test('a missing blob is blob_missing, and names that are not hashes are refused', async () => {
       await assert.rejects(blobs.get('0'.repeat(64)), (e: unknown) => isMoharError(e, 'blob_missing'));
       await assert.rejects(blobs.get('../../etc/passwd'), (e: unknown) => isMoharError(e, 'blob_missing'));
@@ -97,6 +104,14 @@ blobContract('files', async () => {
   const { database, storage } = await onDatabase('sqlite');
   return {
     blobs: new FileBlobStore(join(database.dataDir, 'blobs')),
+    close: async () => (await storage.close(), await database.drop()),
+  };
+});
+
+blobContract('database table on SQLite (MOHAR_BLOB_STORE=database)', async () => {
+  const { database, storage } = await onDatabase('sqlite');
+  return {
+    blobs: new DatabaseBlobStore(storage.db),
     close: async () => (await storage.close(), await database.drop()),
   };
 });
