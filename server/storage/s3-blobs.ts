@@ -67,8 +67,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   /**
-   * Stored again: copy the object onto itself with a new `stored-at`, which gives it a new LastModified, so the
-   * blob collector's grace period starts over. False when there is no such object (then put writes it).
+   * Stored again: copy the object onto itself with a new `stored-at` (the bytes stay), so the blob collector's grace
+   * period starts over. False when there is no such object (then put writes it).
    */
   private async refresh(sha256: string): Promise<boolean> {
     const key = this.key(sha256);
@@ -92,6 +92,8 @@ export class S3BlobStore implements BlobStore {
   /**
    * Writes the object only if absent (If-None-Match: *). A store that ignores the condition overwrites it, which is
    * still safe: the same name always holds the same bytes. 412 means another instance wrote it a moment ago: fresh.
+   * 409 (AWS: a conditional write of the same key still in progress) cannot promise the object exists yet, so the
+   * bytes are written anyway, unconditionally: the same bytes again.
    */
   private async create(sha256: string, bytes: Uint8Array): Promise<void> {
     const put = (conditional: boolean) =>
@@ -108,10 +110,12 @@ export class S3BlobStore implements BlobStore {
     try {
       await put(true);
     } catch (error) {
-      if (status(error) === 412) return;
+      const code = status(error);
+      if (code === 412) return;
       // Stores without conditional writes (older Ceph, older MinIO) answer 501 NotImplemented: the refresh above
       // already asked whether the object is there.
-      if (status(error) !== 501 && (error as { name?: unknown }).name !== 'NotImplemented') throw error;
+      const unsupported = code === 501 || (error as { name?: unknown }).name === 'NotImplemented';
+      if (code !== 409 && !unsupported) throw error;
       await put(false);
     }
   }
