@@ -6,6 +6,7 @@ import { isMoharError } from '../common/errors.js';
 import { accountCommands } from './account.js';
 import { adminCommands } from './admin.js';
 import { auditCommands } from './audit.js';
+import { blobsCommands } from './blobs.js';
 import { bulkSendCommands } from './bulk-send.js';
 import { espSimulatorCommands } from './esp-simulator.js';
 import { templateCommands } from './template.js';
@@ -40,6 +41,7 @@ program
 adminCommands(program, loadConfig);
 accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
+blobsCommands(program, loadConfig);
 templateCommands(program, loadConfig);
 bulkSendCommands(program);
 espSimulatorCommands(program);

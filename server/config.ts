@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { delimiter, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
+import { blobStoreKind, s3Settings, type BlobStoreKind, type S3Settings } from './config-blobs.js';
 import { esignConfig, esignSandboxEnabled, type EsignConfig } from './config-esign.js';
 
 // The CLI, the desktop shell and the tests catch it where they call parseConfig.
@@ -20,6 +21,10 @@ export interface Config {
   readonly dataDir: string;
   /** undefined = SQLite file `mohar.sqlite` in dataDir; otherwise a postgres:// URL. */
   readonly databaseUrl: string | undefined;
+  /** Where PDF bytes are stored (MOHAR_BLOB_STORE, config-blobs.ts); unset: file on SQLite, database on PostgreSQL. */
+  readonly blobStore: BlobStoreKind;
+  /** The S3-compatible bucket (MOHAR_S3_*): required with blobStore s3, also read for `mohar blobs migrate --to s3`. */
+  readonly s3: S3Settings | undefined;
   readonly baseUrl: string;
   readonly maxPdfBytes: number;
   readonly maxPdfPages: number;
@@ -175,6 +180,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
   }
   const port = integer(env, 'MOHAR_PORT', 8080, 0, 65535);
   const databaseUrl = url(env, 'MOHAR_DATABASE_URL', ['postgres:', 'postgresql:']);
+  const blobStore = blobStoreKind(env, databaseUrl !== undefined);
   const baseUrlRaw = url(env, 'MOHAR_BASE_URL', ['http:', 'https:']);
   const displayHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   const baseUrl = (baseUrlRaw ?? `http://${displayHost}:${port}`).replace(/\/+$/, '');
@@ -195,6 +201,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     port,
     dataDir: resolve(cwd, text(env, 'MOHAR_DATA_DIR') ?? './data'),
     databaseUrl,
+    blobStore,
+    s3: s3Settings(env, blobStore),
     baseUrl,
     maxPdfBytes: byteSize(env, 'MOHAR_MAX_PDF_BYTES', 50 * 1024 * 1024),
     maxPdfPages: integer(env, 'MOHAR_MAX_PDF_PAGES', 10_000, 1, 1_000_000),

@@ -2,13 +2,12 @@
  * Settings wired to storage, blob store, PDF inspector, seal and transports, with migrations run: what the server
  * and the CLI's database commands share. Apart from start.ts so that a CLI command loads no HTTP app.
  */
-import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Context } from './domain/context.js';
 import { createPdfInspector } from './domain/documents/pdf-inspector.js';
-import { DatabaseBlobStore, FileBlobStore } from './storage/blobs.js';
 import { connectStorage } from './storage/connect.js';
 import { migrateToLatest } from './storage/migrations/index.js';
+import { openBlobStore } from './storage/open-blobs.js';
 import type { KeyIdentity } from './domain/keys/api-keys.js';
 import { TtlCache } from './domain/ttl-cache.js';
 import { sealSource, testSealSource, type SealSource } from './seal/load-seal.js';
@@ -43,10 +42,11 @@ export async function openRuntime(
     await storage.close();
     throw error;
   }
-  const blobs =
-    storage.dialect === 'postgres'
-      ? new DatabaseBlobStore(storage.db)
-      : new FileBlobStore(join(config.dataDir, 'blobs'));
+  const { blobs, close: closeBlobs } = openBlobStore(config.blobStore, {
+    db: storage.db,
+    dataDir: config.dataDir,
+    s3: config.s3,
+  });
   const pdf = createPdfInspector({ limits: { maxPages: config.maxPdfPages } });
   // One SQLite file has one server process, so a cached key identity can be dropped at once on rotation.
   // Several PostgreSQL instances could not tell each other, so there the cache is off.
@@ -73,6 +73,7 @@ export async function openRuntime(
     ctx,
     async close() {
       await pdf.close();
+      closeBlobs();
       await storage.close();
     },
   };

@@ -10,6 +10,8 @@ import { mailJobHandlers } from './mail/send.js';
 import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
 import { webhookWorkerFor } from './webhooks/worker.js';
 import { blobGcJobHandlers, scheduleBlobGc } from './storage/blob-gc.js';
+import type { BlobStore } from './storage/blobs.js';
+import type { BlobStoreKind } from './config-blobs.js';
 import { scheduleReminderSweep } from './domain/workflow/auto-remind.js';
 
 export interface RunningServer {
@@ -31,8 +33,25 @@ export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; l
   });
 }
 
+async function probeBlobStore(blobs: BlobStore, kind: BlobStoreKind): Promise<void> {
+  try {
+    await blobs.probe();
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    const reason = `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+    throw new Error(
+      `the blob store (MOHAR_BLOB_STORE=${kind}) does not answer: ${reason}${status ? ` (HTTP ${status})` : ''}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
 export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
   const runtime = await openRuntime(config, () => new Date(), options);
+  // Likewise a wrong bucket, endpoint or key (MOHAR_BLOB_STORE=s3) fails at start, not at the first upload.
+  await probeBlobStore(runtime.ctx.blobs, config.blobStore);
   const bootstrap = await bootstrapFirstAccount(runtime.ctx);
   // Create the installation seal now: a wrong secret key should fail at start, not at the first completion.
   await runtime.ctx.seal();

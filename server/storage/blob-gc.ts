@@ -28,34 +28,50 @@ export interface BlobGcResult {
   readonly deleted: readonly string[];
 }
 
+export interface BlobReferences {
+  /** Names in the columns that hold a blob's name: each must be stored. */
+  readonly inColumns: ReadonlySet<string>;
+  /** SHA-256 values in JSON texts (act details, mail attachments): blobs, or other hashes (a certificate's). */
+  readonly inTexts: ReadonlySet<string>;
+}
+
 /** Every blob name referenced anywhere: columns that hold one, and JSON texts that may name some. */
-async function referencedBlobs(db: Kysely<Database>): Promise<Set<string>> {
-  const seen = new Set<string>();
-  const add = (value: string | null | undefined) => {
-    if (value) for (const match of value.matchAll(HASHES)) seen.add(match[0]);
+export async function blobReferences(db: Kysely<Database>): Promise<BlobReferences> {
+  const inColumns = new Set<string>();
+  const inTexts = new Set<string>();
+  const column = (value: string | null | undefined) => {
+    if (value) inColumns.add(value);
   };
-  for (const row of await db.selectFrom('documents').select('sha256 as v').execute()) add(row.v);
+  const texts = (value: string | null | undefined) => {
+    if (value) for (const match of value.matchAll(HASHES)) inTexts.add(match[0]);
+  };
+  for (const row of await db.selectFrom('documents').select('sha256 as v').execute()) column(row.v);
   for (const row of await db
     .selectFrom('envelope_documents')
     .select('current_sha256 as v')
     .where('current_sha256', 'is not', null)
     .execute()) {
-    add(row.v);
+    column(row.v);
   }
-  for (const row of await db.selectFrom('document_revisions').select('sha256 as v').execute()) add(row.v);
+  for (const row of await db.selectFrom('document_revisions').select('sha256 as v').execute()) column(row.v);
   for (const row of await db
     .selectFrom('envelopes')
     .select('certificate_sha256 as v')
     .where('certificate_sha256', 'is not', null)
     .execute()) {
-    add(row.v);
+    column(row.v);
   }
   for (const row of await db.selectFrom('recipients').select(['prepared_sha256', 'act_details']).execute()) {
-    add(row.prepared_sha256);
-    add(row.act_details);
+    column(row.prepared_sha256);
+    texts(row.act_details);
   }
-  for (const row of await db.selectFrom('outbox_mail').select('attachments as v').execute()) add(row.v);
-  return seen;
+  for (const row of await db.selectFrom('outbox_mail').select('attachments as v').execute()) texts(row.v);
+  return { inColumns, inTexts };
+}
+
+async function referencedBlobs(db: Kysely<Database>): Promise<Set<string>> {
+  const { inColumns, inTexts } = await blobReferences(db);
+  return new Set([...inColumns, ...inTexts]);
 }
 
 /** The same question for one blob, asked again right before it is deleted. */

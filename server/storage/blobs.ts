@@ -1,7 +1,8 @@
 /**
  * Content-addressed storage of PDF bytes: the key is the SHA-256 of the bytes, so a stored
- * revision can never change under its name. Files under the data dir (SQLite installations) or
- * the `blobs` table (PostgreSQL, shared by every server instance).
+ * revision can never change under its name. Files under the data dir (SQLite installations), the `blobs` table
+ * (PostgreSQL, shared by every server instance) or an S3-compatible bucket (s3-blobs.ts); chosen by
+ * MOHAR_BLOB_STORE (open-blobs.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
@@ -18,11 +19,15 @@ export interface BlobStore {
   has(sha256: string): Promise<boolean>;
   /**
    * Names of blobs last stored before `cutoff` (for the blob collector, server/jobs/blob-gc.ts). put() of
-   * bytes already present counts as storing them again, so a blob that is being reused is never "old".
+   * bytes already present counts as storing them again, so a blob that is being reused is never "old". A store that
+   * cannot tell cheaply (S3: a listing shows LastModified, not the time of the last put) may name more; its
+   * deleteIfStoredBefore is the exact check.
    */
   storedBefore(cutoff: Date): AsyncIterable<string>;
   /** Deletes the blob if it was still last stored before `cutoff`; true when it was deleted. */
   deleteIfStoredBefore(sha256: string, cutoff: Date): Promise<boolean>;
+  /** Throws when the store does not answer (for /readyz): a cheap call, no blob read. */
+  probe(): Promise<void>;
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -39,9 +44,12 @@ export async function fsyncDirectory(directory: string): Promise<void> {
   }
 }
 
-const SHA256 = /^[0-9a-f]{64}$/;
+/** A blob's name: a SHA-256 in lower-case hex. */
+export const SHA256_NAME = /^[0-9a-f]{64}$/;
+const SHA256 = SHA256_NAME;
 
-function checkName(sha256: string): void {
+/** Refuses a name that is not a SHA-256 (a path, a key of something else) as blob_missing, like every store. */
+export function checkName(sha256: string): void {
   if (!SHA256.test(sha256)) throw new MoharError('blob_missing', `not a SHA-256 name: ${sha256}`);
 }
 
@@ -144,6 +152,12 @@ export class FileBlobStore implements BlobStore {
     await unlink(aside);
     return true;
   }
+
+  async probe(): Promise<void> {
+    // The root is made by the first put: create it here too, so a fresh installation is ready.
+    await mkdir(this.root, { recursive: true });
+    if (!(await stat(this.root)).isDirectory()) throw new Error(`the blob directory ${this.root} is not a directory`);
+  }
 }
 
 export class DatabaseBlobStore implements BlobStore {
@@ -198,5 +212,9 @@ export class DatabaseBlobStore implements BlobStore {
       .where('created_at', '<', cutoff.toISOString())
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  async probe(): Promise<void> {
+    await this.db.selectFrom('blobs').select('sha256').limit(1).execute();
   }
 }

@@ -68,6 +68,7 @@ export async function blobIntegrity(server: TestServer): Promise<BlobIntegrity> 
     missing: [...inColumns].filter((name) => !stored.has(name)),
     corrupt,
     unreferenced: [...stored].filter((name) => !inColumns.has(name) && !mentioned.has(name)),
-    temporaryFiles: server.kind === 'sqlite' ? await temporaryFiles(join(server.ctx.config.dataDir, 'blobs')) : [],
+    temporaryFiles:
+      server.ctx.config.blobStore === 'file' ? await temporaryFiles(join(server.ctx.config.dataDir, 'blobs')) : [],
   };
 }
