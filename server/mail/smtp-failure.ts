@@ -26,7 +26,9 @@ export function describeSmtpFailure(error: unknown, server: string, timeoutSecon
   const e = asSmtpError(error);
   const text = `${e.code ?? ''} ${e.message}`;
   if (/ECONNREFUSED/.test(text)) return `Nothing accepts connections at ${server} (connection refused).`;
-  if (/ENOTFOUND|EAI_AGAIN|EDNS/.test(text)) return `The name of the mail server ${server} cannot be resolved${answer(e)}`;
+  if (/ENOTFOUND|EAI_AGAIN|EDNS/.test(text)) {
+    return `The name of the mail server ${server} cannot be resolved${answer(e)}`;
+  }
   if (/ETIMEDOUT|timeout/i.test(text)) {
     return `The mail server ${server} did not answer in time (at most ${timeoutSeconds} seconds are waited).`;
   }

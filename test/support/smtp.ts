@@ -51,7 +51,8 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpTestServ
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      const ok = options.auth !== undefined && auth.username === options.auth.user && auth.password === options.auth.pass;
+      const ok =
+        options.auth !== undefined && auth.username === options.auth.user && auth.password === options.auth.pass;
       if (!ok) callback(new Error('Invalid username or password'));
       else callback(null, { user: auth.username });
     },

@@ -48,7 +48,10 @@ function environmentView(smtpUrl: string, from: MailSender): MailSettingsView {
   };
 }
 
-export async function readMailSettings(ctx: Pick<Context, 'db' | 'config'>, accountId: string): Promise<MailSettingsView> {
+export async function readMailSettings(
+  ctx: Pick<Context, 'db' | 'config'>,
+  accountId: string,
+): Promise<MailSettingsView> {
   if (ctx.config.smtpUrl !== undefined) return environmentView(ctx.config.smtpUrl, parseSender(ctx.config.mailFrom));
   const row = await readStoredMailSettings(ctx.db, accountId);
   if (!row) return { ...NOTHING, source: 'none' };

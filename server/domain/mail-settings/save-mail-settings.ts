@@ -42,7 +42,10 @@ function checkInput(ctx: Pick<Context, 'config'>, input: MailSettingsInput): voi
   // Names are checked when a mail is sent (they may resolve elsewhere later); an address can be judged now.
   const refused = refuseLiteral(host, addressPolicy(ctx.config.mailAllowPrivate));
   if (refused) {
-    throw invalid('/host', `${refused.message}; an operator can allow such mail servers with MOHAR_MAIL_ALLOW_PRIVATE=1`);
+    throw invalid(
+      '/host',
+      `${refused.message}; an operator can allow such mail servers with MOHAR_MAIL_ALLOW_PRIVATE=1`,
+    );
   }
   if (!isMailAddress(input.from_address.trim())) {
     throw invalid('/from_address', `"${input.from_address}" is not one e-mail address`);

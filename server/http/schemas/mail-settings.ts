@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { MAIL_TLS_MODES } from '../../mail/mail-settings.js';
 import { Nullable, StringEnum } from './common.js';
 
-const TLS_DESCRIPTION = 'none: plain; starttls: upgrade after connecting (usually port 587); tls: TLS from the start (465)';
+const TLS_DESCRIPTION =
+  'none: plain; starttls: upgrade after connecting (usually port 587); tls: TLS from the start (465)';
 
 export const MailSettingsResponse = Type.Object({
   source: StringEnum(['environment', 'account', 'none'] as const, {

@@ -10,7 +10,12 @@ import { sendTestMail } from '../../domain/mail-settings/send-test-mail.js';
 import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
-import { MailSettingsBody, MailSettingsResponse, TestMailBody, TestMailResponse } from '../../http/schemas/mail-settings.js';
+import {
+  MailSettingsBody,
+  MailSettingsResponse,
+  TestMailBody,
+  TestMailResponse,
+} from '../../http/schemas/mail-settings.js';
 import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
 
