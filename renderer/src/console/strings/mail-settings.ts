@@ -43,7 +43,7 @@ export const en = {
   'mail.test.saveFirst': 'Save your changes first: the test uses the saved settings.',
   'mail.test.sent': 'The test mail was accepted by {server}. Look in the mailbox of {to}.',
   'mail.test.failed': 'The test mail was not sent through {server}.',
-  'mail.test.detail': 'What the server said',
+  'mail.test.detail': 'Reason',
   'mail.updated': 'Last changed {date}.',
 };
 
@@ -82,13 +82,14 @@ export const hi: Record<keyof typeof en, string> = {
   'mail.error.fromAddress': 'एक ईमेल पता लिखें।',
   'mail.error.oneLine': 'एक ही पंक्ति में लिखें।',
   'mail.test.title': 'परीक्षण मेल भेजें',
-  'mail.test.intro': 'सहेजे गए सर्वर से अभी एक मेल भेजता है, यह देखने के लिए कि वह काम करता है। इसमें अधिकतम 30 सेकंड लगते हैं।',
+  'mail.test.intro':
+    'ऊपर दिखाए गए (सहेजे गए) मेल सर्वर से अभी एक मेल भेजता है, यह देखने के लिए कि वह काम करता है। इसमें अधिकतम 30 सेकंड लगते हैं।',
   'mail.test.to': 'किसे भेजें',
   'mail.test.send': 'परीक्षण मेल भेजें',
   'mail.test.sending': 'भेजा जा रहा है…',
   'mail.test.saveFirst': 'पहले अपने बदलाव सहेजें: परीक्षण सहेजी गई सेटिंग से होता है।',
   'mail.test.sent': '{server} ने परीक्षण मेल स्वीकार किया। {to} का मेलबॉक्स देखें।',
   'mail.test.failed': 'परीक्षण मेल {server} से नहीं भेजा जा सका।',
-  'mail.test.detail': 'सर्वर ने क्या कहा',
+  'mail.test.detail': 'कारण',
   'mail.updated': 'अंतिम बदलाव {date}।',
 };

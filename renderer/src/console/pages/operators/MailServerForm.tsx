@@ -64,6 +64,8 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
 
   const edit = (patch: Partial<MailForm>) => setForm((current) => ({ ...current, ...patch }));
   const message = (key: keyof FormErrors) => (errors[key] ? t(errors[key]) : undefined);
+  // Read-only (the environment's server) the typing hints would only distract: left out.
+  const hint = (key: Parameters<typeof t>[0]) => (readOnly ? undefined : t(key));
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
@@ -100,7 +102,7 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
       <h2 id={`${id}-title`}>{t('mail.title')}</h2>
       <fieldset disabled={readOnly || busy} className="plain-fieldset">
         <div className="form-grid">
-          <Field id={`${id}-host`} label={t('mail.host')} hint={t('mail.hostHint')} error={message('host')}>
+          <Field id={`${id}-host`} label={t('mail.host')} hint={hint('mail.hostHint')} error={message('host')}>
             {(describedBy) => (
               <input
                 id={`${id}-host`}
@@ -113,7 +115,7 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
               />
             )}
           </Field>
-          <Field id={`${id}-port`} label={t('mail.port')} hint={t('mail.portHint')} error={message('port')}>
+          <Field id={`${id}-port`} label={t('mail.port')} hint={hint('mail.portHint')} error={message('port')}>
             {(describedBy) => (
               <input
                 id={`${id}-port`}
@@ -179,7 +181,7 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
           </div>
         )}
         {!readOnly && settings.password_set && (
-          <label className="check">
+          <label className="check remove-password">
             <input
               type="checkbox"
               checked={form.removePassword}
@@ -192,7 +194,7 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
           <Field
             id={`${id}-from`}
             label={t('mail.fromAddress')}
-            hint={t('mail.fromAddressHint')}
+            hint={hint('mail.fromAddressHint')}
             error={message('fromAddress')}
           >
             {(describedBy) => (
@@ -206,7 +208,12 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
               />
             )}
           </Field>
-          <Field id={`${id}-name`} label={t('mail.fromName')} hint={t('mail.fromNameHint')} error={message('fromName')}>
+          <Field
+            id={`${id}-name`}
+            label={t('mail.fromName')}
+            hint={hint('mail.fromNameHint')}
+            error={message('fromName')}
+          >
             {(describedBy) => (
               <input
                 id={`${id}-name`}
