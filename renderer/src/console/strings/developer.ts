@@ -205,7 +205,8 @@ export const hi: Record<keyof typeof en, string> = {
   'developer.tab.embedding': 'एम्बेडिंग',
   'developer.tab.usage': 'उपयोग',
   'developer.forbidden': 'आपका लॉगिन ({role}) खाते की कुंजियाँ, वेबहुक और सेटिंग नहीं बदल सकता। अपने खाते के किसी एडमिन से कहें।',
-  'operators.forbidden': 'आपका लॉगिन ({role}) मेल आउटबॉक्स, मेल सर्वर और बैकग्राउंड कार्य नहीं देख सकता। अपने खाते के किसी एडमिन से कहें।',
+  'operators.forbidden':
+    'आपका लॉगिन ({role}) मेल आउटबॉक्स, मेल सर्वर और बैकग्राउंड कार्य नहीं देख सकता। अपने खाते के किसी एडमिन से कहें।',
   'developer.cancel': 'रद्द करें',
   'developer.copy': 'कॉपी करें',
   'developer.copied': 'क्लिपबोर्ड पर कॉपी हो गया।',
