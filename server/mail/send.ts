@@ -42,7 +42,23 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
     // Already settled (a repeated run after a crash, or a kept mail): nothing to do.
     if (row.status === 'sent' || row.status === 'kept') return;
 
-    const choice = await mailTransportFor(ctx, row.account_id);
+    const recordFailure = async (error: unknown): Promise<never> => {
+      const at = ctx.now().toISOString();
+      await ctx.db
+        .updateTable('outbox_mail')
+        .set({
+          attempts: info.attempt,
+          last_error: describeError(error),
+          status: info.final ? 'failed' : 'queued',
+          updated_at: at,
+        })
+        .where('id', '=', mailId)
+        .execute();
+      throw error;
+    };
+
+    // A saved password that cannot be opened (another secret key) is a failure of this mail, shown on its row.
+    const choice = await mailTransportFor(ctx, row.account_id).catch(recordFailure);
     // A test envelope's mail (outbox.ts) never leaves: it stays in the outbox, kept, like mail without SMTP.
     if (choice.source === 'none' || row.test === 1) {
       const at = ctx.now().toISOString();
@@ -78,18 +94,7 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
         headers: { 'Auto-Submitted': 'auto-generated' },
       });
     } catch (error) {
-      const at = ctx.now().toISOString();
-      await ctx.db
-        .updateTable('outbox_mail')
-        .set({
-          attempts: info.attempt,
-          last_error: describeError(error),
-          status: info.final ? 'failed' : 'queued',
-          updated_at: at,
-        })
-        .where('id', '=', mailId)
-        .execute();
-      throw error;
+      await recordFailure(error);
     }
     const at = ctx.now().toISOString();
     await ctx.db

@@ -272,13 +272,40 @@ for (const kind of DATABASES) {
       assert.ok(entry, log.body);
       assert.ok(!log.body.includes(PASSWORD));
     });
+    test('a saved password that cannot be opened fails the mail, with the reason on its row', async () => {
+      // A password sealed for another row (as after a copy of the row between accounts) does not authenticate.
+      const foreign = await server.ctx.db
+        .selectFrom('mail_settings')
+        .select('password_sealed')
+        .where('account_id', '=', other.accountId)
+        .executeTakeFirstOrThrow();
+      await server.ctx.db
+        .updateTable('mail_settings')
+        .set({ password_sealed: foreign.password_sealed })
+        .where('account_id', '=', owner.accountId)
+        .execute();
+      const mailId = await queueMail(
+        server.ctx.db,
+        { accountId: owner.accountId, to: 'x@example.com', kind: 'other', subject: 'Sealed', text: 'hello' },
+        server.ctx.now(),
+      );
+      await server.runJobs();
+      const row = await server.ctx.db
+        .selectFrom('outbox_mail')
+        .select(['status', 'last_error', 'attempts'])
+        .where('id', '=', mailId)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.status, 'queued', 'retried later');
+      assert.equal(Number(row.attempts), 1);
+      assert.match(row.last_error ?? '', /failed authentication/);
+    });
   });
 
   describe(`mail settings under MOHAR_SMTP_URL on ${kind}`, () => {
     let smtp: SmtpTestServer;
     let server: TestServer;
     before(async () => {
-      smtp = await startSmtp();
+      smtp = await startSmtp({ auth: { user: 'envuser', pass: 'envpass' } });
       server = await startTestServer(kind, {
         MOHAR_SMTP_URL: smtp.url.replace('//', '//envuser:envpass@'),
         MOHAR_MAIL_FROM: 'Operator <mail@operator.example>',
@@ -311,6 +338,16 @@ for (const kind of DATABASES) {
       assert.equal(put.statusCode, 409);
       assert.equal(put.json().code, 'mail_settings_locked');
       assert.equal((await server.request('DELETE', SETTINGS, { token })).json().code, 'mail_settings_locked');
+    });
+
+    test("a test mail goes through the environment's server, From MOHAR_MAIL_FROM", async () => {
+      const token = await server.login();
+      const response = await server.request('POST', `${SETTINGS}test/`, { token, json: { to: 'ops@example.com' } });
+      assert.equal(response.json().sent, true, response.body);
+      assert.equal(response.json().source, 'environment');
+      const [mail] = await smtp.waitFor(1);
+      assert.equal(mail!.from, 'mail@operator.example');
+      assert.match(mail!.headers.get('from') ?? '', /Operator <mail@operator\.example>/);
     });
   });
 }
