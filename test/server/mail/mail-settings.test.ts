@@ -4,6 +4,7 @@
  * saved server without a restart; the environment's MOHAR_SMTP_URL wins and locks the settings.
  */
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { saveMailSettings } from '../../../server/domain/mail-settings/save-mail-settings.js';
 import { sendTestMail } from '../../../server/domain/mail-settings/send-test-mail.js';
@@ -351,3 +352,32 @@ for (const kind of DATABASES) {
     });
   });
 }
+
+describe('a test mail to a server that never greets', () => {
+  let server: TestServer;
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => sockets.push(socket));
+  before(async () => {
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    server = await startTestServer('sqlite', { MOHAR_MAIL_ALLOW_PRIVATE: '1' });
+  });
+  after(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+    await server?.close();
+  });
+
+  test('gives up after the greeting timeout (10 s) and says so', async () => {
+    const token = await server.login();
+    const port = (silent.address() as AddressInfo).port;
+    await server.request('PUT', SETTINGS, {
+      token,
+      json: { host: '127.0.0.1', port, tls: 'none', from_address: 'a@b.example' },
+    });
+    const started = Date.now();
+    const response = await server.request('POST', `${SETTINGS}test/`, { token, json: { to: 'c@d.example' } });
+    assert.equal(response.json().sent, false);
+    assert.match(response.json().detail, /did not answer in time/);
+    assert.ok(Date.now() - started < 15_000, 'bounded');
+  });
+});
