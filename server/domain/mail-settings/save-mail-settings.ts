@@ -1,10 +1,11 @@
 /**
  * An admin saves the account's own mail server (decision 36). Refused while the environment sets one
  * (MOHAR_SMTP_URL wins). The password is sealed with the installation's secret box; left out, the stored one is
- * kept; null removes it. Saved settings apply to the next mail, on every instance (transport-settings.ts).
+ * kept (for the same host only); null removes it. Saved settings apply to the next mail, on every instance
+ * (transport-settings.ts).
  */
 import { MoharError } from '../../../common/errors.js';
-import { deleteMailSettings, writeMailSettings } from '../../mail/mail-settings.js';
+import { deleteMailSettings, readStoredMailSettings, writeMailSettings } from '../../mail/mail-settings.js';
 import { isMailAddress } from '../../mail/outbox.js';
 import { addressPolicy, refuseLiteral } from '../../net/guarded-transport.js';
 import { installationBox } from '../../seal/installation-box.js';
@@ -52,6 +53,21 @@ function checkInput(ctx: Pick<Context, 'config'>, input: MailSettingsInput): voi
   }
 }
 
+/**
+ * A kept password goes only to the server it was saved for: otherwise whoever may change the host (a stolen admin
+ * session) could point it at a server of their own and receive the password the API never shows.
+ */
+async function refuseKeptPasswordForNewHost(ctx: Context, accountId: string, input: MailSettingsInput): Promise<void> {
+  if (input.password === null || (input.password !== undefined && input.password !== '')) return;
+  const stored = await readStoredMailSettings(ctx.db, accountId);
+  if (stored && stored.password_sealed !== null && stored.host.toLowerCase() !== input.host.trim().toLowerCase()) {
+    throw invalid(
+      '/password',
+      `the mail server changes from ${stored.host} to ${input.host.trim()}: type the password again (a saved password is only sent to the server it was saved for)`,
+    );
+  }
+}
+
 function emptyToNull(text: string | null | undefined): string | null {
   const trimmed = text?.trim() ?? '';
   return trimmed === '' ? null : trimmed;
@@ -65,6 +81,7 @@ export async function saveMailSettings(
 ): Promise<MailSettingsView> {
   refuseWhileEnvironment(ctx);
   checkInput(ctx, input);
+  await refuseKeptPasswordForNewHost(ctx, accountId, input);
   await writeMailSettings(
     ctx.db,
     await installationBox(ctx.config),

@@ -117,6 +117,14 @@ for (const kind of DATABASES) {
         .executeTakeFirstOrThrow();
       assert.equal(after.password_sealed, before.password_sealed);
 
+      const otherHost = await server.request('PUT', SETTINGS, {
+        token: owner.token,
+        json: { ...withoutPassword, host: 'smtp.elsewhere.example' },
+      });
+      assert.equal(otherHost.statusCode, 422, 'a kept password is not sent to another server');
+      assert.match(otherHost.json().detail, /type the password again/);
+      assert.equal(otherHost.json().errors[0].path, 'body/password');
+
       const removed = await server.request('PUT', SETTINGS, {
         token: other.token,
         json: settingsFor(portOf(smtp.url), { password: null, username: '' }),

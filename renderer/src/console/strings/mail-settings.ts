@@ -34,6 +34,8 @@ export const en = {
   'mail.error.port': 'Enter a port from 1 to 65535.',
   'mail.error.fromAddress': 'Enter one e-mail address.',
   'mail.error.oneLine': 'Use one line.',
+  'mail.error.passwordAgain':
+    'The server changed: type its password again. A saved password is only sent to the server it was saved for.',
   'mail.test.title': 'Send a test mail',
   'mail.test.intro':
     'Sends one mail now through the saved server, to see whether it works. It takes at most 30 seconds.',
@@ -81,6 +83,8 @@ export const hi: Record<keyof typeof en, string> = {
   'mail.error.port': '1 से 65535 तक का पोर्ट लिखें।',
   'mail.error.fromAddress': 'एक ईमेल पता लिखें।',
   'mail.error.oneLine': 'एक ही पंक्ति में लिखें।',
+  'mail.error.passwordAgain':
+    'सर्वर बदल गया है: उसका पासवर्ड फिर से लिखें। सहेजा गया पासवर्ड केवल उसी सर्वर को भेजा जाता है जिसके लिए वह सहेजा गया था।',
   'mail.test.title': 'परीक्षण मेल भेजें',
   'mail.test.intro':
     'ऊपर दिखाए गए (सहेजे गए) मेल सर्वर से अभी एक मेल भेजता है, यह देखने के लिए कि वह काम करता है। इसमें अधिकतम 30 सेकंड लगते हैं।',

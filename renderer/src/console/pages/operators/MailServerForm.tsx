@@ -79,7 +79,9 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
     } catch (error) {
       // The server judges what the page cannot: e.g. a host on a private address (its detail says why).
       const listed = error instanceof ApiError ? (error.problem.errors as { path?: string }[] | undefined) : undefined;
-      if ((listed?.[0]?.path ?? '').endsWith('/host')) setErrors({ host: 'mail.error.host' });
+      const path = listed?.[0]?.path ?? '';
+      if (path.endsWith('/host')) setErrors({ host: 'mail.error.host' });
+      if (path.endsWith('/password')) setErrors({ password: 'mail.error.passwordAgain' });
       setServerError(error);
     } finally {
       setBusy(false);
@@ -166,6 +168,7 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
               id={`${id}-password`}
               label={t('mail.password')}
               hint={t(settings.password_set ? 'mail.passwordKeep' : 'mail.passwordNone')}
+              error={message('password')}
             >
               {(describedBy) => (
                 <input
@@ -173,6 +176,7 @@ export function MailServerForm({ settings, onChanged, onDirty }: Props) {
                   type="password"
                   value={form.password}
                   autoComplete="new-password"
+                  aria-invalid={errors.password ? true : undefined}
                   aria-describedby={describedBy}
                   onChange={(e) => edit({ password: e.target.value, removePassword: false })}
                 />

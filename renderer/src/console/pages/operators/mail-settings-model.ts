@@ -38,7 +38,9 @@ export interface MailForm {
   fromName: string;
 }
 
-export type FormErrors = Partial<Record<'host' | 'port' | 'fromAddress' | 'fromName' | 'username', ConsoleStringKey>>;
+export type FormErrors = Partial<
+  Record<'host' | 'port' | 'fromAddress' | 'fromName' | 'username' | 'password', ConsoleStringKey>
+>;
 
 export function formOf(settings: MailSettings): MailForm {
   return {
