@@ -3,11 +3,12 @@
  * The password is never prefilled (the server never sends it): empty keeps the saved one. Read-only when the
  * environment sets the server.
  */
-import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import { legacy } from '../developer/model';
+import { Field } from './MailField';
 import {
   bodyOf,
   checkForm,
@@ -18,31 +19,6 @@ import {
   type MailForm,
   type MailSettings,
 } from './mail-settings-model';
-
-interface FieldProps {
-  id: string;
-  label: string;
-  hint?: string;
-  error?: string | undefined;
-  children: (describedBy: string) => ReactNode;
-}
-
-function Field({ id, label, hint, error, children }: FieldProps) {
-  return (
-    <div className="form-field">
-      <label htmlFor={id}>{label}</label>
-      {children(`${id}-hint ${id}-error`)}
-      {hint && (
-        <span id={`${id}-hint`} className="hint">
-          {hint}
-        </span>
-      )}
-      <span id={`${id}-error`} className="field-error" role={error ? 'alert' : undefined}>
-        {error ?? ''}
-      </span>
-    </div>
-  );
-}
 
 interface Props {
   settings: MailSettings;
