@@ -38,7 +38,7 @@ export const en = {
     'The server changed: type its password again. A saved password is only sent to the server it was saved for.',
   'mail.test.title': 'Send a test mail',
   'mail.test.intro':
-    'Sends one mail now through the saved server, to see whether it works. It takes at most 30 seconds.',
+    'Sends one mail now through the mail server shown above (as saved), to see whether it works. It takes at most 30 seconds.',
   'mail.test.to': 'Send to',
   'mail.test.send': 'Send test mail',
   'mail.test.sending': 'Sending…',
