@@ -146,6 +146,7 @@ export type ErrorCode =
   | 'mail_not_found'
   | 'mail_not_resendable'
   | 'smtp_not_configured'
+  | 'mail_settings_locked'
   | 'job_not_found'
   | 'job_not_dead'
   // Audit trail

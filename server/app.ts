@@ -34,6 +34,7 @@ import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 import { jobRoutes } from './routes/legacy/jobs.js';
 import { mailRoutes } from './routes/legacy/mail.js';
+import { mailSettingsRoutes } from './routes/legacy/mail-settings.js';
 import { webhookRoutes } from './routes/legacy/webhooks.js';
 import { webhookOpenApi } from './http/schemas/webhooks.js';
 import { legacyDocumentRoutes } from './routes/legacy/documents.js';
@@ -154,6 +155,7 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
       apiKeyRoutes(legacy, ctx);
       accountSettingsRoutes(legacy, ctx);
       mailRoutes(legacy, ctx);
+      mailSettingsRoutes(legacy, ctx);
       jobRoutes(legacy, ctx);
       webhookRoutes(legacy, ctx);
       legacyDocumentRoutes(legacy, ctx, LEGACY_BASE);

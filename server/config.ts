@@ -49,6 +49,11 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** From: address of Mohar's mail. */
   readonly mailFrom: string;
+  /**
+   * Allow the mail servers accounts set in the console (server/mail/transport-settings.ts) on private and loopback
+   * addresses (MOHAR_MAIL_ALLOW_PRIVATE; LANs, tests). MOHAR_SMTP_URL is the operator's own and never checked.
+   */
+  readonly mailAllowPrivate: boolean;
   /** Master key material that encrypts secrets at rest (the seal key); unset: a 0600 key file in the data dir. */
   readonly secretKey: string | undefined;
   /** A PKCS#12 file with the seal key and certificate, instead of the generated installation seal. */
@@ -220,6 +225,7 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     tsaUrl: url(env, 'MOHAR_TSA_URL', ['http:', 'https:']),
     smtpUrl: url(env, 'MOHAR_SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env),
+    mailAllowPrivate: flag(env, 'MOHAR_MAIL_ALLOW_PRIVATE'),
     secretKey: secretKey(env),
     sealP12: text(env, 'MOHAR_SEAL_P12') === undefined ? undefined : resolve(cwd, text(env, 'MOHAR_SEAL_P12')!),
     sealP12Passphrase: env.MOHAR_SEAL_P12_PASSPHRASE,

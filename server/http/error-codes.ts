@@ -163,6 +163,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   mail_not_found: { status: 404, title: 'No such mail in the outbox' },
   mail_not_resendable: { status: 409, title: 'The mail cannot be sent again' },
   smtp_not_configured: { status: 409, title: 'No SMTP server is set' },
+  mail_settings_locked: { status: 409, title: 'The environment sets the mail server' },
   job_not_found: { status: 404, title: 'No such job' },
   job_not_dead: { status: 409, title: 'The job is not dead' },
 

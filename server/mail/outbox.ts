@@ -91,12 +91,17 @@ export function mailBody(
 const ADDRESS = /^[^\s@<>(),;:"\\[\]]+@[^\s@<>(),;:"\\[\]]+\.[^\s@<>(),;:"\\[\]]+$|^[^\s@<>(),;:"\\[\]]+@localhost$/i;
 const SHA256 = /^[0-9a-f]{64}$/;
 
+/** One plain e-mail address (no display name), as a mail's To or From takes it. */
+export function isMailAddress(text: string): boolean {
+  return text.length <= 320 && ADDRESS.test(text);
+}
+
 function refuse(message: string): never {
   throw new MoharError('validation_failed', message);
 }
 
 function checkMail(mail: MailToQueue): void {
-  if (mail.to.length > 320 || !ADDRESS.test(mail.to)) refuse(`mail to "${mail.to}": not a single e-mail address`);
+  if (!isMailAddress(mail.to)) refuse(`mail to "${mail.to}": not a single e-mail address`);
   if (!MAIL_KINDS.includes(mail.kind)) refuse(`mail kind "${mail.kind}" is not one of ${MAIL_KINDS.join(', ')}`);
   if (/[\r\n]/.test(mail.subject) || /[\r\n]/.test(mail.toName ?? '')) {
     refuse('a mail subject or recipient name must be one line');

@@ -1,51 +1,39 @@
 /**
- * The `mail.send` job: sends one outbox row over SMTP (config.smtpUrl, From: config.mailFrom) and
- * marks it `sent`. A failed send records attempts and last_error on the row and throws, so the job
- * table retries it with backoff; after the last attempt the row is `failed` (and the job dead).
- * Without MOHAR_SMTP_URL the row becomes `kept`: nothing is lost, it stays in the outbox listing.
+ * The `mail.send` job: sends one outbox row over SMTP and marks it `sent`. Which server, and which From, is
+ * asked per mail of transport-settings.ts (the environment's MOHAR_SMTP_URL, else the account's saved mail
+ * server), so a server saved in the console applies to the next mail without a restart. A failed send records
+ * attempts and last_error on the row and throws, so the job table retries it with backoff; after the last
+ * attempt the row is `failed` (and the job dead). Without any mail server the row becomes `kept`: nothing is
+ * lost, it stays in the outbox listing.
  *
  * At least once: the Message-ID is derived from the outbox id, so if a crash between the SMTP
  * server's acceptance and the `sent` mark makes the job run again, the second copy carries the
  * same Message-ID and mail clients can fold the two.
  */
-import nodemailer from 'nodemailer';
 import type { Context } from '../domain/context.js';
 import { describeError } from '../jobs/queue.js';
 import { PermanentJobError, type JobHandlers, type JobRunInfo } from '../jobs/runner.js';
 import { installationBox } from '../seal/installation-box.js';
 import { MAIL_SEND_JOB, mailBody, parseAttachments } from './outbox.js';
+import { smtpTransportFor, type MailTransportTimeouts } from './smtp-client.js';
+import { mailTransportFor, type MailSender } from './transport-settings.js';
+
+export type { MailTransportTimeouts } from './smtp-client.js';
 
 export type MailContext = Pick<Context, 'db' | 'blobs' | 'config' | 'now'>;
 
-export interface MailTransportTimeouts {
-  /** TCP connect; default 30 s. */
-  readonly connectionTimeoutMs?: number;
-  /** Waiting for the server greeting; default 30 s. */
-  readonly greetingTimeoutMs?: number;
-  /** Socket inactivity; default 60 s. */
-  readonly socketTimeoutMs?: number;
+export function messageIdDomain(from: MailSender): string {
+  const domain = from.address.split('@')[1]?.trim();
+  return domain && /^[A-Za-z0-9.-]+$/.test(domain) ? domain : 'mohar.invalid';
 }
 
-function messageIdDomain(mailFrom: string): string {
-  const address = /<([^<>]+)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom;
-  const domain = address.split('@')[1]?.trim();
-  return domain && /^[A-Za-z0-9.-]+$/.test(domain) ? domain : 'mohar.invalid';
+/** nodemailer's From: an object, so that a display name with commas or quotes is encoded, not parsed. */
+export function fromHeader(from: MailSender): string | { name: string; address: string } {
+  return from.name === null ? from.address : { name: from.name, address: from.address };
 }
 
 /** The `mail.send` handler for a JobRunner: `new JobRunner({ handlers: { ...mailJobHandlers(ctx) } })`. */
 export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeouts = {}): JobHandlers {
-  const smtpUrl = ctx.config.smtpUrl;
-  // One transport per runner; not pooled, so nothing stays open between mails.
-  const transport = smtpUrl
-    ? nodemailer.createTransport({
-        url: smtpUrl,
-        connectionTimeout: timeouts.connectionTimeoutMs ?? 30_000,
-        greetingTimeout: timeouts.greetingTimeoutMs ?? 30_000,
-        socketTimeout: timeouts.socketTimeoutMs ?? 60_000,
-      })
-    : undefined;
-  const domain = messageIdDomain(ctx.config.mailFrom);
-
   async function send(payload: unknown, info: JobRunInfo): Promise<void> {
     const mailId = (payload as { mail_id?: unknown } | null)?.mail_id;
     if (typeof mailId !== 'string') throw new PermanentJobError('mail.send payload has no mail_id');
@@ -54,40 +42,7 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
     // Already settled (a repeated run after a crash, or a kept mail): nothing to do.
     if (row.status === 'sent' || row.status === 'kept') return;
 
-    // A test envelope's mail (outbox.ts) never leaves: it stays in the outbox, kept, like mail without SMTP.
-    if (!transport || row.test === 1) {
-      const at = ctx.now().toISOString();
-      await ctx.db
-        .updateTable('outbox_mail')
-        .set({ status: 'kept', updated_at: at })
-        .where('id', '=', mailId)
-        .where('status', 'in', ['queued', 'failed'])
-        .execute();
-      return;
-    }
-
-    const messageId = `<${mailId}@${domain}>`;
-    try {
-      // A body with a signing link is stored sealed (issue 16, point 10): opened here, only to be sent.
-      const body = mailBody(row, row.sealed === 1 ? await installationBox(ctx.config) : undefined);
-      const attachments = await Promise.all(
-        parseAttachments(row.attachments).map(async (a) => ({
-          filename: a.filename,
-          contentType: a.content_type,
-          content: await ctx.blobs.get(a.sha256),
-        })),
-      );
-      await transport.sendMail({
-        from: ctx.config.mailFrom,
-        to: row.to_name ? { name: row.to_name, address: row.to_address } : row.to_address,
-        subject: row.subject,
-        text: body.text,
-        ...(body.html === null ? {} : { html: body.html }),
-        attachments,
-        messageId,
-        headers: { 'Auto-Submitted': 'auto-generated' },
-      });
-    } catch (error) {
+    const recordFailure = async (error: unknown): Promise<never> => {
       const at = ctx.now().toISOString();
       await ctx.db
         .updateTable('outbox_mail')
@@ -100,6 +55,46 @@ export function mailJobHandlers(ctx: MailContext, timeouts: MailTransportTimeout
         .where('id', '=', mailId)
         .execute();
       throw error;
+    };
+
+    // A saved password that cannot be opened (another secret key) is a failure of this mail, shown on its row.
+    const choice = await mailTransportFor(ctx, row.account_id).catch(recordFailure);
+    // A test envelope's mail (outbox.ts) never leaves: it stays in the outbox, kept, like mail without SMTP.
+    if (choice.source === 'none' || row.test === 1) {
+      const at = ctx.now().toISOString();
+      await ctx.db
+        .updateTable('outbox_mail')
+        .set({ status: 'kept', updated_at: at })
+        .where('id', '=', mailId)
+        .where('status', 'in', ['queued', 'failed'])
+        .execute();
+      return;
+    }
+
+    const messageId = `<${mailId}@${messageIdDomain(choice.from)}>`;
+    try {
+      const transport = await smtpTransportFor(choice, ctx.config, timeouts);
+      // A body with a signing link is stored sealed (issue 16, point 10): opened here, only to be sent.
+      const body = mailBody(row, row.sealed === 1 ? await installationBox(ctx.config) : undefined);
+      const attachments = await Promise.all(
+        parseAttachments(row.attachments).map(async (a) => ({
+          filename: a.filename,
+          contentType: a.content_type,
+          content: await ctx.blobs.get(a.sha256),
+        })),
+      );
+      await transport.sendMail({
+        from: fromHeader(choice.from),
+        to: row.to_name ? { name: row.to_name, address: row.to_address } : row.to_address,
+        subject: row.subject,
+        text: body.text,
+        ...(body.html === null ? {} : { html: body.html }),
+        attachments,
+        messageId,
+        headers: { 'Auto-Submitted': 'auto-generated' },
+      });
+    } catch (error) {
+      await recordFailure(error);
     }
     const at = ctx.now().toISOString();
     await ctx.db

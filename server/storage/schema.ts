@@ -340,6 +340,26 @@ export interface Database {
   bulk_send_rows: BulkSendRowsTable;
   envelope_search_terms: EnvelopeSearchTermsTable;
   esign_transactions: EsignTransactionsTable;
+  mail_settings: MailSettingsTable;
+}
+
+/** How the connection to a mail server is secured: none, STARTTLS after connecting, or TLS from the start. */
+export type MailTlsMode = 'none' | 'starttls' | 'tls';
+
+/** An account's own mail server, set in the console (migration 0022; server/mail/mail-settings.ts). */
+export interface MailSettingsTable {
+  account_id: string;
+  host: string;
+  port: number;
+  tls: MailTlsMode;
+  username: string | null;
+  /** The SMTP password, secret-box sealed with the account id as context; null: none. */
+  password_sealed: string | null;
+  from_address: string;
+  from_name: string | null;
+  updated_at: string;
+  /** The user who saved them last. */
+  updated_by: string | null;
 }
 
 /** Aadhaar eSign transactions (migration 0019; server/domain/aadhaar/). */

@@ -232,11 +232,11 @@ for (const kind of DATABASES) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Operators' }).click();
       const mail = page.locator('tr[data-mail]').filter({ hasText: 'asha@example.com' });
       await mail.getByText('Kept').waitFor();
-      await page.getByText('Kept mails were not sent because no SMTP server is set').waitFor();
+      await page.getByText('Kept mails were not sent because no mail server was set up').waitFor();
       await mail.getByRole('button', { name: 'Send again' }).click();
       await page
         .getByRole('alert')
-        .getByText(/no SMTP server is set \(MOHAR_SMTP_URL\)/)
+        .getByText(/no mail server is set \(neither MOHAR_SMTP_URL nor the mail settings in the console\)/)
         .waitFor();
       await shots.take(page, 'outbox');
 

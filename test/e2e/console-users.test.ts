@@ -184,7 +184,7 @@ for (const kind of DATABASES) {
       await senderPage.goto(`${origin}/app/operators`);
       await senderPage
         .getByRole('alert')
-        .filter({ hasText: 'Your login (sender) cannot see the mail outbox or the background jobs.' })
+        .filter({ hasText: 'Your login (sender) cannot see the mail outbox, the mail server or the background jobs.' })
         .waitFor();
       await senderPage.goto(`${origin}/app/envelopes`);
       await senderPage.getByRole('link', { name: 'Rent agreement Jayanagar' }).waitFor();

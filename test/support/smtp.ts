@@ -38,15 +38,24 @@ export interface SmtpTestServer {
 export interface SmtpOptions {
   /** Refuse every message with this SMTP error (e.g. to test retries against a live but unhappy server). */
   readonly rejectWith?: { code: number; message: string };
+  /** Offer AUTH (over plain text, as tests run without TLS) and accept only this user name and password. */
+  readonly auth?: { user: string; pass: string };
 }
 
 export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpTestServer> {
   const messages: ReceivedMail[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: options.auth === undefined,
+    disabledCommands: options.auth === undefined ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],
+    allowInsecureAuth: true,
     logger: false,
+    onAuth(auth, _session, callback) {
+      const ok =
+        options.auth !== undefined && auth.username === options.auth.user && auth.password === options.auth.pass;
+      if (!ok) callback(new Error('Invalid username or password'));
+      else callback(null, { user: auth.username });
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -19,6 +19,7 @@ import { EmbeddingPage } from './pages/developer/EmbeddingPage';
 import { UsagePage } from './pages/developer/UsagePage';
 import { WebhooksPage } from './pages/developer/WebhooksPage';
 import { JobsPage } from './pages/operators/JobsPage';
+import { MailServerPage } from './pages/operators/MailServerPage';
 import { OutboxPage } from './pages/operators/OutboxPage';
 import { AuditLogPage } from './pages/users/AuditLogPage';
 import { ChangePasswordPage } from './pages/users/ChangePasswordPage';
@@ -47,6 +48,7 @@ export const ROUTES: readonly { pattern: string; page: ComponentType<PageProps> 
   { pattern: '/developer/usage', page: UsagePage },
   { pattern: '/operators', page: OutboxPage },
   { pattern: '/operators/jobs', page: JobsPage },
+  { pattern: '/operators/mail', page: MailServerPage },
   { pattern: '/users', page: UsersPage },
   { pattern: '/users/audit-log', page: AuditLogPage },
   { pattern: '/account/password', page: ChangePasswordPage },

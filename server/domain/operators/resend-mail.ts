@@ -1,12 +1,13 @@
 /**
  * Operators: send a kept or failed outbox mail again. Kept mails were never sent because no SMTP server was
- * set; once one is (MOHAR_SMTP_URL), the mail goes back to `queued` with a fresh `mail.send` job. Without SMTP
+ * set; once one is (MOHAR_SMTP_URL, or the account's mail server saved in the console: mail/transport-settings.ts),
+ * the mail goes back to `queued` with a fresh `mail.send` job, which sends it through that server. Without one
  * this refuses (the job would only keep the mail again).
  */
 import { MoharError } from '../../../common/errors.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import { mailDeliveryConfigured } from '../../mail/delivery.js';
 import { MAIL_SEND_JOB } from '../../mail/outbox.js';
+import { mailDeliveryConfigured } from '../../mail/transport-settings.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 
@@ -26,10 +27,10 @@ export async function resendMail(ctx: Context, accountId: string, mailId: string
       .executeTakeFirst();
     if (!row) throw new MoharError('mail_not_found', `no mail ${mailId} in this account's outbox`);
     // After the lookup, so an unknown mail id is 404 whether or not SMTP is set.
-    if (!(await mailDeliveryConfigured(ctx))) {
+    if (!(await mailDeliveryConfigured({ db: trx, config: ctx.config }, accountId))) {
       throw new MoharError(
         'smtp_not_configured',
-        'no SMTP server is set (MOHAR_SMTP_URL), so the mail would only be kept again; set one, restart Mohar, then send it again',
+        'no mail server is set (neither MOHAR_SMTP_URL nor the mail settings in the console), so the mail would only be kept again; set one up, then send it again',
       );
     }
     if (row.status !== 'kept' && row.status !== 'failed') {

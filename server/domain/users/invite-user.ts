@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
-import { mailDeliveryConfigured } from '../../mail/delivery.js';
+import { mailDeliveryConfigured } from '../../mail/transport-settings.js';
 import { isUniqueViolation } from '../../storage/connect.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
@@ -39,7 +39,7 @@ export async function inviteUser(
   }
   const now = ctx.now();
   const userId = randomUUID();
-  const delivered = await mailDeliveryConfigured(ctx);
+  const delivered = await mailDeliveryConfigured(ctx, accountId);
   const account = await ctx.db
     .selectFrom('accounts')
     .select('name')

@@ -28,7 +28,7 @@ export function operatorRoutes(app: App, ctx: Context): void {
       schema: {
         operationId: 'resendMail',
         tags: ['mail'],
-        summary: 'Send a kept or failed mail again (needs an SMTP server: MOHAR_SMTP_URL)',
+        summary: 'Send a kept or failed mail again (needs a mail server: MOHAR_SMTP_URL or the saved mail settings)',
         description:
           'The mail goes back to queued with a new mail.send job. 409 smtp_not_configured without an SMTP server (the mail would only be kept again); 409 mail_not_resendable unless the mail is kept or failed.',
         security: LOGIN,

@@ -35,6 +35,11 @@ const AUDITED_ROUTES: Readonly<
     target: (r) => (r.body as { webhook_url?: string } | undefined)?.webhook_url ?? null,
   },
   'POST /webhook/secret/rotate/': { action: 'webhook_changed', target: () => 'secret rotated' },
+  'PUT /mail/settings/': {
+    action: 'mail_settings_changed',
+    target: (r) => (r.body as { host?: string } | undefined)?.host?.trim() ?? null,
+  },
+  'DELETE /mail/settings/': { action: 'mail_settings_changed', target: () => 'removed' },
 };
 
 function auditOtherRoutes(app: App, ctx: Context, prefix: string): void {

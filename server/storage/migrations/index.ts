@@ -25,6 +25,7 @@ import * as m0018 from './0018_token_family.js';
 import * as m0019 from './0019_esign_transactions.js';
 import * as m0020 from './0020_layout_by_reference.js';
 import * as m0021 from './0021_idempotency_lease.js';
+import * as m0022 from './0022_mail_settings.js';
 import * as m0023 from './0023_verify_lookup.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -49,6 +50,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0019_esign_transactions': m0019,
   '0020_layout_by_reference': m0020,
   '0021_idempotency_lease': m0021,
+  '0022_mail_settings': m0022,
   '0023_verify_lookup': m0023,
 };
 

@@ -10,7 +10,7 @@ export const en = {
   'developer.forbidden':
     'Your login ({role}) cannot manage the account’s keys, webhooks and settings. Ask an admin of your account.',
   'operators.forbidden':
-    'Your login ({role}) cannot see the mail outbox or the background jobs. Ask an admin of your account.',
+    'Your login ({role}) cannot see the mail outbox, the mail server or the background jobs. Ask an admin of your account.',
   'developer.cancel': 'Cancel',
   'developer.copy': 'Copy',
   'developer.copied': 'Copied to the clipboard.',
@@ -169,7 +169,7 @@ export const en = {
   'operators.outbox.title': 'Mail outbox',
   'operators.outbox.intro': 'Every mail Mohar sends for this account: invitations, reminders, completions.',
   'operators.outbox.keptHint':
-    'Kept mails were not sent because no SMTP server is set (MOHAR_SMTP_URL). Once one is set, send them again.',
+    'Kept mails were not sent because no mail server was set up. Once one is (Mail server tab), send them again.',
   'operators.outbox.empty': 'No mails yet.',
   'operators.outbox.created': 'Created',
   'operators.outbox.to': 'To',
@@ -222,7 +222,8 @@ export const hi: Record<keyof typeof en, string> = {
   'developer.tab.embedding': 'एम्बेडिंग',
   'developer.tab.usage': 'उपयोग',
   'developer.forbidden': 'आपका लॉगिन ({role}) खाते की कुंजियाँ, वेबहुक और सेटिंग नहीं बदल सकता। अपने खाते के किसी एडमिन से कहें।',
-  'operators.forbidden': 'आपका लॉगिन ({role}) मेल आउटबॉक्स और बैकग्राउंड कार्य नहीं देख सकता। अपने खाते के किसी एडमिन से कहें।',
+  'operators.forbidden':
+    'आपका लॉगिन ({role}) मेल आउटबॉक्स, मेल सर्वर और बैकग्राउंड कार्य नहीं देख सकता। अपने खाते के किसी एडमिन से कहें।',
   'developer.cancel': 'रद्द करें',
   'developer.copy': 'कॉपी करें',
   'developer.copied': 'क्लिपबोर्ड पर कॉपी हो गया।',
@@ -378,7 +379,7 @@ export const hi: Record<keyof typeof en, string> = {
   'operators.outbox.title': 'मेल आउटबॉक्स',
   'operators.outbox.intro': 'इस खाते के लिए Mohar द्वारा भेजा गया हर मेल: निमंत्रण, रिमाइंडर, पूर्णता।',
   'operators.outbox.keptHint':
-    'रखे गए मेल इसलिए नहीं भेजे गए क्योंकि कोई SMTP सर्वर सेट नहीं है (MOHAR_SMTP_URL)। सेट होने के बाद उन्हें फिर से भेजें।',
+    'रखे गए मेल इसलिए नहीं भेजे गए क्योंकि कोई मेल सर्वर सेट नहीं था। सेट होने के बाद (मेल सर्वर टैब) उन्हें फिर से भेजें।',
   'operators.outbox.empty': 'अभी कोई मेल नहीं।',
   'operators.outbox.created': 'बनाया गया',
   'operators.outbox.to': 'प्रति',

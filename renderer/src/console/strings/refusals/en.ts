@@ -123,6 +123,8 @@ export const refusalsEn: RefusalWords = {
   mail_not_found: 'This mail does not exist.',
   mail_not_resendable: 'This mail cannot be sent again.',
   smtp_not_configured: 'No mail server is set up, so mail cannot be sent.',
+  mail_settings_locked:
+    'The server’s own settings choose the mail server, so it cannot be changed here. Ask the operator.',
   job_not_found: 'This background job does not exist.',
   job_not_dead: 'Only a failed job can be retried.',
   audit_chain_broken: 'The audit trail does not check out. Tell the operator.',
