@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-/** `mohar`: serve, migrate, admin. Reads settings once (parseConfig) and hands them down. */
+/** `mohar`: serve, migrate, admin, backup and restore, … Reads settings once (parseConfig) and hands them down. */
 import { Command } from 'commander';
 import { parseConfig, ConfigError, type Config } from '../server/config.js';
 import { isMoharError } from '../common/errors.js';
 import { accountCommands } from './account.js';
 import { adminCommands } from './admin.js';
 import { auditCommands } from './audit.js';
+import { backupCommands } from './backup.js';
 import { bulkSendCommands } from './bulk-send.js';
 import { espSimulatorCommands } from './esp-simulator.js';
 import { templateCommands } from './template.js';
@@ -40,6 +41,7 @@ program
 adminCommands(program, loadConfig);
 accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
+backupCommands(program, loadConfig);
 templateCommands(program, loadConfig);
 bulkSendCommands(program);
 espSimulatorCommands(program);

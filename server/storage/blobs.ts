@@ -41,6 +41,11 @@ export async function fsyncDirectory(directory: string): Promise<void> {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+/** Where a file blob store under `root` keeps a blob: two levels of directories by its first hex digits. */
+export function blobFilePath(root: string, sha256: string): string {
+  return join(root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+}
+
 function checkName(sha256: string): void {
   if (!SHA256.test(sha256)) throw new MoharError('blob_missing', `not a SHA-256 name: ${sha256}`);
 }
@@ -52,7 +57,7 @@ export class FileBlobStore implements BlobStore {
   ) {}
 
   private path(sha256: string): string {
-    return join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+    return blobFilePath(this.root, sha256);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
