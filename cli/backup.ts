@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { MoharError } from '../common/errors.js';
 import { holdUnfinishedWebhooks } from '../server/backup/hold-webhooks.js';
 import { restoreBackup } from '../server/backup/restore-backup.js';
-import { takeBackup } from '../server/backup/take-backup.js';
+import { requireDatabaseFile, takeBackup } from '../server/backup/take-backup.js';
 import { verifyBackupDirectory, verifyLive, type VerifyReport } from '../server/backup/verify-backup.js';
 import type { Config } from '../server/config.js';
 import { DatabaseBlobStore, FileBlobStore } from '../server/storage/blobs.js';
@@ -36,6 +36,7 @@ function printReport(what: string, report: VerifyReport): void {
 }
 
 async function verifyInstallation(config: Config): Promise<VerifyReport> {
+  if (config.databaseUrl === undefined) await requireDatabaseFile(config.dataDir);
   const storage = connectStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     const blobs =

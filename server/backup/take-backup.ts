@@ -58,6 +58,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupManifest
       'this installation uses PostgreSQL: back it up with pg_dump as docs/operations.md describes (mohar backup is for SQLite installations)',
     );
   }
+  await requireDatabaseFile(config.dataDir);
   await ensureEmptyDirectory(target, 'the backup directory');
   const createdAt = (options.now ?? (() => new Date()))().toISOString();
   const { database, blobs } = await snapshotWithBlobs(options, log);
@@ -79,6 +80,14 @@ export async function takeBackup(options: BackupOptions): Promise<BackupManifest
   await writeDurably(join(target, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`);
   log(`backup written: the database (${database.size} bytes), ${blobs.length} blobs, ${keys.files.size} key files`);
   return manifest;
+}
+
+/** A data dir without the database is a wrong MOHAR_DATA_DIR: say so rather than SQLite's "unable to open". */
+export async function requireDatabaseFile(dataDir: string): Promise<void> {
+  const path = join(dataDir, DATABASE_FILE);
+  if (!(await stat(path).catch(() => undefined))?.isFile()) {
+    throw new MoharError('bad_request', `no database at ${path}: is MOHAR_DATA_DIR the installation's data dir?`);
+  }
 }
 
 /** Steps 1 and 2, again on a new snapshot when a blob the last one named was collected meanwhile. */
