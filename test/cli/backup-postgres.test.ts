@@ -58,6 +58,10 @@ describe('PostgreSQL: mohar backup verify --live and the pg_dump procedure', () 
     const pdf = await signedPdf(first.url, key, done.id, done.documentId);
     const issued = await certificate(first.url, key, done.id);
 
+    const refused = await runCli(original, ['backup', join(tmpdir(), 'never-written')], 'a passphrase\n');
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /uses PostgreSQL: back it up with pg_dump/);
+
     const live = await runCli(original, ['backup', 'verify', '--live']);
     assert.equal(live.status, 0, live.stdout + live.stderr);
     assert.match(live.stdout, /installation: [1-9]\d* blobs re-hashed, 2 audit chains checked, 0 problems/);

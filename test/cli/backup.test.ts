@@ -14,7 +14,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { Command } from 'commander';
+import { backupCommands } from '../../cli/backup.js';
 import { readManifest } from '../../server/backup/manifest.js';
+import { parseConfig } from '../../server/config.js';
 import { blobFilePath } from '../../server/storage/blobs.js';
 import { createTestDatabase, type TestDatabase } from '../support/databases.js';
 import { call, serveProcess } from '../support/process-server.js';
@@ -91,6 +94,28 @@ function unfinishedDeliveries(directory: string): number {
     copy.close();
   }
 }
+
+test('registers backup [dir], backup verify [dir] --live, backup hold-webhooks and restore <dir>', () => {
+  const program = new Command('mohar');
+  backupCommands(program, () => parseConfig({}));
+  const backup = program.commands.find((c) => c.name() === 'backup');
+  assert.deepEqual(
+    backup?.commands.map((c) => c.name()),
+    ['verify', 'hold-webhooks'],
+  );
+  const verify = backup.commands.find((c) => c.name() === 'verify');
+  assert.deepEqual(
+    verify?.options.map((o) => o.long),
+    ['--live'],
+  );
+  const restore = program.commands.find((c) => c.name() === 'restore');
+  assert.deepEqual(
+    restore?.options.map((o) => o.long),
+    ['--data-dir', '--resend-webhooks'],
+  );
+  const flags = [backup, verify, restore].flatMap((c) => c.options.map((o) => o.long ?? ''));
+  assert.ok(!flags.some((f) => /pass/.test(f)), 'no passphrase option: it is read from a prompt or stdin');
+});
 
 describe('mohar backup and restore (SQLite)', () => {
   const databases: TestDatabase[] = [];
