@@ -58,6 +58,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupManifest
       'this installation uses PostgreSQL: back it up with pg_dump as docs/operations.md describes (mohar backup is for SQLite installations)',
     );
   }
+  if (options.passphrase === '') throw new MoharError('bad_request', 'the backup passphrase is empty');
   await requireDatabaseFile(config.dataDir);
   await ensureEmptyDirectory(target, 'the backup directory');
   const createdAt = (options.now ?? (() => new Date()))().toISOString();
