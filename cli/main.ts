@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** `mohar`: serve, migrate, admin. Reads settings once (parseConfig) and hands them down. */
+/** `mohar`: serve, migrate, admin, backup and restore, … Reads settings once (parseConfig) and hands them down. */
 import { Command } from 'commander';
 import { parseConfig, ConfigError, type Config } from '../server/config.js';
 import { isMoharError } from '../common/errors.js';
@@ -7,6 +7,7 @@ import { accountCommands } from './account.js';
 import { adminCommands } from './admin.js';
 import { auditCommands } from './audit.js';
 import { blobsCommands } from './blobs.js';
+import { backupCommands } from './backup.js';
 import { bulkSendCommands } from './bulk-send.js';
 import { espSimulatorCommands } from './esp-simulator.js';
 import { templateCommands } from './template.js';
@@ -42,6 +43,7 @@ adminCommands(program, loadConfig);
 accountCommands(program, loadConfig);
 auditCommands(program, loadConfig);
 blobsCommands(program, loadConfig);
+backupCommands(program, loadConfig);
 templateCommands(program, loadConfig);
 bulkSendCommands(program);
 espSimulatorCommands(program);

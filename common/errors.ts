@@ -151,6 +151,10 @@ export type ErrorCode =
   | 'job_not_dead'
   // Audit trail
   | 'audit_chain_broken'
+  // Backup and restore (the CLI)
+  | 'backup_invalid'
+  | 'backup_passphrase_incorrect'
+  | 'backup_target_not_empty'
   // Server side
   | 'blob_missing'
   | 'storage_full'

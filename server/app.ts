@@ -46,8 +46,9 @@ import { installRateLimit } from './http/rate-limit.js';
 import { installTokenRouteLimits } from './http/token-limits.js';
 import { AJV_CUSTOM_OPTIONS, partAwareValidator } from './http/validators.js';
 import { logSerializers, redactLogArguments, redactLogObject } from './http/log-redaction.js';
+import { VERSION } from './version.js';
 
-export const VERSION = '0.1.0';
+export { VERSION };
 
 /** Secrets that must never reach a log line. */
 export const REDACTED_PATHS = [

@@ -170,6 +170,11 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   // Audit trail
   audit_chain_broken: { status: 500, title: 'The envelope audit trail does not verify' },
 
+  // Backup and restore (the CLI: statuses only for completeness, no route answers them)
+  backup_invalid: { status: 422, title: 'The backup does not verify' },
+  backup_passphrase_incorrect: { status: 403, title: 'The passphrase does not open the backup' },
+  backup_target_not_empty: { status: 409, title: 'The target directory is not empty' },
+
   // Server side
   blob_missing: { status: 500, title: 'Stored bytes are missing' },
   storage_full: { status: 503, title: 'The server has no storage space left' },

@@ -14,6 +14,7 @@
 import type { Kysely } from 'kysely';
 import { enqueueJob } from '../jobs/queue.js';
 import type { JobHandlers } from '../jobs/runner.js';
+import { blobReferences } from './blob-references.js';
 import type { BlobStore } from './blobs.js';
 import type { Database } from './schema.js';
 
@@ -21,57 +22,15 @@ export const BLOB_GC_JOB = 'blobs.collect';
 export const BLOB_GC_GRACE_MS = 60 * 60 * 1000;
 const EVERY_MS = 60 * 60 * 1000;
 
-const HASHES = /[0-9a-f]{64}/g;
-
 export interface BlobGcResult {
   readonly examined: number;
   readonly deleted: readonly string[];
 }
 
-export interface BlobReferences {
-  /** Names in the columns that hold a blob's name: each must be stored. */
-  readonly inColumns: ReadonlySet<string>;
-  /** SHA-256 values in JSON texts (act details, mail attachments): blobs, or other hashes (a certificate's). */
-  readonly inTexts: ReadonlySet<string>;
-}
-
-/** Every blob name referenced anywhere: columns that hold one, and JSON texts that may name some. */
-export async function blobReferences(db: Kysely<Database>): Promise<BlobReferences> {
-  const inColumns = new Set<string>();
-  const inTexts = new Set<string>();
-  const column = (value: string | null | undefined) => {
-    if (value) inColumns.add(value);
-  };
-  const texts = (value: string | null | undefined) => {
-    if (value) for (const match of value.matchAll(HASHES)) inTexts.add(match[0]);
-  };
-  for (const row of await db.selectFrom('documents').select('sha256 as v').execute()) column(row.v);
-  for (const row of await db
-    .selectFrom('envelope_documents')
-    .select('current_sha256 as v')
-    .where('current_sha256', 'is not', null)
-    .execute()) {
-    column(row.v);
-  }
-  for (const row of await db.selectFrom('document_revisions').select('sha256 as v').execute()) column(row.v);
-  for (const row of await db
-    .selectFrom('envelopes')
-    .select('certificate_sha256 as v')
-    .where('certificate_sha256', 'is not', null)
-    .execute()) {
-    column(row.v);
-  }
-  for (const row of await db.selectFrom('recipients').select(['prepared_sha256', 'act_details']).execute()) {
-    column(row.prepared_sha256);
-    texts(row.act_details);
-  }
-  for (const row of await db.selectFrom('outbox_mail').select('attachments as v').execute()) texts(row.v);
-  return { inColumns, inTexts };
-}
-
+/** Every blob name referenced anywhere, in a column or inside a JSON text. */
 async function referencedBlobs(db: Kysely<Database>): Promise<Set<string>> {
-  const { inColumns, inTexts } = await blobReferences(db);
-  return new Set([...inColumns, ...inTexts]);
+  const { named, mentioned } = await blobReferences(db);
+  return new Set([...named, ...mentioned]);
 }
 
 /** The same question for one blob, asked again right before it is deleted. */

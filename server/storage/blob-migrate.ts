@@ -4,7 +4,7 @@
  * run stopped half way (or one made while the servers still wrote to the source) is finished by running it again.
  */
 import type { Kysely } from 'kysely';
-import { blobReferences } from './blob-gc.js';
+import { blobReferences } from './blob-references.js';
 import { sha256Hex, type BlobStore } from './blobs.js';
 import type { Database } from './schema.js';
 
@@ -51,7 +51,7 @@ async function verified(store: BlobStore, sha256: string): Promise<Buffer | unde
 
 /** Every name to look at, in a stable order: the rows' names first (what must not be lost), then the source's. */
 async function namesToCopy(db: Kysely<Database>, source: BlobStore): Promise<{ names: string[]; named: Set<string> }> {
-  const { inColumns, inTexts } = await blobReferences(db);
+  const { named: inColumns, mentioned: inTexts } = await blobReferences(db);
   const all = new Set([...inColumns, ...inTexts]);
   // Everything stored before a time in the future is everything the source holds.
   for await (const name of source.storedBefore(ANY_TIME())) all.add(name);

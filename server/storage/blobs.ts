@@ -48,6 +48,11 @@ export async function fsyncDirectory(directory: string): Promise<void> {
 export const SHA256_NAME = /^[0-9a-f]{64}$/;
 const SHA256 = SHA256_NAME;
 
+/** Where a file blob store under `root` keeps a blob: two levels of directories by its first hex digits. */
+export function blobFilePath(root: string, sha256: string): string {
+  return join(root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+}
+
 /** Refuses a name that is not a SHA-256 (a path, a key of something else) as blob_missing, like every store. */
 export function checkName(sha256: string): void {
   if (!SHA256.test(sha256)) throw new MoharError('blob_missing', `not a SHA-256 name: ${sha256}`);
@@ -60,7 +65,7 @@ export class FileBlobStore implements BlobStore {
   ) {}
 
   private path(sha256: string): string {
-    return join(this.root, sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+    return blobFilePath(this.root, sha256);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
