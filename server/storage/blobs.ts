@@ -23,6 +23,8 @@ export interface BlobStore {
   storedBefore(cutoff: Date): AsyncIterable<string>;
   /** Deletes the blob if it was still last stored before `cutoff`; true when it was deleted. */
   deleteIfStoredBefore(sha256: string, cutoff: Date): Promise<boolean>;
+  /** Resolves when the store answers (readiness, GET /readyz); rejects with the reason otherwise. Cheap. */
+  probe(): Promise<void>;
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
@@ -144,6 +146,15 @@ export class FileBlobStore implements BlobStore {
     await unlink(aside);
     return true;
   }
+
+  async probe(): Promise<void> {
+    // The root is made on the first put(); before that the data dir that will hold it must be there.
+    const info = await stat(this.root).catch(async (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return stat(dirname(this.root));
+      throw error;
+    });
+    if (!info.isDirectory()) throw new Error(`the blob store root ${this.root} is not a directory`);
+  }
 }
 
 export class DatabaseBlobStore implements BlobStore {
@@ -198,5 +209,10 @@ export class DatabaseBlobStore implements BlobStore {
       .where('created_at', '<', cutoff.toISOString())
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  async probe(): Promise<void> {
+    // Reads the table itself (not just `select 1`): a missing or unreadable blobs table fails here.
+    await this.db.selectFrom('blobs').select('sha256').limit(1).execute();
   }
 }
