@@ -115,6 +115,12 @@ export async function buildServerApp(base: Context, options: AppOptions = {}): P
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const inFlight = trackHandlers(app);
+  // While shutting down, every answer closes its connection: a kept-alive connection left idle would hold
+  // the HTTP server's close() open until the deadline (shutdown.ts).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (state.draining) reply.header('connection', 'close');
+    return payload;
+  });
   if (metrics) {
     installRequestTiming(app, metrics);
     registerQueueCollectors(metrics, ctx);

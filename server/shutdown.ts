@@ -43,11 +43,18 @@ async function until(work: Promise<unknown>, ms: number): Promise<boolean> {
 export async function shutDownInOrder(parts: StoppableParts, deadlineMs: number): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   const left = () => Math.max(0, deadline - Date.now());
+  const started = Date.now();
+  const step = (name: string) => parts.app.log.info({ ms: Date.now() - started }, `shutdown: ${name}`);
   parts.state.draining = true;
   // Both stop claiming at once, then wait for their work up to the deadline (step 4) while HTTP drains.
   const jobs = parts.runner.stop({ timeoutMs: left() });
   const webhooks = parts.webhooks.stop({ timeoutMs: left() });
+  // Fastify closes the idle connections once, when close() begins; one that goes idle later (its answer
+  // sent with `Connection: close`, app.ts, but a client slow to hang up) is closed by this sweep.
+  const sweep = setInterval(() => parts.app.server.closeIdleConnections(), 250);
   const httpClosed = await until(parts.app.close(), left());
+  clearInterval(sweep);
+  step(httpClosed ? 'the HTTP server is closed' : 'the HTTP server did not close by the deadline');
   // Fastify's close does not wait for a handler whose client hung up (http/in-flight.ts).
   await parts.inFlight.drain(left());
   if (!httpClosed || parts.inFlight.count > 0) {
@@ -59,9 +66,11 @@ export async function shutDownInOrder(parts: StoppableParts, deadlineMs: number)
     parts.app.server.closeAllConnections();
   }
   await Promise.all([jobs, webhooks]);
+  step('the job runner and the webhook worker stopped');
   if (parts.metricsServer) {
     parts.metricsServer.closeAllConnections();
     await new Promise<void>((resolve) => parts.metricsServer!.close(() => resolve()));
   }
   await parts.closeStorage();
+  step('the database is closed');
 }
