@@ -91,6 +91,8 @@ export class WebhookWorker {
   private lastReap = -Infinity;
   /** Claimed and not yet recorded. */
   private inFlight = 0;
+  /** stop() gave up waiting: answers that still come in are not recorded (their leases were released). */
+  private abandoned = false;
   private readonly running = new Set<Promise<void>>();
   private outcomes: { outcome: Outcome; done: () => void }[] = [];
   private flushing: Promise<void> | undefined;
@@ -125,6 +127,7 @@ export class WebhookWorker {
   start(): void {
     // The first round runs on a timer, after the setup below.
     if (!this.loop.start()) return;
+    this.abandoned = false;
     if (this.ctx.dialect === 'postgres' && this.ownPool > 0 && this.ctx.config.databaseUrl) {
       const pool = new pg.Pool({ connectionString: this.ctx.config.databaseUrl, max: this.ownPool });
       pool.on('error', () => undefined); // an idle connection that drops must not crash the process
@@ -166,11 +169,15 @@ export class WebhookWorker {
       }),
     ]);
     clearTimeout(timeout);
+    // Attempts still running past the timeout are given up: closing the transport below fails them, and that
+    // failure must not be recorded as the receiver's (it would wait for the retry schedule). Their leases end
+    // instead, so the next worker's reaper (here or in another instance) records them as interrupted and
+    // retries them at once.
+    const givenUp = this.inFlight > 0;
+    this.abandoned = givenUp;
     await this.flushing;
-    // Attempts still running past the timeout: their leases end now, so the next worker's reaper (here or
-    // in another instance) records them as interrupted and retries them at once.
-    if (this.inFlight > 0) await this.releaseLeases();
     if (this.ownsTransport) this.transport.close();
+    if (givenUp) await this.releaseLeases();
     if (this.ownDb) {
       // Attempts still running past the timeout were released above; their outcome is not written (retried later).
       const own = this.ownDb;
@@ -235,13 +242,14 @@ export class WebhookWorker {
   private launch(claimed: Claimed): void {
     this.inFlight++;
     const run = this.attempt(claimed)
-      .then(
-        (outcome) =>
-          new Promise<void>((done) => {
-            this.outcomes.push({ outcome, done });
-            // After the other answers of this turn of the event loop: they share one transaction.
-            this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
-          }),
+      .then((outcome) =>
+        this.abandoned
+          ? undefined
+          : new Promise<void>((done) => {
+              this.outcomes.push({ outcome, done });
+              // After the other answers of this turn of the event loop: they share one transaction.
+              this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+            }),
       )
       .finally(() => {
         this.inFlight--;
