@@ -76,11 +76,11 @@ export function migrator(db: Kysely<Database>): Migrator {
 export async function migrationDrift(
   db: Kysely<Database>,
 ): Promise<{ readonly missing: readonly string[]; readonly unknown: readonly string[] }> {
-  const applied = new Set((await migrator(db).getMigrations()).filter((m) => m.executedAt).map((m) => m.name));
   const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const applied = new Set(rows.map((r) => r.name));
   const known = new Set(Object.keys(MIGRATIONS));
   return {
     missing: [...known].filter((name) => !applied.has(name)),
-    unknown: rows.map((r) => r.name).filter((name) => !known.has(name)),
+    unknown: [...applied].filter((name) => !known.has(name)),
   };
 }
