@@ -158,6 +158,7 @@ export type ErrorCode =
   // Server side
   | 'blob_missing'
   | 'storage_full'
+  | 'not_ready'
   | 'internal_error';
 
 /** One problem with one item of a request (a field, a row, a setting). */

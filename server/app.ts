@@ -13,6 +13,11 @@ import { installProblemHandlers } from './http/problem.js';
 import { apiKeyRoutes } from './routes/legacy/api-keys.js';
 import { authRoutes } from './routes/legacy/auth.js';
 import { healthRoutes } from './routes/health.js';
+import type { ServerState } from './domain/health/readiness.js';
+import { registerQueueCollectors } from './metrics/collectors.js';
+import { installRequestTiming, metricsRoute } from './metrics/http.js';
+import { countedBlobStore, timedPdfInspector } from './metrics/instrument.js';
+import { createMetrics, type Metrics } from './metrics/registry.js';
 import { consolePageRoutes } from './routes/console-page.js';
 import { consoleSessionRoutes } from './routes/legacy/console-session.js';
 import { verifyPageRoutes } from './routes/verify-page.js';
@@ -72,6 +77,12 @@ export interface BuiltApp {
   readonly app: App;
   /** Handlers still running; wait for them before closing storage. */
   readonly inFlight: InFlight;
+  /** Shutdown sets `draining`, and /readyz answers 503 from then on. */
+  readonly state: ServerState;
+  /** The Context the routes use: the given one, with counting ports when metrics are on. */
+  readonly ctx: Context;
+  /** This instance's metrics (MOHAR_METRICS=on), for the workers and a separate listener. */
+  readonly metrics: Metrics | undefined;
 }
 
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
@@ -79,7 +90,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 }
 
 /** The app and its in-flight handler count (shutdown waits on it after app.close()). */
-export async function buildServerApp(ctx: Context, options: AppOptions = {}): Promise<BuiltApp> {
+export async function buildServerApp(base: Context, options: AppOptions = {}): Promise<BuiltApp> {
+  // One registry per app: tests run several servers in one process (metrics/registry.ts).
+  const metrics = base.config.metrics.enabled ? createMetrics() : undefined;
+  const ctx: Context = metrics
+    ? { ...base, blobs: countedBlobStore(base.blobs, metrics), pdf: timedPdfInspector(base.pdf, metrics) }
+    : base;
+  const state: ServerState = { draining: false };
   const app = Fastify({
     logger: {
       level: ctx.config.logLevel,
@@ -100,6 +117,18 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const inFlight = trackHandlers(app);
+  // While shutting down, every answer closes its connection: a kept-alive connection left idle would hold
+  // the HTTP server's close() open until the deadline (shutdown.ts).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (state.draining) reply.header('connection', 'close');
+    return payload;
+  });
+  if (metrics) {
+    installRequestTiming(app, metrics);
+    registerQueueCollectors(metrics, ctx);
+    // With MOHAR_METRICS_LISTEN the scrape endpoint is on its own listener instead (start.ts).
+    if (!ctx.config.metrics.listen) metricsRoute(app, metrics, ctx.config.metrics);
+  }
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
   installProblemHandlers(app);
@@ -168,11 +197,11 @@ export async function buildServerApp(ctx: Context, options: AppOptions = {}): Pr
     { prefix: LEGACY_BASE },
   );
 
-  healthRoutes(app);
+  healthRoutes(app, ctx, state);
   consolePageRoutes(app);
   aadhaarPageRoutes(app, ctx);
   sandboxEspRoutes(app, ctx);
   signingPageRoutes(app, ctx);
   verifyPageRoutes(app, ctx);
-  return { app, inFlight };
+  return { app, inFlight, state, ctx, metrics };
 }

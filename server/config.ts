@@ -9,6 +9,7 @@ import { delimiter, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
 import { blobStoreKind, s3Settings, type BlobStoreKind, type S3Settings } from './config-blobs.js';
 import { esignConfig, esignSandboxEnabled, type EsignConfig } from './config-esign.js';
+import { metricsConfig, shutdownTimeoutMs, type MetricsConfig } from './config-ops.js';
 
 // The CLI, the desktop shell and the tests catch it where they call parseConfig.
 export { ConfigError };
@@ -101,6 +102,10 @@ export interface Config {
    * (domain/aadhaar/esign-for.ts).
    */
   readonly esignSandbox: boolean;
+  /** Prometheus metrics at /metrics (MOHAR_METRICS, MOHAR_METRICS_TOKEN, MOHAR_METRICS_LISTEN; config-ops.ts). */
+  readonly metrics: MetricsConfig;
+  /** SIGTERM waits this long for requests and jobs, then forces the exit (MOHAR_SHUTDOWN_TIMEOUT_MS). */
+  readonly shutdownTimeoutMs: number;
   /**
    * Tests only (MOHAR_TEST_CRASH_POINT): where the process kills itself with SIGKILL, once, so that a test can crash
    * a real server at a chosen moment. `after-effect`: after an Idempotency-Key request's effect is committed, before
@@ -243,6 +248,8 @@ export function parseConfig(env: Env, cwd: string = process.cwd()): Config {
     certifyAtSend: text(env, 'MOHAR_CERTIFY_AT_SEND') === undefined || flag(env, 'MOHAR_CERTIFY_AT_SEND'),
     esign: esignConfig(env, cwd),
     esignSandbox: esignSandboxEnabled(env),
+    metrics: metricsConfig(env),
+    shutdownTimeoutMs: shutdownTimeoutMs(env),
     testCrashPoint: crashPoint(env),
   };
 }

@@ -13,12 +13,20 @@ import { blobGcJobHandlers, scheduleBlobGc } from './storage/blob-gc.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { BlobStoreKind } from './config-blobs.js';
 import { scheduleReminderSweep } from './domain/workflow/auto-remind.js';
+import { listenForMetrics } from './metrics/http.js';
+import { shutDownInOrder } from './shutdown.js';
 
 export interface RunningServer {
   readonly app: App;
   readonly url: string;
   readonly bootstrap: BootstrapResult | undefined;
-  close(): Promise<void>;
+  /** The separate metrics listener's URL (MOHAR_METRICS_LISTEN), if any. */
+  readonly metricsUrl: string | undefined;
+  /**
+   * Stops in order (shutdown.ts), waiting for requests and jobs until `deadlineMs` (default
+   * MOHAR_SHUTDOWN_TIMEOUT_MS); resolves once the database is closed.
+   */
+  close(options?: { deadlineMs?: number }): Promise<void>;
 }
 
 /** The job runner with every handler the server knows (mail, completion, expiry, blob collection). */
@@ -55,29 +63,48 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   const bootstrap = await bootstrapFirstAccount(runtime.ctx);
   // Create the installation seal now: a wrong secret key should fail at start, not at the first completion.
   await runtime.ctx.seal();
-  const { app, inFlight } = await buildServerApp(runtime.ctx);
-  const runner = jobRunnerFor(runtime.ctx, { logger: app.log });
+  const { app, inFlight, state, ctx, metrics } = await buildServerApp(runtime.ctx);
+  const runner = jobRunnerFor(ctx, { logger: app.log });
   // The hourly blob collector keeps itself scheduled; this starts the chain (once per hour slot).
-  await scheduleBlobGc(runtime.ctx.db, runtime.ctx.now());
+  await scheduleBlobGc(ctx.db, ctx.now());
   // Likewise the hourly automatic reminders (domain/workflow/auto-remind.ts).
-  await scheduleReminderSweep(runtime.ctx.db, runtime.ctx.now());
+  await scheduleReminderSweep(ctx.db, ctx.now());
   runner.start();
   // Webhooks have their own worker: deliveries never wait behind mail or completion jobs.
-  const webhooks = webhookWorkerFor(runtime.ctx, { logger: app.log });
+  const webhooks = webhookWorkerFor(ctx, {
+    logger: app.log,
+    ...(metrics
+      ? {
+          onAttempt: (response) => {
+            const ok = response.statusCode !== null && response.statusCode >= 200 && response.statusCode < 300;
+            metrics.webhookAttempts.inc({ outcome: ok ? 'succeeded' : 'failed' });
+            if (!ok) metrics.webhookFailures.inc();
+          },
+        }
+      : {}),
+  });
   webhooks.start();
+  const metricsServer = metrics ? await listenForMetrics(metrics, config.metrics) : undefined;
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const metricsAddress = metricsServer?.address();
   return {
     app,
-    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    url: `http://${hostForUrl(config.host)}:${port}`,
     bootstrap,
-    async close() {
-      await app.close();
-      await inFlight.drain();
-      await runner.stop({ timeoutMs: 30_000 });
-      await webhooks.stop({ timeoutMs: 15_000 });
-      await runtime.close();
-    },
+    metricsUrl:
+      typeof metricsAddress === 'object' && metricsAddress
+        ? `http://${hostForUrl(metricsAddress.address)}:${metricsAddress.port}`
+        : undefined,
+    close: (options = {}) =>
+      shutDownInOrder(
+        { app, state, inFlight, runner, webhooks, metricsServer, closeStorage: () => runtime.close() },
+        options.deadlineMs ?? config.shutdownTimeoutMs,
+      ),
   };
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
 }

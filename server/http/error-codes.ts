@@ -178,6 +178,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   // Server side
   blob_missing: { status: 500, title: 'Stored bytes are missing' },
   storage_full: { status: 503, title: 'The server has no storage space left' },
+  not_ready: { status: 503, title: 'The server is not ready to serve' },
   internal_error: { status: 500, title: 'Internal error' },
 };
 

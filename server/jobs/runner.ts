@@ -76,8 +76,8 @@ export interface JobRunnerOptions {
 
 export interface StopOptions {
   /**
-   * Stop waiting for running jobs after this long; they keep their lease until it expires, then any runner retries
-   * them.
+   * Stop waiting for running jobs after this long; their leases are then released (expired at once), so the next
+   * runner, here or in another instance, retries them without waiting for the lease to lapse.
    */
   readonly timeoutMs?: number;
 }
@@ -151,7 +151,7 @@ export class JobRunner {
 
   /**
    * Stops claiming and waits for running jobs (all of them, or up to timeoutMs; jobs still running
-   * then keep their lease until it expires and are retried by whichever runner comes next).
+   * then are given up and their leases released, so whichever runner comes next retries them at once).
    */
   async stop(options: StopOptions = {}): Promise<void> {
     if (!this.loop.beginStop()) return;
@@ -172,15 +172,17 @@ export class JobRunner {
     clearTimeout(this.heartbeat);
     this.heartbeat = undefined;
     if (this.active.size > 0) {
+      const ids = [...this.active.keys()];
       this.logger.warn(
-        { jobs: [...this.active.keys()], owner: this.owner },
-        'job runner stopped with jobs still running; they are retried when their lease expires',
+        { jobs: ids, owner: this.owner },
+        'job runner stopped with jobs still running; their leases are released and they are retried',
       );
       for (const [id, { abort }] of this.active) {
         this.detached.add(id);
         abort.abort(new Error('the job runner stopped'));
       }
       this.active.clear();
+      await this.releaseLeases(ids);
     }
     this.loop.finishStop();
   }
@@ -408,6 +410,24 @@ export class JobRunner {
         if (this.loop.isStarted && this.heartbeat !== undefined) this.scheduleHeartbeat();
       });
     }, every);
+  }
+
+  /**
+   * Ends the leases of jobs given up at stop(): they expire now, so the next claiming round (any runner's)
+   * reclaims them as interrupted attempts, the same path as a crashed runner's jobs, minus the wait.
+   */
+  private async releaseLeases(ids: readonly string[]): Promise<void> {
+    try {
+      await this.db
+        .updateTable('jobs')
+        .set({ lease_expires_at: this.now().toISOString() })
+        .where('id', 'in', ids)
+        .where('state', '=', 'running')
+        .where('lease_owner', '=', this.owner)
+        .execute();
+    } catch (error) {
+      this.logger.error({ err: error }, 'job runner: releasing leases failed; they expire on their own');
+    }
   }
 
   /** Extends the lease of every job this runner is running. */

@@ -26,7 +26,7 @@ export interface BlobStore {
   storedBefore(cutoff: Date): AsyncIterable<string>;
   /** Deletes the blob if it was still last stored before `cutoff`; true when it was deleted. */
   deleteIfStoredBefore(sha256: string, cutoff: Date): Promise<boolean>;
-  /** Throws when the store does not answer (for /readyz): a cheap call, no blob read. */
+  /** Resolves when the store answers (readiness, GET /readyz); rejects with the reason otherwise. Cheap. */
   probe(): Promise<void>;
 }
 
@@ -159,9 +159,12 @@ export class FileBlobStore implements BlobStore {
   }
 
   async probe(): Promise<void> {
-    // The root is made by the first put: create it here too, so a fresh installation is ready.
-    await mkdir(this.root, { recursive: true });
-    if (!(await stat(this.root)).isDirectory()) throw new Error(`the blob directory ${this.root} is not a directory`);
+    // The root is made on the first put(); before that the data dir that will hold it must be there.
+    const info = await stat(this.root).catch(async (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return stat(dirname(this.root));
+      throw error;
+    });
+    if (!info.isDirectory()) throw new Error(`the blob store root ${this.root} is not a directory`);
   }
 }
 
@@ -220,6 +223,7 @@ export class DatabaseBlobStore implements BlobStore {
   }
 
   async probe(): Promise<void> {
+    // Reads the table itself (not just `select 1`): a missing or unreadable blobs table fails here.
     await this.db.selectFrom('blobs').select('sha256').limit(1).execute();
   }
 }

@@ -23,7 +23,7 @@ import { Claimer, type DeliveryRow } from './claim.js';
 import { reapExpiredLeases, recordOutcomes, type Outcome } from './record.js';
 import { signingSecrets, webhookSecretBox } from './secrets.js';
 import { onDeliveriesQueued, WEBHOOK_CHANNEL } from './signal.js';
-import { webhookTransport, type WebhookTransport } from './transport.js';
+import { webhookTransport, type WebhookResponse, type WebhookTransport } from './transport.js';
 import { EVENT_ID_HEADER, signatureHeader, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './verify.js';
 
 const REAP_EVERY_MS = 5_000;
@@ -55,6 +55,8 @@ export interface WebhookWorkerOptions {
    * ctx.db), so deliveries never queue behind API requests for a connection. Default 0; the server uses 4.
    */
   readonly ownPool?: number;
+  /** Told of every attempt's answer as it comes in (the server's metrics count them). */
+  readonly onAttempt?: (response: WebhookResponse) => void;
 }
 
 interface Claimed {
@@ -83,11 +85,14 @@ export class WebhookWorker {
   private readonly listenEnabled: boolean;
   private claimer: Claimer;
   private readonly ownPool: number;
+  private readonly onAttempt: ((response: WebhookResponse) => void) | undefined;
 
   private readonly loop: LeaseLoop;
   private lastReap = -Infinity;
   /** Claimed and not yet recorded. */
   private inFlight = 0;
+  /** stop() gave up waiting: answers that still come in are not recorded (their leases were released). */
+  private abandoned = false;
   private readonly running = new Set<Promise<void>>();
   private outcomes: { outcome: Outcome; done: () => void }[] = [];
   private flushing: Promise<void> | undefined;
@@ -111,6 +116,7 @@ export class WebhookWorker {
     this.listenEnabled = options.listen ?? true;
     this.claimer = new Claimer(ctx.db, ctx.dialect);
     this.ownPool = options.ownPool ?? 0;
+    this.onAttempt = options.onAttempt;
     this.loop = new LeaseLoop({
       pollIntervalMs: this.pollIntervalMs,
       round: () => this.claimRound(),
@@ -121,6 +127,7 @@ export class WebhookWorker {
   start(): void {
     // The first round runs on a timer, after the setup below.
     if (!this.loop.start()) return;
+    this.abandoned = false;
     if (this.ctx.dialect === 'postgres' && this.ownPool > 0 && this.ctx.config.databaseUrl) {
       const pool = new pg.Pool({ connectionString: this.ctx.config.databaseUrl, max: this.ownPool });
       pool.on('error', () => undefined); // an idle connection that drops must not crash the process
@@ -143,8 +150,8 @@ export class WebhookWorker {
   }
 
   /**
-   * Stops claiming, waits for attempts in flight (up to timeoutMs; those still running keep their lease
-   * and are retried after it expires) and records their outcomes.
+   * Stops claiming, waits for attempts in flight (up to timeoutMs; the leases of those still running are
+   * released, so they are retried at once) and records their outcomes.
    */
   async stop(options: { timeoutMs?: number } = {}): Promise<void> {
     if (!this.loop.beginStop()) return;
@@ -162,10 +169,17 @@ export class WebhookWorker {
       }),
     ]);
     clearTimeout(timeout);
+    // Attempts still running past the timeout are given up: closing the transport below fails them, and that
+    // failure must not be recorded as the receiver's (it would wait for the retry schedule). Their leases end
+    // instead, so the next worker's reaper (here or in another instance) records them as interrupted and
+    // retries them at once.
+    const givenUp = this.inFlight > 0;
+    this.abandoned = givenUp;
     await this.flushing;
     if (this.ownsTransport) this.transport.close();
+    if (givenUp) await this.releaseLeases();
     if (this.ownDb) {
-      // Attempts still running past the timeout keep their lease; their outcome is not written (retried later).
+      // Attempts still running past the timeout were released above; their outcome is not written (retried later).
       const own = this.ownDb;
       this.ownDb = undefined;
       this.db = this.ctx.db;
@@ -173,6 +187,20 @@ export class WebhookWorker {
       await own.destroy();
     }
     this.loop.finishStop();
+  }
+
+  private async releaseLeases(): Promise<void> {
+    try {
+      await this.db
+        .updateTable('webhook_deliveries')
+        .set({ lease_expires_at: this.ctx.now().toISOString() })
+        .where('status', '=', 'delivering')
+        .where('lease_owner', '=', this.owner)
+        .execute();
+      this.logger.warn({ owner: this.owner }, 'webhook worker stopped with attempts in flight; they are retried');
+    } catch (error) {
+      this.logger.error({ err: error }, 'webhook worker: releasing leases failed; they expire on their own');
+    }
   }
 
   /**
@@ -214,13 +242,14 @@ export class WebhookWorker {
   private launch(claimed: Claimed): void {
     this.inFlight++;
     const run = this.attempt(claimed)
-      .then(
-        (outcome) =>
-          new Promise<void>((done) => {
-            this.outcomes.push({ outcome, done });
-            // After the other answers of this turn of the event loop: they share one transaction.
-            this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
-          }),
+      .then((outcome) =>
+        this.abandoned
+          ? undefined
+          : new Promise<void>((done) => {
+              this.outcomes.push({ outcome, done });
+              // After the other answers of this turn of the event loop: they share one transaction.
+              this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
+            }),
       )
       .finally(() => {
         this.inFlight--;
@@ -319,6 +348,12 @@ export class WebhookWorker {
 
   /** One HTTP attempt; never throws. */
   private async attempt(claimed: Claimed): Promise<Outcome> {
+    const outcome = await this.post(claimed);
+    this.onAttempt?.(outcome.response);
+    return outcome;
+  }
+
+  private async post(claimed: Claimed): Promise<Outcome> {
     const startedAt = this.ctx.now();
     const fail = (error: string): Outcome => ({
       row: claimed.row,

@@ -2,7 +2,7 @@
  * The numbered migrations, listed statically so they work from TypeScript sources and from the
  * compiled build alike. Append new ones; never edit a released one.
  */
-import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_blobs.js';
@@ -70,4 +70,21 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
 
 export function migrator(db: Kysely<Database>): Migrator {
   return new Migrator({ db: db as unknown as Kysely<unknown>, provider });
+}
+
+/**
+ * How the database's applied migrations differ from this build's list (readiness): `missing` are known
+ * here and not applied; `unknown` are applied and not known here (a newer build migrated the database).
+ * Reads Kysely's own bookkeeping table, so it costs one small select.
+ */
+export async function migrationDrift(
+  db: Kysely<Database>,
+): Promise<{ readonly missing: readonly string[]; readonly unknown: readonly string[] }> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const applied = new Set(rows.map((r) => r.name));
+  const known = new Set(Object.keys(MIGRATIONS));
+  return {
+    missing: [...known].filter((name) => !applied.has(name)),
+    unknown: [...applied].filter((name) => !known.has(name)),
+  };
 }

@@ -134,4 +134,5 @@ export const refusalsEn: RefusalWords = {
   blob_missing: 'A stored file is missing. Tell the operator.',
   internal_error: 'Something went wrong on the server. Try again; if it repeats, tell the operator.',
   storage_full: 'The server’s disk is full, so nothing new can be stored. Tell the operator.',
+  not_ready: 'The server is starting or stopping, or cannot reach its database. Try again in a moment.',
 };
