@@ -11,6 +11,7 @@ import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
 import { webhookWorkerFor } from './webhooks/worker.js';
 import { blobGcJobHandlers, scheduleBlobGc } from './storage/blob-gc.js';
 import { scheduleReminderSweep } from './domain/workflow/auto-remind.js';
+import { retentionJobHandlers, scheduleRetentionPurge } from './domain/retention/purge-job.js';
 
 export interface RunningServer {
   readonly app: App;
@@ -19,12 +20,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The job runner with every handler the server knows (mail, completion, expiry, blob collection). */
+/** The job runner with every handler the server knows (mail, completion, expiry, blob collection, retention). */
 export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; logger?: JobLogger } = {}): JobRunner {
   return new JobRunner({
     db: ctx.db,
     dialect: ctx.dialect,
-    handlers: { ...mailJobHandlers(ctx), ...workflowJobHandlers(ctx), ...blobGcJobHandlers(ctx) },
+    handlers: {
+      ...mailJobHandlers(ctx),
+      ...workflowJobHandlers(ctx),
+      ...blobGcJobHandlers(ctx),
+      ...retentionJobHandlers(ctx),
+    },
     now: ctx.now,
     leaseMs: ctx.config.jobLeaseSeconds * 1000,
     ...options,
@@ -42,6 +48,8 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   await scheduleBlobGc(runtime.ctx.db, runtime.ctx.now());
   // Likewise the hourly automatic reminders (domain/workflow/auto-remind.ts).
   await scheduleReminderSweep(runtime.ctx.db, runtime.ctx.now());
+  // And the hourly retention purge (domain/retention/purge-job.ts; it purges only where a policy is set).
+  await scheduleRetentionPurge(runtime.ctx.db, runtime.ctx.now());
   runner.start();
   // Webhooks have their own worker: deliveries never wait behind mail or completion jobs.
   const webhooks = webhookWorkerFor(runtime.ctx, { logger: app.log });

@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   'envelope.declined',
   'envelope.voided',
   'envelope.expired',
+  // Retention purged the documents of a finished envelope (domain/retention/purge-envelope.ts).
+  'envelope.purged',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

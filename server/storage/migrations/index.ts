@@ -25,6 +25,7 @@ import * as m0018 from './0018_token_family.js';
 import * as m0019 from './0019_esign_transactions.js';
 import * as m0020 from './0020_layout_by_reference.js';
 import * as m0021 from './0021_idempotency_lease.js';
+import * as m0025 from './0025_retention.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -48,6 +49,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0019_esign_transactions': m0019,
   '0020_layout_by_reference': m0020,
   '0021_idempotency_lease': m0021,
+  '0025_retention': m0025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
