@@ -20,6 +20,7 @@ import { UsagePage } from './pages/developer/UsagePage';
 import { WebhooksPage } from './pages/developer/WebhooksPage';
 import { JobsPage } from './pages/operators/JobsPage';
 import { OutboxPage } from './pages/operators/OutboxPage';
+import { RetentionPage } from './pages/operators/RetentionPage';
 import { AuditLogPage } from './pages/users/AuditLogPage';
 import { ChangePasswordPage } from './pages/users/ChangePasswordPage';
 import { UsersPage } from './pages/users/UsersPage';
@@ -47,6 +48,7 @@ export const ROUTES: readonly { pattern: string; page: ComponentType<PageProps> 
   { pattern: '/developer/usage', page: UsagePage },
   { pattern: '/operators', page: OutboxPage },
   { pattern: '/operators/jobs', page: JobsPage },
+  { pattern: '/operators/retention', page: RetentionPage },
   { pattern: '/users', page: UsersPage },
   { pattern: '/users/audit-log', page: AuditLogPage },
   { pattern: '/account/password', page: ChangePasswordPage },

@@ -10,6 +10,7 @@ import * as templates from './templates';
 import * as bulk from './bulk';
 import * as developer from './developer';
 import * as users from './users';
+import * as retention from './retention';
 
 export const en = {
   ...shell.en,
@@ -19,6 +20,7 @@ export const en = {
   ...bulk.en,
   ...developer.en,
   ...users.en,
+  ...retention.en,
 };
 export type ConsoleStringKey = keyof typeof en;
 export const hi: Record<ConsoleStringKey, string> = {
@@ -29,4 +31,5 @@ export const hi: Record<ConsoleStringKey, string> = {
   ...bulk.hi,
   ...developer.hi,
   ...users.hi,
+  ...retention.hi,
 };

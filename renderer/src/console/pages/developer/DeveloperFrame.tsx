@@ -19,6 +19,7 @@ const DEVELOPER_TABS = [
 const OPERATOR_TABS = [
   { to: '/operators', key: 'operators.tab.outbox' },
   { to: '/operators/jobs', key: 'operators.tab.jobs' },
+  { to: '/operators/retention', key: 'operators.tab.retention' },
 ] as const;
 
 /** Roles that may manage the account (keys, webhooks, settings, operators' views). */
