@@ -301,6 +301,12 @@ export const PortableTemplateResponse = Type.Object(
       redirect_url: Nullable(Type.String()),
       metadata: Nullable(Type.Object({}, { additionalProperties: true })),
       reminders: Type.Optional(ReminderSettingsBody),
+      retention_days: Type.Optional(
+        Type.Integer({
+          description:
+            "the template's own retention: documents of the envelopes made from it are deleted this many days after they finished; absent: the account's policy",
+        }),
+      ),
     }),
     roles: Type.Array(
       Type.Object({

@@ -12,10 +12,10 @@ import { verifyEnvelopeAudit } from '../../../server/audit/index.js';
 import { purgeDueEnvelopes, scheduleRetentionPurge } from '../../../server/domain/retention/purge-job.js';
 import { collectUnreferencedBlobs } from '../../../server/storage/blob-gc.js';
 import type { DatabaseKind } from '../../support/databases.js';
-import { makeDraft, sendDraft, type Draft } from '../../support/envelopes.js';
-import { makePdf } from '../../support/pdf-fixtures.js';
+import type { Draft } from '../../support/envelopes.js';
 import { API, useTestServer } from '../../support/server.js';
 import { PEOPLE, createSaleTemplate, instantiate } from '../templates/helpers.js';
+import { completedEnvelope } from './helpers.js';
 
 /** The blob stores under test, and the database each runs with; `env` configures the store (e.g. an S3 one). */
 export const STORES: readonly { store: string; database: DatabaseKind; env?: Record<string, string> }[] = [
@@ -31,26 +31,7 @@ for (const { store, database, env } of STORES) {
     const t = useTestServer(database, { MOHAR_WEBHOOK_ALLOW_PRIVATE: '1', ...env });
     const get = (path: string) => t.server.request('GET', `${API}${path}`, { key: t.account.key });
 
-    async function completed(pdf = makePdf({ pages: 1 })): Promise<Draft> {
-      const draft = await makeDraft(t.server, t.account.key, {
-        recipients: [{ name: 'Meera', email: `meera-${Math.random().toString(36).slice(2, 8)}@example.com` }],
-        pdf,
-      });
-      await sendDraft(t.server, t.account.key, draft);
-      const session = await t.server.request('POST', `${API}/envelopes/${draft.id}/signing-sessions`, {
-        key: t.account.key,
-        json: { recipient_id: draft.recipientIds[0], mode: 'redirect' },
-      });
-      assert.equal(session.statusCode, 201, session.body);
-      const token = session.json().signing_url.split('/sign/')[1] as string;
-      const signed = await t.server.request('POST', `${API}/signing/${token}`, {
-        json: { action: 'sign', consent: true, signature: { kind: 'typed', text: 'Meera' } },
-      });
-      assert.equal(signed.statusCode, 200, signed.body);
-      await t.server.runJobs();
-      assert.equal((await get(`/envelopes/${draft.id}`)).json().status, 'completed');
-      return draft;
-    }
+    const completed = (pdf?: Buffer) => completedEnvelope(t.server, t.account.key, pdf);
 
     async function voided(id: string): Promise<void> {
       const response = await t.server.request('POST', `${API}/envelopes/${id}/void`, {
