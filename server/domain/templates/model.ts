@@ -18,9 +18,9 @@ export interface TemplateSettings {
   reminders?: ReminderSettings;
   /**
    * Days after an envelope made from it finished that its documents are purged, replacing the account's policy
-   * (shorter or longer, decision 40); absent or null: the account's policy applies.
+   * (shorter or longer, decision 40); absent: the account's policy applies (kept only when set: settings.ts).
    */
-  retention_days?: number | null;
+  retention_days?: number;
 }
 
 /** A slot that instantiation fills with a person: `{ role_key: { name, email } }`. */

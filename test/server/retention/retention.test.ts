@@ -9,13 +9,20 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { verifyEnvelopeAudit } from '../../../server/audit/index.js';
-import { purgeDueEnvelopes, scheduleRetentionPurge } from '../../../server/domain/retention/purge-job.js';
+import {
+  RETENTION_PURGE_JOB,
+  purgeDueEnvelopes,
+  scheduleRetentionPurge,
+} from '../../../server/domain/retention/purge-job.js';
+import { enqueueJob } from '../../../server/jobs/queue.js';
+import { jobRunnerFor } from '../../../server/start.js';
 import { collectUnreferencedBlobs } from '../../../server/storage/blob-gc.js';
 import type { DatabaseKind } from '../../support/databases.js';
 import type { Draft } from '../../support/envelopes.js';
+import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { PEOPLE, createSaleTemplate, instantiate } from '../templates/helpers.js';
-import { completedEnvelope } from './helpers.js';
+import { completedEnvelope, finishedDaysAgo } from './helpers.js';
 
 /** The blob stores under test, and the database each runs with; `env` configures the store (e.g. an S3 one). */
 export const STORES: readonly { store: string; database: DatabaseKind; env?: Record<string, string> }[] = [
@@ -214,6 +221,35 @@ for (const { store, database, env } of STORES) {
       assert.equal(await t.server.ctx.blobs.has(templateSha), true, 'the template still names it');
       const again = await instantiate(t.server, t.account.key, templateId, { recipients: PEOPLE });
       assert.equal(again.statusCode, 201, again.body);
+    });
+
+    test('two job runners racing, each with its own due retention.purge job: the envelope is purged and announced once', async () => {
+      const raced = await completed(makePdf({ pages: 4 }));
+      await finishedDaysAgo(t.server, raced.id, 31);
+      const now = t.server.clock.now();
+      for (const slot of ['a', 'b']) {
+        await enqueueJob(t.server.ctx.db, {
+          kind: RETENTION_PURGE_JOB,
+          payload: {},
+          runAt: now,
+          dedupeKey: `race-${slot}`,
+          now,
+        });
+      }
+      // Two runners (each names itself host:pid:random in its leases), as two server instances would be.
+      const runners = [1, 2].map(() => jobRunnerFor(t.server.ctx, { pollIntervalMs: 3_600_000 }));
+      const ran = await Promise.all(runners.map((r) => r.runDueJobs()));
+      assert.ok(ran.reduce((a, b) => a + b, 0) >= 2, 'both jobs ran');
+      assert.equal(await purgedEvents(raced.id), 1);
+      const trail = await verifyEnvelopeAudit(t.server.ctx.db, raced.id);
+      assert.equal(trail.ok, true);
+      const rows = await t.server.ctx.db
+        .selectFrom('audit_events')
+        .select('action')
+        .where('envelope_id', '=', raced.id)
+        .where('action', '=', 'envelope.purged')
+        .execute();
+      assert.equal(rows.length, 1, 'one audit row');
     });
 
     test('releasing the hold lets the policy purge it at the next run', async () => {
