@@ -7,6 +7,7 @@
  */
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
+import { recordAudit, type Actor } from '../users/audit-log.js';
 
 /** A hundred years: long enough for any statutory period, short enough to stay a sane date. */
 export const MAX_RETENTION_DAYS = 36_500;
@@ -35,6 +36,7 @@ export async function writeRetentionPolicy(
   ctx: Context,
   accountId: string,
   input: RetentionPolicy,
+  actor: Actor,
 ): Promise<RetentionPolicy> {
   const days = input.retention_days;
   if (days !== null && !isRetentionDays(days)) {
@@ -43,6 +45,18 @@ export async function writeRetentionPolicy(
       errors: [{ path: '/retention_days', message }],
     });
   }
-  await ctx.db.updateTable('accounts').set({ retention_days: days }).where('id', '=', accountId).execute();
+  await ctx.db.transaction().execute(async (trx) => {
+    const before = await readRetentionPolicy({ ...ctx, db: trx }, accountId);
+    if (before.retention_days === days) return;
+    await trx.updateTable('accounts').set({ retention_days: days }).where('id', '=', accountId).execute();
+    // Who changed how long the account's personal data is kept: the account's audit log (docs/users.md).
+    await recordAudit(trx, ctx.now(), {
+      accountId,
+      action: 'retention_changed',
+      actor,
+      target: days === null ? 'off' : `${days} days`,
+      detail: { from: before.retention_days, to: days },
+    });
+  });
   return { retention_days: days };
 }

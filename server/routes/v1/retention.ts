@@ -49,7 +49,12 @@ export function retentionRoutes(app: App, ctx: Context): void {
         response: { 200: RetentionPolicyBody, ...problems(401, 403, 422) },
       },
     },
-    (request) => writeRetentionPolicy(ctx, accountOf(request), request.body),
+    (request) =>
+      writeRetentionPolicy(ctx, accountOf(request), request.body, {
+        userId: request.user?.userId ?? null,
+        email: request.user?.email ?? null,
+        ip: request.ip,
+      }),
   );
   app.put(
     '/envelopes/:id/legal-hold',

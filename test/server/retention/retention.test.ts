@@ -113,6 +113,14 @@ for (const { store, database, env } of STORES) {
       });
       assert.equal(set.statusCode, 200, set.body);
       assert.deepEqual((await get('/account/retention')).json(), { retention_days: 30 });
+      // Who changed it, in the account's audit log.
+      const log = await t.server.request('GET', '/backend/othercompanyapi/audit-log/?action=retention_changed', {
+        token,
+      });
+      assert.equal(log.statusCode, 200, log.body);
+      const [entry] = log.json().items;
+      assert.equal(entry.actor_email, t.account.email);
+      assert.deepEqual(entry.detail, { from: null, to: 30 });
     });
 
     test('a legal hold: placed with a reason, shown on the envelope, audited', async () => {
