@@ -13,7 +13,7 @@ import type { Kysely } from 'kysely';
  *   so the hashes remain; the blob collector no longer counts them as references once this is set.
  * - documents.purged_at: the workspace document of a purged envelope that nothing else used; refused when named
  *   again, and no reference for the blob collector (unless a live envelope attached it meanwhile).
- * The index serves the purge job's search: finished envelopes not purged yet, by account.
+ * The index serves the purge job's search: envelopes not purged yet, by status, oldest change first.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('accounts').addColumn('retention_days', 'integer').execute();
@@ -25,7 +25,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex('envelopes_retention')
     .on('envelopes')
-    .columns(['account_id', 'purged_at', 'status', 'updated_at'])
+    .columns(['purged_at', 'status', 'updated_at'])
     .execute();
 }
 
