@@ -23,6 +23,9 @@ export const ENVELOPE_AUDIT_ACTIONS = [
   'reminder.sent',
   'document.sealed',
   'certificate.issued',
+  'legal_hold.placed',
+  'legal_hold.released',
+  'envelope.purged',
 ] as const;
 
 export type EnvelopeAuditAction = (typeof ENVELOPE_AUDIT_ACTIONS)[number];

@@ -69,6 +69,7 @@ export type ErrorCode =
   | 'dsc_identity_mismatch'
   | 'concurrent_update'
   | 'document_not_ready'
+  | 'documents_purged'
   // Templates
   | 'template_not_found'
   | 'template_version_not_found'

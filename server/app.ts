@@ -35,6 +35,7 @@ import { templateRoutes } from './routes/v1/templates.js';
 import { bulkSendRoutes } from './routes/v1/bulk-sends.js';
 import { recipientLinkRoutes } from './routes/v1/recipient-links.js';
 import { accountReminderRoutes } from './routes/v1/account-reminders.js';
+import { retentionRoutes } from './routes/v1/retention.js';
 import { signerRoutes } from './routes/v1/signer.js';
 import { accountSettingsRoutes } from './routes/legacy/account-settings.js';
 import { jobRoutes } from './routes/legacy/jobs.js';
@@ -167,6 +168,7 @@ export async function buildServerApp(base: Context, options: AppOptions = {}): P
       bulkSendRoutes(v1, ctx);
       recipientLinkRoutes(v1, ctx);
       accountReminderRoutes(v1, ctx);
+      retentionRoutes(v1, ctx);
     },
     { prefix: API_BASE },
   );

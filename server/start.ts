@@ -15,6 +15,7 @@ import type { BlobStoreKind } from './config-blobs.js';
 import { scheduleReminderSweep } from './domain/workflow/auto-remind.js';
 import { listenForMetrics } from './metrics/http.js';
 import { shutDownInOrder } from './shutdown.js';
+import { retentionJobHandlers, scheduleRetentionPurge } from './domain/retention/purge-job.js';
 
 export interface RunningServer {
   readonly app: App;
@@ -29,12 +30,17 @@ export interface RunningServer {
   close(options?: { deadlineMs?: number }): Promise<void>;
 }
 
-/** The job runner with every handler the server knows (mail, completion, expiry, blob collection). */
+/** The job runner with every handler the server knows (mail, completion, expiry, blob collection, retention). */
 export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; logger?: JobLogger } = {}): JobRunner {
   return new JobRunner({
     db: ctx.db,
     dialect: ctx.dialect,
-    handlers: { ...mailJobHandlers(ctx), ...workflowJobHandlers(ctx), ...blobGcJobHandlers(ctx) },
+    handlers: {
+      ...mailJobHandlers(ctx),
+      ...workflowJobHandlers(ctx),
+      ...blobGcJobHandlers(ctx),
+      ...retentionJobHandlers(ctx),
+    },
     now: ctx.now,
     leaseMs: ctx.config.jobLeaseSeconds * 1000,
     ...options,
@@ -69,6 +75,8 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   await scheduleBlobGc(ctx.db, ctx.now());
   // Likewise the hourly automatic reminders (domain/workflow/auto-remind.ts).
   await scheduleReminderSweep(ctx.db, ctx.now());
+  // And the hourly retention purge (domain/retention/purge-job.ts; it purges only where a policy is set).
+  await scheduleRetentionPurge(ctx.db, ctx.now());
   runner.start();
   // Webhooks have their own worker: deliveries never wait behind mail or completion jobs.
   const webhooks = webhookWorkerFor(ctx, {

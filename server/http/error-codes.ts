@@ -72,6 +72,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   dsc_identity_mismatch: { status: 422, title: 'The DSC certificate does not name this recipient' },
   concurrent_update: { status: 409, title: 'The document changed meanwhile' },
   document_not_ready: { status: 409, title: 'The signed document is not ready' },
+  documents_purged: { status: 410, title: 'The documents were deleted by the retention policy' },
 
   // Templates
   template_not_found: { status: 404, title: 'Template not found' },

@@ -8,13 +8,15 @@
  * in a scan of every table that names blobs; (3) a point check just before deleting still finds none, and
  * the store deletes it only if it was not stored again meanwhile (BlobStore.deleteIfStoredBefore).
  *
+ * Retention: rows of a purged envelope are records, not references (see blob-references.ts).
+ *
  * Runs as the durable job `blobs.collect`, hourly: each run enqueues the next (one per hour slot, deduped,
  * so several server instances on one PostgreSQL database run it once).
  */
 import type { Kysely } from 'kysely';
 import { enqueueJob } from '../jobs/queue.js';
 import type { JobHandlers } from '../jobs/runner.js';
-import { blobReferences } from './blob-references.js';
+import { blobReferences, documentsInUse, LIVE_ENVELOPE, outboxInUse } from './blob-references.js';
 import type { BlobStore } from './blobs.js';
 import type { Database } from './schema.js';
 
@@ -37,22 +39,39 @@ async function referencedBlobs(db: Kysely<Database>): Promise<Set<string>> {
 async function isReferenced(db: Kysely<Database>, sha256: string): Promise<boolean> {
   const like = `%${sha256}%`;
   const found = await Promise.all([
-    db.selectFrom('documents').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
+    documentsInUse(db).where('documents.sha256', '=', sha256).limit(1).executeTakeFirst(),
     db
       .selectFrom('envelope_documents')
-      .select('envelope_id')
-      .where('current_sha256', '=', sha256)
+      .innerJoin('envelopes', 'envelopes.id', 'envelope_documents.envelope_id')
+      .select('envelope_documents.envelope_id')
+      .where('envelope_documents.current_sha256', '=', sha256)
+      .where(LIVE_ENVELOPE)
       .limit(1)
       .executeTakeFirst(),
-    db.selectFrom('document_revisions').select('envelope_id').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
+    db
+      .selectFrom('document_revisions')
+      .innerJoin('envelopes', 'envelopes.id', 'document_revisions.envelope_id')
+      .select('document_revisions.envelope_id')
+      .where('document_revisions.sha256', '=', sha256)
+      .where(LIVE_ENVELOPE)
+      .limit(1)
+      .executeTakeFirst(),
     db.selectFrom('envelopes').select('id').where('certificate_sha256', '=', sha256).limit(1).executeTakeFirst(),
     db
       .selectFrom('recipients')
-      .select('id')
-      .where((eb) => eb.or([eb('prepared_sha256', '=', sha256), eb('act_details', 'like', like)]))
+      .innerJoin('envelopes', 'envelopes.id', 'recipients.envelope_id')
+      .select('recipients.id')
+      .where((eb) => eb.or([eb('recipients.prepared_sha256', '=', sha256), eb('recipients.act_details', 'like', like)]))
+      .where(LIVE_ENVELOPE)
       .limit(1)
       .executeTakeFirst(),
-    db.selectFrom('outbox_mail').select('id').where('attachments', 'like', like).limit(1).executeTakeFirst(),
+    outboxInUse(db).select('outbox_mail.id').where('outbox_mail.attachments', 'like', like).limit(1).executeTakeFirst(),
+    db
+      .selectFrom('template_versions')
+      .select('template_id')
+      .where('definition', 'like', like)
+      .limit(1)
+      .executeTakeFirst(),
   ]);
   return found.some((row) => row !== undefined);
 }

@@ -14,6 +14,8 @@ export interface AccountsTable {
   /** JSON object: allowed_origins and later account settings. */
   settings: string;
   created_at: string;
+  /** Days after an envelope finished that its documents are purged; null: kept (migration 0024). */
+  retention_days?: number | null;
 }
 
 export interface UsersTable {
@@ -100,6 +102,8 @@ export interface DocumentsTable {
   created_at: string;
   /** Live or test, like the envelopes it may be attached to (migration 0016, default live). */
   mode?: DataMode;
+  /** Purged with the last envelope that used it (migration 0024); refused when named again. */
+  purged_at?: string | null;
 }
 
 export interface EnvelopesTable {
@@ -151,6 +155,13 @@ export interface EnvelopesTable {
    * other envelope.
    */
   pending_layout?: string | null;
+  /** A legal hold (migration 0024): while legal_hold_at is set, retention never purges the envelope. */
+  legal_hold_at?: string | null;
+  /** Who placed it: "user:<id>" or "api_key:<id>". */
+  legal_hold_by?: string | null;
+  legal_hold_reason?: string | null;
+  /** When retention purged its documents (migration 0024); hashes, audit trail and certificate remain. */
+  purged_at?: string | null;
 }
 
 /** Whose data a row is: made with a live key (or a console login) or a qsk_test_ key (issue 16). */
@@ -605,6 +616,8 @@ export interface TemplatesTable {
   updated_at: string;
   /** The console user who created it (migration 0015); null: an API key or the system. */
   created_by_user_id?: string | null;
+  /** The latest version's settings.retention_days (migration 0024); null: the account's policy. */
+  retention_days?: number | null;
 }
 
 /** One immutable version of a template (append-only: triggers refuse UPDATE and DELETE). */

@@ -21,6 +21,7 @@ import { WebhooksPage } from './pages/developer/WebhooksPage';
 import { JobsPage } from './pages/operators/JobsPage';
 import { MailServerPage } from './pages/operators/MailServerPage';
 import { OutboxPage } from './pages/operators/OutboxPage';
+import { RetentionPage } from './pages/operators/RetentionPage';
 import { AuditLogPage } from './pages/users/AuditLogPage';
 import { ChangePasswordPage } from './pages/users/ChangePasswordPage';
 import { UsersPage } from './pages/users/UsersPage';
@@ -49,6 +50,7 @@ export const ROUTES: readonly { pattern: string; page: ComponentType<PageProps> 
   { pattern: '/operators', page: OutboxPage },
   { pattern: '/operators/jobs', page: JobsPage },
   { pattern: '/operators/mail', page: MailServerPage },
+  { pattern: '/operators/retention', page: RetentionPage },
   { pattern: '/users', page: UsersPage },
   { pattern: '/users/audit-log', page: AuditLogPage },
   { pattern: '/account/password', page: ChangePasswordPage },

@@ -119,11 +119,18 @@ export function documentView(row: DocumentRow): DocumentView {
 export async function findDocument(ctx: Context, accountId: string, documentId: string): Promise<DocumentRow> {
   const row = await ctx.db
     .selectFrom('documents')
-    .select(['id', 'filename', 'sha256', 'size', 'page_count', 'info', 'created_at'])
+    .select(['id', 'filename', 'sha256', 'size', 'page_count', 'info', 'created_at', 'purged_at'])
     .where('id', '=', documentId)
     .where('account_id', '=', accountId)
     .$if(ctx.mode !== undefined, (q) => q.where('mode', '=', ctx.mode!))
     .executeTakeFirst();
   if (!row) throw new MoharError('document_not_found', `no document ${documentId}`);
-  return row;
+  const { purged_at: purgedAt, ...document } = row;
+  // Purged with the last envelope that used it (domain/retention): its bytes may be gone, so it is never used again.
+  if (purgedAt) {
+    throw new MoharError('documents_purged', `document ${documentId} was deleted by the retention policy`, {
+      extra: { document_id: documentId, purged_at: purgedAt },
+    });
+  }
+  return document;
 }

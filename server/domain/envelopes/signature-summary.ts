@@ -14,6 +14,7 @@ import { sealFor, type Context } from '../context.js';
 import type { DataMode } from '../../storage/schema.js';
 import { pdfFieldName } from '../workflow/field-names.js';
 import { findEnvelope } from './find-envelope.js';
+import { refusePurged } from '../retention/purged.js';
 import { FIELD_TYPES } from '../../../common/fields.js';
 import { envelopeFieldRows } from './field-rows.js';
 
@@ -81,6 +82,7 @@ export async function signatureSummary(
   documentId: string,
 ): Promise<SignaturesAnswer> {
   const envelope = await findEnvelope(ctx, accountId, envelopeId);
+  refusePurged(envelope);
   const attached = await ctx.db
     .selectFrom('envelope_documents')
     .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')

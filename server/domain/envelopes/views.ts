@@ -40,6 +40,16 @@ export interface EnvelopeDocumentView extends DocumentView {
   certified: boolean | null;
   /** Why it was not certified at send. */
   certification_skipped: string | null;
+  /** SHA-256 of the signed document once the envelope is completed (kept when retention purges the bytes). */
+  final_sha256: string | null;
+}
+
+/** A legal hold: retention never purges the envelope while it is set (domain/retention/legal-hold.ts). */
+export interface LegalHoldView {
+  placed_at: string;
+  /** "user:<id>" or "api_key:<id>". */
+  placed_by: string | null;
+  reason: string | null;
 }
 
 export interface EnvelopeView {
@@ -74,6 +84,9 @@ export interface EnvelopeView {
   /** Its own automatic reminders; null: the account's defaults apply (workflow/reminder-settings.ts). */
   reminders: ReminderSettings | null;
   mode: DataMode;
+  /** When retention deleted its documents; null while they are kept. */
+  purged_at: string | null;
+  legal_hold: LegalHoldView | null;
   created_at: string;
   updated_at: string;
 }
@@ -135,6 +148,7 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
         'documents.created_at',
         'envelope_documents.certified',
         'envelope_documents.certification_skipped',
+        'envelope_documents.current_sha256',
       ])
       .where('envelope_documents.envelope_id', '=', envelopeId)
       .orderBy('envelope_documents.position')
@@ -149,6 +163,7 @@ export async function loadEnvelopeView(db: Kysely<Database>, envelopeId: string)
       fields: fields.filter((f) => f.document_id === d.id).map(fieldView),
       certified: d.certified === null ? null : d.certified === 1,
       certification_skipped: d.certification_skipped,
+      final_sha256: envelope.status === 'completed' ? d.current_sha256 : null,
     })),
   );
 }
@@ -189,6 +204,14 @@ export function envelopeView(
     delivery: envelope.send_mail === 0 ? 'none' : 'email',
     reminders: parseReminderSettings(envelope.reminders ?? null),
     mode: envelope.mode ?? 'live',
+    purged_at: envelope.purged_at ?? null,
+    legal_hold: envelope.legal_hold_at
+      ? {
+          placed_at: envelope.legal_hold_at,
+          placed_by: envelope.legal_hold_by ?? null,
+          reason: envelope.legal_hold_reason ?? null,
+        }
+      : null,
     created_at: envelope.created_at,
     updated_at: envelope.updated_at,
   };

@@ -165,7 +165,12 @@ export async function instantiateTemplate(
     return loadEnvelopeView(ctx.db, draft.envelope.id);
   }
   // A new draft: its view comes from the rows about to be written and the rows its layout stands for.
-  const documents = loaded.documentViews.map((d) => ({ ...d, certified: null, certification_skipped: null }));
+  const documents = loaded.documentViews.map((d) => ({
+    ...d,
+    certified: null,
+    certification_skipped: null,
+    final_sha256: null,
+  }));
   const layout = { recipients: draft.recipients.map((r) => r.id), values };
   const view: EnvelopeView = {
     ...draftView(draft),

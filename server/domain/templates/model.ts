@@ -16,6 +16,11 @@ export interface TemplateSettings {
   metadata: Record<string, unknown> | null;
   /** Default automatic reminders of the envelopes made from it (absent: the account's defaults apply). */
   reminders?: ReminderSettings;
+  /**
+   * Days after an envelope made from it finished that its documents are purged, replacing the account's policy
+   * (shorter or longer, decision 41); absent: the account's policy applies (kept only when set: settings.ts).
+   */
+  retention_days?: number;
 }
 
 /** A slot that instantiation fills with a person: `{ role_key: { name, email } }`. */
@@ -103,6 +108,7 @@ export interface SettingsInput {
   redirect_url?: string | null;
   metadata?: Record<string, unknown> | null;
   reminders?: Partial<ReminderSettings> | null;
+  retention_days?: number | null;
 }
 
 /** A definition as callers send it; documents name a stored document (document_id) or an uploaded part (file). */

@@ -7,6 +7,7 @@ import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import { MAX_METADATA_BYTES, checkRedirectUrl } from '../envelopes/create-envelope.js';
 import { ROUTING_ORDERS, type RoutingOrder } from '../envelopes/model.js';
 import { checkReminderSettings } from '../workflow/reminder-settings.js';
+import { MAX_RETENTION_DAYS, isRetentionDays } from '../retention/policy.js';
 import type { SettingsInput, TemplateSettings } from './model.js';
 
 /** The envelope create limits (schemas/envelopes.ts). */
@@ -20,7 +21,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 function memberErrors(input: Record<string, unknown>): ErrorItem[] {
   const errors: ErrorItem[] = [];
   const problem = (member: string, message: string) => errors.push({ path: `/settings/${member}`, message });
-  const { message, routing_order, expire_in_days, redirect_url, metadata, reminders } = input;
+  const { message, routing_order, expire_in_days, redirect_url, metadata, reminders, retention_days } = input;
   if (message != null && (typeof message !== 'string' || message.length > MAX_MESSAGE_LENGTH)) {
     problem('message', `must be a string of at most ${MAX_MESSAGE_LENGTH} characters, or null`);
   }
@@ -42,6 +43,9 @@ function memberErrors(input: Record<string, unknown>): ErrorItem[] {
   }
   if (metadata != null && !isObject(metadata)) problem('metadata', 'must be a JSON object, or null');
   if (reminders != null && !isObject(reminders)) problem('reminders', 'must be an object, or null');
+  if (retention_days != null && !isRetentionDays(retention_days)) {
+    problem('retention_days', `must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or null`);
+  }
   return errors;
 }
 
@@ -64,6 +68,8 @@ export function checkSettings(input: SettingsInput | null | undefined): Template
     redirect_url: (given.redirect_url as string | null | undefined) ?? null,
     metadata: (given.metadata as Record<string, unknown> | null | undefined) ?? null,
     ...(isObject(given.reminders) ? { reminders: checkReminderSettings(given.reminders, '/settings/reminders') } : {}),
+    // Kept only when set, so the definitions (and change summaries) of templates without it stay as they were.
+    ...(given.retention_days != null ? { retention_days: given.retention_days as number } : {}),
   };
   checkRedirectUrl(settings.redirect_url ?? undefined, '/settings/redirect_url');
   if (settings.metadata !== null && Buffer.byteLength(JSON.stringify(settings.metadata)) > MAX_METADATA_BYTES) {

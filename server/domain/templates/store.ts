@@ -118,11 +118,23 @@ export interface Change {
 /** Writes the change in the caller's transaction: template row, version, audit row, event. */
 export async function recordChange(trx: Kysely<Database>, change: Change, insert: boolean): Promise<void> {
   const t = change.template;
-  if (insert) await trx.insertInto('templates').values(t).execute();
-  else {
+  // The latest version's retention is copied to the row, where the purge job reads it (domain/retention).
+  const retention = change.version ? { retention_days: change.version.definition.settings.retention_days ?? null } : {};
+  if (insert) {
+    await trx
+      .insertInto('templates')
+      .values({ ...t, ...retention })
+      .execute();
+  } else {
     await trx
       .updateTable('templates')
-      .set({ name: t.name, latest_version: t.latest_version, archived_at: t.archived_at, updated_at: t.updated_at })
+      .set({
+        name: t.name,
+        latest_version: t.latest_version,
+        archived_at: t.archived_at,
+        updated_at: t.updated_at,
+        ...retention,
+      })
       .where('id', '=', t.id)
       .execute();
   }

@@ -89,7 +89,9 @@ export function summarize(before: TemplateDefinition, after: TemplateDefinition)
   const s = emptySummary();
   s.name_changed = before.name !== after.name;
   s.description_changed = before.description !== after.description;
-  s.settings_changed = (Object.keys(after.settings) as (keyof typeof after.settings)[]).filter(
+  // Both sides' members: an optional setting (reminders, retention_days) may be removed, not only changed.
+  const members = new Set([...Object.keys(before.settings), ...Object.keys(after.settings)]);
+  s.settings_changed = ([...members] as (keyof typeof after.settings)[]).filter(
     (k) => !same(before.settings[k], after.settings[k]),
   );
   const oldRoles = new Map(before.roles.map((r) => [r.role_key, r]));

@@ -12,6 +12,7 @@ import { iso } from '../time.js';
 export const AUDIT_ACTIONS = [
   'login', 'login_failed', 'user_invited', 'role_changed', 'user_deactivated', 'password_set', 'password_changed',
   'password_reset_requested', 'user_unlocked', 'api_key_rotated', 'webhook_changed', 'mail_settings_changed',
+  'retention_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

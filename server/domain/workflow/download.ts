@@ -1,7 +1,11 @@
-/** GET /envelopes/{id}/documents/{document_id}/download: the exact final bytes, after completion only. */
+/**
+ * GET /envelopes/{id}/documents/{document_id}/download: the exact final bytes, after completion only; 410
+ * documents_purged once retention deleted them. Every download (v1, legacy, sandbox, signer) comes through here.
+ */
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 import { findEnvelope } from '../envelopes/find-envelope.js';
+import { refusePurged } from '../retention/purged.js';
 
 export interface FinalDocument {
   readonly bytes: Buffer;
@@ -16,6 +20,7 @@ export async function finalDocument(
   documentId: string,
 ): Promise<FinalDocument> {
   const envelope = await findEnvelope(ctx, accountId, envelopeId);
+  refusePurged(envelope);
   const document = await ctx.db
     .selectFrom('envelope_documents')
     .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')

@@ -4,26 +4,15 @@
  * (server/webhooks/fan-out.ts) and the webhook worker sends them.
  */
 import { randomUUID } from 'node:crypto';
+import { ENVELOPE_EVENT_TYPES, type EnvelopeEventType } from '../../../common/webhook-events.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { appendAudit } from '../../audit/index.js';
 import { queueDeliveries } from '../../webhooks/fan-out.js';
 
-export const EVENT_TYPES = [
-  // Written by createEnvelope itself, with sequence 1 (envelopes/created-event.ts); the others by recordEvent.
-  'envelope.created',
-  'envelope.sent',
-  'recipient.viewed',
-  'recipient.signed',
-  'recipient.approved',
-  'recipient.reviewed',
-  'recipient.declined',
-  'envelope.completed',
-  'envelope.declined',
-  'envelope.voided',
-  'envelope.expired',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** The envelope events, from the shared vocabulary (common/webhook-events.ts). */
+export const EVENT_TYPES = ENVELOPE_EVENT_TYPES;
+export type EventType = EnvelopeEventType;
 
 export interface EventData {
   envelope: Record<string, unknown>;

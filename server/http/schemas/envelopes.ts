@@ -102,6 +102,13 @@ export const EnvelopeResponse = Type.Object({
               'why the document was not certified at send, e.g. "the uploaded PDF already carries a signature"',
           }),
         ),
+        final_sha256: Nullable(
+          Type.String({
+            pattern: '^[0-9a-f]{64}$',
+            description:
+              'SHA-256 of the signed document (the bytes of GET …/download) once the envelope is completed; it remains after retention deleted the bytes',
+          }),
+        ),
       }),
     ]),
   ),
@@ -129,9 +136,40 @@ export const EnvelopeResponse = Type.Object({
     description:
       'test: made with a qsk_test_ key (no mail delivered, TEST mark, test seal; seen only by test keys); live otherwise',
   }),
+  purged_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        "when the retention policy deleted the envelope's documents (event envelope.purged); downloads then answer 410 documents_purged, while the audit trail, the documents' SHA-256 and the certificate of completion remain. null while they are kept",
+    }),
+  ),
+  legal_hold: Nullable(
+    Type.Object(
+      {
+        placed_at: Type.String({ format: 'date-time' }),
+        placed_by: Nullable(Type.String({ description: '"user:<id>" (a console login) or "api_key:<id>"' })),
+        reason: Nullable(Type.String()),
+      },
+      {
+        description:
+          'set by PUT /envelopes/{id}/legal-hold: while held, the retention policy never deletes the documents; null: no hold',
+      },
+    ),
+  ),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
+
+export const LegalHoldBody = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'why the envelope is held (a case, an inquiry); recorded in the audit trail',
+    }),
+  },
+  { additionalProperties: false, examples: [{ reason: 'Dispute 2026-114: keep until the court decides' }] },
+);
 
 export const EnvelopeStatusResponse = Type.Object({
   envelope_id: Uuid,

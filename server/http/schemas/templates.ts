@@ -6,6 +6,7 @@ import { CreatedBy, Nullable, StringEnum, Uuid } from './common.js';
 import { Delivery, EnvelopeCreateBody, EnvelopeResponse } from './envelopes.js';
 import { FIELD_TYPE_DESCRIPTION } from './fields.js';
 import { ReminderSettingsBody } from './reminders.js';
+import { MAX_RETENTION_DAYS } from '../../domain/retention/policy.js';
 
 const Key = (description: string) => Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description });
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the PDF, lower-case hex' });
@@ -31,6 +32,14 @@ export const TemplateSettingsBody = Type.Object(
     redirect_url: Opt(Envelope.redirect_url),
     metadata: Opt(Envelope.metadata),
     reminders: Envelope.reminders,
+    retention_days: Opt(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_RETENTION_DAYS,
+        description:
+          "retention of the envelopes made from it: their documents are purged this many days after they finished, replacing the account's policy (shorter or longer); null or absent: the account's policy (GET {api_base}/account/retention)",
+      }),
+    ),
   },
   {
     description:
@@ -292,6 +301,12 @@ export const PortableTemplateResponse = Type.Object(
       redirect_url: Nullable(Type.String()),
       metadata: Nullable(Type.Object({}, { additionalProperties: true })),
       reminders: Type.Optional(ReminderSettingsBody),
+      retention_days: Type.Optional(
+        Type.Integer({
+          description:
+            "the template's own retention: documents of the envelopes made from it are deleted this many days after they finished; absent: the account's policy",
+        }),
+      ),
     }),
     roles: Type.Array(
       Type.Object({
@@ -644,6 +659,7 @@ export const InstantiatedEnvelopeResponse = {
           ],
           certified: null,
           certification_skipped: null,
+          final_sha256: null,
         },
       ],
       sent_at: null,
@@ -659,6 +675,8 @@ export const InstantiatedEnvelopeResponse = {
       delivery: 'email',
       reminders: null,
       mode: 'live',
+      purged_at: null,
+      legal_hold: null,
       created_at: '2026-11-25T11:00:00.000Z',
       updated_at: '2026-11-25T11:00:00.000Z',
     },

@@ -59,7 +59,7 @@ export const AuditItem = Type.Object({
   id: Uuid,
   action: Type.String({
     description:
-      'login, login_failed, user_invited, role_changed, user_deactivated, password_set, password_changed, password_reset_requested, user_unlocked, api_key_rotated, webhook_changed, mail_settings_changed',
+      'login, login_failed, user_invited, role_changed, user_deactivated, password_set, password_changed, password_reset_requested, user_unlocked, api_key_rotated, webhook_changed, mail_settings_changed, retention_changed',
   }),
   actor_email: Nullable(Type.String({ description: 'who did it (null: someone not logged in)' })),
   target: Nullable(Type.String({ description: 'what it was done to: a user e-mail, a key mode, a webhook URL' })),

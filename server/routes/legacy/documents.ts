@@ -134,7 +134,7 @@ export function legacyDocumentRoutes(app: App, ctx: Context, legacyBase: string)
         summary: 'The final signed PDF (after every recipient has signed)',
         security: API_KEY,
         querystring: DocIdQuery,
-        response: { 200: Pdf, ...problems(401, 403, 404, 409) },
+        response: { 200: Pdf, ...problems(401, 403, 404, 409, 410) },
       },
     },
     async (request, reply) =>

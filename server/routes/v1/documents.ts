@@ -49,7 +49,7 @@ export function documentRoutes(app: App, ctx: Context): void {
         summary: 'Get a workspace document',
         security: API_KEY_OR_LOGIN,
         params: DocumentParams,
-        response: { 200: DocumentBody, ...problems(401, 404) },
+        response: { 200: DocumentBody, ...problems(401, 404, 410) },
       },
     },
     async (request) =>
@@ -69,7 +69,7 @@ export function documentRoutes(app: App, ctx: Context): void {
         params: DocumentParams,
         response: {
           200: pdfResponse('the uploaded PDF; ETag and Repr-Digest carry the SHA-256', ['ETag', 'Repr-Digest']),
-          ...problems(401, 404),
+          ...problems(401, 404, 410),
         },
       },
     },

@@ -20,7 +20,7 @@ export function envelopeDetailRoutes(app: App, ctx: Context): void {
           "The signatures in the document's current PDF as our verifier sees them: signer and certificate, time and timestamp, PAdES level, certification, integrity, changes after each, trust where the server knows it",
         security: API_KEY_OR_LOGIN,
         params: EnvelopeDocumentParams,
-        response: { 200: SignaturesResponse, ...problems(401, 404, 422, 503) },
+        response: { 200: SignaturesResponse, ...problems(401, 404, 410, 422, 503) },
       },
     },
     (request) =>

@@ -141,7 +141,7 @@ export function envelopeRoutes(app: App, ctx: Context): void {
             'multipart/form-data': { schema: MultipartFile },
           },
         },
-        response: { 201: DocumentBody, ...problems(401, 404, 409, 413, 415, 422) },
+        response: { 201: DocumentBody, ...problems(401, 404, 409, 410, 413, 415, 422) },
       },
     },
     async (request, reply) => {

@@ -69,7 +69,7 @@ export function sandboxRoutes(app: App, ctx: Context): void {
         params: MockRequestParams,
         response: {
           200: pdfResponse('the PDF signed with the test certificate', ['ETag', 'Content-Disposition']),
-          ...problems(401, 404, 409),
+          ...problems(401, 404, 409, 410),
         },
       },
     },

@@ -57,7 +57,7 @@ export function signingSessionRoutes(app: App, ctx: Context): void {
             'Repr-Digest',
             'Content-Disposition',
           ]),
-          ...problems(401, 404, 409),
+          ...problems(401, 404, 409, 410),
         },
       },
     },

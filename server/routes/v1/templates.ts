@@ -115,7 +115,7 @@ export function templateRoutes(app: App, ctx: Context): void {
         },
         response: {
           201: jsonWithHeaders(PortableTemplateResponse, ['Location'], 'the template; Location is its URL'),
-          ...problems(401, 404, 409, 413, 415, 422),
+          ...problems(401, 404, 409, 410, 413, 415, 422),
         },
       },
       onSend: locationHeader(app.prefix, 'templates', 'template_id'),
@@ -245,7 +245,7 @@ export function templateRoutes(app: App, ctx: Context): void {
         },
         response: {
           200: jsonWithHeaders(PortableTemplateResponse, ['ETag', 'Template-Version-Created'], 'the template'),
-          ...problems(401, 404, 409, 412, 413, 415, 422),
+          ...problems(401, 404, 409, 410, 412, 413, 415, 422),
         },
       },
     },

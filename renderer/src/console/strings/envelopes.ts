@@ -165,6 +165,9 @@ export const en = {
   'envelopes.event.reminder.sent': 'Reminder sent',
   'envelopes.event.document.sealed': 'Document sealed',
   'envelopes.event.certificate.issued': 'Certificate of completion issued',
+  'envelopes.event.legal_hold.placed': 'Legal hold placed',
+  'envelopes.event.legal_hold.released': 'Legal hold released',
+  'envelopes.event.envelope.purged': 'Documents deleted under the retention policy',
 };
 
 export const hi: Record<keyof typeof en, string> = {
@@ -330,4 +333,7 @@ export const hi: Record<keyof typeof en, string> = {
   'envelopes.event.reminder.sent': 'याद दिलाया गया',
   'envelopes.event.document.sealed': 'दस्तावेज़ मुहरबंद',
   'envelopes.event.certificate.issued': 'पूर्णता प्रमाणपत्र जारी',
+  'envelopes.event.legal_hold.placed': 'कानूनी रोक लगाई गई',
+  'envelopes.event.legal_hold.released': 'कानूनी रोक हटाई गई',
+  'envelopes.event.envelope.purged': 'प्रतिधारण नीति के अनुसार दस्तावेज़ हटाए गए',
 };

@@ -11,6 +11,7 @@ import * as bulk from './bulk';
 import * as developer from './developer';
 import * as users from './users';
 import * as mailSettings from './mail-settings';
+import * as retention from './retention';
 
 export const en = {
   ...shell.en,
@@ -21,6 +22,7 @@ export const en = {
   ...developer.en,
   ...users.en,
   ...mailSettings.en,
+  ...retention.en,
 };
 export type ConsoleStringKey = keyof typeof en;
 export const hi: Record<ConsoleStringKey, string> = {
@@ -32,4 +34,5 @@ export const hi: Record<ConsoleStringKey, string> = {
   ...developer.hi,
   ...users.hi,
   ...mailSettings.hi,
+  ...retention.hi,
 };

@@ -20,6 +20,7 @@ const OPERATOR_TABS = [
   { to: '/operators', key: 'operators.tab.outbox' },
   { to: '/operators/jobs', key: 'operators.tab.jobs' },
   { to: '/operators/mail', key: 'operators.tab.mail' },
+  { to: '/operators/retention', key: 'operators.tab.retention' },
 ] as const;
 
 /** Roles that may manage the account (keys, webhooks, settings, operators' views). */

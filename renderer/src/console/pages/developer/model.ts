@@ -1,4 +1,5 @@
 /** The developer portal's server answers ({legacy_base} routes; docs/webhooks.md, docs/legacy-api.md). */
+import { ENVELOPE_EVENT_TYPES } from '../../../../../common/webhook-events';
 import { LEGACY_BASE } from '../../api';
 
 export const legacy = (path: string): string => `${LEGACY_BASE}${path}`;
@@ -115,20 +116,13 @@ export const deliveryTone = (status: DeliveryStatus): string =>
     paused: 'tone-warning',
   })[status];
 
-/** Event types a filter offers: the server's (events.ts, templates/store.ts, bulk/events.ts) and the test event. */
+/**
+ * Event types a filter offers: the envelope events (common/webhook-events.ts), the server's template and bulk-send
+ * events (templates/store.ts, bulk/events.ts) and the test event.
+ */
 export const EVENT_TYPES = [
   'webhook.test',
-  'envelope.created',
-  'envelope.sent',
-  'recipient.viewed',
-  'recipient.signed',
-  'recipient.approved',
-  'recipient.reviewed',
-  'recipient.declined',
-  'envelope.completed',
-  'envelope.declined',
-  'envelope.voided',
-  'envelope.expired',
+  ...ENVELOPE_EVENT_TYPES,
   'template.created',
   'template.updated',
   'template.archived',

@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { download } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
+import { PurgedDocuments } from './PurgedDocuments';
 import { SignatureSummary } from './SignatureSummary';
 import type { Envelope } from './types';
 
@@ -32,6 +33,15 @@ function DownloadButton({ path, name, label }: { path: string; name: string; lab
 export function DocumentsCard({ envelope }: { envelope: Envelope }) {
   const { t } = useT();
   const completed = envelope.status === 'completed';
+  const certificate = (
+    <DownloadButton
+      path={`/envelopes/${envelope.id}/audit-trail/certificate`}
+      name={`certificate-of-completion-${envelope.id}.pdf`}
+      label={t('envelopes.documents.certificate')}
+    />
+  );
+  // Deleted by the retention policy: what remains instead of download buttons (every download would be 410).
+  if (envelope.purged_at) return <PurgedDocuments envelope={envelope} certificate={certificate} />;
   return (
     <section className="card" aria-labelledby="documents-title">
       <h2 id="documents-title">{t('envelopes.documents.title')}</h2>
@@ -71,15 +81,7 @@ export function DocumentsCard({ envelope }: { envelope: Envelope }) {
           </li>
         ))}
       </ul>
-      {completed && (
-        <div className="form-actions">
-          <DownloadButton
-            path={`/envelopes/${envelope.id}/audit-trail/certificate`}
-            name={`certificate-of-completion-${envelope.id}.pdf`}
-            label={t('envelopes.documents.certificate')}
-          />
-        </div>
-      )}
+      {completed && <div className="form-actions">{certificate}</div>}
     </section>
   );
 }

@@ -8,7 +8,10 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import { Link } from '../../router';
 import { useResource } from '../../use-resource';
+import { useUser } from '../../session';
+import { canManageAccount } from '../developer/DeveloperFrame';
 import { DocumentsCard } from './DocumentsCard';
+import { LegalHoldCard } from './LegalHoldCard';
 import { EnvelopeActions } from './EnvelopeActions';
 import { RecipientsCard } from './RecipientsCard';
 import { EnvelopeStatusBadge } from './StatusBadge';
@@ -28,6 +31,7 @@ function Facts({ envelope }: { envelope: Envelope }) {
   if (envelope.external_id) facts.push([t('envelopes.detail.externalId'), envelope.external_id]);
   if (envelope.status_reason) facts.push([t('envelopes.detail.reason'), envelope.status_reason]);
   if (envelope.pades_level) facts.push([t('envelopes.detail.pades'), envelope.pades_level]);
+  if (envelope.purged_at) facts.push([t('retention.purged.title'), formatDate(envelope.purged_at)]);
   return (
     <dl className="env-facts">
       {facts.map(([name, value]) => (
@@ -42,6 +46,7 @@ function Facts({ envelope }: { envelope: Envelope }) {
 
 export function EnvelopeDetailPage({ params }: { params: Record<string, string> }) {
   const { t } = useT();
+  const user = useUser();
   const id = params.id!;
   const envelope = useResource((signal) => api<Envelope>('GET', `/envelopes/${id}`, { signal }), [id]);
   const trail = useResource((signal) => api<AuditTrail>('GET', `/envelopes/${id}/audit-trail`, { signal }), [id]);
@@ -106,6 +111,7 @@ export function EnvelopeDetailPage({ params }: { params: Record<string, string> 
       </section>
       <RecipientsCard envelope={data} />
       <DocumentsCard envelope={data} />
+      {canManageAccount(user.role) && <LegalHoldCard envelope={data} onChanged={changed} />}
       <Timeline trail={trail} recipients={data.recipients} />
     </>
   );

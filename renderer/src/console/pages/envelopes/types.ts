@@ -40,6 +40,16 @@ export interface EnvelopeDocument {
   page_count?: number;
   fields: unknown[];
   certified: boolean | null;
+  /** SHA-256 as uploaded, and as signed once completed: both remain after retention deleted the bytes. */
+  sha256: string;
+  final_sha256: string | null;
+}
+
+/** PUT {api_base}/envelopes/{id}/legal-hold: retention never deletes the documents while it is set. */
+export interface LegalHold {
+  placed_at: string;
+  placed_by: string | null;
+  reason: string | null;
 }
 
 export interface Envelope extends EnvelopeSummary {
@@ -51,6 +61,9 @@ export interface Envelope extends EnvelopeSummary {
   row_index: number | null;
   updated_at: string;
   documents: EnvelopeDocument[];
+  /** When the retention policy deleted the documents; null while kept. */
+  purged_at: string | null;
+  legal_hold: LegalHold | null;
 }
 
 export interface AuditEvent {

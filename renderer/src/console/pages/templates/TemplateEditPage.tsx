@@ -27,6 +27,7 @@ interface Draft {
   message: string;
   routing_order: 'sequential' | 'parallel';
   expire_in_days: string;
+  retention_days: string;
   roles: TemplateRole[];
 }
 
@@ -37,6 +38,7 @@ function draftOf(template: PortableTemplate): Draft {
     message: template.settings.message ?? '',
     routing_order: template.settings.routing_order,
     expire_in_days: template.settings.expire_in_days === null ? '' : String(template.settings.expire_in_days),
+    retention_days: template.settings.retention_days == null ? '' : String(template.settings.retention_days),
     roles: template.roles.map((r) => ({ ...r })),
   };
 }
@@ -49,6 +51,8 @@ function patchOf(draft: Draft): Record<string, unknown> {
       message: draft.message.trim() || null,
       routing_order: draft.routing_order,
       expire_in_days: draft.expire_in_days ? Number(draft.expire_in_days) : null,
+      // Merged into the settings: null removes the template's own period (the account's policy applies again).
+      retention_days: draft.retention_days ? Number(draft.retention_days) : null,
     },
     roles: draft.roles.map((r) => ({
       role_key: r.role_key.trim(),
@@ -168,6 +172,21 @@ function EditForm({ template, onReload }: { template: PortableTemplate; onReload
             value={draft.expire_in_days}
             onChange={(e) => set({ expire_in_days: e.target.value })}
           />
+        </div>
+        <div className="form-field">
+          <label htmlFor="edit-retention">{t('retention.template.label')}</label>
+          <input
+            id="edit-retention"
+            type="number"
+            min={1}
+            max={36500}
+            value={draft.retention_days}
+            aria-describedby="edit-retention-hint"
+            onChange={(e) => set({ retention_days: e.target.value })}
+          />
+          <span id="edit-retention-hint" className="hint">
+            {t('retention.template.hint')}
+          </span>
         </div>
       </div>
       <RolesEditor

@@ -47,6 +47,8 @@ export interface TemplateSettings {
   expire_in_days: number | null;
   redirect_url: string | null;
   metadata: Record<string, unknown> | null;
+  /** Replaces the account's retention policy for the envelopes made from it; absent or null: the account's. */
+  retention_days?: number | null;
 }
 
 export interface PortableTemplate {

@@ -57,6 +57,8 @@ export const refusalsEn: RefusalWords = {
   dsc_identity_mismatch: 'The certificate does not belong to this recipient (name or e-mail differ).',
   concurrent_update: 'The document changed at the same moment. Try again.',
   document_not_ready: 'The signed document is available once everyone has signed.',
+  documents_purged:
+    'The documents were deleted under the retention policy. The audit trail, their fingerprints and the certificate remain.',
   template_not_found: 'This template does not exist in your account.',
   template_version_not_found: 'This version of the template does not exist.',
   template_archived: 'The template is archived. Restore it first.',
