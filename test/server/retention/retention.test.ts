@@ -7,7 +7,7 @@
  * Runs on every blob store in STORES (each with its database); another store is one more line there.
  */
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { verifyEnvelopeAudit } from '../../../server/audit/index.js';
 import {
   RETENTION_PURGE_JOB,
@@ -20,22 +20,34 @@ import { collectUnreferencedBlobs } from '../../../server/storage/blob-gc.js';
 import type { DatabaseKind } from '../../support/databases.js';
 import type { Draft } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
+import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { API, useTestServer } from '../../support/server.js';
 import { PEOPLE, createSaleTemplate, instantiate } from '../templates/helpers.js';
 import { completedEnvelope, finishedDaysAgo } from './helpers.js';
 
-/** The blob stores under test, and the database each runs with; `env` configures the store (e.g. an S3 one). */
-export const STORES: readonly { store: string; database: DatabaseKind; env?: Record<string, string> }[] = [
+/** The blob stores under test, and the database each runs with; `s3`: a bucket on a test S3 server (s3rver). */
+export const STORES: readonly { store: string; database: DatabaseKind; s3?: boolean }[] = [
   { store: 'file', database: 'sqlite' },
   { store: 'database', database: 'postgres' },
+  { store: 's3', database: 'sqlite', s3: true },
 ];
 
 const DAY = 24 * 3600;
 
-for (const { store, database, env } of STORES) {
+for (const { store, database, s3 } of STORES) {
   describe(`retention on ${database} with the ${store} blob store`, () => {
     // The webhook receiver is a local address (no delivery is attempted: the worker does not run here).
-    const t = useTestServer(database, { MOHAR_WEBHOOK_ALLOW_PRIVATE: '1', ...env });
+    const env: Record<string, string> = { MOHAR_WEBHOOK_ALLOW_PRIVATE: '1' };
+    let bucket: TestS3 | undefined;
+    if (s3 === true) {
+      // Runs before the server's own before(), which reads env when it starts the server.
+      before(async () => {
+        bucket = await startTestS3();
+        Object.assign(env, bucket.env);
+      });
+      after(() => bucket?.close());
+    }
+    const t = useTestServer(database, env);
     const get = (path: string) => t.server.request('GET', `${API}${path}`, { key: t.account.key });
 
     const completed = (pdf?: Buffer) => completedEnvelope(t.server, t.account.key, pdf);
