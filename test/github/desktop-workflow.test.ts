@@ -7,51 +7,26 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
+import {
+  secretProblems,
+  SIGNING_SECRETS,
+  type Job,
+  type MutableWorkflow,
+  type Step,
+  type Workflow,
+} from './workflow-model.js';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, root), 'utf8');
 
-interface Step {
-  readonly name?: string;
-  readonly uses?: string;
-  readonly run?: string;
-  readonly if?: string;
-  readonly with?: Record<string, unknown>;
-  readonly env?: Record<string, string>;
-}
-interface Job {
-  readonly 'runs-on': string;
-  readonly if?: string;
-  readonly needs?: string[];
-  readonly permissions?: Record<string, string>;
-  readonly strategy?: { matrix: { include: { os: string; label: string }[] } };
-  readonly steps: Step[];
-}
-interface Workflow {
-  readonly on: Record<string, unknown>;
-  readonly permissions: Record<string, string>;
-  readonly jobs: Record<string, Job>;
-}
-
 const workflow = parse(read('.github/workflows/desktop.yml')) as Workflow;
 const { smoke, package: packaging, release } = workflow.jobs;
-const SIGNING_SECRETS = ['CSC_LINK', 'CSC_KEY_PASSWORD', 'APPLE_ID', 'APPLE_APP_SPECIFIC_PASSWORD', 'APPLE_TEAM_ID'];
 const runs = (job: Job): string => job.steps.map((step) => step.run ?? '').join('\n');
 const stepRunning = (job: Job, pattern: RegExp): Step => {
   const step = job.steps.find((s) => pattern.test(s.run ?? ''));
   assert.ok(step, `no step runs ${pattern}`);
   return step;
 };
-
-/** Every string in the workflow with where it is, e.g. ['jobs', 'package', 'steps', 5, 'env', 'X']. */
-function strings(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; text: string }[] {
-  if (typeof value === 'string') return [{ path, text: value }];
-  if (Array.isArray(value)) return value.flatMap((item, i) => strings(item, [...path, i]));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) => strings(item, [...path, key]));
-  }
-  return [];
-}
 
 describe('the desktop release workflow', () => {
   test('runs on v* tags and on demand, nothing else', () => {
@@ -115,25 +90,35 @@ describe('the desktop release workflow', () => {
   });
 
   test('secrets are read only as secrets.NAME, only into a step env, in full only by the packaging step', () => {
-    const dist = stepRunning(packaging!, /npm run desktop:dist/);
-    const distIndex = packaging!.steps.indexOf(dist);
-    const seen = new Set<string>();
-    for (const { path, text } of strings(workflow)) {
-      for (const [, expression] of text.matchAll(/\$\{\{(.*?)\}\}/g)) {
-        if (!/\bsecrets\b/.test(expression!)) continue;
-        const where = path.join('.');
-        const match = /^\s*secrets\.([A-Z][A-Z0-9_]*)( != '')?\s*$/.exec(expression!);
-        assert.ok(match, `${where}: ${expression} (only secrets.NAME or secrets.NAME != '')`);
-        assert.ok(SIGNING_SECRETS.includes(match[1]!), `${where}: unexpected secret ${match[1]}`);
-        assert.deepEqual(path.slice(0, 3), ['jobs', 'package', 'steps'], where);
-        assert.equal(path[4], 'env', `${where}: secrets go into a step's env, never into run, with or if`);
-        // The full value only where it is used; elsewhere only whether it is set.
-        if (match[2] === undefined) assert.equal(path[3], distIndex, `${where}: the secret itself`);
-        seen.add(match[1]!);
-      }
+    assert.deepEqual(secretProblems(workflow), []);
+  });
+
+  test('and the rule does catch a secret in a script, in an if, as a whole, or in full in another step', () => {
+    const mutated = (change: (copy: MutableWorkflow) => void): string[] => {
+      const copy = structuredClone(workflow) as unknown as MutableWorkflow;
+      change(copy);
+      return secretProblems(copy as unknown as Workflow);
+    };
+    const distAt = packaging!.steps.findIndex((step) => /npm run desktop:dist/.test(step.run ?? ''));
+    const cases: [string, (copy: MutableWorkflow) => void, RegExp][] = [
+      ['inlined into run', (c) => (c.jobs.package.steps[distAt]!.run += '\necho ${{ secrets.CSC_LINK }}'), /\.run: /],
+      ['in an if', (c) => (c.jobs.package.steps[distAt]!.if = "${{ secrets.APPLE_ID != '' }}"), /\.if: /],
+      ['all at once', (c) => (c.jobs.smoke.steps[0]!.env = { ALL: '${{ toJSON(secrets) }}' }), /only secrets\.NAME/],
+      ['unknown secret', (c) => (c.jobs.package.steps[distAt]!.env!.X = '${{ secrets.NPM_TOKEN }}'), /NPM_TOKEN/],
+      ['bare, outside ${{ }}', (c) => (c.jobs.release.if = 'secrets.CSC_LINK'), /outside an expression/],
+      [
+        'in full elsewhere',
+        (c) => (c.jobs.package.steps[distAt - 1]!.env = { CSC_LINK: '${{ secrets.CSC_LINK }}' }),
+        /the secret itself/,
+      ],
+    ];
+    for (const [what, change, reason] of cases) {
+      const problems = mutated(change);
+      assert.ok(
+        problems.some((problem) => reason.test(problem)),
+        `${what}: ${problems.join(' | ') || 'no problem found'}`,
+      );
     }
-    assert.deepEqual([...seen].sort(), [...SIGNING_SECRETS].sort());
-    assert.doesNotMatch(JSON.stringify(workflow), /secrets\[|toJSON\(secrets\)/);
   });
 
   test('each signing setting is passed on only when its secret is set; otherwise signing is off on purpose', () => {
