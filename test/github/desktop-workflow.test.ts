@@ -162,6 +162,8 @@ describe('the desktop release workflow', () => {
     const builder = parse(read('electron-builder.yml')) as {
       files: string[];
       artifactName: string;
+      npmRebuild: boolean;
+      asarUnpack: string[];
       linux: { target: string[] };
       win: { target: string[] };
       mac: { target: string[] };
@@ -171,5 +173,8 @@ describe('the desktop release workflow', () => {
     assert.deepEqual(builder.mac.target, ['dmg']);
     assert.ok(builder.files.includes('renderer/dist/**/*') && builder.files.includes('renderer/dist-console/**/*'));
     assert.doesNotMatch(builder.artifactName, /\s/, 'asset names without spaces');
+    // pkcs11js and better-sqlite3 rebuilt for Electron's ABI on each runner, and loadable outside the asar archive.
+    assert.equal(builder.npmRebuild, true);
+    assert.deepEqual(builder.asarUnpack, ['**/*.node']);
   });
 });
