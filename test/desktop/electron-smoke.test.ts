@@ -62,11 +62,13 @@ async function windowMatching(app: ElectronApplication, url: RegExp, timeoutMs =
     if (found) return found;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  // Main's own list too: it tells "never opened" apart from "opened, but not visible to Playwright".
+  const inMain = await app
+    .evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().map((win) => win.webContents.getURL()))
+    .catch((error: unknown) => [`(main did not answer: ${String(error)})`]);
+  const seen = app.windows().map((page) => page.url());
   throw new Error(
-    `no window at ${url} after ${timeoutMs} ms; windows: ${app
-      .windows()
-      .map((p) => p.url())
-      .join(', ')}`,
+    `no window at ${url} after ${timeoutMs} ms; Playwright sees ${seen.join(', ')}; main has ${inMain.join(', ')}`,
   );
 }
 
