@@ -1,10 +1,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { PdfReader, getPages } from '../../pdf/index.js';
+import { PdfDict, PdfReader, PdfRef, getPages, listSignatureFields, signPdf, verifyPdf } from '../../pdf/index.js';
 import { PageLookup } from '../../pdf/page-lookup.js';
 import { isMoharError } from '../../common/errors.js';
 import { makePdf, hostile } from '../support/pdf-fixtures.js';
 import { manualLikePdf } from '../support/big-documents.js';
+import { makeTestSigner } from './sign/helpers.js';
 
 const strip = (p: unknown) => JSON.parse(JSON.stringify(p)) as unknown;
 
@@ -58,5 +59,29 @@ describe('PageLookup: one page without the full walk (issue 30)', () => {
       () => new PageLookup(PdfReader.open(hostile.kidsCycle())).at(1),
       (e) => isMoharError(e, 'invalid_pdf') && /cycle/.test(e.message),
     );
+  });
+});
+
+describe('signing a long document through PageLookup', () => {
+  test('a visible field on page 37 of a 50-page tree in object streams: the widget is on that page, and verifies', async () => {
+    const signer = makeTestSigner();
+    try {
+      const pdf = manualLikePdf(50);
+      const page37 = getPages(PdfReader.open(pdf))[36]!;
+      const field = { page: 37, rect: { x: 50, y: 50, width: 150, height: 40 } };
+      const signed = await signPdf(pdf, { field, signingTime: new Date() }, signer.callback());
+      const reader = PdfReader.open(signed.bytes);
+      const [info] = listSignatureFields(reader, getPages(reader));
+      assert.equal(info?.pageNumber, 37);
+      const widget = reader.getObject(new PdfRef(info!.widgets[0]!.ref!.num, info!.widgets[0]!.ref!.gen));
+      assert.ok(widget instanceof PdfDict);
+      assert.equal((widget.get('P') as PdfRef).key, page37.ref!.key);
+      const report = verifyPdf(signed.bytes);
+      assert.equal(report.signatures.length, 1);
+      assert.equal(report.signatures[0]!.digestValid, true);
+      assert.equal(report.signatures[0]!.coversWholeDocument, true);
+    } finally {
+      signer.cleanup();
+    }
   });
 });
