@@ -28,16 +28,21 @@ interface Section {
   run(options: BenchOptions): Promise<{ ok: boolean; data: unknown }>;
 }
 
-/** The signing benchmark runs in its own process (it measures that process's peak memory and owns a SoftHSM token). */
-function runSigningBench(): Promise<boolean> {
+/** Each signing benchmark runs in its own process (it measures peak memory; signing.ts owns a SoftHSM token). */
+function runBenchScript(script: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('./signing.ts', import.meta.url))],
-      { stdio: 'inherit' },
-    );
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], {
+      stdio: 'inherit',
+    });
     child.on('close', (code) => resolve(code === 0));
   });
+}
+
+/** signing.ts (SoftHSM), then signing-bigdocs.ts (issue 30: big documents against pyHanko and SHA-256). */
+async function runSigningBench(): Promise<boolean> {
+  const token = await runBenchScript('./signing.ts');
+  const bigDocs = await runBenchScript('./signing-bigdocs.ts');
+  return token && bigDocs;
 }
 
 const SECTIONS: Record<string, Section> = {
@@ -78,7 +83,8 @@ const SECTIONS: Record<string, Section> = {
   },
   signing: {
     description:
-      'signing engine on SoftHSM: 1-page overhead, 50 MB file (time vs SHA-256, peak RSS), 200-page chain (results in bench/results/signing-*.json)',
+      'signing engine on SoftHSM: 1-page overhead, 50 MB file (time vs SHA-256, peak RSS), 200-page chain; then big documents ' +
+      'against pyHanko (PYHANKO_PATH) and SHA-256 (results in bench/results/signing-*.json)',
     async run() {
       return { ok: await runSigningBench(), data: { see: 'bench/results/signing-*.json' } };
     },

@@ -7,6 +7,7 @@ import type { PdfReader } from './document.js';
 import { userSpaceRectToView, type Rect } from './geometry.js';
 import { tooComplex } from './limits.js';
 import { PdfDict, PdfRef, PdfString, type PdfObject } from './objects.js';
+import { PageLookup } from './page-lookup.js';
 import { readBox, type Box, type PageInfo } from './pages.js';
 
 export interface ObjectId {
@@ -43,7 +44,11 @@ interface Frame {
   readonly depth: number;
 }
 
-export function listSignatureFields(reader: PdfReader, pages: readonly PageInfo[]): SignatureFieldInfo[] {
+/**
+ * Every signature field with its widgets' pages. `pages` may be a PageLookup: the page tree is then walked only
+ * when a signature field's widget has to be placed, not for a document without signature fields.
+ */
+export function listSignatureFields(reader: PdfReader, pages: readonly PageInfo[] | PageLookup): SignatureFieldInfo[] {
   const acroForm = reader.getDict(reader.catalog, 'AcroForm');
   const fields = reader.getArray(acroForm, 'Fields');
   if (!fields) return [];
@@ -115,12 +120,13 @@ function isWidget(reader: PdfReader, dict: PdfDict): boolean {
 type Locator = (widget: PdfObject, dict: PdfDict) => PageInfo | undefined;
 
 /** Finds a widget's page: listed in a page's /Annots (what viewers show), else its /P entry. */
-function pageLocator(reader: PdfReader, pages: readonly PageInfo[]): Locator {
+function pageLocator(reader: PdfReader, source: readonly PageInfo[] | PageLookup): Locator {
   let byAnnot: Map<string, PageInfo> | undefined;
   const byPageRef = new Map<string, PageInfo>();
-  for (const p of pages) if (p.ref && !byPageRef.has(p.ref.key)) byPageRef.set(p.ref.key, p);
   return (widget, dict) => {
     if (!byAnnot) {
+      const pages = source instanceof PageLookup ? source.all() : source;
+      for (const p of pages) if (p.ref && !byPageRef.has(p.ref.key)) byPageRef.set(p.ref.key, p);
       byAnnot = new Map();
       let seen = 0;
       for (const p of pages) {

@@ -29,7 +29,7 @@ export interface PageInfo {
 /** US Letter, what viewers assume when a page has no usable MediaBox. */
 const DEFAULT_MEDIA_BOX: Box = [0, 0, 612, 792];
 
-interface Inherited {
+export interface Inherited {
   readonly mediaBox?: PdfObject;
   readonly cropBox?: PdfObject;
   readonly rotate?: PdfObject;
@@ -64,19 +64,12 @@ export function getPages(reader: PdfReader): PageInfo[] {
     if (depth > maxDepth) throw tooComplex(`page tree nested deeper than ${maxDepth} levels`);
     const dict = reader.resolve(node);
     if (!(dict instanceof PdfDict)) throw invalidPdf('the page tree refers to a page that does not exist');
-    const here: Inherited = {
-      mediaBox: dict.get('MediaBox') ?? inherited.mediaBox,
-      cropBox: dict.get('CropBox') ?? inherited.cropBox,
-      rotate: dict.get('Rotate') ?? inherited.rotate,
-      resources: dict.get('Resources') ?? inherited.resources,
-    };
-    const type = reader.getName(dict, 'Type');
-    const kids = reader.getArray(dict, 'Kids');
-    if (type === 'Pages' || (type !== 'Page' && kids)) {
+    const here = inheritAttributes(dict, inherited);
+    if (isPageTreeNode(reader, dict)) {
       const key = node instanceof PdfRef ? node.key : dict;
       if (seenTreeNodes.has(key)) throw invalidPdf('the page tree contains a cycle');
       seenTreeNodes.add(key);
-      const items = kids?.items ?? [];
+      const items = reader.getArray(dict, 'Kids')?.items ?? [];
       if (stack.length + items.length > maxNodes) {
         throw tooComplex(`page tree has more than ${maxNodes} nodes (limit: ${maxPages} pages)`);
       }
@@ -90,7 +83,23 @@ export function getPages(reader: PdfReader): PageInfo[] {
   return pages;
 }
 
-function makePage(
+/** The inheritable attributes in force at `dict`: its own, else its ancestors'. */
+export function inheritAttributes(dict: PdfDict, inherited: Inherited): Inherited {
+  return {
+    mediaBox: dict.get('MediaBox') ?? inherited.mediaBox,
+    cropBox: dict.get('CropBox') ?? inherited.cropBox,
+    rotate: dict.get('Rotate') ?? inherited.rotate,
+    resources: dict.get('Resources') ?? inherited.resources,
+  };
+}
+
+/** An intermediate node (/Type /Pages, or untyped with /Kids) rather than a page. */
+export function isPageTreeNode(reader: PdfReader, dict: PdfDict): boolean {
+  const type = reader.getName(dict, 'Type');
+  return type === 'Pages' || (type !== 'Page' && reader.getArray(dict, 'Kids') !== undefined);
+}
+
+export function makePage(
   reader: PdfReader,
   index: number,
   ref: PdfRef | undefined,

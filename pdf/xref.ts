@@ -235,21 +235,17 @@ export function readXrefStream(
   ctx.chargeDecoded(data.length);
 
   const entries = new Map<number, XrefEntry>();
+  // One pass with no closure per field: files of 10^5 objects spend their open here (issue 30).
   let p = 0;
-  const field = (width: number, dflt: number): number => {
-    if (width === 0) return dflt;
-    let v = 0;
-    for (let i = 0; i < width; i++) v = v * 256 + data[p++]!;
-    return v;
-  };
   for (let r = 0; r + 1 < ranges.length; r += 2) {
     const first = ranges[r]!;
     const count = ranges[r + 1]!;
     if (first < 0 || count < 0) throw invalidPdf('xref stream has a bad /Index');
-    for (let i = 0; i < count && p + rowSize <= data.length; i++) {
-      const type = field(w0, 1);
-      const f2 = field(w1, 0);
-      const f3 = field(w2, 0);
+    const rows = Math.min(count, Math.floor((data.length - p) / rowSize));
+    for (let i = 0; i < rows; i++, p += rowSize) {
+      const type = w0 === 0 ? 1 : readField(data, p, w0);
+      const f2 = readField(data, p + w0, w1);
+      const f3 = readField(data, p + w0 + w1, w2);
       const num = first + i;
       if (type === 0) entries.set(num, { type: 'free', gen: f3 });
       else if (type === 1) {
@@ -259,6 +255,13 @@ export function readXrefStream(
     }
   }
   return { trailer: dict, sectionEntries: entries };
+}
+
+/** A big-endian field of `width` bytes (0 to 8) at `p`; a zero-width field reads as 0. */
+function readField(data: Uint8Array, p: number, width: number): number {
+  let v = 0;
+  for (let i = 0; i < width; i++) v = v * 256 + data[p + i]!;
+  return v;
 }
 
 /** Xref streams must hold their /Filter and /DecodeParms directly: nothing can be resolved yet. */

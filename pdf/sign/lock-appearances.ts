@@ -17,7 +17,7 @@ import { listSignatureFields } from '../acroform.js';
 import type { PdfReader } from '../document.js';
 import { isFieldLocked, readFieldLock, readReferenceLocks, type FieldLock } from '../field-lock.js';
 import { PdfDict, PdfRef, PdfStream } from '../objects.js';
-import { getPages } from '../pages.js';
+import { PageLookup } from '../page-lookup.js';
 import { readFormTree } from '../write/form.js';
 import { IncrementalUpdate } from '../write/incremental.js';
 import { cloneDict, makeStream } from '../write/serialize.js';
@@ -26,7 +26,7 @@ import { cloneDict, makeStream } from '../write/serialize.js';
 export function existingLocks(reader: PdfReader): FieldLock[] {
   const resolve = reader.resolve.bind(reader);
   const out: FieldLock[] = [];
-  for (const field of listSignatureFields(reader, getPages(reader))) {
+  for (const field of listSignatureFields(reader, new PageLookup(reader))) {
     if (!field.signed || !field.ref) continue;
     const fd = reader.getObject(new PdfRef(field.ref.num, field.ref.gen));
     if (!(fd instanceof PdfDict)) continue;
@@ -46,7 +46,7 @@ export function existingLocks(reader: PdfReader): FieldLock[] {
 export function fieldsNotLocked(reader: PdfReader): string[] {
   const locks = existingLocks(reader);
   const signed = new Set(
-    listSignatureFields(reader, getPages(reader))
+    listSignatureFields(reader, new PageLookup(reader))
       .filter((f) => f.signed)
       .map((f) => f.name),
   );

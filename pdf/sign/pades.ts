@@ -59,7 +59,8 @@ export async function signPades(
   options: PadesOptions,
 ): Promise<PadesResult> {
   const result = await signUnchecked(bytes, signer, options);
-  assertEarlierSignaturesKept(bytes, result.bytes);
+  // B-B and B-T: `result.bytes` is what signPdf returned after its own assertPrefix against `bytes` (issue 30).
+  assertEarlierSignaturesKept(bytes, result.bytes, { prefixAsserted: result.revisionsAdded === 1 });
   return result;
 }
 

@@ -19,7 +19,8 @@ import { PdfReader } from '../document.js';
 import { fieldLockProblem, fieldMdpReference, readFieldLock, type FieldLock } from '../field-lock.js';
 import { rectFitsPage, viewRectToUserSpace, type Rect } from '../geometry.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
-import { getPages, normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
+import { PageLookup } from '../page-lookup.js';
+import { normalizeRotation, type PageInfo, type Rotation } from '../pages.js';
 import { viewSize } from '../write/appearance.js';
 import { addAnnotation, addSigFlags, editCatalog, editDictEntry, editFormFields, readFormTree } from '../write/form.js';
 import { IncrementalUpdate } from '../write/incremental.js';
@@ -150,7 +151,8 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
   if (options.imageFields && options.imageFields.fields.length > 0) {
     applyFieldImage(update, reader, options.imageFields);
   }
-  const pages = getPages(reader);
+  // Only the pages signing touches are read (issue 30): a full walk costs most of the time on long documents.
+  const pages = new PageLookup(reader);
   const offset = options.timeZoneOffsetMinutes ?? 0;
 
   const sig = dict({
@@ -194,7 +196,7 @@ export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTim
   const reader = PdfReader.open(bytes);
   assertActAllowed(reader, 'timestamp');
   const update = new IncrementalUpdate(reader);
-  const pages = getPages(reader);
+  const pages = new PageLookup(reader);
   const sig = dict({
     Type: name('DocTimeStamp'),
     Filter: name('Adobe.PPKLite'),
@@ -213,7 +215,7 @@ export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTim
  * (ISO 32000-1 12.8.2.2.1); certifying over an existing signature would also claim authorship of
  * content someone else signed. Refused before the key is touched.
  */
-function assertCertifiable(reader: PdfReader, pages: readonly PageInfo[], permission: DocMdpLevel): void {
+function assertCertifiable(reader: PdfReader, pages: PageLookup, permission: DocMdpLevel): void {
   if (![1, 2, 3].includes(permission)) {
     throw new MoharError('bad_request', `The DocMDP permission must be 1, 2 or 3; got ${String(permission)}.`);
   }
@@ -435,7 +437,7 @@ function writeContents(prepared: PreparedSignature, cmsDer: Uint8Array, standalo
 function chooseTarget(
   reader: PdfReader,
   update: IncrementalUpdate,
-  pages: readonly PageInfo[],
+  pages: PageLookup,
   choice: SignatureFieldChoice,
   defaultPrefix: string,
   makeAppearance: (box: { width: number; height: number; rotation: Rotation }) => PdfRef,
@@ -447,7 +449,7 @@ function chooseTarget(
 function existingField(
   reader: PdfReader,
   update: IncrementalUpdate,
-  pages: readonly PageInfo[],
+  pages: PageLookup,
   fieldName: string,
   makeAppearance: (box: { width: number; height: number; rotation: Rotation }) => PdfRef,
 ): Target {
@@ -488,7 +490,7 @@ function existingField(
         const wd = w.ref.num === fieldRef.num ? fd : update.editDict(new PdfRef(w.ref.num, w.ref.gen));
         const [x0, y0, x1, y1] = w.userRect;
         if (x1 - x0 < 1 || y1 - y0 < 1) continue; // invisible: keep what it has
-        const page = w.pageNumber ? pages[w.pageNumber - 1] : undefined;
+        const page = w.pageNumber ? pages.at(w.pageNumber - 1) : undefined;
         const mk = update.resolve(wd.get('MK'));
         const mkR = mk instanceof PdfDict ? update.resolve(mk.get('R')) : null;
         const rotation = mkR !== null ? normalizeRotation(mkR) : (page?.rotate ?? 0);
@@ -502,7 +504,7 @@ function existingField(
 
 function newField(
   update: IncrementalUpdate,
-  pages: readonly PageInfo[],
+  pages: PageLookup,
   choice:
     | { readonly page: number; readonly rect: Rect; readonly name?: string }
     | { readonly invisible: true; readonly name?: string },
@@ -531,11 +533,11 @@ function newField(
   let userRect: [number, number, number, number];
   let visible: boolean;
   if ('page' in choice) {
-    const p = pages[choice.page - 1];
+    const p = pages.at(choice.page - 1);
     if (!Number.isInteger(choice.page) || !p) {
       throw new MoharError(
         'page_out_of_range',
-        `Page ${choice.page} is outside the document (pages 1 to ${pages.length}).`,
+        `Page ${choice.page} is outside the document (pages 1 to ${pages.all().length}).`,
       );
     }
     const r = choice.rect;
@@ -552,7 +554,7 @@ function newField(
     userRect = [...viewRectToUserSpace(p, r)] as [number, number, number, number];
     visible = true;
   } else {
-    page = pages[0]!;
+    page = pages.at(0) ?? pages.all()[0]!;
     userRect = [0, 0, 0, 0];
     visible = false;
   }

@@ -50,10 +50,15 @@ function failed(fields: readonly string[], changes: readonly string[]): MoharErr
 
 /**
  * Throws pdf_write_failed when `output` (`input` plus the revisions of one signing act) breaks a signature
- * that `input` carried; see the module comment.
+ * that `input` carried; see the module comment. `prefixAsserted`: the caller has just run assertPrefix on this
+ * very pair (signPdf does, as its last step), so the byte comparison, a whole-file pass, is not repeated.
  */
-export function assertEarlierSignaturesKept(input: Uint8Array, output: Uint8Array): void {
-  assertPrefix(input, output);
+export function assertEarlierSignaturesKept(
+  input: Uint8Array,
+  output: Uint8Array,
+  { prefixAsserted = false }: { readonly prefixAsserted?: boolean } = {},
+): void {
+  if (!prefixAsserted) assertPrefix(input, output);
   const before = PdfReader.open(input);
   const earlier = findSignatures(before);
   if (earlier.length === 0) return;

@@ -2,7 +2,7 @@
 import type { PdfReader } from '../document.js';
 import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../objects.js';
 import { listSignatureFields, type SignatureFieldInfo } from '../acroform.js';
-import { getPages } from '../pages.js';
+import { PageLookup } from '../page-lookup.js';
 
 export interface FoundSignature {
   readonly fieldName: string;
@@ -77,7 +77,7 @@ export function byteRangeParts(bytes: Uint8Array, range: readonly number[]): Uin
 }
 
 export function findSignatures(reader: PdfReader): FoundSignature[] {
-  const fields: SignatureFieldInfo[] = listSignatureFields(reader, getPages(reader));
+  const fields: SignatureFieldInfo[] = listSignatureFields(reader, new PageLookup(reader));
   const found: FoundSignature[] = [];
   for (const field of fields) {
     if (!field.signed || !field.ref) continue;

@@ -11,12 +11,12 @@
 import { MoharError } from '../../common/errors.js';
 import { listSignatureFields } from '../acroform.js';
 import type { PdfReader } from '../document.js';
-import { getPages } from '../pages.js';
+import { PageLookup } from '../page-lookup.js';
 
 /** Throws pdf_unsupported when the file's xref was rebuilt and the file carries signatures. */
 export function refuseSignedRepair(reader: PdfReader): void {
   if (!reader.xref.reconstructed) return;
-  const signed = listSignatureFields(reader, getPages(reader)).filter((f) => f.signed);
+  const signed = listSignatureFields(reader, new PageLookup(reader)).filter((f) => f.signed);
   if (signed.length === 0) return;
   const names = signed.slice(0, 3).map((f) => `"${f.name}"`);
   const more = signed.length > names.length ? ` and ${signed.length - names.length} more` : '';
