@@ -10,6 +10,7 @@ import { bulkSendCommands } from './bulk-send.js';
 import { espSimulatorCommands } from './esp-simulator.js';
 import { templateCommands } from './template.js';
 import { serveCommand, migrateCommand } from './serve.js';
+import { doctorCommand, type DoctorOptions } from './doctor.js';
 import { signBatchCommand, type SignBatchOptions } from './sign-batch.js';
 import { signCommand, type SignOptions } from './sign.js';
 import { tokensCommand } from './tokens.js';
@@ -50,7 +51,12 @@ program
   .command('tokens')
   .description('list USB tokens and their certificates (known vendor modules, MOHAR_PKCS11_MODULES, or --module)')
   .option('--module <path>', 'PKCS#11 module to use (repeatable)', collect)
-  .action((options: { module?: string[] }) => tokensCommand(loadConfig(), options));
+  .option('--doctor', 'diagnose drivers, PIN state, certificates, chains and the clock; exit 1 on an error')
+  .option('--lang <en|hi>', 'language of the --doctor findings', 'en')
+  .option('--server <url>', '--doctor: compare the clock with this Mohar server')
+  .action((options: DoctorOptions & { doctor?: boolean }) =>
+    options.doctor ? doctorCommand(loadConfig(), options) : tokensCommand(loadConfig(), options),
+  );
 program
   .command('sign <in> <out>')
   .description(
