@@ -67,8 +67,9 @@ function isForEncryption(cert: NativeCertificate): boolean {
 function middlewareFindings(input: DoctorInput): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   for (const m of input.middleware) {
-    if (m.state === 'installed')
-      {out.push(finding('middleware_installed', 'info', m.product, { product: m.product, path: m.found.join(', ') }));}
+    if (m.state === 'installed') {
+      out.push(finding('middleware_installed', 'info', m.product, { product: m.product, path: m.found.join(', ') }));
+    }
     if (m.state === 'folder-only') {
       out.push(
         finding('middleware_folder_only', 'warning', m.product, { product: m.product, path: m.found.join(', ') }),
@@ -78,8 +79,9 @@ function middlewareFindings(input: DoctorInput): DoctorFinding[] {
   const missing = input.middleware.filter((m) => m.state === 'missing').map((m) => m.product);
   const anyDriver = input.middleware.some((m) => m.state === 'installed') || input.namedModules.length > 0;
   if (!anyDriver) out.push(finding('middleware_none', 'error', 'drivers'));
-  else if (missing.length > 0)
-    {out.push(finding('middleware_missing', 'info', 'drivers', { products: missing.join(', ') }));}
+  else if (missing.length > 0) {
+    out.push(finding('middleware_missing', 'info', 'drivers', { products: missing.join(', ') }));
+  }
   for (const failure of input.loadFailures) {
     out.push(finding('module_load_failed', 'error', failure.path, { path: failure.path, error: failure.message }));
   }
