@@ -5,6 +5,11 @@
  * JSON only, failures as values (see desktop-bridge.ts for why).
  */
 import type { BridgeResult } from './desktop-bridge.js';
+import type { DoctorReport } from './desktop-doctor.js';
+
+/** The global the preload defines beside window.moharDesktop (kept apart: the signing page's contract is unchanged). */
+export const DESKTOP_BATCH_GLOBAL = 'moharDesktopBatch' as const;
+export const DESKTOP_BATCH_VERSION = 1 as const;
 
 /** IPC channels (invoke) of the batch page; the sender checks of desktop-bridge.ts apply. */
 export const DESKTOP_BATCH_CHANNELS = {
@@ -57,7 +62,10 @@ export interface BatchReport {
 }
 
 export interface MoharDesktopBatch {
+  readonly version: typeof DESKTOP_BATCH_VERSION;
   list(): Promise<BridgeResult<BatchItem[]>>;
   sign(request: BatchSignRequest): Promise<BridgeResult<BatchReport>>;
   clear(): Promise<BridgeResult<BatchItem[]>>;
+  /** The token doctor's findings (drivers, PIN state, certificates, chains, clock). */
+  doctor(): Promise<BridgeResult<DoctorReport>>;
 }
