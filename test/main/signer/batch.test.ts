@@ -176,4 +176,29 @@ describe('batch signing with one PIN', () => {
     assert.equal(cancelled.stoppedBy?.code, 'pin_cancelled');
     assert.equal(calls.login, 0);
   });
+
+  // Last: these flags stay on the token. SoftHSM keeps no retry counter; they are written into its store.
+  test('final try: the PIN window is told, a wrong PIN says one try is left; locked: no PIN is asked', async () => {
+    const envelopes = await Promise.all(['Note 1', 'Note 2'].map(dscEnvelope));
+    signer.batch.add(envelopes.map((e) => e.link));
+    await signer.batch.refresh();
+    const choice = await tokenChoice();
+    hsm.setPersistedTokenFlags(hsm.tokenLabel, { set: pkcs11js.CKF_USER_PIN_FINAL_TRY });
+    prompt.answer('000000');
+    const report = await signer.batch.sign(choice);
+    assert.equal(prompt.requests.at(-1)!.finalTry, true);
+    assert.equal(report.stoppedBy?.code, 'pin_incorrect');
+    assert.equal(report.stoppedBy?.triesLeft, 1);
+    assert.match(report.stoppedBy?.message ?? '', /One more wrong PIN locks the token/);
+
+    await signer.batch.refresh();
+    hsm.setPersistedTokenFlags(hsm.tokenLabel, { set: pkcs11js.CKF_USER_PIN_LOCKED });
+    const asked = prompt.requests.length;
+    calls.login = 0;
+    const locked = await signer.batch.sign(choice);
+    assert.equal(locked.stoppedBy?.code, 'pin_locked');
+    assert.equal(prompt.requests.length, asked, 'no PIN asked for a locked token');
+    assert.equal(calls.login, 0);
+    assert.equal(locked.signed, 0);
+  });
 });
