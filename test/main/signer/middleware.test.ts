@@ -66,3 +66,38 @@ test('no driver at all is an error with what to install, in both languages', () 
   );
   assert.match(named.findings[1]!.summary.en, /wrong architecture/);
 });
+
+test("the clock's reference: a server's Date header, or null when it cannot be read", async () => {
+  const { serverTime } = await import('../../../main/signer/index.js');
+  const answering = (async () =>
+    new Response(null, { headers: { date: 'Sun, 29 Nov 2026 10:00:00 GMT' } })) as unknown as typeof fetch;
+  assert.deepEqual(await serverTime('https://mohar.example/', answering), {
+    at: new Date('2026-11-29T10:00:00Z'),
+    source: 'mohar.example',
+  });
+  const failing = (async () => {
+    throw new Error('offline');
+  }) as unknown as typeof fetch;
+  assert.equal(await serverTime('https://mohar.example/', failing), null);
+});
+
+test('signing links become the signer API, anything else is refused', async () => {
+  const { signerApiOf } = await import('../../../main/signer/batch-fetch.js');
+  const token = 'AbCdEfGhIjKlMnOpQrStUv';
+  assert.equal(
+    signerApiOf(`https://office.example/mohar/sign/${token}`),
+    `https://office.example/mohar/backend/api/v1/signing/${token}`,
+  );
+  assert.equal(
+    signerApiOf(`https://office.example/sign/${token}/`),
+    `https://office.example/backend/api/v1/signing/${token}`,
+  );
+  for (const bad of [
+    'not a url',
+    `ftp://office.example/sign/${token}`,
+    'https://office.example/sign/short',
+    `https://office.example/verify/${token}`,
+  ]) {
+    assert.equal(signerApiOf(bad), null, bad);
+  }
+});
