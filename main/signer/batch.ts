@@ -9,8 +9,9 @@ import { createHash } from 'node:crypto';
 import type { BatchItem, BatchReport, BatchSignRequest } from '../../common/desktop-batch.js';
 import { buildChain, type TokenSession } from '../../native/index.js';
 import { signPades, type SignatureProvider } from '../../pdf/index.js';
-import { fetchPrepared, linkWork, ServerRefusal, signerApiOf, uploadSigned, type BatchHttp } from './batch-fetch.js';
-import { DesktopFailure, toDesktopError } from './outcome.js';
+import { signerApiOf, uploadSigned, type BatchHttp } from './batch-fetch.js';
+import { linkEntries, reasonOf, type Entry } from './batch-entries.js';
+import { DesktopFailure } from './outcome.js';
 import type { PinPrompt } from './pin-prompt.js';
 import { chooseCertificate, pinStop, type ChosenCertificate, type SigningSettings } from './batch-token.js';
 import { selectorOf } from './token-set.js';
@@ -18,34 +19,6 @@ import { selectorOf } from './token-set.js';
 export interface BatchSettings extends Omit<SigningSettings, 'maxPdfBytes'> {
   readonly http: BatchHttp;
   readonly pinPrompt: PinPrompt;
-}
-
-interface Entry {
-  item: BatchItem;
-  readonly api: string;
-  readonly documentId: string;
-  prepared: { bytes: Buffer; fieldName: string } | null;
-}
-
-function item(signingUrl: string, id: string, fields: Partial<BatchItem>): BatchItem {
-  return {
-    id,
-    signingUrl,
-    envelopeTitle: '',
-    documentName: '',
-    documentSha256: '',
-    state: 'skipped',
-    reason: null,
-    reasonCode: null,
-    envelopeStatus: null,
-    ...fields,
-  };
-}
-
-function reasonOf(error: unknown): { code: string; message: string } {
-  if (error instanceof ServerRefusal) return { code: error.code, message: `The server refused: ${error.message}` };
-  const desktop = toDesktopError(error, 'after-pin');
-  return { code: desktop.code, message: desktop.message };
 }
 
 export class SigningBatch {
@@ -82,53 +55,9 @@ export class SigningBatch {
   async refresh(): Promise<BatchItem[]> {
     if (this.running) throw new DesktopFailure('busy', 'The batch is being signed.');
     const entries: Entry[] = [];
-    for (const link of this.links) entries.push(...(await this.fetchLink(link)));
+    for (const link of this.links) entries.push(...(await linkEntries(this.settings.http, link)));
     this.entries = entries;
     return this.items();
-  }
-
-  private async fetchLink(link: string): Promise<Entry[]> {
-    const api = signerApiOf(link)!;
-    const { http } = this.settings;
-    try {
-      const work = await linkWork(http, api);
-      if (work.kind === 'nothing') {
-        const it = item(link, link, { envelopeTitle: work.envelopeTitle, reason: work.reason, reasonCode: work.code });
-        return [{ item: it, api, documentId: '', prepared: null }];
-      }
-      const out: Entry[] = [];
-      for (const doc of work.documents) {
-        const id = `${link}#${doc.documentId}`;
-        const base = { envelopeTitle: work.envelopeTitle, documentName: doc.name };
-        try {
-          const prepared = await fetchPrepared(http, api, doc.documentId);
-          out.push({
-            item: item(link, id, { ...base, documentSha256: prepared.sha256, state: 'ready' }),
-            api,
-            documentId: doc.documentId,
-            prepared: { bytes: prepared.bytes, fieldName: prepared.fieldName },
-          });
-        } catch (error) {
-          const { code, message } = reasonOf(error);
-          out.push({
-            item: item(link, id, { ...base, reason: message, reasonCode: code }),
-            api,
-            documentId: '',
-            prepared: null,
-          });
-        }
-      }
-      return out;
-    } catch (error) {
-      const { code, message } =
-        error instanceof ServerRefusal
-          ? reasonOf(error)
-          : {
-              code: 'network_error',
-              message: `The server could not be reached: ${error instanceof Error ? error.message : String(error)}`,
-            };
-      return [{ item: item(link, link, { reason: message, reasonCode: code }), api, documentId: '', prepared: null }];
-    }
   }
 
   /** Signs every ready document with one PIN and one logged-in session; a report per document. */
