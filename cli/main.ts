@@ -12,6 +12,8 @@ import { bulkSendCommands } from './bulk-send.js';
 import { espSimulatorCommands } from './esp-simulator.js';
 import { templateCommands } from './template.js';
 import { serveCommand, migrateCommand } from './serve.js';
+import { doctorCommand, type DoctorOptions } from './doctor.js';
+import { signBatchCommand, type SignBatchOptions } from './sign-batch.js';
 import { signCommand, type SignOptions } from './sign.js';
 import { tokensCommand } from './tokens.js';
 import { verifyCommand } from './verify.js';
@@ -53,7 +55,12 @@ program
   .command('tokens')
   .description('list USB tokens and their certificates (known vendor modules, MOHAR_PKCS11_MODULES, or --module)')
   .option('--module <path>', 'PKCS#11 module to use (repeatable)', collect)
-  .action((options: { module?: string[] }) => tokensCommand(loadConfig(), options));
+  .option('--doctor', 'diagnose drivers, PIN state, certificates, chains and the clock; exit 1 on an error')
+  .option('--lang <en|hi>', 'language of the --doctor findings', 'en')
+  .option('--server <url>', '--doctor: compare the clock with this Mohar server')
+  .action((options: DoctorOptions & { doctor?: boolean }) =>
+    options.doctor ? doctorCommand(loadConfig(), options) : tokensCommand(loadConfig(), options),
+  );
 program
   .command('sign <in> <out>')
   .description(
@@ -71,6 +78,16 @@ program
   .option('--level <level>', 'PAdES level: B-B, B-T, B-LT or B-LTA', 'B-B')
   .option('--tsa <url>', 'RFC 3161 timestamp authority (default MOHAR_TSA_URL)')
   .action((input: string, output: string, options: SignOptions) => signCommand(loadConfig(), input, output, options));
+program
+  .command('sign-batch <links-file>')
+  .description(
+    'sign the documents of several DSC signing links (one a line) with a USB token: one PIN (prompt or stdin), one token session',
+  )
+  .option('--module <path>', 'PKCS#11 module to use (repeatable; default the known vendor modules)', collect)
+  .option('--token <label>', 'token label (default: the first token)')
+  .option('--cert-id <id>', 'certificate id as `mohar tokens` shows it (default: the only one that can sign)')
+  .option('--tsa <url>', 'RFC 3161 timestamp authority (default MOHAR_TSA_URL): PAdES B-T')
+  .action((file: string, options: SignBatchOptions) => signBatchCommand(loadConfig(), file, options));
 program
   .command('verify <file>')
   .description('verify every signature of a PDF; exits 1 when any is invalid')

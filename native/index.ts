@@ -36,6 +36,7 @@ export {
   type TokenFlags,
   type TokenInfo,
   type TokenSelector,
+  type TokenSession,
 } from './pkcs11-module.js';
 export {
   buildChain,

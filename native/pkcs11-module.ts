@@ -118,6 +118,15 @@ export interface SignSha256Result {
   readonly certificate: TokenCertificate;
 }
 
+/** A logged-in session on one token (Pkcs11Module.beginSession); end() logs out and closes it. */
+export interface TokenSession {
+  readonly token: TokenInfo;
+  /** SHA-256 signature with the key of the certificate with this fingerprint (hex), in the logged-in session. */
+  sign(request: { certFingerprint: string; data: Uint8Array; now?: Date }): Promise<SignSha256Result>;
+  /** C_Logout + C_CloseSession; safe to call twice. */
+  end(): Promise<void>;
+}
+
 interface LoadedLibrary {
   readonly key: string;
   readonly path: string;
@@ -125,6 +134,8 @@ interface LoadedLibrary {
   readonly queue: SerialQueue;
   refs: number;
   initialized: boolean;
+  /** Open TokenSessions: reinitialize() would end them, so it waits for a later poll while any is open. */
+  sessionsHeld: number;
 }
 
 const LIBRARIES = new Map<string, LoadedLibrary>();
@@ -427,7 +438,15 @@ export class Pkcs11Module {
       const reason = code === undefined ? error : new Error(`C_Initialize returned ${ckrName(code)}`);
       throw translatePkcs11Error(reason, { operation: 'load', modulePath: path });
     }
-    const library: LoadedLibrary = { key, path, pkcs11, queue: new SerialQueue(), refs: 1, initialized: true };
+    const library: LoadedLibrary = {
+      key,
+      path,
+      pkcs11,
+      queue: new SerialQueue(),
+      refs: 1,
+      initialized: true,
+      sessionsHeld: 0,
+    };
     LIBRARIES.set(key, library);
     return new Pkcs11Module(library);
   }
@@ -568,6 +587,7 @@ export class Pkcs11Module {
    */
   reinitialize(): Promise<void> {
     return this.run((p) => {
+      if (this.library.sessionsHeld > 0) return; // C_Finalize would end a batch's logged-in session
       try {
         p.C_Finalize();
       } catch (error) {
@@ -689,6 +709,73 @@ export class Pkcs11Module {
         this.endSession(p, session, loggedIn);
       }
     });
+  }
+
+  /**
+   * One logged-in session for several signatures (a batch): C_OpenSession + C_Login once, then sign() as often
+   * as needed, then end() (C_Logout + C_CloseSession). Every step is its own queue task, so token polls still
+   * run between signatures. Login errors are those of signSha256 (pin_incorrect with the token flags,
+   * pin_locked, token_not_present); nothing is left open when beginSession fails.
+   */
+  beginSession(selector: TokenSelector, pin: string): Promise<TokenSession> {
+    return this.run(async (p) => {
+      const { handle: slot, token } = this.resolveToken(p, selector);
+      const session = this.openSession(p, slot, token);
+      let loggedIn = false;
+      try {
+        loggedIn = this.login(p, slot, session, token, pin);
+      } catch (error) {
+        this.endSession(p, session, false);
+        throw error;
+      }
+      this.library.sessionsHeld += 1;
+      return this.tokenSession(slot, session, token, loggedIn);
+    });
+  }
+
+  private tokenSession(slot: Handle, session: Handle, token: TokenInfo, loggedIn: boolean): TokenSession {
+    let ended = false;
+    const context = (operation: string) => ({ operation, modulePath: this.path, token: token.label });
+    return {
+      token,
+      sign: (request) => {
+        const fingerprint = normaliseHex(request.certFingerprint, 'certFingerprint');
+        const data = new Uint8Array(request.data);
+        return this.run(async (p) => {
+          if (ended) throw new MoharError('pkcs11_error', 'the token session has ended');
+          const cert = pickCertificate(
+            this.readObjects(p, session, token).certs,
+            { certId: undefined, fingerprint },
+            token.label,
+            request.now ?? new Date(),
+          );
+          const { key, certificate } = this.privateKeyOf(p, session, token, cert);
+          const input = chooseMechanism(
+            this.mechanismsOf(p, slot, context),
+            cert.info.keyType,
+            'auto',
+            token.label,
+            data,
+          );
+          const signature = await signOnToken(p, session, key.handle, input, context);
+          assertKeyBelongsToCertificate(cert.info, data, signature, {
+            certId: certificate.certId,
+            keyId: certificate.privateKey?.id ?? null,
+            token: token.label,
+          });
+          return { signature, mechanism: input.mechanism, certificate };
+        });
+      },
+      end: () => {
+        if (ended) return Promise.resolve();
+        ended = true;
+        // Queued even after close(): the logout must happen whatever else failed.
+        return this.library.queue.run(() => {
+          this.library.sessionsHeld -= 1;
+          if (this.library.initialized) this.endSession(this.library.pkcs11, session, loggedIn);
+        });
+      },
+    };
   }
 
   /**

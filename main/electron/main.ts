@@ -10,8 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { findModules } from '../../native/index.js';
 import { ConfigError, parseConfig, type Config } from '../../server/config.js';
 import { fetchTransport } from '../../server/net/http-transport.js';
+import { dscTrustAnchors } from '../../server/domain/trust/anchors.js';
 import { startServer } from '../../server/start.js';
-import { createDesktopSigner } from '../signer/index.js';
+import { createDesktopSigner, runDoctor, serverTime } from '../signer/index.js';
+import { registerBatchIpc } from './batch-ipc.js';
 import { registerBridgeIpc } from './bridge-ipc.js';
 import { deepLinkInArgv, parseDeepLink } from './deep-link.js';
 import { createPinWindowPrompt } from './pin-window.js';
@@ -72,18 +74,36 @@ async function ready(): Promise<void> {
     onError: (error) => console.warn(`mohar: ${error instanceof Error ? error.message : String(error)}`),
   });
   const unregister = registerBridgeIpc(ipcMain, signer, origins);
+  const unregisterBatch = registerBatchIpc(
+    ipcMain,
+    {
+      batch: signer.batch,
+      doctor: async () =>
+        runDoctor({
+          namedModules: [...config.pkcs11Modules],
+          anchors: dscTrustAnchors(config),
+          // The embedded server shares this computer's clock: only a hosted server is a second opinion.
+          referenceTime: process.env.MOHAR_DESKTOP_SERVER_URL ? await serverTime(serverUrl) : null,
+        }),
+    },
+    origins,
+  );
   const windowOptions = { preload: FILES.preload, origins };
 
   shutdown = async () => {
     unregister();
+    unregisterBatch();
     pinPrompt.dispose();
     await signer.close();
     await closeServer();
   };
   openLink = (raw) => {
     const link = parseDeepLink(raw, origins);
-    if (link.ok) openMoharWindow(link.signingUrl, windowOptions);
-    else dialog.showErrorBox('Mohar cannot open this link', link.reason);
+    if (link.ok) {
+      // Every link handed over also waits in the batch, so several can be signed with one PIN.
+      signer.batch.add([link.signingUrl]);
+      openMoharWindow(link.signingUrl, windowOptions);
+    } else dialog.showErrorBox('Mohar cannot open this link', link.reason);
   };
   const openMain = (): void => {
     mainWindow = openMoharWindow(`${serverUrl}/`, windowOptions);

@@ -13,6 +13,12 @@ import {
   type MoharDesktopBridge,
   type TokenInfo,
 } from '../../common/desktop-bridge.js';
+import {
+  DESKTOP_BATCH_CHANNELS,
+  DESKTOP_BATCH_GLOBAL,
+  DESKTOP_BATCH_VERSION,
+  type MoharDesktopBatch,
+} from '../../common/desktop-batch.js';
 
 type Listener = (tokens: TokenInfo[]) => void;
 const listeners = new Set<{ listener: Listener }>();
@@ -44,3 +50,14 @@ const bridge: MoharDesktopBridge = {
 };
 
 contextBridge.exposeInMainWorld(DESKTOP_BRIDGE_GLOBAL, bridge);
+
+// The batch page and the token doctor (common/desktop-batch.ts): the same origin checks in main.
+const batch: MoharDesktopBatch = {
+  version: DESKTOP_BATCH_VERSION,
+  list: () => ipcRenderer.invoke(DESKTOP_BATCH_CHANNELS.list),
+  sign: (request) => ipcRenderer.invoke(DESKTOP_BATCH_CHANNELS.sign, request),
+  clear: () => ipcRenderer.invoke(DESKTOP_BATCH_CHANNELS.clear),
+  doctor: () => ipcRenderer.invoke(DESKTOP_BATCH_CHANNELS.doctor),
+};
+
+contextBridge.exposeInMainWorld(DESKTOP_BATCH_GLOBAL, batch);

@@ -12,6 +12,8 @@ import {
 } from '../../common/desktop-bridge.js';
 import type { ModuleLoadFailure } from '../../native/index.js';
 import type { HttpTransport } from '../../pdf/index.js';
+import { fetchHttp, type BatchHttp } from './batch-fetch.js';
+import { SigningBatch } from './batch.js';
 import { failed, ok } from './outcome.js';
 import type { PinPrompt } from './pin-prompt.js';
 import { signPrepared } from './sign-prepared.js';
@@ -34,11 +36,17 @@ export interface DesktopSignerOptions {
   watch?: { intervalMs?: number; rescan?: 'none' | 'reinitialize' };
   /** B-T: embed a signature timestamp from this TSA (default B-B, no timestamp). */
   timestamp?: { tsaUrl: string; transport: HttpTransport };
+  /** How batch signing reaches the servers of its links (default: fetch). */
+  http?: BatchHttp;
   /** Told about modules that fail to load and token polls that fail (never about PINs). */
   onError?: (error: unknown) => void;
 }
 
-export type DesktopSigner = MoharDesktopBridge & { close(): Promise<void> };
+export type DesktopSigner = MoharDesktopBridge & {
+  /** The signing links handed over (deep links, a list) and their one-PIN signing (main/signer/batch.ts). */
+  readonly batch: SigningBatch;
+  close(): Promise<void>;
+};
 
 const DEFAULT_MAX_PDF_BYTES = 50 * 1024 * 1024;
 
@@ -55,11 +63,21 @@ export function createDesktopSigner(options: DesktopSignerOptions): DesktopSigne
     report,
   );
   const busy = new Set<string>();
+  const batch = new SigningBatch({
+    tokens,
+    pinPrompt: options.pinPrompt,
+    now,
+    level: options.timestamp ? 'B-T' : 'B-B',
+    ...(options.timestamp ? { timestamp: options.timestamp } : {}),
+    busy,
+    http: options.http ?? fetchHttp(),
+  });
   let closed = false;
   const closedResult = <T>(): BridgeResult<T> => failed('signing_failed', 'Mohar Desktop is shutting down.');
 
   return {
     version: DESKTOP_BRIDGE_VERSION,
+    batch,
 
     async listTokens(): Promise<BridgeResult<TokenInfo[]>> {
       if (closed) return closedResult();

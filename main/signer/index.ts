@@ -10,3 +10,8 @@
  */
 export { createDesktopSigner, type DesktopSigner, type DesktopSignerOptions } from './desktop-signer.js';
 export type { PinPrompt, PinRequest } from './pin-prompt.js';
+export { SigningBatch } from './batch.js';
+export { fetchHttp, type BatchHttp } from './batch-fetch.js';
+export { diagnose, type DoctorInput, type DoctorToken } from './doctor.js';
+export { runDoctor, serverTime, type DoctorRunOptions } from './doctor-run.js';
+export { checkMiddleware, type MiddlewareStatus } from './middleware.js';

@@ -10,8 +10,13 @@ export interface PinRequest {
   certificate: { subject: string; issuer: string; notAfter: string };
   /** As given by the page (control characters replaced, length capped): display it as plain text only. */
   documentName: string;
-  /** SHA-256 (hex) of the prepared PDF bytes that will be signed. */
+  /**
+   * SHA-256 (hex) of the prepared PDF bytes that will be signed. For a batch: of its manifest, the lines
+   * "<sha256>  <name>\n" of `documents` in order (what `sha256sum` prints for the files).
+   */
   documentSha256: string;
+  /** A batch (main/signer/batch.ts): every document the one PIN will sign, in order. */
+  documents?: readonly { name: string; sha256: string }[];
   /** The token says the next wrong PIN locks it (CKF_USER_PIN_FINAL_TRY). */
   finalTry: boolean;
 }

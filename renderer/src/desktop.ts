@@ -7,6 +7,7 @@ import {
   type DesktopError,
   type MoharDesktopBridge,
 } from '../../common/desktop-bridge';
+import { DESKTOP_BATCH_GLOBAL, DESKTOP_BATCH_VERSION, type MoharDesktopBatch } from '../../common/desktop-batch';
 import type { Translate } from './i18n/i18n';
 import type { StringKey } from './i18n/strings';
 
@@ -22,6 +23,15 @@ export function desktopBridge(): MoharDesktopBridge | null {
     return null;
   }
   return candidate as MoharDesktopBridge;
+}
+
+/** Mohar Desktop's batch and token doctor (window.moharDesktopBatch), when the page runs in a desktop that has them. */
+export function desktopBatch(): MoharDesktopBatch | null {
+  const candidate = (window as unknown as Record<string, unknown>)[DESKTOP_BATCH_GLOBAL] as
+    Partial<MoharDesktopBatch> | undefined;
+  if (!candidate || candidate.version !== DESKTOP_BATCH_VERSION) return null;
+  const calls = [candidate.list, candidate.sign, candidate.clear, candidate.doctor];
+  return calls.every((c) => typeof c === 'function') ? (candidate as MoharDesktopBatch) : null;
 }
 
 /** A coded desktop error in the signer's words (wrong PIN with the tries left, locked, removed...). */

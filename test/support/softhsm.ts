@@ -51,6 +51,8 @@ export interface TokenKeySpec {
   policies?: readonly string[];
   /** keyUsage of the certificate (openssl names); default "digitalSignature, nonRepudiation". */
   keyUsage?: string;
+  /** Validity of the certificate in days from now (default 365). */
+  days?: number;
   crlUrl?: string;
   ocspUrl?: string;
   /**
@@ -302,6 +304,7 @@ function buildSoftHsm(root: string, pki: TestPki, options: SoftHsmOptions): Soft
           email: spec.email,
           policies: spec.policies,
           keyUsage: spec.keyUsage,
+          days: spec.days,
           crlUrl: spec.crlUrl,
           ocspUrl: spec.ocspUrl,
         });

@@ -34,6 +34,14 @@ window.addEventListener('DOMContentLoaded', () => {
     if (request === null) return answer(null);
     show('document-name', request.documentName);
     show('document-sha256', grouped(request.documentSha256));
+    // A batch: the list itself, so the signer sees every document the one PIN signs.
+    const list = element('documents');
+    for (const doc of request.documents ?? []) {
+      const item = document.createElement('li');
+      item.textContent = `${doc.name}: ${grouped(doc.sha256)}`;
+      list.append(item);
+    }
+    list.hidden = (request.documents ?? []).length === 0;
     show('token', `${request.token.label} (${request.token.moduleName}, serial ${request.token.serialNumber})`);
     show('certificate-subject', request.certificate.subject);
     show('certificate-issuer', request.certificate.issuer);

@@ -13,6 +13,7 @@ import { FIELD } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { ActResult, FieldValue, SignerView } from '../types';
 import { ConsentCheckbox } from './ConsentCheckbox';
+import { DesktopBatchPanel } from './DesktopBatchPanel';
 import { DscNoBridge } from './DscNoBridge';
 import { TokenPicker, type Choice } from './TokenPicker';
 
@@ -151,6 +152,7 @@ export function DscPanel({
           {busy ? t('act.working') : t('dsc.sign')}
         </button>
       </div>
+      <DesktopBatchPanel selected={selected} consent={consent} />
     </footer>
   );
 }
