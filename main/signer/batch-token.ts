@@ -1,7 +1,7 @@
 /**
- * The token half of a batch: the chosen token and certificate checked before the PIN (the same checks and codes
- * as signPrepared), the token marked busy until the batch's session ends, and a batch-stopping error in words,
- * with the tries left read from the token flags after a wrong PIN.
+ * The token half of a signing, one document (signPrepared) or a batch: the chosen token and certificate checked
+ * before the PIN, the token marked busy until the signing or the batch's session ends, and a batch-stopping error
+ * in words, with the tries left read from the token flags after a wrong PIN.
  */
 import type { BatchSignRequest } from '../../common/desktop-batch.js';
 import { tokenKey, type TokenCertificate as NativeCertificate } from '../../native/index.js';
@@ -25,6 +25,11 @@ export interface ChosenCertificate {
 
 type TokenSettings = Pick<SigningSettings, 'tokens' | 'now' | 'busy'>;
 
+/** A token's name in SigningSettings.busy: one signing (or one batch) at a time per token. */
+export function busyKeyOf(found: Pick<FoundToken, 'module' | 'token'>): string {
+  return `${found.module.path}\u0000${tokenKey(found.token)}`;
+}
+
 export async function chooseCertificate(
   settings: TokenSettings,
   request: BatchSignRequest,
@@ -36,7 +41,7 @@ export async function chooseCertificate(
   if (!found) {
     throw new DesktopFailure('token_not_found', 'The token is not inserted (any more). Insert it and choose it again.');
   }
-  const key = `${found.module.path}\u0000${tokenKey(found.token)}`;
+  const key = busyKeyOf(found);
   if (settings.busy.has(key)) {
     throw new DesktopFailure('busy', `Token "${found.token.label}" is already signing; try again when it is done.`);
   }

@@ -10,9 +10,9 @@ import { buildChain, tokenKey } from '../../native/index.js';
 import { signPades, type HttpTransport, type PadesTarget, type SignatureProvider } from '../../pdf/index.js';
 import { DesktopFailure, failed, ok, toDesktopError, type SigningPhase } from './outcome.js';
 import type { PinPrompt } from './pin-prompt.js';
+import { busyKeyOf, chooseCertificate } from './batch-token.js';
 import { validateRequest } from './request.js';
 import { selectorOf, type FoundToken, type TokenSet } from './token-set.js';
-import { bridgeCertificates } from './token-view.js';
 
 export interface SigningSettings {
   readonly tokens: TokenSet;
@@ -36,54 +36,20 @@ export async function signPrepared(
 ): Promise<BridgeResult<SignPreparedResult>> {
   let phase: SigningPhase = 'before-pin';
   let busyKey: string | undefined;
+  let release: (() => void) | undefined;
   // The PIN's only home: handed to signSha256 once, dropped in `finally` whatever happens.
   let secret: string | null | undefined;
   try {
     const valid = validateRequest(request, settings.maxPdfBytes);
-    const found = await settings.tokens.find(valid.slotId);
-    if (!found) {
-      throw new DesktopFailure(
-        'token_not_found',
-        'The token is not inserted (any more). Insert it and choose it again.',
-      );
-    }
-    const key = `${found.module.path}\u0000${tokenKey(found.token)}`;
-    if (settings.busy.has(key)) {
-      throw new DesktopFailure(
-        'busy',
-        `Token "${found.token.label}" is already signing another document; try again when it is done.`,
-      );
-    }
-    settings.busy.add(key);
-    busyKey = key;
-
-    const all = await settings.tokens.certificates(found);
-    const chosen = bridgeCertificates(all, settings.now()).find((c) => c.view.id === valid.certificateId);
-    if (!chosen) {
-      throw new DesktopFailure(
-        'certificate_not_found',
-        `Token "${found.token.label}" holds no certificate ${valid.certificateId}.`,
-      );
-    }
-    if (!chosen.view.usableForSigning) {
-      throw new DesktopFailure(
-        'certificate_not_usable',
-        `This certificate cannot sign: ${chosen.view.problems.join(' ')}`,
-      );
-    }
-    if (found.token.flags.pinLocked) {
-      throw new DesktopFailure(
-        'pin_locked',
-        "The token PIN is locked. Unblock it with the token vendor's tool (SO PIN); nothing was signed.",
-      );
-    }
+    const chosen = await chooseCertificate(settings, { slotId: valid.slotId, certificateId: valid.certificateId });
+    release = chosen.release;
+    busyKey = busyKeyOf(chosen.found);
+    const { found, certificate } = chosen;
 
     secret = await settings.pinPrompt.askPin({
-      token: { label: found.token.label, serialNumber: found.token.serial, moduleName: found.moduleName },
-      certificate: { subject: chosen.view.subject, issuer: chosen.view.issuer, notAfter: chosen.view.notAfter },
+      ...chosen.pinContext,
       documentName: valid.documentName,
       documentSha256: createHash('sha256').update(valid.pdf).digest('hex'),
-      finalTry: found.token.flags.pinFinalTry,
     });
     phase = 'after-pin';
     if (secret === null) throw new DesktopFailure('pin_cancelled', 'Signing was cancelled; nothing was signed.');
@@ -95,13 +61,9 @@ export async function signPrepared(
       );
     }
 
-    const certificate = chosen.native;
     const provider: SignatureProvider = {
       certificate: certificate.der,
-      chain: buildChain(
-        certificate.der,
-        all.filter((c) => c.fingerprintSha256 !== certificate.fingerprintSha256).map((c) => c.der),
-      ),
+      chain: buildChain(certificate.der, chosen.pool),
       keyType: certificate.keyType,
       async sign(data) {
         const once = secret;
@@ -146,7 +108,7 @@ export async function signPrepared(
     return failed(desktop.code, desktop.message, desktop.triesLeft);
   } finally {
     secret = undefined;
-    if (busyKey !== undefined) settings.busy.delete(busyKey);
+    release?.();
   }
 }
 
@@ -156,9 +118,7 @@ async function pinIncorrect(
   busyKey: string,
   triesLeft: number | null,
 ): Promise<BridgeResult<SignPreparedResult>> {
-  const now = (await settings.tokens.tokens().catch(() => [])).find(
-    (t) => `${t.module.path}\u0000${tokenKey(t.token)}` === busyKey,
-  );
+  const now = (await settings.tokens.tokens().catch(() => [])).find((t) => busyKeyOf(t) === busyKey);
   if (now?.token.flags.pinLocked) {
     return failed(
       'pin_locked',
