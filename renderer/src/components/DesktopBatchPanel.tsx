@@ -71,9 +71,10 @@ export function DesktopBatchPanel({ selected, consent }: Props) {
       <ul className="batch-items">
         {items.map((item) => (
           <li key={item.id} className={`batch-item ${item.state}`}>
-            <strong>{item.documentName || item.envelopeTitle}</strong> <span>{t(`batch.state.${item.state}`)}</span>
+            <strong>{item.documentName || item.envelopeTitle}</strong>{' '}
+            <span className="batch-state">{t(`batch.state.${item.state}`)}</span>
             {item.documentSha256 && <code className="hash">{t('batch.sha256', { hash: item.documentSha256 })}</code>}
-            {item.reason && <span className="muted"> {item.reason}</span>}
+            {item.reason && <span className="batch-reason"> {item.reason}</span>}
           </li>
         ))}
       </ul>
@@ -91,7 +92,14 @@ export function DesktopBatchPanel({ selected, consent }: Props) {
           {t('batch.refresh')}
         </button>
         {ready.length > 0 && (
-          <button type="button" className="button primary" onClick={() => void signAll()} disabled={busy}>
+          <button
+            type="button"
+            className="button primary"
+            onClick={() => void signAll()}
+            // The DSC consent above covers these documents too: no batch before it is ticked.
+            disabled={busy || !consent}
+            title={consent ? undefined : t('batch.consent')}
+          >
             {t('batch.signAll', { count: ready.length })}
           </button>
         )}
