@@ -39,7 +39,10 @@ export interface BatchItem {
   /** SHA-256 (hex) of the prepared bytes that will be signed; '' when they could not be fetched. */
   documentSha256: string;
   state: BatchItemState;
-  /** Why it failed or was skipped, in plain words (English; the page has Hindi for the codes). */
+  /**
+   * Why it failed or was skipped, in plain words (English); the page shows its own sentence, in its language, for
+   * the desktop codes it knows (dsc.error.*).
+   */
   reason: string | null;
   /** A stable code for the reason (e.g. 'envelope_closed', 'pin_cancelled', 'upload_refused'). */
   reasonCode: string | null;

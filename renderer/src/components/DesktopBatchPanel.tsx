@@ -6,7 +6,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { BatchItem, BatchReport } from '../../../common/desktop-batch';
 import type { DoctorReport } from '../../../common/desktop-doctor';
-import { desktopBatch, desktopErrorMessage } from '../desktop';
+import { desktopBatch, desktopErrorMessage, knownDesktopReason } from '../desktop';
+import type { Translate } from '../i18n/i18n';
 import { useI18n } from '../i18n/i18n';
 import type { Choice } from './TokenPicker';
 
@@ -74,7 +75,7 @@ export function DesktopBatchPanel({ selected, consent }: Props) {
             <strong>{item.documentName || item.envelopeTitle}</strong>{' '}
             <span className="batch-state">{t(`batch.state.${item.state}`)}</span>
             {item.documentSha256 && <code className="hash">{t('batch.sha256', { hash: item.documentSha256 })}</code>}
-            {item.reason && <span className="batch-reason"> {item.reason}</span>}
+            {item.reason && <span className="batch-reason"> {itemReason(item, t)}</span>}
           </li>
         ))}
       </ul>
@@ -84,7 +85,7 @@ export function DesktopBatchPanel({ selected, consent }: Props) {
       {report && (
         <p role="status">
           {t('batch.summary', { signed: report.signed, failed: report.failed, skipped: report.skipped })}
-          {report.stoppedBy ? ` ${report.stoppedBy.message}` : ''}
+          {report.stoppedBy ? ` ${desktopErrorMessage(report.stoppedBy, t)}` : ''}
         </p>
       )}
       <div className="actions">
@@ -123,4 +124,14 @@ export function DesktopBatchPanel({ selected, consent }: Props) {
       )}
     </section>
   );
+}
+
+/**
+ * A document's failure in the page's language when the code is one the page knows (a PIN or token problem);
+ * otherwise the words as they came (a server's refusal, in the server's words).
+ */
+function itemReason(item: BatchItem, t: Translate): string {
+  const reason = item.reason ?? '';
+  if (item.reasonCode === null) return reason;
+  return knownDesktopReason({ code: item.reasonCode, message: reason }, t) ?? reason;
 }
