@@ -33,7 +33,7 @@ export function retentionRoutes(app: App, ctx: Context): void {
         response: { 200: RetentionPolicyBody, ...problems(401, 403) },
       },
     },
-    (request) => readRetentionPolicy(ctx, accountOf(request)),
+    (request) => readRetentionPolicy(forCaller(ctx, request), accountOf(request)),
   );
   app.put(
     '/account/retention',
@@ -50,7 +50,7 @@ export function retentionRoutes(app: App, ctx: Context): void {
       },
     },
     (request) =>
-      writeRetentionPolicy(ctx, accountOf(request), request.body, {
+      writeRetentionPolicy(forCaller(ctx, request), accountOf(request), request.body, {
         userId: request.user?.userId ?? null,
         email: request.user?.email ?? null,
         ip: request.ip,
