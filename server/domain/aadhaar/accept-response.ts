@@ -20,10 +20,10 @@ import {
 import { verifyEsignResponse, type EsignResponse } from '../../aadhaar/messages.js';
 import { openSecretBox } from '../../seal/secret-box.js';
 import type { Context } from '../context.js';
-import { appendRevisions } from '../documents/append-revisions.js';
 import { iso } from '../time.js';
 import { bindIdentity } from '../trust/identity.js';
-import { loadActors, recordAct, type ClientInfo } from '../workflow/act-context.js';
+import { loadActors, type ClientInfo } from '../workflow/act-context.js';
+import { commitAct } from '../workflow/commit-act.js';
 import { summarizeEsignCertificate } from './certificate-summary.js';
 import { esignForResponse, type EsignSettings } from './esign-for.js';
 import { reasonOfEspCode, type EsignFailureReason } from './esp-errors.js';
@@ -32,6 +32,7 @@ import {
   documentsOf,
   failTxn,
   findTxn,
+  reachedByOf,
   valuesOf,
   type PreparedDocument,
   type TxnRow,
@@ -219,39 +220,21 @@ async function applySignature(
     checked.push({ doc, sha256: await ctx.blobs.put(signed), size: signed.length });
   }
   const summary = summarizeEsignCertificate(signer);
-  const at = iso(ctx.now());
-  return ctx.db.transaction().execute(async (trx) => {
-    const actors = await loadActors(trx, row.envelope_id, row.recipient_id);
-    for (const { doc, sha256, size } of checked) {
-      const appended = await appendRevisions(trx, {
-        envelopeId: row.envelope_id,
-        documentId: doc.document_id,
-        from: doc.from_sha256,
-        revisions: [{ sha256, size, act: 'signed' }],
-        recipientId: row.recipient_id,
-        at,
-      });
-      if (!appended) {
-        throw refuse(
-          'document_changed',
-          'the document changed while you were with the eSign service provider (another signer acted); sign again',
-        );
-      }
-    }
-    for (const [fieldId, value] of valuesOf(row)) {
-      await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-    }
-    return recordAct(
-      ctx,
-      trx,
-      actors.envelope,
-      actors.recipients,
-      actors.recipient,
-      'signed',
-      {
-        method: 'aadhaar',
-        ip: client.ip,
-        user_agent: client.userAgent,
+  return commitAct(ctx, {
+    envelopeId: row.envelope_id,
+    recipientId: row.recipient_id,
+    documents: checked.map(({ doc, sha256, size }) => ({
+      documentId: doc.document_id,
+      from: doc.from_sha256,
+      revisions: [{ sha256, size, act: 'signed' }],
+    })),
+    values: valuesOf(row),
+    record: {
+      status: 'signed',
+      method: 'aadhaar',
+      // The ESP's post carries no signing link: how the signer was reached is the link the txn was started from.
+      client: { ...client, reachedBy: await reachedByOf(ctx.db, row) },
+      details: () => ({
         certificate: summary,
         // One line for the certificate of completion ('Signing certificate').
         certificate_subject: [
@@ -267,9 +250,14 @@ async function applySignature(
         },
         name_match: identity.name_match,
         pades_level: 'B-B',
-      },
-      at,
-    );
+      }),
+    },
+    at: iso(ctx.now()),
+    stale: () =>
+      refuse(
+        'document_changed',
+        'the document changed while you were with the eSign service provider (another signer acted); sign again',
+      ),
   });
 }
 

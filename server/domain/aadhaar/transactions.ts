@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { Database, EsignTransactionsTable } from '../../storage/schema.js';
 import { iso } from '../time.js';
+import { REACHED_BY } from '../workflow/sessions.js';
 
 /** How long the ESP has to answer (eSign: the signer authenticates within minutes). */
 export const TXN_SECONDS = 30 * 60;
@@ -43,6 +44,19 @@ export function documentsOf(row: Pick<TxnRow, 'documents'>): PreparedDocument[] 
 
 export function valuesOf(row: Pick<TxnRow, 'field_values'>): [string, string][] {
   return JSON.parse(row.field_values) as [string, string][];
+}
+
+/** How the signer was reached: the kind of the signing link the transaction was started from (audit `reached_by`). */
+export async function reachedByOf(
+  db: Kysely<Database>,
+  row: Pick<TxnRow, 'session_token_hash'>,
+): Promise<string | undefined> {
+  const link = await db
+    .selectFrom('signing_sessions')
+    .select('kind')
+    .where('token_hash', '=', row.session_token_hash)
+    .executeTakeFirst();
+  return link ? REACHED_BY[link.kind ?? 'session'] : undefined;
 }
 
 export async function findTxn(db: Kysely<Database>, txn: string): Promise<TxnRow | undefined> {

@@ -6,16 +6,14 @@
  * read and committed, with the act itself, only if those are still the current ones (otherwise rebuilt on
  * the new bytes).
  */
-import type { Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
 import type { FieldImage, PadesTarget, SignatureAppearance } from '../../../pdf/index.js';
-import type { Database, FieldsTable } from '../../storage/schema.js';
+import type { FieldsTable } from '../../storage/schema.js';
 import { sealFor, type Context } from '../context.js';
-import { appendRevisions } from '../documents/append-revisions.js';
 import { iso } from '../time.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import { FIELD_TYPES } from '../../../common/fields.js';
-import { lockActors, type loadActors } from './act-context.js';
+import { commitAct, type ActRecord } from './commit-act.js';
 import { pdfFieldName } from './field-names.js';
 import type { FilledValues } from './field-values.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
@@ -40,10 +38,8 @@ export interface ActRevisionPlan {
   readonly imageFields?: FieldImage;
 }
 
-type Actors = Awaited<ReturnType<typeof loadActors>>;
-
-/** Records the act itself inside the transaction that moves the documents on (returns envelopeFinished). */
-export type RecordAct = (trx: Kysely<Database>, actors: Actors, at: string, level: PadesTarget) => Promise<boolean>;
+/** What the act records about itself, knowing the PAdES level its revisions were sealed at. */
+export type RecordAct = (level: PadesTarget) => ActRecord;
 
 const ATTEMPTS = 3;
 
@@ -131,9 +127,8 @@ async function buildRevisions(
 }
 
 /**
- * Writes the act's sealed revisions and records the act in the same commit; retried on fresh bytes when a
- * parallel act moved a document meanwhile. The values are stored on the field rows so later recipients see
- * them. Returns what `record` returned (every actor finished).
+ * Writes the act's sealed revisions and records the act in the same commit (commitAct); retried on fresh bytes
+ * when a parallel act moved a document meanwhile. Returns true when every actor has finished.
  */
 export async function commitActRevisions(
   ctx: Context,
@@ -145,33 +140,22 @@ export async function commitActRevisions(
   const level: PadesTarget = ctx.config.tsaUrl ? 'B-T' : 'B-B';
   for (let attempt = 1; ; attempt++) {
     const revisions = await buildRevisions(ctx, envelopeId, plan, level);
-    const at = iso(ctx.now());
-    const outcome = await ctx.db
-      .transaction()
-      .execute(async (trx) => {
-        // Locked on PostgreSQL: a decline racing this act waits for it and then sees it (act-context.ts).
-        const actors = await lockActors(ctx, trx, envelopeId, recipientId);
-        for (const r of revisions) {
-          const appended = await appendRevisions(trx, {
-            envelopeId,
-            documentId: r.documentId,
-            from: r.before,
-            revisions: [{ sha256: r.after, size: r.size, act: plan.revisionAct }],
-            recipientId,
-            at,
-          });
-          // Thrown, not returned: an earlier document of this act already moved in this transaction.
-          if (!appended) throw new StaleBytes();
-        }
-        for (const [fieldId, value] of plan.values.stored) {
-          await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-        }
-        return record(trx, actors, at, level);
-      })
-      .catch((error: unknown) => {
-        if (error instanceof StaleBytes) return 'stale' as const;
-        throw error;
-      });
+    const outcome = await commitAct(ctx, {
+      envelopeId,
+      recipientId,
+      documents: revisions.map((r) => ({
+        documentId: r.documentId,
+        from: r.before,
+        revisions: [{ sha256: r.after, size: r.size, act: plan.revisionAct }],
+      })),
+      values: plan.values.stored,
+      record: record(level),
+      at: iso(ctx.now()),
+      stale: () => new StaleBytes(),
+    }).catch((error: unknown) => {
+      if (error instanceof StaleBytes) return 'stale' as const;
+      throw error;
+    });
     if (outcome !== 'stale') return outcome;
     if (attempt >= ATTEMPTS) throw new MoharError('concurrent_update', 'the document changed while acting; try again');
   }

@@ -2,7 +2,7 @@
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
-import { claimRecipient, clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
+import { claimRecipient, clientDetails, loadActors, lockActors, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { fillValues } from './field-values.js';
 import { recordEvent } from './events.js';
@@ -93,17 +93,7 @@ export async function approveOrReview(
       name,
       reason: `Approved by ${name} <${email}>`,
     },
-    (trx, { envelope, recipient, recipients }, at) =>
-      recordAct(
-        ctx,
-        trx,
-        envelope,
-        recipients,
-        recipient,
-        status,
-        { method: 'review', consent_at: at, ...clientDetails(client) },
-        at,
-      ),
+    () => ({ status, method: 'review', client, details: (at) => ({ consent_at: at }) }),
   );
   return { status, envelopeFinished: finished };
 }

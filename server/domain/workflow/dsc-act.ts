@@ -9,11 +9,11 @@
 import { MoharError } from '../../../common/errors.js';
 import { certInfo, inspectCms, policyOids, type ChangedObject } from '../../../pdf/index.js';
 import type { Context } from '../context.js';
-import { appendRevisions } from '../documents/append-revisions.js';
 import { iso } from '../time.js';
 import { judgeDscSignature, storeValidationData } from '../trust/dsc-trust.js';
 import { FIELD_TYPES } from '../../../common/fields.js';
-import { clientDetails, loadActors, lockActors, recordAct, type ClientInfo } from './act-context.js';
+import { loadActors, type ClientInfo } from './act-context.js';
+import { commitAct } from './commit-act.js';
 import type { DecisionResult } from './decide-act.js';
 import { pdfFieldName } from './field-names.js';
 import { assertOwnRevisionOffLoop } from './revision-guard.js';
@@ -175,31 +175,16 @@ export async function acceptTokenSignature(
     ...(filled ? [{ sha256: recipient.prepared_sha256, size: prepared.length, act: 'filled' }] : []),
     { sha256, size: uploaded.length, act: 'signed' },
   ];
-  const at = iso(ctx.now());
-  const finished = await ctx.db.transaction().execute(async (trx) => {
-    const actors = await lockActors(ctx, trx, session.envelopeId, session.recipientId);
-    const appended = await appendRevisions(trx, {
-      envelopeId: session.envelopeId,
-      documentId,
-      from: currentSha,
-      revisions,
-      recipientId: recipient.id,
-      at,
-    });
-    if (!appended) throw refuse('the document changed while it was being signed; fetch the prepared document again');
-    for (const [fieldId, value] of Object.entries(preparedFrom.values ?? {})) {
-      await trx.updateTable('fields').set({ value }).where('id', '=', fieldId).execute();
-    }
-    const done = await recordAct(
-      ctx,
-      trx,
-      actors.envelope,
-      actors.recipients,
-      actors.recipient,
-      'signed',
-      {
-        method: 'dsc',
-        ...clientDetails(client),
+  const finished = await commitAct(ctx, {
+    envelopeId: session.envelopeId,
+    recipientId: session.recipientId,
+    documents: [{ documentId, from: currentSha, revisions }],
+    values: Object.entries(preparedFrom.values ?? {}),
+    record: {
+      status: 'signed',
+      method: 'dsc',
+      client,
+      details: () => ({
         certificate: {
           subject: signer?.subject ?? null,
           issuer: signer?.issuer ?? null,
@@ -210,11 +195,11 @@ export async function acceptTokenSignature(
         signing_time: signature.signingTime,
         pades_level: signature.padesLevel,
         ...trust.record,
-      },
-      at,
-    );
-    await storeValidationData(trx, recipient.id, trust);
-    return done;
+      }),
+    },
+    at: iso(ctx.now()),
+    stale: () => refuse('the document changed while it was being signed; fetch the prepared document again'),
+    alongside: (trx) => storeValidationData(trx, recipient.id, trust),
   });
   return { status: 'signed', envelopeFinished: finished };
 }

@@ -6,7 +6,7 @@
 import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
-import { clientDetails, loadActors, recordAct, type ClientInfo } from './act-context.js';
+import { loadActors, type ClientInfo } from './act-context.js';
 import { commitActRevisions } from './act-revision.js';
 import { checkActionForRole, type DecisionResult } from './decide-act.js';
 import { fillValues } from './field-values.js';
@@ -129,30 +129,23 @@ export async function signElectronically(
         ? { imageFields: { image: initials.image, value: initials.value, fields: initials.fields.map(pdfFieldName) } }
         : {}),
     },
-    (trx, { envelope, recipient, recipients }, at, level) =>
-      recordAct(
-        ctx,
-        trx,
-        envelope,
-        recipients,
-        recipient,
-        'signed',
-        {
-          method: 'electronic',
-          consent_at: at,
-          ...clientDetails(client),
-          signature: signature.kind,
-          ...(signature.kind === 'typed' ? { signature_text: signature.text } : {}),
-          ...(initials
-            ? {
-                initials: input.initials!.kind,
-                ...(input.initials!.kind === 'typed' ? { initials_text: initials.value } : {}),
-              }
-            : {}),
-          pades_level: level,
-        },
-        at,
-      ),
+    (level) => ({
+      status: 'signed',
+      method: 'electronic',
+      client,
+      details: (at) => ({
+        consent_at: at,
+        signature: signature.kind,
+        ...(signature.kind === 'typed' ? { signature_text: signature.text } : {}),
+        ...(initials
+          ? {
+              initials: input.initials!.kind,
+              ...(input.initials!.kind === 'typed' ? { initials_text: initials.value } : {}),
+            }
+          : {}),
+        pades_level: level,
+      }),
+    }),
   );
   return { status: 'signed', envelopeFinished: finished };
 }
