@@ -27,7 +27,7 @@ import type { Context } from '../server/domain/context.js';
 import { createEnvelope } from '../server/domain/envelopes/create-envelope.js';
 import { recordEvent } from '../server/domain/workflow/events.js';
 import { openRuntime } from '../server/runtime.js';
-import { registerWebhook } from '../server/webhooks/register-endpoint.js';
+import { registerWebhook } from '../server/domain/webhooks/register-endpoint.js';
 import { webhookWorkerFor } from '../server/webhooks/worker.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { DISTURBED_CORES, startCpuAccount, waitForQuiet, type CpuAccount } from './cpu.js';

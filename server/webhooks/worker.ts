@@ -15,9 +15,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import type { Context } from '../domain/context.js';
+import type { Config } from '../config.js';
 import { LeaseLoop } from '../jobs/lease-loop.js';
 import type { SecretBox } from '../seal/secret-box.js';
+import type { DialectName } from '../storage/connect.js';
 import type { Database } from '../storage/schema.js';
 import { Claimer, type DeliveryRow } from './claim.js';
 import { reapExpiredLeases, recordOutcomes, type Outcome } from './record.js';
@@ -33,6 +34,14 @@ const LISTEN_RETRY_MS = 5_000;
 export interface WorkerLogger {
   warn(object: object, message: string): void;
   error(object: object, message: string): void;
+}
+
+/** What the worker needs of the server; the domain's Context has all of it (webhooks/ does not import domain/). */
+export interface WorkerContext {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  readonly config: Config;
+  readonly now: () => Date;
 }
 
 export interface WebhookWorkerOptions {
@@ -101,7 +110,7 @@ export class WebhookWorker {
   private listenTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly ctx: Pick<Context, 'db' | 'dialect' | 'config' | 'now'>,
+    private readonly ctx: WorkerContext,
     options: WebhookWorkerOptions = {},
   ) {
     this.db = ctx.db;
@@ -445,9 +454,6 @@ export class WebhookWorker {
 }
 
 /** Used by start.ts: the worker as the server runs it (on PostgreSQL with 4 connections of its own, plus LISTEN). */
-export function webhookWorkerFor(
-  ctx: Pick<Context, 'db' | 'dialect' | 'config' | 'now'>,
-  options: WebhookWorkerOptions = {},
-): WebhookWorker {
+export function webhookWorkerFor(ctx: WorkerContext, options: WebhookWorkerOptions = {}): WebhookWorker {
   return new WebhookWorker(ctx, { ownPool: 4, ...options });
 }

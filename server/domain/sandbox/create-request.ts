@@ -14,7 +14,7 @@ import { replaceFields } from '../envelopes/replace-fields.js';
 import type { KeyIdentity } from '../keys/api-keys.js';
 import { sendEnvelope } from '../workflow/send-envelope.js';
 import { insertSession } from '../workflow/sessions.js';
-import { bindEnvelopeEvents, createSandboxEndpoint } from '../../webhooks/sandbox.js';
+import { bindEnvelopeEvents, createSandboxEndpoint } from '../webhooks/sandbox-endpoint.js';
 import { checkWebhookUrl } from '../../webhooks/url-policy.js';
 import { signatureFieldFor } from './signature-placement.js';
 

@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../../domain/workflow/events.js';
 import { TEMPLATE_EVENTS } from '../../domain/templates/store.js';
 import { BULK_SEND_EVENTS } from '../../domain/bulk/events.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../webhooks/schedule.js';
-import { DELIVERY_STATUSES } from '../../webhooks/views.js';
+import { DELIVERY_STATUSES } from '../../domain/webhooks/views.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
 
 const DateTime = Type.String({ format: 'date-time' });

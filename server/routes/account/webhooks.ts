@@ -24,14 +24,14 @@ import {
   WebhookSaveResponse,
   WebhookSecretResponse,
 } from '../../http/schemas/webhooks.js';
-import { getDelivery } from '../../webhooks/get-delivery.js';
-import { listAttempts } from '../../webhooks/list-attempts.js';
-import { listDeliveries } from '../../webhooks/list-deliveries.js';
-import { redeliver } from '../../webhooks/redeliver.js';
-import { registerWebhook } from '../../webhooks/register-endpoint.js';
-import { getWebhook, revealWebhookSecret } from '../../webhooks/reveal-secret.js';
-import { rotateWebhookSecret } from '../../webhooks/rotate-secret.js';
-import { sendTestEvent } from '../../webhooks/send-test-event.js';
+import { getDelivery } from '../../domain/webhooks/get-delivery.js';
+import { listAttempts } from '../../domain/webhooks/list-attempts.js';
+import { listDeliveries } from '../../domain/webhooks/list-deliveries.js';
+import { redeliver } from '../../domain/webhooks/redeliver.js';
+import { registerWebhook } from '../../domain/webhooks/register-endpoint.js';
+import { getWebhook, revealWebhookSecret } from '../../domain/webhooks/reveal-secret.js';
+import { rotateWebhookSecret } from '../../domain/webhooks/rotate-secret.js';
+import { sendTestEvent } from '../../domain/webhooks/send-test-event.js';
 import { webhookUrlPolicy } from '../../webhooks/url-policy.js';
 import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../types.js';
@@ -189,7 +189,7 @@ export function webhookRoutes(app: App, ctx: Context): void {
     },
     (request) => {
       const q = request.query;
-      return listDeliveries(ctx.db, accountOf(request), {
+      return listDeliveries(ctx, accountOf(request), {
         limit: q.limit ?? 50,
         ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
         ...(q.status !== undefined ? { status: q.status } : {}),
@@ -213,7 +213,7 @@ export function webhookRoutes(app: App, ctx: Context): void {
         response: { 200: DeliveryDetailResponse, ...problems(401, 403, 404, 422) },
       },
     },
-    (request) => getDelivery(ctx.db, accountOf(request), request.params.delivery_id),
+    (request) => getDelivery(ctx, accountOf(request), request.params.delivery_id),
   );
 
   app.post(
@@ -251,7 +251,7 @@ export function webhookRoutes(app: App, ctx: Context): void {
     },
     (request) => {
       const q = request.query;
-      return listAttempts(ctx.db, accountOf(request), {
+      return listAttempts(ctx, accountOf(request), {
         limit: q.limit ?? 50,
         ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
         ...(q.success !== undefined ? { success: q.success } : {}),

@@ -1,7 +1,8 @@
 /**
- * The domain API the sandbox uses (server/webhooks/sandbox.ts): a one-off endpoint with its own secret,
- * bound to one envelope, receives exactly that envelope's envelope.completed, even when the account has
- * no webhook of its own; and recordEndpointEvent for events outside an envelope.
+ * The domain API the sandbox uses (server/domain/webhooks/sandbox-endpoint.ts): a one-off endpoint with its
+ * own secret, bound to one envelope, receives exactly that envelope's envelope.completed, even when the
+ * account has no webhook of its own; and recordEndpointEvent (server/webhooks/endpoint-events.ts) for events
+ * outside an envelope.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -10,7 +11,7 @@ import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, LEGACY, startTestServer, type TestServer } from '../../support/server.js';
 import { recordEndpointEvent } from '../../../server/webhooks/endpoint-events.js';
-import { bindEnvelopeEvents, createSandboxEndpoint } from '../../../server/webhooks/sandbox.js';
+import { bindEnvelopeEvents, createSandboxEndpoint } from '../../../server/domain/webhooks/sandbox-endpoint.js';
 import { verifyWebhook } from '../../../server/webhooks/verify.js';
 import { WebhookWorker } from '../../../server/webhooks/worker.js';
 import { startReceiver, type TestReceiver } from './receiver.js';

@@ -9,7 +9,7 @@ import { isMoharError } from '../../../common/errors.js';
 import { DATABASES } from '../../support/databases.js';
 import { LEGACY, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
 import type { Resolver } from '../../../server/net/guarded-transport.js';
-import { registerWebhook } from '../../../server/webhooks/register-endpoint.js';
+import { registerWebhook } from '../../../server/domain/webhooks/register-endpoint.js';
 import { webhookTransport } from '../../../server/webhooks/transport.js';
 import { WebhookWorker } from '../../../server/webhooks/worker.js';
 import { startReceiver, type TestReceiver } from './receiver.js';

@@ -1,9 +1,9 @@
 /** Developer portal: a `webhook.test` event to the account's endpoint, delivered and logged like a real one. */
-import { MoharError } from '../../common/errors.js';
-import type { Context } from '../domain/context.js';
-import { iso } from '../domain/time.js';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { requireAccountEndpoint } from './endpoints.js';
-import { recordEndpointEvent } from './endpoint-events.js';
+import { recordEndpointEvent } from '../../webhooks/endpoint-events.js';
 
 export const TEST_EVENT = 'webhook.test' as const;
 

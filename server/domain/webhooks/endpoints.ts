@@ -1,9 +1,9 @@
 /** The account's registered endpoint, and the secret change that registration and rotation share. */
 import type { Kysely, Selectable } from 'kysely';
-import { MoharError } from '../../common/errors.js';
-import type { SecretBox } from '../seal/secret-box.js';
-import type { Database, WebhookEndpointsTable } from '../storage/schema.js';
-import { newWebhookSecret, sealSecret } from './secrets.js';
+import { MoharError } from '../../../common/errors.js';
+import type { SecretBox } from '../../seal/secret-box.js';
+import type { Database, WebhookEndpointsTable } from '../../storage/schema.js';
+import { newWebhookSecret, sealSecret } from '../../webhooks/secrets.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 

@@ -5,7 +5,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookDeliveryStatus,
   WebhookEndpointsTable,
-} from '../storage/schema.js';
+} from '../../storage/schema.js';
 
 export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = [
   'pending',

@@ -5,14 +5,14 @@
  * receiver that has not switched yet still verifies.
  */
 import { randomUUID } from 'node:crypto';
-import type { Context } from '../domain/context.js';
-import { iso } from '../domain/time.js';
-import type { Resolver } from '../net/guarded-transport.js';
-import { isUniqueViolation } from '../storage/connect.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
+import type { Resolver } from '../../net/guarded-transport.js';
+import { isUniqueViolation } from '../../storage/connect.js';
 import { accountEndpoint, rotatedSecret } from './endpoints.js';
-import { newWebhookSecret, sealSecret, webhookSecretBox } from './secrets.js';
-import { announceDeliveries } from './signal.js';
-import { checkWebhookUrl } from './url-policy.js';
+import { newWebhookSecret, sealSecret, webhookSecretBox } from '../../webhooks/secrets.js';
+import { announceDeliveries } from '../../webhooks/signal.js';
+import { checkWebhookUrl } from '../../webhooks/url-policy.js';
 import { endpointView, type WebhookEndpointView } from './views.js';
 
 export interface RegisteredWebhook extends WebhookEndpointView {

@@ -5,11 +5,11 @@
  * log keeps every attempt, and delivered_at (the last success) is kept, so a delivered event being redelivered
  * still shows that it reached the receiver.
  */
-import { MoharError } from '../../common/errors.js';
-import type { Context } from '../domain/context.js';
-import { iso } from '../domain/time.js';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { findDelivery } from './get-delivery.js';
-import { announceDeliveries } from './signal.js';
+import { announceDeliveries } from '../../webhooks/signal.js';
 import { deliveryView, type DeliveryView } from './views.js';
 
 export async function redeliver(ctx: Context, accountId: string, deliveryId: string): Promise<DeliveryView> {

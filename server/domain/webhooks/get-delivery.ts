@@ -1,7 +1,8 @@
 /** Developer portal: one delivery with its payload and every attempt (oldest first). */
 import type { Kysely } from 'kysely';
-import { MoharError } from '../../common/errors.js';
-import type { Database } from '../storage/schema.js';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../context.js';
+import type { Database } from '../../storage/schema.js';
 import { attemptView, deliveryView, type AttemptView, type DeliveryView } from './views.js';
 
 export interface DeliveryDetail extends DeliveryView {
@@ -22,15 +23,11 @@ export async function findDelivery(db: Kysely<Database>, accountId: string, deli
   return row;
 }
 
-export async function getDelivery(
-  db: Kysely<Database>,
-  accountId: string,
-  deliveryId: string,
-): Promise<DeliveryDetail> {
-  const row = await findDelivery(db, accountId, deliveryId);
+export async function getDelivery(ctx: Context, accountId: string, deliveryId: string): Promise<DeliveryDetail> {
+  const row = await findDelivery(ctx.db, accountId, deliveryId);
   const [event, attempts] = await Promise.all([
-    db.selectFrom('events').select('payload').where('id', '=', row.event_id).executeTakeFirst(),
-    db
+    ctx.db.selectFrom('events').select('payload').where('id', '=', row.event_id).executeTakeFirst(),
+    ctx.db
       .selectFrom('webhook_attempts')
       .selectAll()
       .where('delivery_id', '=', deliveryId)

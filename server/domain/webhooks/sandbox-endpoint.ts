@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Context } from '../domain/context.js';
-import { iso } from '../domain/time.js';
-import type { Resolver } from '../net/guarded-transport.js';
-import type { Database } from '../storage/schema.js';
-import { newWebhookSecret, sealSecret, webhookSecretBox } from './secrets.js';
-import { checkWebhookUrl } from './url-policy.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
+import type { Resolver } from '../../net/guarded-transport.js';
+import type { Database } from '../../storage/schema.js';
+import { newWebhookSecret, sealSecret, webhookSecretBox } from '../../webhooks/secrets.js';
+import { checkWebhookUrl } from '../../webhooks/url-policy.js';
 
 export interface SandboxEndpoint {
   readonly endpointId: string;

@@ -1,7 +1,7 @@
 /** Developer portal: the current signing secret, and until when a rotated-out one still signs. */
-import type { Context } from '../domain/context.js';
+import type { Context } from '../context.js';
 import { requireAccountEndpoint } from './endpoints.js';
-import { openSecret, webhookSecretBox } from './secrets.js';
+import { openSecret, webhookSecretBox } from '../../webhooks/secrets.js';
 import { endpointView } from './views.js';
 
 export async function revealWebhookSecret(

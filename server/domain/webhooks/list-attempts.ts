@@ -1,7 +1,6 @@
 /** Developer portal: the delivery log (one row per HTTP attempt), newest first, with filters. */
-import type { Kysely } from 'kysely';
-import { MoharError } from '../../common/errors.js';
-import type { Database } from '../storage/schema.js';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../context.js';
 import { attemptView, type AttemptView } from './views.js';
 
 export interface ListAttemptsOptions {
@@ -21,18 +20,18 @@ export interface AttemptPage {
 }
 
 export async function listAttempts(
-  db: Kysely<Database>,
+  ctx: Context,
   accountId: string,
   options: ListAttemptsOptions,
 ): Promise<AttemptPage> {
   const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
-  let query = db.selectFrom('webhook_attempts').selectAll().where('account_id', '=', accountId);
+  let query = ctx.db.selectFrom('webhook_attempts').selectAll().where('account_id', '=', accountId);
   if (options.eventType !== undefined) query = query.where('event_type', '=', options.eventType);
   if (options.success !== undefined) query = query.where('success', '=', options.success ? 1 : 0);
   if (options.deliveryId !== undefined) query = query.where('delivery_id', '=', options.deliveryId);
   if (options.eventId !== undefined) query = query.where('event_id', '=', options.eventId);
   if (options.before !== undefined) {
-    const cursor = await db
+    const cursor = await ctx.db
       .selectFrom('webhook_attempts')
       .select(['finished_at', 'id'])
       .where('id', '=', options.before)

@@ -1,7 +1,7 @@
 /** Developer portal: the account's deliveries (one per event and endpoint), newest first, with filters. */
-import type { Kysely } from 'kysely';
-import { MoharError } from '../../common/errors.js';
-import type { Database, WebhookDeliveryStatus } from '../storage/schema.js';
+import { MoharError } from '../../../common/errors.js';
+import type { Context } from '../context.js';
+import type { WebhookDeliveryStatus } from '../../storage/schema.js';
 import { deliveryView, type DeliveryView } from './views.js';
 
 export interface ListDeliveriesOptions {
@@ -21,12 +21,12 @@ export interface DeliveryPage {
 }
 
 export async function listDeliveries(
-  db: Kysely<Database>,
+  ctx: Context,
   accountId: string,
   options: ListDeliveriesOptions,
 ): Promise<DeliveryPage> {
   const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
-  let query = db
+  let query = ctx.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .selectAll('d')
@@ -36,7 +36,7 @@ export async function listDeliveries(
   if (options.status !== undefined) query = query.where('d.status', '=', options.status);
   if (options.success !== undefined) query = query.where('d.status', options.success ? '=' : '<>', 'succeeded');
   if (options.before !== undefined) {
-    const cursor = await db
+    const cursor = await ctx.db
       .selectFrom('webhook_deliveries')
       .select(['created_at', 'id'])
       .where('id', '=', options.before)

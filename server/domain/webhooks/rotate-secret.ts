@@ -1,8 +1,8 @@
 /** Developer portal: a new secret now; the old one keeps signing alongside it for the overlap (default 24 h). */
-import type { Context } from '../domain/context.js';
-import { iso } from '../domain/time.js';
+import type { Context } from '../context.js';
+import { iso } from '../time.js';
 import { requireAccountEndpoint, rotatedSecret } from './endpoints.js';
-import { webhookSecretBox } from './secrets.js';
+import { webhookSecretBox } from '../../webhooks/secrets.js';
 
 export interface RotatedSecret {
   webhook_secret: string;
