@@ -1,8 +1,8 @@
 /**
  * Builds the office console: `vite build renderer -c renderer/vite.console.config.ts` writes
  * renderer/dist-console, which the server serves at /app (console.html for every path under it) and
- * /app/assets/* (hashed files). It shares components, pdf.js and the design with the signing page, but is a
- * build of its own so a signer's page never downloads the console.
+ * /app/assets/* (hashed files). It shares components (src/shared/), pdf.js and the design with the signing
+ * page, but is a build of its own so a signer's page never downloads the console.
  */
 import { defineConfig } from 'vite';
 import { pdfjsResources } from './vite.shared.js';

@@ -1,7 +1,7 @@
 /** Declining with a reason (required: the sender sees it). */
 import { useId, useState } from 'react';
 import { useI18n } from '../i18n/i18n';
-import { Modal } from './Modal';
+import { Modal } from '../shared/Modal';
 
 interface Props {
   busy: boolean;

@@ -12,7 +12,7 @@ import { RenderQueue } from '../pdf/render-queue';
 import { MARKS, markOnce } from '../perf';
 import type { AdoptedSignature, FieldValue, SignerField, SignerView } from '../types';
 import { FieldOverlay } from './FieldOverlay';
-import { PdfPage } from './PdfPage';
+import { PdfPage } from '../shared/PdfPage';
 
 interface Props {
   view: SignerView;

@@ -1,7 +1,7 @@
 /** The envelope's title and message, who is signing, and the language switch. */
 import { useI18n } from '../i18n/i18n';
 import type { SignerView } from '../types';
-import { LanguageSwitch } from './LanguageSwitch';
+import { LanguageSwitch } from '../shared/LanguageSwitch';
 
 export function Header({ view }: { view: SignerView }) {
   const { t } = useI18n();

@@ -8,7 +8,7 @@ import type { StringKey } from '../i18n/strings';
 import { drawnSignature, typedSignature } from '../signature/image';
 import type { AdoptedSignature } from '../types';
 import { DrawPad } from './DrawPad';
-import { Modal } from './Modal';
+import { Modal } from '../shared/Modal';
 import { TypeSignature } from './TypeSignature';
 import { UploadSignature } from './UploadSignature';
 

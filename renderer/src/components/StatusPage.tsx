@@ -1,6 +1,6 @@
 /** A full page with one message: loading, a dead link, not your turn. The heading takes focus so it is read out. */
 import { useEffect, useRef, type ReactNode } from 'react';
-import { LanguageSwitch } from './LanguageSwitch';
+import { LanguageSwitch } from '../shared/LanguageSwitch';
 
 interface Props {
   title: string;

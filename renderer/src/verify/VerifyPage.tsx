@@ -1,6 +1,6 @@
 /** The public verifier: choose or drop a PDF, see the report in words (ReportView), check another. */
 import { useId, useState, type DragEvent } from 'react';
-import { LanguageSwitch } from '../components/LanguageSwitch';
+import { LanguageSwitch } from '../shared/LanguageSwitch';
 import { useI18n } from '../i18n/i18n';
 import { ReportView } from './ReportView';
 import { verifyFile, type VerifyOutcome } from './report';

@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { RenderQueue } from '../../pdf/render-queue';
-import { PdfPage } from '../../components/PdfPage';
+import { PdfPage } from '../../shared/PdfPage';
 import { useT } from '../i18n';
 import { defaultSize, holdsFields, localProblems, partyColour, unavailableFor } from './field-kinds';
 import { FieldBox } from './FieldBox';

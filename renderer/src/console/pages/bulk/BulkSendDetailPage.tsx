@@ -4,7 +4,7 @@
  * envelope, and a running batch can be canceled (confirmed: rows already made stay ordinary envelopes).
  */
 import { useEffect, useState } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { api } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';

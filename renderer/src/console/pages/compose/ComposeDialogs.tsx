@@ -4,7 +4,7 @@
  * returns to the button that opened them).
  */
 import { useId, useState, type FormEvent } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { useT } from '../../i18n';
 import type { RecipientView } from './compose-api';
 

@@ -1,6 +1,6 @@
 /** "Are you sure?" before something that cannot be undone (rotating a key or a secret). */
 import type { ReactNode } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { useT } from '../../i18n';
 
 interface Props {

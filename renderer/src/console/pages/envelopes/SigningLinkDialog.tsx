@@ -3,7 +3,7 @@
  * read-only box with a Copy button. It expires in 15 minutes, so it is made only when asked for.
  */
 import { useEffect, useState } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { api } from '../../api';
 import { CopyField } from '../../components/CopyField';
 import { ErrorNotice } from '../../components/ErrorNotice';

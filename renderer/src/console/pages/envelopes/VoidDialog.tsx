@@ -3,7 +3,7 @@
  * words.
  */
 import { useId, useState, type FormEvent } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { api } from '../../api';
 import { RefusalLines } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';

@@ -3,7 +3,7 @@
  * text (React escapes it; the HTML body is never rendered, so nothing in a mail can run in the console) and each
  * link in it with a Copy button, for an office without a mail server to hand the link over itself.
  */
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { api } from '../../api';
 import { CopyField } from '../../components/CopyField';
 import { ErrorNotice } from '../../components/ErrorNotice';

@@ -3,7 +3,7 @@
  * and what to do with it: use it, edit it, send it in bulk, archive or restore it (confirmed).
  */
 import { useEffect, useRef, useState } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { api } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';

@@ -3,7 +3,7 @@
  * server the mail is only kept, so the console says no mail was sent and shows the link to hand over instead.
  */
 import { useState, type FormEvent } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { api, ApiError } from '../../api';
 import { CopyField } from '../../components/CopyField';
 import { ErrorNotice, RefusalLines } from '../../components/ErrorNotice';

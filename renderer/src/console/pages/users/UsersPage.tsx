@@ -3,7 +3,7 @@
  * once). The server refuses what would leave the account without an active admin, in its own words.
  */
 import { useState } from 'react';
-import { Modal } from '../../../components/Modal';
+import { Modal } from '../../../shared/Modal';
 import { api, ApiError, type ConsoleUser } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
