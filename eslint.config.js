@@ -1,11 +1,14 @@
 // ESLint: TypeScript rules plus import boundaries that mirror the architecture (docs/architecture.md):
 // main -> server, native, pdf; server -> pdf; pdf and native know nothing of HTTP, Electron or the DB;
-// renderer imports no Node module; common/ is a leaf everyone may use. Inside server/: storage -> nothing above it,
-// domain -> storage (never http/ or routes/). test/architecture/import-cycles.test.ts keeps the imports free of cycles.
+// renderer imports no Node module; common/ is a leaf everyone may use. Inside server/ the layers are an allow-list
+// (scripts/layers.mjs): each folder names the server folders it may import, and mohar/server-layers refuses any
+// other, type-only imports included (routes -> http, domain; domain -> storage and the infrastructure around it;
+// storage -> nothing above it). test/architecture/import-cycles.test.ts keeps the imports free of cycles.
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerViolation } from './scripts/layers.mjs';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 
@@ -46,8 +49,29 @@ const SURFACES_ONLY = [
 
 const SERVER_FORBIDDEN = ['**/native/**', '**/main/**', '**/renderer/**', '**/cli/**', 'electron'];
 
+/** The repository path (`server/domain/x.js`, `/`-separated) of an absolute path. */
+function repositoryPath(path) {
+  return relative(ROOT, path).split(sep).join('/');
+}
+
+/** Calls `check(node, source)` for each import and re-export whose source is a relative path. */
+function relativeImports(check) {
+  const visit = (node, source) => {
+    if (typeof source?.value === 'string' && source.value.startsWith('.')) check(source, source.value);
+  };
+  return {
+    ImportDeclaration: (node) => visit(node, node.source),
+    ExportNamedDeclaration: (node) => visit(node, node.source),
+    ExportAllDeclaration: (node) => visit(node, node.source),
+    ImportExpression: (node) => visit(node, node.source),
+    // `import('../x.js').T` in a type.
+    TSImportType: (node) => visit(node, node.argument?.literal),
+  };
+}
+
 // mohar/no-import-from: relative imports that land in one of `folders` (paths from the repository root).
 // A glob cannot tell the PDF library (../../pdf from renderer/src) from the page's own viewer (renderer/src/pdf).
+// mohar/server-layers: the allow-list of scripts/layers.mjs for every relative import of a server/ file.
 const moharPlugin = {
   rules: {
     'no-import-from': {
@@ -63,22 +87,22 @@ const moharPlugin = {
       },
       create(context) {
         const { folders, message } = context.options[0];
-        const check = (node) => {
-          const source = node.source?.value;
-          if (typeof source !== 'string' || !source.startsWith('.')) return;
-          const target = relative(ROOT, resolve(dirname(context.filename), source))
-            .split(sep)
-            .join('/');
+        return relativeImports((node, source) => {
+          const target = repositoryPath(resolve(dirname(context.filename), source));
           if (folders.some((folder) => target === folder || target.startsWith(`${folder}/`))) {
-            context.report({ node: node.source, message });
+            context.report({ node, message });
           }
-        };
-        return {
-          ImportDeclaration: check,
-          ExportNamedDeclaration: check,
-          ExportAllDeclaration: check,
-          ImportExpression: check,
-        };
+        });
+      },
+    },
+    'server-layers': {
+      meta: { type: 'problem', schema: [] },
+      create(context) {
+        const from = repositoryPath(context.filename);
+        return relativeImports((node, source) => {
+          const message = layerViolation(from, repositoryPath(resolve(dirname(context.filename), source)));
+          if (message !== undefined) context.report({ node, message });
+        });
       },
     },
   },
@@ -159,40 +183,24 @@ export default tseslint.config(
       ),
     },
   },
+  // The layers inside server/: an allow-list per folder (scripts/layers.mjs), for every relative import.
   {
     files: ['server/**'],
+    plugins: { mohar: moharPlugin },
     rules: {
       'no-restricted-imports': forbid(SERVER_FORBIDDEN, 'server/ depends on pdf/ and common/ only.', ...SURFACES_ONLY),
+      'mohar/server-layers': 'error',
     },
   },
-  // A later block's no-restricted-imports replaces an earlier one's, so each repeats what server/ forbids.
-  {
-    files: ['server/storage/**'],
-    rules: {
-      'no-restricted-imports': forbid(
-        [...SERVER_FORBIDDEN, '**/domain/**', '**/http/**', '**/routes/**'],
-        'server/storage is the bottom layer: it imports no domain/, http/ or routes/.',
-        ...SURFACES_ONLY,
-      ),
-    },
-  },
-  {
-    files: ['server/domain/**'],
-    rules: {
-      'no-restricted-imports': forbid(
-        [...SERVER_FORBIDDEN, '**/http/**', '**/routes/**'],
-        'server/domain knows nothing of HTTP: it imports no http/ or routes/.',
-        ...SURFACES_ONLY,
-      ),
-    },
-  },
-  // Routes speak HTTP and call domain operations (server/domain/...); tables and query builders stay below them.
+  // Routes speak HTTP and call domain operations (server/domain/...); tables and query builders stay below them
+  // (the layers keep storage/ out; Kysely and `ctx.db` are refused here). A later block's no-restricted-imports
+  // replaces an earlier one's, so this one repeats what server/ forbids.
   {
     files: ['server/routes/**'],
     rules: {
       'no-restricted-imports': forbid(
-        [...SERVER_FORBIDDEN, '**/storage/**', 'kysely'],
-        'server/routes/ calls domain operations: no storage or Kysely here (and, as all of server/, no native/, main/, renderer/ or cli/).',
+        [...SERVER_FORBIDDEN, 'kysely'],
+        'server/routes/ calls domain operations: no Kysely here (and, as all of server/, no native/, main/, renderer/ or cli/).',
         ...SURFACES_ONLY,
       ),
       'no-restricted-syntax': [

@@ -1,7 +1,8 @@
 /**
  * Public API of pdf/, Mohar's PDF and PAdES library: a pure library over bytes (no I/O, no HTTP). Code outside
  * pdf/ imports from here only (eslint.config.js forbids deep imports, as for native/); the folders' own index
- * files (cms/, verify/) are internal groupings. The headline calls:
+ * files (cms/, verify/) are internal groupings. It exports what those callers use and nothing more; tests of the
+ * internals (test/pdf/) import the modules themselves. The headline calls:
  *
  *   inspectPdf(bytes, limits?)                what a PDF is: pages, signature fields, revisions
  *   prepareForm(bytes, fields) / fillForm     envelope fields as AcroForm fields, and their values
@@ -12,95 +13,34 @@
  * for the TSA, OCSP and CRL fetches.
  */
 export type { SignatureProvider, HttpTransport } from './ports.js';
-export { signPades, PADES_LEVELS, type PadesTarget, type PadesOptions, type PadesResult } from './sign/pades.js';
-export { inspectPdf, type PdfInfo, type PageGeometry } from './inspect.js';
-export { DEFAULT_PDF_LIMITS, resolveLimits, type PdfLimits } from './limits.js';
+export { signPades, PADES_LEVELS, type PadesTarget, type PadesOptions } from './sign/pades.js';
+export { inspectPdf, type PdfInfo } from './inspect.js';
+export type { PdfLimits } from './limits.js';
 export { PdfReader } from './document.js';
-export { getPages, readBox, normalizeRotation, type PageInfo, type Box, type Rotation } from './pages.js';
-export {
-  visibleBox,
-  visiblePageSize,
-  viewRectToUserSpace,
-  userSpaceRectToView,
-  viewToUser,
-  userToView,
-  rectFitsPage,
-  type Rect,
-  type PageBoxes,
-} from './geometry.js';
-export {
-  listSignatureFields,
-  docMdpPermission,
-  type SignatureFieldInfo,
-  type SignatureWidgetInfo,
-  type ObjectId,
-} from './acroform.js';
+export { getPages } from './pages.js';
+export { listSignatureFields } from './acroform.js';
 export { listFormFieldNames } from './form-fields.js';
-export {
-  readFieldLock,
-  readReferenceLocks,
-  isFieldLocked,
-  describeFieldLock,
-  sigFieldLockDict,
-  fieldMdpReference,
-  type FieldLock,
-} from './field-lock.js';
-export {
-  PdfName,
-  PdfRef,
-  PdfString,
-  PdfArray,
-  PdfDict,
-  PdfStream,
-  asDict,
-  isName,
-  isInteger,
-  type PdfObject,
-  type IndirectObject,
-} from './objects.js';
-export { Lexer, type Token } from './lexer.js';
-export { Parser, type ParserOptions } from './parser.js';
-export { decodeFilters, filterSpecs, applyPredictor, inflate, type FilterSpec, type OutputLimit } from './filters.js';
-export type { XrefEntry, XrefInfo, XrefKind, XrefSection } from './xref.js';
-export type { RevisionMark } from './xref-repair.js';
-export { IncrementalUpdate, assertPrefix, type UpdateResult, type SectionKind } from './write/incremental.js';
-export { serializeObject, formatNumber, formatName, makeStream } from './write/serialize.js';
-export { textString, pdfDate, isoFromPdfDate, displayDate, toWinAnsi, transliterateDevanagari } from './write/text.js';
-export { imageXObject, type ImageXObject } from './write/image.js';
-export { fitPng, type FittedImage } from './write/image-fit.js';
-export { newTextDocument, type Block, type NewDocumentOptions } from './write/new-document.js';
+export { isFieldLocked, type FieldLock } from './field-lock.js';
+export { assertPrefix } from './write/incremental.js';
+export { isoFromPdfDate, displayDate } from './write/text.js';
+export { fitPng } from './write/image-fit.js';
+export { newTextDocument, type Block } from './write/new-document.js';
 export {
   prepareSignature,
-  prepareDocumentTimestamp,
   embedSignature,
-  byteRangeDigest,
-  byteRangeData,
-  RESERVE_DEFAULT,
   RESERVE_WITH_TIMESTAMP,
-  RESERVE_DOC_TIMESTAMP,
   type PrepareOptions,
-  type DocumentTimestampOptions,
   type PreparedSignature,
   type SignatureFieldChoice,
-  type DocMdpLevel,
 } from './sign/prepare.js';
-export { signPdf, timestampPdf, type SignCallback, type SignedPdf } from './sign/sign-pdf.js';
-export { fieldsNotLocked, existingLocks } from './sign/lock-appearances.js';
+export { timestampPdf } from './sign/sign-pdf.js';
+export { fieldsNotLocked } from './sign/lock-appearances.js';
 export { checkSignable } from './sign/checks.js';
 export type { SignatureAppearance } from './sign/appearance.js';
-export { appendDss, vriKey, type DssInput, type DssResult, type DssValidationData, type VriEntry } from './sign/dss.js';
-export {
-  prepareForm,
-  moharFieldName,
-  sanitizePartialName,
-  radioLayout,
-  FIELD_TYPES,
-  type FormFieldLayout,
-  type PreparedForm,
-  type PreparedFormField,
-} from './prepare/prepare-form.js';
+export { appendDss } from './sign/dss.js';
+export { prepareForm, moharFieldName, type FormFieldLayout } from './prepare/prepare-form.js';
 export { fillForm, type FormValues, type FieldImage } from './prepare/fill-form.js';
-export { addTestMark, TEST_MARK_TEXT } from './prepare/test-mark.js';
+export { addTestMark } from './prepare/test-mark.js';
 export {
   verifyPdf,
   formatReport,
@@ -108,7 +48,6 @@ export {
   type VerifyReport,
   type SignatureReport,
   type PadesLevel,
-  type ChangeClass,
   type ChangedObject,
   type RevisionPolicy,
   type RevisionJudgement,

@@ -17,7 +17,7 @@ import {
   roleHoldsFields,
   SIGNATURE_TYPES,
 } from '../../common/fields.js';
-import { FIELD_TYPES as PDF_FIELD_TYPES } from '../../pdf/index.js';
+import { FIELD_TYPES as PDF_FIELD_TYPES } from '../../pdf/prepare/prepare-form.js';
 import { FIELD_TYPE_DESCRIPTION } from '../../server/http/schemas/fields.js';
 
 test('the API field_type numbers and names stay as published, and pdf/ exports the same table', () => {

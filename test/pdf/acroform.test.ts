@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { inspectPdf, PdfReader, getPages, listSignatureFields, docMdpPermission } from '../../pdf/index.js';
+import { inspectPdf, PdfReader, getPages, listSignatureFields } from '../../pdf/index.js';
+import { docMdpPermission } from '../../pdf/acroform.js';
 import { makePdf, buildPdf, withObjectStreams, runOnFile, hasTool } from '../support/pdf-fixtures.js';
 
 const FORM = makePdf({

@@ -2,7 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateRawSync, deflateSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { decodeFilters, applyPredictor, inflate, PdfDict, type FilterSpec } from '../../pdf/index.js';
+import { decodeFilters, applyPredictor, inflate, type FilterSpec } from '../../pdf/filters.js';
+import { PdfDict } from '../../pdf/objects.js';
 import { isMoharError } from '../../common/errors.js';
 
 const LIMIT = { maxBytes: 1 << 24, what: 'test limit' };

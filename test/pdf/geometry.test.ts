@@ -1,16 +1,15 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { PdfReader, getPages } from '../../pdf/index.js';
 import {
   visiblePageSize,
   visibleBox,
   viewRectToUserSpace,
   userSpaceRectToView,
   rectFitsPage,
-  PdfReader,
-  getPages,
   type PageBoxes,
-  type Rotation,
-} from '../../pdf/index.js';
+} from '../../pdf/geometry.js';
+import type { Rotation } from '../../pdf/pages.js';
 import { makePdf, renderPageGray, darkPixelBounds, hasTool, type FixtureBox } from '../support/pdf-fixtures.js';
 
 const ROTATIONS: Rotation[] = [0, 90, 180, 270];

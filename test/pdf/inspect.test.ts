@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { inspectPdf, DEFAULT_PDF_LIMITS } from '../../pdf/index.js';
+import { inspectPdf } from '../../pdf/index.js';
+import { DEFAULT_PDF_LIMITS } from '../../pdf/limits.js';
 import { isMoharError } from '../../common/errors.js';
 import {
   makePdf,

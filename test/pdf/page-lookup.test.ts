@@ -1,6 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { PdfDict, PdfReader, PdfRef, getPages, listSignatureFields, signPdf, verifyPdf } from '../../pdf/index.js';
+import { PdfReader, getPages, listSignatureFields, verifyPdf } from '../../pdf/index.js';
+import { PdfDict, PdfRef } from '../../pdf/objects.js';
+import { signPdf } from '../../pdf/sign/sign-pdf.js';
 import { PageLookup } from '../../pdf/page-lookup.js';
 import { isMoharError } from '../../common/errors.js';
 import { makePdf, hostile } from '../support/pdf-fixtures.js';

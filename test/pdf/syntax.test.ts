@@ -1,16 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  Lexer,
-  Parser,
-  PdfArray,
-  PdfDict,
-  PdfName,
-  PdfRef,
-  PdfStream,
-  PdfString,
-  type PdfObject,
-} from '../../pdf/index.js';
+import { Lexer } from '../../pdf/lexer.js';
+import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString, type PdfObject } from '../../pdf/objects.js';
+import { Parser } from '../../pdf/parser.js';
 import { isMoharError } from '../../common/errors.js';
 
 const bytes = (s: string): Uint8Array => Buffer.from(s, 'latin1');

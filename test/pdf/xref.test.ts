@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { PdfReader, PdfDict, PdfRef, PdfStream, getPages } from '../../pdf/index.js';
+import { PdfReader, getPages } from '../../pdf/index.js';
+import { PdfDict, PdfRef, PdfStream } from '../../pdf/objects.js';
 import { isMoharError } from '../../common/errors.js';
 import {
   makePdf,

@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PdfReader, PdfRef, softwareSigner, verifyPdf, type SignatureProvider } from '../../pdf/index.js';
+import { PdfReader, softwareSigner, verifyPdf, type SignatureProvider } from '../../pdf/index.js';
+import { PdfRef } from '../../pdf/objects.js';
 import { buildPdf } from './pdf-fixtures.js';
 import { createTestPki, type TestPki } from './pki.js';
 import { pyhankoJudge, pyhankoMissing } from './pyhanko.js';

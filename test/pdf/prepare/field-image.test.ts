@@ -6,16 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
-import {
-  FIELD_TYPES,
-  moharFieldName,
-  PdfDict,
-  PdfReader,
-  PdfRef,
-  PdfString,
-  prepareForm,
-  type FormFieldLayout,
-} from '../../../pdf/index.js';
+import { moharFieldName, PdfReader, prepareForm, type FormFieldLayout } from '../../../pdf/index.js';
+import { PdfDict, PdfRef, PdfString } from '../../../pdf/objects.js';
+import { FIELD_TYPES } from '../../../pdf/prepare/prepare-form.js';
 import { prepareSignature } from '../../../pdf/sign/prepare.js';
 import { readFormTree } from '../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';

@@ -2,19 +2,16 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   PdfReader,
-  PdfDict,
-  PdfString,
-  PdfRef,
   prepareForm,
   fillForm,
-  signPdf,
   assertPrefix,
   moharFieldName,
-  radioLayout,
   inspectPdf,
-  FIELD_TYPES,
   type FormFieldLayout,
 } from '../../../pdf/index.js';
+import { PdfDict, PdfString, PdfRef } from '../../../pdf/objects.js';
+import { radioLayout, FIELD_TYPES } from '../../../pdf/prepare/prepare-form.js';
+import { signPdf } from '../../../pdf/sign/sign-pdf.js';
 import { isMoharError, type MoharError } from '../../../common/errors.js';
 import {
   makePdf,

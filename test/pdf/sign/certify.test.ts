@@ -16,19 +16,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
 import { requestDocumentTimestamp, softwareSigner } from '../../../pdf/cms/index.js';
-import {
-  appendDss,
-  fillForm,
-  getPages,
-  inspectPdf,
-  IncrementalUpdate,
-  makeStream,
-  PdfArray,
-  PdfDict,
-  PdfReader,
-  prepareForm,
-  timestampPdf,
-} from '../../../pdf/index.js';
+import { appendDss, fillForm, getPages, inspectPdf, PdfReader, prepareForm, timestampPdf } from '../../../pdf/index.js';
+import { PdfArray, PdfDict } from '../../../pdf/objects.js';
+import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { makeStream } from '../../../pdf/write/serialize.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import type { SignatureProvider } from '../../../pdf/ports.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';

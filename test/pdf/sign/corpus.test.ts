@@ -8,15 +8,9 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import {
-  signPdf,
-  prepareForm,
-  fillForm,
-  appendDss,
-  assertPrefix,
-  inspectPdf,
-  FIELD_TYPES,
-} from '../../../pdf/index.js';
+import { prepareForm, fillForm, appendDss, assertPrefix, inspectPdf } from '../../../pdf/index.js';
+import { FIELD_TYPES } from '../../../pdf/prepare/prepare-form.js';
+import { signPdf } from '../../../pdf/sign/sign-pdf.js';
 import { ghostscriptPdf, qpdf, qpdfCheck, hasTool, makePdf, darkPixelBounds } from '../../support/pdf-fixtures.js';
 import { makeTestSigner, pdfsig, signingToolsAvailable, renderPageGrayGs } from './helpers.js';
 

@@ -1,22 +1,11 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import {
-  PdfReader,
-  PdfDict,
-  PdfArray,
-  PdfStream,
-  PdfString,
-  PdfName,
-  PdfRef,
-  signPdf,
-  timestampPdf,
-  appendDss,
-  vriKey,
-  assertPrefix,
-  byteRangeData,
-  inspectPdf,
-} from '../../../pdf/index.js';
+import { PdfReader, timestampPdf, appendDss, assertPrefix, inspectPdf } from '../../../pdf/index.js';
+import { PdfDict, PdfArray, PdfStream, PdfString, PdfName, PdfRef } from '../../../pdf/objects.js';
+import { vriKey } from '../../../pdf/sign/dss.js';
+import { byteRangeData } from '../../../pdf/sign/prepare.js';
+import { signPdf } from '../../../pdf/sign/sign-pdf.js';
 import { isMoharError } from '../../../common/errors.js';
 import { makePdf, samples, qpdfCheck, runOnFile } from '../../support/pdf-fixtures.js';
 import { makeTestSigner, pdfsig, signingToolsAvailable, verifyTimestampToken } from './helpers.js';

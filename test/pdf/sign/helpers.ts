@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { byteRangeData, type PreparedSignature } from '../../../pdf/index.js';
+import type { PreparedSignature } from '../../../pdf/index.js';
+import { byteRangeData } from '../../../pdf/sign/prepare.js';
 
 export interface TestSigner {
   readonly dir: string;

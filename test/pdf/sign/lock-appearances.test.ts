@@ -14,14 +14,10 @@ import { after, before, describe, test } from 'node:test';
 import { softwareSigner } from '../../../pdf/cms/index.js';
 import {
   appendDss,
-  byteRangeData,
   fieldsNotLocked,
   fillForm,
   moharFieldName,
-  PdfDict,
   PdfReader,
-  PdfRef,
-  PdfStream,
   prepareForm,
   signPades,
   timestampPdf,
@@ -29,6 +25,8 @@ import {
   type FormFieldLayout,
   type SignatureProvider,
 } from '../../../pdf/index.js';
+import { PdfDict, PdfRef, PdfStream } from '../../../pdf/objects.js';
+import { byteRangeData } from '../../../pdf/sign/prepare.js';
 import { readFormTree } from '../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { makePdf } from '../../support/pdf-fixtures.js';

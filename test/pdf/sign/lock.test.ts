@@ -13,17 +13,14 @@ import {
   getPages,
   listSignatureFields,
   moharFieldName,
-  PdfArray,
-  PdfDict,
   PdfReader,
-  PdfRef,
-  PdfString,
   prepareForm,
   signPades,
   verifyPdf,
   type FieldLock,
   type SignatureProvider,
 } from '../../../pdf/index.js';
+import { PdfArray, PdfDict, PdfRef, PdfString } from '../../../pdf/objects.js';
 import { hasTool, makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
 import { createTestPki, type TestPki } from '../cms/test-pki.js';

@@ -7,8 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
-import { PdfReader, PdfRef, serializeObject, signPades, textString, verifyPdf } from '../../../pdf/index.js';
-import { cloneDict } from '../../../pdf/write/serialize.js';
+import { PdfReader, signPades, verifyPdf } from '../../../pdf/index.js';
+import { PdfRef } from '../../../pdf/objects.js';
+import { textString } from '../../../pdf/write/text.js';
+import { cloneDict, serializeObject } from '../../../pdf/write/serialize.js';
 import { assertEarlierSignaturesKept } from '../../../pdf/sign/self-check.js';
 import { appendUpdate, makePdf } from '../../support/pdf-fixtures.js';
 import { complaints, inlineAnnotation, makeTestKey, type TestKey } from '../../support/earlier-signatures.js';

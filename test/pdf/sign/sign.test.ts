@@ -2,23 +2,17 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   PdfReader,
-  PdfDict,
-  PdfName,
-  PdfString,
-  PdfStream,
-  PdfRef,
-  signPdf,
   timestampPdf,
   prepareSignature,
   embedSignature,
-  byteRangeData,
-  byteRangeDigest,
   assertPrefix,
   checkSignable,
   inspectPdf,
-  RESERVE_DEFAULT,
   RESERVE_WITH_TIMESTAMP,
 } from '../../../pdf/index.js';
+import { PdfDict, PdfName, PdfString, PdfStream, PdfRef } from '../../../pdf/objects.js';
+import { byteRangeData, byteRangeDigest, RESERVE_DEFAULT } from '../../../pdf/sign/prepare.js';
+import { signPdf } from '../../../pdf/sign/sign-pdf.js';
 import { isMoharError } from '../../../common/errors.js';
 import {
   makePdf,

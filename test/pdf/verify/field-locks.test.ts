@@ -13,21 +13,21 @@ import { after, before, describe, test } from 'node:test';
 import { softwareSigner } from '../../../pdf/cms/index.js';
 import {
   appendDss,
-  byteRangeData,
   fillForm,
   formatReport,
   moharFieldName,
   prepareForm,
   signPades,
-  textString,
   timestampPdf,
   verifyPdf,
   PdfReader,
-  IncrementalUpdate,
   type FormFieldLayout,
   type SignatureProvider,
   type SignatureReport,
 } from '../../../pdf/index.js';
+import { byteRangeData } from '../../../pdf/sign/prepare.js';
+import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { textString } from '../../../pdf/write/text.js';
 import { readFormTree } from '../../../pdf/write/form.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../../support/pki.js';

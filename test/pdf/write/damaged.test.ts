@@ -6,16 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isMoharError } from '../../../common/errors.js';
-import {
-  IncrementalUpdate,
-  PdfDict,
-  PdfReader,
-  PdfRef,
-  appendDss,
-  checkSignable,
-  signPades,
-  textString,
-} from '../../../pdf/index.js';
+import { PdfReader, appendDss, checkSignable, signPades } from '../../../pdf/index.js';
+import { PdfDict, PdfRef } from '../../../pdf/objects.js';
+import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { textString } from '../../../pdf/write/text.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import {
   complaints,

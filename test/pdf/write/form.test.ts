@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PdfArray, PdfDict, PdfReader, PdfRef, getPages, signPades } from '../../../pdf/index.js';
+import { PdfReader, getPages, signPades } from '../../../pdf/index.js';
+import { PdfArray, PdfDict, PdfRef } from '../../../pdf/objects.js';
 import { buildPdf } from '../../support/pdf-fixtures.js';
 import {
   complaints,

@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
-import { imageXObject, PdfName } from '../../../pdf/index.js';
+import { PdfName } from '../../../pdf/objects.js';
+import { imageXObject } from '../../../pdf/write/image.js';
 import { isMoharError } from '../../../common/errors.js';
 import { makePdf, hasTool } from '../../support/pdf-fixtures.js';
 

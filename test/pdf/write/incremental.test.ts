@@ -1,16 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  PdfReader,
-  PdfDict,
-  PdfRef,
-  PdfArray,
-  PdfString,
-  IncrementalUpdate,
-  assertPrefix,
-  getPages,
-  textString,
-} from '../../../pdf/index.js';
+import { PdfReader, assertPrefix, getPages } from '../../../pdf/index.js';
+import { PdfDict, PdfRef, PdfArray, PdfString } from '../../../pdf/objects.js';
+import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { textString } from '../../../pdf/write/text.js';
 import { isMoharError } from '../../../common/errors.js';
 import {
   samples,

@@ -1,24 +1,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
-import {
-  PdfArray,
-  PdfDict,
-  PdfName,
-  PdfRef,
-  PdfStream,
-  PdfString,
-  Parser,
-  serializeObject,
-  formatNumber,
-  formatName,
-  makeStream,
-  textString,
-  pdfDate,
-  isoFromPdfDate,
-  toWinAnsi,
-  transliterateDevanagari,
-} from '../../../pdf/index.js';
+import { isoFromPdfDate } from '../../../pdf/index.js';
+import { PdfArray, PdfDict, PdfName, PdfRef, PdfStream, PdfString } from '../../../pdf/objects.js';
+import { Parser } from '../../../pdf/parser.js';
+import { serializeObject, formatNumber, formatName, makeStream } from '../../../pdf/write/serialize.js';
+import { textString, pdfDate, toWinAnsi, transliterateDevanagari } from '../../../pdf/write/text.js';
 import { isMoharError } from '../../../common/errors.js';
 
 const opts = { maxDepth: 100 };

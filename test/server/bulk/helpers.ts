@@ -1,7 +1,8 @@
 /** Bulk send suites: a two-signer source draft with merge fields, rows for it, and reading PDF field values. */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { PdfReader, PdfString, type PdfDict, type PdfRef } from '../../../pdf/index.js';
+import { PdfReader } from '../../../pdf/index.js';
+import { PdfString, type PdfDict, type PdfRef } from '../../../pdf/objects.js';
 import { makeDraft, type Draft } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { call } from '../../support/process-server.js';
