@@ -13,7 +13,7 @@ import { isMoharError } from '../../common/errors.js';
 import type { PdfReader } from '../document.js';
 import { PdfDict, PdfName, PdfRef, PdfStream, type PdfObject } from '../objects.js';
 import type { ChangedObject } from './change-class.js';
-import type { DiffScope, Verdict } from './diff-classify.js';
+import type { DiffScope, Verdict } from './diff-rules/scope.js';
 import { referencesIn } from './diff-facts.js';
 
 const PDF_VERSIONS = new Set(['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '2.0']);
@@ -137,49 +137,56 @@ function xmpVerdict(scope: DiffScope, num: number, before: PdfObject | undefined
   return metadata(before === undefined ? what : `${what} updated`);
 }
 
+/** What an object of the document's metadata is: the trailer's /Info, or the catalog's XMP /Metadata stream. */
+export type MetadataObjectKind = 'info' | 'xmp';
+
 /**
- * An object this revision adds (`before` undefined) or rewrites that is the document's /Info or its catalog's
- * XMP /Metadata; undefined when it is neither (the caller goes on). A rewritten one must have been the same
- * thing in the signed revision, under the same number.
+ * Whether the object `num` this revision adds (`before` undefined) or rewrites is the document's /Info or its
+ * catalog's XMP /Metadata; undefined when it is neither. A rewritten one must have been the same thing in the
+ * signed revision, under the same number.
  */
-export function metadataObjectVerdict(
+export function metadataObjectKind(
   scope: DiffScope,
   num: number,
   before: PdfObject | undefined,
-  after: PdfObject,
-): Verdict | undefined {
+): MetadataObjectKind | undefined {
   const rb = scope.before.reader;
   const ra = scope.after.reader;
   const was = (ref: PdfRef | undefined, now: PdfRef | undefined): boolean =>
     now?.num === num && (before === undefined ? scope.added.has(num) : sameRef(ref, now));
-  if (was(infoRef(rb), infoRef(ra))) return infoVerdict(scope, num, before, after);
-  if (was(metadataRef(rb), metadataRef(ra))) return xmpVerdict(scope, num, before, after);
+  if (was(infoRef(rb), infoRef(ra))) return 'info';
+  if (was(metadataRef(rb), metadataRef(ra))) return 'xmp';
   return undefined;
 }
 
-/** Catalog /Version (a PDF version name) and /Metadata (pointing at a new XMP stream); undefined for other keys. */
-export function catalogMetadataVerdict(
+/** The verdict on the /Info or XMP object `num`, new (`before` undefined) or rewritten (metadataObjectKind). */
+export function metadataObjectVerdict(
   scope: DiffScope,
-  key: string,
-  how: string,
-  after: PdfDict,
-): Verdict | undefined {
-  if (key === 'Version') {
-    const version = after.get('Version');
-    return how !== 'removed' && version instanceof PdfName && PDF_VERSIONS.has(version.name)
-      ? metadata(`catalog /Version ${how} (/${version.name})`)
-      : other(`catalog /Version ${how}${version instanceof PdfName ? ` (/${version.name}: not a PDF version)` : ''}`);
-  }
-  if (key === 'Metadata') {
-    const ref = refOf(after.get('Metadata'));
-    return ref && scope.added.has(ref.num)
-      ? metadata(`catalog /Metadata ${how} (new XMP metadata stream ${ref.num})`)
-      : other(`catalog /Metadata ${how}${ref ? ` (object ${ref.num} is not new in this revision)` : ''}`);
-  }
-  return undefined;
+  kind: MetadataObjectKind,
+  num: number,
+  before: PdfObject | undefined,
+  after: PdfObject,
+): Verdict {
+  return kind === 'info' ? infoVerdict(scope, num, before, after) : xmpVerdict(scope, num, before, after);
 }
 
-/** Trailer /Info added or changed: it must name a new object (which classifyAdded then judges). */
+/** Catalog /Version added or changed: metadata when it is a PDF version name. */
+export function catalogVersionVerdict(how: string, after: PdfDict): Verdict {
+  const version = after.get('Version');
+  return how !== 'removed' && version instanceof PdfName && PDF_VERSIONS.has(version.name)
+    ? metadata(`catalog /Version ${how} (/${version.name})`)
+    : other(`catalog /Version ${how}${version instanceof PdfName ? ` (/${version.name}: not a PDF version)` : ''}`);
+}
+
+/** Catalog /Metadata added or changed: metadata when it points at a new object (judged as XMP on its own). */
+export function catalogMetadataVerdict(scope: DiffScope, how: string, after: PdfDict): Verdict {
+  const ref = refOf(after.get('Metadata'));
+  return ref && scope.added.has(ref.num)
+    ? metadata(`catalog /Metadata ${how} (new XMP metadata stream ${ref.num})`)
+    : other(`catalog /Metadata ${how}${ref ? ` (object ${ref.num} is not new in this revision)` : ''}`);
+}
+
+/** Trailer /Info added or changed: it must name a new object (which the rules for new objects then judge). */
 export function trailerInfoChange(after: PdfReader, added: ReadonlySet<number>, how: string): ChangedObject {
   const ref = infoRef(after);
   if (ref && added.has(ref.num)) {
