@@ -18,7 +18,8 @@ import {
   FIELD_TYPES,
 } from '../../../pdf/index.js';
 import { ghostscriptPdf, qpdf, qpdfCheck, hasTool, makePdf, darkPixelBounds } from '../../support/pdf-fixtures.js';
-import { makeTestSigner, pdfsig, signingToolsAvailable, renderPageGrayGs } from './helpers.js';
+import { makeTestSigner, pdfsig, signingToolsAvailable } from '../../support/openssl-signer.js';
+import { renderPageGrayGs } from './helpers.js';
 
 const TOOLS = signingToolsAvailable();
 const skip = !TOOLS && 'qpdf, pdfsig, pdftoppm or openssl not installed';

@@ -26,7 +26,7 @@ import {
 } from '../../../pdf/index.js';
 import { hasTool, makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { createTestPki, type TestPki } from '../cms/test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 
 const at = new Date('2026-11-29T06:00:00Z');
 const SIG = moharFieldName('r1', 'sig');
