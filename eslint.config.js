@@ -34,8 +34,8 @@ function forbid(groups, message, ...more) {
 
 // pdf/ and native/ are used through their index only (pdf/index.ts, native/index.ts: the headline API and the
 // ports), so their insides can be rearranged without touching a caller. Applied to server/, main/, cli/, bench/.
-// Not to test/: test/pdf tests the internals, server and desktop tests forge hostile PDFs with pdf/'s writer
-// parts, and test/pdf's helpers ('../../pdf/sign/helpers.js' from test/server/x/) look like deep imports.
+// Not to test/: test/pdf tests the internals, and server and desktop tests forge hostile PDFs with pdf/'s writer
+// parts.
 const SURFACES_ONLY = [
   {
     group: ['**/pdf/*', '!**/pdf/index.js'],

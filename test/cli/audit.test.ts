@@ -9,7 +9,7 @@ import { auditCommands } from '../../cli/audit.js';
 import { appendAudit } from '../../server/audit/store.js';
 import { parseConfig } from '../../server/config.js';
 import { DATABASES } from '../support/databases.js';
-import { insertEnvelope, openAuditTestDb, swapSeq, tamper, type AuditTestDb } from '../server/audit/helpers.js';
+import { insertEnvelope, openAuditTestDb, swapSeq, tamper, type AuditTestDb } from '../support/audit-db.js';
 import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;

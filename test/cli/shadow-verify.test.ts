@@ -1,5 +1,5 @@
 /**
- * `mohar verify FILE` on representative shadow-attack uploads (test/pdf/verify/shadow): it exits
+ * `mohar verify FILE` on representative shadow-attack uploads (test/support/shadow): it exits
  * non-zero and names what is wrong; on a benign signed upload it exits 0. An attack inside the signer's
  * own revision shows only when something earlier can object: the certification at send.
  */
@@ -17,7 +17,7 @@ import {
   shadowPreparedCertified,
   type CaseContext,
   type ShadowKeys,
-} from '../pdf/verify/shadow/corpus.js';
+} from '../support/shadow/corpus.js';
 import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;

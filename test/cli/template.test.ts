@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DATABASES } from '../support/databases.js';
 import { API, startTestServer, type TestAccount, type TestServer } from '../support/server.js';
-import { createSaleTemplate, instantiate, PEOPLE } from '../server/templates/helpers.js';
+import { createSaleTemplate, instantiate, PEOPLE } from '../support/templates.js';
 import { mohar } from '../support/cli.js';
 
 const root = new URL('../../', import.meta.url).pathname;

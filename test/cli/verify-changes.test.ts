@@ -17,7 +17,7 @@ import { signPades } from '../../pdf/sign/pades.js';
 import { IncrementalUpdate } from '../../pdf/write/incremental.js';
 import { dict, makeStream, name } from '../../pdf/write/serialize.js';
 import { textString } from '../../pdf/write/text.js';
-import { createTestPki, type TestPki } from '../pdf/cms/test-pki.js';
+import { createTestPki, type TestPki } from '../support/served-pki.js';
 import { makePdf } from '../support/pdf-fixtures.js';
 import { mohar } from '../support/cli.js';
 

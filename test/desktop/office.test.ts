@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { deepLinkInArgv, parseDeepLink } from '../../main/electron/deep-link.js';
 import { trustedOrigins } from '../../main/electron/trust.js';
 import { createDesktopSigner, type DesktopSigner } from '../../main/signer/index.js';
-import { scriptedPrompt } from '../main/signer/support.js';
+import { scriptedPrompt } from '../support/pin-prompt.js';
 import { listenOnLoopback } from '../support/browser.js';
 import { useDscTrust } from '../support/dsc-trust.js';
 import { makePdf } from '../support/pdf-fixtures.js';

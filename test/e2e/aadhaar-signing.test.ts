@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { SignPreparedRequest } from '../../common/desktop-bridge.js';
 import { createDesktopSigner, type DesktopSigner } from '../../main/signer/index.js';
 import { verifyPdf } from '../../pdf/verify/index.js';
-import { scriptedPrompt } from '../main/signer/support.js';
+import { scriptedPrompt } from '../support/pin-prompt.js';
 import { checkPhoneWidth, collectPageErrors, launchChromium, newContext, screenshots } from '../support/browser.js';
 import { DATABASES } from '../support/databases.js';
 import { useDscTrust } from '../support/dsc-trust.js';

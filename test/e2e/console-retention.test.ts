@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { purgeDueEnvelopes } from '../../server/domain/retention/purge-job.js';
-import { completedEnvelope, finishedDaysAgo } from '../server/retention/helpers.js';
-import { createSaleTemplate } from '../server/templates/helpers.js';
+import { completedEnvelope, finishedDaysAgo } from '../support/retention.js';
+import { createSaleTemplate } from '../support/templates.js';
 import {
   checkPhoneWidth,
   collectPageErrors,

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext } from 'playwright-core';
 import type { SignPreparedRequest } from '../../common/desktop-bridge.js';
 import { createDesktopSigner, type DesktopSigner } from '../../main/signer/index.js';
-import { scriptedPrompt } from '../main/signer/support.js';
+import { scriptedPrompt } from '../support/pin-prompt.js';
 import {
   collectPageErrors,
   launchChromium,

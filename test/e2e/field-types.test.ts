@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { makePng } from '../pdf/sign/helpers.js';
+import { makePng } from '../support/png.js';
 import {
   collectPageErrors,
   launchChromium,

@@ -7,7 +7,7 @@ import { PageLookup } from '../../pdf/page-lookup.js';
 import { isMoharError } from '../../common/errors.js';
 import { makePdf, hostile } from '../support/pdf-fixtures.js';
 import { manualLikePdf } from '../support/big-documents.js';
-import { makeTestSigner } from './sign/helpers.js';
+import { makeTestSigner } from '../support/openssl-signer.js';
 
 const strip = (p: unknown) => JSON.parse(JSON.stringify(p)) as unknown;
 

@@ -14,7 +14,7 @@ import { makeDraft, sendDraft, type Draft } from '../../support/envelopes.js';
 import { API, useTestServer, type TestServer } from '../../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { scriptedPrompt } from './support.js';
+import { scriptedPrompt } from '../../support/pin-prompt.js';
 
 // Counted where the token is reached: pkcs11js copies prototype methods onto each instance when it is made,
 // so the spy is installed before any module is loaded.

@@ -13,7 +13,7 @@ import { API, useTestServer } from '../../support/server.js';
 import { useDscTrust } from '../../support/dsc-trust.js';
 import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { scriptedPrompt } from './support.js';
+import { scriptedPrompt } from '../../support/pin-prompt.js';
 
 let hsm: SoftHsm;
 let signer: DesktopSigner;

@@ -17,7 +17,7 @@ import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { CCA_CLASS_2_POLICY } from '../../support/pki.js';
 import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
 import { opensslCmsVerify, pdfsigVerdicts, signedParts } from '../../support/validators.js';
-import { deferred, scriptedPrompt, type ScriptedPrompt } from './support.js';
+import { deferred, scriptedPrompt, type ScriptedPrompt } from '../../support/pin-prompt.js';
 
 const FIELD = 'Signer1';
 

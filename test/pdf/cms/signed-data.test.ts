@@ -13,7 +13,7 @@ import {
   softwareSigner,
 } from '../../../pdf/cms/index.js';
 import type { SignatureProvider } from '../../../pdf/ports.js';
-import { createTestPki, type TestCert, type TestPki } from './test-pki.js';
+import { createTestPki, type TestCert, type TestPki } from '../../support/served-pki.js';
 import { hex, opensslSync, rejectsWithCode, scratch, throwsWithCode, type Scratch } from './helpers.js';
 
 const CONTENT = Buffer.from('%PDF-1.7 pretend these are the ByteRange bytes of a PDF\n'.repeat(20));

@@ -17,7 +17,7 @@ import {
 import type { HttpTransport } from '../../../pdf/ports.js';
 import { childrenOf, readTlv } from '../../../pdf/cms/der.js';
 import { loopbackTransport, startTsa, type TestTsa, type TsaFailMode } from '../../support/tsa.js';
-import { createTestPki, type TestPki } from './test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 import { hex, opensslSync, rejectsWithCode, scratch, type Scratch } from './helpers.js';
 
 const CONTENT = Buffer.from('ByteRange bytes '.repeat(100));

@@ -10,7 +10,7 @@ import {
 } from '../../../pdf/cms/index.js';
 import type { HttpTransport } from '../../../pdf/ports.js';
 import { loopbackTransport } from '../../support/tsa.js';
-import { createTestPki, type TestCert, type TestPki } from './test-pki.js';
+import { createTestPki, type TestCert, type TestPki } from '../../support/served-pki.js';
 import { opensslSync, rejectsWithCode, scratch, type Scratch } from './helpers.js';
 
 let pki: TestPki;

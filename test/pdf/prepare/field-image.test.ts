@@ -13,7 +13,7 @@ import { prepareSignature } from '../../../pdf/sign/prepare.js';
 import { readFormTree } from '../../../pdf/write/form.js';
 import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
-import { makePng } from '../sign/helpers.js';
+import { makePng } from '../../support/png.js';
 
 const R = 'c1a4f0e2-0000-4000-8000-000000000001';
 const LAYOUT: FormFieldLayout[] = [

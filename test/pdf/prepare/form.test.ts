@@ -23,7 +23,7 @@ import {
   renderPageGray,
   darkPixelBounds,
 } from '../../support/pdf-fixtures.js';
-import { makeTestSigner, pdfsig, signingToolsAvailable } from '../sign/helpers.js';
+import { makeTestSigner, pdfsig, signingToolsAvailable } from '../../support/openssl-signer.js';
 
 const TOOLS = signingToolsAvailable();
 const skip = !TOOLS && 'qpdf, pdfsig, pdftoppm or openssl not installed';

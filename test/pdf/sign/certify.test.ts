@@ -26,8 +26,8 @@ import { verifyPdf } from '../../../pdf/verify/index.js';
 import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { loopbackTransport, startTsa, type TestTsa } from '../../support/tsa.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { createTestPki, type TestPki } from '../cms/test-pki.js';
-import { pdfsig } from './helpers.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
+import { pdfsig } from '../../support/openssl-signer.js';
 
 const at = new Date('2026-11-20T10:00:00Z');
 const FIELD = 'Mohar certification';

@@ -12,7 +12,8 @@ import { prepareForm, fillForm, appendDss, assertPrefix, inspectPdf } from '../.
 import { FIELD_TYPES } from '../../../pdf/prepare/prepare-form.js';
 import { signPdf } from '../../../pdf/sign/sign-pdf.js';
 import { ghostscriptPdf, qpdf, qpdfCheck, hasTool, makePdf, darkPixelBounds } from '../../support/pdf-fixtures.js';
-import { makeTestSigner, pdfsig, signingToolsAvailable, renderPageGrayGs } from './helpers.js';
+import { makeTestSigner, pdfsig, signingToolsAvailable } from '../../support/openssl-signer.js';
+import { renderPageGrayGs } from './helpers.js';
 
 const TOOLS = signingToolsAvailable();
 const skip = !TOOLS && 'qpdf, pdfsig, pdftoppm or openssl not installed';

@@ -8,7 +8,8 @@ import { byteRangeData } from '../../../pdf/sign/prepare.js';
 import { signPdf } from '../../../pdf/sign/sign-pdf.js';
 import { isMoharError } from '../../../common/errors.js';
 import { makePdf, samples, qpdfCheck, runOnFile } from '../../support/pdf-fixtures.js';
-import { makeTestSigner, pdfsig, signingToolsAvailable, verifyTimestampToken } from './helpers.js';
+import { makeTestSigner, pdfsig, signingToolsAvailable } from '../../support/openssl-signer.js';
+import { verifyTimestampToken } from './helpers.js';
 
 const TOOLS = signingToolsAvailable();
 const skip = !TOOLS && 'qpdf, pdfsig, pdftoppm or openssl not installed';

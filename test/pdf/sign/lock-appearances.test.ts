@@ -32,7 +32,7 @@ import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../../support/pki.js';
 import { pyhankoJudge, pyhankoMissing, type PyhankoSignature } from '../../support/pyhanko.js';
-import { makeTestSigner, type TestSigner } from './helpers.js';
+import { makeTestSigner, type TestSigner } from '../../support/openssl-signer.js';
 
 const m = moharFieldName;
 const LAYOUT: readonly FormFieldLayout[] = [

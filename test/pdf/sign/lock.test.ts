@@ -23,7 +23,7 @@ import {
 import { PdfArray, PdfDict, PdfRef, PdfString } from '../../../pdf/objects.js';
 import { hasTool, makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { createTestPki, type TestPki } from '../cms/test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 
 const at = new Date('2026-11-29T06:00:00Z');
 const SIG = moharFieldName('r1', 'sig');

@@ -29,7 +29,9 @@ import {
   buildPdf,
   type PdfFixtureOptions,
 } from '../../support/pdf-fixtures.js';
-import { makeTestSigner, pdfsig, verifyTimestampToken, makePng, makeJpeg, signingToolsAvailable } from './helpers.js';
+import { makeTestSigner, pdfsig, signingToolsAvailable } from '../../support/openssl-signer.js';
+import { verifyTimestampToken, makeJpeg } from './helpers.js';
+import { makePng } from '../../support/png.js';
 
 const TOOLS = signingToolsAvailable();
 const skip = !TOOLS && 'qpdf, pdfsig, pdftoppm or openssl not installed';

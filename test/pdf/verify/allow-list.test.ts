@@ -26,7 +26,7 @@ import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { dict, makeStream, name } from '../../../pdf/write/serialize.js';
 import { textString } from '../../../pdf/write/text.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
-import { createTestPki, type TestPki } from '../cms/test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 
 const at = new Date('2026-11-20T10:00:00Z');
 /** What any act could be allowed at most: so a refusal below is the allow-list's, not a narrow policy's. */

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { judgeAppendedRevision } from '../../../pdf/verify/index.js';
 import { readFormTree } from '../../../pdf/write/form.js';
-import { shadowKeys, shadowPrepared, type ShadowKeys, type ShadowPrepared } from './shadow/document.js';
-import { signedRevision } from './shadow/revision.js';
+import { shadowKeys, shadowPrepared, type ShadowKeys, type ShadowPrepared } from '../../support/shadow/document.js';
+import { signedRevision } from '../../support/shadow/revision.js';
 
 describe('the signing revision and the /F of widgets', () => {
   let keys: ShadowKeys;

@@ -32,7 +32,7 @@ import { readFormTree } from '../../../pdf/write/form.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { createTestPki, type TestPki } from '../../support/pki.js';
 import { pyhankoJudge, pyhankoMissing } from '../../support/pyhanko.js';
-import { makeTestSigner, type TestSigner } from '../sign/helpers.js';
+import { makeTestSigner, type TestSigner } from '../../support/openssl-signer.js';
 
 const MEERA = 'meera';
 const RAVI = 'ravi';

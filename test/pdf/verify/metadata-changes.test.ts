@@ -29,9 +29,9 @@ import {
   XMP_NUM,
   xmpPacket,
   xmpStream,
-} from './metadata-fixtures.js';
-import { SHADOW_LAYOUT, shadowKeys, type ShadowKeys } from './shadow/document.js';
-import { signedRevision, type RevisionHooks } from './shadow/revision.js';
+} from '../../support/shadow/metadata-fixtures.js';
+import { SHADOW_LAYOUT, shadowKeys, type ShadowKeys } from '../../support/shadow/document.js';
+import { signedRevision, type RevisionHooks } from '../../support/shadow/revision.js';
 import { moharFieldName } from '../../../pdf/index.js';
 
 const FIELD = moharFieldName('signer1', 'sig');

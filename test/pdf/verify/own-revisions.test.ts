@@ -18,7 +18,7 @@ import { signPades } from '../../../pdf/sign/pades.js';
 import type { SignatureProvider } from '../../../pdf/ports.js';
 import { judgeAppendedRevision, type RevisionJudgement } from '../../../pdf/verify/index.js';
 import { hasTool, linearize, makeHybridPdf, withObjectStreams } from '../../support/pdf-fixtures.js';
-import { createTestPki, type TestPki } from '../cms/test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 
 const LAYOUT: FormFieldLayout[] = [
   { type: 1, page: 1, rect: { x: 50, y: 300, width: 200, height: 60 }, recipientId: 'r1', id: 'sig', name: 'sig' },

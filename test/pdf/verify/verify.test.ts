@@ -15,7 +15,7 @@ import type { SignatureProvider } from '../../../pdf/ports.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { appendUpdate, makePdf } from '../../support/pdf-fixtures.js';
 import { loopbackTransport, startTsa, type TestTsa } from '../../support/tsa.js';
-import { createTestPki, type TestPki } from '../cms/test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 
 function pdfsig(bytes: Uint8Array): string {
   const dir = mkdtempSync(join(tmpdir(), 'mohar-pdfsig-'));

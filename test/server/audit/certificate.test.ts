@@ -27,8 +27,8 @@ import { appendAudit, listAudit } from '../../../server/audit/store.js';
 import { DATABASES } from '../../support/databases.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { loopbackTransport, startTsa, type TestTsa } from '../../support/tsa.js';
-import { makeTestSigner, pdfsig, signingToolsAvailable, type TestSigner } from '../../pdf/sign/helpers.js';
-import { insertEnvelope, openAuditTestDb, tamper, type AuditTestDb } from './helpers.js';
+import { makeTestSigner, pdfsig, signingToolsAvailable, type TestSigner } from '../../support/openssl-signer.js';
+import { insertEnvelope, openAuditTestDb, tamper, type AuditTestDb } from '../../support/audit-db.js';
 
 const TOOLS =
   signingToolsAvailable() &&

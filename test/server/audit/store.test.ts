@@ -12,7 +12,7 @@ import {
   verifyEnvelopeAudit,
 } from '../../../server/audit/store.js';
 import { DATABASES } from '../../support/databases.js';
-import { insertEnvelope, openAuditTestDb, swapSeq, tamper, type AuditTestDb } from './helpers.js';
+import { insertEnvelope, openAuditTestDb, swapSeq, tamper, type AuditTestDb } from '../../support/audit-db.js';
 
 const T0 = Date.UTC(2024, 4, 1, 9, 0, 0);
 const at = (s: number) => new Date(T0 + s * 1000);

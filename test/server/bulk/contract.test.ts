@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { sendDraft } from '../../support/envelopes.js';
 import { API, useTestServer } from '../../support/server.js';
-import { createSaleTemplate } from '../templates/helpers.js';
+import { createSaleTemplate } from '../../support/templates.js';
 import { getBulk, makeSource, postBulk, row } from './helpers.js';
 
 for (const kind of DATABASES) {

@@ -9,7 +9,7 @@ import { rowsFromCsv } from '../../../common/bulk-csv.js';
 import { DATABASES } from '../../support/databases.js';
 import { sendDraft } from '../../support/envelopes.js';
 import { API, useTestServer } from '../../support/server.js';
-import { createSaleTemplate } from '../templates/helpers.js';
+import { createSaleTemplate } from '../../support/templates.js';
 import { makeSource, postBulk, row } from './helpers.js';
 
 for (const kind of DATABASES) {

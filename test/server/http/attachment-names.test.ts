@@ -19,7 +19,7 @@ import {
   type TestServer,
 } from '../../support/server.js';
 import { startSmtp, type SmtpTestServer } from '../../support/smtp.js';
-import { makePng } from '../../pdf/sign/helpers.js';
+import { makePng } from '../../support/png.js';
 
 const HINDI = 'अनुबंध.pdf';
 const PNG = makePng(80, 24, (x, y) =>

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft } from '../../support/envelopes.js';
 import { API, useTestServer } from '../../support/server.js';
-import { createSaleTemplate, instantiate, PEOPLE } from '../templates/helpers.js';
+import { createSaleTemplate, instantiate, PEOPLE } from '../../support/templates.js';
 
 for (const kind of DATABASES) {
   describe(`Location of created resources on ${kind}`, () => {

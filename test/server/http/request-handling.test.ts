@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, API, LEGACY, useTestServer } from '../../support/server.js';
-import { createSaleTemplate } from '../templates/helpers.js';
+import { createSaleTemplate } from '../../support/templates.js';
 
 for (const kind of DATABASES) {
   describe(`request handling on ${kind}`, () => {

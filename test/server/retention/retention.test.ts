@@ -22,8 +22,8 @@ import type { Draft } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { API, useTestServer } from '../../support/server.js';
-import { PEOPLE, createSaleTemplate, instantiate } from '../templates/helpers.js';
-import { completedEnvelope, finishedDaysAgo } from './helpers.js';
+import { PEOPLE, createSaleTemplate, instantiate } from '../../support/templates.js';
+import { completedEnvelope, finishedDaysAgo } from '../../support/retention.js';
 
 /** The blob stores under test, and the database each runs with; `s3`: a bucket on a test S3 server (s3rver). */
 export const STORES: readonly { store: string; database: DatabaseKind; s3?: boolean }[] = [

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { IDEMPOTENCY_TTL_SECONDS } from '../../../server/domain/idempotency/idempotency.js';
 import { DATABASES } from '../../support/databases.js';
 import { API, useTestServer } from '../../support/server.js';
-import { createSaleTemplate, instantiate, PEOPLE } from './helpers.js';
+import { createSaleTemplate, instantiate, PEOPLE } from '../../support/templates.js';
 
 async function counts(db: ReturnType<typeof useTestServer>['server']['ctx']['db']) {
   const count = async (

@@ -10,7 +10,7 @@ import { WebhookWorker } from '../../../server/webhooks/worker.js';
 import { DATABASES } from '../../support/databases.js';
 import { API, LEGACY, useTestServer } from '../../support/server.js';
 import { startReceiver, type Received, type TestReceiver } from '../webhooks/receiver.js';
-import { createSaleTemplate, instantiate, PEOPLE } from './helpers.js';
+import { createSaleTemplate, instantiate, PEOPLE } from '../../support/templates.js';
 
 interface Delivered {
   id: string;

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer, type TestServer } from '../../support/server.js';
-import { FIELDS, instantiate, jsonPart, multipart, PEOPLE, ROLES } from './helpers.js';
+import { FIELDS, instantiate, jsonPart, multipart, PEOPLE, ROLES } from '../../support/templates.js';
 
 interface FieldJson {
   field_id: string;

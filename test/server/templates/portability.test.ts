@@ -8,7 +8,7 @@ import { DATABASES } from '../../support/databases.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { createSaleTemplate, instantiate, PEOPLE } from './helpers.js';
+import { createSaleTemplate, instantiate, PEOPLE } from '../../support/templates.js';
 
 for (const kind of DATABASES) {
   describe(`template export and import on ${kind}`, () => {

@@ -9,7 +9,7 @@ import { importTemplate } from '../../../server/domain/templates/create-template
 import { DATABASES } from '../../support/databases.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
-import { createSaleTemplate, instantiate, jsonPart, multipart, PEOPLE, ROLES } from './helpers.js';
+import { createSaleTemplate, instantiate, jsonPart, multipart, PEOPLE, ROLES } from '../../support/templates.js';
 
 /** Every kind of bad value of every settings member, with the member the problem must name. */
 const INVALID_SETTINGS: readonly [Record<string, unknown>, string][] = [

@@ -6,7 +6,7 @@ import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
-import { createSaleTemplate, instantiate, jsonPart, multipart, PEOPLE } from './helpers.js';
+import { createSaleTemplate, instantiate, jsonPart, multipart, PEOPLE } from '../../support/templates.js';
 
 for (const kind of DATABASES) {
   describe(`templates on ${kind}`, () => {

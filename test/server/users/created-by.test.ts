@@ -16,7 +16,7 @@ import {
   type TestAccount,
   type TestServer,
 } from '../../support/server.js';
-import { FIELDS, PEOPLE, ROLES } from '../templates/helpers.js';
+import { FIELDS, PEOPLE, ROLES } from '../../support/templates.js';
 
 const PASSWORD = 'a long enough passphrase';
 

@@ -15,7 +15,7 @@ import { formValues } from '../../support/form-reading.js';
 import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { createSaleTemplate, FIELDS, jsonPart, multipart } from '../templates/helpers.js';
+import { createSaleTemplate, FIELDS, jsonPart, multipart } from '../../support/templates.js';
 
 const box = (y: number) => ({ page_number: 1, x: 300, y, width: 200, height: 20 });
 

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { softwareSigner } from '../../../pdf/cms/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
-import { createTestPki, type TestPki } from '../../pdf/cms/test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';

@@ -12,7 +12,7 @@ import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft, type Draft } from '../../support/envelopes.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 import { API, useTestServer } from '../../support/server.js';
-import { FIELDS, PEOPLE, ROLES, instantiate, jsonPart, multipart } from '../templates/helpers.js';
+import { FIELDS, PEOPLE, ROLES, instantiate, jsonPart, multipart } from '../../support/templates.js';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { softwareSigner } from '../../../pdf/cms/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
-import { createTestPki, type TestPki } from '../../pdf/cms/test-pki.js';
+import { createTestPki, type TestPki } from '../../support/served-pki.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { makePdf, qpdfCheck } from '../../support/pdf-fixtures.js';

@@ -21,8 +21,8 @@ import { pyhankoJudge, pyhankoMissing } from '../../support/pyhanko.js';
 import { API, useTestServer } from '../../support/server.js';
 import { useSoftHsmModule } from '../../support/softhsm.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { contractWithMetadata, pyHankoMetadata } from '../../pdf/verify/metadata-fixtures.js';
-import { signedRevision } from '../../pdf/verify/shadow/revision.js';
+import { contractWithMetadata, pyHankoMetadata } from '../../support/shadow/metadata-fixtures.js';
+import { signedRevision } from '../../support/shadow/revision.js';
 
 // The DSC recipient is the token's holder: a certificate naming neither the recipient's name nor e-mail is refused.
 const TOKEN_HOLDER = { commonName: 'Token Holder', email: 'token@example.com' };

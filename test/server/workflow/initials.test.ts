@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { verifyPdf } from '../../../pdf/verify/index.js';
 import { pngFile } from '../../../pdf/write/image-fit.js';
-import { makePng } from '../../pdf/sign/helpers.js';
+import { makePng } from '../../support/png.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { appearanceImages } from '../../support/form-reading.js';

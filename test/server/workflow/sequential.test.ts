@@ -12,7 +12,7 @@ import { before, describe, test } from 'node:test';
 import { tokenSigner } from '../../../native/index.js';
 import { signPades } from '../../../pdf/sign/pades.js';
 import { verifyPdf } from '../../../pdf/verify/index.js';
-import { makePng } from '../../pdf/sign/helpers.js';
+import { makePng } from '../../support/png.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';

@@ -1,5 +1,5 @@
 /**
- * The shadow-attack corpus (test/pdf/verify/shadow) through the real API, on SQLite and PostgreSQL: a
+ * The shadow-attack corpus (test/support/shadow) through the real API, on SQLite and PostgreSQL: a
  * one-signer USB DSC envelope over a real form; the signer fetches …/prepared and uploads, for every
  * attack, the prepared bytes + one revision that signs their field with a trusted key (a software key,
  * and a SoftHSM2 token) AND attacks. Each upload: 422 invalid_signed_document with a reason, and the
@@ -19,8 +19,8 @@ import { useDscTrust } from '../../support/dsc-trust.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, useTestServer, type TestServer } from '../../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../../support/softhsm.js';
-import { ATTACK_CASES, BENIGN_CASES, shadowOriginal, type CaseContext } from '../../pdf/verify/shadow/corpus.js';
-import { verifierFlags } from '../../pdf/verify/shadow/kit.js';
+import { ATTACK_CASES, BENIGN_CASES, shadowOriginal, type CaseContext } from '../../support/shadow/corpus.js';
+import { verifierFlags } from '../../support/shadow/kit.js';
 
 const trust = useDscTrust();
 

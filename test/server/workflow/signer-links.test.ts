@@ -10,7 +10,7 @@ import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { makePng } from '../../pdf/sign/helpers.js';
+import { makePng } from '../../support/png.js';
 
 const PNG = makePng(80, 24, (x, y) =>
   Math.abs(y - 12 - Math.round(6 * Math.sin(x / 7))) < 2 ? [10, 10, 90, 255] : [0, 0, 0, 0],

@@ -6,7 +6,7 @@ import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { qpdfCheck } from '../../support/pdf-fixtures.js';
 import { API, LEGACY, useTestServer } from '../../support/server.js';
 import { pdfsigVerdicts } from '../../support/validators.js';
-import { makePng } from '../../pdf/sign/helpers.js';
+import { makePng } from '../../support/png.js';
 
 // A small drawn stroke: dark pixels on a transparent background.
 const PNG = makePng(60, 20, (x, y) =>

@@ -16,7 +16,7 @@ import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, LEGACY, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
 import { startSmtp, type SmtpTestServer } from '../../support/smtp.js';
 import { legacyCreate, startDocServer, tokenOf, type DocServer } from '../legacy/helpers.js';
-import { createSaleTemplate, instantiate, PEOPLE } from '../templates/helpers.js';
+import { createSaleTemplate, instantiate, PEOPLE } from '../../support/templates.js';
 import { makeSource, postBulk, row } from '../bulk/helpers.js';
 import { makePdf } from '../../support/pdf-fixtures.js';
 

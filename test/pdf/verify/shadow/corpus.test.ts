@@ -20,8 +20,8 @@ import {
   shadowPreparedCertified,
   type CaseContext,
   type ShadowKeys,
-} from './corpus.js';
-import { appendedPrefixes, verifierFlags } from './kit.js';
+} from '../../../support/shadow/corpus.js';
+import { appendedPrefixes, verifierFlags } from '../../../support/shadow/kit.js';
 
 const policyFor = (c: { fillable?: (ctx: CaseContext) => readonly string[] }, ctx: CaseContext): RevisionPolicy => ({
   signingField: ctx.signingField,

@@ -6,12 +6,12 @@
  * certification signature, as at send). Attacks rewrite exactly
  * these objects, so they are named here: /Fm0, /F1, /OC0 (ON) and /OC1 (OFF, the shadow layer).
  */
-import { softwareSigner } from '../../../../pdf/cms/index.js';
-import { prepareForm, moharFieldName, type FormFieldLayout } from '../../../../pdf/index.js';
-import { signPades } from '../../../../pdf/sign/pades.js';
-import type { SignatureProvider } from '../../../../pdf/ports.js';
-import { buildPdf } from '../../../support/pdf-fixtures.js';
-import { createTestPki, type TestPki } from '../../../support/pki.js';
+import { softwareSigner } from '../../../pdf/cms/index.js';
+import { prepareForm, moharFieldName, type FormFieldLayout } from '../../../pdf/index.js';
+import { signPades } from '../../../pdf/sign/pades.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
+import { buildPdf } from '../pdf-fixtures.js';
+import { createTestPki, type TestPki } from '../pki.js';
 
 /** The visible price: the thing every attack tries to change. */
 export const PRICE_TEXT = 'Total price: 1,00,000 rupees';

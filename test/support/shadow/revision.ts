@@ -6,17 +6,17 @@
  * versus the ranges actually hashed, and what stands in the gap (hex CMS, nothing, a literal string).
  */
 import { createHash } from 'node:crypto';
-import { createSignedData } from '../../../../pdf/cms/index.js';
-import { listSignatureFields } from '../../../../pdf/acroform.js';
-import { PdfReader } from '../../../../pdf/document.js';
-import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../../../../pdf/objects.js';
-import { getPages, type Box } from '../../../../pdf/pages.js';
-import { addSignatureAppearance } from '../../../../pdf/sign/appearance.js';
-import type { SignatureProvider } from '../../../../pdf/ports.js';
-import { addSigFlags } from '../../../../pdf/write/form.js';
-import { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
-import { cloneDict, dict, name } from '../../../../pdf/write/serialize.js';
-import { pdfDate } from '../../../../pdf/write/text.js';
+import { createSignedData } from '../../../pdf/cms/index.js';
+import { listSignatureFields } from '../../../pdf/acroform.js';
+import { PdfReader } from '../../../pdf/document.js';
+import { PdfArray, PdfDict, PdfName, PdfRef, PdfString } from '../../../pdf/objects.js';
+import { getPages, type Box } from '../../../pdf/pages.js';
+import { addSignatureAppearance } from '../../../pdf/sign/appearance.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
+import { addSigFlags } from '../../../pdf/write/form.js';
+import { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { cloneDict, dict, name } from '../../../pdf/write/serialize.js';
+import { pdfDate } from '../../../pdf/write/text.js';
 
 /** The objects an attack aims at, as found in the prepared bytes. */
 export interface Targets {

@@ -1,8 +1,8 @@
 /** Builds templates through the real API for the template suites. */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { makePdf } from '../../support/pdf-fixtures.js';
-import { API, multipartBody, type TestServer } from '../../support/server.js';
+import { makePdf } from './pdf-fixtures.js';
+import { API, multipartBody, type TestServer } from './server.js';
 
 export const ROLES = [
   { role_key: 'seller', label: 'Seller', role: 'signer' },

@@ -14,8 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOcspResponder, type OcspResponder } from '../../support/ocsp.js';
-import { openssl } from '../../support/tsa.js';
+import { startOcspResponder, type OcspResponder } from './ocsp.js';
+import { openssl } from './tsa.js';
 
 export interface TestCert {
   readonly name: string;

@@ -5,10 +5,10 @@
  * XObject or a font redefined, a /FreeText overlay) or does both (page content rewritten, a new
  * annotation, an orphan widget, the optional content configuration swapped).
  */
-import { PdfArray, PdfDict, PdfStream, PdfString, type PdfRef } from '../../../../pdf/objects.js';
-import { addAnnotation } from '../../../../pdf/write/form.js';
-import type { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
-import { cloneDict, dict, makeStream, name } from '../../../../pdf/write/serialize.js';
+import { PdfArray, PdfDict, PdfStream, PdfString, type PdfRef } from '../../../pdf/objects.js';
+import { addAnnotation } from '../../../pdf/write/form.js';
+import type { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { cloneDict, dict, makeStream, name } from '../../../pdf/write/serialize.js';
 import { SHADOW_TEXT } from './document.js';
 import { boxAppearance, overPrice, shadowContent, type CaseContext, type ShadowCase } from './kit.js';
 import { copyOf, signedRevision, type Targets } from './revision.js';

@@ -8,9 +8,9 @@
  * approval signature (it only constrains what follows that signature), and reports that signature broken when a
  * locked field changes after it.
  */
-import { PdfArray, type PdfDict } from '../../../../pdf/objects.js';
-import { dict, name } from '../../../../pdf/write/serialize.js';
-import { textString } from '../../../../pdf/write/text.js';
+import { PdfArray, type PdfDict } from '../../../pdf/objects.js';
+import { dict, name } from '../../../pdf/write/serialize.js';
+import { textString } from '../../../pdf/write/text.js';
 import type { CaseContext, ShadowCase } from './kit.js';
 import { signedRevision } from './revision.js';
 

@@ -2,13 +2,13 @@
  * Benign controls: revisions an honest signer (or their token software) produces, which the
  * allow-list must accept, so that refusing the attacks is not simply refusing everything.
  */
-import { PdfReader } from '../../../../pdf/document.js';
-import { fieldMdpReference } from '../../../../pdf/field-lock.js';
-import { PdfArray, PdfDict, type PdfRef } from '../../../../pdf/objects.js';
-import { appendDss } from '../../../../pdf/sign/dss.js';
-import { signPades } from '../../../../pdf/sign/pades.js';
-import { dict, makeStream } from '../../../../pdf/write/serialize.js';
-import { makePng } from '../../sign/helpers.js';
+import { PdfReader } from '../../../pdf/document.js';
+import { fieldMdpReference } from '../../../pdf/field-lock.js';
+import { PdfArray, PdfDict, type PdfRef } from '../../../pdf/objects.js';
+import { appendDss } from '../../../pdf/sign/dss.js';
+import { signPades } from '../../../pdf/sign/pades.js';
+import { dict, makeStream } from '../../../pdf/write/serialize.js';
+import { makePng } from '../png.js';
 import type { BenignCase, CaseContext } from './kit.js';
 import { signedRevision } from './revision.js';
 

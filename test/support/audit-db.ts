@@ -1,10 +1,10 @@
 /** Audit test support: a migrated test database, envelopes made by plain inserts, tampering by hand. */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { connectStorage, type Storage } from '../../../server/storage/connect.js';
-import { migrateToLatest } from '../../../server/storage/migrations/index.js';
-import type { Database, EnvelopeStatus, RecipientStatus } from '../../../server/storage/schema.js';
-import { createTestDatabase, type DatabaseKind, type TestDatabase } from '../../support/databases.js';
+import { connectStorage, type Storage } from '../../server/storage/connect.js';
+import { migrateToLatest } from '../../server/storage/migrations/index.js';
+import type { Database, EnvelopeStatus, RecipientStatus } from '../../server/storage/schema.js';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 
 export interface AuditTestDb {
   readonly kind: DatabaseKind;

@@ -8,9 +8,9 @@
 import { PdfName, PdfRef, PdfString } from '../../../pdf/objects.js';
 import type { IncrementalUpdate } from '../../../pdf/write/incremental.js';
 import { dict, makeStream, name } from '../../../pdf/write/serialize.js';
-import { appendUpdate } from '../../support/pdf-fixtures.js';
-import { shadowOriginal } from './shadow/document.js';
-import type { Targets } from './shadow/revision.js';
+import { appendUpdate } from '../pdf-fixtures.js';
+import { shadowOriginal } from './document.js';
+import type { Targets } from './revision.js';
 
 export const XMP_NUM = 11;
 export const INFO_NUM = 12;

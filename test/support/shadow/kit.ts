@@ -3,12 +3,12 @@
  * opaque appearance boxes, and a rewrite of the revision's classic xref table (for the incremental
  * saving attacks that play with the table itself).
  */
-import { PdfArray, type PdfObject, type PdfRef } from '../../../../pdf/objects.js';
-import type { SignatureProvider } from '../../../../pdf/ports.js';
-import { verifyPdf } from '../../../../pdf/verify/index.js';
-import { helveticaFont, resources } from '../../../../pdf/write/appearance.js';
-import type { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
-import { dict, makeStream, name } from '../../../../pdf/write/serialize.js';
+import { PdfArray, type PdfObject, type PdfRef } from '../../../pdf/objects.js';
+import type { SignatureProvider } from '../../../pdf/ports.js';
+import { verifyPdf } from '../../../pdf/verify/index.js';
+import { helveticaFont, resources } from '../../../pdf/write/appearance.js';
+import type { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { dict, makeStream, name } from '../../../pdf/write/serialize.js';
 import { SHADOW_TEXT } from './document.js';
 import type { Layout } from './revision.js';
 

@@ -1,8 +1,8 @@
 /** Envelopes for the retention suites: completed through the real API (one electronic signer). */
 import assert from 'node:assert/strict';
-import { makeDraft, sendDraft, type Draft } from '../../support/envelopes.js';
-import { makePdf } from '../../support/pdf-fixtures.js';
-import { API, type TestServer } from '../../support/server.js';
+import { makeDraft, sendDraft, type Draft } from './envelopes.js';
+import { makePdf } from './pdf-fixtures.js';
+import { API, type TestServer } from './server.js';
 
 export async function completedEnvelope(server: TestServer, key: string, pdf = makePdf({ pages: 1 })): Promise<Draft> {
   const draft = await makeDraft(server, key, {

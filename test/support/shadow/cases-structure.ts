@@ -5,11 +5,11 @@
  * a second /Contents), universal signature forgery (USF: /Contents and /ByteRange emptied, removed,
  * zeroed, overlapping, not hex), and catalog tricks that change what a viewer does on opening.
  */
-import { PdfArray, PdfDict, PdfRef, PdfString } from '../../../../pdf/objects.js';
-import { signPades } from '../../../../pdf/sign/pades.js';
-import { editAcroForm } from '../../../../pdf/write/form.js';
-import type { IncrementalUpdate } from '../../../../pdf/write/incremental.js';
-import { dict, makeStream, name } from '../../../../pdf/write/serialize.js';
+import { PdfArray, PdfDict, PdfRef, PdfString } from '../../../pdf/objects.js';
+import { signPades } from '../../../pdf/sign/pades.js';
+import { editAcroForm } from '../../../pdf/write/form.js';
+import type { IncrementalUpdate } from '../../../pdf/write/incremental.js';
+import { dict, makeStream, name } from '../../../pdf/write/serialize.js';
 import { rewriteXref, shadowContent, type CaseContext, type ShadowCase } from './kit.js';
 import { copyOf, findTargets, plainRevision, signedRevision, type RevisionHooks, type Targets } from './revision.js';
 

@@ -1,5 +1,5 @@
 /** A scripted PinPrompt for the desktop signer tests: records every request and answers from a queue. */
-import type { PinPrompt, PinRequest } from '../../../main/signer/index.js';
+import type { PinPrompt, PinRequest } from '../../main/signer/index.js';
 
 export type PinAnswer = string | null | ((request: PinRequest) => Promise<string | null>);
 
