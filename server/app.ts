@@ -80,7 +80,7 @@ export interface BuiltApp {
   readonly inFlight: InFlight;
   /** Shutdown sets `draining`, and /readyz answers 503 from then on. */
   readonly state: ServerState;
-  /** The Context the routes use: the given one, with counting ports when metrics are on. */
+  /** The Context the routes use: the given one with the app's logger, and counting ports when metrics are on. */
   readonly ctx: Context;
   /** This instance's metrics (MOHAR_METRICS=on), for the workers and a separate listener. */
   readonly metrics: Metrics | undefined;
@@ -94,13 +94,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 export async function buildServerApp(base: Context, options: AppOptions = {}): Promise<BuiltApp> {
   // One registry per app: tests run several servers in one process (metrics/registry.ts).
   const metrics = base.config.metrics.enabled ? createMetrics() : undefined;
-  const ctx: Context = metrics
+  const ported: Context = metrics
     ? { ...base, blobs: countedBlobStore(base.blobs, metrics), pdf: timedPdfInspector(base.pdf, metrics) }
     : base;
   const state: ServerState = { draining: false };
   const app = Fastify({
     logger: {
-      level: ctx.config.logLevel,
+      level: base.config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // Link credentials in URLs, messages and errors (signing tokens, ?token=): http/log-redaction.ts.
       serializers: logSerializers,
@@ -114,8 +114,10 @@ export async function buildServerApp(base: Context, options: AppOptions = {}): P
     ajv: { customOptions: AJV_CUSTOM_OPTIONS },
     return503OnClosing: true,
     // request.ip (audit rows, rate limits, login throttling): the forwarded client only behind a trusted proxy.
-    trustProxy: typeof ctx.config.trustProxy === 'boolean' ? ctx.config.trustProxy : [...ctx.config.trustProxy],
+    trustProxy: typeof base.config.trustProxy === 'boolean' ? base.config.trustProxy : [...base.config.trustProxy],
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // The domain logs through the app's logger, so its lines get the same redaction as the requests' (REDACTED_PATHS).
+  const ctx: Context = { ...ported, log: app.log };
 
   const inFlight = trackHandlers(app);
   // While shutting down, every answer closes its connection: a kept-alive connection left idle would hold

@@ -10,6 +10,7 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import { openBlobStore } from './storage/open-blobs.js';
 import type { KeyIdentity } from './domain/keys/api-keys.js';
 import { TtlCache } from './domain/ttl-cache.js';
+import { quietLogger, type Logger } from './domain/logger.js';
 import { sealSource, testSealSource, type SealSource } from './seal/load-seal.js';
 import { defaultTransports, type Transports } from './net/transports.js';
 
@@ -28,6 +29,8 @@ export interface RuntimeOptions {
   readonly esignAsp?: SealSource;
   /** Other ways out to the network than the default transports (net/transports.ts). */
   readonly transports?: Transports;
+  /** The domain's logger; default none (the server's app puts its own on the Context it runs: app.ts). */
+  readonly log?: Logger;
 }
 
 export async function openRuntime(
@@ -67,6 +70,7 @@ export async function openRuntime(
     seal,
     testSeal,
     transports,
+    log: options.log ?? quietLogger,
     ...(options.esignAsp ? { esignAsp: options.esignAsp } : {}),
   };
   return {

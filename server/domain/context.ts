@@ -1,6 +1,6 @@
 /**
  * What every domain operation receives: storage, blob store, settings, a clock (tests move time) and the ports (seal,
- * network).
+ * network, logger).
  */
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
@@ -11,6 +11,7 @@ import type { NamedStatements } from '../storage/connect.js';
 import type { Database, DataMode } from '../storage/schema.js';
 import type { PdfInspector } from './documents/pdf-inspector.js';
 import type { KeyIdentity } from './keys/api-keys.js';
+import type { Logger } from './logger.js';
 import type { TtlCache } from './ttl-cache.js';
 import type { SignatureProvider } from '../../pdf/index.js';
 import type { Transports } from '../net/transports.js';
@@ -36,6 +37,8 @@ export interface Context {
   readonly testSeal: () => Promise<SignatureProvider>;
   /** Outbound HTTP (TSA, OCSP, CRL, caIssuers, eSign status), handed in like the seal: server/net/transports.ts. */
   readonly transports: Transports;
+  /** Where the domain reports what it recovers from (a completion the job retries): the server's logger, logger.ts. */
+  readonly log: Logger;
   /**
    * The caller's data mode on envelope-API requests (http/auth-hooks.ts forCaller): loads by id and lists
    * see only rows of this mode, and what it creates gets it. Unset for jobs and signer links, which reach an

@@ -16,7 +16,7 @@ import { acceptEsignResponse } from '../domain/aadhaar/accept-response.js';
 import { AUTOPOST_PATH, openRequestFor, RESPONSE_PATH } from '../domain/aadhaar/esign-request.js';
 import { returnTargetAfterEsign } from '../domain/aadhaar/return-target.js';
 import type { Context } from '../domain/context.js';
-import { finalizeDocuments } from '../domain/workflow/complete-envelope.js';
+import { settleAct } from '../domain/workflow/settle-act.js';
 import { clientOf } from './v1/signer-answer.js';
 import type { App } from './types.js';
 
@@ -122,15 +122,14 @@ ${inputs}
         }
         const outcome = await acceptEsignResponse(ctx, xml, clientOf(request));
         if (outcome.ok) {
-          if (outcome.envelopeFinished) {
-            await finalizeDocuments(ctx, outcome.envelopeId).catch((error: unknown) =>
-              request.log.warn({ err: error }, 'completion failed; the envelope.complete job will retry it'),
-            );
-          }
+          const envelope = await settleAct(ctx, outcome.envelopeId, {
+            status: 'signed',
+            envelopeFinished: outcome.envelopeFinished,
+          });
           // Where the signer goes after an act, as for the other methods: the link's return_url or the envelope's
           // redirect_url, else the done page.
           const next =
-            (await returnTargetAfterEsign(ctx, outcome.txn, outcome.envelopeId)) ??
+            (await returnTargetAfterEsign(ctx, outcome.txn, envelope.redirectUrl)) ??
             `${SIGNING_PAGE_BASE}/${outcome.token}?aadhaar=signed`;
           return reply
             .code(303)

@@ -17,6 +17,7 @@ import { appendRevisions } from '../documents/append-revisions.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
 import type { PadesLevel } from '../../../pdf/index.js';
 import { API_BASE } from '../../../common/api-paths.js';
+import type { EnvelopesTable, EnvelopeStatus } from '../../storage/schema.js';
 import { sealFor, type Context } from '../context.js';
 import { iso } from '../time.js';
 import { recordEvent } from './events.js';
@@ -38,9 +39,17 @@ function lowestLevel(levels: (PadesLevel | null)[]): PadesLevel | null {
 
 /** Both steps: what the envelope.complete job runs. */
 export async function completeEnvelope(ctx: Context, envelopeId: string): Promise<void> {
-  await finalizeDocuments(ctx, envelopeId);
+  const state = await ctx.db
+    .selectFrom('envelopes')
+    .select(['id', 'status', 'mode'])
+    .where('id', '=', envelopeId)
+    .executeTakeFirstOrThrow();
+  await finalizeDocuments(ctx, state);
   await issueCertificate(ctx, envelopeId);
 }
+
+/** The envelope as step 1 starts from it. */
+export type EnvelopeToFinalize = Pick<EnvelopesTable, 'id' | 'status' | 'mode'>;
 
 /**
  * The PAdES level each signer's act reached, recorded with the act (no re-verification of the PDF). After
@@ -64,14 +73,14 @@ async function signatureLevels(
   });
 }
 
-/** Step 1 alone: what the act's request tries at once (the certificate follows in the job). */
-export async function finalizeDocuments(ctx: Context, envelopeId: string): Promise<void> {
-  const state = await ctx.db
-    .selectFrom('envelopes')
-    .select(['status', 'mode'])
-    .where('id', '=', envelopeId)
-    .executeTakeFirstOrThrow();
-  if (state.status !== 'sent') return; // done already (a retried job), or stopped
+/**
+ * Step 1 alone, on the envelope as its caller read it: what a signer act's request tries at once (settle-act.ts;
+ * the certificate follows in the job). Returns the status it leaves the envelope in: `completed` when this call
+ * completed it, else the status that kept it from completing.
+ */
+export async function finalizeDocuments(ctx: Context, state: EnvelopeToFinalize): Promise<EnvelopeStatus> {
+  if (state.status !== 'sent') return state.status; // done already (a retried job), or stopped
+  const envelopeId = state.id;
   const documents = await ctx.db
     .selectFrom('envelope_documents')
     .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
@@ -116,19 +125,24 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
     await signatureLevels(ctx, envelopeId, !ltvAppended ? 'none' : ctx.config.tsaUrl ? 'dss+timestamp' : 'dss'),
   );
   const at = iso(ctx.now());
-  await ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx): Promise<EnvelopeStatus> => {
+    // Moved and read in one statement: the row the event and the mails describe is the one completed.
     const envelope = await trx
-      .selectFrom('envelopes')
-      .selectAll()
-      .where('id', '=', envelopeId)
-      .executeTakeFirstOrThrow();
-    const moved = await trx
       .updateTable('envelopes')
       .set({ status: 'completed', completed_at: at, updated_at: at, pades_level: level })
       .where('id', '=', envelopeId)
       .where('status', '=', 'sent')
+      .returningAll()
       .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) return;
+    if (!envelope) {
+      // Something moved it first (the job, a void, an expiry): what it is now.
+      const current = await trx
+        .selectFrom('envelopes')
+        .select('status')
+        .where('id', '=', envelopeId)
+        .executeTakeFirstOrThrow();
+      return current.status;
+    }
     for (const [documentId, { from, revisions }] of appendedTo) {
       const appended = await appendRevisions(trx, { envelopeId, documentId, from, revisions, recipientId: null, at });
       if (!appended) throw new Error(`document ${documentId} changed during completion`);
@@ -150,7 +164,7 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
       envelope.account_id,
       envelopeId,
       'envelope.completed',
-      { envelope: envelopeSummary({ ...envelope, status: 'completed' }), documents: finals, pades_level: level },
+      { envelope: envelopeSummary(envelope), documents: finals, pades_level: level },
       at,
       {
         type: 'system',
@@ -170,6 +184,7 @@ export async function finalizeDocuments(ctx: Context, envelopeId: string): Promi
       size: sizes.get(d.document_id)!,
     }));
     await mailCompletion(trx, ctx, envelope, recipients, attachments);
+    return 'completed';
   });
 }
 

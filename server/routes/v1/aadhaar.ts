@@ -6,9 +6,8 @@
 import type { Context } from '../../domain/context.js';
 import { startEsign } from '../../domain/aadhaar/start-esign.js';
 import { recoverEsignStatus } from '../../domain/aadhaar/recover-status.js';
-import { finalizeDocuments } from '../../domain/workflow/complete-envelope.js';
-import { envelopeAfterAct } from '../../domain/workflow/envelope-after-act.js';
 import { resolveSession } from '../../domain/workflow/sessions.js';
+import { settleAct } from '../../domain/workflow/settle-act.js';
 import { problems } from '../../http/schemas/common.js';
 import { EsignStartBody, EsignStartResponse, EsignStatusResponse } from '../../http/schemas/aadhaar.js';
 import { TokenParams } from '../../http/schemas/signing.js';
@@ -64,12 +63,10 @@ export function aadhaarSignerRoutes(app: App, ctx: Context): void {
           failure: { reason: outcome.reason, code: outcome.code, esp_code: outcome.espCode, message: outcome.message },
         };
       }
-      if (outcome.envelopeFinished) {
-        await finalizeDocuments(ctx, outcome.envelopeId).catch((error: unknown) =>
-          request.log.warn({ err: error }, 'completion failed; the envelope.complete job will retry it'),
-        );
-      }
-      const envelope = await envelopeAfterAct(ctx, outcome.envelopeId);
+      const envelope = await settleAct(ctx, outcome.envelopeId, {
+        status: 'signed',
+        envelopeFinished: outcome.envelopeFinished,
+      });
       return { state: 'signed' as const, recipient_status: 'signed', envelope_status: envelope.status, failure: null };
     },
   );

@@ -95,7 +95,7 @@ export function sandboxRoutes(app: App, ctx: Context): void {
     async (request) => {
       const session = await resolveSession(ctx, request.params.token);
       const result = await signWithTestCertificate(ctx, session, clientOf(request, session));
-      return completeAndAnswer(ctx, session, result, request);
+      return completeAndAnswer(ctx, session, result);
     },
   );
 }

@@ -119,7 +119,7 @@ export function signerRoutes(app: App, ctx: Context): void {
       if (body.action === 'decline') result = await decline(ctx, session, body.decline_reason, client);
       else if (body.action === 'sign') result = await signElectronically(ctx, session, body, client);
       else result = await approveOrReview(ctx, session, body.action, body, client);
-      return completeAndAnswer(ctx, session, result, request);
+      return completeAndAnswer(ctx, session, result);
     },
   );
 
@@ -208,7 +208,7 @@ export function signerRoutes(app: App, ctx: Context): void {
           request.body,
           clientOf(request, session),
         );
-        return completeAndAnswer(ctx, session, result, request);
+        return completeAndAnswer(ctx, session, result);
       },
     );
   });
