@@ -6,16 +6,18 @@ import type { Context } from './domain/context.js';
 import type { App } from './routes/types.js';
 import { openRuntime, type RuntimeOptions } from './runtime.js';
 import { JobRunner, type JobLogger } from './jobs/runner.js';
-import { mailJobHandlers } from './mail/send.js';
-import { workflowJobHandlers } from './domain/workflow/job-handlers.js';
+import { jobHandlers, type RunnableJob } from './jobs/definition.js';
+import { mailSendJob } from './mail/send.js';
+import { completeEnvelopeJob, expireEnvelopeJob } from './domain/workflow/job-handlers.js';
+import { bulkChunkJob } from './domain/bulk/run-chunk.js';
 import { webhookWorkerFor } from './webhooks/worker.js';
-import { blobGcJobHandlers, scheduleBlobGc } from './storage/blob-gc.js';
+import { blobGcJob, scheduleBlobGc } from './storage/blob-gc.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { BlobStoreKind } from './config-blobs.js';
-import { scheduleReminderSweep } from './domain/workflow/auto-remind.js';
+import { reminderSweepJob, scheduleReminderSweep } from './domain/workflow/auto-remind.js';
 import { listenForMetrics } from './metrics/http.js';
 import { shutDownInOrder } from './shutdown.js';
-import { retentionJobHandlers, scheduleRetentionPurge } from './domain/retention/purge-job.js';
+import { retentionPurgeJob, scheduleRetentionPurge } from './domain/retention/purge-job.js';
 
 export interface RunningServer {
   readonly app: App;
@@ -30,17 +32,23 @@ export interface RunningServer {
   close(options?: { deadlineMs?: number }): Promise<void>;
 }
 
-/** The job runner with every handler the server knows (mail, completion, expiry, blob collection, retention). */
+/** Every durable job the server runs, one typed definition each (server/jobs/definition.ts). */
+export const SERVER_JOBS: readonly RunnableJob<Context>[] = [
+  mailSendJob,
+  completeEnvelopeJob,
+  expireEnvelopeJob,
+  bulkChunkJob,
+  reminderSweepJob,
+  blobGcJob,
+  retentionPurgeJob,
+];
+
+/** The job runner with every job the server knows (SERVER_JOBS). */
 export function jobRunnerFor(ctx: Context, options: { pollIntervalMs?: number; logger?: JobLogger } = {}): JobRunner {
   return new JobRunner({
     db: ctx.db,
     dialect: ctx.dialect,
-    handlers: {
-      ...mailJobHandlers(ctx),
-      ...workflowJobHandlers(ctx),
-      ...blobGcJobHandlers(ctx),
-      ...retentionJobHandlers(ctx),
-    },
+    handlers: jobHandlers(ctx, SERVER_JOBS),
     now: ctx.now,
     leaseMs: ctx.config.jobLeaseSeconds * 1000,
     ...options,

@@ -1,6 +1,7 @@
 /** The signer API ({api_base}/signing/{token}): the only server the page talks to. */
 import { API_BASE } from '../../common/api-paths';
-import type { ActResult, FieldValue, SignerView } from './types';
+import type { SignerActBody } from '../../common/signer-act';
+import type { AadhaarStarted, AadhaarStartBody, AadhaarStatus, ActResult, FieldValue, SignerView } from './types';
 
 export { API_BASE };
 
@@ -65,20 +66,8 @@ async function request(url: string, init: RequestInit = {}): Promise<Response> {
   return check(response);
 }
 
-export interface SignBody {
-  action: 'sign' | 'review' | 'approve' | 'decline';
-  consent?: boolean;
-  fields?: Record<string, FieldValue>;
-  signature?: { kind: 'drawn' | 'typed' | 'uploaded'; image_png?: string; text?: string };
-  initials?: { kind: 'drawn' | 'typed'; image_png?: string; text?: string };
-  decline_reason?: string;
-}
-
-export interface AadhaarStatus {
-  state: 'none' | 'pending' | 'signed' | 'failed';
-  envelope_status: string | null;
-  failure: { reason: string; code: string; esp_code: string | null; message: string } | null;
-}
+/** The act the page sends: the same type the server's act operations take (common/signer-act.ts). */
+export type SignBody = SignerActBody;
 
 export interface SignerApi {
   view(): Promise<SignerView>;
@@ -89,7 +78,7 @@ export interface SignerApi {
   /** Sandbox mock DSC requests only: the server signs with an ephemeral test certificate. */
   signWithTestCertificate(): Promise<ActResult>;
   /** Aadhaar eSign: prepares the signature; open `autopost_url` to go to the eSign service provider. */
-  startAadhaar(fields: Record<string, FieldValue>): Promise<{ txn: string; autopost_url: string }>;
+  startAadhaar(fields: Record<string, FieldValue>): Promise<AadhaarStarted>;
   /** Aadhaar eSign: the fate of the last attempt, recovered from the ESP when its answer was lost. */
   aadhaarStatus(): Promise<AadhaarStatus>;
   downloadUrl(documentId: string): string;
@@ -132,13 +121,10 @@ export function signerApi(token: string): SignerApi {
       ).json()) as ActResult;
     },
     async startAadhaar(fields) {
+      const body: AadhaarStartBody = { consent: true, fields };
       return (await (
-        await request(`${base}/aadhaar`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ consent: true, fields }),
-        })
-      ).json()) as { txn: string; autopost_url: string };
+        await request(`${base}/aadhaar`, { method: 'POST', headers: json, body: JSON.stringify(body) })
+      ).json()) as AadhaarStarted;
     },
     async aadhaarStatus() {
       return (await (await request(`${base}/aadhaar/status`, { method: 'POST' })).json()) as AadhaarStatus;

@@ -17,8 +17,8 @@ export interface SignerField {
   options: string[] | null;
   pdf_signature_field: string | null;
   required: boolean;
-  /** The signer may change the pre-assigned value; false (or absent): it is read-only for them. */
-  editable?: boolean;
+  /** The signer may change the pre-assigned value; false: it is read-only for them. */
+  editable: boolean;
 }
 
 export interface PageSize {
@@ -73,4 +73,25 @@ export interface ActResult {
   recipient_status: string;
   envelope_status: string;
   redirect_url: string | null;
+}
+
+/** The body of POST {api_base}/signing/{token}/aadhaar. */
+export interface AadhaarStartBody {
+  consent: boolean;
+  fields?: Record<string, FieldValue>;
+}
+
+/** What the page reads of that call's answer: where to send the signer (the answer carries more). */
+export interface AadhaarStarted {
+  txn: string;
+  autopost_url: string;
+}
+
+/** POST {api_base}/signing/{token}/aadhaar/status. */
+export interface AadhaarStatus {
+  state: 'none' | 'pending' | 'signed' | 'failed';
+  recipient_status: string | null;
+  envelope_status: string | null;
+  /** `reason`: one of the server's ESIGN_FAILURE_REASONS, read as a string (the page's words are keyed by it). */
+  failure: { reason: string; code: string; esp_code: string | null; message: string } | null;
 }

@@ -9,8 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import { Type } from 'typebox';
 import { MoharError } from '../../common/errors.js';
-import { enqueueJobOnce } from '../jobs/queue.js';
+import { enqueueOnce, jobKind, parseJobPayload } from '../jobs/definition.js';
 import type { SecretBox } from '../seal/secret-box.js';
 import type { Database, MailKind, MailStatus, OutboxMailTable } from '../storage/schema.js';
 
@@ -25,8 +26,8 @@ export const MAIL_KINDS: readonly MailKind[] = [
 ];
 export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed', 'kept'];
 
-/** The job kind that sends one outbox row; its payload is { mail_id }. */
-export const MAIL_SEND_JOB = 'mail.send';
+/** The job that sends one outbox row (send.ts). */
+export const MAIL_SEND_JOB = jobKind('mail.send', Type.Object({ mail_id: Type.String() }));
 
 export interface MailAttachment {
   readonly filename: string;
@@ -126,22 +127,25 @@ export async function queueMail(db: Kysely<Database>, mail: MailToQueue, now: Da
   checkMail(mail);
   const write = async (trx: Kysely<Database>): Promise<string> => {
     const mailId = randomUUID();
-    const job = await enqueueJobOnce(trx, {
-      kind: MAIL_SEND_JOB,
-      payload: { mail_id: mailId },
-      accountId: mail.accountId,
-      now,
-      ...(mail.sendAt ? { runAt: mail.sendAt } : {}),
-      ...(mail.maxAttempts !== undefined ? { maxAttempts: mail.maxAttempts } : {}),
-      ...(mail.dedupeKey !== undefined ? { dedupeKey: `mail:${mail.dedupeKey}` } : {}),
-    });
+    const job = await enqueueOnce(
+      trx,
+      MAIL_SEND_JOB,
+      { mail_id: mailId },
+      {
+        accountId: mail.accountId,
+        now,
+        ...(mail.sendAt ? { runAt: mail.sendAt } : {}),
+        ...(mail.maxAttempts !== undefined ? { maxAttempts: mail.maxAttempts } : {}),
+        ...(mail.dedupeKey !== undefined ? { dedupeKey: `mail:${mail.dedupeKey}` } : {}),
+      },
+    );
     if (!job.created) {
       const existing = await trx
         .selectFrom('jobs')
         .select('payload')
         .where('id', '=', job.id)
         .executeTakeFirstOrThrow();
-      return (JSON.parse(existing.payload) as { mail_id: string }).mail_id;
+      return parseJobPayload(MAIL_SEND_JOB, JSON.parse(existing.payload)).mail_id;
     }
     const at = now.toISOString();
     await trx

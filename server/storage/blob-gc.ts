@@ -14,13 +14,13 @@
  * so several server instances on one PostgreSQL database run it once).
  */
 import type { Kysely } from 'kysely';
-import { enqueueJob } from '../jobs/queue.js';
-import type { JobHandlers } from '../jobs/runner.js';
+import { Type } from 'typebox';
+import { defineJob, enqueue, jobKind } from '../jobs/definition.js';
 import { blobReferences, documentsInUse, LIVE_ENVELOPE, outboxInUse } from './blob-references.js';
 import type { BlobStore } from './blobs.js';
 import type { Database } from './schema.js';
 
-export const BLOB_GC_JOB = 'blobs.collect';
+export const BLOB_GC_JOB = jobKind('blobs.collect', Type.Object({}));
 export const BLOB_GC_GRACE_MS = 60 * 60 * 1000;
 const EVERY_MS = 60 * 60 * 1000;
 
@@ -96,21 +96,14 @@ export async function collectUnreferencedBlobs(
 /** Enqueues the run for the hour slot after `now` (idempotent: one job per slot). */
 export async function scheduleBlobGc(db: Kysely<Database>, now: Date, delayMs = EVERY_MS): Promise<void> {
   const runAt = new Date(Math.ceil((now.getTime() + delayMs) / EVERY_MS) * EVERY_MS);
-  await enqueueJob(db, {
-    kind: BLOB_GC_JOB,
-    payload: {},
-    runAt,
-    dedupeKey: `${BLOB_GC_JOB}:${runAt.toISOString()}`,
-    now,
-  });
+  await enqueue(db, BLOB_GC_JOB, {}, { runAt, dedupeKey: `${BLOB_GC_JOB.kind}:${runAt.toISOString()}`, now });
 }
 
-export function blobGcJobHandlers(deps: { db: Kysely<Database>; blobs: BlobStore; now: () => Date }): JobHandlers {
-  return {
-    [BLOB_GC_JOB]: async () => {
-      const now = deps.now();
-      await collectUnreferencedBlobs(deps.db, deps.blobs, { now });
-      await scheduleBlobGc(deps.db, now);
-    },
-  };
-}
+export const blobGcJob = defineJob(
+  BLOB_GC_JOB,
+  async (deps: { db: Kysely<Database>; blobs: BlobStore; now: () => Date }) => {
+    const now = deps.now();
+    await collectUnreferencedBlobs(deps.db, deps.blobs, { now });
+    await scheduleBlobGc(deps.db, now);
+  },
+);

@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { newId } from '../ids.js';
 import type { Database } from '../../storage/schema.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { enqueue } from '../../jobs/definition.js';
 import { BULK_SEND_CHUNK_JOB } from '../workflow/job-kinds.js';
 import type { BulkRow } from './merge.js';
 import { loadSource, type SourceRef } from './source.js';
@@ -39,14 +39,12 @@ export async function enqueueChunk(
   now: Date,
 ): Promise<void> {
   // The dedupe key names the chunk: a retried job that re-enqueues its successor makes no second one.
-  await enqueueJob(db, {
-    kind: BULK_SEND_CHUNK_JOB,
-    payload: { bulk_send_id: bulkSendId, from },
-    dedupeKey: `bulk_send:${bulkSendId}:${from}`,
-    accountId,
-    now,
-    maxAttempts: 20,
-  });
+  await enqueue(
+    db,
+    BULK_SEND_CHUNK_JOB,
+    { bulk_send_id: bulkSendId, from },
+    { dedupeKey: `bulk_send:${bulkSendId}:${from}`, accountId, now, maxAttempts: 20 },
+  );
 }
 
 export async function createBulkSend(

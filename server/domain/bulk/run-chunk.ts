@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JobHandlers } from '../../jobs/runner.js';
+import { defineJob, type JobPayload } from '../../jobs/definition.js';
 import { PermanentJobError } from '../../jobs/runner.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
@@ -26,14 +26,6 @@ export const CHUNK_ROWS = 25;
 export const ROW_CONCURRENCY = { sqlite: 4, postgres: 8 } as const;
 const BUSY_POLL_MS = 250;
 const UNFINISHED = ['pending', 'created'];
-
-function payloadOf(payload: unknown): { bulk_send_id: string; from: number } {
-  const p = payload as { bulk_send_id?: unknown; from?: unknown } | null;
-  if (typeof p?.bulk_send_id !== 'string' || typeof p.from !== 'number') {
-    throw new PermanentJobError('bulk_send.chunk payload without bulk_send_id/from');
-  }
-  return { bulk_send_id: p.bulk_send_id, from: p.from };
-}
 
 /**
  * Runs `rows` through processRow, ROW_CONCURRENCY at a time: a row waits mostly on the PDF worker pool
@@ -78,8 +70,8 @@ async function processChunkRows(ctx: Context, plan: BatchPlan, rows: readonly Ro
   }
 }
 
-export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
-  const { bulk_send_id: batchId, from } = payloadOf(payload);
+export async function runChunk(ctx: Context, payload: JobPayload<typeof BULK_SEND_CHUNK_JOB>): Promise<void> {
+  const { bulk_send_id: batchId, from } = payload;
   const batch = await ctx.db.selectFrom('bulk_sends').selectAll().where('id', '=', batchId).executeTakeFirst();
   if (!batch) throw new PermanentJobError(`no bulk send ${batchId}`);
   // A canceled batch still runs: its rows with an envelope are finished; its pending rows are canceled already.
@@ -119,6 +111,4 @@ export async function runChunk(ctx: Context, payload: unknown): Promise<void> {
   await finishIfDone(ctx, batchId, batch.account_id);
 }
 
-export function bulkJobHandlers(ctx: Context): JobHandlers {
-  return { [BULK_SEND_CHUNK_JOB]: (payload) => runChunk(ctx, payload) };
-}
+export const bulkChunkJob = defineJob(BULK_SEND_CHUNK_JOB, (ctx: Context, payload) => runChunk(ctx, payload));

@@ -5,7 +5,7 @@
  * this refuses (the job would only keep the mail again).
  */
 import { MoharError } from '../../../common/errors.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { enqueue } from '../../jobs/definition.js';
 import { MAIL_SEND_JOB } from '../../mail/outbox.js';
 import { mailDeliveryConfigured } from '../../mail/transport-settings.js';
 import type { Context } from '../context.js';
@@ -50,7 +50,7 @@ export async function resendMail(ctx: Context, accountId: string, mailId: string
     if (Number(moved.numUpdatedRows) !== 1) {
       throw new MoharError('mail_not_resendable', 'the mail changed meanwhile; look again');
     }
-    const jobId = await enqueueJob(trx, { kind: MAIL_SEND_JOB, payload: { mail_id: mailId }, accountId, now });
+    const jobId = await enqueue(trx, MAIL_SEND_JOB, { mail_id: mailId }, { accountId, now });
     return { id: mailId, status: 'queued' as const, job_id: jobId };
   });
 }

@@ -9,14 +9,14 @@
  * template's retention_days when it was made from a template that has one, else the account's.
  */
 import type { Kysely } from 'kysely';
-import { enqueueJob } from '../../jobs/queue.js';
-import type { JobHandlers } from '../../jobs/runner.js';
+import { Type } from 'typebox';
+import { defineJob, enqueue, jobKind } from '../../jobs/definition.js';
 import type { Database } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { PURGEABLE_STATUSES, purgeEnvelope } from './purge-envelope.js';
 
-export const RETENTION_PURGE_JOB = 'retention.purge';
+export const RETENTION_PURGE_JOB = jobKind('retention.purge', Type.Object({}));
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Envelopes looked up per query: small, so each transaction and each scan stays short. */
@@ -27,24 +27,19 @@ const MAX_PER_RUN = 2000;
 /** Enqueues the purge for the hour slot after `now` (idempotent: one job per slot). */
 export async function scheduleRetentionPurge(db: Kysely<Database>, now: Date): Promise<void> {
   const runAt = new Date(Math.ceil((now.getTime() + 1) / HOUR_MS) * HOUR_MS);
-  await enqueueJob(db, {
-    kind: RETENTION_PURGE_JOB,
-    payload: {},
-    runAt,
-    dedupeKey: `${RETENTION_PURGE_JOB}:${runAt.toISOString()}`,
-    now,
-  });
+  await enqueue(
+    db,
+    RETENTION_PURGE_JOB,
+    {},
+    { runAt, dedupeKey: `${RETENTION_PURGE_JOB.kind}:${runAt.toISOString()}`, now },
+  );
 }
 
-export function retentionJobHandlers(ctx: Context): JobHandlers {
-  return {
-    [RETENTION_PURGE_JOB]: async (_payload, info) => {
-      // The next slot first: a failing run is retried by the runner without breaking the chain.
-      await scheduleRetentionPurge(ctx.db, ctx.now());
-      await purgeDueEnvelopes(ctx, { signal: info.signal });
-    },
-  };
-}
+export const retentionPurgeJob = defineJob(RETENTION_PURGE_JOB, async (ctx: Context, _payload, info) => {
+  // The next slot first: a failing run is retried by the runner without breaking the chain.
+  await scheduleRetentionPurge(ctx.db, ctx.now());
+  await purgeDueEnvelopes(ctx, { signal: info.signal });
+});
 
 interface Due {
   id: string;

@@ -6,7 +6,7 @@ import { recordEvent, type EventType } from './events.js';
 import { currentTurn, everyActorFinished } from './routing.js';
 import { envelopeSummary, recipientSummary } from './summaries.js';
 import type { Context } from '../context.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { enqueue } from '../../jobs/definition.js';
 import { COMPLETE_JOB } from './job-kinds.js';
 import { mailTurn } from './notify.js';
 import { FINISHED_ENVELOPE_STATUSES } from './states.js';
@@ -148,13 +148,12 @@ export async function recordAct(
   const finished = everyActorFinished(after);
   // Completion is a durable job: it is also tried at once after this commit, and retried if that fails.
   if (finished) {
-    await enqueueJob(trx, {
-      kind: COMPLETE_JOB,
-      payload: { envelope_id: envelope.id },
-      dedupeKey: `complete:${envelope.id}`,
-      accountId: envelope.account_id,
-      now: new Date(at),
-    });
+    await enqueue(
+      trx,
+      COMPLETE_JOB,
+      { envelope_id: envelope.id },
+      { dedupeKey: `complete:${envelope.id}`, accountId: envelope.account_id, now: new Date(at) },
+    );
   }
   return finished;
 }

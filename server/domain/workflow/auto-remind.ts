@@ -14,9 +14,9 @@
  * recipient's earlier one (link-lifetime.ts), and is audited as reminder.sent (actor: system, automatic).
  */
 import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
 import { appendAudit } from '../../audit/index.js';
-import { enqueueJob } from '../../jobs/queue.js';
-import type { JobHandlers } from '../../jobs/runner.js';
+import { defineJob, enqueue, jobKind } from '../../jobs/definition.js';
 import type { Database } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
@@ -24,31 +24,26 @@ import { mailTurn } from './notify.js';
 import { parseReminderSettings, readAccountReminders, type ReminderSettings } from './reminder-settings.js';
 import { FINISHED_STATUSES } from './routing.js';
 
-export const REMINDER_SWEEP_JOB = 'reminders.sweep';
+export const REMINDER_SWEEP_JOB = jobKind('reminders.sweep', Type.Object({}));
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 /** Enqueues the sweep for the hour slot after `now` (idempotent: one job per slot). */
 export async function scheduleReminderSweep(db: Kysely<Database>, now: Date): Promise<void> {
   const runAt = new Date(Math.ceil((now.getTime() + 1) / HOUR_MS) * HOUR_MS);
-  await enqueueJob(db, {
-    kind: REMINDER_SWEEP_JOB,
-    payload: {},
-    runAt,
-    dedupeKey: `${REMINDER_SWEEP_JOB}:${runAt.toISOString()}`,
-    now,
-  });
+  await enqueue(
+    db,
+    REMINDER_SWEEP_JOB,
+    {},
+    { runAt, dedupeKey: `${REMINDER_SWEEP_JOB.kind}:${runAt.toISOString()}`, now },
+  );
 }
 
-export function reminderJobHandlers(ctx: Context): JobHandlers {
-  return {
-    [REMINDER_SWEEP_JOB]: async () => {
-      // The next slot first: a failing sweep is retried by the runner without breaking the chain.
-      await scheduleReminderSweep(ctx.db, ctx.now());
-      await sweepReminders(ctx);
-    },
-  };
-}
+export const reminderSweepJob = defineJob(REMINDER_SWEEP_JOB, async (ctx: Context) => {
+  // The next slot first: a failing sweep is retried by the runner without breaking the chain.
+  await scheduleReminderSweep(ctx.db, ctx.now());
+  await sweepReminders(ctx);
+});
 
 interface Candidate {
   envelope_id: string;

@@ -1,5 +1,6 @@
 /** Review, approve and decline acts: a recorded decision; an approver's values are written and sealed. */
 import { MoharError } from '../../../common/errors.js';
+import type { ActInput, SignerActBody } from '../../../common/signer-act.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { claimRecipient, clientDetails, loadActors, lockActors, type ClientInfo } from './act-context.js';
@@ -27,13 +28,6 @@ export function checkActionForRole(action: string, role: string): void {
   }
 }
 
-export interface DecisionInput {
-  consent?: boolean;
-  fields?: Record<string, string | boolean>;
-  signature?: unknown;
-  initials?: unknown;
-}
-
 /**
  * Review and approve. A reviewer holds no fields; an approver's values (Text, Date, Checkbox…) are written
  * like an electronic act's, in one revision sealed by the installation (act-revision.ts), with the same
@@ -44,7 +38,7 @@ export async function approveOrReview(
   ctx: Context,
   session: ResolvedSession,
   action: 'approve' | 'review',
-  input: DecisionInput,
+  input: ActInput,
   client: ClientInfo,
 ): Promise<DecisionResult> {
   if (input.consent !== true) throw new MoharError('consent_required', 'accept the consent statement to continue');
@@ -101,7 +95,7 @@ export async function approveOrReview(
 export async function decline(
   ctx: Context,
   session: ResolvedSession,
-  reason: string | undefined,
+  reason: SignerActBody['decline_reason'],
   client: ClientInfo,
 ): Promise<DecisionResult> {
   if (!reason || reason.trim() === '') {

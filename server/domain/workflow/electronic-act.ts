@@ -4,6 +4,7 @@
  * installation's seal key (act-revision.ts, shared with an approval that writes values).
  */
 import { MoharError } from '../../../common/errors.js';
+import type { ActInput } from '../../../common/signer-act.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { loadActors, type ClientInfo } from './act-context.js';
@@ -14,13 +15,6 @@ import { pdfFieldName } from './field-names.js';
 import { FIELD_TYPES, initialsOf } from '../../../common/fields.js';
 import type { FieldsTable } from '../../storage/schema.js';
 import type { ResolvedSession } from './sessions.js';
-
-export interface SignInput {
-  consent?: boolean;
-  fields?: Record<string, string | boolean>;
-  signature?: { kind: 'drawn' | 'typed' | 'uploaded'; image_png?: string; text?: string };
-  initials?: { kind: 'drawn' | 'typed'; image_png?: string; text?: string };
-}
 
 /**
  * The picture of a signature or of initials: required when drawn or uploaded; typed ones may bring the text
@@ -45,7 +39,7 @@ function pictureOf(
  * text, or the initials of their name under a drawn picture.
  */
 function initialsFor(
-  input: SignInput,
+  input: ActInput,
   fields: readonly FieldsTable[],
   name: string,
 ): { image: Uint8Array | undefined; value: string; fields: FieldsTable[] } | undefined {
@@ -73,7 +67,7 @@ function initialsFor(
 export async function signElectronically(
   ctx: Context,
   session: ResolvedSession,
-  input: SignInput,
+  input: ActInput,
   client: ClientInfo,
 ): Promise<DecisionResult> {
   if (input.consent !== true) throw new MoharError('consent_required', 'accept the consent statement to sign');

@@ -18,7 +18,7 @@ import { recordEvent } from './events.js';
 import { currentTurn, isActor } from './routing.js';
 import { envelopeSummary } from './summaries.js';
 import { mailTurn } from './notify.js';
-import { enqueueJob } from '../../jobs/queue.js';
+import { enqueue } from '../../jobs/definition.js';
 import { EXPIRE_JOB } from './job-kinds.js';
 import { prepareDocument } from './certify-document.js';
 import { readRevision, storeRevision } from '../documents/recent-revisions.js';
@@ -214,14 +214,12 @@ export async function sendEnvelope(ctx: Context, accountId: string, envelopeId: 
       'invitation',
     );
     if (sent.expires_at) {
-      await enqueueJob(trx, {
-        kind: EXPIRE_JOB,
-        payload: { envelope_id: envelopeId },
-        runAt: new Date(sent.expires_at),
-        dedupeKey: `expire:${envelopeId}`,
-        accountId,
-        now,
-      });
+      await enqueue(
+        trx,
+        EXPIRE_JOB,
+        { envelope_id: envelopeId },
+        { runAt: new Date(sent.expires_at), dedupeKey: `expire:${envelopeId}`, accountId, now },
+      );
     }
     await recordEvent(
       trx,

@@ -12,7 +12,8 @@ import { processRow } from '../../../server/domain/bulk/process-row.js';
 import { documentInfos, type SourceSnapshot } from '../../../server/domain/bulk/source.js';
 import { jobRunnerFor } from '../../../server/start.js';
 import { JobRunner } from '../../../server/jobs/runner.js';
-import { bulkJobHandlers, runChunk } from '../../../server/domain/bulk/run-chunk.js';
+import { bulkChunkJob, runChunk } from '../../../server/domain/bulk/run-chunk.js';
+import { jobHandlers } from '../../../server/jobs/definition.js';
 import { DATABASES } from '../../support/databases.js';
 import { useTestServer, type TestServer } from '../../support/server.js';
 import { envelopesPerRow, getBulk, makeSource, postBulk, row, type BulkJson } from './helpers.js';
@@ -91,7 +92,7 @@ for (const kind of DATABASES) {
       const first = new JobRunner({
         db: ctx.db,
         dialect: ctx.dialect,
-        handlers: bulkJobHandlers(ctx),
+        handlers: jobHandlers(ctx, [bulkChunkJob]),
         now: ctx.now,
         pollIntervalMs: 20,
         concurrency: 1,

@@ -6,8 +6,9 @@ import { isMoharError } from '../../../common/errors.js';
 import { parseConfig } from '../../../server/config.js';
 import { listJobs } from '../../../server/jobs/queue.js';
 import { JobRunner } from '../../../server/jobs/runner.js';
+import { jobHandlers } from '../../../server/jobs/definition.js';
 import { listOutbox, queueMail, type MailToQueue } from '../../../server/mail/outbox.js';
-import { mailJobHandlers, type MailContext } from '../../../server/mail/send.js';
+import { mailSendJob, type MailContext } from '../../../server/mail/send.js';
 import { completionMail, invitationMail } from '../../../server/mail/templates.js';
 import { DatabaseBlobStore, FileBlobStore, sha256Hex, type BlobStore } from '../../../server/storage/blobs.js';
 import { DATABASES } from '../../support/databases.js';
@@ -51,7 +52,7 @@ for (const kind of DATABASES) {
       new JobRunner({
         db: db(),
         dialect: jobs.storage.dialect,
-        handlers: mailJobHandlers(mailContext(smtpUrl), { connectionTimeoutMs: 2000 }),
+        handlers: jobHandlers({ ...mailContext(smtpUrl), mailTimeouts: { connectionTimeoutMs: 2000 } }, [mailSendJob]),
         now: clock.now,
         random: () => 0.5,
         logger: quietLogger(),

@@ -8,9 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { JobRunner } from '../../../server/jobs/runner.js';
+import { jobHandlers } from '../../../server/jobs/definition.js';
 import { installProblemHandlers } from '../../../server/http/problem.js';
 import { queueMail } from '../../../server/mail/outbox.js';
-import { mailJobHandlers } from '../../../server/mail/send.js';
+import { mailSendJob } from '../../../server/mail/send.js';
 import { invitationMail } from '../../../server/mail/templates.js';
 import { jobRoutes } from '../../../server/routes/account/jobs.js';
 import { mailRoutes } from '../../../server/routes/account/mail.js';
@@ -75,7 +76,7 @@ for (const kind of DATABASES) {
       const runner = new JobRunner({
         db: server.ctx.db,
         dialect: server.ctx.dialect,
-        handlers: mailJobHandlers(server.ctx),
+        handlers: jobHandlers(server.ctx, [mailSendJob]),
         now: server.ctx.now,
         logger: quietLogger(),
         concurrency: 1,

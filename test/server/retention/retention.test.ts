@@ -249,7 +249,7 @@ for (const { store, database, s3 } of STORES) {
       const now = t.server.clock.now();
       for (const slot of ['a', 'b']) {
         await enqueueJob(t.server.ctx.db, {
-          kind: RETENTION_PURGE_JOB,
+          kind: RETENTION_PURGE_JOB.kind,
           payload: {},
           runAt: now,
           dedupeKey: `race-${slot}`,

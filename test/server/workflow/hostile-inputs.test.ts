@@ -245,14 +245,14 @@ for (const kind of DATABASES) {
           .executeTakeFirstOrThrow()
       ).current_sha256!;
       t.server.clock.advance(2 * 3600);
-      await enqueueJob(t.server.ctx.db, { kind: BLOB_GC_JOB, payload: {}, now: t.server.clock.now() });
+      await enqueueJob(t.server.ctx.db, { kind: BLOB_GC_JOB.kind, payload: {}, now: t.server.clock.now() });
       assert.ok((await t.server.runJobs()) >= 1);
       assert.equal(await t.server.ctx.blobs.has(orphan), false, 'the orphan is gone');
       assert.equal(await t.server.ctx.blobs.has(kept), true, 'the envelope document is kept');
       const next = await t.server.ctx.db
         .selectFrom('jobs')
         .select(['state', 'run_at'])
-        .where('kind', '=', BLOB_GC_JOB)
+        .where('kind', '=', BLOB_GC_JOB.kind)
         .where('state', '=', 'queued')
         .execute();
       assert.equal(next.length, 1, 'the next run is queued');
