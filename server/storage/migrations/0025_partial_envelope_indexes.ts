@@ -17,13 +17,21 @@ const PARTIAL = [
     columns: ['account_id', 'created_by_user_id', 'created_at', 'id'],
     column: 'created_by_user_id',
   },
-  { name: 'envelopes_external_id', columns: ['account_id', 'mode', 'external_id'], column: 'external_id', unique: true },
+  {
+    name: 'envelopes_external_id',
+    columns: ['account_id', 'mode', 'external_id'],
+    column: 'external_id',
+    unique: true,
+  },
 ] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const index of PARTIAL) {
     await db.schema.dropIndex(index.name).execute();
-    let create = db.schema.createIndex(index.name).on('envelopes').columns([...index.columns]);
+    let create = db.schema
+      .createIndex(index.name)
+      .on('envelopes')
+      .columns([...index.columns]);
     if ('unique' in index) create = create.unique();
     await create.where(index.column, 'is not', null).execute();
   }
@@ -32,7 +40,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const index of PARTIAL) {
     await db.schema.dropIndex(index.name).execute();
-    let create = db.schema.createIndex(index.name).on('envelopes').columns([...index.columns]);
+    let create = db.schema
+      .createIndex(index.name)
+      .on('envelopes')
+      .columns([...index.columns]);
     if ('unique' in index) create = create.unique();
     await create.execute();
   }
