@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 
 /**
  * Issue 30 (the create route): the envelope indexes on a column that most envelopes leave null hold only the rows
- * that set it. An API-key draft has no template, bulk send, creating user or external_id, so its row goes into five
- * of the envelope indexes instead of ten (a group commit writes that many fewer WAL pages; docs/performance-signing.md).
+ * that set it. An API-key draft has no template, bulk send, creating user or external_id, so its row goes into
+ * five of the envelope indexes instead of ten (a group commit writes that many fewer WAL pages; see
+ * docs/performance-signing.md).
  *
  * Every query these indexes serve compares the column with `=` or `in`, which implies `is not null`, so SQLite and
  * PostgreSQL still use them; the unique ones refuse the same duplicates as before (nulls never collided).
