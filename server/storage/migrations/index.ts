@@ -28,6 +28,7 @@ import * as m0021 from './0021_idempotency_lease.js';
 import * as m0022 from './0022_mail_settings.js';
 import * as m0023 from './0023_verify_lookup.js';
 import * as m0024 from './0024_retention.js';
+import * as m0025 from './0025_partial_envelope_indexes.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': m0001,
@@ -54,6 +55,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0022_mail_settings': m0022,
   '0023_verify_lookup': m0023,
   '0024_retention': m0024,
+  '0025_partial_envelope_indexes': m0025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
