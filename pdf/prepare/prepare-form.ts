@@ -48,29 +48,13 @@ import {
 } from '../write/form.js';
 import { IncrementalUpdate, assertPrefix } from '../write/incremental.js';
 import { sigFieldLockDict } from '../field-lock.js';
-import { FIELD_TYPES } from '../../common/fields.js';
+import { FIELD_DESCRIPTORS, FIELD_TYPES, isFieldType, optionsProblem, valueMismatch } from '../../common/fields.js';
 import { dict, name } from '../write/serialize.js';
 import { textString } from '../write/text.js';
 import { checkboxAppearances, radioAppearances, signatureFieldAppearance, textFieldAppearance } from './appearances.js';
 
 /** The interface's field types: one table for every layer (common/fields.ts). */
 export { FIELD_TYPES };
-
-const TYPE_LABELS: Record<number, string> = {
-  1: 'Signature',
-  2: 'Initials',
-  3: 'Date signed',
-  4: 'Full name',
-  5: 'First name',
-  6: 'Last name',
-  7: 'Email',
-  8: 'Text',
-  9: 'Checkbox',
-  10: 'Number',
-  11: 'Date',
-  12: 'Dropdown',
-  13: 'Radio',
-};
 
 /** Field flags (ISO 32000-1 tables 221, 226, 228, 230). */
 export const FF = {
@@ -159,7 +143,7 @@ function validate(
       errors.push({ index, path: `/fields/${index}`, code, message });
     };
     const before = errors.length;
-    if (!Number.isInteger(f.type) || f.type < 1 || f.type > 13) {
+    if (!isFieldType(f.type)) {
       problem(`field type ${f.type} is not one of 1..13`, 'unknown_field_type');
     }
     if (certified !== null && f.type !== FIELD_TYPES.SIGNATURE) {
@@ -185,14 +169,16 @@ function validate(
     names.add(fqName);
     if (f.type === FIELD_TYPES.DROPDOWN || f.type === FIELD_TYPES.RADIO) {
       const opts = f.options ?? [];
-      if (opts.length === 0) problem('Dropdown and Radio fields need options', 'options_missing');
-      else if (new Set(opts).size !== opts.length || opts.some((o) => o.trim() === '')) {
+      const unusable = optionsProblem(opts);
+      if (unusable === 'missing') problem('Dropdown and Radio fields need options', 'options_missing');
+      else if (unusable === 'invalid') {
         problem('options must be distinct, non-empty strings', 'options_invalid');
       } else if (f.value !== undefined && !opts.includes(f.value)) {
         problem(`value "${f.value}" is not one of the options`, 'value_invalid');
       }
     }
-    if (f.type === FIELD_TYPES.CHECKBOX && f.value !== undefined && f.value !== 'true' && f.value !== 'false') {
+    // A check box's value decides its PDF state; Number and Date values are written as text (the server checks them).
+    if (f.value !== undefined && valueMismatch(f.type, f.value) === 'checkbox') {
       problem('a Checkbox value is "true" or "false"', 'value_invalid');
     }
     if (f.type === FIELD_TYPES.SIGNATURE && f.value !== undefined) {
@@ -379,7 +365,7 @@ function addField(
   const field = dict({
     FT: name(pdfType),
     T: textString(parts[parts.length - 1]!),
-    TU: textString(spec.label ?? TYPE_LABELS[spec.type] ?? 'Field'),
+    TU: textString(spec.label ?? (isFieldType(spec.type) ? FIELD_DESCRIPTORS[spec.type].label : 'Field')),
     Parent: parent.ref ?? undefined,
   });
   if (pdfType === 'Sig' && locked.length > 0) {

@@ -4,7 +4,7 @@
  * details (shown as a preview, exactly as the server will fill them: the same detailValue), and when a field
  * counts as done.
  */
-import { DETAIL_FILLED_TYPES, detailValue, FIELD_TYPES, SIGNATURE_TYPES } from '../../common/fields';
+import { DETAIL_FILLED_TYPES, detailValue, FIELD_TYPES, SIGNATURE_TYPES, valueMismatch } from '../../common/fields';
 import type { AdoptedSignature, FieldValue, SignerField, SignerView } from './types';
 
 export { initialsOf } from '../../common/fields';
@@ -43,9 +43,8 @@ export function isComplete(
   if (field.field_type === FIELD.INITIAL) return initials !== null;
   if (field.field_type === FIELD.CHECKBOX) return value === true;
   if (typeof value !== 'string' || value.trim() === '') return false;
-  if (field.field_type === FIELD.NUMBER) return Number.isFinite(Number(value));
-  if (field.field_type === FIELD.DATE) return /^\d{4}-\d{2}-\d{2}$/.test(value);
-  return true;
+  // A Number's or Date's value fits its type as the server will judge it (common/fields.ts).
+  return valueMismatch(field.field_type, value) === null;
 }
 
 /**

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
+import type { EnvelopeAuditAction } from '../../common/audit-actions.js';
 import {
   certInfo,
   signPades,
@@ -169,7 +170,13 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-const ACTS = new Set(['recipient.signed', 'recipient.approved', 'recipient.reviewed', 'recipient.declined']);
+/** A recipient's act (server/audit/README.md), spelled from the shared list so a renamed action does not compile. */
+const ACTS: ReadonlySet<string> = new Set<EnvelopeAuditAction>([
+  'recipient.signed',
+  'recipient.approved',
+  'recipient.reviewed',
+  'recipient.declined',
+]);
 
 /** What the trail says about one recipient (conventions: server/audit/README.md). */
 function recipientFacts(recipientId: string, events: readonly { row: AuditRow; details: Details }[]) {

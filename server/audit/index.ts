@@ -2,7 +2,6 @@
 export { ACTOR_TYPES, GENESIS_HASH, canonicalJson, hashAuditRow, hashInput, verifyAuditChain } from './chain.js';
 export type { ActorType, AuditRow, ChainAnchor, ChainProblem, ChainReport } from './chain.js';
 export {
-  AUDIT_ACTIONS,
   appendAudit,
   auditEventView,
   firstAuditRow,

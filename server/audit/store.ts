@@ -20,7 +20,6 @@
  */
 import type { Kysely } from 'kysely';
 import { MoharError } from '../../common/errors.js';
-import { ENVELOPE_AUDIT_ACTIONS } from '../../common/audit-actions.js';
 import { isUniqueViolation } from '../storage/connect.js';
 import { isPostgres } from '../storage/migrations/dialect.js';
 import type { Database } from '../storage/schema.js';
@@ -42,19 +41,16 @@ export interface AuditEntry {
   readonly actorType: ActorType;
   /** API key id, recipient id, admin user id; null for the system. */
   readonly actorId?: string | null;
-  /** "noun.verb", e.g. envelope.created, recipient.signed, document.sealed (see AUDIT_ACTIONS). */
+  /**
+   * "noun.verb", e.g. envelope.created, recipient.signed, document.sealed: the actions Mohar writes are listed in
+   * common/audit-actions.ts (the console words each); others are accepted if they look like "noun.verb".
+   */
   readonly action: string;
   /** Whatever the caller knows: method, consent, ip, user_agent, reason, document_sha256… (see README). */
   readonly details?: Readonly<Record<string, unknown>>;
   /** Default: now. Pass `ctx.now()` so tests can move time. */
   readonly at?: Date | string;
 }
-
-/**
- * Actions Mohar writes today (common/audit-actions.ts, shared with the console, which words each). Others are
- * accepted if they look like "noun.verb".
- */
-export const AUDIT_ACTIONS = ENVELOPE_AUDIT_ACTIONS;
 
 const ACTION_PATTERN = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
 

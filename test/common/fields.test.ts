@@ -9,14 +9,19 @@ import {
   ALL_FIELD_TYPES,
   AUTO_FILLED_TYPES,
   DETAIL_FILLED_TYPES,
+  CHOICE_TYPES,
   detailValue,
+  FIELD_DESCRIPTORS,
   FIELD_TYPES,
   fieldRefusal,
   initialsOf,
   isFieldType,
+  optionsProblem,
   roleHoldsFields,
   SIGNATURE_TYPES,
+  valueMismatch,
 } from '../../common/fields.js';
+import { MERGE_FIELD_TYPES } from '../../common/bulk-csv.js';
 import { FIELD_TYPES as PDF_FIELD_TYPES } from '../../pdf/prepare/prepare-form.js';
 import { FIELD_TYPE_DESCRIPTION } from '../../server/http/schemas/fields.js';
 
@@ -106,4 +111,60 @@ test('which recipients may hold which type', () => {
   assert.equal(fieldRefusal(FIELD_TYPES.INITIAL, 'signer', 'aadhaar'), 'aadhaarInitial');
   assert.equal(fieldRefusal(FIELD_TYPES.INITIAL, 'signer', 'electronic'), null);
   assert.equal(fieldRefusal(FIELD_TYPES.SIGNATURE, 'signer', 'dsc'), null);
+});
+
+test('a value fits its type by one rule for every layer: checkbox, number, calendar date', () => {
+  const fits = (type: number, value: string) => valueMismatch(type, value);
+  assert.deepEqual(
+    ['true', 'false', 'yes', ''].map((v) => fits(FIELD_TYPES.CHECKBOX, v)),
+    [null, null, 'checkbox', 'checkbox'],
+  );
+  assert.deepEqual(
+    ['42', '-1.5', ' 7 ', 'abc', '  ', 'Infinity'].map((v) => fits(FIELD_TYPES.NUMBER, v)),
+    [null, null, null, 'number', 'number', 'number'],
+  );
+  assert.deepEqual(
+    ['2026-02-28', '2028-02-29', '2026-02-30', '2026-13-01', '28/02/2026'].map((v) => fits(FIELD_TYPES.DATE, v)),
+    [null, null, 'date', 'date', 'date'],
+  );
+  assert.deepEqual(
+    [FIELD_TYPES.TEXT, FIELD_TYPES.DROPDOWN, 99].map((type) => fits(type, 'anything')),
+    [null, null, null],
+  );
+  assert.deepEqual([[], ['a', 'b'], ['a', 'a'], ['a', ' ']].map(optionsProblem), [
+    'missing',
+    null,
+    'invalid',
+    'invalid',
+  ]);
+});
+
+test('the descriptors: what the editor drops, and the bulk CSV merge types are the types that take a value', () => {
+  assert.deepEqual(FIELD_DESCRIPTORS[FIELD_TYPES.SIGNATURE], {
+    label: 'Signature',
+    width: 180,
+    height: 50,
+    value: 'adopted',
+  });
+  assert.deepEqual(FIELD_DESCRIPTORS[FIELD_TYPES.INITIAL], {
+    label: 'Initial',
+    width: 60,
+    height: 36,
+    value: 'adopted',
+  });
+  assert.deepEqual(FIELD_DESCRIPTORS[FIELD_TYPES.CHECKBOX], {
+    label: 'Checkbox',
+    width: 18,
+    height: 18,
+    value: 'checkbox',
+  });
+  assert.deepEqual(
+    [...CHOICE_TYPES].sort((a, b) => a - b),
+    [12, 13],
+  );
+  const takingValue = ALL_FIELD_TYPES.filter((type) => !AUTO_FILLED_TYPES.has(type));
+  assert.deepEqual(
+    Object.fromEntries(takingValue.map((type) => [type, FIELD_DESCRIPTORS[type].value])),
+    MERGE_FIELD_TYPES,
+  );
 });

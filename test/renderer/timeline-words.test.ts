@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ENVELOPE_AUDIT_ACTIONS } from '../../common/audit-actions.js';
-import { EVENT_TYPES } from '../../server/domain/workflow/events.js';
+import { ENVELOPE_EVENT_TYPES } from '../../common/events.js';
 
 // The renderer is type-checked by its own tsconfig (bundler resolution); loaded by URL here.
 const { en, hi } = (await import(new URL('../../renderer/src/console/strings/index.ts', import.meta.url).href)) as {
@@ -30,7 +30,7 @@ function serverSources(dir: string): string[] {
 
 /** Every "noun.verb" literal written as an audit entry's `action` anywhere in server/. */
 function actionsWrittenByServer(): Set<string> {
-  const written = new Set<string>(EVENT_TYPES);
+  const written = new Set<string>(ENVELOPE_EVENT_TYPES);
   for (const file of serverSources(SERVER)) {
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!/\baction:\s/.test(line)) continue;

@@ -3,6 +3,7 @@
  * page as displayed (CropBox after /Rotate), the same space pdf.js draws the page in, so left = x × scale.
  */
 import type { CSSProperties } from 'react';
+import type { FieldType } from '../../../common/fields';
 import { autoValue, FIELD, isAutoFilled, isPreassignedReadOnly } from '../fields';
 import { useI18n } from '../i18n/i18n';
 import type { StringKey } from '../i18n/strings';
@@ -33,6 +34,12 @@ export interface FieldOverlayProps {
   flagged: boolean;
 }
 
+/** The page's words for a field type (the server sends 1 to 13): the key does not compile while a type has none. */
+function typeWords(type: number): StringKey {
+  const key: `field.${FieldType}` = `field.${type as FieldType}`;
+  return key;
+}
+
 export function FieldOverlay(props: FieldOverlayProps) {
   const { t } = useI18n();
   const { field, scale } = props;
@@ -43,7 +50,7 @@ export function FieldOverlay(props: FieldOverlayProps) {
     height: `${field.height * scale}px`,
     fontSize: `${Math.max(10, Math.min(field.height * scale * 0.6, 18))}px`,
   };
-  const name = field.label ?? t(`field.${field.field_type}` as StringKey);
+  const name = field.label ?? t(typeWords(field.field_type));
   const label =
     (field.required || field.field_type === FIELD.INITIAL) && props.owner === 'me' && !isAutoFilled(field)
       ? `${name} (${t('field.required')})`

@@ -10,7 +10,7 @@ import type { Database } from '../../storage/schema.js';
 import { queueDeliveries } from '../../webhooks/fan-out.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
-import type { BulkSendEvent } from './events.js';
+import type { BulkSendEventType } from '../../../common/events.js';
 import { failuresOf, rowCounts, type BulkFailure } from './read-bulk-sends.js';
 
 /** Failed rows listed in an event; all of them are in GET /bulk-sends/{id}. */
@@ -20,7 +20,7 @@ const UNFINISHED = ['pending', 'created'];
 async function writeEvent(
   trx: Kysely<Database>,
   accountId: string,
-  type: BulkSendEvent,
+  type: BulkSendEventType,
   sequence: number,
   data: Record<string, unknown>,
   at: string,

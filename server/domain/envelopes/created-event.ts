@@ -5,13 +5,14 @@
  * the envelope's first one (action envelope.created), so it costs one event row and one INSERT … SELECT
  * that queues a delivery only when the account has a webhook.
  */
+import type { EnvelopeEventType } from '../../../common/events.js';
 import type { EventsTable } from '../../storage/schema.js';
 import type { AccountDelivery } from '../../webhooks/fan-out.js';
 import { newId } from '../ids.js';
 import { envelopeSummary } from '../workflow/summaries.js';
 import type { EnvelopeRow } from './views.js';
 
-export const CREATED_EVENT = 'envelope.created';
+export const CREATED_EVENT = 'envelope.created' satisfies EnvelopeEventType;
 
 export interface CreatedEvent {
   readonly row: EventsTable;

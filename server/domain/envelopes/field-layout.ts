@@ -10,11 +10,21 @@ import {
   FIELD_TYPES,
   fieldRefusal,
   isFieldType,
+  optionsProblem,
+  valueMismatch,
   type FieldRefusal,
+  type ValueMismatch,
 } from '../../../common/fields.js';
 
 /** The most options a Dropdown or Radio field may have. */
 const MAX_OPTIONS = 200;
+
+/** What a value that does not fit its type should be (common/fields.ts decides the fit). */
+const MISMATCH_REASONS: Readonly<Record<ValueMismatch, string>> = {
+  checkbox: 'a Checkbox value is "true" or "false"',
+  number: 'a Number value must be a number',
+  date: 'a Date value is a date as YYYY-MM-DD',
+};
 
 export interface FieldInput {
   recipient_id: string;
@@ -160,10 +170,11 @@ function checkValue(f: FieldInput, problem: (reason: string, code?: string) => u
   const isChoice = CHOICE_TYPES.has(f.field_type);
   if (isChoice) {
     const options = f.options ?? [];
-    if (options.length === 0) {
+    const unusable = optionsProblem(options);
+    if (unusable === 'missing') {
       problem('Dropdown and Radio fields need options: a non-empty list of strings', 'options_missing');
     } else if (options.length > MAX_OPTIONS) problem(`at most ${MAX_OPTIONS} options`, 'options_invalid');
-    else if (new Set(options).size !== options.length || options.some((o) => o.trim() === '')) {
+    else if (unusable === 'invalid') {
       problem('options must be distinct, non-empty strings', 'options_invalid');
     } else if (f.value !== undefined && !options.includes(f.value)) {
       problem(`value "${f.value}" is not one of the options`, 'value_invalid');
@@ -178,15 +189,8 @@ function checkValue(f: FieldInput, problem: (reason: string, code?: string) => u
       'value_invalid',
     );
   }
-  if (f.field_type === FIELD_TYPES.CHECKBOX && f.value !== 'true' && f.value !== 'false') {
-    problem('a Checkbox value is "true" or "false"', 'value_invalid');
-  }
-  if (f.field_type === FIELD_TYPES.NUMBER && (f.value.trim() === '' || !Number.isFinite(Number(f.value)))) {
-    problem('a Number value must be a number', 'value_invalid');
-  }
-  if (f.field_type === FIELD_TYPES.DATE && !isIsoDate(f.value)) {
-    problem('a Date value is a date as YYYY-MM-DD', 'value_invalid');
-  }
+  const mismatch = valueMismatch(f.field_type, f.value);
+  if (mismatch !== null) problem(MISMATCH_REASONS[mismatch], 'value_invalid');
 }
 
 /**
@@ -202,12 +206,6 @@ export function valueProblems(
     return undefined;
   });
   return problems;
-}
-
-function isIsoDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
 }
 
 export function validateFieldLayout(

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CompiledQuery, Kysely } from 'kysely';
 import { MoharError } from '../../../common/errors.js';
+import type { TemplateEventType } from '../../../common/events.js';
 import { GENESIS_HASH, canonicalJson, hashAuditRow } from '../../audit/index.js';
 import { isPostgres } from '../../storage/migrations/dialect.js';
 import type { Database, TemplatesTable, TemplateVersionsTable } from '../../storage/schema.js';
@@ -16,14 +17,6 @@ import type { Context } from '../context.js';
 import type { TemplateActor, TemplateDefinition } from './model.js';
 import type { TemplateRow } from './views.js';
 import type { ChangeSummary } from './summary.js';
-
-export const TEMPLATE_EVENTS = [
-  'template.created',
-  'template.updated',
-  'template.archived',
-  'template.restored',
-] as const;
-export type TemplateEvent = (typeof TEMPLATE_EVENTS)[number];
 
 export interface LoadedVersion {
   readonly row: TemplateVersionsTable;
@@ -104,7 +97,7 @@ export async function loadVersion(db: Kysely<Database>, templateId: string, vers
 export interface Change {
   readonly accountId: string;
   readonly templateId: string;
-  readonly event: TemplateEvent;
+  readonly event: TemplateEventType;
   readonly actor: TemplateActor;
   readonly at: string;
   /** The template row as it is after the change. */

@@ -4,17 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { AccountAuditAction } from '../../../common/audit-actions.js';
 import type { Database } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 
-// prettier-ignore
-export const AUDIT_ACTIONS = [
-  'login', 'login_failed', 'user_invited', 'role_changed', 'user_deactivated', 'password_set', 'password_changed',
-  'password_reset_requested', 'user_unlocked', 'api_key_rotated', 'webhook_changed', 'mail_settings_changed',
-  'retention_changed',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+/** The account audit log's actions: common/audit-actions.ts, shared with the console, which words each. */
+export type AuditAction = AccountAuditAction;
 
 /** The user acting and the address the request came from; both absent for the CLI and background work. */
 export interface Actor {

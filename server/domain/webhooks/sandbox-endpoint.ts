@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { EnvelopeEventType } from '../../../common/events.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import type { Resolver } from '../../net/guarded-transport.js';
@@ -69,9 +70,9 @@ export async function createSandboxEndpoint(
  */
 export async function bindEnvelopeEvents(
   trx: Kysely<Database>,
-  input: { envelopeId: string; endpointId: string; eventTypes?: readonly string[]; at: string },
+  input: { envelopeId: string; endpointId: string; eventTypes?: readonly (EnvelopeEventType | '*')[]; at: string },
 ): Promise<void> {
-  const types = input.eventTypes ?? ['envelope.completed'];
+  const types: readonly (EnvelopeEventType | '*')[] = input.eventTypes ?? ['envelope.completed'];
   if (types.length === 0) return;
   await trx
     .insertInto('webhook_bindings')

@@ -1,16 +1,15 @@
 /** Developer portal: a `webhook.test` event to the account's endpoint, delivered and logged like a real one. */
 import { MoharError } from '../../../common/errors.js';
+import { TEST_EVENT_TYPE } from '../../../common/events.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 import { requireAccountEndpoint } from './endpoints.js';
 import { recordEndpointEvent } from '../../webhooks/endpoint-events.js';
 
-export const TEST_EVENT = 'webhook.test' as const;
-
 export async function sendTestEvent(
   ctx: Context,
   accountId: string,
-): Promise<{ event_id: string; delivery_id: string; type: typeof TEST_EVENT }> {
+): Promise<{ event_id: string; delivery_id: string; type: typeof TEST_EVENT_TYPE }> {
   return ctx.db.transaction().execute(async (trx) => {
     const endpoint = await requireAccountEndpoint(trx, accountId);
     if (endpoint.status !== 'active') {
@@ -23,7 +22,7 @@ export async function sendTestEvent(
     const event = await recordEndpointEvent(trx, {
       endpointId: endpoint.id,
       accountId,
-      type: TEST_EVENT,
+      type: TEST_EVENT_TYPE,
       data: {
         test: true,
         message: 'A test event from the Mohar developer portal. It carries no envelope.',
@@ -31,6 +30,6 @@ export async function sendTestEvent(
       },
       at,
     });
-    return { event_id: event.eventId, delivery_id: event.deliveryId, type: TEST_EVENT };
+    return { event_id: event.eventId, delivery_id: event.deliveryId, type: TEST_EVENT_TYPE };
   });
 }

@@ -4,14 +4,13 @@
  * (server/webhooks/fan-out.ts) and the webhook worker sends them.
  */
 import { randomUUID } from 'node:crypto';
-import { ENVELOPE_EVENT_TYPES, type EnvelopeEventType } from '../../../common/webhook-events.js';
+import type { EnvelopeEventType } from '../../../common/events.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { appendAudit } from '../../audit/index.js';
 import { queueDeliveries } from '../../webhooks/fan-out.js';
 
-/** The envelope events, from the shared vocabulary (common/webhook-events.ts). */
-export const EVENT_TYPES = ENVELOPE_EVENT_TYPES;
+/** An envelope event, from the shared vocabulary (common/events.ts). */
 export type EventType = EnvelopeEventType;
 
 export interface EventData {

@@ -4,8 +4,15 @@
  */
 import { MoharError, type ErrorItem } from '../../../common/errors.js';
 import type { FieldsTable, RecipientsTable } from '../../storage/schema.js';
-import { detailValue, FIELD_TYPES } from '../../../common/fields.js';
+import { detailValue, FIELD_TYPES, valueMismatch, type ValueMismatch } from '../../../common/fields.js';
 import { pdfFieldName } from './field-names.js';
+
+/** What a value that does not fit its field's type should be (common/fields.ts decides the fit). */
+const EXPECTED: Readonly<Record<ValueMismatch, string>> = {
+  checkbox: 'true or false',
+  number: 'a number is expected',
+  date: 'a date as YYYY-MM-DD is expected',
+};
 
 export interface FilledValues {
   /** By PDF field name, for fillForm / the signature revision. */
@@ -105,7 +112,7 @@ export function fillValues(
           errors.push({
             path: `/fields/${f.id}`,
             code: 'value_invalid',
-            message: `${f.label ?? 'checkbox'}: true or false`,
+            message: `${f.label ?? 'checkbox'}: ${EXPECTED.checkbox}`,
           });
         }
       } else {
@@ -127,18 +134,12 @@ export function fillValues(
           }
           continue;
         }
-        if (f.field_type === FIELD_TYPES.NUMBER && !Number.isFinite(Number(value))) {
+        const mismatch = valueMismatch(f.field_type, value);
+        if (mismatch !== null) {
           errors.push({
             path: `/fields/${f.id}`,
             code: 'value_invalid',
-            message: `${f.label ?? 'number'}: a number is expected`,
-          });
-        }
-        if (f.field_type === FIELD_TYPES.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-          errors.push({
-            path: `/fields/${f.id}`,
-            code: 'value_invalid',
-            message: `${f.label ?? 'date'}: a date as YYYY-MM-DD is expected`,
+            message: `${f.label ?? mismatch}: ${EXPECTED[mismatch]}`,
           });
         }
         if (f.options !== null && !(JSON.parse(f.options) as string[]).includes(value)) {

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { Uuid } from './common.js';
-import { ALL_FIELD_TYPES, FIELD_TYPE_NAMES, FIELD_TYPES } from '../../../common/fields.js';
+import { ALL_FIELD_TYPES, FIELD_DESCRIPTORS, FIELD_TYPES } from '../../../common/fields.js';
 import { FieldResponse } from './envelopes.js';
 
 /** '1 Signature; 2 Initial (not for USB DSC); 3 Date Signed; …': the API's names of the field types. */
 export const FIELD_TYPE_DESCRIPTION = ALL_FIELD_TYPES.map(
-  (type) => `${type} ${FIELD_TYPE_NAMES[type]}${type === FIELD_TYPES.INITIAL ? ' (not for USB DSC)' : ''}`,
+  (type) => `${type} ${FIELD_DESCRIPTORS[type].label}${type === FIELD_TYPES.INITIAL ? ' (not for USB DSC)' : ''}`,
 ).join('; ');
 
 /** The field types are the integers 1 to 13 without gaps (common/fields.ts). */

@@ -1,5 +1,6 @@
 /** Users of an account and its audit log (issue 15): request and response shapes. */
 import { Type } from 'typebox';
+import { ACCOUNT_AUDIT_ACTIONS } from '../../../common/audit-actions.js';
 import { ROLES, USER_STATUSES } from '../../domain/users/roles.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
 
@@ -57,10 +58,7 @@ export const AuditQuery = Type.Object({
 
 export const AuditItem = Type.Object({
   id: Uuid,
-  action: Type.String({
-    description:
-      'login, login_failed, user_invited, role_changed, user_deactivated, password_set, password_changed, password_reset_requested, user_unlocked, api_key_rotated, webhook_changed, mail_settings_changed, retention_changed',
-  }),
+  action: Type.String({ description: ACCOUNT_AUDIT_ACTIONS.join(', ') }),
   actor_email: Nullable(Type.String({ description: 'who did it (null: someone not logged in)' })),
   target: Nullable(Type.String({ description: 'what it was done to: a user e-mail, a key mode, a webhook URL' })),
   detail: Nullable(Type.Record(Type.String(), Type.Unknown())),

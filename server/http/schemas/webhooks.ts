@@ -1,8 +1,6 @@
 /** Route schemas of webhook registration and the developer portal, and the event payload for OpenAPI `webhooks`. */
 import { Type } from 'typebox';
-import { EVENT_TYPES } from '../../domain/workflow/events.js';
-import { TEMPLATE_EVENTS } from '../../domain/templates/store.js';
-import { BULK_SEND_EVENTS } from '../../domain/bulk/events.js';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../../common/events.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../webhooks/schedule.js';
 import { DELIVERY_STATUSES } from '../../domain/webhooks/views.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
@@ -82,7 +80,7 @@ export const RotateSecretBody = Type.Object(
 export const TestEventResponse = Type.Object({
   event_id: Uuid,
   delivery_id: Uuid,
-  type: Type.Literal('webhook.test'),
+  type: Type.Literal(TEST_EVENT_TYPE),
 });
 
 export const DeliveryItem = Type.Object({
@@ -171,7 +169,7 @@ export const WebhookEventPayload = Type.Object({
     format: 'uuid',
     description: 'the event id; the same in X-Service-Event-Id, stable across retries',
   }),
-  type: StringEnum([...EVENT_TYPES, ...TEMPLATE_EVENTS, ...BULK_SEND_EVENTS, 'webhook.test'] as const),
+  type: StringEnum(WEBHOOK_EVENT_TYPES),
   created_at: Type.String({ format: 'date-time', description: 'when the event happened' }),
   account_id: Uuid,
   sequence: Type.Integer({
@@ -309,7 +307,7 @@ export function webhookOpenApi(): Record<string, unknown> {
     s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`,
   ).join(', ');
   return Object.fromEntries(
-    [...EVENT_TYPES, ...TEMPLATE_EVENTS, ...BULK_SEND_EVENTS, 'webhook.test'].map((type) => [
+    WEBHOOK_EVENT_TYPES.map((type) => [
       type,
       {
         post: {

@@ -34,6 +34,8 @@ interface QpdfField {
   fullname: string;
   fieldtype: string;
   fieldflags: number;
+  /** The /TU tooltip. */
+  alternativename: string;
   value: unknown;
   pageposfrom1: number;
 }
@@ -105,6 +107,11 @@ describe('prepareForm', () => {
     for (const f of q) byName.set(f.fullname, [...(byName.get(f.fullname) ?? []), f]);
     assert.equal(byName.get(n('sig'))![0]!.fieldtype, '/Sig');
     assert.equal(byName.get(n('initials'))![0]!.fieldtype, '/Tx', 'Initial is a text field');
+    // An unlabelled field's tooltip is its type's API name (common/fields.ts).
+    assert.deepEqual(
+      [n('initials'), n('signed-on')].map((name) => byName.get(name)![0]!.alternativename),
+      ['Initial', 'Date Signed'],
+    );
     assert.equal(byName.get(n('note'))![0]!.value, 'u:Preset note');
     assert.equal(byName.get(n('due'))![0]!.value, 'u:2025-04-01');
     assert.equal(byName.get(n('agree'))![0]!.fieldtype, '/Btn');

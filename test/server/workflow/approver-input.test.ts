@@ -174,6 +174,14 @@ for (const kind of DATABASES) {
         ].sort(),
       );
 
+      // The shape of a date is not enough: a day the calendar lacks is refused, as in a pre-assigned value.
+      const notADay = await approve({ fields: { [po]: 'PO-1', [date]: '2026-02-30' } });
+      assert.equal(notADay.statusCode, 422, notADay.body);
+      assert.deepEqual(
+        notADay.json().errors.map((e: { path: string; code: string }) => [e.path, e.code]),
+        [[`/fields/${date}`, 'value_invalid']],
+      );
+
       const notTheirs = await approve({ fields: { [po]: 'PO-1', '00000000-0000-4000-8000-000000000000': 'x' } });
       assert.equal(notTheirs.statusCode, 422, notTheirs.body);
       assert.equal(notTheirs.json().errors[0].code, 'unknown_field');

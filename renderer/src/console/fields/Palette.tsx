@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState, type MouseEvent, type PointerEvent } from 'react';
 import { useT } from '../i18n';
 import type { ConsoleStringKey } from '../strings';
-import { ALL_FIELD_TYPES, unavailableFor } from './field-kinds';
+import { ALL_FIELD_TYPES, unavailableFor, type FieldType } from './field-kinds';
 import type { EditorParty } from './types';
 
 /** A pointer that moves this far (CSS px) after pressing is a drag, not a click. */
@@ -19,7 +19,11 @@ interface Props {
   onDrop(type: number, clientX: number, clientY: number): void;
 }
 
-export const typeKey = (type: number): ConsoleStringKey => `compose.fields.type.${type}` as ConsoleStringKey;
+/** The console's words for a field type: the key does not compile while a type has none in the catalogue. */
+export function typeKey(type: number): ConsoleStringKey {
+  const key: `compose.fields.type.${FieldType}` = `compose.fields.type.${type as FieldType}`;
+  return key;
+}
 
 export function Palette({ party, colour, onAdd, onDrop }: Props) {
   const { t } = useT();

@@ -7,35 +7,23 @@
 import {
   AUTO_FILLED_TYPES,
   CHOICE_TYPES,
+  FIELD_DESCRIPTORS,
   FIELD_TYPES,
   fieldRefusal,
+  isFieldType,
+  optionsProblem,
   roleHoldsFields,
+  valueMismatch,
   type FieldRefusal,
-  type FieldType,
 } from '../../../../common/fields';
 import type { EditorField, EditorParty } from './types';
 
 export { ALL_FIELD_TYPES, type FieldType } from '../../../../common/fields';
 
-/** Default width and height in PDF points when a field is dropped. */
-const SIZES: Record<FieldType, [number, number]> = {
-  1: [180, 50],
-  2: [60, 36],
-  3: [120, 22],
-  4: [180, 22],
-  5: [140, 22],
-  6: [140, 22],
-  7: [200, 22],
-  8: [200, 22],
-  9: [18, 18],
-  10: [100, 22],
-  11: [110, 22],
-  12: [160, 22],
-  13: [160, 22],
-};
-
+/** Width and height in PDF points of a field the editor adds (common/fields.ts). */
 export function defaultSize(type: number): { width: number; height: number } {
-  const [width, height] = SIZES[type as FieldType] ?? [120, 22];
+  if (!isFieldType(type)) return { width: 120, height: 22 };
+  const { width, height } = FIELD_DESCRIPTORS[type];
   return { width, height };
 }
 
@@ -73,14 +61,15 @@ export type LocalProblem =
 function valueProblem(field: EditorField): LocalProblem | null {
   const options = field.options ?? [];
   if (takesOptions(field.field_type)) {
-    if (options.length === 0) return 'optionsMissing';
-    if (new Set(options).size !== options.length || options.some((o) => o.trim() === '')) return 'optionsDuplicate';
+    const unusable = optionsProblem(options);
+    if (unusable === 'missing') return 'optionsMissing';
+    if (unusable === 'invalid') return 'optionsDuplicate';
     if (field.value && !options.includes(field.value)) return 'valueNotOption';
   }
   if (!field.value) return null;
-  if (field.field_type === FIELD_TYPES.NUMBER && !Number.isFinite(Number(field.value))) return 'number';
-  if (field.field_type === FIELD_TYPES.DATE && !/^\d{4}-\d{2}-\d{2}$/.test(field.value)) return 'date';
-  return null;
+  // A Checkbox's value comes from the panel's own "true"/"false" choice: only Number and Date can be mistyped.
+  const mismatch = valueMismatch(field.field_type, field.value);
+  return mismatch === 'number' || mismatch === 'date' ? mismatch : null;
 }
 
 /** The rules cheap enough to check on every change, by field id. */

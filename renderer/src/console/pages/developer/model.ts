@@ -1,5 +1,5 @@
 /** The developer portal's server answers ({legacy_base} routes; docs/webhooks.md, docs/legacy-api.md). */
-import { ENVELOPE_EVENT_TYPES } from '../../../../../common/webhook-events';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../../../../common/events';
 import { LEGACY_BASE } from '../../api';
 
 export const legacy = (path: string): string => `${LEGACY_BASE}${path}`;
@@ -116,17 +116,5 @@ export const deliveryTone = (status: DeliveryStatus): string =>
     paused: 'tone-warning',
   })[status];
 
-/**
- * Event types a filter offers: the envelope events (common/webhook-events.ts), the server's template and bulk-send
- * events (templates/store.ts, bulk/events.ts) and the test event.
- */
-export const EVENT_TYPES = [
-  'webhook.test',
-  ...ENVELOPE_EVENT_TYPES,
-  'template.created',
-  'template.updated',
-  'template.archived',
-  'template.restored',
-  'bulk_send.completed',
-  'bulk_send.failed',
-] as const;
+/** Event types a filter offers: every webhook event (common/events.ts), the test event first. */
+export const EVENT_TYPES = [TEST_EVENT_TYPE, ...WEBHOOK_EVENT_TYPES.filter((type) => type !== TEST_EVENT_TYPE)];

@@ -1,11 +1,11 @@
 /** /users/audit-log: who did what in the account, newest first, older pages on request. */
 import { useState } from 'react';
+import { ACCOUNT_AUDIT_ACTIONS, type AccountAuditAction } from '../../../../../common/audit-actions';
 import { api } from '../../api';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useT } from '../../i18n';
 import { Link } from '../../router';
 import type { ConsoleStringKey } from '../../strings';
-import { en } from '../../strings';
 import { useUser } from '../../session';
 import { useResource } from '../../use-resource';
 import type { AuditItem, AuditPage } from './model';
@@ -15,9 +15,17 @@ import './users.css';
 
 const PAGE = 50;
 
+const KNOWN_ACTIONS: ReadonlySet<string> = new Set(ACCOUNT_AUDIT_ACTIONS);
+const isKnownAction = (action: string): action is AccountAuditAction => KNOWN_ACTIONS.has(action);
+
+/**
+ * The words for an action (null: an action newer than this console, shown as written). The typed key does not
+ * compile while an action of the shared list has no words in the catalogue.
+ */
 function actionKey(action: string): ConsoleStringKey | null {
-  const key = `audit.action.${action}`;
-  return key in en ? (key as ConsoleStringKey) : null;
+  if (!isKnownAction(action)) return null;
+  const key: `audit.action.${AccountAuditAction}` = `audit.action.${action}`;
+  return key;
 }
 
 /** A sender is refused before any call (the server would answer 403 insufficient_role). */
