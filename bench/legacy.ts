@@ -15,7 +15,7 @@ import { buildApp } from '../server/app.js';
 import { parseConfig } from '../server/config.js';
 import { createAccount } from '../server/domain/accounts/create-account.js';
 import { generateApiKey } from '../server/domain/keys/api-keys.js';
-import type { App } from '../server/routes/types.js';
+import type { App } from '../server/http/app-type.js';
 import { openRuntime } from '../server/runtime.js';
 import { createTestDatabase } from '../test/support/databases.js';
 import { makePdf } from '../test/support/pdf-fixtures.js';

@@ -24,7 +24,7 @@ import { verifyPageRoutes } from './routes/verify-page.js';
 import { signingPageRoutes } from './routes/signing-page.js';
 import { aadhaarSignerRoutes } from './routes/v1/aadhaar.js';
 import { aadhaarPageRoutes } from './routes/aadhaar-pages.js';
-import type { App } from './routes/types.js';
+import type { App } from './http/app-type.js';
 import { documentRoutes } from './routes/v1/documents.js';
 import { envelopeRoutes } from './routes/v1/envelopes.js';
 import { workflowRoutes } from './routes/v1/workflow.js';

@@ -14,7 +14,7 @@ import type { Server } from 'node:http';
 import type { ServerState } from './domain/health/readiness.js';
 import type { InFlight } from './http/in-flight.js';
 import type { JobRunner } from './jobs/runner.js';
-import type { App } from './routes/types.js';
+import type { App } from './http/app-type.js';
 import type { WebhookWorker } from './webhooks/worker.js';
 
 export interface StoppableParts {

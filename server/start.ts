@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import { buildServerApp } from './app.js';
 import { bootstrapFirstAccount, type BootstrapResult } from './domain/accounts/bootstrap.js';
 import type { Context } from './domain/context.js';
-import type { App } from './routes/types.js';
+import type { App } from './http/app-type.js';
 import { openRuntime, type RuntimeOptions } from './runtime.js';
 import { JobRunner, type JobLogger } from './jobs/runner.js';
 import { jobHandlers, type RunnableJob } from './jobs/definition.js';

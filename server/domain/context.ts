@@ -16,6 +16,9 @@ import type { TtlCache } from './ttl-cache.js';
 import type { SignatureProvider } from '../../pdf/index.js';
 import type { Transports } from '../net/transports.js';
 
+/** Live or test data: the mode a caller's key or login gives the operations it calls (decision 24). */
+export type { DataMode };
+
 export interface Context {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;

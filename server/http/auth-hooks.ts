@@ -5,8 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { MoharError } from '../../common/errors.js';
 import { authenticateAccessToken, type UserIdentity } from '../domain/auth/tokens.js';
-import type { Context } from '../domain/context.js';
-import type { DataMode } from '../storage/schema.js';
+import type { Context, DataMode } from '../domain/context.js';
 import { authenticateApiKey, type KeyIdentity } from '../domain/keys/api-keys.js';
 import { ACCOUNT_MANAGERS } from '../domain/users/roles.js';
 import { hasOtherActiveAdmin } from '../domain/users/users.js';

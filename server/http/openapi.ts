@@ -4,7 +4,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { App } from '../routes/types.js';
+import type { App } from './app-type.js';
 import { documentResponses } from './openapi-responses.js';
 
 export interface OpenApiScope {

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { MoharError } from '../../common/errors.js';
 import type { MetricsConfig } from '../config-ops.js';
-import type { App } from '../routes/types.js';
+import type { App } from '../http/app-type.js';
 import { operationOf } from './operations.js';
 import type { Metrics } from './registry.js';
 

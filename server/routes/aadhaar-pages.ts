@@ -18,7 +18,7 @@ import { returnTargetAfterEsign } from '../domain/aadhaar/return-target.js';
 import type { Context } from '../domain/context.js';
 import { settleAct } from '../domain/workflow/settle-act.js';
 import { clientOf } from './v1/signer-answer.js';
-import type { App } from './types.js';
+import type { App } from '../http/app-type.js';
 
 /** An EsignResp with a CMS per document and the chain is a few tens of KiB; 1 MiB is the XML parser's own cap. */
 const RESPONSE_BODY_LIMIT = 2 * 1024 * 1024;

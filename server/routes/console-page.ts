@@ -8,7 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { API_BASE, LEGACY_BASE } from '../../common/api-paths.js';
 import { builtAssets, builtPage } from '../http/built-assets.js';
 import { rendererBuildDir, signingPagePolicy } from './signing-page.js';
-import type { App } from './types.js';
+import type { App } from '../http/app-type.js';
 
 export const CONSOLE_PATH = '/app';
 

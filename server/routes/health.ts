@@ -7,7 +7,7 @@
 import { problemFor } from '../http/problem.js';
 import type { Context } from '../domain/context.js';
 import { checkReadiness, type ServerState } from '../domain/health/readiness.js';
-import type { App } from './types.js';
+import type { App } from '../http/app-type.js';
 
 export function healthRoutes(app: App, ctx: Context, state: ServerState): void {
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));

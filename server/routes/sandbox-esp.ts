@@ -15,7 +15,7 @@ import { SANDBOX_ESP_PATH } from '../aadhaar/sandbox-esp.js';
 import { answerSimulator } from '../aadhaar/simulator/server.js';
 import { sandboxSimulator } from '../domain/aadhaar/esign-for.js';
 import type { Context } from '../domain/context.js';
-import type { App } from './types.js';
+import type { App } from '../http/app-type.js';
 
 /** An Esign request with a few InputHashes is a few KiB; the simulator's own server allows 2 MiB. */
 const BODY_LIMIT = 2 * 1024 * 1024;

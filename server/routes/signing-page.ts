@@ -17,7 +17,7 @@ import { API_BASE, SIGNING_PAGE_BASE } from '../../common/api-paths.js';
 import { builtAssets, builtPage } from '../http/built-assets.js';
 import { embeddingOrigin, resolveSession } from '../domain/workflow/sessions.js';
 import { envelopeDocumentIds } from '../domain/workflow/envelope-document-ids.js';
-import type { App } from './types.js';
+import type { App } from '../http/app-type.js';
 
 /** A build folder of renderer/ in this installation: beside package.json, from source (tsx) or from dist/. */
 export function rendererBuildDir(name: 'dist' | 'dist-console'): string {

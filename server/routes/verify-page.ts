@@ -17,7 +17,7 @@ import { limitPerAddress } from '../http/rate-limit.js';
 import { problems } from '../http/schemas/common.js';
 import { PublicVerifyResponse } from '../http/schemas/verify.js';
 import { defaultSigningPageDir, signingPagePolicy } from './signing-page.js';
-import type { App } from './types.js';
+import type { App } from '../http/app-type.js';
 
 export const VERIFY_PATH = '/verify';
 

@@ -90,7 +90,7 @@ describe('server layers', () => {
       assert.match(value.join(), /server\/storage may not import server\/domain/);
       const typeOnly = await layerProblems(
         'server/storage/probe.ts',
-        "import type { App } from '../routes/types.js';\nexport type Probe = App;\n",
+        "import type { Routes } from '../routes/probe.js';\nexport type Probe = Routes;\n",
       );
       assert.match(typeOnly.join(), /server\/storage may not import server\/routes/);
       const outside = await layerProblems('server/jobs/probe.ts', "export * from '../../test/support/probe.js';\n");

@@ -8,7 +8,7 @@ import { parseConfig } from '../../server/config.js';
 import { bootstrapFirstAccount } from '../../server/domain/accounts/bootstrap.js';
 import { createAccount } from '../../server/domain/accounts/create-account.js';
 import type { Context } from '../../server/domain/context.js';
-import type { App } from '../../server/routes/types.js';
+import type { App } from '../../server/http/app-type.js';
 import { jobRunnerFor } from '../../server/start.js';
 import { openRuntime } from '../../server/runtime.js';
 import { createTestDatabase, type DatabaseKind } from './databases.js';

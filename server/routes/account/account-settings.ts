@@ -6,7 +6,7 @@ import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { AccountSettingsBody } from '../../http/schemas/signing.js';
 import { LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function accountSettingsRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);

@@ -5,7 +5,7 @@ import { accountOf, requireAdminLogin, requireKeyOrLogin } from '../../http/auth
 import { problems } from '../../http/schemas/common.js';
 import { BearerHeader, GenerateKeyBody, GeneratedKeyResponse, KeyMetadataResponse } from '../../http/schemas/auth.js';
 import { API_KEY_OR_LOGIN, LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function apiKeyRoutes(app: App, ctx: Context): void {
   app.post(

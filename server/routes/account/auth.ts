@@ -6,7 +6,7 @@ import type { Context } from '../../domain/context.js';
 import { problems } from '../../http/schemas/common.js';
 import { LoginBody, RefreshBody, TokenPairResponse } from '../../http/schemas/auth.js';
 import { PUBLIC } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function authRoutes(app: App, ctx: Context): void {
   app.post(

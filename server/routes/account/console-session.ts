@@ -22,7 +22,7 @@ import { LoginBody } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
 import { ConsoleHeader, ConsoleSessionResponse } from '../../http/schemas/console-session.js';
 import { PUBLIC } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export const CONSOLE_COOKIE = 'mohar_console';
 

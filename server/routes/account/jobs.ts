@@ -6,7 +6,7 @@ import { BearerHeader } from '../../http/schemas/auth.js';
 import { Nullable, problems, StringEnum, Uuid } from '../../http/schemas/common.js';
 import { JOB_STATES, listJobs } from '../../jobs/queue.js';
 import { LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export const JobsQuery = Type.Object({
   state: Type.Optional(

@@ -17,7 +17,7 @@ import {
   TestMailResponse,
 } from '../../http/schemas/mail-settings.js';
 import { LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function mailSettingsRoutes(app: App, ctx: Context): void {
   const onRequest = requireAdminLogin(ctx);

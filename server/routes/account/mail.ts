@@ -8,7 +8,7 @@ import { listOutbox, MAIL_KINDS, MAIL_STATUSES } from '../../mail/outbox.js';
 import { openOutboxMail } from '../../mail/outbox-mail.js';
 import { installationBox } from '../../seal/installation-box.js';
 import { LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export const OutboxQuery = Type.Object({
   status: Type.Optional(StringEnum(MAIL_STATUSES, { description: 'only mails in this state' })),

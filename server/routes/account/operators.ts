@@ -7,7 +7,7 @@ import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems, Uuid } from '../../http/schemas/common.js';
 import { LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { JobItem } from './jobs.js';
 
 const MailParams = Type.Object({ mail_id: Uuid });

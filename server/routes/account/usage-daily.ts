@@ -6,7 +6,7 @@ import { accountOf, requireKeyOrLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export const DailyUsageResponse = Type.Object({
   period: Type.String({ description: 'calendar month, UTC (YYYY-MM)' }),

@@ -6,7 +6,7 @@ import { BearerHeader } from '../../http/schemas/auth.js';
 import { problems } from '../../http/schemas/common.js';
 import { UsageSummaryResponse } from '../../http/schemas/legacy.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function usageRoutes(app: App, ctx: Context): void {
   app.get(

@@ -16,7 +16,7 @@ import { problems } from '../../http/schemas/common.js';
 import * as S from '../../http/schemas/users.js';
 import { Type } from 'typebox';
 import { LOGIN, PUBLIC } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function actorOf(request: FastifyRequest): Actor {
   return { userId: request.user?.userId ?? null, email: request.user?.email ?? null, ip: request.ip };

@@ -34,7 +34,7 @@ import { rotateWebhookSecret } from '../../domain/webhooks/rotate-secret.js';
 import { sendTestEvent } from '../../domain/webhooks/send-test-event.js';
 import { webhookUrlPolicy } from '../../webhooks/url-policy.js';
 import { LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 const tags = ['webhooks'];
 

@@ -22,7 +22,7 @@ import {
   TokenParams,
 } from '../../http/schemas/legacy.js';
 import { API_KEY, PUBLIC } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 

@@ -12,7 +12,7 @@ import { problems } from '../../http/schemas/common.js';
 import { EsignStartBody, EsignStartResponse, EsignStatusResponse } from '../../http/schemas/aadhaar.js';
 import { TokenParams } from '../../http/schemas/signing.js';
 import { PUBLIC } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { clientOf } from './signer-answer.js';
 
 export function aadhaarSignerRoutes(app: App, ctx: Context): void {

@@ -10,7 +10,7 @@ import { accountOf, requireKeyOrLogin } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { ReminderSettingsBody } from '../../http/schemas/reminders.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function accountReminderRoutes(app: App, ctx: Context): void {
   const onRequest = requireKeyOrLogin(ctx);

@@ -24,7 +24,7 @@ import {
 } from '../../http/schemas/bulk-sends.js';
 import { IdempotentHeaders, problems } from '../../http/schemas/common.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 const tags = ['bulk-sends'];
 /** Room for MOHAR_BULK_MAX_ROWS rows of a few recipients and merge values each. */

@@ -8,7 +8,7 @@ import { sendPdf } from '../../http/send-pdf.js';
 import { problems } from '../../http/schemas/common.js';
 import { DocumentBody, DocumentParams, MultipartFile } from '../../http/schemas/documents.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function documentRoutes(app: App, ctx: Context): void {
   const onRequest = requireApiKey(ctx);

@@ -6,7 +6,7 @@ import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams } from '../../http/schemas/envelopes.js';
 import { SignaturesResponse } from '../../http/schemas/signatures.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export function envelopeDetailRoutes(app: App, ctx: Context): void {
   app.get(

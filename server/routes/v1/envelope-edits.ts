@@ -17,7 +17,7 @@ import {
   RecipientResponse,
 } from '../../http/schemas/envelopes.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 const tags = ['envelopes'];
 

@@ -27,7 +27,7 @@ import {
 } from '../../http/schemas/envelopes.js';
 import { FieldsBody, FieldsResponse } from '../../http/schemas/fields.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { envelopeDetailRoutes } from './envelope-detail.js';
 import { envelopeEditRoutes } from './envelope-edits.js';
 

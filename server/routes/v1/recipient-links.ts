@@ -6,7 +6,7 @@ import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems, Uuid } from '../../http/schemas/common.js';
 import { EnvelopeRecipientParams } from '../../http/schemas/envelope-edits.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 export const RevokeLinksResponse = Type.Object({
   envelope_id: Uuid,

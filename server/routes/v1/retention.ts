@@ -11,7 +11,7 @@ import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeResponse, LegalHoldBody } from '../../http/schemas/envelopes.js';
 import { RetentionPolicyBody } from '../../http/schemas/retention.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 function actorOf(request: FastifyRequest): HoldActor {
   return request.user

@@ -10,7 +10,7 @@ import { problems } from '../../http/schemas/common.js';
 import { MockRequestCreated, MockRequestForm, MockRequestParams, MockRequestView } from '../../http/schemas/sandbox.js';
 import { ActResponse, TokenParams } from '../../http/schemas/signing.js';
 import { API_KEY, PUBLIC } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';
 import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';

@@ -19,7 +19,7 @@ import {
 } from '../../http/schemas/signing.js';
 import { Type } from 'typebox';
 import { PUBLIC } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { acceptPdfBodies } from '../../http/pdf-body.js';
 import { SIGN_ACT_BODY_LIMIT } from '../../http/token-limits.js';
 import { clientOf, completeAndAnswer } from './signer-answer.js';

@@ -7,7 +7,7 @@ import { problems } from '../../http/schemas/common.js';
 import { EnvelopeDocumentParams, EnvelopeParams } from '../../http/schemas/envelopes.js';
 import { SigningSessionBody, SigningSessionResponse } from '../../http/schemas/signing.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 

@@ -45,7 +45,7 @@ import {
   VersionParams,
 } from '../../http/schemas/templates.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 
 const tags = ['templates'];
 

@@ -10,7 +10,7 @@ import { accountOf, forCaller, requireApiKey } from '../../http/auth-hooks.js';
 import { problems } from '../../http/schemas/common.js';
 import { EnvelopeParams, EnvelopeStatusResponse } from '../../http/schemas/envelopes.js';
 import { API_KEY_OR_LOGIN } from '../../http/schemas/security.js';
-import type { App } from '../types.js';
+import type { App } from '../../http/app-type.js';
 import { pdfResponse } from '../../http/schemas/responses.js';
 import { sendPdf } from '../../http/send-pdf.js';
 

@@ -15,7 +15,7 @@ import { mailSendJob } from '../../../server/mail/send.js';
 import { invitationMail } from '../../../server/mail/templates.js';
 import { jobRoutes } from '../../../server/routes/account/jobs.js';
 import { mailRoutes } from '../../../server/routes/account/mail.js';
-import type { App } from '../../../server/routes/types.js';
+import type { App } from '../../../server/http/app-type.js';
 import { DATABASES } from '../../support/databases.js';
 import { LEGACY, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
 import { quietLogger } from '../jobs/harness.js';

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import Fastify from 'fastify';
 import { installProblemHandlers } from '../../../server/http/problem.js';
 import { consolePageRoutes } from '../../../server/routes/console-page.js';
-import type { App } from '../../../server/routes/types.js';
+import type { App } from '../../../server/http/app-type.js';
 import { CONSOLE_DIST, ensureConsoleBuilt } from '../../support/renderer.js';
 
 async function appWith(dir?: string): Promise<App> {

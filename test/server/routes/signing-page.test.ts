@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { installProblemHandlers } from '../../../server/http/problem.js';
 import { signingPageRoutes } from '../../../server/routes/signing-page.js';
-import type { App } from '../../../server/routes/types.js';
+import type { App } from '../../../server/http/app-type.js';
 import { DATABASES } from '../../support/databases.js';
 import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { ensureRendererBuilt } from '../../support/renderer.js';
