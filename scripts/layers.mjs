@@ -71,9 +71,6 @@ export const LAYER_EXCEPTIONS = [
   { from: 'server/http/problem.ts', to: 'storage', why: 'full-disk errors (storage/storage-full.ts) become 503' },
   { from: 'server/http/schemas/mail-settings.ts', to: 'mail', why: 'the TLS modes list (mail/mail-settings.ts)' },
   { from: 'server/http/schemas/webhooks.ts', to: 'webhooks', why: 'the retry schedule and delivery states' },
-  { from: 'server/routes/account/jobs.ts', to: 'jobs', why: 'lists the job table itself, no domain operation' },
-  { from: 'server/routes/account/mail.ts', to: 'mail', why: 'lists and opens the outbox, no domain operation' },
-  { from: 'server/routes/account/mail.ts', to: 'seal', why: 'opens sealed outbox mails with the secret box' },
   { from: 'server/routes/account/webhooks.ts', to: 'webhooks', why: 'the webhook URL policy (webhooks/url-policy.ts)' },
   { from: 'server/routes/sandbox-esp.ts', to: 'aadhaar', why: 'serves the built-in ESP simulator' },
 ];

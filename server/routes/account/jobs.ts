@@ -4,7 +4,7 @@ import type { Context } from '../../domain/context.js';
 import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { Nullable, problems, StringEnum, Uuid } from '../../http/schemas/common.js';
-import { JOB_STATES, listJobs } from '../../jobs/queue.js';
+import { JOB_STATES, listAccountJobs } from '../../domain/operators/list-jobs.js';
 import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../../http/app-type.js';
 
@@ -55,8 +55,7 @@ export function jobRoutes(app: App, ctx: Context): void {
     },
     (request) => {
       const q = request.query;
-      return listJobs(ctx.db, {
-        accountId: accountOf(request),
+      return listAccountJobs(ctx, accountOf(request), {
         limit: q.limit ?? 50,
         ...(q.state ? { state: q.state } : {}),
         ...(q.kind ? { kind: q.kind } : {}),

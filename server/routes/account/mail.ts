@@ -4,9 +4,7 @@ import type { Context } from '../../domain/context.js';
 import { accountOf, requireAdminLogin } from '../../http/auth-hooks.js';
 import { BearerHeader } from '../../http/schemas/auth.js';
 import { Nullable, problems, StringEnum, Uuid } from '../../http/schemas/common.js';
-import { listOutbox, MAIL_KINDS, MAIL_STATUSES } from '../../mail/outbox.js';
-import { openOutboxMail } from '../../mail/outbox-mail.js';
-import { installationBox } from '../../seal/installation-box.js';
+import { listAccountOutbox, MAIL_KINDS, MAIL_STATUSES, openAccountMail } from '../../domain/operators/outbox.js';
 import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../../http/app-type.js';
 
@@ -79,15 +77,14 @@ export function mailRoutes(app: App, ctx: Context): void {
         response: { 200: OutboxResponse, ...problems(401, 403, 422) },
       },
     },
-    async (request) => {
+    (request) => {
       const q = request.query;
-      return listOutbox(ctx.db, accountOf(request), {
+      return listAccountOutbox(ctx, accountOf(request), {
         limit: q.limit ?? 50,
         ...(q.status ? { status: q.status } : {}),
         ...(q.envelope_id ? { envelopeId: q.envelope_id } : {}),
         ...(q.before ? { before: q.before } : {}),
         includeBody: q.include === 'body',
-        ...(q.include === 'body' ? { box: await installationBox(ctx.config) } : {}),
       });
     },
   );
@@ -106,7 +103,6 @@ export function mailRoutes(app: App, ctx: Context): void {
         response: { 200: OpenedMailResponse, ...problems(401, 403, 404, 422) },
       },
     },
-    async (request) =>
-      openOutboxMail(ctx.db, accountOf(request), request.params.mail_id, await installationBox(ctx.config)),
+    (request) => openAccountMail(ctx, accountOf(request), request.params.mail_id),
   );
 }
