@@ -64,10 +64,6 @@ export const SERVER_LAYERS = {
  * folder: everything below it) and the layer it reaches. Each is a debt: remove its line once the import is gone.
  */
 export const LAYER_EXCEPTIONS = [
-  { from: 'server/storage/blob-gc.ts', to: 'jobs', why: 'the blob collector is a job: storage <-> jobs' },
-  { from: 'server/mail/send.ts', to: 'domain', why: 'takes the whole Context: mail <-> domain (types)' },
-  { from: 'server/mail/transport-settings.ts', to: 'domain', why: 'takes the whole Context: mail <-> domain' },
-  { from: 'server/seal/load-seal.ts', to: 'domain', why: 'takes the whole Context: seal <-> domain (types)' },
   { from: 'server/http/problem.ts', to: 'storage', why: 'full-disk errors (storage/storage-full.ts) become 503' },
   { from: 'server/http/schemas/mail-settings.ts', to: 'mail', why: 'the TLS modes list (mail/mail-settings.ts)' },
   { from: 'server/http/schemas/webhooks.ts', to: 'webhooks', why: 'the retry schedule and delivery states' },

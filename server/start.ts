@@ -11,7 +11,7 @@ import { mailSendJob } from './mail/send.js';
 import { completeEnvelopeJob, expireEnvelopeJob } from './domain/workflow/job-handlers.js';
 import { bulkChunkJob } from './domain/bulk/run-chunk.js';
 import { webhookWorkerFor } from './webhooks/worker.js';
-import { blobGcJob, scheduleBlobGc } from './storage/blob-gc.js';
+import { blobGcJob, scheduleBlobGc } from './domain/documents/collect-blobs-job.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { BlobStoreKind } from './config-blobs.js';
 import { reminderSweepJob, scheduleReminderSweep } from './domain/workflow/auto-remind.js';

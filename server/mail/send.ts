@@ -10,18 +10,22 @@
  * server's acceptance and the `sent` mark makes the job run again, the second copy carries the
  * same Message-ID and mail clients can fold the two.
  */
-import type { Context } from '../domain/context.js';
+import type { BlobStore } from '../storage/blobs.js';
 import { describeError } from '../jobs/queue.js';
 import { defineJob, type JobPayload } from '../jobs/definition.js';
 import { PermanentJobError, type JobRunInfo } from '../jobs/runner.js';
 import { installationBox } from '../seal/installation-box.js';
 import { MAIL_SEND_JOB, mailBody, parseAttachments } from './outbox.js';
 import { smtpTransportFor, type MailTransportTimeouts } from './smtp-client.js';
-import { mailTransportFor, type MailSender } from './transport-settings.js';
+import { mailTransportFor, type MailSender, type TransportContext } from './transport-settings.js';
 
 export type { MailTransportTimeouts } from './smtp-client.js';
 
-export type MailContext = Pick<Context, 'db' | 'blobs' | 'config' | 'now'>;
+/** What sending a mail needs (the domain's Context is one; mail/ stays below the domain). */
+export interface MailContext extends TransportContext {
+  readonly blobs: BlobStore;
+  readonly now: () => Date;
+}
 
 /** What the `mail.send` job runs on: a MailContext (a Context is one), and SMTP timeouts tests may shorten. */
 export type MailJobDeps = MailContext & { readonly mailTimeouts?: MailTransportTimeouts };

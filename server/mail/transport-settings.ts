@@ -9,9 +9,10 @@
  * Read from the database on every call (one primary-key lookup), so a saved change applies to the next mail
  * without a restart, on every server instance sharing the database.
  */
-import type { Context } from '../domain/context.js';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
 import { installationBox } from '../seal/installation-box.js';
-import type { MailTlsMode } from '../storage/schema.js';
+import type { Database, MailTlsMode } from '../storage/schema.js';
 import { openMailPassword, readStoredMailSettings } from './mail-settings.js';
 
 /** The From of a mail: a display name (or none) and an address. */
@@ -36,7 +37,11 @@ export type MailTransportChoice =
 
 export type MailTransportSource = MailTransportChoice['source'];
 
-export type TransportContext = Pick<Context, 'db' | 'config'>;
+/** What choosing a transport needs (the domain's Context is one; mail/ stays below the domain). */
+export interface TransportContext {
+  readonly db: Kysely<Database>;
+  readonly config: Config;
+}
 
 /** "Mohar <sign@example.com>" or "sign@example.com" (MOHAR_MAIL_FROM, checked by config.ts) as name and address. */
 export function parseSender(mailFrom: string): MailSender {

@@ -16,7 +16,9 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { MoharError } from '../../common/errors.js';
 import { softwareSigner, type SignatureProvider } from '../../pdf/index.js';
-import type { Context } from '../domain/context.js';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../storage/schema.js';
 import { loadInstallationSeal, type InstallationSealOptions } from './installation-seal.js';
 import { openSecretBox } from './secret-box.js';
 
@@ -25,8 +27,15 @@ import { openSecretBox } from './secret-box.js';
  */
 export type SealSource = () => Promise<SignatureProvider>;
 
-/** What the seal needs from a Context (so it can be built before the Context exists). */
-export type SealContext = Pick<Context, 'db' | 'config' | 'now'>;
+/**
+ * What the seal needs (the domain's Context is one): named here, not picked from the Context, so that seal/ stays
+ * below the domain and the seal can be built before the Context exists.
+ */
+export interface SealContext {
+  readonly db: Kysely<Database>;
+  readonly config: Config;
+  readonly now: () => Date;
+}
 
 export type LoadSealOptions = Pick<InstallationSealOptions, 'organization'>;
 

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sha256Hex } from '../../../server/storage/blobs.js';
-import { BLOB_GC_JOB, collectUnreferencedBlobs } from '../../../server/storage/blob-gc.js';
+import { BLOB_GC_JOB } from '../../../server/domain/documents/collect-blobs-job.js';
+import { collectUnreferencedBlobs } from '../../../server/storage/blob-gc.js';
 import { enqueueJob } from '../../../server/jobs/queue.js';
 import { bandPng } from '../../support/big-png.js';
 import { DATABASES } from '../../support/databases.js';
