@@ -6,6 +6,7 @@
  * answer got lost: a closed tab, a dropped connection) the panel asks the server to recover it (EsignStatus).
  */
 import { useEffect, useState } from 'react';
+import { isEsignFailureReason, type EsignFailureReason } from '../../../common/esign-failures';
 import type { SignerApi } from '../api';
 import { useI18n } from '../i18n/i18n';
 import type { StringKey } from '../i18n/strings';
@@ -23,22 +24,6 @@ interface Props {
   onDecline: () => void;
   alert: string | null;
 }
-
-const REASONS = [
-  'otp_wrong',
-  'otp_expired',
-  'attempts_exceeded',
-  'aadhaar_locked',
-  'service_down',
-  'cancelled',
-  'aadhaar_invalid',
-  'name_mismatch',
-  'expired',
-  'response_invalid',
-  'certificate_untrusted',
-  'document_changed',
-  'esp_error',
-];
 
 const KEPT = 'mohar:aadhaar:values:';
 
@@ -63,11 +48,20 @@ export function keptAadhaarValues(view: SignerView): Record<string, FieldValue> 
 }
 
 /** The failure the ESP round trip came back with, from this page's address. */
-function returnedFailure(): string | null {
+function returnedFailure(): EsignFailureReason | null {
   const query = new URLSearchParams(window.location.search);
   if (query.get('aadhaar') !== 'failed') return null;
-  const reason = query.get('reason') ?? 'esp_error';
-  return REASONS.includes(reason) ? reason : 'esp_error';
+  return knownReason(query.get('reason') ?? 'esp_error');
+}
+
+/** A reason the page has words for; anything else (a newer server's) is said as the ESP's error. */
+function knownReason(reason: string): EsignFailureReason {
+  return isEsignFailureReason(reason) ? reason : 'esp_error';
+}
+
+/** The words of a reason: the compiler refuses a reason without its string in the catalogues. */
+function failureWords(reason: EsignFailureReason): StringKey {
+  return `aadhaar.failed.${reason}`;
 }
 
 export function AadhaarPanel({
@@ -83,7 +77,7 @@ export function AadhaarPanel({
 }: Props) {
   const { t } = useI18n();
   const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | null>(() => returnedFailure());
+  const [failure, setFailure] = useState<EsignFailureReason | null>(() => returnedFailure());
   const [error, setError] = useState<string | null>(null);
 
   // Back without an answer from the ESP: ask the server whether the last attempt was signed after all.
@@ -100,7 +94,7 @@ export function AadhaarPanel({
             envelope_status: status.envelope_status ?? view.envelope.status,
             redirect_url: view.session.return_url ?? view.envelope.redirect_url,
           });
-        } else if (status.state === 'failed' && status.failure) setFailure(status.failure.reason);
+        } else if (status.state === 'failed' && status.failure) setFailure(knownReason(status.failure.reason));
       })
       .catch(() => undefined);
     return () => {
@@ -135,8 +129,7 @@ export function AadhaarPanel({
       <p className="muted">{t('aadhaar.intro')}</p>
       {failure && (
         <div className="aadhaar-failure" role="alert" data-reason={failure}>
-          <strong>{t('aadhaar.failed.title')}</strong> {t(`aadhaar.failed.${failure}` as StringKey)}{' '}
-          {t('aadhaar.failed.unchanged')}
+          <strong>{t('aadhaar.failed.title')}</strong> {t(failureWords(failure))} {t('aadhaar.failed.unchanged')}
         </div>
       )}
       <ConsentCheckbox text="aadhaar.consent" checked={consent} onChange={onConsent} />

@@ -1,24 +1,11 @@
 /**
- * The ESP's error codes in words the signing page can show (EN and HI strings live in renderer/, keyed by
- * `reason`). Codes are UIDAI authentication codes and ESP codes as ESPs publish them; an unknown code
- * keeps the ESP's own errMsg.
+ * The ESP's error codes as the reasons the signing page can say in words (common/esign-failures.ts; its EN and HI
+ * strings live in renderer/, keyed by `reason`). Codes are UIDAI authentication codes and ESP codes as ESPs
+ * publish them; an unknown code keeps the ESP's own errMsg.
  */
-export const ESIGN_FAILURE_REASONS = [
-  'otp_wrong',
-  'otp_expired',
-  'attempts_exceeded',
-  'aadhaar_locked',
-  'service_down',
-  'cancelled',
-  'aadhaar_invalid',
-  'name_mismatch',
-  'expired',
-  'response_invalid',
-  'certificate_untrusted',
-  'document_changed',
-  'esp_error',
-] as const;
-export type EsignFailureReason = (typeof ESIGN_FAILURE_REASONS)[number];
+import type { EsignFailureReason } from '../../../common/esign-failures.js';
+
+export { ESIGN_FAILURE_REASONS, type EsignFailureReason } from '../../../common/esign-failures.js';
 
 const BY_CODE: Readonly<Record<string, EsignFailureReason>> = {
   '400': 'otp_wrong',
