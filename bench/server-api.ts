@@ -62,6 +62,8 @@ export interface DatabaseRun {
    */
   cpuRatios?: { status: number; create: number };
   targetsMet?: { status: boolean; create: boolean };
+  /** SQLite: writes per group commit while the create route ran (warm-up included). */
+  writesPerCommit?: number;
 }
 
 export interface ServerApiReport {
@@ -111,6 +113,7 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
           status: await responseBytes(statusUrl, auth),
         };
         const results: LoadResult[] = [];
+        let writesPerCommit: number | undefined;
         for (const target of [
           { name: 'baseline', url: `${base}/bench/baseline` },
           { name: 'status', url: statusUrl, headers: auth },
@@ -123,7 +126,13 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
           },
         ]) {
           process.stdout.write(`  ${kind}: ${target.name} (${options.warmup}s warm-up + ${options.duration}s)…\n`);
+          const commitsBefore = { ...runtime.ctx.sqlite?.stats };
           results.push(await measure(target, options, () => backendPids(runtime.ctx)));
+          const commitsAfter = runtime.ctx.sqlite?.stats;
+          if (target.name === 'create' && commitsAfter && commitsBefore.commits !== undefined) {
+            writesPerCommit =
+              (commitsAfter.writes - commitsBefore.writes!) / (commitsAfter.commits - commitsBefore.commits);
+          }
         }
         const [baseline, status, create] = results as [LoadResult, LoadResult, LoadResult];
         const ratios = { status: status.reqPerSec / baseline.reqPerSec, create: create.reqPerSec / baseline.reqPerSec };
@@ -137,6 +146,7 @@ async function benchDatabase(kind: DatabaseChoice, options: BenchOptions): Promi
           ratios,
           cpuRatios,
           targetsMet,
+          ...(writesPerCommit === undefined ? {} : { writesPerCommit }),
         };
       } finally {
         // autocannon drops its sockets when time is up; Fastify's close() does not wait for handlers
@@ -232,6 +242,9 @@ export function printServerApi(report: ServerApiReport): void {
       console.log(
         `  ${name}/baseline = ${fixed(run.ratios[name], 3)} (by CPU per request ${fixed(run.cpuRatios[name], 3)})  ${binding} >= ${TARGETS[name]}: ${verdict}`,
       );
+    }
+    if (run.writesPerCommit !== undefined) {
+      console.log(`  group commit during create: ${fixed(run.writesPerCommit, 1)} writes per commit`);
     }
   }
   if (report.runs.some((run) => run.results.some(disturbed))) {

@@ -100,6 +100,22 @@ describe('SQLite fast path', () => {
     assert.equal(fast.stats.writes - before.writes, 20);
   });
 
+  test('a write queued in the next turn of the event loop joins the same commit (a request read meanwhile)', async () => {
+    const before = { ...fast.stats };
+    const [first, second] = [envelope(), envelope()];
+    const writeOf = (row: typeof first) =>
+      fast.write(() => {
+        fast.insert('envelopes', row);
+        return row.id;
+      });
+    const early = writeOf(first);
+    // Runs after this turn's check phase has begun, as a handler run by the next turn's poll phase does.
+    const late = new Promise<string>((resolve, reject) => setImmediate(() => writeOf(second).then(resolve, reject)));
+    assert.deepEqual(await Promise.all([early, late]), [first.id, second.id]);
+    assert.equal(fast.stats.commits - before.commits, 1, 'both writes shared one commit');
+    assert.equal(fast.stats.writes - before.writes, 2);
+  });
+
   test('a failing write is rejected and leaves nothing behind; the others in its batch commit', async () => {
     const [a, b, c] = [envelope(), envelope(), envelope()];
     const before = { ...fast.stats };
