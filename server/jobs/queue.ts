@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { MoharError } from '../../common/errors.js';
+import { newestFirstPage, olderThan, pageLimit, unknownCursor, type NewestFirstPage } from '../storage/keyset.js';
 import type { Database, JobState, JobsTable } from '../storage/schema.js';
 
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'dead'];
@@ -147,15 +147,11 @@ export interface ListJobsOptions {
   readonly before?: string;
 }
 
-export interface JobPage {
-  items: JobView[];
-  /** Pass as `before` for the next page; null on the last page. */
-  next_before: string | null;
-}
+export type JobPage = NewestFirstPage<JobView>;
 
 /** Jobs newest first (created_at, then id): dead letters with their last error, for example. */
 export async function listJobs(db: Kysely<Database>, options: ListJobsOptions): Promise<JobPage> {
-  const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 500);
+  const limit = pageLimit(options.limit, 500);
   let query = db.selectFrom('jobs').selectAll();
   if (options.accountId !== undefined) query = query.where('account_id', '=', options.accountId);
   if (options.state !== undefined) query = query.where('state', '=', options.state);
@@ -164,27 +160,15 @@ export async function listJobs(db: Kysely<Database>, options: ListJobsOptions): 
     let cursorQuery = db.selectFrom('jobs').select(['created_at', 'id']).where('id', '=', options.before);
     if (options.accountId !== undefined) cursorQuery = cursorQuery.where('account_id', '=', options.accountId);
     const cursor = await cursorQuery.executeTakeFirst();
-    if (!cursor) {
-      throw new MoharError(
-        'validation_failed',
-        `before: no job ${options.before} (pass the id of the last job of the previous page)`,
-        { errors: [{ path: 'querystring/before', message: 'names no job' }] },
-      );
-    }
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', cursor.created_at),
-        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
-      ]),
-    );
+    if (!cursor) throw unknownCursor(options.before, 'job');
+    query = query.where((eb) => olderThan(eb, 'created_at', 'id', { time: cursor.created_at, id: cursor.id }));
   }
   const rows = await query
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
     .execute();
-  const items = rows.slice(0, limit).map(jobView);
-  return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
+  return newestFirstPage(rows, limit, jobView);
 }
 
 export function truncateError(message: string): string {

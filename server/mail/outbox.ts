@@ -13,6 +13,7 @@ import { Type } from 'typebox';
 import { MoharError } from '../../common/errors.js';
 import { enqueueOnce, jobKind, parseJobPayload } from '../jobs/definition.js';
 import type { SecretBox } from '../seal/secret-box.js';
+import { newestFirstPage, olderThan, pageLimit, unknownCursor, type NewestFirstPage } from '../storage/keyset.js';
 import type { Database, MailKind, MailStatus, OutboxMailTable } from '../storage/schema.js';
 
 export const MAIL_KINDS: readonly MailKind[] = [
@@ -256,11 +257,7 @@ export interface ListOutboxOptions {
   readonly box?: SecretBox;
 }
 
-export interface MailPage {
-  items: MailView[];
-  /** Pass as `before` for the next page; null on the last page. */
-  next_before: string | null;
-}
+export type MailPage = NewestFirstPage<MailView>;
 
 /** An account's outbox, newest first (created_at, then id). */
 export async function listOutbox(
@@ -268,7 +265,7 @@ export async function listOutbox(
   accountId: string,
   options: ListOutboxOptions,
 ): Promise<MailPage> {
-  const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
+  const limit = pageLimit(options.limit, 200);
   let query = db.selectFrom('outbox_mail').selectAll().where('account_id', '=', accountId);
   if (options.status !== undefined) query = query.where('status', '=', options.status);
   if (options.envelopeId !== undefined) query = query.where('envelope_id', '=', options.envelopeId);
@@ -279,25 +276,13 @@ export async function listOutbox(
       .where('id', '=', options.before)
       .where('account_id', '=', accountId)
       .executeTakeFirst();
-    if (!cursor) {
-      throw new MoharError(
-        'validation_failed',
-        `before: no mail ${options.before} in this outbox (pass the id of the last mail of the previous page)`,
-        { errors: [{ path: 'querystring/before', message: 'names no mail of this account' }] },
-      );
-    }
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', cursor.created_at),
-        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
-      ]),
-    );
+    if (!cursor) throw unknownCursor(options.before, 'mail in this outbox');
+    query = query.where((eb) => olderThan(eb, 'created_at', 'id', { time: cursor.created_at, id: cursor.id }));
   }
   const rows = await query
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
     .execute();
-  const items = rows.slice(0, limit).map((row) => mailView(row, options.includeBody ?? false, options.box));
-  return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
+  return newestFirstPage(rows, limit, (row) => mailView(row, options.includeBody ?? false, options.box));
 }

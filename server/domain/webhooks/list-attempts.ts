@@ -1,5 +1,5 @@
 /** Developer portal: the delivery log (one row per HTTP attempt), newest first, with filters. */
-import { MoharError } from '../../../common/errors.js';
+import { newestFirstPage, olderThan, pageLimit, unknownCursor, type NewestFirstPage } from '../../storage/keyset.js';
 import type { Context } from '../context.js';
 import { attemptView, type AttemptView } from './views.js';
 
@@ -14,17 +14,14 @@ export interface ListAttemptsOptions {
   readonly before?: string;
 }
 
-export interface AttemptPage {
-  items: AttemptView[];
-  next_before: string | null;
-}
+export type AttemptPage = NewestFirstPage<AttemptView>;
 
 export async function listAttempts(
   ctx: Context,
   accountId: string,
   options: ListAttemptsOptions,
 ): Promise<AttemptPage> {
-  const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
+  const limit = pageLimit(options.limit, 200);
   let query = ctx.db.selectFrom('webhook_attempts').selectAll().where('account_id', '=', accountId);
   if (options.eventType !== undefined) query = query.where('event_type', '=', options.eventType);
   if (options.success !== undefined) query = query.where('success', '=', options.success ? 1 : 0);
@@ -37,25 +34,13 @@ export async function listAttempts(
       .where('id', '=', options.before)
       .where('account_id', '=', accountId)
       .executeTakeFirst();
-    if (!cursor) {
-      throw new MoharError(
-        'validation_failed',
-        `before: no attempt ${options.before} (pass next_before of the previous page)`,
-        { errors: [{ path: 'querystring/before', message: 'names no attempt' }] },
-      );
-    }
-    query = query.where((eb) =>
-      eb.or([
-        eb('finished_at', '<', cursor.finished_at),
-        eb.and([eb('finished_at', '=', cursor.finished_at), eb('id', '<', cursor.id)]),
-      ]),
-    );
+    if (!cursor) throw unknownCursor(options.before, 'attempt');
+    query = query.where((eb) => olderThan(eb, 'finished_at', 'id', { time: cursor.finished_at, id: cursor.id }));
   }
   const rows = await query
     .orderBy('finished_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
     .execute();
-  const items = rows.slice(0, limit).map(attemptView);
-  return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
+  return newestFirstPage(rows, limit, attemptView);
 }

@@ -1,6 +1,6 @@
 /** Developer portal: the account's deliveries (one per event and endpoint), newest first, with filters. */
-import { MoharError } from '../../../common/errors.js';
 import type { Context } from '../context.js';
+import { newestFirstPage, olderThan, pageLimit, unknownCursor, type NewestFirstPage } from '../../storage/keyset.js';
 import type { WebhookDeliveryStatus } from '../../storage/schema.js';
 import { deliveryView, type DeliveryView } from './views.js';
 
@@ -15,17 +15,14 @@ export interface ListDeliveriesOptions {
   readonly before?: string;
 }
 
-export interface DeliveryPage {
-  items: DeliveryView[];
-  next_before: string | null;
-}
+export type DeliveryPage = NewestFirstPage<DeliveryView>;
 
 export async function listDeliveries(
   ctx: Context,
   accountId: string,
   options: ListDeliveriesOptions,
 ): Promise<DeliveryPage> {
-  const limit = Math.min(Math.max(Math.trunc(options.limit), 1), 200);
+  const limit = pageLimit(options.limit, 200);
   let query = ctx.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -42,25 +39,13 @@ export async function listDeliveries(
       .where('id', '=', options.before)
       .where('account_id', '=', accountId)
       .executeTakeFirst();
-    if (!cursor) {
-      throw new MoharError(
-        'validation_failed',
-        `before: no delivery ${options.before} (pass next_before of the previous page)`,
-        { errors: [{ path: 'querystring/before', message: 'names no delivery' }] },
-      );
-    }
-    query = query.where((eb) =>
-      eb.or([
-        eb('d.created_at', '<', cursor.created_at),
-        eb.and([eb('d.created_at', '=', cursor.created_at), eb('d.id', '<', cursor.id)]),
-      ]),
-    );
+    if (!cursor) throw unknownCursor(options.before, 'delivery');
+    query = query.where((eb) => olderThan(eb, 'd.created_at', 'd.id', { time: cursor.created_at, id: cursor.id }));
   }
   const rows = await query
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id', 'desc')
     .limit(limit + 1)
     .execute();
-  const items = rows.slice(0, limit).map(deliveryView);
-  return { items, next_before: rows.length > limit ? items[items.length - 1]!.id : null };
+  return newestFirstPage(rows, limit, deliveryView);
 }
