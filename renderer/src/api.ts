@@ -1,7 +1,15 @@
 /** The signer API ({api_base}/signing/{token}): the only server the page talks to. */
 import { API_BASE } from '../../common/api-paths';
 import type { SignerActBody } from '../../common/signer-act';
-import type { AadhaarStarted, AadhaarStartBody, AadhaarStatus, ActResult, FieldValue, SignerView } from './types';
+import type {
+  AadhaarStarted,
+  AadhaarStartBody,
+  AadhaarStatus,
+  ActResult,
+  FieldValue,
+  PreparedBody,
+  SignerView,
+} from './types';
 
 export { API_BASE };
 
@@ -103,7 +111,11 @@ export function signerApi(token: string): SignerApi {
       const url = `${base}/documents/${documentId}/prepared`;
       const response =
         Object.keys(fields).length > 0
-          ? await request(url, { method: 'POST', headers: json, body: JSON.stringify({ fields }) })
+          ? await request(url, {
+              method: 'POST',
+              headers: json,
+              body: JSON.stringify({ fields } satisfies PreparedBody),
+            })
           : await request(url);
       return {
         bytes: new Uint8Array(await response.arrayBuffer()),

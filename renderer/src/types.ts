@@ -75,6 +75,11 @@ export interface ActResult {
   redirect_url: string | null;
 }
 
+/** The body of POST {api_base}/signing/{token}/documents/{document_id}/prepared (USB DSC). */
+export interface PreparedBody {
+  fields: Record<string, FieldValue>;
+}
+
 /** The body of POST {api_base}/signing/{token}/aadhaar. */
 export interface AadhaarStartBody {
   consent: boolean;

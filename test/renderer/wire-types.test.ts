@@ -17,10 +17,16 @@ import type {
   AadhaarStarted,
   AadhaarStatus,
   ActResult,
+  PreparedBody,
   SignerView,
 } from '../../renderer/src/types.js';
 import type { EsignStartBody, EsignStartResponse, EsignStatusResponse } from '../../server/http/schemas/aadhaar.js';
-import type { ActBody, ActResponse, SignerViewResponse } from '../../server/http/schemas/signing.js';
+import type {
+  ActBody,
+  ActResponse,
+  PreparedBody as PreparedBodySchema,
+  SignerViewResponse,
+} from '../../server/http/schemas/signing.js';
 
 /** Object types with their intersections flattened (TypeBox's Intersect), so that equal shapes compare equal. */
 type Flat<T> = T extends readonly (infer U)[] ? Flat<U>[] : T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
@@ -33,6 +39,7 @@ same<Equal<SignerActBody, Static<typeof ActBody>>>();
 same<Equal<ActResult, Static<typeof ActResponse>>>();
 same<Equal<SignerView, Static<typeof SignerViewResponse>>>();
 same<Equal<AadhaarStartBody, Static<typeof EsignStartBody>>>();
+same<Equal<PreparedBody, Static<typeof PreparedBodySchema>>>();
 // The page reads only where to send the signer of the Aadhaar start's answer.
 same<Equal<AadhaarStarted, Pick<Static<typeof EsignStartResponse>, 'txn' | 'autopost_url'>>>();
 // The failure's reason is a union of words on the server; the page reads it as a string (anything else equal).

@@ -88,6 +88,11 @@ export const SignerViewResponse = Type.Object({
   }),
 });
 
+/** POST …/documents/{document_id}/prepared: the signer's values for their own text fields, as in ActBody. */
+export const PreparedBody = Type.Object({
+  fields: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()])),
+});
+
 export const ActBody = Type.Object({
   action: StringEnum(['sign', 'review', 'approve', 'decline'] as const),
   fields: Type.Optional(

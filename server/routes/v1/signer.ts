@@ -13,6 +13,7 @@ import { problems } from '../../http/schemas/common.js';
 import {
   ActBody,
   ActResponse,
+  PreparedBody,
   SignerViewResponse,
   TokenDocumentParams,
   TokenParams,
@@ -166,9 +167,7 @@ export function signerRoutes(app: App, ctx: Context): void {
         security: PUBLIC,
         ...preparedSchema,
         summary: 'USB DSC: as GET, with values for your text fields',
-        body: Type.Object({
-          fields: Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 10_000 }), Type.Boolean()])),
-        }),
+        body: PreparedBody,
       },
     },
     (request, reply) => sendPrepared(request.params.token, request.params.document_id, request.body.fields, reply),
