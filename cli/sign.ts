@@ -111,7 +111,8 @@ export async function signCommand(config: Config, input: string, output: string,
       ...(options.location ? { location: options.location } : {}),
       ...(tsaUrl ? { tsaUrl, transport: fetchTransport() } : {}),
     });
-    await writeFile(output, result.bytes);
+    // The pieces one after the other: the input and the new revision, without joining a large file in memory.
+    await writeFile(output, result.pieces);
     process.stdout.write(`signed field "${result.fieldName}" (PAdES ${result.level}); wrote ${output}\n`);
   } finally {
     await close();

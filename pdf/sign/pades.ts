@@ -21,7 +21,7 @@ import { appendDss } from './dss.js';
 import { assertEarlierSignaturesKept } from './self-check.js';
 import type { HttpTransport, SignatureProvider } from '../ports.js';
 import type { PrepareOptions } from './prepare.js';
-import { signPdf, timestampPdf } from './sign-pdf.js';
+import { signPdf, timestampPdf, type SignedPdf } from './sign-pdf.js';
 
 export const PADES_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
 export type PadesTarget = (typeof PADES_LEVELS)[number];
@@ -37,6 +37,12 @@ export interface PadesOptions extends Omit<PrepareOptions, 'timestamp'> {
 }
 
 export interface PadesResult {
+  /**
+   * The signed file as pieces to write one after the other. For B-B and B-T the first piece is the input itself and
+   * the second the signature's revision (no copy of the file was made); for B-LT, one piece.
+   */
+  readonly pieces: readonly Uint8Array[];
+  /** The signed file in one buffer (for B-B, B-T and B-LTA joined on first use). */
   readonly bytes: Buffer;
   readonly fieldName: string;
   readonly level: PadesTarget;
@@ -59,8 +65,9 @@ export async function signPades(
   options: PadesOptions,
 ): Promise<PadesResult> {
   const result = await signUnchecked(bytes, signer, options);
-  // B-B and B-T: `result.bytes` is what signPdf returned after its own assertPrefix against `bytes` (issue 30).
-  assertEarlierSignaturesKept(bytes, result.bytes, { prefixAsserted: result.revisionsAdded === 1 });
+  // B-B and B-T: signPdf's pieces start with `bytes` themselves, untouched (issue 30); the whole file is joined
+  // only if earlier signatures must be checked against it.
+  assertEarlierSignaturesKept(bytes, () => result.bytes, { prefixAsserted: result.revisionsAdded === 1 });
   return result;
 }
 
@@ -78,13 +85,12 @@ async function signUnchecked(
     return cmsDer;
   });
   if (level === 'B-B' || level === 'B-T') {
-    return {
-      bytes: signed.bytes,
+    return fromSigned(signed, {
       fieldName: signed.fieldName,
       level,
       revisionsAdded: 1,
       reissuedFields: signed.reissuedFields,
-    };
+    });
   }
 
   const tsaChain = inspectCms(cmsDer!).timestamp?.certificates ?? [];
@@ -102,12 +108,31 @@ async function signUnchecked(
   });
   const reissuedFields = signed.reissuedFields;
   if (level === 'B-LT') {
-    return { bytes: withDss.bytes, fieldName: signed.fieldName, level, revisionsAdded: 2, reissuedFields };
+    return {
+      pieces: [withDss.bytes],
+      bytes: withDss.bytes,
+      fieldName: signed.fieldName,
+      level,
+      revisionsAdded: 2,
+      reissuedFields,
+    };
   }
 
   const archived = await timestampPdf(
     withDss.bytes,
     async (digest) => (await requestDocumentTimestamp(tsa!.transport, tsa!.url, digest)).tokenDer,
   );
-  return { bytes: archived.bytes, fieldName: signed.fieldName, level, revisionsAdded: 3, reissuedFields };
+  return fromSigned(archived, { fieldName: signed.fieldName, level, revisionsAdded: 3, reissuedFields });
+}
+
+/** A result whose file is signPdf's (or timestampPdf's) pieces; `bytes` joins them when first read. */
+function fromSigned(signed: SignedPdf, rest: Omit<PadesResult, 'pieces' | 'bytes'>): PadesResult {
+  return {
+    ...rest,
+    pieces: signed.pieces,
+    // An own enumerable getter: a structured clone (postMessage) or a spread reads it like a plain member.
+    get bytes(): Buffer {
+      return signed.bytes;
+    },
+  };
 }

@@ -135,8 +135,24 @@ function checkReserve(reserve: number): void {
   }
 }
 
+/**
+ * A prepared signature as two pieces, the input bytes themselves and the new revision (signPdf's form): the file
+ * is never copied whole, its digest is taken over the pieces as they are.
+ */
+export interface PreparedPieces extends Omit<PreparedSignature, 'bytes'> {
+  /** The input, untouched: the prefix of the signed file. */
+  readonly original: Uint8Array;
+  /** The new revision, /Contents still zeros; the signature is written into it. */
+  readonly revision: Buffer;
+}
+
 /** Prepares a PAdES signature (/SubFilter /ETSI.CAdES.detached). See the module comment. */
 export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): PreparedSignature {
+  return wholeFile(prepareSignaturePieces(bytes, options));
+}
+
+/** prepareSignature, the file left in its two pieces. */
+export function prepareSignaturePieces(bytes: Uint8Array, options: PrepareOptions): PreparedPieces {
   const reserve = options.reserve ?? (options.timestamp ? RESERVE_WITH_TIMESTAMP : RESERVE_DEFAULT);
   checkReserve(reserve);
   if (!(options.signingTime instanceof Date) || Number.isNaN(options.signingTime.getTime())) {
@@ -191,6 +207,14 @@ export function prepareSignature(bytes: Uint8Array, options: PrepareOptions): Pr
  * TimeStampToken (DER ContentInfo) is then embedded with embedSignature.
  */
 export function prepareDocumentTimestamp(bytes: Uint8Array, options: DocumentTimestampOptions = {}): PreparedSignature {
+  return wholeFile(prepareDocumentTimestampPieces(bytes, options));
+}
+
+/** prepareDocumentTimestamp, the file left in its two pieces. */
+export function prepareDocumentTimestampPieces(
+  bytes: Uint8Array,
+  options: DocumentTimestampOptions = {},
+): PreparedPieces {
   const reserve = options.reserve ?? RESERVE_DOC_TIMESTAMP;
   checkReserve(reserve);
   const reader = PdfReader.open(bytes);
@@ -304,24 +328,30 @@ function finish(
   ph: Placeholders,
   target: Target,
   sigFlags: number,
-): Omit<PreparedSignature, 'reissuedFields'> {
+): Omit<PreparedPieces, 'reissuedFields'> {
   const sigRef = update.add(sig);
   target.attach(sigRef);
   addSigFlags(update, sigFlags);
-  const result = update.write();
-  const out = result.bytes;
-  const br = result.spans.get(ph.byteRange);
-  const ct = result.spans.get(ph.contents);
+  const { original, revision, spans, previousLength } = update.writeRevision();
+  const br = spans.get(ph.byteRange);
+  const ct = spans.get(ph.contents);
   if (!br || !ct) {
     throw new MoharError(
       'pdf_write_failed',
       'Could not write the PDF update: the signature placeholders were not written.',
     );
   }
+  // Both placeholders are written into the new revision, never into the old bytes.
+  if (br.start < previousLength || ct.start < previousLength) {
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not write the PDF update: the signature placeholders are not in the new revision.',
+    );
+  }
   // The gap is the whole "<...>" string.
   const a = ct.start;
   const b = ct.end;
-  const byteRange: [number, number, number, number] = [0, a, b, out.length - b];
+  const byteRange: [number, number, number, number] = [0, a, b, previousLength + revision.length - b];
   let text = `[${byteRange.join(' ')}`;
   const width = br.end - br.start;
   if (text.length + 1 > width) {
@@ -331,28 +361,32 @@ function finish(
     );
   }
   text = text.padEnd(width - 1, ' ') + ']';
-  out.write(text, br.start, 'latin1');
-  if (out[a] !== 0x3c || out[b - 1] !== 0x3e) {
+  revision.write(text, br.start - previousLength, 'latin1');
+  if (revision[a - previousLength] !== 0x3c || revision[b - 1 - previousLength] !== 0x3e) {
     throw new MoharError('pdf_write_failed', 'Could not write the PDF update: /Contents is not where it was written.');
   }
-  // write() returned the old bytes followed by the new revision; the only writes since are the
-  // /ByteRange text, and /Contents later, both inside the new revision: no need to compare the file again.
-  if (br.start < result.previousLength || a < result.previousLength) {
-    throw new MoharError(
-      'pdf_write_failed',
-      'Could not write the PDF update: the signature placeholders are not in the new revision.',
-    );
-  }
-  const digest = byteRangeDigest(out, byteRange);
+  // The ByteRange is [0, a) and [b, end): the old bytes whole, then the revision around the gap.
+  const digest = createHash('sha256')
+    .update(original)
+    .update(revision.subarray(0, a - previousLength))
+    .update(revision.subarray(b - previousLength))
+    .digest();
   return {
-    bytes: out,
+    original,
+    revision,
     byteRange,
     contentsOffset: a + 1,
     contentsLength: b - a - 2,
     digest,
     fieldName: target.fieldName,
-    previousLength: result.previousLength,
+    previousLength,
   };
+}
+
+/** The pieces as one file (a copy of the input), for the two-step flows that hold the prepared bytes elsewhere. */
+function wholeFile({ original, revision, ...rest }: PreparedPieces): PreparedSignature {
+  const input = Buffer.from(original.buffer, original.byteOffset, original.byteLength);
+  return { ...rest, bytes: Buffer.concat([input, revision]) };
 }
 
 /** SHA-256 over the two ByteRange segments. */
@@ -398,29 +432,7 @@ function zeroDigits(length: number): Buffer {
 
 function writeContents(prepared: PreparedSignature, cmsDer: Uint8Array, standalone: boolean): Buffer {
   const { bytes, contentsOffset, contentsLength } = prepared;
-  if (cmsDer.length === 0) throw new MoharError('invalid_signature_data', 'The signature to embed is empty.');
-  if (cmsDer.length * 2 > contentsLength) {
-    throw new MoharError(
-      'signature_too_large',
-      `The signature is ${cmsDer.length} bytes but only ${contentsLength / 2} bytes were reserved in the PDF; prepare again with a larger reserve (at least ${cmsDer.length}).`,
-      { extra: { signatureBytes: cmsDer.length, reservedBytes: contentsLength / 2 } },
-    );
-  }
-  if (bytes[contentsOffset - 1] !== 0x3c || bytes[contentsOffset + contentsLength] !== 0x3e) {
-    throw new MoharError(
-      'pdf_write_failed',
-      'Could not embed the signature: the prepared bytes do not have /Contents where expected.',
-    );
-  }
-  const current = Buffer.from(bytes.buffer, bytes.byteOffset + contentsOffset, contentsLength);
-  // One memcmp against a run of "0" digits (a byte-by-byte loop over the 32-64 KB placeholder cost ~0.5 ms per
-  // signature).
-  if (!current.equals(zeroDigits(contentsLength))) {
-    throw new MoharError(
-      'pdf_write_failed',
-      'Could not embed the signature: the /Contents placeholder is not empty (already signed?).',
-    );
-  }
+  assertContentsWritable(bytes, contentsOffset, contentsLength, cmsDer);
   if (standalone && !Buffer.from(byteRangeDigest(bytes, prepared.byteRange)).equals(Buffer.from(prepared.digest))) {
     throw new MoharError(
       'pdf_write_failed',
@@ -430,6 +442,46 @@ function writeContents(prepared: PreparedSignature, cmsDer: Uint8Array, standalo
   const out = standalone ? Buffer.from(bytes) : bytes;
   out.write(Buffer.from(cmsDer).toString('hex').toUpperCase(), contentsOffset, 'latin1');
   return out;
+}
+
+/**
+ * embedSignature for signPdf / timestampPdf's pieces: writes the signature into the new revision, which holds
+ * /Contents (checked in prepare); the input bytes are not touched, so they stay the signed file's prefix.
+ */
+export function embedSignatureInRevision(prepared: PreparedPieces, cmsDer: Uint8Array): void {
+  const offset = prepared.contentsOffset - prepared.previousLength;
+  assertContentsWritable(prepared.revision, offset, prepared.contentsLength, cmsDer);
+  prepared.revision.write(Buffer.from(cmsDer).toString('hex').toUpperCase(), offset, 'latin1');
+}
+
+/**
+ * Throws signature_too_large, before writing anything, when `cmsDer` does not fit the reserve, and
+ * pdf_write_failed unless `bytes` hold an empty "<00…>" placeholder of `length` digits at `offset`.
+ */
+function assertContentsWritable(bytes: Uint8Array, offset: number, length: number, cmsDer: Uint8Array): void {
+  if (cmsDer.length === 0) throw new MoharError('invalid_signature_data', 'The signature to embed is empty.');
+  if (cmsDer.length * 2 > length) {
+    throw new MoharError(
+      'signature_too_large',
+      `The signature is ${cmsDer.length} bytes but only ${length / 2} bytes were reserved in the PDF; prepare again with a larger reserve (at least ${cmsDer.length}).`,
+      { extra: { signatureBytes: cmsDer.length, reservedBytes: length / 2 } },
+    );
+  }
+  if (offset < 1 || bytes[offset - 1] !== 0x3c || bytes[offset + length] !== 0x3e) {
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not embed the signature: the prepared bytes do not have /Contents where expected.',
+    );
+  }
+  const current = Buffer.from(bytes.buffer, bytes.byteOffset + offset, length);
+  // One memcmp against a run of "0" digits (a byte-by-byte loop over the 32-64 KB placeholder cost ~0.5 ms per
+  // signature).
+  if (!current.equals(zeroDigits(length))) {
+    throw new MoharError(
+      'pdf_write_failed',
+      'Could not embed the signature: the /Contents placeholder is not empty (already signed?).',
+    );
+  }
 }
 
 // ---------------------------------------------------------------- the field

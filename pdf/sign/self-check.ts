@@ -49,19 +49,23 @@ function failed(fields: readonly string[], changes: readonly string[]): MoharErr
 }
 
 /**
- * Throws pdf_write_failed when `output` (`input` plus the revisions of one signing act) breaks a signature
- * that `input` carried; see the module comment. `prefixAsserted`: the caller has just run assertPrefix on this
- * very pair (signPdf does, as its last step), so the byte comparison, a whole-file pass, is not repeated.
+ * Throws pdf_write_failed when `signed` (`input` plus the revisions of one signing act) breaks a signature
+ * that `input` carried; see the module comment. `prefixAsserted`: the caller knows `input` to be the output's
+ * prefix (signPdf's output starts with the input itself, untouched), so the byte comparison, a whole-file pass,
+ * is not made.
  */
 export function assertEarlierSignaturesKept(
   input: Uint8Array,
-  output: Uint8Array,
+  signed: Uint8Array | (() => Uint8Array),
   { prefixAsserted = false }: { readonly prefixAsserted?: boolean } = {},
 ): void {
-  if (!prefixAsserted) assertPrefix(input, output);
+  // Given as a function, the output is made only when needed (signPdf keeps it in pieces).
+  const outputOf = typeof signed === 'function' ? signed : () => signed;
+  if (!prefixAsserted) assertPrefix(input, outputOf());
   const before = PdfReader.open(input);
   const earlier = findSignatures(before);
   if (earlier.length === 0) return;
+  const output = outputOf();
   const after = PdfReader.open(output);
   const chain = chainProblem(before, after);
   if (chain) {

@@ -51,9 +51,12 @@ const SECTION_KEYS = new Set([
 
 export type SectionKind = 'table' | 'stream';
 
-export interface UpdateResult {
-  /** The whole new file: the old bytes, then the appended revision. */
-  readonly bytes: Buffer;
+/** What `writeRevision()` gives: the new revision alone, with offsets and spans in the whole file's terms. */
+export interface RevisionResult {
+  /** The old bytes, untouched: the prefix of the new file. */
+  readonly original: Uint8Array;
+  /** The appended revision: what follows the old bytes in the new file. */
+  readonly revision: Buffer;
   /** Offset of the new xref section (the value after the new "startxref"). */
   readonly startxref: number;
   readonly kind: SectionKind;
@@ -65,6 +68,11 @@ export interface UpdateResult {
   readonly spans: ReadonlyMap<object, Span>;
   /** Length of the original bytes (the prefix that did not change). */
   readonly previousLength: number;
+}
+
+export interface UpdateResult extends RevisionResult {
+  /** The whole new file: the old bytes, then the appended revision. */
+  readonly bytes: Buffer;
 }
 
 export function writeFailed(message: string): MoharError {
@@ -176,7 +184,22 @@ export class IncrementalUpdate {
     return x.kind === 'stream' ? 'stream' : 'table';
   }
 
+  /** The new file in one buffer: a copy of the original followed by the new revision. */
   write(): UpdateResult {
+    const result = this.writeRevision();
+    const { original, revision } = result;
+    // The old bytes are a prefix by construction.
+    return {
+      ...result,
+      bytes: Buffer.concat([Buffer.from(original.buffer, original.byteOffset, original.byteLength), revision]),
+    };
+  }
+
+  /**
+   * The new revision alone, for a caller that keeps the old bytes as they are (signPdf: hashing and writing the
+   * two pieces costs no copy of a large file).
+   */
+  writeRevision(): RevisionResult {
     const reader = this.reader;
     const original = reader.bytes;
     for (const [num, p] of this.pending) {
@@ -228,9 +251,16 @@ export class IncrementalUpdate {
       writeIndirectObject(w, xrefNum, 0, stream);
     }
     w.text(`startxref\n${sectionOffset - shift}\n%%EOF\n`);
-    // A copy of the original followed by the new revision: the old bytes are a prefix by construction.
-    const bytes = Buffer.concat([Buffer.from(original.buffer, original.byteOffset, original.byteLength), w.toBytes()]);
-    return { bytes, startxref: sectionOffset, kind, size, offsets, spans, previousLength: original.length };
+    return {
+      original,
+      revision: w.toBytes(),
+      startxref: sectionOffset,
+      kind,
+      size,
+      offsets,
+      spans,
+      previousLength: original.length,
+    };
   }
 
   /** 0, or the header offset when the file's own offsets are counted from "%PDF-". */
