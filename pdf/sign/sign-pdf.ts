@@ -51,13 +51,12 @@ export async function timestampPdf(
 function complete(prepared: PreparedPieces, der: Uint8Array): SignedPdf {
   embedSignatureInRevision(prepared, der);
   const { original, revision } = prepared;
-  let joined: Buffer | undefined;
+  const whole = joinOnce(original, revision);
   return {
     pieces: [original, revision],
     // An own enumerable getter: a structured clone (postMessage) or a spread reads it like a plain member.
     get bytes(): Buffer {
-      joined ??= join(original, revision);
-      return joined;
+      return whole();
     },
     fieldName: prepared.fieldName,
     byteRange: prepared.byteRange,
@@ -69,16 +68,20 @@ function complete(prepared: PreparedPieces, der: Uint8Array): SignedPdf {
 /** The prepared signature as the callback sees it: the whole file only if it asks for it. */
 function joinedLater(prepared: PreparedPieces): PreparedSignature {
   const { original, revision, ...rest } = prepared;
-  let joined: Buffer | undefined;
+  const whole = joinOnce(original, revision);
   return {
     ...rest,
     get bytes(): Buffer {
-      joined ??= join(original, revision);
-      return joined;
+      return whole();
     },
   };
 }
 
-function join(original: Uint8Array, revision: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(original.buffer, original.byteOffset, original.byteLength), revision]);
+/** The two pieces as one buffer, made on the first call and kept. */
+function joinOnce(original: Uint8Array, revision: Buffer): () => Buffer {
+  let joined: Buffer | undefined;
+  return () => {
+    joined ??= Buffer.concat([Buffer.from(original.buffer, original.byteOffset, original.byteLength), revision]);
+    return joined;
+  };
 }
