@@ -74,6 +74,30 @@ async function signatureLevels(
 }
 
 /**
+ * The documents to finalize with their current bytes, and the envelope's status read in the same statement. The
+ * caller read the status before, in a statement of its own: the act and the job both try completion, and the one
+ * that commits first moves the status and the documents' bytes together. A path that read `sent` just before that
+ * commit and the bytes just after it would seal bytes that carry the completion lock already (field_name_taken). One
+ * statement reads one snapshot (PostgreSQL's READ COMMITTED, SQLite alike), so bytes read with `sent` are the bytes
+ * before completion, and bytes read after it come with `completed`.
+ */
+function documentsToFinalize(ctx: Context, envelopeId: string) {
+  return ctx.db
+    .selectFrom('envelope_documents')
+    .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
+    .innerJoin('envelopes', 'envelopes.id', 'envelope_documents.envelope_id')
+    .select([
+      'envelope_documents.document_id',
+      'envelope_documents.current_sha256',
+      'documents.filename',
+      'envelopes.status as envelope_status',
+    ])
+    .where('envelope_documents.envelope_id', '=', envelopeId)
+    .orderBy('envelope_documents.position')
+    .execute();
+}
+
+/**
  * Step 1 alone, on the envelope as its caller read it: what a signer act's request tries at once (settle-act.ts;
  * the certificate follows in the job). Returns the status it leaves the envelope in: `completed` when this call
  * completed it, else the status that kept it from completing.
@@ -81,13 +105,9 @@ async function signatureLevels(
 export async function finalizeDocuments(ctx: Context, state: EnvelopeToFinalize): Promise<EnvelopeStatus> {
   if (state.status !== 'sent') return state.status; // done already (a retried job), or stopped
   const envelopeId = state.id;
-  const documents = await ctx.db
-    .selectFrom('envelope_documents')
-    .innerJoin('documents', 'documents.id', 'envelope_documents.document_id')
-    .select(['envelope_documents.document_id', 'envelope_documents.current_sha256', 'documents.filename'])
-    .where('envelope_id', '=', envelopeId)
-    .orderBy('envelope_documents.position')
-    .execute();
+  const documents = await documentsToFinalize(ctx, envelopeId);
+  const moved = documents.find((d) => d.envelope_status !== 'sent');
+  if (moved) return moved.envelope_status; // completed meanwhile by the other path (act or job), or stopped
   const sizes = new Map<string, number>();
   const appendedTo = new Map<string, { from: string; revisions: { sha256: string; size: number; act: string }[] }>();
   // USB DSC acts keep their chain and OCSP/CRL answers: they go into the /DSS, with or without a TSA.
