@@ -11,3 +11,9 @@ export const LEGACY_BASE = '/backend/othercompanyapi';
 
 /** The hosted signing page: a signing link is {base_url}/sign/{token}; its assets live under /sign/assets/. */
 export const SIGNING_PAGE_BASE = '/sign';
+
+/**
+ * The ESP simulator built into the server for test data (server/aadhaar/sandbox-esp.ts): its form URL is
+ * {base_url}/sandbox/esp/esign/2.1/signdoc.
+ */
+export const SANDBOX_ESP_PATH = '/sandbox/esp';

@@ -63,13 +63,7 @@ export const SERVER_LAYERS = {
  * Imports that go against the direction above and are allowed for now, each named by the importing file (or a
  * folder: everything below it) and the layer it reaches. Each is a debt: remove its line once the import is gone.
  */
-export const LAYER_EXCEPTIONS = [
-  { from: 'server/http/problem.ts', to: 'storage', why: 'full-disk errors (storage/storage-full.ts) become 503' },
-  { from: 'server/http/schemas/mail-settings.ts', to: 'mail', why: 'the TLS modes list (mail/mail-settings.ts)' },
-  { from: 'server/http/schemas/webhooks.ts', to: 'webhooks', why: 'the retry schedule and delivery states' },
-  { from: 'server/routes/account/webhooks.ts', to: 'webhooks', why: 'the webhook URL policy (webhooks/url-policy.ts)' },
-  { from: 'server/routes/sandbox-esp.ts', to: 'aadhaar', why: 'serves the built-in ESP simulator' },
-];
+export const LAYER_EXCEPTIONS = [];
 
 /** The layer a repository path (`server/domain/x.ts`, `server/config.js`, `common/errors.js`) belongs to. */
 export function layerOf(path) {

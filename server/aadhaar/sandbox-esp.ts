@@ -15,9 +15,8 @@ import { issueAspCertificate, loadOrCreateSimulatorPki, type SimulatorPki } from
 import { EspSimulator } from './simulator/esp.js';
 import { BASE } from './simulator/pages.js';
 import { writePkcs12 } from './simulator/pkcs12.js';
+import { SANDBOX_ESP_PATH } from '../../common/api-paths.js';
 
-/** Where the built-in ESP is mounted on this server; its form URL is {baseUrl}{SANDBOX_ESP_PATH}/esign/2.1/signdoc. */
-export const SANDBOX_ESP_PATH = '/sandbox/esp';
 /** The aspId of the sandbox ASP (this server acting as ASP towards its own simulator). */
 export const SANDBOX_ASP_ID = 'MOHAR-SANDBOX-ASP';
 /** The generated ASP PKCS#12 is test material like the rest of the directory; its file is mode 0600. */

@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MoharError, type ErrorItem } from '../../common/errors.js';
-import { storageFullError } from '../storage/storage-full.js';
+import { storageFullError } from '../domain/storage-full.js';
 import { errorCodeInfo } from './error-codes.js';
 
 export interface Problem {

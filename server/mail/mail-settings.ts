@@ -7,8 +7,6 @@ import type { Kysely, Selectable } from 'kysely';
 import type { SecretBox } from '../seal/secret-box.js';
 import type { Database, MailSettingsTable, MailTlsMode } from '../storage/schema.js';
 
-export const MAIL_TLS_MODES: readonly MailTlsMode[] = ['none', 'starttls', 'tls'];
-
 export type StoredMailSettings = Selectable<MailSettingsTable>;
 
 /** What a save writes. `password`: a string replaces it, null removes it, undefined keeps the stored one. */

@@ -1,5 +1,5 @@
 /**
- * The ESP simulator built into the server for test data (aadhaar/sandbox-esp.ts), on this server's own
+ * The ESP simulator built into the server for test data (domain/aadhaar/answer-sandbox-esp.ts), on this server's own
  * origin so the signer's browser reaches it wherever it reaches Mohar (behind a proxy too):
  *
  *   POST /sandbox/esp/esign/2.1/signdoc        the Esign form post of a test envelope's signer → consent + OTP page
@@ -11,9 +11,8 @@
  * requests signed by the sandbox ASP key only, which signs nothing but test envelopes' requests.
  */
 import type { FastifyReply } from 'fastify';
-import { SANDBOX_ESP_PATH } from '../aadhaar/sandbox-esp.js';
-import { answerSimulator } from '../aadhaar/simulator/server.js';
-import { sandboxSimulator } from '../domain/aadhaar/esign-for.js';
+import { SANDBOX_ESP_PATH } from '../../common/api-paths.js';
+import { answerSandboxEsp } from '../domain/aadhaar/answer-sandbox-esp.js';
 import type { Context } from '../domain/context.js';
 import type { App } from '../http/app-type.js';
 
@@ -33,11 +32,11 @@ export function sandboxEspRoutes(app: App, ctx: Context): void {
       request: { method: string; url: string; body: unknown },
       reply: FastifyReply,
     ): Promise<unknown> => {
-      const path = new URL(request.url, 'http://localhost').pathname.slice(SANDBOX_ESP_PATH.length);
-      const esp = await sandboxSimulator(ctx);
-      const answer = await answerSimulator(esp, request.method, path, async () =>
-        typeof request.body === 'string' ? request.body : '',
-      );
+      const answer = await answerSandboxEsp(ctx, {
+        method: request.method,
+        path: new URL(request.url, 'http://localhost').pathname.slice(SANDBOX_ESP_PATH.length),
+        readBody: async () => (typeof request.body === 'string' ? request.body : ''),
+      });
       return reply.code(answer.status).headers(answer.headers).type(answer.type).send(answer.body);
     };
     scope.get(`${SANDBOX_ESP_PATH}/esign/2.1/:file`, { schema: { hide: true } }, handler);

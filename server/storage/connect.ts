@@ -88,7 +88,7 @@ function withStatementCache(file: BetterSqlite3.Database): SqliteDatabase {
     prepare(sql: string) {
       // On some errors (SQLITE_FULL: the disk is full; I/O errors) SQLite rolls the transaction back itself, and
       // the ROLLBACK Kysely then sends would fail with "no transaction is active", replacing the error that says
-      // what happened (and that server/storage/storage-full.ts turns into 503 storage_full).
+      // what happened (and that server/domain/storage-full.ts turns into 503 storage_full).
       if (sql === 'rollback' && !file.inTransaction) return NOTHING_TO_ROLL_BACK;
       let statement = cache.get(sql);
       if (statement === undefined || statement.busy) {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { Database } from '../storage/schema.js';
-import { MAX_ATTEMPTS } from './schedule.js';
+import { MAX_ATTEMPTS } from '../../common/webhook-retries.js';
 import { announceDeliveries } from './signal.js';
 
 export interface OutboxEvent {

@@ -15,13 +15,6 @@ export interface UrlPolicyOptions {
   readonly resolve?: Resolver;
 }
 
-/** What the developer portal says of the URL rules: the same setting checkWebhookUrl is given. */
-export function webhookUrlPolicy(ctx: { readonly config: { readonly webhookAllowPrivate: boolean } }): {
-  allow_private: boolean;
-} {
-  return { allow_private: ctx.config.webhookAllowPrivate };
-}
-
 function refuse(code: string, message: string): MoharError {
   return new MoharError('invalid_webhook_url', `webhook_url: ${message}`, {
     errors: [{ path: '/webhook_url', code, message }],

@@ -5,7 +5,7 @@
  */
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { MoharError } from '../../../common/errors.js';
-import { fullDiskCode } from '../../storage/storage-full.js';
+import { fullDiskCode } from '../storage-full.js';
 import type { Context } from '../context.js';
 import { iso } from '../time.js';
 

@@ -13,7 +13,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
-import { fullDiskCode } from '../../storage/storage-full.js';
+import { fullDiskCode } from '../storage-full.js';
 
 export const WINDOW_MS = 60_000;
 

@@ -9,6 +9,9 @@ import { readStoredMailSettings } from '../../mail/mail-settings.js';
 import type { MailTlsMode } from '../../storage/schema.js';
 import type { Context } from '../context.js';
 
+/** The TLS choices a saved mail server takes (the column's values, storage/schema.ts), as the API lists them. */
+export const MAIL_TLS_MODES: readonly MailTlsMode[] = ['none', 'starttls', 'tls'];
+
 export interface MailSettingsView {
   source: MailTransportSource;
   host: string | null;

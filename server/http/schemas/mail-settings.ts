@@ -1,6 +1,6 @@
 /** The account's mail server (issue 28, point 2): what GET shows, what PUT takes, the test mail. */
 import { Type } from 'typebox';
-import { MAIL_TLS_MODES } from '../../mail/mail-settings.js';
+import { MAIL_TLS_MODES } from '../../domain/mail-settings/mail-settings-view.js';
 import { Nullable, StringEnum } from './common.js';
 
 const TLS_DESCRIPTION =

@@ -1,7 +1,7 @@
 /** Route schemas of webhook registration and the developer portal, and the event payload for OpenAPI `webhooks`. */
 import { Type } from 'typebox';
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '../../../common/events.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../webhooks/schedule.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../common/webhook-retries.js';
 import { DELIVERY_STATUSES } from '../../domain/webhooks/views.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
 

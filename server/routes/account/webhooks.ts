@@ -32,7 +32,7 @@ import { registerWebhook } from '../../domain/webhooks/register-endpoint.js';
 import { getWebhook, revealWebhookSecret } from '../../domain/webhooks/reveal-secret.js';
 import { rotateWebhookSecret } from '../../domain/webhooks/rotate-secret.js';
 import { sendTestEvent } from '../../domain/webhooks/send-test-event.js';
-import { webhookUrlPolicy } from '../../webhooks/url-policy.js';
+import { webhookUrlPolicy } from '../../domain/webhooks/url-policy.js';
 import { LOGIN } from '../../http/schemas/security.js';
 import type { App } from '../../http/app-type.js';
 

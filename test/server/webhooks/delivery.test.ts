@@ -12,7 +12,7 @@ import { makeDraft, sendDraft } from '../../support/envelopes.js';
 import { API, LEGACY, startTestServer, type TestAccount, type TestServer } from '../../support/server.js';
 import { verifyWebhook } from '../../../server/webhooks/verify.js';
 import { WebhookWorker } from '../../../server/webhooks/worker.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../server/webhooks/schedule.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../../common/webhook-retries.js';
 import { startReceiver, type Received, type TestReceiver } from './receiver.js';
 
 /** A receiver that knows nothing of Mohar: the interface's rules with node:crypto only. */

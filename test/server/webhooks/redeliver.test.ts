@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { DATABASES } from '../../support/databases.js';
 import { LEGACY, startTestServer, type TestServer } from '../../support/server.js';
 import { WebhookWorker } from '../../../server/webhooks/worker.js';
-import { RETRY_DELAYS_SECONDS } from '../../../server/webhooks/schedule.js';
+import { RETRY_DELAYS_SECONDS } from '../../../common/webhook-retries.js';
 import { startReceiver, type TestReceiver } from './receiver.js';
 
 interface Delivery {

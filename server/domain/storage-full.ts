@@ -3,7 +3,9 @@
  * SQLite (SQLITE_FULL: it could not grow the database or its WAL) or PostgreSQL (SQLSTATE 53100 disk_full,
  * "could not extend file"). All mean the same to a client: the write was refused, nothing of it was kept,
  * and the same request may succeed once an operator frees space. This is the one place that knows these
- * codes; server/http/problem.ts turns what it recognises into 503 storage_full.
+ * codes; server/http/problem.ts turns what it recognises into 503 storage_full. It lives in the domain, not in
+ * storage/, because it is read where errors arrive (the domain's operations and the HTTP layer above them), and
+ * the HTTP layer may import the domain but not storage.
  */
 import { MoharError } from '../../common/errors.js';
 

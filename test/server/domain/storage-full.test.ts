@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import Fastify from 'fastify';
 import { MoharError } from '../../../common/errors.js';
 import { installProblemHandlers } from '../../../server/http/problem.js';
-import { fullDiskCode, storageFullError } from '../../../server/storage/storage-full.js';
+import { fullDiskCode, storageFullError } from '../../../server/domain/storage-full.js';
 
 const withCode = (code: string, message = code) => Object.assign(new Error(message), { code });
 
